@@ -1,0 +1,39 @@
+# privault — one entry point for setup, the demo and the whole test suite.
+#   make demo   install into .venv, install the models, run the demo on a temporary vault
+#   make test   install into .venv, install the models, ruff + mypy + pytest
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+export PRIVAULT_MODELS ?= $(HOME)/.privault/models
+TEST_MODELS := minilm-l6-v2-int8 smollm2-135m
+
+.PHONY: install models demo test lint typecheck pytest clean
+
+$(BIN)/privault: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[llm,dev]'
+	touch $(BIN)/privault
+
+install: $(BIN)/privault
+
+models: install
+	$(BIN)/privault models install $(TEST_MODELS)
+
+demo: models
+	$(BIN)/privault demo
+
+lint: install
+	$(BIN)/ruff check privault tests benchmarks
+	$(BIN)/ruff format --check privault tests benchmarks
+
+typecheck: install
+	$(BIN)/mypy privault
+
+pytest: models
+	$(BIN)/pytest -q
+
+test: lint typecheck pytest
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

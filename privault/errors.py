@@ -1,0 +1,49 @@
+"""Every exception privault raises on purpose.
+
+Expected outcomes (a gated section, a refused ask, a failed watch) are values, not
+exceptions. What is raised here means a broken input or an operation that must not go on;
+the interfaces turn each into one line on stderr (CLI) or a structured tool error (MCP).
+
+    PrivaultError
+    ├── VaultError              the vault file: not a database, newer schema, wrong key, locked
+    ├── InputError              bad input from the caller: empty note, bad time, oversized file
+    ├── NotFound                no such document, node, statement or watch (or not visible to you)
+    ├── Conflict                a concurrent change won; retry against the new state
+    ├── PolicyError             a policy is missing, unparsable, invalid or unknown (fail closed)
+    ├── AccessDenied            the caller may not do this (unknown agent, read-only, revoked)
+    └── ModelError              a model file is missing or its sha256 does not match
+"""
+
+from __future__ import annotations
+
+
+class PrivaultError(Exception):
+    """Base of every deliberate privault error. The message is one line a user can act on."""
+
+
+class VaultError(PrivaultError):
+    """The vault file cannot be used as it is."""
+
+
+class InputError(PrivaultError, ValueError):
+    """The caller gave input that cannot be stored or understood."""
+
+
+class NotFound(PrivaultError, LookupError):
+    """The thing asked for does not exist, or the caller may not know that it exists."""
+
+
+class Conflict(PrivaultError):
+    """Another writer changed the same record first."""
+
+
+class PolicyError(PrivaultError):
+    """A privacy policy could not be loaded or resolved; the operation is refused."""
+
+
+class AccessDenied(PrivaultError, PermissionError):
+    """The caller is not allowed to perform the operation."""
+
+
+class ModelError(PrivaultError):
+    """A model is not installed, or its file does not match its manifest."""

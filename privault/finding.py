@@ -1,0 +1,136 @@
+"""Search results and context packs: chunk hits turned into gated sections.
+
+The facade resolves the caller, the filters and the query as matching may use it; this
+module turns fused chunk hits into whole sections (or bounded excerpts of long ones) and
+into token-budgeted context packs. Every text it returns went through the `Reading`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from privault.reading import Reading
+from privault.results import ContextSection, Hit
+from privault.retrieval import packing, search
+from privault.retrieval.embedder import Embedder
+from privault.retrieval.fts import Filters
+from privault.retrieval.vectors import VectorIndex
+from privault.store import documents
+from privault.store.connection import Connection
+from privault.timeutil import to_iso
+
+EXCERPT_CHARS = 1500  # a section longer than this comes back as an excerpt around its hit
+CANDIDATES = 60  # chunk hits considered before grouping and packing
+
+
+@dataclass(frozen=True)
+class Finder:
+    """Everything a search needs from the open vault."""
+
+    conn: Connection
+    vectors: VectorIndex
+    embedder: Embedder
+
+    def hits(self, query: str, filters: Filters, limit: int) -> list[search.ChunkHit]:
+        """Fused chunk hits for a (PII-free) query."""
+        if not query.strip():
+            return []
+        vector = self.embedder.embed_query(query)
+        return search.hybrid(self.conn, self.vectors, query, vector, filters, limit)
+
+    def sections(self, reading: Reading, query: str, filters: Filters, limit: int) -> list[Hit]:
+        """The best `limit` sections, whole or as excerpts, gated."""
+        by_section: dict[int, list[search.ChunkHit]] = {}
+        for hit in self.hits(query, filters, max(CANDIDATES, limit * 4)):
+            by_section.setdefault(hit.section_id, []).append(hit)
+        chosen = list(by_section)[:limit]
+        rows = documents.sections_by_ids(self.conn, chosen)
+        reading.prefetch(chosen)
+        spans = search.chunk_spans(self.conn, [by_section[sid][0].chunk_id for sid in chosen])
+        results = []
+        for section_id in chosen:
+            section = rows[section_id]
+            start, end = 0, len(section.text)
+            if end > EXCERPT_CHARS:
+                start, end = excerpt_window(
+                    section.text, spans[by_section[section_id][0].chunk_id], EXCERPT_CHARS
+                )
+            gated = reading.section(section, start, end)
+            results.append(
+                Hit(
+                    node_id=section.node_id,
+                    doc_id=section.doc_id,
+                    title=reading.label(section.doc_id, section.shelf, section.title),
+                    breadcrumb=reading.breadcrumb(section),
+                    text=gated.text,
+                    score=by_section[section_id][0].score,
+                    kind=section.kind,
+                    shelf=section.shelf,
+                    created_at=section.created_at,
+                    excerpt=(start, end) != (0, len(section.text)),
+                    withheld=gated.withheld,
+                )
+            )
+        return results
+
+    def context(
+        self, reading: Reading, query: str, filters: Filters, budget: int
+    ) -> tuple[packing.Pack, list[ContextSection]]:
+        """The best pieces packed into `budget` tokens of gated text."""
+        hits = self.hits(query, filters, CANDIDATES)
+        rows = documents.sections_by_ids(self.conn, list({h.section_id for h in hits}))
+        reading.prefetch(list(rows))
+        spans = search.chunk_spans(self.conn, [hit.chunk_id for hit in hits])
+        count = self.embedder.count_tokens
+        pieces = []
+        for hit in hits:
+            section = rows[hit.section_id]
+            if count(section.text) <= packing.WHOLE_SECTION_TOKENS:
+                pieces.append(packing.Piece(section.id, 0, len(section.text)))
+            else:
+                start, end = spans[hit.chunk_id]
+                pieces.append(packing.Piece(section.id, start, end))
+        packed = packing.pack(
+            pieces,
+            budget,
+            header=lambda sid: context_header(reading, rows[sid]),
+            window_text=lambda p: reading.section(rows[p.section_id], p.start, p.end).text,
+            count_tokens=count,
+        )
+        out = []
+        for item in packed.sections:
+            section = rows[item.section_id]
+            whole = [(s, e) for s, e, _ in item.windows] == [(0, len(section.text))]
+            out.append(
+                ContextSection(
+                    node_id=section.node_id,
+                    doc_id=section.doc_id,
+                    title=reading.label(section.doc_id, section.shelf, section.title),
+                    breadcrumb=reading.breadcrumb(section),
+                    text=item.body(),
+                    created_at=section.created_at,
+                    untrusted=section.untrusted,
+                    excerpt=not whole,
+                )
+            )
+        return packed, out
+
+
+def excerpt_window(text: str, hit: tuple[int, int], size: int) -> tuple[int, int]:
+    """A window of about `size` characters around a hit, widened to line boundaries."""
+    middle = (hit[0] + hit[1]) // 2
+    start = max(0, min(middle - size // 2, len(text) - size))
+    start = min(start, hit[0])
+    end = min(len(text), max(start + size, hit[1]))
+    line_start = text.rfind("\n", 0, start)
+    start = 0 if line_start < 0 else line_start + 1
+    line_end = text.find("\n", end)
+    return start, len(text) if line_end < 0 else line_end
+
+
+def context_header(reading: Reading, section: documents.SectionRow) -> str:
+    """The line above a section in a context pack: breadcrumb, date, node id, trust."""
+    crumb = " › ".join(reading.breadcrumb(section))
+    day = (to_iso(section.created_at) or "")[:10]
+    trust = " [untrusted web page]" if section.untrusted else ""
+    return f"## {crumb} ({day}; {section.node_id}){trust}"

@@ -1,0 +1,125 @@
+"""Turning text into stored, indexed sections: the write path shared by notes, files, pages.
+
+Heavy work (sectioning, chunking, embedding) happens before the write transaction opens,
+so the lock is held only for the inserts. Re-adding unchanged content is a no-op; changed
+content replaces a document's sections in one transaction, keeping its id (so owner
+overrides and links survive).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from privault.errors import InputError
+from privault.retrieval.embedder import Embedder
+from privault.retrieval.sectioning import split_chunks, split_sections
+from privault.store.documents import IndexedSection
+
+DEFAULT_MAX_NOTE_BYTES = 1024 * 1024
+_SHELF = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+_TAG = re.compile(r"^[\w][\w.:/-]{0,63}$", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A document to write: validated text and facts, not yet sectioned."""
+
+    kind: str
+    title: str
+    text: str
+    shelf: str = "default"
+    tags: tuple[str, ...] = ()
+    source: str | None = None
+    created_at: int | None = None
+    untrusted: bool = False
+    metadata: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def content_hash(self) -> str:
+        """What decides 'unchanged': the text and title (tags and shelf are not content)."""
+        return hashlib.sha256(f"{self.title}\x00{self.text}".encode()).hexdigest()
+
+
+def check_shelf(shelf: str) -> str:
+    """A shelf name as stored, or an InputError naming the rule."""
+    if not _SHELF.match(shelf):
+        raise InputError(
+            f"bad shelf name {shelf!r}: use 1–64 lowercase letters, digits, '.', '_' or '-'"
+        )
+    return shelf
+
+
+def check_tags(tags: Sequence[str]) -> tuple[str, ...]:
+    """Tags as stored (deduplicated, order kept), or an InputError for a malformed one."""
+    for tag in tags:
+        if not _TAG.match(tag):
+            raise InputError(f"bad tag {tag!r}: use letters, digits, '.', ':', '/', '-', '_'")
+    return tuple(dict.fromkeys(tags))
+
+
+def check_text(text: str, what: str, max_bytes: int) -> str:
+    """Text that is worth storing: not empty, not over the size cap, no NUL bytes."""
+    if not text or not text.strip():
+        raise InputError(f"empty {what}: nothing to store")
+    size = len(text.encode("utf-8", errors="surrogatepass"))
+    if size > max_bytes:
+        raise InputError(f"{what} is {size} bytes, over the {max_bytes}-byte limit")
+    if "\x00" in text:
+        raise InputError(f"{what} contains NUL bytes; is it binary?")
+    return text
+
+
+def default_title(text: str) -> str:
+    """A title from the first heading or first line, at most 80 characters."""
+    heading = re.search(r"^#{1,6}\s+(.+)$", text, re.MULTILINE)
+    line = heading.group(1) if heading else text.strip().splitlines()[0]
+    line = re.sub(r"\s+", " ", line).strip()
+    return line if len(line) <= 80 else line[:79].rstrip() + "…"
+
+
+def index_sections(draft: Draft, embedder: Embedder) -> list[IndexedSection]:
+    """Section tree, chunks and one embedding per chunk for a draft."""
+    return index_many([draft], embedder)[0]
+
+
+def index_many(drafts: Sequence[Draft], embedder: Embedder) -> list[list[IndexedSection]]:
+    """Like `index_sections` for many drafts, embedding all chunks in one batch."""
+    plans = []
+    texts: list[str] = []
+    for draft in drafts:
+        plan = []
+        for section in split_sections(draft.text, draft.title):
+            chunks = split_chunks(section.text)
+            label = " › ".join(section.breadcrumb)
+            chunk_texts = tuple(
+                f"{label}\n{section.text[chunk.start : chunk.end]}" for chunk in chunks
+            )
+            plan.append((section, chunks, chunk_texts, len(texts)))
+            texts.extend(chunk_texts)
+        plans.append(plan)
+    vectors = embedder.embed(texts)
+    indexed: list[list[IndexedSection]] = []
+    for plan in plans:
+        sections = []
+        for section, chunks, chunk_texts, offset in plan:
+            sections.append(
+                IndexedSection(
+                    path=section.path,
+                    parent_path=section.parent_path,
+                    position=section.position,
+                    depth=section.depth,
+                    heading=section.heading,
+                    breadcrumb=section.breadcrumb,
+                    text=section.text,
+                    start=section.start,
+                    end=section.end,
+                    chunks=tuple((c.start, c.end, c.tokens) for c in chunks),
+                    chunk_texts=chunk_texts,
+                    vectors=vectors[offset : offset + len(chunks)],
+                )
+            )
+        indexed.append(sections)
+    return indexed

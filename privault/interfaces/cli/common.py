@@ -1,0 +1,85 @@
+"""What every CLI command shares: the --json and --as options, opening the vault, output."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from privault.caller import Caller
+from privault.interfaces import config
+from privault.timeutil import parse_time
+from privault.vault import Vault
+
+console = Console()
+err_console = Console(stderr=True)
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+AsOption = Annotated[
+    str | None,
+    typer.Option("--as", help="Preview exactly what agent NAME would receive (its policy)."),
+]
+ShelfOption = Annotated[str | None, typer.Option("--shelf", help="Only this shelf.")]
+
+
+def caller_for(agent: str | None, vault: Vault) -> Caller:
+    """The owner, or (with --as) the named agent as the vault knows it."""
+    if agent is None:
+        return Caller.owner()
+    from privault.interfaces.agents import known_caller
+
+    return known_caller(vault, agent)
+
+
+@contextmanager
+def opened(*, embedder: Any = None) -> Iterator[Vault]:
+    """Open the configured vault with the configured settings."""
+    cfg = config.load_config()
+    path = config.vault_path()
+    vault = Vault.open(
+        path,
+        models_dir=config.models_dir(),
+        key=config.vault_key(path),
+        embedder=embedder,
+        max_note_bytes=cfg.max_note_bytes,
+        max_file_bytes=cfg.max_file_bytes,
+        policies_dir=cfg.policies_dir,
+        privacy=cfg.privacy,
+    )
+    try:
+        yield vault
+    finally:
+        vault.close()
+
+
+def emit_json(data: Any) -> None:
+    """Print data as JSON on stdout."""
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def optional_time(value: str | None) -> int | None:
+    """Parse an optional ISO time option."""
+    return parse_time(value) if value else None
+
+
+def read_text_argument(text: str) -> str:
+    """A TEXT argument, or standard input when it is `-`."""
+    return sys.stdin.read() if text == "-" else text
+
+
+def privacy_line(privacy: dict[str, Any]) -> str:
+    """One line saying which policy applied and what it held back."""
+    held = ", ".join(f"{kind} ×{count}" for kind, count in privacy["held_back"].items())
+    parts = [f"policy {privacy['policy']} ({privacy['mode']})"]
+    if held:
+        parts.append(f"held back: {held}")
+    if privacy.get("withheld_sections"):
+        parts.append(f"{privacy['withheld_sections']} section(s) withheld")
+    if privacy.get("query_removed"):
+        parts.append(f"removed from query: {', '.join(privacy['query_removed'])}")
+    return " · ".join(parts)

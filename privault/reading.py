@@ -1,0 +1,109 @@
+"""One response's view of the vault for one caller: the single place text is gated.
+
+Every text a read returns — section text, excerpt, title, breadcrumb — goes through a
+`Reading`. It picks the policy for the caller and the section's shelf, keeps one `Gate`
+per policy for the whole response (so `<PERSON_1>` is the same person throughout), and
+applies spans stored at write time. It never returns text that did not pass a gate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+from privault.privacy.gate import Gate, GatedText
+from privault.privacy.policy import Policy
+from privault.privacy.spans import Span
+from privault.results import Privacy
+from privault.store.documents import SectionRow
+
+SpanLoader = Callable[[Sequence[int]], dict[int, list[Span]]]
+LabelLoader = Callable[[str, str], list[Span]]
+
+
+def clip(spans: Iterable[Span], start: int, end: int) -> list[Span]:
+    """Spans of `text[start:end]`, shifted to offsets in that window (cut at its edges)."""
+    clipped = []
+    for span in spans:
+        lo, hi = max(span.start, start), min(span.end, end)
+        if lo < hi:
+            clipped.append(Span(lo - start, hi - start, span.kind, span.score, span.source))
+    return clipped
+
+
+class Reading:
+    """Gates every text of one response for one caller."""
+
+    def __init__(
+        self,
+        policy_for_shelf: Callable[[str], Policy],
+        load_spans: SpanLoader,
+        load_label_spans: LabelLoader,
+    ) -> None:
+        self._policy_for_shelf = policy_for_shelf
+        self._load_spans = load_spans
+        self._load_label_spans = load_label_spans
+        self._gates: dict[str, Gate] = {}
+        self._spans: dict[int, list[Span]] = {}
+
+    def gate(self, shelf: str) -> Gate:
+        """The response's gate for a shelf's policy."""
+        return self.gate_for(self._policy_for_shelf(shelf))
+
+    def gate_for(self, policy: Policy) -> Gate:
+        """The response's gate for a policy (one per policy, shared by all its texts)."""
+        if policy.name not in self._gates:
+            self._gates[policy.name] = Gate(policy)
+        return self._gates[policy.name]
+
+    def mode(self, shelf: str) -> str:
+        """The policy mode that applies to a shelf for this caller."""
+        return self._policy_for_shelf(shelf).mode
+
+    def prefetch(self, section_ids: Sequence[int]) -> None:
+        """Load stored spans for many sections in one query."""
+        missing = [sid for sid in section_ids if sid not in self._spans]
+        if missing:
+            loaded = self._load_spans(missing)
+            for sid in missing:
+                self._spans[sid] = loaded.get(sid, [])
+
+    def spans(self, section: SectionRow) -> list[Span]:
+        """The stored spans of one section (with owner overrides applied)."""
+        self.prefetch([section.id])
+        return self._spans[section.id]
+
+    def section(self, section: SectionRow, start: int = 0, end: int | None = None) -> GatedText:
+        """A section's text, or a window of it, as this caller may see it."""
+        stop = len(section.text) if end is None else end
+        window = section.text[start:stop]
+        return self.gate(section.shelf).apply(window, clip(self.spans(section), start, stop))
+
+    def label(self, doc_id: str, shelf: str, text: str) -> str:
+        """A title or heading as this caller may see it (spans stored at write time)."""
+        gate = self.gate(shelf)
+        if gate.policy.mode == "off":
+            return text
+        gated = gate.apply(text, self._load_label_spans(doc_id, text))
+        return gated.text
+
+    def breadcrumb(self, section: SectionRow) -> tuple[str, ...]:
+        """A section's breadcrumb with each heading gated."""
+        return tuple(self.label(section.doc_id, section.shelf, part) for part in section.breadcrumb)
+
+    def privacy(self, fallback: Policy) -> Privacy:
+        """What the response was gated by and held back (the strictest policy used wins)."""
+        gates = list(self._gates.values()) or [Gate(fallback)]
+        order = {"off": 0, "redact": 1, "refuse": 2}
+        main = max(gates, key=lambda gate: order.get(gate.policy.mode, 3))
+        held: dict[str, int] = {}
+        withheld = 0
+        removed: list[str] = []
+        for gate in gates:
+            summary = gate.held_back()
+            for kind, count in summary.kinds.items():
+                held[kind] = held.get(kind, 0) + count
+            withheld += summary.texts_withheld
+            removed.extend(kind for kind in summary.query_kinds if kind not in removed)
+        return Privacy(
+            main.policy.name, main.policy.mode, dict(sorted(held.items())), withheld, tuple(removed)
+        )

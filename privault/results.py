@@ -1,0 +1,263 @@
+"""What the facade returns: frozen values with a stable JSON form (`to_dict()`).
+
+The JSON shapes are part of privault's interface (CLI `--json`, MCP structured output) and
+are documented in the README; add fields, never rename them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from privault.timeutil import now_ms, to_iso
+
+
+def age(created_at: int, now: int | None = None) -> str:
+    """A short human age: `3d`, `5h`, `12m`, `now`."""
+    seconds = max(0, ((now or now_ms()) - created_at) // 1000)
+    for unit, size in (("y", 31_536_000), ("w", 604_800), ("d", 86_400), ("h", 3_600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit}"
+    return "now"
+
+
+@dataclass(frozen=True)
+class Privacy:
+    """Which policy a response was gated by and what it held back."""
+
+    policy: str
+    mode: str
+    held_back: dict[str, int] = field(default_factory=dict)
+    withheld_sections: int = 0
+    query_removed: tuple[str, ...] = ()  # PII kinds cut out of the caller's query
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "policy": self.policy,
+            "mode": self.mode,
+            "held_back": dict(self.held_back),
+            "withheld_sections": self.withheld_sections,
+            "query_removed": list(self.query_removed),
+        }
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result: a whole section, or a bounded excerpt of a long one."""
+
+    node_id: str
+    doc_id: str
+    title: str
+    breadcrumb: tuple[str, ...]
+    text: str
+    score: float
+    kind: str
+    shelf: str
+    created_at: int
+    excerpt: bool
+    withheld: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form (stable keys: node_id, doc_id, title, breadcrumb, text, score)."""
+        return {
+            "node_id": self.node_id,
+            "doc_id": self.doc_id,
+            "title": self.title,
+            "breadcrumb": list(self.breadcrumb),
+            "text": self.text,
+            "score": round(self.score, 6),
+            "kind": self.kind,
+            "shelf": self.shelf,
+            "created_at": to_iso(self.created_at),
+            "age": age(self.created_at),
+            "excerpt": self.excerpt,
+            "withheld": self.withheld,
+        }
+
+
+@dataclass(frozen=True)
+class SearchResponse:
+    """Search results and the privacy facts of the response."""
+
+    query: str
+    results: tuple[Hit, ...]
+    privacy: Privacy
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "query": self.query,
+            "results": [hit.to_dict() for hit in self.results],
+            **self.privacy.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class ContextSection:
+    """A section (or excerpt of one) inside a context pack."""
+
+    node_id: str
+    doc_id: str
+    title: str
+    breadcrumb: tuple[str, ...]
+    text: str
+    created_at: int
+    untrusted: bool
+    excerpt: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "node_id": self.node_id,
+            "doc_id": self.doc_id,
+            "title": self.title,
+            "breadcrumb": list(self.breadcrumb),
+            "text": self.text,
+            "created_at": to_iso(self.created_at),
+            "untrusted": self.untrusted,
+            "excerpt": self.excerpt,
+        }
+
+
+@dataclass(frozen=True)
+class ContextPack:
+    """The best sections packed into a token budget, with what did not fit counted."""
+
+    query: str
+    text: str
+    sections: tuple[ContextSection, ...]
+    used_tokens: int
+    budget: int
+    dropped: int
+    privacy: Privacy
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form (stable keys: text, sections, used_tokens, dropped)."""
+        return {
+            "query": self.query,
+            "text": self.text,
+            "sections": [section.to_dict() for section in self.sections],
+            "used_tokens": self.used_tokens,
+            "budget": self.budget,
+            "dropped": self.dropped,
+            **self.privacy.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class SectionView:
+    """One section read by node id, gated for the caller."""
+
+    node_id: str
+    doc_id: str
+    title: str
+    breadcrumb: tuple[str, ...]
+    text: str
+    kind: str
+    shelf: str
+    created_at: int
+    untrusted: bool
+    children: tuple[str, ...]
+    privacy: Privacy
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "node_id": self.node_id,
+            "doc_id": self.doc_id,
+            "title": self.title,
+            "breadcrumb": list(self.breadcrumb),
+            "text": self.text,
+            "kind": self.kind,
+            "shelf": self.shelf,
+            "created_at": to_iso(self.created_at),
+            "untrusted": self.untrusted,
+            "children": list(self.children),
+            **self.privacy.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class TreeNode:
+    """A section's place in its document's heading tree (headings only, no text)."""
+
+    node_id: str
+    heading: str
+    depth: int
+    parent: str | None
+    chars: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "node_id": self.node_id,
+            "heading": self.heading,
+            "depth": self.depth,
+            "parent": self.parent,
+            "chars": self.chars,
+        }
+
+
+@dataclass(frozen=True)
+class DocumentTree:
+    """A document's title and its heading tree."""
+
+    doc_id: str
+    title: str
+    kind: str
+    shelf: str
+    nodes: tuple[TreeNode, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "doc_id": self.doc_id,
+            "title": self.title,
+            "kind": self.kind,
+            "shelf": self.shelf,
+            "nodes": [node.to_dict() for node in self.nodes],
+        }
+
+
+@dataclass(frozen=True)
+class Added:
+    """The outcome of writing one document: `added`, `updated` or `unchanged`."""
+
+    doc_id: str
+    status: str
+    title: str
+    sections: int
+    source: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "doc_id": self.doc_id,
+            "status": self.status,
+            "title": self.title,
+            "sections": self.sections,
+            "source": self.source,
+        }
+
+
+@dataclass(frozen=True)
+class AddReport:
+    """The outcome of adding many files: each one added, updated, unchanged or failed."""
+
+    added: tuple[Added, ...]
+    failed: tuple[tuple[str, str], ...]  # (path, reason)
+
+    def count(self, status: str) -> int:
+        """How many files ended with this status."""
+        return sum(1 for item in self.added if item.status == status)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "added": self.count("added"),
+            "updated": self.count("updated"),
+            "unchanged": self.count("unchanged"),
+            "failed": [{"path": path, "reason": reason} for path, reason in self.failed],
+            "documents": [item.to_dict() for item in self.added],
+        }

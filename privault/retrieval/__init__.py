@@ -1,0 +1,1 @@
+"""Retrieval: section trees, chunking, embeddings, FTS5 + vector indexes, fusion, packing."""

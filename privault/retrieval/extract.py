@@ -1,0 +1,103 @@
+"""Text out of files and web pages: markdown and text as they are, HTML's main text via
+trafilatura (boilerplate removed, headings kept as markdown), PDF via pypdf.
+
+Every failure is an `InputError` naming the file and the reason, so a directory import
+can report it and go on.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from privault.errors import InputError
+
+TEXT_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".text"})
+HTML_SUFFIXES = frozenset({".html", ".htm", ".xhtml"})
+PDF_SUFFIXES = frozenset({".pdf"})
+SUPPORTED_SUFFIXES = TEXT_SUFFIXES | HTML_SUFFIXES | PDF_SUFFIXES
+DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """A document's title and its text as privault stores it."""
+
+    title: str
+    text: str
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """UTF-8 text, or an InputError for binary or undecodable content."""
+    if b"\x00" in data[:8192]:
+        raise InputError(f"{name}: binary content, not text")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError(f"{name}: not UTF-8 text") from None
+
+
+def html_text(html: str, name: str) -> Extracted:
+    """The main text of an HTML page as markdown (headings kept), with its title."""
+    import trafilatura
+
+    text = trafilatura.extract(
+        html,
+        output_format="markdown",
+        include_comments=False,
+        include_tables=True,
+        favor_recall=True,
+    )
+    if not text or not text.strip():
+        raise InputError(f"{name}: no readable text in the page")
+    match = re.search(r"<title[^>]*>(.*?)</title>", html, re.IGNORECASE | re.DOTALL)
+    title = re.sub(r"\s+", " ", match.group(1)).strip() if match else ""
+    return Extracted(title=title or name, text=text)
+
+
+def _pdf_text(path: Path) -> str:
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    try:
+        reader = PdfReader(str(path))
+        pages = [page.extract_text() or "" for page in reader.pages]
+    except (PdfReadError, ValueError, OSError) as exc:
+        raise InputError(f"{path}: unreadable PDF ({exc})") from None
+    text = "\n\n".join(page.strip() for page in pages if page.strip())
+    if not text:
+        raise InputError(f"{path}: the PDF has no extractable text (scanned?)")
+    return text
+
+
+def extract_file(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Extracted:
+    """Read one file into a title and text, or raise InputError saying why not."""
+    suffix = path.suffix.lower()
+    if suffix not in SUPPORTED_SUFFIXES:
+        raise InputError(
+            f"{path}: unsupported file type {suffix or '(none)'}; "
+            f"privault reads {', '.join(sorted(SUPPORTED_SUFFIXES))}"
+        )
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise InputError(f"{path}: {size} bytes is over the {max_bytes}-byte limit")
+        if suffix in PDF_SUFFIXES:
+            return Extracted(title=path.stem, text=_pdf_text(path))
+        data = path.read_bytes()
+    except PermissionError:
+        raise InputError(f"{path}: permission denied") from None
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    text = decode_text(data, str(path))
+    if suffix in HTML_SUFFIXES:
+        return html_text(text, str(path))
+    if not text.strip():
+        raise InputError(f"{path}: empty file")
+    heading = re.search(r"^#\s+(.+)$", text, re.MULTILINE)
+    return Extracted(title=heading.group(1).strip() if heading else path.stem, text=text)

@@ -1,0 +1,97 @@
+"""The keyword leg of search: FTS5 with bm25, filtered in the same SQL statement."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from privault.store.connection import Connection
+
+_TERM = re.compile(r"\w+", re.UNICODE)
+# Words so common that OR-ing them in only slows bm25 down and adds noise.
+_STOP = frozenset(
+    (
+        "a an and are as at be but by did do does for from had has have he her his how i if "
+        "in is it its me my of on or our she so that the their them they this to was we were "
+        "what when where which who whom why will with you your"
+    ).split()
+)
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What a search may return: visible shelves plus the caller's own narrowing."""
+
+    shelves: tuple[str, ...] | None = None  # None: every shelf
+    hidden: tuple[str, ...] = ()  # shelves the caller may not see at all
+    kind: str | None = None
+    tag: str | None = None
+    since: int | None = None  # created_at >= since (ms)
+    until: int | None = None  # created_at < until (ms)
+
+    def sql(self) -> tuple[str, list[object]]:
+        """A WHERE fragment over `d` (documents) with its parameters."""
+        where: list[str] = ["d.current = 1"]
+        params: list[object] = []
+        if self.shelves is not None:
+            where.append(
+                f"d.shelf IN ({','.join('?' * len(self.shelves))})" if self.shelves else "0"
+            )
+            params.extend(self.shelves)
+        if self.hidden:
+            where.append(f"d.shelf NOT IN ({','.join('?' * len(self.hidden))})")
+            params.extend(self.hidden)
+        if self.kind:
+            where.append("d.kind = ?")
+            params.append(self.kind)
+        if self.tag:
+            where.append("d.id IN (SELECT doc_id FROM document_tags WHERE tag = ?)")
+            params.append(self.tag)
+        if self.since is not None:
+            where.append("d.created_at >= ?")
+            params.append(self.since)
+        if self.until is not None:
+            where.append("d.created_at < ?")
+            params.append(self.until)
+        return " AND ".join(where), params
+
+
+def match_expression(query: str) -> str | None:
+    """An FTS5 MATCH expression: the query's words, OR-ed, each quoted (no syntax leaks in)."""
+    words = [word.lower() for word in _TERM.findall(query)]
+    kept = [word for word in words if word not in _STOP] or words
+    unique = list(dict.fromkeys(kept))
+    if not unique:
+        return None
+    return " OR ".join(f'"{word}"' for word in unique)
+
+
+def search(conn: Connection, query: str, filters: Filters, limit: int) -> list[tuple[int, float]]:
+    """Chunk ids matching the query's words, best bm25 first, as (chunk_id, score)."""
+    expression = match_expression(query)
+    if expression is None:
+        return []
+    where, params = filters.sql()
+    found = conn.execute(
+        "SELECT f.rowid, bm25(chunks_fts) AS score FROM chunks_fts f "
+        "JOIN chunks c ON c.id = f.rowid JOIN sections s ON s.id = c.section_id "
+        f"JOIN documents d ON d.id = s.doc_id WHERE chunks_fts MATCH ? AND {where} "
+        "ORDER BY score LIMIT ?",
+        (expression, *params, limit),
+    ).fetchall()
+    return [(int(rowid), -float(score)) for rowid, score in found]
+
+
+def visible_chunks(conn: Connection, chunk_ids: Sequence[int], filters: Filters) -> dict[int, int]:
+    """Of these chunk ids, those alive and passing the filters, mapped to their section id."""
+    if not chunk_ids:
+        return {}
+    where, params = filters.sql()
+    marks = ",".join("?" * len(chunk_ids))
+    found = conn.execute(
+        "SELECT c.id, c.section_id FROM chunks c JOIN sections s ON s.id = c.section_id "
+        f"JOIN documents d ON d.id = s.doc_id WHERE c.id IN ({marks}) AND {where}",
+        (*chunk_ids, *params),
+    ).fetchall()
+    return {int(chunk_id): int(section_id) for chunk_id, section_id in found}

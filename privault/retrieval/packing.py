@@ -1,0 +1,102 @@
+"""Context packing: the best pieces of the best sections, inside an explicit token budget.
+
+Pieces are added in fused rank order, one chunk window at a time, so a section's weaker
+chunks never push out another section's strong one. Small sections come whole. Nothing is
+cut silently: every candidate that did not fit is counted in `dropped`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+WHOLE_SECTION_TOKENS = 160  # a section this short is clearer whole than in pieces
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One candidate window: a chunk span of a section (or the whole section)."""
+
+    section_id: int
+    start: int
+    end: int
+
+
+@dataclass
+class PackedSection:
+    """A section in the pack, with the windows of it that made it in."""
+
+    section_id: int
+    header: str
+    windows: list[tuple[int, int, str]] = field(default_factory=list)  # start, end, text
+
+    def render(self) -> str:
+        """Header line, then the windows in text order, gaps marked with an ellipsis."""
+        return self.header + "\n" + self.body()
+
+    def body(self) -> str:
+        """The windows in text order, gaps marked with an ellipsis."""
+        ordered = sorted(self.windows)
+        parts: list[str] = []
+        previous_end: int | None = None
+        for start, end, text in ordered:
+            if previous_end is not None and start > previous_end + 1:
+                parts.append("…")
+            parts.append(text)
+            previous_end = end
+        return "\n".join(parts)
+
+
+@dataclass(frozen=True)
+class Pack:
+    """What fitted: sections with their rendered text, the tokens used, what was dropped."""
+
+    sections: list[PackedSection]
+    used_tokens: int
+    dropped: int
+    budget: int
+
+    @property
+    def text(self) -> str:
+        """The whole pack as one text, sections separated by blank lines."""
+        return "\n\n".join(section.render() for section in self.sections)
+
+
+def pack(
+    pieces: Sequence[Piece],
+    budget: int,
+    *,
+    header: Callable[[int], str],
+    window_text: Callable[[Piece], str],
+    count_tokens: Callable[[str], int],
+) -> Pack:
+    """Pack pieces (best first) into `budget` tokens.
+
+    `header(section_id)` gives a section's header line and `window_text(piece)` the text a
+    reader may see for a window (already gated), so counts are of what is returned.
+    """
+    chosen: dict[int, PackedSection] = {}
+    used = 0
+    dropped = 0
+    seen: set[tuple[int, int, int]] = set()
+    for piece in pieces:
+        key = (piece.section_id, piece.start, piece.end)
+        if key in seen:
+            continue
+        seen.add(key)
+        packed = chosen.get(piece.section_id)
+        if packed and any(s <= piece.start and piece.end <= e for s, e, _ in packed.windows):
+            continue  # already inside a window of this section (e.g. the whole section)
+        text = window_text(piece)
+        cost = count_tokens(text) + 1
+        if packed is None:
+            head = header(piece.section_id)
+            cost += count_tokens(head) + 2
+        if used + cost > budget:
+            dropped += 1
+            continue
+        if packed is None:
+            packed = chosen[piece.section_id] = PackedSection(piece.section_id, head)
+        packed.windows.append((piece.start, piece.end, text))
+        used += cost
+    return Pack(list(chosen.values()), used, dropped, budget)

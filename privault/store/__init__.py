@@ -1,0 +1,1 @@
+"""Storage: the one SQLite file, its connection factory, migrations and repositories."""

@@ -1,0 +1,135 @@
+"""The one way privault opens its SQLite file.
+
+Every connection — CLI, MCP server, scheduler, tests — comes from `connect()`, so every one
+has the same discipline: WAL (readers never block the writer), `synchronous=FULL` (the file
+is the source of truth, not a cache), foreign keys on, a busy timeout so concurrent writers
+queue instead of failing, and sqlite-vec loaded. Writes go through `write()`, which opens
+`BEGIN IMMEDIATE` so that a writer takes the lock before it reads what it will change.
+
+The driver is sqlcipher3: the stdlib `sqlite3` of some Python builds cannot load extensions,
+and SQLCipher gives optional encryption at rest with a key that is never stored.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import sqlite_vec
+from sqlcipher3 import dbapi2 as sqlite
+
+from privault.errors import VaultError
+
+if TYPE_CHECKING:  # sqlcipher3 ships no type hints; its connection is DB-API like sqlite3's
+    from sqlite3 import Connection
+else:
+    Connection = sqlite.Connection
+DatabaseError = sqlite.DatabaseError
+OperationalError = sqlite.OperationalError
+IntegrityError = sqlite.IntegrityError
+
+BUSY_TIMEOUT_MS = 15_000
+_HEX_KEY = re.compile(r"^[0-9a-fA-F]{64}$")
+
+
+def _key_pragma(key: str) -> str:
+    """A PRAGMA key statement; a 64-hex-digit key is used raw, anything else as a passphrase."""
+    if _HEX_KEY.match(key):
+        return f"PRAGMA key = \"x'{key}'\""
+    return "PRAGMA key = '" + key.replace("'", "''") + "'"
+
+
+def connect(path: str | Path, *, key: str | None = None, readonly: bool = False) -> Connection:
+    """Open the vault file at `path` with privault's settings.
+
+    `key` unlocks an encrypted vault. Raises `VaultError` with a line the user can act on
+    when the file is not a database, the key is wrong or missing, or the file is locked.
+    """
+    target = Path(path)
+    if str(path) != ":memory:":
+        target.parent.mkdir(parents=True, exist_ok=True)
+    uri = f"file:{target}?mode=ro" if readonly else str(target)
+    try:
+        conn = sqlite.connect(
+            uri,
+            uri=readonly,
+            isolation_level=None,
+            check_same_thread=False,
+            timeout=BUSY_TIMEOUT_MS / 1000,
+        )
+    except sqlite.OperationalError as exc:
+        raise VaultError(f"cannot open vault {target}: {exc}") from None
+    try:
+        if key:
+            conn.execute(_key_pragma(key))
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        # Reading the schema is the first touch of the file: a wrong key or a file that is
+        # not SQLite fails here, before any setting is written.
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        if not readonly:
+            conn.execute("PRAGMA journal_mode = WAL").fetchone()
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.enable_load_extension(True)
+        sqlite_vec.load(conn)
+        conn.enable_load_extension(False)
+    except sqlite.DatabaseError as exc:
+        conn.close()
+        message = str(exc)
+        if "not a database" in message or "encrypted" in message:
+            hint = (
+                "the key is wrong"
+                if key
+                else "it is not a database, or it is encrypted "
+                "(set PRIVAULT_KEY or store the key in the OS keyring)"
+            )
+            raise VaultError(f"cannot read vault {target}: {hint}") from None
+        if "locked" in message or "busy" in message:
+            raise VaultError(f"vault {target} is locked by another writer; try again") from None
+        raise VaultError(f"cannot open vault {target}: {message}") from None
+    return conn
+
+
+@contextmanager
+def write(conn: Connection) -> Iterator[Connection]:
+    """Run a block as one `BEGIN IMMEDIATE` transaction: all of it lands, or none of it.
+
+    Nested use joins the outer transaction, so a repository function can be called both on
+    its own and inside a larger write.
+    """
+    if conn.in_transaction:
+        yield conn
+        return
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            raise VaultError("the vault is locked by another writer; try again") from None
+        raise
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    else:
+        conn.execute("COMMIT")
+
+
+def rows(conn: Connection, sql: str, params: Any = ()) -> list[dict[str, Any]]:
+    """Run a query and return its rows as dicts keyed by column name."""
+    cursor = conn.execute(sql, params)
+    names = [column[0] for column in cursor.description or ()]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def row(conn: Connection, sql: str, params: Any = ()) -> dict[str, Any] | None:
+    """The first row of a query as a dict, or None."""
+    cursor = conn.execute(sql, params)
+    first = cursor.fetchone()
+    if first is None:
+        return None
+    names = [column[0] for column in cursor.description or ()]
+    return dict(zip(names, first, strict=True))

@@ -1,0 +1,82 @@
+"""Numbered schema migrations.
+
+Each module `mNNN_name.py` in this package defines `STEPS`, a list of SQL statements, and
+is applied once, in order, inside one transaction together with its row in
+`schema_migrations`. A vault whose newest migration is beyond what this code knows was
+written by a newer privault and is refused rather than half-understood.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass
+
+from privault.errors import VaultError
+from privault.store.connection import Connection, write
+from privault.timeutil import now_ms
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One numbered schema step."""
+
+    version: int
+    name: str
+    steps: tuple[str, ...]
+
+
+def known_migrations() -> list[Migration]:
+    """Every migration shipped with this code, oldest first."""
+    found = []
+    for info in pkgutil.iter_modules(__path__):
+        if not (info.name.startswith("m") and info.name[1:4].isdigit()):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        found.append(Migration(int(info.name[1:4]), info.name[5:], tuple(module.STEPS)))
+    found.sort(key=lambda migration: migration.version)
+    versions = [migration.version for migration in found]
+    if len(set(versions)) != len(versions):
+        raise RuntimeError(f"two migrations share a number: {versions}")
+    return found
+
+
+def applied_version(conn: Connection) -> int:
+    """The newest migration recorded in the file (0 for a new file)."""
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type='table' AND name='schema_migrations'"
+    ).fetchone()
+    if not exists:
+        return 0
+    (version,) = conn.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()
+    return int(version)
+
+
+def migrate(conn: Connection) -> int:
+    """Bring the file up to the newest schema; return the version it is at afterwards."""
+    migrations = known_migrations()
+    latest = migrations[-1].version if migrations else 0
+    current = applied_version(conn)
+    if current > latest:
+        raise VaultError(
+            f"this vault was written by a newer privault (schema {current}, this one knows "
+            f"{latest}); upgrade privault to open it"
+        )
+    if current == latest:
+        return current
+    for migration in migrations:
+        with write(conn):
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)"
+            )
+            # Re-read inside the lock: another process may have migrated meanwhile.
+            if applied_version(conn) >= migration.version:
+                continue
+            for step in migration.steps:
+                conn.execute(step)
+            conn.execute(
+                "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                (migration.version, migration.name, now_ms()),
+            )
+    return latest

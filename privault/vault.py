@@ -1,0 +1,455 @@
+"""The Vault facade: one object, every operation, each taking the `Caller` it acts for.
+
+Interfaces (CLI, MCP server, scheduler) resolve who is asking and call these methods; the
+facade decides visibility (shelves), applies the privacy gate to everything it returns,
+and never takes a policy from its caller. Documents live here; statements, watches and
+ask hang off the same object and share its connection, gate and embedder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from privault import ingest, writing
+from privault.caller import Caller
+from privault.errors import AccessDenied, InputError, NotFound
+from privault.finding import Finder
+from privault.ingest import Draft
+from privault.reading import Reading
+from privault.results import (
+    Added,
+    AddReport,
+    ContextPack,
+    DocumentTree,
+    Privacy,
+    SearchResponse,
+    SectionView,
+    TreeNode,
+)
+from privault.retrieval.embedder import Embedder, FastEmbedder
+from privault.retrieval.extract import extract_file
+from privault.retrieval.fts import Filters
+from privault.retrieval.vectors import VectorIndex
+from privault.store import documents
+from privault.store.connection import Connection, connect, row, write
+from privault.store.migrations import migrate
+from privault.timeutil import now_ms
+from privault.vault_privacy import PrivacyRuntime
+from privault.writing import expand_paths
+
+
+@dataclass(frozen=True)
+class VaultSettings:
+    """What the composition root decides for a vault: paths, limits, privacy config."""
+
+    models_dir: Path
+    max_note_bytes: int = ingest.DEFAULT_MAX_NOTE_BYTES
+    max_file_bytes: int = 20 * 1024 * 1024
+    policies_dir: Path | None = None  # None: the shipped policies/ folder
+    privacy: dict[str, Any] = field(default_factory=dict)  # caller/shelf → policy config
+
+
+class Vault:
+    """A privault vault file and every operation on it."""
+
+    def __init__(
+        self,
+        conn: Connection,
+        path: Path,
+        settings: VaultSettings,
+        *,
+        embedder: Embedder | None = None,
+        privacy: PrivacyRuntime | None = None,
+    ) -> None:
+        self.conn = conn
+        self.path = path
+        self.settings = settings
+        self._embedder = embedder
+        self.privacy = privacy or PrivacyRuntime(conn, settings.policies_dir, settings.privacy)
+        self._vectors: VectorIndex | None = None
+
+    # ---- lifecycle -------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        path: str | Path,
+        *,
+        models_dir: str | Path,
+        key: str | None = None,
+        embedder: Embedder | None = None,
+        privacy: PrivacyRuntime | None = None,
+        **settings: Any,
+    ) -> Vault:
+        """Open (creating if needed) and migrate the vault file at `path`."""
+        file = Path(path).expanduser()
+        conn = connect(file, key=key)
+        try:
+            migrate(conn)
+        except BaseException:
+            conn.close()
+            raise
+        vault_settings = VaultSettings(models_dir=Path(models_dir), **settings)
+        return cls(conn, file, vault_settings, embedder=embedder, privacy=privacy)
+
+    def close(self) -> None:
+        """Close the file."""
+        self.conn.close()
+
+    def __enter__(self) -> Vault:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder, loaded (and hash-checked) on first use."""
+        if self._embedder is None:
+            self._embedder = FastEmbedder(self.settings.models_dir)
+        return self._embedder
+
+    @property
+    def vectors(self) -> VectorIndex:
+        """The in-memory vector index, built on first search."""
+        if self._vectors is None:
+            self._vectors = VectorIndex(self.embedder.dim)
+        return self._vectors
+
+    # ---- access ----------------------------------------------------------------------
+
+    def hidden_shelves(self, caller: Caller) -> tuple[str, ...]:
+        """Restricted shelves this caller may not see (none for the owner)."""
+        if caller.is_owner:
+            return ()
+        restricted = [
+            name for (name,) in self.conn.execute("SELECT name FROM shelves WHERE restricted = 1")
+        ]
+        return tuple(sorted(set(restricted) - caller.shelves))
+
+    def _check_write(self, caller: Caller, shelf: str) -> None:
+        if caller.read_only:
+            raise AccessDenied(f"agent {caller.name} is read-only")
+        if shelf in self.hidden_shelves(caller):
+            raise NotFound(f"no shelf {shelf!r}")
+
+    def _reading(self, caller: Caller) -> Reading:
+        return self.privacy.reading(caller)
+
+    # ---- writing ---------------------------------------------------------------------
+
+    def note(
+        self,
+        text: str,
+        *,
+        caller: Caller,
+        title: str | None = None,
+        tags: Sequence[str] = (),
+        shelf: str = "default",
+        created_at: int | None = None,
+        kind: str = "note",
+        metadata: dict[str, object] | None = None,
+    ) -> Added:
+        """Store a note. The same text on the same shelf again is a no-op (`unchanged`)."""
+        return self.note_many(
+            [
+                dict(
+                    text=text,
+                    title=title,
+                    tags=tags,
+                    shelf=shelf,
+                    created_at=created_at,
+                    kind=kind,
+                    metadata=metadata or {},
+                )
+            ],
+            caller=caller,
+        )[0]
+
+    def note_many(self, notes: Iterable[dict[str, Any]], *, caller: Caller) -> list[Added]:
+        """Store many notes with one embedding batch and one transaction (bulk import)."""
+        drafts = []
+        for item in notes:
+            text = ingest.check_text(item.get("text") or "", "note", self.settings.max_note_bytes)
+            shelf = ingest.check_shelf(item.get("shelf") or "default")
+            self._check_write(caller, shelf)
+            title = (item.get("title") or "").strip() or ingest.default_title(text)
+            drafts.append(
+                Draft(
+                    kind=item.get("kind") or "note",
+                    title=title,
+                    text=text,
+                    shelf=shelf,
+                    tags=ingest.check_tags(item.get("tags") or ()),
+                    created_at=item.get("created_at"),
+                    metadata=item.get("metadata") or {},
+                    untrusted=bool(item.get("untrusted")),
+                    source=item.get("source"),
+                )
+            )
+        return self._store(drafts)
+
+    def _store(self, drafts: Sequence[Draft], *, versioned: bool = False) -> list[Added]:
+        return writing.store_drafts(
+            self.conn, self.embedder, self.privacy, drafts, versioned=versioned
+        )
+
+    def add(
+        self,
+        paths: Sequence[str | Path],
+        *,
+        caller: Caller,
+        shelf: str = "default",
+        tags: Sequence[str] = (),
+        progress: Callable[[str], None] | None = None,
+        batch: int = 16,
+    ) -> AddReport:
+        """Add files and folders (recursively). Each file is added, updated, unchanged or
+        failed with a reason; one bad file never stops the others."""
+        shelf = ingest.check_shelf(shelf)
+        self._check_write(caller, shelf)
+        tag_list = ingest.check_tags(tags)
+        files, failed = expand_paths(paths)
+        added: list[Added] = []
+        for start in range(0, len(files), batch):
+            drafts = []
+            for file in files[start : start + batch]:
+                try:
+                    extracted = extract_file(file, self.settings.max_file_bytes)
+                    drafts.append(
+                        Draft(
+                            kind="file",
+                            title=extracted.title,
+                            text=extracted.text,
+                            shelf=shelf,
+                            tags=tag_list,
+                            source=str(file),
+                        )
+                    )
+                except InputError as exc:
+                    failed.append((str(file), str(exc)))
+                if progress:
+                    progress(str(file))
+            if drafts:
+                added.extend(self._store(drafts))
+        return AddReport(tuple(added), tuple(failed))
+
+    def file_page(
+        self,
+        *,
+        url: str,
+        title: str,
+        text: str,
+        shelf: str = "default",
+        caller: Caller,
+        metadata: dict[str, object] | None = None,
+    ) -> Added:
+        """Store a web page; a changed page becomes a new version, the old stays readable."""
+        shelf = ingest.check_shelf(shelf)
+        self._check_write(caller, shelf)
+        draft = Draft(
+            kind="page",
+            title=title.strip() or url,
+            text=ingest.check_text(text, "page", self.settings.max_file_bytes),
+            shelf=shelf,
+            source=url,
+            untrusted=True,
+            metadata=metadata or {},
+        )
+        return self._store([draft], versioned=True)[0]
+
+    def forget(self, doc_id: str, *, caller: Caller) -> bool:
+        """Delete a document (all its versions' index rows go; a tombstone stays)."""
+        doc = self._visible_document(doc_id, caller)
+        self._check_write(caller, doc.shelf)
+        with write(self.conn):
+            return documents.delete(self.conn, doc.id, now_ms())
+
+    # ---- reading ---------------------------------------------------------------------
+
+    def _visible_document(self, doc_id: str, caller: Caller) -> documents.Document:
+        doc = documents.get(self.conn, doc_id)
+        if doc is None or doc.shelf in self.hidden_shelves(caller):
+            raise NotFound(f"no document {doc_id!r}")
+        return doc
+
+    def _filters(
+        self,
+        caller: Caller,
+        shelf: str | None,
+        kind: str | None,
+        tag: str | None,
+        since: int | None,
+        until: int | None,
+    ) -> Filters:
+        return Filters(
+            shelves=(shelf,) if shelf else None,
+            hidden=self.hidden_shelves(caller),
+            kind=kind,
+            tag=tag,
+            since=since,
+            until=until,
+        )
+
+    def _query(self, reading: Reading, caller: Caller, query: str) -> str:
+        """The query as matching may use it: PII cut out for gated callers."""
+        base = self.privacy.base_policy(caller)
+        return reading.gate_for(base).query(query, self.privacy.detector).text
+
+    @property
+    def finder(self) -> Finder:
+        """Search over this vault's indexes."""
+        return Finder(self.conn, self.vectors, self.embedder)
+
+    def search(
+        self,
+        query: str,
+        *,
+        caller: Caller,
+        limit: int = 10,
+        shelf: str | None = None,
+        kind: str | None = None,
+        tag: str | None = None,
+        since: int | None = None,
+        until: int | None = None,
+    ) -> SearchResponse:
+        """Hybrid search; whole sections (or excerpts of long ones), gated for the caller."""
+        if not 1 <= limit <= 100:
+            raise InputError("limit must be between 1 and 100")
+        reading = self._reading(caller)
+        matched = self._query(reading, caller, query)
+        filters = self._filters(caller, shelf, kind, tag, since, until)
+        results = self.finder.sections(reading, matched, filters, limit)
+        privacy = reading.privacy(self.privacy.base_policy(caller))
+        return SearchResponse(query, tuple(results), privacy)
+
+    def context(
+        self,
+        query: str,
+        *,
+        caller: Caller,
+        budget: int = 1000,
+        shelf: str | None = None,
+        kind: str | None = None,
+        tag: str | None = None,
+        since: int | None = None,
+        until: int | None = None,
+    ) -> ContextPack:
+        """The best sections for a query packed into `budget` tokens, gated for the caller.
+
+        Tokens are counted with the embedder's tokenizer on the text as returned.
+        """
+        if not 50 <= budget <= 100_000:
+            raise InputError("budget must be between 50 and 100000 tokens")
+        reading = self._reading(caller)
+        matched = self._query(reading, caller, query)
+        filters = self._filters(caller, shelf, kind, tag, since, until)
+        packed, out = self.finder.context(reading, matched, filters, budget)
+        privacy = reading.privacy(self.privacy.base_policy(caller))
+        return ContextPack(
+            query, packed.text, tuple(out), packed.used_tokens, budget, packed.dropped, privacy
+        )
+
+    def read(self, node_id: str, *, caller: Caller) -> SectionView:
+        """One section by node id, gated. A hidden or missing node is the same NotFound."""
+        section = documents.section_by_node(self.conn, node_id)
+        if section is None or section.shelf in self.hidden_shelves(caller):
+            raise NotFound(f"no section {node_id!r}")
+        reading = self._reading(caller)
+        gated = reading.section(section)
+        children = tuple(
+            node
+            for (node,) in self.conn.execute(
+                "SELECT node_id FROM sections WHERE parent_node = ? ORDER BY position", (node_id,)
+            )
+        )
+        return SectionView(
+            node_id=section.node_id,
+            doc_id=section.doc_id,
+            title=reading.label(section.doc_id, section.shelf, section.title),
+            breadcrumb=reading.breadcrumb(section),
+            text=gated.text,
+            kind=section.kind,
+            shelf=section.shelf,
+            created_at=section.created_at,
+            untrusted=section.untrusted,
+            children=children,
+            privacy=reading.privacy(self.privacy.base_policy(caller)),
+        )
+
+    def tree(self, doc_id: str, *, caller: Caller) -> DocumentTree:
+        """A document's heading tree, headings gated."""
+        doc = self._visible_document(doc_id, caller)
+        reading = self._reading(caller)
+        nodes = tuple(
+            TreeNode(
+                s.node_id,
+                reading.label(doc.id, doc.shelf, s.heading),
+                s.depth,
+                s.parent_node,
+                len(s.text),
+            )
+            for s in documents.sections_of(self.conn, doc.id)
+        )
+        return DocumentTree(
+            doc.id, reading.label(doc.id, doc.shelf, doc.title), doc.kind, doc.shelf, nodes
+        )
+
+    def docs(
+        self,
+        *,
+        caller: Caller,
+        shelf: str | None = None,
+        kind: str | None = None,
+        tag: str | None = None,
+        limit: int = 100,
+    ) -> tuple[list[dict[str, Any]], Privacy]:
+        """Documents newest first, titles gated."""
+        hidden = set(self.hidden_shelves(caller))
+        if shelf and shelf in hidden:
+            return [], self._reading(caller).privacy(self.privacy.base_policy(caller))
+        found = documents.list_documents(
+            self.conn, shelves=[shelf] if shelf else None, kind=kind, tag=tag, limit=limit * 2
+        )
+        reading = self._reading(caller)
+        listed = []
+        for doc in found:
+            if doc.shelf in hidden:
+                continue
+            data = doc.to_dict()
+            data["title"] = reading.label(doc.id, doc.shelf, doc.title)
+            if not caller.is_owner:
+                data.pop("source")  # file paths name people and places; agents get ids
+            listed.append(data)
+        return listed[:limit], reading.privacy(self.privacy.base_policy(caller))
+
+    def status(self) -> dict[str, Any]:
+        """Counts, file size and index health (owner view)."""
+        counts = {
+            name: self.conn.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
+            for name in ("documents", "sections", "chunks")
+        }
+        (indexed,) = self.conn.execute("SELECT count(*) FROM chunks_fts").fetchone()
+        (vectors,) = self.conn.execute("SELECT count(*) FROM chunks_vec").fetchone()
+        (current_chunks,) = self.conn.execute(
+            "SELECT count(*) FROM chunks c JOIN sections s ON s.id = c.section_id "
+            "JOIN documents d ON d.id = s.doc_id WHERE d.current = 1"
+        ).fetchone()
+        size = sum(p.stat().st_size for p in (self.path, Path(f"{self.path}-wal")) if p.exists())
+        schema = row(self.conn, "SELECT max(version) AS v FROM schema_migrations") or {}
+        return {
+            "path": str(self.path),
+            "bytes": size,
+            "schema": schema.get("v"),
+            **counts,
+            "index": {
+                "fts_rows": indexed,
+                "vector_rows": vectors,
+                "chunks_searchable": current_chunks,
+                "healthy": indexed == vectors == current_chunks,
+            },
+            "privacy": self.privacy.status(),
+        }

@@ -1,0 +1,246 @@
+"""The privacy side of the facade: policies, the detector, stored spans, one Reading per reply.
+
+Write time: every section's text and every label (title, headings) of a document is scanned
+once and the spans are stored with the detector's version. Read time: stored spans, plus
+the owner's overrides, plus a live match of the vault's known entities (a name learnt after
+a text was scanned is still caught before any background re-scan reaches that text), are
+applied by the caller's policy.
+
+Policies and the access configuration load lazily and fail closed: a broken policy file
+refuses every gated operation with a `PolicyError` instead of falling back to anything.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from pydantic import ValidationError
+
+from privault.caller import Caller
+from privault.errors import PolicyError
+from privault.ingest import Draft
+from privault.privacy.access import AccessConfig, policy_for
+from privault.privacy.detector import Detector, DetectorConfig
+from privault.privacy.overrides import apply_overrides
+from privault.privacy.policy import Policy, PolicySet
+from privault.privacy.recognizers import find_known_entities
+from privault.privacy.spans import Span
+from privault.reading import Reading
+from privault.store import pii
+from privault.store.connection import Connection
+from privault.store.documents import IndexedSection
+
+
+class SpanDetector(Protocol):
+    """What the runtime needs from a detector (real or fake)."""
+
+    version: str
+
+    def detect(self, text: str) -> list[Span]:
+        """Spans in one text."""
+        ...
+
+
+@dataclass(frozen=True)
+class Scan:
+    """Spans found in one document before it is written: per section, and per label."""
+
+    sections: tuple[tuple[Span, ...], ...]
+    labels: dict[str, tuple[Span, ...]]
+    detector_version: str
+
+
+KnownEntities = Callable[[Connection], dict[str, str]]
+
+
+def _no_statement_entities(conn: Connection) -> dict[str, str]:
+    return {}
+
+
+class PrivacyRuntime:
+    """Policies, detector and span storage for one open vault."""
+
+    def __init__(
+        self,
+        conn: Connection,
+        policies_dir: Path | None,
+        config: dict[str, Any],
+        *,
+        detector_factory: Callable[[DetectorConfig], SpanDetector] = Detector,
+        statement_entities: KnownEntities = _no_statement_entities,
+    ) -> None:
+        self.conn = conn
+        self._policies_dir = policies_dir
+        self._raw_config = config
+        self._detector_factory = detector_factory
+        self._statement_entities = statement_entities
+        self._policies: PolicySet | None = None
+        self._access: AccessConfig | None = None
+        self._detector: SpanDetector | None = None
+        self._known: dict[str, str] | None = None
+
+    # ---- configuration ---------------------------------------------------------------
+
+    @property
+    def policies(self) -> PolicySet:
+        """Every policy, loaded once; a broken file raises `PolicyError` on every call."""
+        if self._policies is None:
+            self._policies = PolicySet.load(self._policies_dir)
+        return self._policies
+
+    @property
+    def access(self) -> AccessConfig:
+        """The caller → policy configuration, validated."""
+        if self._access is None:
+            try:
+                self._access = AccessConfig.model_validate(self._raw_config)
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                where = ".".join(str(part) for part in first["loc"])
+                raise PolicyError(f"privacy config: {where}: {first['msg']}") from None
+        return self._access
+
+    def base_policy(self, caller: Caller) -> Policy:
+        """The caller's policy before any shelf makes it stricter."""
+        return policy_for(caller, None, self.access, self.policies)
+
+    def policy_for(self, caller: Caller, shelf: str) -> Policy:
+        """The policy for a caller reading a shelf."""
+        found = self.conn.execute("SELECT policy FROM shelves WHERE name = ?", (shelf,)).fetchone()
+        return policy_for(caller, found[0] if found else None, self.access, self.policies)
+
+    # ---- detection -------------------------------------------------------------------
+
+    def known_entities(self) -> dict[str, str]:
+        """Names the vault knows (owner marks and statement entities): value → kind."""
+        if self._known is None:
+            known = dict(self._statement_entities(self.conn))
+            known.update(pii.marked_values(self.conn))
+            self._known = known
+        return self._known
+
+    def forget_known(self) -> None:
+        """Drop cached known entities and detector (after a mark or a new entity)."""
+        self._known = None
+        self._detector = None
+
+    @property
+    def detector(self) -> SpanDetector:
+        """The detector for the current policies and known entities."""
+        if self._detector is None:
+            config = DetectorConfig.build(self.policies, self.known_entities())
+            self._detector = self._detector_factory(config)
+        return self._detector
+
+    def scan_drafts(
+        self, drafts: Sequence[Draft], indexed: Sequence[Sequence[IndexedSection]]
+    ) -> list[Scan]:
+        """Detect PII in every section and label of documents about to be written."""
+        if not drafts:
+            return []
+        detector = self.detector
+        scans = []
+        for draft, sections in zip(drafts, indexed, strict=True):
+            labels = {draft.title, *(section.heading for section in sections)}
+            scans.append(Scan(
+                sections=tuple(tuple(detector.detect(s.text)) for s in sections),
+                labels={label: tuple(detector.detect(label)) for label in labels if label},
+                detector_version=detector.version,
+            ))
+        return scans
+
+    def store_scan(self, doc_id: str, section_ids: Sequence[int], scan: Scan) -> None:
+        """Store a document's spans (inside the caller's write transaction)."""
+        for section_id, spans in zip(section_ids, scan.sections, strict=True):
+            pii.save_spans(self.conn, section_id, spans, scan.detector_version)
+        self.conn.execute("DELETE FROM label_spans WHERE doc_id = ?", (doc_id,))
+        self.conn.executemany(
+            "INSERT INTO label_spans (doc_id, label, spans, detector_version) VALUES (?,?,?,?)",
+            [(doc_id, label, _dump(spans), scan.detector_version)
+             for label, spans in scan.labels.items()],
+        )
+
+    def rescan(self, limit: int = 200) -> int:
+        """Re-scan sections whose spans came from another detector version; return count."""
+        detector = self.detector
+        pending = pii.sections_to_scan(self.conn, detector.version, limit)
+        for section_id, text, _heading in pending:
+            pii.save_spans(self.conn, section_id, detector.detect(text), detector.version)
+        stale = self.conn.execute(
+            "SELECT doc_id, label FROM label_spans WHERE detector_version != ? LIMIT ?",
+            (detector.version, limit),
+        ).fetchall()
+        for doc_id, label in stale:
+            self.conn.execute(
+                "UPDATE label_spans SET spans = ?, detector_version = ? "
+                "WHERE doc_id = ? AND label = ?",
+                (_dump(detector.detect(label)), detector.version, doc_id, label),
+            )
+        return len(pending) + len(stale)
+
+    # ---- reading ---------------------------------------------------------------------
+
+    def reading(self, caller: Caller) -> Reading:
+        """A gate set for one response to `caller`."""
+        self.base_policy(caller)  # an unknown caller or broken policy refuses up front
+        return Reading(
+            policy_for_shelf=lambda shelf: self.policy_for(caller, shelf),
+            load_spans=self._load_spans,
+            load_label_spans=self._load_label_spans,
+        )
+
+    def _load_spans(self, section_ids: Sequence[int]) -> dict[int, list[Span]]:
+        stored = pii.load_spans(self.conn, section_ids)
+        marks = ",".join("?" * len(section_ids))
+        facts = {
+            sid: (doc_id, node_id, text)
+            for sid, doc_id, node_id, text in self.conn.execute(
+                f"SELECT id, doc_id, node_id, text FROM sections WHERE id IN ({marks})",
+                list(section_ids),
+            )
+        }
+        overrides = pii.list_overrides(self.conn, sorted({f[0] for f in facts.values()}))
+        known = self.known_entities()
+        result = {}
+        for sid, (doc_id, node_id, text) in facts.items():
+            spans = list(stored[sid].text) + find_known_entities(text, known)
+            result[sid] = apply_overrides(text, spans, overrides, doc_id=doc_id, node_id=node_id)
+        return result
+
+    def _load_label_spans(self, doc_id: str, label: str) -> list[Span]:
+        found = self.conn.execute(
+            "SELECT spans FROM label_spans WHERE doc_id = ? AND label = ?", (doc_id, label)
+        ).fetchone()
+        spans = _load(found[0]) if found else []
+        if found is None:
+            # A label never scanned (should not happen): scan it now rather than show it.
+            spans = self.detector.detect(label)
+        spans += find_known_entities(label, self.known_entities())
+        overrides = pii.list_overrides(self.conn, [doc_id])
+        return apply_overrides(label, spans, overrides, doc_id=doc_id)
+
+    def status(self) -> dict[str, Any]:
+        """Detector version and how many sections wait for a re-scan."""
+        try:
+            version = self.detector.version
+        except Exception as exc:  # status must report a broken policy, not crash on it
+            return {"error": str(exc)}
+        (pending,) = self.conn.execute(
+            "SELECT count(*) FROM sections s LEFT JOIN pii_scans p ON p.section_id = s.id "
+            "WHERE p.section_id IS NULL OR p.detector_version != ?", (version,)
+        ).fetchone()
+        return {"detector_version": version, "sections_to_rescan": pending,
+                "policies": self.policies.names()}
+
+
+def _dump(spans: Sequence[Span]) -> str:
+    return json.dumps([[s.start, s.end, s.kind, s.score, s.source] for s in spans])
+
+
+def _load(data: str) -> list[Span]:
+    return [Span(int(a), int(b), str(k), float(sc), str(src)) for a, b, k, sc, src in
+            json.loads(data)]

