@@ -1,0 +1,159 @@
+"""Names and places found from the words around them, where NER misses them.
+
+The small spaCy pipeline misses many names that are not English, names in lower case and
+places written in capitals. Three generic signals catch most of them:
+
+* **cues** — words that announce a name ("my name is", "Name:", "Dr.", "Dear") or a place
+  ("flew to", "based in", "Where:");
+* **propagation** — a value found once is masked everywhere in the same text, and so is
+  each word of a detected full name ("Borna Jerković ... call me Borna");
+* **lists** — a name coordinated with a detected name ("Monjeau, Graves and Reed") is a
+  name too.
+"""
+
+from __future__ import annotations
+
+import re
+
+from privault.privacy.spans import Span
+
+_UPPER = r"[^\W\d_a-zß-ÿа-яα-ω]"  # an upper-case letter, any script
+_NAME_WORD = _UPPER + r"[\w'’-]*"
+_FULL_NAME = _NAME_WORD + r"(?:\s+" + _UPPER + r"\.?)?(?:[ \t]+" + _NAME_WORD + r"){0,2}"
+
+_PERSON_CUES = re.compile(
+    r"(?:\b(?:[Mm]y name is|[Nn]ame is|[Nn]ame:|[Nn]ame on the account\W+(?:User:)?|"
+    r"I'm|I am|[Cc]all me|[Nn]amed|[Dd]ear|[Hh]i|[Hh]ello|[Ss]aid|[Ss]ays|[Bb]y|"
+    r"(?:Mr|Mrs|Ms|Miss|Dr|Prof|Sir|Madam)\.?|[Mm]aiden name is|[Ll]ast name\W+|"
+    r"[Ff]irst name\W+|[Cc]ontact)[ \t]+)(" + _FULL_NAME + r")"
+)
+_LOWER_NAME_CUE = re.compile(
+    r"(?i)\b(?:my name is|name:)[ \t]+(?-i:(?=[a-zß-ÿ]))([^\W\d_]+(?:[ \t]+[^\W\d_]+)?)"
+)
+_PLACE_CUES = re.compile(
+    r"\b(?:[Ff]lew to|[Tt]ravell?ing to|[Gg]rew up in|[Bb]ased in|[Mm]oved to|[Ll]ives? in|"
+    r"I am in|I'm in|[Aa]rrived at|[Rr]eturned to|[Hh]ome city|[Cc]ity of|[Tt]own of|"
+    r"[Ww]here:|[Vv]isiting|[Ff]rom|[Ii]n|[Tt]o)[ \t]+("
+    + _NAME_WORD
+    + r"(?:[ \t]+"
+    + _NAME_WORD
+    + r")?)"
+)
+_ALL_CAPS = re.compile(r"^[^\W\d_a-zß-ÿа-яα-ω]{3,}(?:[ \t]+[^\W\d_a-zß-ÿа-яα-ω]{2,})?$")
+_STRONG_PLACE_CUE = re.compile(r"(?i)^(?!from|in|to)")
+# Capitalised words that follow such cues without being names.
+_NOT_NAMES = frozenset(
+    """The A An This That These Those My Your Our Their His Her It I We You They He She
+    Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April
+    May June July August September October November December Mr Mrs Ms Dr Sir Madam
+    Yes No Not Thanks Thank Please Hello Hi Sorry Here There What When Where Who Why How
+    Bot User Customer Agent Today Tomorrow Yesterday Also And But Or So If All Any Some
+    English French German Spanish Italian Internet Email Phone Address Name Account Card
+    Bank Street Avenue Road God""".split()
+)
+
+
+def _clean(words: str) -> tuple[int, str] | None:
+    """Drop leading non-names; return (offset into `words`, the name) or None."""
+    parts = words.split()
+    offset = 0
+    while parts and parts[0].rstrip(".,") in _NOT_NAMES:
+        offset = words.index(parts[1], offset + len(parts[0])) if len(parts) > 1 else len(words)
+        parts = parts[1:]
+    while parts and parts[-1].rstrip(".,") in _NOT_NAMES:
+        parts = parts[:-1]
+    if not parts:
+        return None
+    return offset, " ".join(parts)
+
+
+def find_context_entities(text: str) -> list[Span]:
+    """PERSON and LOCATION spans announced by cue words."""
+    spans: list[Span] = []
+    for match in _PERSON_CUES.finditer(text):
+        cleaned = _clean(match.group(1))
+        if cleaned:
+            start = match.start(1) + cleaned[0]
+            end = _end_of(text, start, cleaned[1])
+            spans.append(Span(start, end, "PERSON", 0.55, "context"))
+    for match in _LOWER_NAME_CUE.finditer(text):
+        spans.append(Span(match.start(1), match.end(1), "PERSON", 0.5, "context"))
+    for match in _PLACE_CUES.finditer(text):
+        cleaned = _clean(match.group(1))
+        if not cleaned:
+            continue
+        weak_cue = match.group(0).split()[0].lower() in {"from", "in", "to"}
+        if weak_cue and not _ALL_CAPS.match(cleaned[1]):
+            continue  # "in Paris" is NER's job; "to ESPOO" is missed by it
+        start = match.start(1) + cleaned[0]
+        spans.append(Span(start, _end_of(text, start, cleaned[1]), "LOCATION", 0.5, "context"))
+    return spans
+
+
+def _end_of(text: str, start: int, words: str) -> int:
+    """End offset of `words` (joined by single spaces) as they appear from `start`."""
+    pattern = r"\s+".join(re.escape(word) for word in words.split())
+    found = re.compile(pattern).match(text, start)
+    return found.end() if found else start + len(words)
+
+
+_JOIN = r"(?:\s*,\s*|\s*,?\s+(?:and|or|&)\s+)"
+
+
+def propagate(text: str, spans: list[Span]) -> list[Span]:
+    """Spans for every other occurrence of detected names and places, and for list mates."""
+    added: list[Span] = []
+    values: dict[str, tuple[str, float]] = {}
+    for span in spans:
+        if span.kind not in ("PERSON", "LOCATION") or span.score < 0.5:
+            continue
+        value = text[span.start : span.end]
+        values.setdefault(value, (span.kind, span.score))
+        if span.kind == "PERSON":
+            for word in re.findall(r"[^\W\d_][\w'’-]{2,}", value):
+                if word not in _NOT_NAMES:
+                    values.setdefault(word, ("PERSON", span.score * 0.9))
+    for value, (kind, score) in values.items():
+        for match in re.finditer(r"(?<!\w)" + re.escape(value) + r"(?!\w)", text):
+            added.append(Span(match.start(), match.end(), kind, round(score, 3), "propagated"))
+    added.extend(_list_mates(text, [s for s in spans if s.kind == "PERSON" and s.score >= 0.5]))
+    return added
+
+
+def _list_mates(text: str, people: list[Span]) -> list[Span]:
+    """Names coordinated with a detected name: "Monjeau, Graves and Reed"."""
+    found: list[Span] = []
+    seen = {(s.start, s.end) for s in people}
+    queue = list(people)
+    word = r"[^\W\d_][\w'’-]+(?:[ \t]+[^\W\d_]\.?)?(?:[ \t]+[^\W\d_][\w'’-]+)?"
+    while queue:
+        span = queue.pop()
+        lower = text[span.start].islower()
+        after = re.compile(_JOIN + "(" + word + r")(?!\w)").match(text, span.end)
+        before = re.search(
+            r"(?<![\w'’-])(" + word + ")" + _JOIN + r"$", text[max(0, span.start - 60) : span.start]
+        )
+        candidates = []
+        if after:
+            candidates.append((after.start(1), after.end(1)))
+        if before:
+            offset = max(0, span.start - 60)
+            candidates.append((offset + before.start(1), offset + before.end(1)))
+        for start, end in candidates:
+            words = text[start:end].split()
+            # keep to the casing of the list's first word: "Reed met" is "Reed"
+            same = [w for w in words if w[0].islower() == words[0][0].islower() or len(w) <= 2]
+            while len(same) < len(words):
+                words = words[:-1]
+                same = [w for w in words if w[0].islower() == words[0][0].islower()]
+            end = start + len(" ".join(words)) if len(words) > 1 else start + len(words[0])
+            value = text[start:end]
+            if (start, end) in seen or value.split()[0] in _NOT_NAMES:
+                continue
+            if value[0].islower() != lower:  # keep to the list's own casing
+                continue
+            seen.add((start, end))
+            mate = Span(start, end, "PERSON", 0.5, "list")
+            found.append(mate)
+            queue.append(mate)
+    return found

@@ -1,0 +1,189 @@
+"""Detection: text in, PII spans out, with a version that says how they were found.
+
+Spans are computed once when text is written and stored with `Detector.version`; reads
+apply stored spans. So the detector is policy-independent: it runs every recognizer that
+any policy might need (NER, the custom patterns of every loaded policy, the vault's known
+entities) with a low floor, and each policy picks what it wants at read time (kinds,
+thresholds, whether NER spans count). When the configuration or the known entities change,
+the version changes and stored spans are re-scanned.
+
+`Detector` runs presidio + spaCy (loaded lazily, once per process). `FakeDetector` is the
+deterministic, regex-only stand-in for unit tests of everything above this package.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from privault.privacy import recognizers as rec
+from privault.privacy.context import propagate
+from privault.privacy.policy import Policy
+from privault.privacy.spans import Span
+
+# Bump when recognizer code changes in a way that changes spans: stored spans get rescanned.
+DETECTOR_REVISION = "1"
+# Spans below this score are not worth storing: no shipped policy would mask them.
+STORE_FLOOR = 0.3
+
+
+@dataclass(frozen=True)
+class CustomPattern:
+    """A policy's own pattern recognizer, compiled."""
+
+    name: str
+    kind: str
+    regex: str
+    score: float
+    context: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DetectorConfig:
+    """Everything that decides which spans are found (and so the detector version)."""
+
+    ner: bool = True
+    custom_patterns: tuple[CustomPattern, ...] = ()
+    known_entities: tuple[tuple[str, str], ...] = ()  # (value, kind), sorted
+    floor: float = STORE_FLOOR
+
+    @classmethod
+    def build(
+        cls,
+        policies: Iterable[Policy] = (),
+        known_entities: Iterable[str] | Mapping[str, str] = (),
+        *,
+        ner: bool = True,
+    ) -> DetectorConfig:
+        """The union of what the given policies need, plus the vault's known entities."""
+        patterns = {
+            (p.name, p.kind, p.regex, p.score, tuple(p.context))
+            for policy in policies
+            for p in policy.patterns
+        }
+        known = rec.as_known(known_entities)
+        return cls(
+            ner=ner,
+            custom_patterns=tuple(CustomPattern(*spec) for spec in sorted(patterns)),
+            known_entities=tuple(sorted(known.items())),
+        )
+
+    @property
+    def version(self) -> str:
+        """A short stable hash of this configuration and the recognizer revision."""
+        payload = json.dumps(
+            [DETECTOR_REVISION, self.ner, self.custom_patterns, self.known_entities, self.floor],
+            sort_keys=True,
+            default=list,
+        )
+        return f"r{DETECTOR_REVISION}-" + hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+@dataclass
+class _Compiled:
+    patterns: list[tuple[CustomPattern, re.Pattern[str]]] = field(default_factory=list)
+    known: dict[str, str] = field(default_factory=dict)
+
+
+def _compile(config: DetectorConfig) -> _Compiled:
+    compiled = _Compiled(known=dict(config.known_entities))
+    for pattern in config.custom_patterns:
+        compiled.patterns.append((pattern, re.compile(pattern.regex)))
+    return compiled
+
+
+def _own_spans(text: str, compiled: _Compiled) -> list[Span]:
+    """Spans from privault's regex recognizers (shared by the real and the fake detector)."""
+    spans = rec.find_addresses(text) + rec.find_phone_numbers(text) + rec.find_cards(text)
+    spans += rec.find_known_entities(text, compiled.known)
+    for pattern, regex in compiled.patterns:
+        spans += rec.find_pattern(
+            text, regex, pattern.kind, pattern.score, pattern.context, f"custom:{pattern.name}"
+        )
+    return spans
+
+
+class Detector:
+    """presidio pattern recognizers + spaCy NER + privault's recognizers, fully offline.
+
+    Construction is cheap; the engine loads on the first `detect` (or `load()`), once per
+    process. A detector that cannot load raises `ModelError`, never returns "no spans".
+    """
+
+    def __init__(self, config: DetectorConfig | None = None) -> None:
+        self.config = config or DetectorConfig()
+        self.version: str = self.config.version
+        self._compiled = _compile(self.config)
+
+    def load(self) -> None:
+        """Load the engine now (the CLI calls this to fail early with a clear error)."""
+        from privault.privacy.engine import load_engine
+
+        load_engine()
+
+    def detect(self, text: str) -> list[Span]:
+        """Every span found in `text` at or above the storage floor, sorted by position."""
+        if not text.strip():
+            return []
+        from privault.privacy.engine import load_engine
+
+        spans = load_engine().analyze(text, ner=self.config.ner)
+        spans += _own_spans(text, self._compiled)
+        spans += rec.find_context_entities(text)
+        spans += propagate(text, spans)
+        return _finish(spans, self.config.floor)
+
+    def detect_many(self, texts: Sequence[str]) -> list[list[Span]]:
+        """`detect` for each text (one call per write batch)."""
+        return [self.detect(text) for text in texts]
+
+
+class FakeDetector:
+    """Deterministic regex-only detector for unit tests: no spaCy, no presidio.
+
+    Finds emails, phone numbers, addresses, card numbers, US SSNs, IPv4 addresses, known
+    entities, custom patterns, and "Firstname Lastname" after Mr/Mrs/Ms/Dr as PERSON.
+    """
+
+    _REGEXES = (
+        (re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"), "EMAIL_ADDRESS", 0.9),
+        (re.compile(r"\b\d{3}-\d{2}-\d{4}\b"), "US_SSN", 0.85),
+        (re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b"), "IP_ADDRESS", 0.9),
+        (re.compile(r"\b(?:Mr|Mrs|Ms|Dr)\.?\s+[A-Z]\w+(?:\s+[A-Z]\w+)?"), "PERSON", 0.85),
+    )
+
+    def __init__(self, config: DetectorConfig | None = None) -> None:
+        self.config = config or DetectorConfig(ner=False)
+        self.version: str = "fake-" + self.config.version
+        self._compiled = _compile(self.config)
+
+    def load(self) -> None:
+        """Nothing to load."""
+
+    def detect(self, text: str) -> list[Span]:
+        """Spans from the fixed regexes and privault's own recognizers."""
+        spans = [
+            Span(match.start(), match.end(), kind, score, "pattern")
+            for regex, kind, score in self._REGEXES
+            for match in regex.finditer(text)
+        ]
+        return _finish(spans + _own_spans(text, self._compiled), self.config.floor)
+
+    def detect_many(self, texts: Sequence[str]) -> list[list[Span]]:
+        """`detect` for each text."""
+        return [self.detect(text) for text in texts]
+
+
+def _finish(spans: list[Span], floor: float) -> list[Span]:
+    """Drop weak and duplicate spans; keep overlaps of different kinds for the gate to pick."""
+    best: dict[tuple[int, int, str], Span] = {}
+    for span in spans:
+        if span.score < floor:
+            continue
+        key = (span.start, span.end, span.kind)
+        if key not in best or span.score > best[key].score:
+            best[key] = span
+    return sorted(best.values())

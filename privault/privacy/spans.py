@@ -1,0 +1,103 @@
+"""Detected PII spans and the one vocabulary of kinds they are labelled with.
+
+Every recognizer (presidio patterns, spaCy NER, privault's own) reports into this
+vocabulary, so policies, stored spans and the gate speak about the same kinds. Labels from
+other tools are normalised once, here, at the boundary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+# The kinds privault reports. Policies may name others (custom pattern recognizers add
+# their own kind), but everything shipped speaks this list.
+KINDS: tuple[str, ...] = (
+    "PERSON",
+    "LOCATION",
+    "ADDRESS",
+    "PHONE_NUMBER",
+    "EMAIL_ADDRESS",
+    "CREDIT_CARD",
+    "IBAN_CODE",
+    "US_SSN",
+    "US_BANK_NUMBER",
+    "US_PASSPORT",
+    "US_ITIN",
+    "IP_ADDRESS",
+    "US_DRIVER_LICENSE",
+    "MEDICAL_LICENSE",
+    "CRYPTO",
+    "DATE_TIME",
+    "URL",
+    "ORGANIZATION",
+    "NRP",
+)
+
+# Labels used by spaCy, presidio and common datasets, mapped to privault's kinds.
+_ALIASES = {
+    "PER": "PERSON",
+    "GPE": "LOCATION",
+    "LOC": "LOCATION",
+    "FAC": "LOCATION",
+    "STREET_ADDRESS": "ADDRESS",
+    "PHONE": "PHONE_NUMBER",
+    "EMAIL": "EMAIL_ADDRESS",
+    "IBAN": "IBAN_CODE",
+    "SSN": "US_SSN",
+    "ORG": "ORGANIZATION",
+    "NORP": "NRP",
+    "DATE": "DATE_TIME",
+    "TIME": "DATE_TIME",
+}
+
+
+def normalise_kind(label: str) -> str:
+    """Map a recognizer's or dataset's label onto privault's vocabulary (upper case)."""
+    upper = label.strip().upper()
+    return _ALIASES.get(upper, upper)
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """A stretch `text[start:end]` that a recognizer believes is PII of `kind`.
+
+    `score` is the recognizer's confidence in [0, 1]; `source` names the recognizer family
+    (`pattern`, `ner`, `address`, `phone`, `known`, `custom:<name>`, `owner`, `deny`), so a
+    policy can, for instance, ignore NER spans.
+    """
+
+    start: int
+    end: int
+    kind: str
+    score: float
+    source: str
+
+    def __post_init__(self) -> None:
+        if self.start < 0 or self.end <= self.start:
+            raise ValueError(f"empty or negative span {self.start}..{self.end}")
+
+
+def merge_spans(spans: Iterable[Span]) -> list[Span]:
+    """Merge overlapping or touching spans into one each, sorted by start.
+
+    The merged span takes the kind, score and source of its most confident part (the longer
+    one on a tie): masking the union is what keeps a value from leaking through the seam.
+    """
+    ordered = sorted(spans, key=lambda span: (span.start, -span.end))
+    merged: list[Span] = []
+    for span in ordered:
+        if merged and span.start <= merged[-1].end:
+            last = merged[-1]
+            lead = max((last, span), key=lambda s: (s.score, s.end - s.start))
+            merged[-1] = Span(
+                last.start, max(last.end, span.end), lead.kind, lead.score, lead.source
+            )
+        else:
+            merged.append(span)
+    return merged
+
+
+def normalise_value(value: str) -> str:
+    """The comparison form of a value: case-folded, inner whitespace collapsed."""
+    return " ".join(value.casefold().split())

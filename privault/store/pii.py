@@ -1,0 +1,176 @@
+"""Repository for stored PII spans, scan state and owner overrides (see m002_pii).
+
+Write path: `save_spans` replaces a section's spans and records the detector version in one
+transaction. Read path: `load_spans` fetches spans for many sections at once. Re-scan:
+`mark_for_rescan` forgets scan state; `sections_to_scan` lists sections whose stored spans
+are missing or come from another detector version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from privault.errors import InputError, NotFound
+from privault.privacy.overrides import Override
+from privault.privacy.spans import Span, normalise_kind
+from privault.store.connection import Connection, rows, write
+from privault.timeutil import now_ms
+
+Field = Literal["text", "heading"]
+
+
+@dataclass(frozen=True)
+class SectionSpans:
+    """Stored spans of one section, split by the field they point into."""
+
+    text: tuple[Span, ...] = ()
+    heading: tuple[Span, ...] = ()
+
+
+def save_spans(
+    conn: Connection,
+    section_id: int,
+    spans: Iterable[Span],
+    detector_version: str,
+    *,
+    heading_spans: Iterable[Span] = (),
+) -> None:
+    """Replace the stored spans of a section and mark it scanned by `detector_version`."""
+    data = [("text", s) for s in spans] + [("heading", s) for s in heading_spans]
+    with write(conn):
+        conn.execute("DELETE FROM pii_spans WHERE section_id = ?", (section_id,))
+        conn.executemany(
+            "INSERT INTO pii_spans (section_id, field, start, end, kind, score, source,"
+            " detector_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (section_id, field, s.start, s.end, s.kind, s.score, s.source, detector_version)
+                for field, s in data
+            ],
+        )
+        conn.execute(
+            "INSERT INTO pii_scans (section_id, detector_version, scanned_at) VALUES (?, ?, ?)"
+            " ON CONFLICT (section_id) DO UPDATE SET detector_version = excluded.detector_version,"
+            " scanned_at = excluded.scanned_at",
+            (section_id, detector_version, now_ms()),
+        )
+
+
+def load_spans(conn: Connection, section_ids: Sequence[int]) -> dict[int, SectionSpans]:
+    """Stored spans for each of `section_ids` (sections without spans map to empty)."""
+    found: dict[int, dict[str, list[Span]]] = {
+        sid: {"text": [], "heading": []} for sid in section_ids
+    }
+    for offset in range(0, len(section_ids), 500):  # SQLite caps bound parameters
+        chunk = list(section_ids[offset : offset + 500])
+        marks = ",".join("?" * len(chunk))
+        for row in rows(
+            conn,
+            "SELECT section_id, field, start, end, kind, score, source FROM pii_spans"
+            f" WHERE section_id IN ({marks}) ORDER BY section_id, field, start",
+            chunk,
+        ):
+            span = Span(row["start"], row["end"], row["kind"], row["score"], row["source"])
+            found[row["section_id"]][row["field"]].append(span)
+    return {
+        sid: SectionSpans(tuple(parts["text"]), tuple(parts["heading"]))
+        for sid, parts in found.items()
+    }
+
+
+def is_scanned(conn: Connection, section_id: int, detector_version: str) -> bool:
+    """True when the section's stored spans come from `detector_version`."""
+    row = conn.execute(
+        "SELECT 1 FROM pii_scans WHERE section_id = ? AND detector_version = ?",
+        (section_id, detector_version),
+    ).fetchone()
+    return row is not None
+
+
+def sections_to_scan(
+    conn: Connection, detector_version: str, limit: int = 100
+) -> list[tuple[int, str, str]]:
+    """(section id, text, heading) of sections never scanned or scanned by another version."""
+    return [
+        (row["id"], row["text"], row["heading"])
+        for row in rows(
+            conn,
+            "SELECT s.id, s.text, s.heading FROM sections s"
+            " LEFT JOIN pii_scans p ON p.section_id = s.id"
+            " WHERE p.section_id IS NULL OR p.detector_version != ? ORDER BY s.id LIMIT ?",
+            (detector_version, limit),
+        )
+    ]
+
+
+def mark_for_rescan(conn: Connection, doc_id: str | None = None) -> int:
+    """Forget scan state (of one document, or all); return how many sections are marked."""
+    with write(conn):
+        if doc_id is None:
+            cursor = conn.execute("DELETE FROM pii_scans")
+        else:
+            cursor = conn.execute(
+                "DELETE FROM pii_scans WHERE section_id IN"
+                " (SELECT id FROM sections WHERE doc_id = ?)",
+                (doc_id,),
+            )
+    return int(cursor.rowcount)
+
+
+def add_override(
+    conn: Connection,
+    doc_id: str,
+    value: str,
+    action: Literal["mark", "unmark"],
+    kind: str = "PERSON",
+    node_id: str | None = None,
+) -> Override:
+    """Record an owner override (replacing an equal one); return it."""
+    if not value.strip():
+        raise InputError("an override needs a value: give the text to mark or unmark")
+    if action not in ("mark", "unmark"):
+        raise InputError(f"unknown override action {action!r}: use mark or unmark")
+    created = now_ms()
+    with write(conn):
+        conn.execute(
+            "DELETE FROM pii_overrides WHERE doc_id = ? AND coalesce(node_id, '') = ?"
+            " AND lower(value) = lower(?)",
+            (doc_id, node_id or "", value.strip()),
+        )
+        cursor = conn.execute(
+            "INSERT INTO pii_overrides (doc_id, node_id, kind, value, action, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (doc_id, node_id, normalise_kind(kind), value.strip(), action, created),
+        )
+    return Override(
+        int(cursor.lastrowid or 0), doc_id, node_id, normalise_kind(kind), value.strip(), action
+    )
+
+
+def list_overrides(conn: Connection, doc_ids: Sequence[str] | None = None) -> list[Override]:
+    """Overrides of the given documents (all when None), oldest first."""
+    sql = "SELECT id, doc_id, node_id, kind, value, action FROM pii_overrides"
+    params: list[str] = []
+    if doc_ids is not None:
+        if not doc_ids:
+            return []
+        sql += f" WHERE doc_id IN ({','.join('?' * len(doc_ids))})"
+        params = list(doc_ids)
+    return [Override(**row) for row in rows(conn, sql + " ORDER BY id", params)]
+
+
+def delete_override(conn: Connection, override_id: int) -> None:
+    """Remove one override; `NotFound` if there is none with that id."""
+    with write(conn):
+        cursor = conn.execute("DELETE FROM pii_overrides WHERE id = ?", (override_id,))
+    if cursor.rowcount == 0:
+        raise NotFound(f"no PII override with id {override_id}")
+
+
+def marked_values(conn: Connection) -> dict[str, str]:
+    """Owner-marked values (value -> kind): known entities for the detector."""
+    return {
+        row["value"]: row["kind"]
+        for row in rows(conn, "SELECT value, kind FROM pii_overrides WHERE action = 'mark'")
+    }

@@ -1,0 +1,56 @@
+"""The real detector (presidio + spaCy): a few fast checks, one engine per module."""
+
+from __future__ import annotations
+
+import pytest
+
+from privault.privacy import Detector, DetectorConfig, FakeDetector, Gate, PolicySet
+from privault.privacy.spans import Span
+
+pytestmark = pytest.mark.real
+STANDARD = PolicySet.load().resolve("standard")
+
+
+@pytest.fixture(scope="module")
+def detector() -> Detector:
+    built = Detector(DetectorConfig.build([STANDARD], known_entities=["Zorblax Quint"]))
+    built.load()
+    return built
+
+
+def _kinds(spans: list[Span], text: str) -> set[tuple[str, str]]:
+    return {(text[s.start : s.end], s.kind) for s in spans if STANDARD.counts(s)}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Email Anna Schmidt at anna.schmidt@example.com",
+            {("anna.schmidt@example.com", "EMAIL_ADDRESS")},
+        ),
+        ("My IBAN is GB33BUKB20201555555555", {("GB33BUKB20201555555555", "IBAN_CODE")}),
+        ("Here's my SSN: 460-89-9847", {("460-89-9847", "US_SSN")}),
+        (
+            "I flew to Canada with zorblax quint",
+            {("Canada", "LOCATION"), ("zorblax quint", "PERSON")},
+        ),
+    ],
+)
+def test_real_detection(detector: Detector, text: str, expected: set[tuple[str, str]]) -> None:
+    assert expected <= _kinds(detector.detect(text), text)
+
+
+def test_real_redaction(detector: Detector) -> None:
+    text = "Anna Schmidt lives at 24 Clarke Avenue, phone +1-984-182-0190."
+    out = Gate(STANDARD).apply(text, detector.detect(text)).text
+    for value in ("Anna", "Schmidt", "Clarke", "984-182"):
+        assert value not in out
+
+
+def test_version_tracks_configuration() -> None:
+    plain = Detector(DetectorConfig.build([STANDARD]))
+    known = Detector(DetectorConfig.build([STANDARD], known_entities=["Olive"]))
+    assert plain.version != known.version
+    assert plain.version == Detector(DetectorConfig.build([STANDARD])).version
+    assert FakeDetector().version.startswith("fake-")

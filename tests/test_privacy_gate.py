@@ -1,0 +1,120 @@
+"""The gate: placeholders, refusal stubs, allow/deny lists, query scrubbing, overrides."""
+
+from __future__ import annotations
+
+import pytest
+
+from privault.privacy import FakeDetector, Gate, Override, Policy, PolicySet, Span
+from privault.privacy.detector import DetectorConfig
+from privault.privacy.overrides import apply_overrides
+
+POLICIES = PolicySet.load()
+STANDARD = POLICIES.resolve("standard")
+STRICT = POLICIES.resolve("strict")
+OPEN = POLICIES.resolve("open")
+DETECTOR = FakeDetector(DetectorConfig.build(known_entities=["Ada Lovelace"], ner=False))
+
+
+def test_redact_uses_stable_typed_placeholders_within_one_response() -> None:
+    gate = Gate(STANDARD)
+    first = "Ada Lovelace wrote to ada@example.org."
+    second = "Later, ada  LOVELACE replied; mail ada@example.org or bob@example.org."
+    one = gate.apply(first, DETECTOR.detect(first))
+    two = gate.apply(second, DETECTOR.detect(second))
+    assert one.text == "<PERSON_1> wrote to <EMAIL_ADDRESS_1>."
+    assert two.text == "Later, <PERSON_1> replied; mail <EMAIL_ADDRESS_1> or <EMAIL_ADDRESS_2>."
+    assert one.held_back == {"PERSON": 1, "EMAIL_ADDRESS": 1}
+    summary = gate.held_back()
+    assert summary.policy == "standard"
+    assert summary.kinds == {"EMAIL_ADDRESS": 3, "PERSON": 2}
+
+
+def test_a_new_gate_numbers_afresh() -> None:
+    text = "mail bob@example.org"
+    Gate(STANDARD).apply("x@example.org", DETECTOR.detect("x@example.org"))
+    assert Gate(STANDARD).apply(text, DETECTOR.detect(text)).text == "mail <EMAIL_ADDRESS_1>"
+
+
+def test_refuse_returns_a_stub_naming_the_kinds() -> None:
+    text = "Call Ada Lovelace on +44 20 7946 0958."
+    gated = Gate(STRICT).apply(text, DETECTOR.detect(text))
+    assert gated.withheld
+    assert "Lovelace" not in gated.text and "7946" not in gated.text
+    assert "PERSON" in gated.text and "PHONE_NUMBER" in gated.text
+
+
+def test_refuse_passes_text_without_pii() -> None:
+    gated = Gate(STRICT).apply("Buy milk.", [])
+    assert gated.text == "Buy milk." and not gated.withheld
+
+
+def test_off_returns_text_as_stored() -> None:
+    text = "Ada Lovelace, ada@example.org"
+    assert Gate(OPEN).apply(text, DETECTOR.detect(text)).text == text
+
+
+def test_overlapping_spans_merge() -> None:
+    text = "Jane Q Doe is here"
+    spans = [Span(0, 6, "PERSON", 0.9, "ner"), Span(5, 10, "PERSON", 0.8, "ner")]
+    assert Gate(STANDARD).apply(text, spans).text == "<PERSON_1> is here"
+
+
+def test_spans_below_threshold_or_of_other_kinds_are_kept() -> None:
+    text = "On Monday Jane came"
+    spans = [Span(3, 9, "DATE_TIME", 0.9, "ner"), Span(10, 14, "PERSON", 0.1, "ner")]
+    assert Gate(STANDARD).apply(text, spans).text == text
+
+
+def test_allow_and_deny_lists() -> None:
+    policy = Policy(
+        name="custom",
+        mode="redact",
+        identifying=("PERSON",),
+        allow=("Santa Claus",),
+        deny=({"value": "Project Falcon", "kind": "ORGANIZATION"},),  # type: ignore[arg-type]
+    )
+    text = "Santa Claus met Ada about project falcon"
+    spans = [Span(0, 11, "PERSON", 0.9, "ner"), Span(16, 19, "PERSON", 0.9, "ner")]
+    assert (
+        Gate(policy).apply(text, spans).text == "Santa Claus met <PERSON_1> about <ORGANIZATION_1>"
+    )
+
+
+def test_ner_false_ignores_ner_spans() -> None:
+    policy = STANDARD.model_copy(update={"ner": False})
+    text = "Jane came"
+    assert Gate(policy).apply(text, [Span(0, 4, "PERSON", 0.9, "ner")]).text == text
+
+
+@pytest.mark.parametrize(
+    ("query", "clean", "removed"),
+    [
+        ("notes about Ada Lovelace", "notes about", ("PERSON",)),
+        ("mail from ada@example.org in march", "mail from in march", ("EMAIL_ADDRESS",)),
+        ("grocery list", "grocery list", ()),
+    ],
+)
+def test_query_scrubbing(query: str, clean: str, removed: tuple[str, ...]) -> None:
+    gate = Gate(STANDARD)
+    result = gate.query(query, DETECTOR)
+    assert (result.text, result.removed) == (clean, removed)
+    assert gate.held_back().query_kinds == removed
+
+
+def test_owner_query_is_not_scrubbed() -> None:
+    assert Gate(OPEN).query("Ada Lovelace", DETECTOR).text == "Ada Lovelace"
+
+
+def test_overrides_mark_and_unmark() -> None:
+    text = "Bob Marley met Jane at the Blue Cafe"
+    spans = [Span(0, 10, "PERSON", 0.9, "ner"), Span(15, 19, "PERSON", 0.9, "ner")]
+    overrides = [
+        Override(1, "doc1", None, "PERSON", "bob marley", "unmark"),
+        Override(2, "doc1", None, "LOCATION", "Blue Cafe", "mark"),
+        Override(3, "doc2", None, "PERSON", "Jane", "unmark"),  # another document
+        Override(4, "doc1", "node9", "PERSON", "Jane", "unmark"),  # another node
+    ]
+    result = apply_overrides(text, spans, overrides, doc_id="doc1", node_id="node1")
+    assert (
+        Gate(STANDARD).apply(text, result).text == "Bob Marley met <PERSON_1> at the <LOCATION_1>"
+    )

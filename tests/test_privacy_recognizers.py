@@ -1,0 +1,112 @@
+"""Table-driven tests of privault's own recognizers (no model needed)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from privault.privacy import recognizers as rec
+from privault.privacy.context import find_context_entities, propagate
+from privault.privacy.spans import Span, merge_spans, normalise_kind
+
+
+def _found(spans: list[Span], text: str) -> list[tuple[str, str]]:
+    return [(text[s.start : s.end], s.kind) for s in spans]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Jacob lives on 90 Whitchurch Road.", ["90 Whitchurch Road"]),
+        ("Ship to Via Roma 131, please", ["Via Roma 131"]),
+        ("Friedhofstrasse 33 is old", ["Friedhofstrasse 33"]),
+        ("Box: PSC 3294, Box 9168\nAPO AA 61487", ["PSC 3294, Box 9168\nAPO AA 61487"]),
+        (
+            "6750 Koskikatu 25 Apt. 864\nArtilleros\n, CO\n Uruguay 64677",
+            ["6750 Koskikatu 25 Apt. 864\nArtilleros\n, CO\n Uruguay 64677"],
+        ),
+        (
+            "> 77 Mellemstræde 74\n> Apt. 316\n> Vordingborg\n> Denmark 29587",
+            ["77 Mellemstræde 74\n> Apt. 316\n> Vordingborg\n> Denmark 29587"],
+        ),
+        ("Send it to Suite 828.", ["Suite 828"]),
+        ("We sold 20 songs in 3 days.", []),
+    ],
+)
+def test_addresses(text: str, expected: list[str]) -> None:
+    assert [value for value, _ in _found(rec.find_addresses(text), text)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Call me on +41 (0)96 471 07 95", ["+41 (0)96 471 07 95"]),
+        ("desk: (898)666-3621x0135", ["(898)666-3621x0135"]),
+        ("They're not answering at 516 466 638", ["516 466 638"]),
+        ("Phone: 0378 3549890", ["0378 3549890"]),
+        ("Paid on 2021-03-04 for 1,000 items", []),
+        ("Order 12345 shipped", []),
+    ],
+)
+def test_phone_numbers(text: str, expected: list[str]) -> None:
+    assert [value for value, _ in _found(rec.find_phone_numbers(text), text)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("card 4926351740466081", [("4926351740466081", "CREDIT_CARD")]),
+        ("my card 2308 6672 7532 2437", [("2308 6672 7532 2437", "CREDIT_CARD")]),
+        ("order 1234567890123", []),
+    ],
+)
+def test_cards(text: str, expected: list[tuple[str, str]]) -> None:
+    assert _found(rec.find_cards(text), text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "known", "expected"),
+    [
+        ("I met JOHN  smith today", ["John Smith"], [("JOHN  smith", "PERSON")]),
+        ("Johnsmith is not John", ["John Smith"], []),
+        ("Lives in Springfield", {"Springfield": "LOCATION"}, [("Springfield", "LOCATION")]),
+        ("nothing here", [], []),
+    ],
+)
+def test_known_entities(text: str, known: object, expected: list[tuple[str, str]]) -> None:
+    spans = rec.find_known_entities(text, rec.as_known(known))  # type: ignore[arg-type]
+    assert _found(spans, text) == expected
+
+
+def test_custom_pattern_context_raises_score() -> None:
+    regex = re.compile(r"E-\d{5}")
+    plain = rec.find_pattern("id E-12345", regex, "EMPLOYEE_ID", 0.4, ["employee"])
+    boosted = rec.find_pattern("employee E-12345", regex, "EMPLOYEE_ID", 0.4, ["employee"])
+    assert plain[0].score == 0.4 and boosted[0].score == pytest.approx(0.75)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("my name is borna jerković", [("borna jerković", "PERSON")]),
+        ("Name:    Martim A Pereira", [("Martim A Pereira", "PERSON")]),
+        ("Mr. Leiva flew to LEPPEN on Tuesday", [("Leiva", "PERSON"), ("LEPPEN", "LOCATION")]),
+        ("I went to the shop", []),
+    ],
+)
+def test_context_cues(text: str, expected: list[tuple[str, str]]) -> None:
+    assert sorted(_found(find_context_entities(text), text)) == sorted(expected)
+
+
+def test_propagation_and_lists() -> None:
+    text = "Monjeau, Graves and Reed met. Later Graves left."
+    seed = [Span(9, 15, "PERSON", 0.85, "ner")]
+    found = {text[s.start : s.end] for s in propagate(text, seed)}
+    assert {"Monjeau", "Graves", "Reed"} <= found
+
+
+def test_merge_and_kinds() -> None:
+    merged = merge_spans([Span(0, 4, "PERSON", 0.5, "a"), Span(2, 8, "LOCATION", 0.9, "b")])
+    assert merged == [Span(0, 8, "LOCATION", 0.9, "b")]
+    assert normalise_kind("gpe") == "LOCATION" and normalise_kind("STREET_ADDRESS") == "ADDRESS"
