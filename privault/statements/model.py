@@ -1,0 +1,174 @@
+"""The statement value, entity normalisation and input checks shared by every operation."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from privault.errors import InputError
+from privault.timeutil import to_iso
+
+# Turns texts into vectors (one per text); the retrieval layer's embedder fits this shape.
+Embed = Callable[[list[str]], list[list[float]]]
+
+Status = Literal["current", "future", "closed", "superseded", "revised"]
+Order = Literal["relevance", "recency", "salience", "composite"]
+ORDERS: tuple[str, ...] = ("relevance", "recency", "salience", "composite")
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One version of a fact, as the vault saw it at `as_of` (its `known_at`).
+
+    Times are UTC epoch ms. `valid_from`/`valid_to` bound when it is true in the world
+    (half-open: `valid_to` itself is outside); `recorded_at`/`invalidated_at` bound when the
+    vault believed this wording. Links (`superseded_by`, `revised_by`), the window end,
+    attestations and disputes are shown as they stood at `as_of`, so a past view is exact.
+    """
+
+    id: str
+    chain_id: str
+    content: str
+    entities: tuple[str, ...]
+    source: str | None
+    salience: float
+    confidence: float
+    occurred_at: int | None
+    valid_from: int
+    valid_to: int | None
+    recorded_at: int
+    invalidated_at: int | None
+    invalidation_reason: str | None
+    supersedes: str | None
+    superseded_by: str | None
+    revises: str | None
+    revised_by: str | None
+    metadata: Mapping[str, Any] = field(hash=False)  # read-only view; dicts cannot hash
+    confirmed_count: int
+    last_confirmed_at: int | None
+    disputed_with: tuple[str, ...]
+    as_of: int
+    score: float | None = field(default=None, compare=False)
+
+    @property
+    def status(self) -> Status:
+        """Where the statement stands at `as_of`: `current` is the only one that holds then."""
+        if self.invalidated_at is not None:
+            return "revised"
+        if self.valid_to is not None and self.valid_to <= self.as_of:
+            return "superseded" if self.superseded_by else "closed"
+        if self.valid_from > self.as_of:
+            return "future"
+        return "current"
+
+    @property
+    def is_current(self) -> bool:
+        """True when it holds at `as_of`; anything else must be labelled NOT current."""
+        return self.status == "current"
+
+    def holds_at(self, valid_at: int) -> bool:
+        """True when the world window contains `valid_at` and the wording is still believed."""
+        if self.invalidated_at is not None or self.valid_from > valid_at:
+            return False
+        return self.valid_to is None or self.valid_to > valid_at
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-friendly dict with ISO 8601 UTC times."""
+        data: dict[str, Any] = {
+            "id": self.id,
+            "chain_id": self.chain_id,
+            "content": self.content,
+            "entities": list(self.entities),
+            "source": self.source,
+            "salience": self.salience,
+            "confidence": self.confidence,
+            "status": self.status,
+            "current": self.is_current,
+            "occurred_at": to_iso(self.occurred_at),
+            "valid_from": to_iso(self.valid_from),
+            "valid_to": to_iso(self.valid_to),
+            "recorded_at": to_iso(self.recorded_at),
+            "invalidated_at": to_iso(self.invalidated_at),
+            "invalidation_reason": self.invalidation_reason,
+            "supersedes": self.supersedes,
+            "superseded_by": self.superseded_by,
+            "revises": self.revises,
+            "revised_by": self.revised_by,
+            "metadata": dict(self.metadata),
+            "confirmed_count": self.confirmed_count,
+            "last_confirmed_at": to_iso(self.last_confirmed_at),
+            "disputed_with": list(self.disputed_with),
+            "as_of": to_iso(self.as_of),
+        }
+        if self.score is not None:
+            data["score"] = self.score
+        return data
+
+
+@dataclass(frozen=True)
+class EntityCount:
+    """An entity the vault knows from statements, with how many statements name it."""
+
+    name: str
+    key: str
+    count: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-friendly dict."""
+        return {"name": self.name, "key": self.key, "count": self.count}
+
+
+def entity_key(name: str) -> str:
+    """The form entities are matched by: NFKC, single spaces, casefolded."""
+    return " ".join(unicodedata.normalize("NFKC", name).split()).casefold()
+
+
+def clean_entities(names: Iterable[str]) -> list[tuple[str, str]]:
+    """(key, display name) pairs, first spelling kept, duplicates by key dropped."""
+    seen: dict[str, str] = {}
+    for raw in names:
+        display = " ".join(unicodedata.normalize("NFKC", raw).split())
+        if not display:
+            raise InputError("an entity name is empty: give a name such as 'Acme Corp'")
+        seen.setdefault(display.casefold(), display)
+    return list(seen.items())
+
+
+def clean_content(content: str) -> str:
+    """The statement text, stripped; an empty statement is refused."""
+    text = content.strip()
+    if not text:
+        raise InputError("a statement needs content: say what holds, e.g. 'Ana is the contact'")
+    return text
+
+
+def check_unit(name: str, value: float) -> float:
+    """A salience or confidence, which must lie in 0..1."""
+    number = float(value)
+    if not 0.0 <= number <= 1.0:
+        raise InputError(f"{name} must be between 0 and 1, got {value}")
+    return number
+
+
+def check_window(valid_from: int, valid_to: int | None) -> None:
+    """Refuse a world window that ends before it starts."""
+    if valid_to is not None and valid_to < valid_from:
+        raise InputError(
+            f"impossible window: valid_to {to_iso(valid_to)} is before valid_from "
+            f"{to_iso(valid_from)}"
+        )
+
+
+def dump_metadata(metadata: Mapping[str, Any] | None) -> str:
+    """Metadata as stored: a JSON object, keys sorted so equal metadata compares equal."""
+    if metadata is None:
+        return "{}"
+    if not isinstance(metadata, Mapping):
+        raise InputError("metadata must be a JSON object (a mapping of names to values)")
+    try:
+        return json.dumps(dict(metadata), sort_keys=True, ensure_ascii=False)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"metadata is not JSON-serialisable: {exc}") from None

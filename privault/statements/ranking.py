@@ -1,0 +1,97 @@
+"""Ranking statements: keyword (FTS5), vector similarity, rank fusion and a composite score.
+
+Keyword matching always runs; vector similarity joins in when an embedder is given and some
+statements have embeddings. The two lists are fused by reciprocal rank (k = 60), which needs
+no score calibration between bm25 and cosine distance.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from privault.statements.model import Embed
+from privault.statements.records import embed_many
+from privault.store.connection import Connection, rows
+
+RRF_K = 60
+RECENCY_HALF_LIFE_MS = 30 * 86_400_000  # a statement heard a month ago counts half as fresh
+_WORD = re.compile(r"\w+")
+
+
+def keyword_ranks(conn: Connection, text: str) -> dict[int, int]:
+    """Statement rowid -> rank (1 = best) for statements sharing a word with `text`.
+
+    Words are quoted one by one and OR-ed, so user text can never be read as FTS syntax,
+    and bm25 still puts statements that share more (and rarer) words first.
+    """
+    words = _WORD.findall(text)
+    if not words:
+        return {}
+    expression = " OR ".join(f'"{word}"' for word in dict.fromkeys(words))
+    found = rows(
+        conn,
+        "SELECT rowid FROM statements_fts WHERE statements_fts MATCH ?"
+        " ORDER BY bm25(statements_fts)",
+        (expression,),
+    )
+    return {item["rowid"]: position for position, item in enumerate(found, start=1)}
+
+
+def vector_ranks(
+    conn: Connection, embed: Embed, text: str, candidates: Iterable[int], top: int
+) -> dict[int, int]:
+    """Rowid -> rank among the `top` candidates nearest to `text` (exact cosine scan).
+
+    Only candidates are scored, so time and entity filters never starve the result the way
+    a global k-nearest search followed by filtering could.
+    """
+    pool = list(candidates)
+    if not pool or conn.execute("SELECT 1 FROM statements_vec LIMIT 1").fetchone() is None:
+        return {}
+    query = embed_many(embed, [text])[0]
+    scored: list[tuple[float, int]] = []
+    for start in range(0, len(pool), 500):
+        part = pool[start : start + 500]
+        marks = ",".join("?" * len(part))
+        for item in rows(
+            conn,
+            f"SELECT rowid, vec_distance_cosine(embedding, ?) AS distance FROM statements_vec"
+            f" WHERE rowid IN ({marks})",
+            [query, *part],
+        ):
+            scored.append((item["distance"], item["rowid"]))
+    scored.sort()
+    return {rowid: position for position, (_, rowid) in enumerate(scored[:top], start=1)}
+
+
+def fuse(*rankings: dict[int, int]) -> dict[int, float]:
+    """Reciprocal rank fusion: rowid -> sum of 1 / (k + rank) over the rankings it is in."""
+    scores: dict[int, float] = {}
+    for ranking in rankings:
+        for rowid, rank in ranking.items():
+            scores[rowid] = scores.get(rowid, 0.0) + 1.0 / (RRF_K + rank)
+    return scores
+
+
+def freshness(heard_at: int, at: int) -> float:
+    """1 for a statement heard at `at`, halving every `RECENCY_HALF_LIFE_MS` before it."""
+    age = max(0, at - heard_at)
+    return float(0.5 ** (age / RECENCY_HALF_LIFE_MS))
+
+
+def composite(
+    relevance: float | None, heard_at: int, at: int, salience: float, confidence: float
+) -> float:
+    """Relevance (0..1, when text was given), freshness and salience, scaled by confidence.
+
+    Weights: with text 0.5 relevance + 0.25 freshness + 0.25 salience; without text
+    freshness and salience share equally. Confidence scales the result between half and
+    full, so a doubtful statement sinks but never vanishes.
+    """
+    fresh = freshness(heard_at, at)
+    if relevance is None:
+        base = 0.5 * fresh + 0.5 * salience
+    else:
+        base = 0.5 * relevance + 0.25 * fresh + 0.25 * salience
+    return base * (0.5 + 0.5 * confidence)

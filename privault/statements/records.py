@@ -1,0 +1,175 @@
+"""Row-level pieces of statement changes, always called inside an open write transaction.
+
+`open_row` is the guard every change goes through: it reads the row under the lock and
+refuses, with `Conflict`, one that another writer has already closed.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import sqlite_vec
+
+from privault import timeutil
+from privault.errors import Conflict, InputError, ModelError, NotFound
+from privault.statements.model import Embed
+from privault.store.connection import Connection, row, rows
+
+DIMENSIONS = 384  # statements_vec is declared float[384]
+
+
+def window_start(valid_from: int | None, occurred_at: int | None, now: int) -> int:
+    """Where a new window opens: as given, else when it happened, else now."""
+    if valid_from is not None:
+        return valid_from
+    return occurred_at if occurred_at is not None else now
+
+
+def open_row(conn: Connection, statement_id: str, now: int, verb: str) -> dict[str, Any]:
+    """The statement's row, read under the write lock; Conflict unless it is still open."""
+    found = row(conn, "SELECT * FROM statements WHERE id = ?", (statement_id,))
+    if found is None:
+        raise NotFound(f"no statement {statement_id}")
+    if found["recorded_at"] > now:
+        raise InputError(f"cannot {verb} {statement_id} before it was recorded")
+    if found["invalidated_at"] is not None:
+        raise Conflict(
+            f"cannot {verb} {statement_id}: it was revised into {found['revised_by']}; use that one"
+        )
+    if found["superseded_by"] is not None:
+        raise Conflict(
+            f"cannot {verb} {statement_id}: it is already superseded by {found['superseded_by']}"
+        )
+    if found["valid_to"] is not None and found["valid_to"] <= now:
+        raise Conflict(
+            f"cannot {verb} {statement_id}: it closed at {timeutil.to_iso(found['valid_to'])}"
+            f" ({found['invalidation_reason'] or 'its window ended'})"
+        )
+    return found
+
+
+def insert(
+    conn: Connection,
+    fields: dict[str, Any],
+    names: list[tuple[str, str]],
+    valid_to: int | None,
+    closure_reason: str | None,
+    now: int,
+    vector: bytes | None,
+) -> str:
+    """Insert one statement with its entities, window end and vector; returns its id."""
+    new_id = fresh_id(conn)
+    values = {"id": new_id, "chain_id": new_id, **fields, "recorded_at": now, "valid_to": valid_to}
+    columns = ", ".join(values)
+    cursor = conn.execute(
+        f"INSERT INTO statements ({columns}) VALUES ({', '.join('?' * len(values))})",
+        list(values.values()),
+    )
+    conn.executemany(
+        "INSERT INTO statement_entities (statement_id, key, name, position) VALUES (?, ?, ?, ?)",
+        [(new_id, key, name, position) for position, (key, name) in enumerate(names)],
+    )
+    if valid_to is not None:
+        conn.execute(
+            "INSERT INTO statement_closures (statement_id, valid_to, recorded_at, reason)"
+            " VALUES (?, ?, ?, ?)",
+            (new_id, valid_to, now, closure_reason),
+        )
+    if vector is not None:
+        conn.execute(
+            "INSERT INTO statements_vec (rowid, embedding) VALUES (?, ?)",
+            (cursor.lastrowid, vector),
+        )
+    return new_id
+
+
+def fresh_id(conn: Connection) -> str:
+    """A new statement id, `s_` + 10 hex digits, not yet in the file."""
+    while True:  # 40 random bits: a clash is rare, but cheap to rule out under the lock
+        candidate = "s_" + secrets.token_hex(5)
+        if row(conn, "SELECT 1 AS yes FROM statements WHERE id = ?", (candidate,)) is None:
+            return candidate
+
+
+def close(conn: Connection, statement_id: str, end: int, reason: str, now: int) -> None:
+    """Set the end of the world window, and log when the vault learned it."""
+    conn.execute(
+        "UPDATE statements SET valid_to = ?, invalidation_reason = ? WHERE id = ?",
+        (end, reason, statement_id),
+    )
+    conn.execute(
+        "INSERT INTO statement_closures (statement_id, valid_to, recorded_at, reason)"
+        " VALUES (?, ?, ?, ?)",
+        (statement_id, end, now, reason),
+    )
+
+
+def closure_reason(conn: Connection, statement_id: str) -> str | None:
+    """Why the window has its current end (None when open or bounded from the start)."""
+    last = row(
+        conn,
+        "SELECT reason FROM statement_closures WHERE statement_id = ?"
+        " ORDER BY recorded_at DESC, id DESC LIMIT 1",
+        (statement_id,),
+    )
+    return last["reason"] if last else None
+
+
+def entities_of(conn: Connection, statement_id: str) -> list[tuple[str, str]]:
+    """(key, name) pairs of a statement, in the order given."""
+    return [
+        (item["key"], item["name"])
+        for item in rows(
+            conn,
+            "SELECT key, name FROM statement_entities WHERE statement_id = ? ORDER BY position",
+            (statement_id,),
+        )
+    ]
+
+
+def open_disputes(conn: Connection, statement_id: str) -> list[dict[str, Any]]:
+    """Unsettled disputes the statement is part of."""
+    return rows(
+        conn,
+        "SELECT * FROM statement_disputes WHERE (a_id = ? OR b_id = ?) AND settled_at IS NULL"
+        " ORDER BY id",
+        (statement_id, statement_id),
+    )
+
+
+def insert_dispute(conn: Connection, one: str, two: str, reason: str | None, now: int) -> None:
+    """Record a dispute between two statements (stored in id order)."""
+    first, second = sorted((one, two))
+    conn.execute(
+        "INSERT INTO statement_disputes (a_id, b_id, reason, recorded_at) VALUES (?, ?, ?, ?)",
+        (first, second, reason, now),
+    )
+
+
+def settle_disputes(conn: Connection, statement_id: str, now: int, why: str) -> None:
+    """Settle every open dispute of the statement; the rows stay, stamped."""
+    conn.execute(
+        "UPDATE statement_disputes SET settled_at = ?, settled_reason = ?"
+        " WHERE (a_id = ? OR b_id = ?) AND settled_at IS NULL",
+        (now, why, statement_id, statement_id),
+    )
+
+
+def embed_many(embed: Embed, texts: list[str]) -> list[bytes]:
+    """Vectors for texts as float32 blobs; ModelError when the embedder answers wrongly."""
+    vectors = embed(texts)
+    if len(vectors) != len(texts):
+        raise ModelError(f"the embedder returned {len(vectors)} vectors for {len(texts)} texts")
+    for vector in vectors:
+        if len(vector) != DIMENSIONS:
+            raise ModelError(
+                f"the embedder returned {len(vector)} dimensions; statements need {DIMENSIONS}"
+            )
+    return [sqlite_vec.serialize_float32(list(vector)) for vector in vectors]
+
+
+def embed_one(embed: Embed | None, text: str) -> bytes | None:
+    """One text's vector blob, or None without an embedder."""
+    # Embedding runs before the write lock is taken: a model call must not block writers.
+    return None if embed is None else embed_many(embed, [text])[0]
