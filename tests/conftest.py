@@ -31,3 +31,9 @@ def conn(tmp_path: Path) -> Iterator[Connection]:
     migrate(connection)
     yield connection
     connection.close()
+
+
+@pytest.fixture(scope="session")
+def models_dir() -> Path:
+    """The folder of installed real models (for tests marked `real`)."""
+    return REAL_MODELS

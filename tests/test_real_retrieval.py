@@ -1,0 +1,50 @@
+"""The real embedder and detector on small inputs (models installed by `make test`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from privault.caller import Caller
+from privault.retrieval.embedder import FastEmbedder
+from privault.vault import Vault
+
+pytestmark = pytest.mark.real
+
+
+@pytest.fixture(scope="module")
+def embedder(models_dir: Path) -> FastEmbedder:
+    return FastEmbedder(models_dir)
+
+
+def test_embeddings_are_unit_length_and_semantic(embedder: FastEmbedder) -> None:
+    cat, kitten, market = embedder.embed(
+        ["The cat sits on the mat", "A kitten rests on a rug", "Stock markets fell sharply"]
+    )
+    assert embedder.dim == 384
+    assert abs(float(np.linalg.norm(cat)) - 1) < 1e-3
+    assert float(cat @ kitten) > float(cat @ market) + 0.3
+    query = embedder.embed_query("a small cat lying down")
+    assert float(query @ kitten) > float(query @ market)
+    assert embedder.count_tokens("hello world") == 2
+
+
+def test_search_by_meaning_and_redaction_for_an_agent(
+    tmp_path: Path, embedder: FastEmbedder, models_dir: Path
+) -> None:
+    vault = Vault.open(tmp_path / "v.db", models_dir=models_dir, embedder=embedder)
+    with vault:
+        owner, agent = Caller.owner(), Caller.agent("claude")
+        vault.note("# Dentist\nAppointment with Maria Gonzalez on 3 March at 10:00. "
+                   "Her phone is +1 415 555 0134.", caller=owner)
+        vault.note("# Groceries\nOat milk, rye bread, coffee beans.", caller=owner)
+        top = vault.search("when do I see the tooth doctor", caller=owner).results[0]
+        assert top.title == "Dentist"
+        seen = vault.search("when do I see the tooth doctor", caller=agent)
+        text = seen.results[0].text
+        assert "Maria" not in text and "Gonzalez" not in text and "555" not in text
+        assert "<PERSON_1>" in text and "<PHONE_NUMBER_1>" in text
+        assert seen.privacy.policy == "standard"
+        assert seen.privacy.held_back.get("PERSON", 0) >= 1
