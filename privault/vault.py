@@ -30,7 +30,6 @@ from privault.results import (
     TreeNode,
 )
 from privault.retrieval.embedder import Embedder, FastEmbedder
-from privault.retrieval.extract import extract_file
 from privault.retrieval.fts import Filters
 from privault.retrieval.vectors import VectorIndex
 from privault.store import documents
@@ -156,40 +155,24 @@ class Vault:
         """Store a note. The same text on the same shelf again is a no-op (`unchanged`)."""
         return self.note_many(
             [
-                dict(
-                    text=text,
-                    title=title,
-                    tags=tags,
-                    shelf=shelf,
-                    created_at=created_at,
-                    kind=kind,
-                    metadata=metadata or {},
-                )
+                {
+                    "text": text,
+                    "title": title,
+                    "tags": tags,
+                    "shelf": shelf,
+                    "created_at": created_at,
+                    "kind": kind,
+                    "metadata": metadata or {},
+                }
             ],
             caller=caller,
         )[0]
 
     def note_many(self, notes: Iterable[dict[str, Any]], *, caller: Caller) -> list[Added]:
         """Store many notes with one embedding batch and one transaction (bulk import)."""
-        drafts = []
-        for item in notes:
-            text = ingest.check_text(item.get("text") or "", "note", self.settings.max_note_bytes)
-            shelf = ingest.check_shelf(item.get("shelf") or "default")
-            self._check_write(caller, shelf)
-            title = (item.get("title") or "").strip() or ingest.default_title(text)
-            drafts.append(
-                Draft(
-                    kind=item.get("kind") or "note",
-                    title=title,
-                    text=text,
-                    shelf=shelf,
-                    tags=ingest.check_tags(item.get("tags") or ()),
-                    created_at=item.get("created_at"),
-                    metadata=item.get("metadata") or {},
-                    untrusted=bool(item.get("untrusted")),
-                    source=item.get("source"),
-                )
-            )
+        drafts = [writing.note_draft(item, self.settings.max_note_bytes) for item in notes]
+        for draft in drafts:
+            self._check_write(caller, draft.shelf)
         return self._store(drafts)
 
     def _store(self, drafts: Sequence[Draft], *, versioned: bool = False) -> list[Added]:
@@ -218,23 +201,14 @@ class Vault:
             drafts = []
             for file in files[start : start + batch]:
                 try:
-                    extracted = extract_file(file, self.settings.max_file_bytes)
                     drafts.append(
-                        Draft(
-                            kind="file",
-                            title=extracted.title,
-                            text=extracted.text,
-                            shelf=shelf,
-                            tags=tag_list,
-                            source=str(file),
-                        )
+                        writing.file_draft(file, shelf, tag_list, self.settings.max_file_bytes)
                     )
                 except InputError as exc:
                     failed.append((str(file), str(exc)))
                 if progress:
                     progress(str(file))
-            if drafts:
-                added.extend(self._store(drafts))
+            added.extend(self._store(drafts) if drafts else [])
         return AddReport(tuple(added), tuple(failed))
 
     def file_page(
@@ -250,14 +224,8 @@ class Vault:
         """Store a web page; a changed page becomes a new version, the old stays readable."""
         shelf = ingest.check_shelf(shelf)
         self._check_write(caller, shelf)
-        draft = Draft(
-            kind="page",
-            title=title.strip() or url,
-            text=ingest.check_text(text, "page", self.settings.max_file_bytes),
-            shelf=shelf,
-            source=url,
-            untrusted=True,
-            metadata=metadata or {},
+        draft = writing.page_draft(
+            url, title, text, shelf, metadata or {}, self.settings.max_file_bytes
         )
         return self._store([draft], versioned=True)[0]
 
@@ -427,29 +395,13 @@ class Vault:
         return listed[:limit], reading.privacy(self.privacy.base_policy(caller))
 
     def status(self) -> dict[str, Any]:
-        """Counts, file size and index health (owner view)."""
-        counts = {
-            name: self.conn.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
-            for name in ("documents", "sections", "chunks")
-        }
-        (indexed,) = self.conn.execute("SELECT count(*) FROM chunks_fts").fetchone()
-        (vectors,) = self.conn.execute("SELECT count(*) FROM chunks_vec").fetchone()
-        (current_chunks,) = self.conn.execute(
-            "SELECT count(*) FROM chunks c JOIN sections s ON s.id = c.section_id "
-            "JOIN documents d ON d.id = s.doc_id WHERE d.current = 1"
-        ).fetchone()
+        """Counts, file size, schema and index health (owner view)."""
         size = sum(p.stat().st_size for p in (self.path, Path(f"{self.path}-wal")) if p.exists())
         schema = row(self.conn, "SELECT max(version) AS v FROM schema_migrations") or {}
         return {
             "path": str(self.path),
             "bytes": size,
             "schema": schema.get("v"),
-            **counts,
-            "index": {
-                "fts_rows": indexed,
-                "vector_rows": vectors,
-                "chunks_searchable": current_chunks,
-                "healthy": indexed == vectors == current_chunks,
-            },
+            **documents.health(self.conn),
             "privacy": self.privacy.status(),
         }

@@ -8,18 +8,64 @@ links survive; a changed web page becomes a new version and the old one stays re
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from privault import ingest
 from privault.ingest import Draft
 from privault.results import Added
 from privault.retrieval.embedder import Embedder
-from privault.retrieval.extract import SUPPORTED_SUFFIXES
+from privault.retrieval.extract import SUPPORTED_SUFFIXES, extract_file
 from privault.store import documents
 from privault.store.connection import Connection, write
 from privault.timeutil import now_ms
 from privault.vault_privacy import PrivacyRuntime
+
+
+def note_draft(item: Mapping[str, Any], max_bytes: int) -> Draft:
+    """A validated note from a mapping with `text` and optional title, tags, shelf, kind,
+    created_at, metadata, source and untrusted."""
+    text = ingest.check_text(item.get("text") or "", "note", max_bytes)
+    return Draft(
+        kind=item.get("kind") or "note",
+        title=(item.get("title") or "").strip() or ingest.default_title(text),
+        text=text,
+        shelf=ingest.check_shelf(item.get("shelf") or "default"),
+        tags=ingest.check_tags(item.get("tags") or ()),
+        created_at=item.get("created_at"),
+        metadata=dict(item.get("metadata") or {}),
+        untrusted=bool(item.get("untrusted")),
+        source=item.get("source"),
+    )
+
+
+def file_draft(path: Path, shelf: str, tags: tuple[str, ...], max_bytes: int) -> Draft:
+    """A file's text as a draft; InputError says why a file cannot be read."""
+    extracted = extract_file(path, max_bytes)
+    return Draft(
+        kind="file",
+        title=extracted.title,
+        text=extracted.text,
+        shelf=shelf,
+        tags=tags,
+        source=str(path),
+    )
+
+
+def page_draft(
+    url: str, title: str, text: str, shelf: str, metadata: dict[str, object], max_bytes: int
+) -> Draft:
+    """A fetched web page as a draft: untrusted, keyed by its URL."""
+    return Draft(
+        kind="page",
+        title=title.strip() or url,
+        text=ingest.check_text(text, "page", max_bytes),
+        shelf=ingest.check_shelf(shelf),
+        source=url,
+        untrusted=True,
+        metadata=metadata,
+    )
 
 
 def _existing(conn: Connection, draft: Draft) -> documents.Document | None:

@@ -379,3 +379,25 @@ def sections_by_ids(conn: Connection, section_ids: Sequence[int]) -> dict[int, S
             section = _section(data)
             found[section.id] = section
     return found
+
+
+def health(conn: Connection) -> dict[str, Any]:
+    """Row counts, and whether every searchable chunk has exactly one FTS and one vector row."""
+    counts = {
+        name: conn.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
+        for name in ("documents", "sections", "chunks")
+    }
+    (indexed,) = conn.execute("SELECT count(*) FROM chunks_fts").fetchone()
+    (vectors,) = conn.execute("SELECT count(*) FROM chunks_vec").fetchone()
+    (searchable,) = conn.execute(
+        "SELECT count(*) FROM chunks c JOIN sections s ON s.id = c.section_id "
+        "JOIN documents d ON d.id = s.doc_id WHERE d.current = 1"
+    ).fetchone()
+    healthy = indexed == vectors == searchable
+    index = {
+        "fts_rows": indexed,
+        "vector_rows": vectors,
+        "chunks_searchable": searchable,
+        "healthy": healthy,
+    }
+    return {**counts, "index": index}

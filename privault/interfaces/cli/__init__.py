@@ -41,9 +41,9 @@ def _root(
 
 
 def _register() -> None:
-    from privault.interfaces.cli import documents, models
+    from privault.interfaces.cli import demo, documents, models
 
-    for module in (documents, models):
+    for module in (documents, models, demo):
         module.register(app)
 
 
