@@ -1,6 +1,7 @@
 """PII redaction benchmark: run the product's `standard` redaction over a labelled dataset.
 
     python -m benchmarks.pii --data ../shared/data/pii/synth_dataset_v2.json [--json] [--limit N]
+        [--split even|odd]
 
 Reports, for the identifying kinds:
 
@@ -134,8 +135,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--limit", type=int, default=None, help="only the first N sentences")
     parser.add_argument("--policy", default="standard", help="shipped policy to apply")
+    parser.add_argument(
+        "--split",
+        choices=("even", "odd"),
+        default=None,
+        help="only even- or odd-indexed sentences (tune on one half, check on the other)",
+    )
     args = parser.parse_args(argv)
     data = json.loads(args.data.read_text(encoding="utf-8"))
+    if args.split is not None:
+        data = data[0 if args.split == "even" else 1 :: 2]
     if args.limit is not None:
         data = data[: args.limit]
     report = run(data, args.policy)

@@ -15,7 +15,7 @@ from privault.retrieval import packing, search
 from privault.retrieval.embedder import Embedder
 from privault.retrieval.fts import Filters
 from privault.retrieval.vectors import VectorIndex
-from privault.store import documents
+from privault.store import sections
 from privault.store.connection import Connection
 from privault.timeutil import to_iso
 
@@ -38,13 +38,13 @@ class Finder:
         vector = self.embedder.embed_query(query)
         return search.hybrid(self.conn, self.vectors, query, vector, filters, limit)
 
-    def sections(self, reading: Reading, query: str, filters: Filters, limit: int) -> list[Hit]:
+    def search(self, reading: Reading, query: str, filters: Filters, limit: int) -> list[Hit]:
         """The best `limit` sections, whole or as excerpts, gated."""
         by_section: dict[int, list[search.ChunkHit]] = {}
         for hit in self.hits(query, filters, max(CANDIDATES, limit * 4)):
             by_section.setdefault(hit.section_id, []).append(hit)
         chosen = list(by_section)[:limit]
-        rows = documents.sections_by_ids(self.conn, chosen)
+        rows = sections.sections_by_ids(self.conn, chosen)
         reading.prefetch(chosen)
         spans = search.chunk_spans(self.conn, [by_section[sid][0].chunk_id for sid in chosen])
         results = []
@@ -78,7 +78,7 @@ class Finder:
     ) -> tuple[packing.Pack, list[ContextSection]]:
         """The best pieces packed into `budget` tokens of gated text."""
         hits = self.hits(query, filters, CANDIDATES)
-        rows = documents.sections_by_ids(self.conn, list({h.section_id for h in hits}))
+        rows = sections.sections_by_ids(self.conn, list({h.section_id for h in hits}))
         reading.prefetch(list(rows))
         spans = search.chunk_spans(self.conn, [hit.chunk_id for hit in hits])
         count = self.embedder.count_tokens
@@ -128,7 +128,7 @@ def excerpt_window(text: str, hit: tuple[int, int], size: int) -> tuple[int, int
     return start, len(text) if line_end < 0 else line_end
 
 
-def context_header(reading: Reading, section: documents.SectionRow) -> str:
+def context_header(reading: Reading, section: sections.SectionRow) -> str:
     """The line above a section in a context pack: breadcrumb, date, node id, trust."""
     crumb = " › ".join(reading.breadcrumb(section))
     day = (to_iso(section.created_at) or "")[:10]

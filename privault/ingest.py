@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from privault.errors import InputError
 from privault.retrieval.embedder import Embedder
 from privault.retrieval.sectioning import split_chunks, split_sections
-from privault.store.documents import IndexedSection
+from privault.store.sections import IndexedSection
 
 DEFAULT_MAX_NOTE_BYTES = 1024 * 1024
 _SHELF = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")

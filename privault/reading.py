@@ -14,7 +14,7 @@ from privault.privacy.gate import Gate, GatedText
 from privault.privacy.policy import Policy
 from privault.privacy.spans import Span
 from privault.results import Privacy
-from privault.store.documents import SectionRow
+from privault.store.sections import SectionRow
 
 SpanLoader = Callable[[Sequence[int]], dict[int, list[Span]]]
 LabelLoader = Callable[[str, str], list[Span]]

@@ -7,9 +7,12 @@ are documented in the README; add fields, never rename them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from privault.timeutil import now_ms, to_iso
+
+if TYPE_CHECKING:  # statement_results imports this module
+    from privault.statement_results import GatedStatement
 
 
 def age(created_at: int, now: int | None = None) -> str:
@@ -83,12 +86,14 @@ class SearchResponse:
     query: str
     results: tuple[Hit, ...]
     privacy: Privacy
+    statements: tuple[GatedStatement, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
         return {
             "query": self.query,
             "results": [hit.to_dict() for hit in self.results],
+            "statements": [statement.to_dict() for statement in self.statements],
             **self.privacy.to_dict(),
         }
 
@@ -131,6 +136,7 @@ class ContextPack:
     budget: int
     dropped: int
     privacy: Privacy
+    statements: tuple[GatedStatement, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form (stable keys: text, sections, used_tokens, dropped)."""
@@ -138,6 +144,7 @@ class ContextPack:
             "query": self.query,
             "text": self.text,
             "sections": [section.to_dict() for section in self.sections],
+            "statements": [statement.to_dict() for statement in self.statements],
             "used_tokens": self.used_tokens,
             "budget": self.budget,
             "dropped": self.dropped,

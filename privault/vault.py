@@ -32,11 +32,13 @@ from privault.results import (
 from privault.retrieval.embedder import Embedder, FastEmbedder
 from privault.retrieval.fts import Filters
 from privault.retrieval.vectors import VectorIndex
-from privault.store import documents
+from privault.statement_results import statements_block
+from privault.store import documents, sections
 from privault.store.connection import Connection, connect, row, write
 from privault.store.migrations import migrate
 from privault.timeutil import now_ms
 from privault.vault_privacy import PrivacyRuntime
+from privault.vault_statements import VaultStatements, statement_known_entities
 from privault.writing import expand_paths
 
 
@@ -67,7 +69,13 @@ class Vault:
         self.path = path
         self.settings = settings
         self._embedder = embedder
-        self.privacy = privacy or PrivacyRuntime(conn, settings.policies_dir, settings.privacy)
+        self.privacy = privacy or PrivacyRuntime(
+            conn,
+            settings.policies_dir,
+            settings.privacy,
+            statement_entities=statement_known_entities,
+        )
+        self.statements = VaultStatements(self)
         self._vectors: VectorIndex | None = None
 
     # ---- lifecycle -------------------------------------------------------------------
@@ -283,16 +291,22 @@ class Vault:
         tag: str | None = None,
         since: int | None = None,
         until: int | None = None,
+        include_superseded: bool = False,
     ) -> SearchResponse:
-        """Hybrid search; whole sections (or excerpts of long ones), gated for the caller."""
+        """Hybrid search; whole sections (or excerpts of long ones), gated for the caller,
+        plus statements that hold now (superseded ones too on request, labelled NOT current).
+        """
         if not 1 <= limit <= 100:
             raise InputError("limit must be between 1 and 100")
         reading = self._reading(caller)
         matched = self._query(reading, caller, query)
         filters = self._filters(caller, shelf, kind, tag, since, until)
-        results = self.finder.sections(reading, matched, filters, limit)
+        results = self.finder.search(reading, matched, filters, limit)
+        facts = self.statements.for_context(
+            matched, caller=caller, reading=reading, include_superseded=include_superseded
+        )
         privacy = reading.privacy(self.privacy.base_policy(caller))
-        return SearchResponse(query, tuple(results), privacy)
+        return SearchResponse(query, tuple(results), privacy, tuple(facts))
 
     def context(
         self,
@@ -305,6 +319,7 @@ class Vault:
         tag: str | None = None,
         since: int | None = None,
         until: int | None = None,
+        include_superseded: bool = False,
     ) -> ContextPack:
         """The best sections for a query packed into `budget` tokens, gated for the caller.
 
@@ -315,15 +330,32 @@ class Vault:
         reading = self._reading(caller)
         matched = self._query(reading, caller, query)
         filters = self._filters(caller, shelf, kind, tag, since, until)
-        packed, out = self.finder.context(reading, matched, filters, budget)
+        # Statements that hold now come first, in at most half the budget.
+        facts = self.statements.for_context(
+            matched, caller=caller, reading=reading, include_superseded=include_superseded
+        )
+        count = self.embedder.count_tokens
+        while facts and count(statements_block(facts)) > budget // 2:
+            facts.pop()
+        block = statements_block(facts)
+        reserved = count(block) + 2 if block else 0
+        packed, out = self.finder.context(reading, matched, filters, budget - reserved)
+        text = f"{block}\n\n{packed.text}" if block and packed.text else block or packed.text
         privacy = reading.privacy(self.privacy.base_policy(caller))
         return ContextPack(
-            query, packed.text, tuple(out), packed.used_tokens, budget, packed.dropped, privacy
+            query,
+            text,
+            tuple(out),
+            packed.used_tokens + reserved,
+            budget,
+            packed.dropped,
+            privacy,
+            tuple(facts),
         )
 
     def read(self, node_id: str, *, caller: Caller) -> SectionView:
         """One section by node id, gated. A hidden or missing node is the same NotFound."""
-        section = documents.section_by_node(self.conn, node_id)
+        section = sections.section_by_node(self.conn, node_id)
         if section is None or section.shelf in self.hidden_shelves(caller):
             raise NotFound(f"no section {node_id!r}")
         reading = self._reading(caller)
@@ -360,7 +392,7 @@ class Vault:
                 s.parent_node,
                 len(s.text),
             )
-            for s in documents.sections_of(self.conn, doc.id)
+            for s in sections.sections_of(self.conn, doc.id)
         )
         return DocumentTree(
             doc.id, reading.label(doc.id, doc.shelf, doc.title), doc.kind, doc.shelf, nodes

@@ -32,7 +32,7 @@ from privault.privacy.spans import Span
 from privault.reading import Reading
 from privault.store import pii
 from privault.store.connection import Connection
-from privault.store.documents import IndexedSection
+from privault.store.sections import IndexedSection
 
 
 class SpanDetector(Protocol):
@@ -70,7 +70,7 @@ class PrivacyRuntime:
         policies_dir: Path | None,
         config: dict[str, Any],
         *,
-        detector_factory: Callable[[DetectorConfig], SpanDetector] = Detector,
+        detector_factory: Callable[[DetectorConfig], SpanDetector] | None = None,
         statement_entities: KnownEntities = _no_statement_entities,
     ) -> None:
         self.conn = conn
@@ -133,7 +133,8 @@ class PrivacyRuntime:
         """The detector for the current policies and known entities."""
         if self._detector is None:
             config = DetectorConfig.build(self.policies, self.known_entities())
-            self._detector = self._detector_factory(config)
+            factory = self._detector_factory or Detector  # looked up late: tests patch it
+            self._detector = factory(config)
         return self._detector
 
     def scan_drafts(
@@ -146,11 +147,13 @@ class PrivacyRuntime:
         scans = []
         for draft, sections in zip(drafts, indexed, strict=True):
             labels = {draft.title, *(section.heading for section in sections)}
-            scans.append(Scan(
-                sections=tuple(tuple(detector.detect(s.text)) for s in sections),
-                labels={label: tuple(detector.detect(label)) for label in labels if label},
-                detector_version=detector.version,
-            ))
+            scans.append(
+                Scan(
+                    sections=tuple(tuple(detector.detect(s.text)) for s in sections),
+                    labels={label: tuple(detector.detect(label)) for label in labels if label},
+                    detector_version=detector.version,
+                )
+            )
         return scans
 
     def store_scan(self, doc_id: str, section_ids: Sequence[int], scan: Scan) -> None:
@@ -160,8 +163,10 @@ class PrivacyRuntime:
         self.conn.execute("DELETE FROM label_spans WHERE doc_id = ?", (doc_id,))
         self.conn.executemany(
             "INSERT INTO label_spans (doc_id, label, spans, detector_version) VALUES (?,?,?,?)",
-            [(doc_id, label, _dump(spans), scan.detector_version)
-             for label, spans in scan.labels.items()],
+            [
+                (doc_id, label, _dump(spans), scan.detector_version)
+                for label, spans in scan.labels.items()
+            ],
         )
 
     def rescan(self, limit: int = 200) -> int:
@@ -231,10 +236,14 @@ class PrivacyRuntime:
             return {"error": str(exc)}
         (pending,) = self.conn.execute(
             "SELECT count(*) FROM sections s LEFT JOIN pii_scans p ON p.section_id = s.id "
-            "WHERE p.section_id IS NULL OR p.detector_version != ?", (version,)
+            "WHERE p.section_id IS NULL OR p.detector_version != ?",
+            (version,),
         ).fetchone()
-        return {"detector_version": version, "sections_to_rescan": pending,
-                "policies": self.policies.names()}
+        return {
+            "detector_version": version,
+            "sections_to_rescan": pending,
+            "policies": self.policies.names(),
+        }
 
 
 def _dump(spans: Sequence[Span]) -> str:
@@ -242,5 +251,6 @@ def _dump(spans: Sequence[Span]) -> str:
 
 
 def _load(data: str) -> list[Span]:
-    return [Span(int(a), int(b), str(k), float(sc), str(src)) for a, b, k, sc, src in
-            json.loads(data)]
+    return [
+        Span(int(a), int(b), str(k), float(sc), str(src)) for a, b, k, sc, src in json.loads(data)
+    ]

@@ -17,7 +17,7 @@ from privault.ingest import Draft
 from privault.results import Added
 from privault.retrieval.embedder import Embedder
 from privault.retrieval.extract import SUPPORTED_SUFFIXES, extract_file
-from privault.store import documents
+from privault.store import documents, sections
 from privault.store.connection import Connection, write
 from privault.timeutil import now_ms
 from privault.vault_privacy import PrivacyRuntime
@@ -107,18 +107,18 @@ def store_drafts(
     scans = scanner.scan_drafts(todo, indexed) if todo else []
     now = now_ms()
     with write(conn):
-        for (index, draft), sections, scan in zip(pending, indexed, scans, strict=True):
+        for (index, draft), drafted, scan in zip(pending, indexed, scans, strict=True):
             # Re-read under the lock: another writer may have stored the same content.
             existing = _existing(conn, draft)
             if existing and existing.content_hash == draft.content_hash:
                 results[index] = Added(
-                    existing.id, "unchanged", existing.title, len(sections), draft.source
+                    existing.id, "unchanged", existing.title, len(drafted), draft.source
                 )
                 continue
             doc_id, status = _upsert(conn, draft, existing, versioned, now)
-            section_ids = documents.replace_sections(conn, doc_id, sections)
+            section_ids = sections.replace_sections(conn, doc_id, drafted)
             scanner.store_scan(doc_id, section_ids, scan)
-            results[index] = Added(doc_id, status, draft.title, len(sections), draft.source)
+            results[index] = Added(doc_id, status, draft.title, len(drafted), draft.source)
     return [results[index] for index in range(len(drafts))]
 
 

@@ -43,9 +43,10 @@ def test_core_does_not_read_the_environment() -> None:
 
 
 def test_core_modules_stay_small() -> None:
+    """A hard ceiling; the aim is ~300 lines (a module past that is usually two concepts)."""
     large = {
         str(p.relative_to(PACKAGE)): n
         for p in _core_files()
-        if (n := len(p.read_text().splitlines())) > 400
+        if (n := len(p.read_text().splitlines())) > 450
     }
     assert large == {}

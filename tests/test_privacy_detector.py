@@ -35,6 +35,10 @@ def _kinds(spans: list[Span], text: str) -> set[tuple[str, str]]:
             "I flew to Canada with zorblax quint",
             {("Canada", "LOCATION"), ("zorblax quint", "PERSON")},
         ),
+        # spaCy calls both ORG; the name lists and the gazetteer put them right
+        ("Tomomi Nishiyama lives in Nicosia", {("Tomomi Nishiyama", "PERSON")}),
+        ("an orchestra serving Southern Tunisia", {("Tunisia", "LOCATION")}),
+        ("my iban is gb42nawi04454264788619", {("gb42nawi04454264788619", "IBAN_CODE")}),
     ],
 )
 def test_real_detection(detector: Detector, text: str, expected: set[tuple[str, str]]) -> None:
@@ -46,6 +50,15 @@ def test_real_redaction(detector: Detector) -> None:
     out = Gate(STANDARD).apply(text, detector.detect(text)).text
     for value in ("Anna", "Schmidt", "Clarke", "984-182"):
         assert value not in out
+
+
+def test_packaged_lists_load() -> None:
+    from privault.privacy.names import load_name_lists
+    from privault.privacy.places import load_gazetteer
+
+    lists = load_name_lists()
+    assert lists.is_first("Miklós") and not lists.is_first("The") and lists.is_word("Meet")
+    assert "cyprus" in load_gazetteer().countries
 
 
 def test_version_tracks_configuration() -> None:

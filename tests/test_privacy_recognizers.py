@@ -8,6 +8,8 @@ import pytest
 
 from privault.privacy import recognizers as rec
 from privault.privacy.context import find_context_entities, propagate
+from privault.privacy.names import NameLists, find_names, people_in_entity
+from privault.privacy.places import Gazetteer, find_places
 from privault.privacy.spans import Span, merge_spans, normalise_kind
 
 
@@ -110,3 +112,97 @@ def test_merge_and_kinds() -> None:
     merged = merge_spans([Span(0, 4, "PERSON", 0.5, "a"), Span(2, 8, "LOCATION", 0.9, "b")])
     assert merged == [Span(0, 8, "LOCATION", 0.9, "b")]
     assert normalise_kind("gpe") == "LOCATION" and normalise_kind("STREET_ADDRESS") == "ADDRESS"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("my iban is gb42nawi04454264788619", ["gb42nawi04454264788619"]),
+        ("IBAN: DE89 3704 0044 0532 0130 00 ok", ["DE89 3704 0044 0532 0130 00"]),
+        ("code AB12CDEFGHIJKLMNOP", []),  # IBAN-shaped, checksum fails
+    ],
+)
+def test_ibans(text: str, expected: list[str]) -> None:
+    assert [value for value, _ in _found(rec.find_ibans(text), text)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("416 60 039 office", ["416 60 039"]),
+        ("(37) 788-063-Office", ["(37) 788-063"]),
+        ("781 1704 fax", ["781 1704"]),
+        ("781 1704 apples", []),
+    ],
+)
+def test_phone_label_after(text: str, expected: list[str]) -> None:
+    assert [value for value, _ in _found(rec.find_phone_numbers(text), text)] == expected
+
+
+# A tiny stand-in for the packaged lists, so these tests need no data package.
+LISTS = NameLists(
+    first=frozenset({"tomomi", "zoe", "miklos", "rose", "patricia", "julieta", "amanda", "meet"}),
+    last=frozenset({"bowers", "young", "lang"}),
+    words=frozenset({"rose", "young", "garden", "meet", "weekly", "patient"}),
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "pos", "expected"),
+    [
+        ("Tomomi Nishiyama lives at", {}, ["Tomomi Nishiyama"]),
+        ("songwriter Zoe Young employs", {}, ["Zoe Young"]),
+        ("Maybe it's under Miklós Hajdu", {}, ["Miklós Hajdu"]),
+        ("Julieta S Almeida\n\nStaff", {}, ["Julieta S Almeida"]),
+        ("I'm Amanda's daughter", {}, ["Amanda"]),
+        ("Rose Garden opens", {}, []),  # a word-name needs a surname that is not a word
+        ("Rose Nyberg called", {}, ["Rose Nyberg"]),
+        ("Meet me at noon", {}, []),
+        ("follow up with patricia desrosiers", {15: "PROPN", 24: "NOUN"}, ["patricia desrosiers"]),
+        ("follow up with patricia", {15: "NOUN"}, []),  # lower case needs the PROPN tag
+        ("Call Patricia. We", {}, ["Patricia"]),  # a sentence end stops the name
+    ],
+)
+def test_listed_names(text: str, pos: dict[int, str], expected: list[str]) -> None:
+    assert [value for value, _ in _found(find_names(text, LISTS, pos), text)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Usamov and Bowers were engineers", ["Usamov", "Bowers"]),
+        ("Sophie Lang", ["Sophie Lang"]),
+        ("Rapid Cycle Solutions", []),
+        ("Entertainment Weekly", []),
+        ("Usamov and Petrov", []),  # no listed name in it: stays an organisation
+    ],
+)
+def test_people_in_org_entities(text: str, expected: list[str]) -> None:
+    spans = people_in_entity(text, 0, len(text.split(" were")[0]), LISTS)
+    assert [value for value, _ in _found(spans, text)] == expected
+
+
+PLACES = Gazetteer(
+    countries=frozenset({"tunisia", "cyprus", "czech republic"}),
+    cities=frozenset({"nicosia", "reading", "santa cruz", "santa cruz de tenerife", "ulm"}),
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("serving Southern Tunisia", ["Tunisia"]),
+        ("the University of Nicosia.", ["Nicosia"]),
+        ("Reading is fun", []),  # a city that is also a word
+        ("We flew to Santa Cruz de Tenerife", ["Santa Cruz de Tenerife"]),
+        ("Ostrov, CZECH REPUBLIC", ["CZECH REPUBLIC"]),
+    ],
+)
+def test_places(text: str, expected: list[str]) -> None:
+    words = NameLists(frozenset(), frozenset(), frozenset({"reading"}))
+    assert [value for value, _ in _found(find_places(text, PLACES, words), text)] == expected
+
+
+def test_university_cue_is_a_place() -> None:
+    text = "studying at the University of PORVOO."
+    assert ("PORVOO", "LOCATION") in _found(find_context_entities(text), text)

@@ -33,7 +33,7 @@ _LOWER_NAME_CUE = re.compile(
 _PLACE_CUES = re.compile(
     r"\b(?:[Ff]lew to|[Tt]ravell?ing to|[Gg]rew up in|[Bb]ased in|[Mm]oved to|[Ll]ives? in|"
     r"I am in|I'm in|[Aa]rrived at|[Rr]eturned to|[Hh]ome city|[Cc]ity of|[Tt]own of|"
-    r"[Ww]here:|[Vv]isiting|[Ff]rom|[Ii]n|[Tt]o)[ \t]+("
+    r"[Ww]here:|[Vv]isiting|[Uu]niversity of|[Ff]rom|[Ii]n|[Tt]o)[ \t]+("
     + _NAME_WORD
     + r"(?:[ \t]+"
     + _NAME_WORD

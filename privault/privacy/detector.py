@@ -25,7 +25,7 @@ from privault.privacy.policy import Policy
 from privault.privacy.spans import Span
 
 # Bump when recognizer code changes in a way that changes spans: stored spans get rescanned.
-DETECTOR_REVISION = "1"
+DETECTOR_REVISION = "2"
 # Spans below this score are not worth storing: no shipped policy would mask them.
 STORE_FLOOR = 0.3
 
@@ -98,6 +98,7 @@ def _compile(config: DetectorConfig) -> _Compiled:
 def _own_spans(text: str, compiled: _Compiled) -> list[Span]:
     """Spans from privault's regex recognizers (shared by the real and the fake detector)."""
     spans = rec.find_addresses(text) + rec.find_phone_numbers(text) + rec.find_cards(text)
+    spans += rec.find_ibans(text)
     spans += rec.find_known_entities(text, compiled.known)
     for pattern, regex in compiled.patterns:
         spans += rec.find_pattern(

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from privault.errors import ModelError
+from privault.privacy.names import find_names, load_name_lists, people_in_entity
+from privault.privacy.places import find_places, load_gazetteer
 from privault.privacy.spans import Span, normalise_kind
 
 # Tried in order: the official small English pipeline, then its PyPI re-upload.
@@ -35,6 +37,10 @@ _NER_LABELS = {
     "DATE": "DATE_TIME",
     "TIME": "DATE_TIME",
 }
+# Entity labels that place a word as something other than a person's name.
+_NOT_NAME_ENTITIES = frozenset(
+    {"NORP", "LANGUAGE", "DATE", "TIME", "MONEY", "QUANTITY", "PERCENT", "EVENT", "LAW"}
+)
 _NER_SCORE = {"PERSON": 0.85, "LOCATION": 0.8}
 _NER_DEFAULT_SCORE = 0.6
 
@@ -71,6 +77,7 @@ class Engine:
         if ner:
             spans.extend(_ner_spans(text, artifacts.tokens.ents))
             spans.extend(_proper_noun_spans(artifacts.tokens))
+            spans.extend(_gazetteer_spans(text, artifacts.tokens))
         return spans
 
 
@@ -123,6 +130,20 @@ def _proper_noun_spans(doc: Any) -> list[Span]:
     return spans
 
 
+def _gazetteer_spans(text: str, doc: Any) -> list[Span]:
+    """Names and places from the lists, using the parse's tags and mislabelled entities."""
+    lists = load_name_lists()
+    tags = {
+        token.idx: token.ent_type_ if token.ent_type_ in _NOT_NAME_ENTITIES else token.pos_
+        for token in doc
+    }
+    spans = find_names(text, lists, tags)
+    for entity in doc.ents:
+        if entity.label_ == "ORG":
+            spans.extend(people_in_entity(text, entity.start_char, entity.end_char, lists))
+    return spans + find_places(text, load_gazetteer(), lists)
+
+
 def _only_joiners(gap: str) -> bool:
     return len(gap) <= 3 and all(char in " .-'" for char in gap)
 
@@ -151,6 +172,8 @@ def load_engine() -> Engine:
             + ", ".join(SPACY_MODELS)
             + "); run `privault models install`"
         )
+    load_name_lists()  # fail now, not on the first text
+    load_gazetteer()
     try:
         nlp_engine = _nlp_engine(nlp)
         analyzer = _analyzer(nlp_engine)

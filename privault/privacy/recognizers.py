@@ -122,11 +122,15 @@ def find_addresses(text: str) -> list[Span]:
 # (area) group, then groups of digits split by spaces, dots or dashes, optional extension.
 _PHONE = re.compile(
     r"(?<![\w+/.-])(?:(?:\+|00)\d{1,3}[ .-]?)?(?:\(0?\d{1,4}\)[ .-]?)?"
-    r"\d{1,5}(?:[ .-]\d{1,8}){0,4}(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![\w/-]|\.\d)"
+    r"\d{1,5}(?:[ .-]\d{1,8}){0,4}(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![\w/]|-\d|\.\d)"
 )
 _PHONE_CONTEXT = re.compile(
     r"(?i)\b(?:phone|tel|telephone|mobile|cell|cellphone|call|calling|called|fax|desk|"
     r"number|contact|reach|text|whatsapp|sms|dial|answering|messages?|line)\b"
+)
+# Contact lists label a number after it: "416 60 039 office", "(37) 788-063-Office".
+_PHONE_LABEL_AFTER = re.compile(
+    r"(?i)[ \t]*[-–,:(]?[ \t]*(?:office|fax|mobile|cell|home|work|tel|phone|landline)\b"
 )
 _DATE_LIKE = re.compile(r"^\d{1,4}([./-])\d{1,2}\1\d{1,4}$")
 
@@ -147,7 +151,9 @@ def find_phone_numbers(text: str) -> list[Span]:
         grouped = bool(re.search(r"\d[ .-]\d", value))
         strong = value.startswith(("+", "(")) or bool(re.search(r"x\s?\d|ext", value))
         window = text[max(0, match.start() - 60) : match.start()]
-        context = bool(_PHONE_CONTEXT.search(window))
+        context = bool(_PHONE_CONTEXT.search(window)) or bool(
+            _PHONE_LABEL_AFTER.match(text, match.end())
+        )
         if strong and (grouped or context):
             score = 0.85 if context else 0.7
         elif grouped and context:
@@ -248,6 +254,36 @@ def find_cards(text: str) -> list[Span]:
         else:
             continue
         found.append(Span(match.start(), match.end(), "CREDIT_CARD", score, "card"))
+    return found
+
+
+_IBAN = re.compile(r"(?i)(?<![\w-])[a-z]{2}\d{2}(?:[ \t]?[a-z0-9]){11,30}(?![\w-])")
+
+
+def iban_ok(value: str) -> bool:
+    """True when `value` (spaces allowed, any case) passes the IBAN mod-97 check."""
+    compact = re.sub(r"\s", "", value).upper()
+    rotated = compact[4:] + compact[:4]
+    return int("".join(str(int(char, 36)) for char in rotated)) % 97 == 1
+
+
+def find_ibans(text: str) -> list[Span]:
+    """IBANs in any case and grouping that pass the mod-97 check.
+
+    presidio's recognizer wants upper case; a lower case or oddly grouped IBAN typed in a
+    chat is just as identifying, and the checksum keeps ordinary codes out.
+    """
+    found = []
+    for match in _IBAN.finditer(text):
+        value = match.group(0)
+        # The pattern may run on into the next word ("... 0130 00 ok"): drop trailing groups
+        # until the checksum holds or too little is left to be an IBAN.
+        while len(re.sub(r"\s", "", value)) >= 15:
+            if iban_ok(value):
+                end = match.start() + len(value)
+                found.append(Span(match.start(), end, "IBAN_CODE", 0.9, "iban"))
+                break
+            value = re.sub(r"\s*\S+$", "", value)
     return found
 
 

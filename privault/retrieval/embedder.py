@@ -1,23 +1,29 @@
 """Text embeddings behind one narrow interface, with a real engine and a deterministic fake.
 
 The real engine is all-MiniLM-L6-v2 (int8 ONNX) run by fastembed from a verified local
-folder: no hub, no network. fastembed is imported only when the real engine is built, so
-code and tests that use the fake never pay for onnxruntime.
+folder: no hub, no network. Passages go through fastembed's batched path; a query, one
+short text on the latency path, goes through a single-threaded onnxruntime session over
+the same verified model file. fastembed and onnxruntime are imported only when the real
+engine is built, so code and tests that use the fake never pay for them.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
 from privault import modelstore
 
 DEFAULT_EMBEDDER = "minilm-l6-v2-int8"
+QUERY_MAX_TOKENS = 512  # the model's context; fastembed truncates passages the same way
+_COUNT_CACHE = 4096  # token counts remembered, by text
 
 
 class Embedder(Protocol):
@@ -66,18 +72,67 @@ class FastEmbedder:
         self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
+        self._query_tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self._query_tokenizer.no_padding()
+        self._query_tokenizer.enable_truncation(QUERY_MAX_TOKENS)
+        self._query_session = _single_thread_session(folder / "model.onnx")
+        self._query_inputs = {node.name for node in self._query_session.get_inputs()}
+        self._counts: OrderedDict[bytes, int] = OrderedDict()
+        self._counts_lock = threading.Lock()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vectors = list(self._model.embed(list(texts), batch_size=64))
-        return np.asarray(vectors, dtype=np.float32)
+        # Batches are padded to their longest text: sorted by length, a batch holds texts
+        # of similar size and little compute is spent on padding.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        vectors = list(self._model.embed([texts[i] for i in order], batch_size=32))
+        result = np.empty((len(texts), self.dim), dtype=np.float32)
+        result[order] = np.asarray(vectors, dtype=np.float32)
+        return result
 
     def embed_query(self, text: str) -> np.ndarray:
-        return np.asarray(next(iter(self._model.query_embed(text))), dtype=np.float32)
+        # One short text: the same model file through a single-threaded session, which on a
+        # shared 2-core machine measured about twice as fast as fastembed's pooled path
+        # (no thread hand-off, no batching machinery). Output equals fastembed's (mean
+        # pooling over the attention mask, L2-normalised).
+        encoding = self._query_tokenizer.encode(text)
+        ids = np.asarray([encoding.ids], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
+        if "token_type_ids" in self._query_inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._query_session.run(None, feeds)[0][0]
+        vector = hidden.mean(axis=0)
+        return (vector / max(float(np.linalg.norm(vector)), 1e-12)).astype(np.float32)
 
     def count_tokens(self, text: str) -> int:
-        return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+        # Packing counts the same section texts over and over (every hit of a section, every
+        # query); WordPiece on a 1,000-token text costs about 1 ms, a digest microseconds.
+        # Keyed by digest so the cache never holds large texts alive.
+        key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        with self._counts_lock:
+            found = self._counts.get(key)
+            if found is not None:
+                self._counts.move_to_end(key)
+                return found
+        count = len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+        with self._counts_lock:
+            self._counts[key] = count
+            if len(self._counts) > _COUNT_CACHE:
+                self._counts.popitem(last=False)
+        return count
+
+
+def _single_thread_session(model: Path) -> Any:
+    """An onnxruntime session for one query at a time: one thread, full graph optimisation."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
 
 
 class FakeEmbedder:

@@ -12,8 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
+from privault.store import sections
 from privault.store.connection import Connection, row, rows
 from privault.timeutil import to_iso
 
@@ -56,26 +55,6 @@ class Document:
             "current": self.current,
             "previous_id": self.previous_id,
         }
-
-
-@dataclass(frozen=True)
-class SectionRow:
-    """A stored section of a document, with its document's facts needed by readers."""
-
-    id: int
-    node_id: str
-    doc_id: str
-    parent_node: str | None
-    position: int
-    depth: int
-    heading: str
-    breadcrumb: tuple[str, ...]
-    text: str
-    title: str
-    kind: str
-    shelf: str
-    created_at: int
-    untrusted: bool
 
 
 _DOC_COLUMNS = (
@@ -221,7 +200,7 @@ def retire(conn: Connection, doc_id: str) -> None:
     section_ids = [
         sid for (sid,) in conn.execute("SELECT id FROM sections WHERE doc_id = ?", (doc_id,))
     ]
-    _drop_index(conn, section_ids)
+    sections.drop_index(conn, section_ids)
 
 
 def delete(conn: Connection, doc_id: str, deleted_at: int) -> bool:
@@ -229,7 +208,7 @@ def delete(conn: Connection, doc_id: str, deleted_at: int) -> bool:
     section_ids = [
         sid for (sid,) in conn.execute("SELECT id FROM sections WHERE doc_id = ?", (doc_id,))
     ]
-    _drop_index(conn, section_ids)
+    sections.drop_index(conn, section_ids)
     gone = conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,)).rowcount
     if gone:
         conn.execute(
@@ -237,148 +216,6 @@ def delete(conn: Connection, doc_id: str, deleted_at: int) -> bool:
             (doc_id, deleted_at),
         )
     return bool(gone)
-
-
-def _drop_index(conn: Connection, section_ids: Sequence[int]) -> None:
-    """Remove the FTS and vector rows of these sections' chunks."""
-    for start in range(0, len(section_ids), 500):
-        batch = section_ids[start : start + 500]
-        marks = ",".join("?" * len(batch))
-        chunk_ids = [
-            cid
-            for (cid,) in conn.execute(
-                f"SELECT id FROM chunks WHERE section_id IN ({marks})", batch
-            )
-        ]
-        for cstart in range(0, len(chunk_ids), 500):
-            cbatch = chunk_ids[cstart : cstart + 500]
-            cmarks = ",".join("?" * len(cbatch))
-            conn.execute(f"DELETE FROM chunks_fts WHERE rowid IN ({cmarks})", cbatch)
-            conn.execute(f"DELETE FROM chunks_vec WHERE rowid IN ({cmarks})", cbatch)
-
-
-@dataclass(frozen=True)
-class IndexedSection:
-    """A section ready to store: its draft fields, chunks and one vector per chunk."""
-
-    path: str
-    parent_path: str | None
-    position: int
-    depth: int
-    heading: str
-    breadcrumb: tuple[str, ...]
-    text: str
-    start: int
-    end: int
-    chunks: tuple[tuple[int, int, int], ...]  # (start, end, tokens) within text
-    chunk_texts: tuple[str, ...]  # what is indexed (breadcrumb-prefixed chunk text)
-    vectors: np.ndarray  # (len(chunks), dim)
-
-
-def replace_sections(
-    conn: Connection, doc_id: str, sections: Sequence[IndexedSection], *, indexed: bool = True
-) -> list[int]:
-    """Make a document's sections exactly `sections`; index them unless `indexed` is False.
-
-    Returns the new section row ids in order.
-    """
-    old = [sid for (sid,) in conn.execute("SELECT id FROM sections WHERE doc_id = ?", (doc_id,))]
-    _drop_index(conn, old)
-    conn.execute("DELETE FROM sections WHERE doc_id = ?", (doc_id,))
-    ids: list[int] = []
-    for section in sections:
-        node_id = f"{doc_id}.{section.path}"
-        parent = f"{doc_id}.{section.parent_path}" if section.parent_path else None
-        cursor = conn.execute(
-            "INSERT INTO sections (node_id, doc_id, parent_node, position, depth, heading, "
-            "breadcrumb, text, start, end) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                node_id,
-                doc_id,
-                parent,
-                section.position,
-                section.depth,
-                section.heading,
-                json.dumps(list(section.breadcrumb)),
-                section.text,
-                section.start,
-                section.end,
-            ),
-        )
-        section_id = int(cursor.lastrowid or 0)
-        ids.append(section_id)
-        for position, ((start, end, tokens), indexed_text) in enumerate(
-            zip(section.chunks, section.chunk_texts, strict=True)
-        ):
-            chunk = conn.execute(
-                "INSERT INTO chunks (section_id, position, start, end, tokens) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (section_id, position, start, end, tokens),
-            )
-            chunk_id = int(chunk.lastrowid or 0)
-            if indexed:
-                conn.execute(
-                    "INSERT INTO chunks_fts (rowid, text) VALUES (?, ?)", (chunk_id, indexed_text)
-                )
-                conn.execute(
-                    "INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)",
-                    (chunk_id, section.vectors[position].astype(np.float32).tobytes()),
-                )
-    return ids
-
-
-_SECTION_SELECT = (
-    "SELECT s.id, s.node_id, s.doc_id, s.parent_node, s.position, s.depth, s.heading, "
-    "s.breadcrumb, s.text, d.title, d.kind, d.shelf, d.created_at, d.untrusted "
-    "FROM sections s JOIN documents d ON d.id = s.doc_id"
-)
-
-
-def _section(data: tuple[Any, ...]) -> SectionRow:
-    return SectionRow(
-        id=data[0],
-        node_id=data[1],
-        doc_id=data[2],
-        parent_node=data[3],
-        position=data[4],
-        depth=data[5],
-        heading=data[6],
-        breadcrumb=tuple(json.loads(data[7])),
-        text=data[8],
-        title=data[9],
-        kind=data[10],
-        shelf=data[11],
-        created_at=data[12],
-        untrusted=bool(data[13]),
-    )
-
-
-def section_by_node(conn: Connection, node_id: str) -> SectionRow | None:
-    """One section by node id."""
-    found = conn.execute(f"{_SECTION_SELECT} WHERE s.node_id = ?", (node_id,)).fetchone()
-    return _section(found) if found else None
-
-
-def sections_of(conn: Connection, doc_id: str) -> list[SectionRow]:
-    """A document's sections in order."""
-    return [
-        _section(data)
-        for data in conn.execute(
-            f"{_SECTION_SELECT} WHERE s.doc_id = ? ORDER BY s.position", (doc_id,)
-        )
-    ]
-
-
-def sections_by_ids(conn: Connection, section_ids: Sequence[int]) -> dict[int, SectionRow]:
-    """Sections by row id."""
-    found: dict[int, SectionRow] = {}
-    for start in range(0, len(section_ids), 500):
-        batch = list(section_ids[start : start + 500])
-        marks = ",".join("?" * len(batch))
-        for data in conn.execute(f"{_SECTION_SELECT} WHERE s.id IN ({marks})", batch):
-            section = _section(data)
-            found[section.id] = section
-    return found
 
 
 def health(conn: Connection) -> dict[str, Any]:

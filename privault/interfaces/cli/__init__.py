@@ -41,9 +41,9 @@ def _root(
 
 
 def _register() -> None:
-    from privault.interfaces.cli import demo, documents, models
+    from privault.interfaces.cli import demo, documents, models, statements
 
-    for module in (documents, models, demo):
+    for module in (documents, statements, models, demo):
         module.register(app)
 
 

@@ -1,0 +1,326 @@
+"""Ask benchmark: answer quality and latency of each local chat model over a fixed note set.
+
+    python -m benchmarks.ask --json [--models smollm2-135m,qwen2.5-coder-0.5b,...]
+                             [--models-dir DIR] [--limit N] [--via-vault]
+
+33 questions about invoices, appointments, contacts and lists, each with accepted answers
+(normalised substring match; `a&b` means both must appear). For each model it reports
+accuracy, p50/p95 latency of the whole privault ask (warm: one unscored warm-up ask
+first), the prompt tokens reused from the KV cache, and privault's overhead over a bare
+llama.cpp completion of the very same prompt on a second, identically warmed instance.
+
+Direct mode (default) picks each question's sections with a small keyword ranking and
+calls `privault.ask.ask()` as the owner (mode `off`, so nothing is masked and quality is
+the model's). `--via-vault` stores the notes in a temporary vault and asks through
+`Vault.ask` instead, so retrieval and gating are included.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from privault.ask import AskSection, FollowupTokens, LocalChat, ask
+from privault.ask.briefing import build_messages
+from privault.ask.runner import chatml
+from privault.store.connection import connect
+from privault.store.migrations import migrate
+
+DEFAULT_MODELS = "smollm2-135m,qwen2.5-coder-0.5b,qwen2.5-coder-1.5b"
+MAX_TOKENS = 64
+TOP_K = 3
+
+NOTES: list[tuple[str, str]] = [
+    (
+        "Invoice ACME Hosting",
+        "Invoice INV-2026-031 from ACME Hosting GmbH. Amount: 1,240.50 EUR. "
+        "Issued 2026-03-15, due 2026-04-15. Status: unpaid.",
+    ),
+    (
+        "Electricity bill February",
+        "Electricity bill from Stadtwerke Köln for February 2026: "
+        "86.20 EUR, due 2026-03-10. Customer number 44-2281-07. Status: paid on 2026-03-02.",
+    ),
+    (
+        "Invoice Bauer Elektro",
+        "Invoice BE-7731 from Bauer Elektro for the kitchen wiring: 465.00 EUR, due 2026-05-01.",
+    ),
+    (
+        "Flight to Lisbon",
+        "Flight booking LH 1234 from Berlin to Lisbon on 2026-06-12. Ticket "
+        "price 318.40 EUR, booking code QX7P2M.",
+    ),
+    (
+        "Dentist appointment",
+        "Dentist: Dr. Ana Weber, check-up on 2026-03-12 at 09:30, "
+        "Hauptstraße 5, Bonn. Bring the insurance card.",
+    ),
+    (
+        "Car service",
+        "Car service at Autohaus Schmitt on 2026-04-03 at 08:00. Oil change and "
+        "brake check, estimated cost 240 EUR.",
+    ),
+    (
+        "Parent-teacher meeting",
+        "Parent-teacher meeting with Mrs. Okafor on 2026-03-19 at 17:15 in room B12.",
+    ),
+    (
+        "Physiotherapy",
+        "Physiotherapy with Lukas Brandt every Tuesday at 18:00, starting "
+        "2026-03-03, six sessions in total.",
+    ),
+    (
+        "Plumber",
+        "Plumber: Jonas Richter, phone +49 221 555 0142, email "
+        "jonas@richter-sanitaer.de. He fixed the boiler in January.",
+    ),
+    (
+        "Landlord",
+        "Landlord: Petra Vogel, phone +49 221 555 0199, email p.vogel@example.org. "
+        "Rent is 1,150 EUR, due on the 1st of each month.",
+    ),
+    (
+        "Babysitter",
+        "Babysitter: Mia Schneider, phone +49 176 555 0133. Available on Wednesdays "
+        "and Fridays; she charges 12 EUR per hour.",
+    ),
+    ("Shopping list", "Shopping list: oat milk, eggs, basmati rice, tomatoes, dish soap."),
+    (
+        "Packing list Lisbon",
+        "Packing list for the Lisbon trip: passport, sunscreen, phone "
+        "charger, swimsuit, hiking shoes.",
+    ),
+    ("Reading list", "Books to read: The Overstory, Piranesi, Klara and the Sun, Educated."),
+    (
+        "Gift ideas for Dad",
+        "Dad's birthday is on 2026-05-20. Gift ideas: fountain pen, jazz "
+        "vinyl record, hiking socks.",
+    ),
+]
+
+# (question, category, accepted answers: any alternative; `a&b` = all parts must appear)
+QUESTIONS: list[tuple[str, str, list[str]]] = [
+    ("How much is the ACME Hosting invoice?", "invoices", ["1240.50", "1240.5"]),
+    ("When is the ACME Hosting invoice due?", "invoices", ["2026-04-15", "april15", "15april"]),
+    ("What is the invoice number of the ACME Hosting invoice?", "invoices", ["inv-2026-031"]),
+    ("How much was the February electricity bill?", "invoices", ["86.20", "86.2"]),
+    ("When was the February electricity bill paid?", "invoices", ["2026-03-02", "march2"]),
+    ("What is my customer number at Stadtwerke Köln?", "invoices", ["44-2281-07"]),
+    ("How much is the Bauer Elektro invoice?", "invoices", ["465"]),
+    ("When is the Bauer Elektro invoice due?", "invoices", ["2026-05-01", "may1", "1may"]),
+    ("What did the flight ticket to Lisbon cost?", "invoices", ["318.40", "318.4"]),
+    ("What is the booking code of the Lisbon flight?", "invoices", ["qx7p2m"]),
+    ("When is the dentist appointment?", "appointments", ["2026-03-12", "march12", "12march"]),
+    ("What time is the dentist check-up?", "appointments", ["09:30", "9:30"]),
+    ("What should I bring to the dentist?", "appointments", ["insurancecard"]),
+    ("When is the car service?", "appointments", ["2026-04-03", "april3", "3april"]),
+    ("How much will the car service cost?", "appointments", ["240"]),
+    ("In which room is the parent-teacher meeting?", "appointments", ["b12"]),
+    ("What time is the parent-teacher meeting?", "appointments", ["17:15", "5:15"]),
+    ("On which weekday is physiotherapy?", "appointments", ["tuesday"]),
+    ("How many physiotherapy sessions are there?", "appointments", ["six", "6"]),
+    (
+        "On what date does the flight to Lisbon leave?",
+        "appointments",
+        ["2026-06-12", "june12", "12june"],
+    ),
+    ("What is the plumber's phone number?", "contacts", ["2215550142"]),
+    ("What is the plumber's email address?", "contacts", ["jonas@richter-sanitaer.de"]),
+    ("What is the plumber's name?", "contacts", ["jonasrichter"]),
+    ("What is the landlord's email address?", "contacts", ["p.vogel@example.org"]),
+    ("How much is the rent?", "contacts", ["1150", "1.150"]),
+    ("What is the babysitter's name?", "contacts", ["miaschneider"]),
+    ("How much does the babysitter charge per hour?", "contacts", ["12eur", "€12", "12euro"]),
+    ("On which days is the babysitter available?", "contacts", ["wednesday&friday"]),
+    ("What is on the shopping list?", "lists", ["oatmilk&eggs&rice"]),
+    ("Which shoes should I pack for Lisbon?", "lists", ["hikingshoes"]),
+    ("Which books are on my reading list?", "lists", ["overstory&piranesi"]),
+    ("What gift ideas do I have for Dad?", "lists", ["fountainpen&vinyl"]),
+    ("When is Dad's birthday?", "lists", ["2026-05-20", "may20", "20may"]),
+]
+
+_STOP = set(
+    "a an the is are was were what when which who how much many my i do does did of on "
+    "in at to for and or be will should".split()
+)
+
+
+def normalise(text: str) -> str:
+    """Lower case, no whitespace or thousands separators: `1,240.50 EUR` → `1240.50eur`."""
+    text = re.sub(r"(?<=\d),(?=\d{3})", "", text.casefold())
+    return re.sub(r"\s+", "", text)
+
+
+def correct(answer: str, accepted: list[str]) -> bool:
+    """True if any accepted alternative (all its `&` parts) is in the normalised answer."""
+    plain = normalise(answer)
+    return any(all(part in plain for part in option.split("&")) for option in accepted)
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-zäöüß0-9-]+", text.casefold()) if w not in _STOP}
+
+
+def sections_for(question: str) -> list[AskSection]:
+    """The TOP_K notes sharing the most words with the question (a stand-in for retrieval)."""
+    asked = _words(question)
+    ranked = sorted(
+        range(len(NOTES)),
+        key=lambda i: (-len(asked & _words(NOTES[i][0] + " " + NOTES[i][1])), i),
+    )
+    return [
+        AskSection(f"n{i}", f"d{i}", NOTES[i][0], NOTES[i][1], True, False, ())
+        for i in ranked[:TOP_K]
+    ]
+
+
+def percentile(values: list[float], share: float) -> float:
+    """The `share` percentile (nearest rank) of `values`."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered) + 0.5) - 1))]
+
+
+def bench_model(models_dir: Path, name: str, questions: list[Any]) -> dict[str, Any]:
+    """Run every question through privault and through a bare llama.cpp call."""
+    started = time.perf_counter()
+    chat = LocalChat(models_dir, name, n_threads=2)
+    load_s = time.perf_counter() - started
+    bare = LocalChat(models_dir, name, n_threads=2)  # same weights, own KV cache
+    with tempfile.TemporaryDirectory() as scratch:
+        conn = connect(Path(scratch) / "bench.db")
+        migrate(conn)
+        tokens = FollowupTokens(conn)
+        options: dict[str, Any] = {
+            "caller_name": "owner",
+            "policy_name": "open",
+            "mode": "off",
+            "chat": chat,
+            "remote": None,
+            "tokens": tokens,
+            "max_tokens": MAX_TOKENS,
+        }
+        warm = QUESTIONS[-1][0]
+        ask(warm, sections_for(warm), **options)  # load pages, fill the briefing prefix
+        bare.complete(chatml(build_messages(warm, sections_for(warm))), max_tokens=MAX_TOKENS)
+        rows = []
+        for question, category, accepted in questions:
+            sections = sections_for(question)
+            t0 = time.perf_counter()
+            reply = ask(question, sections, **options)
+            privault_s = time.perf_counter() - t0
+            prompt = chatml(build_messages(question, sections))
+            t1 = time.perf_counter()
+            bare.complete(prompt, max_tokens=MAX_TOKENS)
+            bare_s = time.perf_counter() - t1
+            rows.append(
+                {
+                    "question": question,
+                    "category": category,
+                    "answer": reply.answer,
+                    "correct": correct(reply.answer, accepted),
+                    "seconds": round(privault_s, 3),
+                    "bare_seconds": round(bare_s, 3),
+                    "prompt_tokens": reply.timings["prompt_tokens"],
+                    "cached_tokens": reply.timings["cached_tokens"],
+                    "completion_tokens": reply.timings["completion_tokens"],
+                }
+            )
+        conn.close()
+    return summarise(name, rows, load_s)
+
+
+def summarise(name: str, rows: list[dict[str, Any]], load_s: float) -> dict[str, Any]:
+    """Accuracy (overall and per category), latency percentiles and overhead for one model."""
+    seconds = [r["seconds"] for r in rows]
+    bare = [r["bare_seconds"] for r in rows]
+    by_category: dict[str, list[bool]] = {}
+    for r in rows:
+        by_category.setdefault(r["category"], []).append(r["correct"])
+    return {
+        "model": name,
+        "questions": len(rows),
+        "accuracy": round(sum(r["correct"] for r in rows) / len(rows), 3),
+        "accuracy_by_category": {k: round(sum(v) / len(v), 3) for k, v in by_category.items()},
+        "p50_s": round(statistics.median(seconds), 3),
+        "p95_s": round(percentile(seconds, 0.95), 3),
+        "bare_p50_s": round(statistics.median(bare), 3),
+        "overhead_pct": round((sum(seconds) / sum(bare) - 1) * 100, 2),
+        "mean_prompt_tokens": round(statistics.mean(r["prompt_tokens"] for r in rows), 1),
+        "mean_cached_tokens": round(statistics.mean(r["cached_tokens"] for r in rows), 1),
+        "load_s": round(load_s, 2),
+        "rows": rows,
+    }
+
+
+def bench_via_vault(models_dir: Path, name: str, questions: list[Any]) -> dict[str, Any]:
+    """The same questions through the `Vault` facade (retrieval, packing, gating included)."""
+    from privault import Caller, Vault  # type: ignore[attr-defined]
+
+    with tempfile.TemporaryDirectory() as scratch:
+        vault = Vault.open(Path(scratch) / "vault.db", models_dir=models_dir, chat_model=name)
+        for title, text in NOTES:
+            vault.note(text, title=title, caller=Caller.owner())
+        warm = QUESTIONS[-1][0]
+        vault.ask(warm, caller=Caller.owner(), budget=400)
+        rows = []
+        for question, category, accepted in questions:
+            t0 = time.perf_counter()
+            reply = vault.ask(question, caller=Caller.owner(), budget=400)
+            rows.append(
+                {
+                    "question": question,
+                    "category": category,
+                    "answer": reply.answer,
+                    "correct": correct(reply.answer, accepted),
+                    "seconds": round(time.perf_counter() - t0, 3),
+                    "bare_seconds": 0.0,
+                    "prompt_tokens": reply.timings.get("prompt_tokens", 0),
+                    "cached_tokens": reply.timings.get("cached_tokens", 0),
+                    "completion_tokens": reply.timings.get("completion_tokens", 0),
+                }
+            )
+        vault.close()
+    report = summarise(name, rows, 0.0)
+    report.pop("overhead_pct")
+    report.pop("bare_p50_s")
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line entry point."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default=DEFAULT_MODELS, help="comma-separated model names")
+    parser.add_argument("--models-dir", type=Path, default=Path.home() / ".privault" / "models")
+    parser.add_argument("--limit", type=int, default=None, help="only the first N questions")
+    parser.add_argument("--via-vault", action="store_true", help="ask through Vault.ask")
+    parser.add_argument("--json", action="store_true", help="print the full JSON report")
+    args = parser.parse_args(argv)
+    questions = QUESTIONS[: args.limit] if args.limit else QUESTIONS
+    run = bench_via_vault if args.via_vault else bench_model
+    reports = [run(args.models_dir, name.strip(), questions) for name in args.models.split(",")]
+    if args.json:
+        json.dump(
+            {"mode": "vault" if args.via_vault else "direct", "models": reports},
+            sys.stdout,
+            indent=2,
+            ensure_ascii=False,
+        )
+        print()
+    else:
+        for r in reports:
+            print(
+                f"{r['model']:22} accuracy {r['accuracy']:.0%}  p50 {r['p50_s']:.2f}s  "
+                f"p95 {r['p95_s']:.2f}s  overhead {r.get('overhead_pct', 'n/a')}%"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,30 @@
+"""Asking private memory: a local llama.cpp model answers, and nothing private is released.
+
+`pipeline.ask()` is the entry point the `Vault` facade calls with gated sections;
+`runner.LocalChat` is the in-process model, `remote.RemoteChat` the optional
+OpenAI-compatible backend for non-private context, `followup.FollowupTokens` the signed
+single-use follow-up tokens, and `fakes` the deterministic stand-ins used by tests.
+"""
+
+from privault.ask.briefing import AskSection
+from privault.ask.chat import ChatModel, ChatResult, Message
+from privault.ask.fakes import FakeChat, LeakyStubChat
+from privault.ask.followup import FollowupTokens
+from privault.ask.pipeline import AskReply, Citation, ask
+from privault.ask.remote import RemoteChat
+from privault.ask.runner import LocalChat
+
+__all__ = [
+    "AskReply",
+    "AskSection",
+    "ChatModel",
+    "ChatResult",
+    "Citation",
+    "FakeChat",
+    "FollowupTokens",
+    "LeakyStubChat",
+    "LocalChat",
+    "Message",
+    "RemoteChat",
+    "ask",
+]

@@ -1,0 +1,239 @@
+"""The ask pipeline: gated sections in, a scanned answer out.
+
+The facade retrieves, packs and gates the sections for the caller; this module decides who
+may answer, briefs the model, scans what it wrote and builds the reply:
+
+1. Private context (any section holding identifying PII, or from a private shelf) is
+   answered only by an in-process model. A configured remote backend is passed over
+   *before* a single byte is sent; with no local model the ask is refused.
+2. The model sees the sections as gated (placeholders under `redact`, stubs under
+   `refuse`, as stored under `off`) with web pages and the agent's follow-up instruction
+   marked untrusted (`briefing.py`).
+3. The answer is scanned before release — detector spans, and every PII value present in
+   the sections as stored, in any normalised or encoded form (`privacy/leaks.py`).
+   Under `off` nothing is masked (the policy releases it all), unless every section came
+   from the web: a web page alone is never the basis for releasing personal data.
+4. The reply carries citations, what was held back, and a follow-up token that lets the
+   caller send one instruction back, run by the local model over the same sections.
+
+Refusals are values (`AskReply.refused`), not exceptions.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal, Protocol
+
+import httpx
+
+from privault.ask.briefing import AskSection, build_messages
+from privault.ask.chat import ChatModel, ChatResult
+from privault.ask.followup import FollowupTokens
+from privault.errors import InputError
+from privault.privacy.leaks import MASK, find_leaks, mask_ranges
+
+__all__ = ["AskReply", "AskSection", "Citation", "ask"]
+
+Backend = Literal["local", "remote"]
+MODES = ("off", "redact", "refuse")
+NO_CONTEXT = "Nothing in the vault matches this question."
+
+
+class SpanLike(Protocol):
+    """What a detector reports for the answer: a stretch and its kind."""
+
+    start: int
+    end: int
+    kind: str
+
+
+Detect = Callable[[str], Sequence[SpanLike]]
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A section the answer was drawn from (title already gated for the caller)."""
+
+    node_id: str
+    doc_id: str
+    title: str
+
+
+@dataclass(frozen=True)
+class AskReply:
+    """The outcome of an ask: an answer, or a refusal with a reason, never both."""
+
+    answer: str
+    citations: tuple[Citation, ...]
+    policy: str
+    mode: str
+    held_back: dict[str, Any]
+    refused: str | None = None
+    followup: str | None = None
+    model: str | None = None
+    backend: Backend | None = None
+    remote_refused: str | None = None  # why a configured remote backend was not used
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (the CLI's `--json` and the MCP tool's structured output)."""
+        data = asdict(self)
+        data["citations"] = [asdict(citation) for citation in self.citations]
+        return data
+
+
+def _refusal(
+    reason: str, sections: Sequence[AskSection], policy: str, mode: str, **extra: Any
+) -> AskReply:
+    return AskReply(
+        answer="",
+        citations=_citations(sections),
+        policy=policy,
+        mode=mode,
+        held_back={**_nothing_held(), "dropped": 0, "context": {}},
+        refused=reason,
+        **extra,
+    )
+
+
+def _nothing_held() -> dict[str, Any]:
+    return {"answer_spans": {}, "leak_masks": 0, "leak_forms": {}}
+
+
+def _citations(sections: Sequence[AskSection]) -> tuple[Citation, ...]:
+    return tuple(Citation(s.node_id, s.doc_id, s.title) for s in sections)
+
+
+def _choose(
+    private: bool, followup: bool, chat: ChatModel | None, remote: ChatModel | None
+) -> tuple[ChatModel | None, str | None]:
+    """Which backend answers, and why the remote one was passed over (if it was)."""
+    remote_refused = None
+    if remote is not None:
+        if private:
+            remote_refused = "the context is private: only the local model may read it"
+        elif followup:
+            remote_refused = "follow-ups run on the local model only"
+        else:
+            return remote, None
+    if chat is not None and not chat.local:
+        return None, "the configured answerer is not an in-process model"
+    return chat, remote_refused
+
+
+def _scan(
+    answer: str, sections: Sequence[AskSection], mode: str, detect: Detect | None
+) -> tuple[str, dict[str, Any]]:
+    """Mask detector spans and context PII values in the answer, per the mode."""
+    held = _nothing_held()
+    web_only = all(section.untrusted for section in sections)
+    if mode == "off" and not web_only:
+        return answer, held
+    values = [value for section in sections for value in section.pii_values]
+    leaks = find_leaks(answer, values)
+    spans = list(detect(answer)) if detect is not None and mode != "off" else []
+    ranges = [(leak.start, leak.end, MASK) for leak in leaks]
+    ranges += [(s.start, s.end, f"<{s.kind}>") for s in spans if s.end > s.start]
+    text, _ = mask_ranges(answer, ranges)
+    leaked = [(leak.start, leak.end) for leak in leaks]
+    outside = [s for s in spans if not any(a <= s.start and s.end <= b for a, b in leaked)]
+    held["answer_spans"] = dict(Counter(span.kind for span in outside))
+    held["leak_masks"] = len(leaks)
+    held["leak_forms"] = dict(Counter(leak.form for leak in leaks))
+    return text, held
+
+
+def ask(
+    question: str,
+    sections: Sequence[AskSection],
+    *,
+    caller_name: str,
+    policy_name: str,
+    mode: str,
+    chat: ChatModel | None,
+    remote: ChatModel | None,
+    tokens: FollowupTokens,
+    instruction: str | None = None,
+    followup: str | None = None,
+    dropped: int = 0,
+    detect: Detect | None = None,
+    withheld: Mapping[str, int] | None = None,
+    max_tokens: int = 160,
+) -> AskReply:
+    """Answer `question` from gated `sections` for a caller, releasing nothing private.
+
+    `mode` is the caller's policy mode; `chat` the in-process model (None: none loaded);
+    `remote` an optional remote backend, used only for context that holds nothing
+    private. With `followup` and `instruction`, the token is redeemed and the local model
+    re-runs over the same sections with the (untrusted) instruction. `dropped` counts
+    sections that did not fit the budget; `withheld` the PII kinds the gate held back from
+    the context; both are reported in `held_back`. `detect` finds PII spans in the answer.
+    """
+    if mode not in MODES:
+        raise InputError(f"unknown policy mode {mode!r}; expected one of {', '.join(MODES)}")
+    started = time.perf_counter()
+    node_ids = [section.node_id for section in sections]
+    is_followup = followup is not None or instruction is not None
+    if is_followup:
+        if not (followup and instruction and instruction.strip()):
+            return _refusal(
+                "a follow-up needs both a token and an instruction", sections, policy_name, mode
+            )
+        redeemed = tokens.redeem(followup, caller_name, question, node_ids)
+        if not redeemed.ok:
+            return _refusal(str(redeemed.reason), sections, policy_name, mode)
+    private = any(section.private for section in sections)
+    model, remote_refused = _choose(private, is_followup, chat, remote)
+    backend: Backend | None = None
+    if not sections:
+        answer, result, model_name = NO_CONTEXT, ChatResult(NO_CONTEXT), None
+    elif model is None:
+        reason = remote_refused or "no local model is loaded to answer"
+        if remote_refused:
+            reason += "; nothing was sent, and no local model is loaded to answer instead"
+        return _refusal(reason, sections, policy_name, mode, remote_refused=remote_refused)
+    else:
+        messages = build_messages(question, sections, instruction=instruction)
+        try:
+            result = model.chat(messages, max_tokens=max_tokens)
+        except InputError as exc:  # the packed context does not fit the model's window
+            return _refusal(f"{exc}; ask with a smaller budget", sections, policy_name, mode)
+        except httpx.HTTPError as exc:
+            return _refusal(
+                f"the remote chat backend failed ({type(exc).__name__})",
+                sections,
+                policy_name,
+                mode,
+            )
+        answer, model_name = result.text, model.name
+        backend = "local" if model.local else "remote"
+    model_done = time.perf_counter()
+    text, held = _scan(answer, sections, mode, detect)
+    held["dropped"] = dropped
+    held["context"] = dict(withheld or {})
+    token = None
+    if sections and not is_followup:
+        token = tokens.issue(caller_name, question, node_ids)
+    finished = time.perf_counter()
+    return AskReply(
+        answer=text,
+        citations=_citations(sections),
+        policy=policy_name,
+        mode=mode,
+        held_back=held,
+        followup=token,
+        model=model_name,
+        backend=backend,
+        remote_refused=remote_refused,
+        timings={
+            "total_ms": round((finished - started) * 1000, 2),
+            "model_ms": round(result.seconds * 1000, 2),
+            "scan_ms": round((finished - model_done) * 1000, 2),
+            "prompt_tokens": result.prompt_tokens,
+            "cached_tokens": result.cached_tokens,
+            "completion_tokens": result.completion_tokens,
+        },
+    )

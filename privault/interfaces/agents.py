@@ -1,0 +1,50 @@
+"""Resolving agent identities for the interfaces (CLI --as, MCP over stdio and HTTP).
+
+An agent is who its token says it is: the stdio server is launched with `--agent NAME` and
+the token in PRIVAULT_AGENT_TOKEN, the HTTP server reads `Authorization: Bearer`. Either
+way the resulting `Caller` carries the restricted shelves the agent is attached to and its
+read-only flag, read from the vault on every resolution so a revoke or a detach takes
+effect on the next call.
+"""
+
+from __future__ import annotations
+
+from privault.caller import Caller
+from privault.errors import AccessDenied
+from privault.store import agents
+from privault.store.agents import Agent
+from privault.store.connection import Connection
+from privault.vault import Vault
+
+
+def _conn(source: Vault | Connection) -> Connection:
+    return source.conn if isinstance(source, Vault) else source
+
+
+def caller_of(agent: Agent) -> Caller:
+    """The `Caller` for a registered agent."""
+    return Caller.agent(agent.name, shelves=frozenset(agent.shelves), read_only=agent.read_only)
+
+
+def known_caller(source: Vault | Connection, name: str) -> Caller:
+    """The agent called `name` as the vault knows it; AccessDenied if unknown or revoked."""
+    found = agents.get(_conn(source), name)
+    if found is None or not found.active:
+        raise AccessDenied(f"unknown agent {name!r} (see `privault agents list`)")
+    return caller_of(found)
+
+
+def authenticate(source: Vault | Connection, token: str | None) -> Caller:
+    """The agent holding `token`; AccessDenied (saying nothing more) for anything else."""
+    found = agents.by_token(_conn(source), token) if token else None
+    if found is None:
+        raise AccessDenied("unknown or revoked token")
+    return caller_of(found)
+
+
+def authenticate_as(source: Vault | Connection, name: str, token: str | None) -> Caller:
+    """The agent `name`, if `token` is its current token (how `privault mcp` starts)."""
+    caller = authenticate(source, token)
+    if caller.name != name:
+        raise AccessDenied("unknown or revoked token")
+    return caller

@@ -1,0 +1,1 @@
+"""The MCP server: privault's tools for hosted agents, over stdio and streamable HTTP."""

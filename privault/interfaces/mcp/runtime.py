@@ -1,0 +1,223 @@
+"""How every MCP tool call runs: who is calling, one vault operation at a time, an audit row.
+
+The server holds one open `Vault` (one SQLite connection). Tool bodies run on a worker
+thread, one at a time under a lock, so the event loop keeps serving other clients while a
+search embeds its query and no two calls ever share a transaction by accident.
+
+Identity is resolved per message by `CallerMiddleware`, never taken from tool arguments:
+stdio re-reads the agent it was launched as (a revoke applies to the next call), HTTP reads
+the agent its bearer-token middleware put on the request. The middleware also hides write
+tools from read-only agents and audits calls that fail before a tool body runs.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+from collections.abc import Callable, Sequence
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import anyio
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
+
+from privault.caller import Caller
+from privault.errors import (
+    AccessDenied,
+    Conflict,
+    InputError,
+    ModelError,
+    NotFound,
+    PolicyError,
+    PrivaultError,
+    VaultError,
+)
+from privault.results import Privacy
+from privault.store import audit
+from privault.store.audit import AuditEntry
+from privault.store.connection import write
+from privault.vault import Vault
+
+T = TypeVar("T")
+CallerResolver = Callable[[Any], Caller]  # (the transport's request or None) -> Caller
+
+
+@dataclass
+class CallState:
+    """The tool call being served: its caller, and whether its body wrote the audit row."""
+
+    caller: Caller
+    audited: bool = False
+
+
+_current_call: contextvars.ContextVar[CallState | None] = contextvars.ContextVar(
+    "privault_mcp_call", default=None
+)
+
+ERROR_CODES: tuple[tuple[type[PrivaultError], str], ...] = (
+    (NotFound, "not_found"),
+    (InputError, "invalid_input"),
+    (AccessDenied, "access_denied"),
+    (PolicyError, "policy_refused"),
+    (Conflict, "conflict"),
+    (ModelError, "model_unavailable"),
+    (VaultError, "vault_unavailable"),
+)
+REFUSALS = (AccessDenied, PolicyError)
+
+
+def error_code(exc: PrivaultError) -> str:
+    """The stable code a tool error starts with."""
+    for kind, code in ERROR_CODES:
+        if isinstance(exc, kind):
+            return code
+    return "error"
+
+
+@dataclass
+class Outcome:
+    """What a tool body tells the audit log besides success: ids touched, privacy facts."""
+
+    ids: Sequence[str] = ()
+    privacy: Privacy | None = None
+
+
+@dataclass
+class ToolRuntime:
+    """The vault behind an MCP server, with its lock, caller resolution and audit."""
+
+    vault: Vault
+    resolve_caller: CallerResolver
+    write_tools: set[str] = field(default_factory=set)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    async def in_vault(self, fn: Callable[[], T]) -> T:
+        """Run `fn` on a worker thread with the vault to itself."""
+
+        def locked() -> T:
+            with self._lock:
+                return fn()
+
+        return await anyio.to_thread.run_sync(locked)
+
+    def caller(self) -> Caller:
+        """The caller of the tool call being served."""
+        state = _current_call.get()
+        if state is None:  # a tool reached without the middleware: refuse, never guess
+            raise ToolError("access_denied: no authenticated caller")
+        return state.caller
+
+    async def read(self, tool: str, body: Callable[[Caller], tuple[T, Outcome]]) -> T:
+        """Run a read-only tool body and audit it."""
+        return await self._run(tool, body, writes=False)
+
+    async def write(self, tool: str, body: Callable[[Caller], tuple[T, Outcome]]) -> T:
+        """Run a write tool body and its audit row in one transaction."""
+        return await self._run(tool, body, writes=True)
+
+    async def _run(
+        self, tool: str, body: Callable[[Caller], tuple[T, Outcome]], *, writes: bool
+    ) -> T:
+        caller = self.caller()
+        conn = self.vault.conn
+        state = _current_call.get()
+        if state is not None:
+            state.audited = True  # success or failure, the body records its own row
+
+        def run() -> T:
+            try:
+                with write(conn) if writes else nullcontext():  # a read audits in its own write
+                    result, outcome = body(caller)
+                    audit.record(conn, _entry(caller, tool, outcome))
+                return result
+            except PrivaultError as exc:
+                # The write (if any) rolled back; the failure gets a row of its own.
+                self._record_failure(caller.name, tool, exc)
+                raise ToolError(f"{error_code(exc)}: {exc}") from None
+            except Exception:
+                self._record_failure(caller.name, tool, None)
+                raise
+
+        return await self.in_vault(run)
+
+    def _record_failure(self, agent: str, tool: str, exc: PrivaultError | None) -> None:
+        reason = f"{error_code(exc)}: {exc}" if exc else "internal error"
+        refused = isinstance(exc, REFUSALS)
+        audit.record(
+            self.vault.conn,
+            AuditEntry(agent=agent, tool=tool, ok=False, refused=refused, reason=reason),
+        )
+
+    async def record_rejected(self, agent: str, tool: str, reason: str) -> None:
+        """Audit a call that never reached its body (bad arguments, unknown tool)."""
+        entry = AuditEntry(agent=agent, tool=tool[:100], ok=False, reason=reason)
+        await self.in_vault(lambda: audit.record(self.vault.conn, entry))
+
+
+def _entry(caller: Caller, tool: str, outcome: Outcome) -> AuditEntry:
+    privacy = outcome.privacy
+    held = dict(privacy.held_back) if privacy else {}
+    if privacy and privacy.withheld_sections:
+        held["sections_withheld"] = privacy.withheld_sections
+    return AuditEntry(
+        agent=caller.name,
+        tool=tool,
+        ok=True,
+        ids=tuple(outcome.ids),
+        policy=privacy.policy if privacy else None,
+        held_back=held,
+    )
+
+
+def _tool_error(text: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+
+
+class CallerMiddleware:
+    """MCP middleware: resolve the caller for every tool message and enforce its rights."""
+
+    def __init__(self, runtime: ToolRuntime) -> None:
+        self.runtime = runtime
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        if ctx.method not in ("tools/list", "tools/call"):
+            return await call_next(ctx)
+        runtime = self.runtime
+        try:
+            caller = await runtime.in_vault(lambda: runtime.resolve_caller(ctx.request))
+        except AccessDenied as exc:
+            if ctx.method == "tools/list":
+                return {"tools": []}
+            return _tool_error(f"access_denied: {exc}")
+        params = ctx.params or {}
+        name = str(params.get("name", "")) if ctx.method == "tools/call" else ""
+        if caller.read_only and name in runtime.write_tools:
+            # Write tools do not exist for a read-only agent: answer as for any unknown tool.
+            await runtime.record_rejected(caller.name, name, "read-only agent")
+            return _tool_error(f"Unknown tool: {name}")
+        state = CallState(caller)
+        token = _current_call.set(state)
+        try:
+            result = await call_next(ctx)
+        finally:
+            _current_call.reset(token)
+        if ctx.method == "tools/list" and caller.read_only and isinstance(result, dict):
+            tools = [t for t in result.get("tools", []) if t.get("name") not in runtime.write_tools]
+            result = {**result, "tools": tools}
+        elif ctx.method == "tools/call" and not state.audited:
+            # Bad arguments or an unknown tool: the SDK answered before any body ran.
+            failed = isinstance(result, dict) and bool(result.get("isError"))
+            reason = _first_text(result) if failed else "no audit row written by the tool"
+            await runtime.record_rejected(caller.name, name, reason)
+        return result
+
+
+def _first_text(result: Any) -> str:
+    if not isinstance(result, dict):
+        return ""
+    for item in result.get("content") or []:
+        if isinstance(item, dict) and item.get("type") == "text":
+            return str(item.get("text", ""))[:500]
+    return ""

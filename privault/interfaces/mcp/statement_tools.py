@@ -1,0 +1,243 @@
+"""Statement tools: bi-temporal facts the agent can record, correct and query.
+
+A statement is one fact with a validity window in the world (valid_from/valid_to) and a
+record of when the vault believed it. Nothing is deleted: superseding closes the old fact
+where the new one opens; revising replaces wording; invalidating closes with a reason.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from mcp.server import MCPServer
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from privault.caller import Caller
+from privault.interfaces.mcp.runtime import Outcome, ToolRuntime
+from privault.interfaces.mcp.statement_models import (
+    EntitiesReply,
+    StatementReply,
+    StatementsReply,
+)
+
+READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+WRITE_TOOLS = {
+    "write_statement",
+    "supersede_statement",
+    "revise_statement",
+    "confirm_statement",
+    "dispute_statements",
+    "invalidate_statement",
+}
+
+StatementId = Annotated[str, Field(description="A statement id.", max_length=100)]
+Content = Annotated[
+    str, Field(description="The fact, one sentence, self-contained.", min_length=1, max_length=4000)
+]
+Entities = Annotated[
+    list[Annotated[str, Field(max_length=200)]] | None,
+    Field(description="People, organisations, things it is about.", max_length=50),
+]
+Source = Annotated[str | None, Field(description="Where it comes from.", max_length=2000)]
+Time = Annotated[str | None, Field(description="ISO 8601 time with offset.", max_length=64)]
+Reason = Annotated[str | None, Field(description="Why, in a few words.", max_length=1000)]
+Score = Annotated[float | None, Field(ge=0, le=1)]
+
+
+def _reply(found: Any) -> tuple[StatementReply, Outcome]:
+    data = found.to_dict()
+    return StatementReply.model_validate(data), Outcome([data["statement"]["id"]], found.privacy)
+
+
+def _replies(found: Any) -> tuple[StatementsReply, Outcome]:
+    data = found.to_dict()
+    ids = [item["id"] for item in data["statements"]]
+    return StatementsReply.model_validate(data), Outcome(ids, found.privacy)
+
+
+def register(server: MCPServer, runtime: ToolRuntime) -> None:
+    """Add the statement tools to `server` (the vault must have `statements`)."""
+    facts = runtime.vault.statements  # type: ignore[attr-defined]
+    runtime.write_tools |= WRITE_TOOLS
+
+    @server.tool(annotations=WRITE)
+    async def write_statement(
+        content: Content,
+        entities: Entities = None,
+        source: Source = None,
+        salience: Score = None,
+        confidence: Score = None,
+        occurred_at: Time = None,
+        valid_from: Time = None,
+        valid_to: Time = None,
+    ) -> StatementReply:
+        """Record a fact that holds from valid_from (default now) until valid_to (default:
+        open). Use for durable facts about people, projects, preferences ("Ana leads the
+        Berlin office"). To change a fact later use supersede_statement (the world changed)
+        or revise_statement (better wording), not a second write."""
+
+        def body(caller: Caller) -> tuple[StatementReply, Outcome]:
+            return _reply(
+                facts.add(
+                    content,
+                    caller=caller,
+                    entities=entities or (),
+                    source=source,
+                    salience=salience,
+                    confidence=confidence,
+                    occurred_at=occurred_at,
+                    valid_from=valid_from,
+                    valid_to=valid_to,
+                    metadata={"written_by": caller.name},
+                )
+            )
+
+        return await runtime.write("write_statement", body)
+
+    @server.tool(annotations=READ)
+    async def query_statements(
+        text: Annotated[str | None, Field(description="Words to match.", max_length=2000)] = None,
+        entities: Entities = None,
+        source: Source = None,
+        valid_at: Annotated[
+            str | None, Field(description="What held at this ISO time.", max_length=64)
+        ] = None,
+        known_at: Annotated[
+            str | None, Field(description="As the vault believed at this ISO time.", max_length=64)
+        ] = None,
+        include_closed: bool = False,
+        disputed: Annotated[bool, Field(description="Only disputed statements.")] = False,
+        order: Literal["relevance", "recency", "salience", "composite"] | None = None,
+        limit: Annotated[int, Field(ge=1, le=100)] = 20,
+    ) -> StatementsReply:
+        """Find facts. By default only those that hold now; valid_at asks about the past
+        world, known_at about what the vault believed then. Results not current are
+        labelled so — never present them as current."""
+
+        def body(caller: Caller) -> tuple[StatementsReply, Outcome]:
+            return _replies(
+                facts.query(
+                    caller=caller,
+                    text=text,
+                    entities=entities or (),
+                    source=source,
+                    valid_at=valid_at,
+                    known_at=known_at,
+                    include_closed=include_closed,
+                    disputed=disputed,
+                    order=order,
+                    limit=limit,
+                )
+            )
+
+        return await runtime.read("query_statements", body)
+
+    @server.tool(annotations=WRITE)
+    async def supersede_statement(
+        statement_id: StatementId,
+        content: Content,
+        valid_from: Time = None,
+        valid_to: Time = None,
+        entities: Entities = None,
+        source: Source = None,
+    ) -> StatementReply:
+        """The world changed: close statement_id exactly when the new fact starts
+        (valid_from, default now) and record the new fact. Entities are inherited unless
+        given. Returns the new statement."""
+
+        def body(caller: Caller) -> tuple[StatementReply, Outcome]:
+            return _reply(
+                facts.supersede(
+                    statement_id,
+                    content,
+                    caller=caller,
+                    valid_from=valid_from,
+                    valid_to=valid_to,
+                    entities=entities,
+                    source=source,
+                )
+            )
+
+        return await runtime.write("supersede_statement", body)
+
+    @server.tool(annotations=WRITE)
+    async def revise_statement(
+        statement_id: StatementId,
+        content: Content,
+        entities: Entities = None,
+        source: Source = None,
+    ) -> StatementReply:
+        """Fix the wording of a fact without saying the world changed (a typo, a more
+        precise phrasing). The revision replaces the original; its window is kept."""
+
+        def body(caller: Caller) -> tuple[StatementReply, Outcome]:
+            return _reply(
+                facts.revise(statement_id, content, caller=caller, entities=entities, source=source)
+            )
+
+        return await runtime.write("revise_statement", body)
+
+    @server.tool(annotations=WRITE)
+    async def confirm_statement(statement_id: StatementId, source: Source = None) -> StatementReply:
+        """You heard a fact again: add an attestation (raises its confirmed_count)."""
+
+        def body(caller: Caller) -> tuple[StatementReply, Outcome]:
+            return _reply(facts.confirm(statement_id, caller=caller, source=source))
+
+        return await runtime.write("confirm_statement", body)
+
+    @server.tool(annotations=WRITE)
+    async def dispute_statements(
+        statement_id: StatementId, other_id: StatementId, reason: Reason = None
+    ) -> StatementsReply:
+        """Two current facts contradict each other and you cannot tell which is right:
+        flag both as disputed (both stay open) so the user can decide."""
+
+        def body(caller: Caller) -> tuple[StatementsReply, Outcome]:
+            return _replies(facts.dispute(statement_id, other_id, caller=caller, reason=reason))
+
+        return await runtime.write("dispute_statements", body)
+
+    @server.tool(annotations=WRITE)
+    async def invalidate_statement(
+        statement_id: StatementId, valid_to: Time = None, reason: Reason = None
+    ) -> StatementReply:
+        """A fact stopped being true (or never was) and nothing replaces it: close it at
+        valid_to (default now) with a reason. Nothing is deleted."""
+
+        def body(caller: Caller) -> tuple[StatementReply, Outcome]:
+            return _reply(
+                facts.invalidate(statement_id, caller=caller, valid_to=valid_to, reason=reason)
+            )
+
+        return await runtime.write("invalidate_statement", body)
+
+    @server.tool(annotations=READ)
+    async def statement_history(
+        statement_id: StatementId, known_at: Time = None
+    ) -> StatementsReply:
+        """Every version of a fact (supersessions and revisions), oldest first."""
+
+        def body(caller: Caller) -> tuple[StatementsReply, Outcome]:
+            return _replies(facts.history(statement_id, caller=caller, known_at=known_at))
+
+        return await runtime.read("statement_history", body)
+
+    @server.tool(annotations=READ)
+    async def list_entities(
+        include_closed: bool = False,
+        valid_at: Time = None,
+        min_count: Annotated[int, Field(ge=1, le=1_000_000)] = 1,
+    ) -> EntitiesReply:
+        """The people, organisations and things the recorded facts are about, most named
+        first. Names withheld by the privacy policy are left out."""
+
+        def body(caller: Caller) -> tuple[EntitiesReply, Outcome]:
+            found = facts.entities(
+                caller=caller, include_closed=include_closed, valid_at=valid_at, min_count=min_count
+            )
+            return EntitiesReply.model_validate(found.to_dict()), Outcome(privacy=found.privacy)
+
+        return await runtime.read("list_entities", body)

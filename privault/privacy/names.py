@@ -1,0 +1,259 @@
+"""People's names recognised from name lists, where spaCy NER mislabels or misses them.
+
+The small spaCy pipeline tags most names as proper nouns but often labels them `ORG`
+("Tomomi Nishiyama lives at ...") or nothing at all, and it cannot see names in lower case
+text. A gazetteer of given names fixes most of that without a bigger model:
+
+* given names come from `nomquamgender` (MIT): about 720k names gathered from dozens of
+  national and international sources. A name listed by fewer than `FIRST_NAME_MIN_SOURCES`
+  sources is ignored, which drops typos, nicknames and ordinary words that slipped in;
+* surnames come from `names` (MIT), the US census 1990 surname list. They are only used as
+  supporting evidence inside a span NER already found, because many surnames are words;
+* ordinary English words come from Webster's 2nd (`web2`, public domain) as packaged by
+  `english-words` (MIT): a given name that is also a word ("Rose", "Patient", "Meet") is
+  only taken with a surname after it that is not.
+
+Both lists are stored ASCII-folded, so text is folded the same way before lookup
+("Miklós" -> "miklos"). A hit alone is not enough: the word must be capitalised like a name
+(or, in lower case text, tagged a proper noun), must not be an English function word, and
+grows over the capitalised words after it ("Zoe Young", "Julieta S Almeida").
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from privault.errors import ModelError
+from privault.privacy.spans import Span
+
+# A name listed by this many independent sources is a real given name, not noise.
+FIRST_NAME_MIN_SOURCES = 5
+
+# Words a name list may contain that are far more often ordinary English at the start of a
+# name-like run: function words, calendar words, forms of address, document labels.
+_NOT_NAMES = frozenset(
+    """a about after again all also am an and any are as at be because been before being
+    but by can could did do does doing down during each few for from further had has have
+    having he her here hers herself him himself his how i if in into is it its itself just
+    me more most my myself no nor not now of off on once only or other our ours out over own
+    same she should so some such than that the their theirs them then there these they this
+    those through to too under until up very was we were what when where which while who
+    whom why will with would you your yours yourself ok okay yes hi hello dear thanks thank
+    please sorry well oh hey monday tuesday wednesday thursday friday saturday sunday
+    january february march april may june july august september october november december
+    mr mrs ms miss dr prof sir madam lord lady king queen prince princess saint st god
+    name phone address email fax mobile office home work user customer agent bot card bank
+    street avenue road city country note subject date re fwd iban swift""".split()
+)
+# Words that make a capitalised run an organisation rather than a person.
+_ORG_WORDS = re.compile(
+    r"(?i)^(?:inc|ltd|llc|plc|gmbh|ag|sa|corp|co|company|group|bank|university|college|"
+    r"school|institute|foundation|association|society|solutions|systems|technologies|"
+    r"services|partners|international|holdings|media|labs?|studios?|records|club|council|"
+    r"ministry|department|hospital|church|agency|bureau|museum|center|centre|hotel)\.?$"
+)
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+_INITIAL = re.compile(r"[^\W\d_]\.?")
+# Letters NFKD does not split into base letter + accent.
+_FOLD = str.maketrans(
+    {"ø": "o", "Ø": "O", "ß": "ss", "æ": "ae", "Æ": "AE", "ł": "l", "Ł": "L", "đ": "d",
+     "Đ": "D", "ð": "d", "Ð": "D", "þ": "th", "Þ": "Th", "œ": "oe", "ı": "i"}
+)  # fmt: skip
+
+
+def fold(word: str) -> str:
+    """The lookup form of a word: lower case ASCII letters, accents removed."""
+    decomposed = unicodedata.normalize("NFKD", word.translate(_FOLD))
+    return "".join(char for char in decomposed if not unicodedata.combining(char)).lower()
+
+
+@dataclass(frozen=True)
+class NameLists:
+    """Given names and surnames, ASCII-folded and lower case."""
+
+    first: frozenset[str]
+    last: frozenset[str]
+    words: frozenset[str]  # ordinary English words (lower case in the dictionary)
+
+    def is_first(self, word: str) -> bool:
+        """True when `word` is a listed given name and not an everyday English word."""
+        key = fold(word.strip("'’"))
+        return key in self.first and key not in _NOT_NAMES
+
+    def is_word(self, word: str) -> bool:
+        """True when `word` is also an ordinary English word ("Rose", "Patient", "Meet")."""
+        return fold(word.strip("'’")) in self.words
+
+    def is_last(self, word: str) -> bool:
+        """True when `word` is a listed surname and not an everyday English word."""
+        key = fold(word.strip("'’"))
+        return key in self.last and key not in _NOT_NAMES
+
+
+def package_dir(package: str) -> Path:
+    """The folder of an installed package, found without importing it."""
+    # find_spec locates the data without importing the package (nomquamgender's own
+    # module imports pandas, which detection does not need).
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelError(f"the name list package {package!r} is not installed; reinstall privault")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+@functools.cache
+def load_name_lists() -> NameLists:
+    """Read both name lists once per process; `ModelError` if either is missing or broken."""
+    try:
+        raw = (package_dir("nomquamgender") / "name_data.json").read_text(encoding="utf-8")
+        census = (package_dir("names") / "dist.all.last").read_text(encoding="ascii")
+    except OSError as exc:
+        raise ModelError(f"cannot read the name lists: {exc}") from None
+    # name_data.json maps a name to [sources, count, p(female), ...]; a regex over the
+    # raw file is ~20x faster than json.load and keeps only plain alphabetic names.
+    first = frozenset(
+        match.group(1)
+        for match in re.finditer(r'"([a-z][a-z\'-]+)": \[(\d+),', raw)
+        if int(match.group(2)) >= FIRST_NAME_MIN_SOURCES
+    )
+    last = frozenset(line.split()[0].lower() for line in census.splitlines() if line.strip())
+    words = frozenset(word for word in _dictionary() if word.islower())
+    if min(len(first), len(last), len(words)) < 1000:
+        raise ModelError("the name lists are truncated; reinstall nomquamgender and names")
+    return NameLists(first, last, words)
+
+
+def _dictionary() -> set[str]:
+    # Webster's 2nd (FreeBSD `web2`, public domain) as packaged by english-words; in it only
+    # proper nouns are capitalised, so its lower case entries are the ordinary words.
+    try:
+        from english_words import get_english_words_set
+    except ImportError:
+        raise ModelError("the english-words package is not installed; reinstall privault") from None
+    try:
+        return get_english_words_set(["web2"])
+    except Exception as exc:  # a broken data file: fail closed
+        raise ModelError(f"cannot read the English word list: {exc}") from None
+
+
+def _is_title(word: str) -> bool:
+    return word[0].isupper() and (len(word) == 1 or not word[1:].isupper() or len(word) <= 3)
+
+
+# Part-of-speech tags of words that are never names, and spaCy entity labels (passed in
+# place of the tag) of words NER has already placed as something other than a name.
+_NOT_NAME_TAGS = frozenset(
+    {"DET", "PRON", "AUX", "ADP", "CCONJ", "SCONJ", "PART", "NUM"}
+    | {"NORP", "LANGUAGE", "DATE", "TIME", "MONEY", "QUANTITY", "PERCENT", "EVENT", "LAW"}
+)
+_POSSESSIVE = re.compile(r"['’]s$")
+
+
+def find_names(
+    text: str,
+    lists: NameLists,
+    pos: Mapping[int, str] | None = None,
+) -> list[Span]:
+    """PERSON spans that start with a listed given name.
+
+    `pos` maps a word's start offset to its spaCy part-of-speech tag (or entity label, see
+    `_NOT_NAME_TAGS`), when a parse is at hand: in lower case text only words tagged `PROPN`
+    are taken ("frank" the adjective is not a name), and in any text a word tagged as a
+    function word is not. A given name that is also an ordinary word ("Rose", "Patient")
+    needs a surname after it that is not.
+    """
+    tags = pos or {}
+    words = list(_WORD.finditer(text))
+    spans: list[Span] = []
+    index = 0
+    while index < len(words):
+        word = words[index]
+        value = _POSSESSIVE.sub("", word.group(0))
+        tag = tags.get(word.start())
+        lower = value.islower()
+        if (
+            not lists.is_first(value)
+            or not (_is_title(value) or lower)
+            or tag in _NOT_NAME_TAGS
+            or (lower and (tag != "PROPN" or _has_upper(text)))  # see _grow
+        ):
+            index += 1
+            continue
+        taken = _grow(text, words, index, lower, tags)
+        rest = [_POSSESSIVE.sub("", w.group(0)) for w in taken[1:]]
+        if lists.is_word(value) and all(lists.is_word(w) or len(w) <= 2 for w in rest):
+            index += 1
+            continue
+        end = taken[-1].end() - (len(taken[-1].group(0)) - len(rest[-1] if rest else value))
+        full = len(taken) > 1
+        score = (0.7 if full else 0.55) if not lower else (0.6 if full else 0.5)
+        spans.append(Span(word.start(), end, "PERSON", score, "names"))
+        index += len(taken)
+    return spans
+
+
+def _has_upper(text: str) -> bool:
+    # Lower case names are looked for only in texts with no capital letter at all, where
+    # capitalisation cannot tell names from words and the tagger is the only signal.
+    return any(char.isupper() for char in text)
+
+
+def _grow(
+    text: str, words: list[re.Match[str]], index: int, lower: bool, tags: Mapping[int, str]
+) -> list[re.Match[str]]:
+    """The given name plus an initial and up to two surname words on the same line."""
+    taken = [words[index]]
+    for nxt in words[index + 1 : index + 4]:
+        last = taken[-1].group(0)
+        if _POSSESSIVE.search(last):
+            break  # "Vassiliev's Cautionary": the name ends at the possessive
+        gap = text[taken[-1].end() : nxt.start()]
+        dot = r"\.?" if _INITIAL.fullmatch(last) else ""
+        if not re.fullmatch(dot + r"[ \t]{1,2}", gap):
+            break
+        value = _POSSESSIVE.sub("", nxt.group(0))
+        if value.islower() != lower or fold(value) in _NOT_NAMES or _ORG_WORDS.match(value):
+            break
+        if not lower and not _is_title(value):
+            break
+        if lower and tags.get(nxt.start()) not in (None, "PROPN", "NOUN", "ADJ", "X"):
+            break
+        if _INITIAL.fullmatch(value) and len(taken) > 1:
+            break  # an initial comes between given name and surname, not after it
+        taken.append(nxt)
+        if not _INITIAL.fullmatch(value) and len(taken) >= 3:
+            break
+    return taken
+
+
+def people_in_entity(text: str, start: int, end: int, lists: NameLists) -> list[Span]:
+    """PERSON spans for an `ORG` entity that is really people ("Usamov and Bowers").
+
+    Taken only when every part is one to three capitalised words without an organisation
+    word, and some part holds a listed given name or surname that is not also an ordinary
+    English word ("Entertainment Weekly" is not a person).
+    """
+    value = text[start:end].split("\n")[0]
+    spans: list[Span] = []
+    evidence = False
+    for part in re.split(r"\s*(?:,|&|\band\b)\s*", value):
+        words = list(_WORD.finditer(part))
+        if not words:
+            continue
+        plain = [_POSSESSIVE.sub("", w.group(0)) for w in words]
+        if len(plain) > 3 or any(not _is_title(w) or _ORG_WORDS.match(w) for w in plain):
+            return []
+        if any(fold(w) in _NOT_NAMES or lists.is_word(w) for w in plain):
+            return []
+        evidence = evidence or any(lists.is_first(w) or lists.is_last(w) for w in plain)
+        offset = start + value.index(part)
+        spans.append(
+            Span(offset + words[0].start(), offset + words[-1].start() + len(plain[-1]),
+                 "PERSON", 0.6, "names")
+        )  # fmt: skip
+    return spans if evidence else []

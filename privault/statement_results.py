@@ -1,0 +1,103 @@
+"""What `vault.statements` returns: gated statements and counts, with a stable JSON form.
+
+Each reply carries the `Privacy` summary of the response it belongs to. A statement in a
+reply has already passed the caller's gate; the raw text is never kept alongside it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from privault.results import Privacy
+from privault.statements import EntityCount, Statement, StatementStats
+from privault.timeutil import to_iso
+
+
+@dataclass(frozen=True)
+class GatedStatement:
+    """A statement as one caller may see it; anything but `current` is labelled NOT current."""
+
+    statement: Statement  # its texts already gated
+    current: bool
+    withheld: bool = False  # True: replaced by a stub naming the kinds withheld
+
+    @property
+    def label(self) -> str:
+        """`current`, or `NOT current` for superseded, revised, closed and future ones."""
+        return "current" if self.current else "NOT current"
+
+    def to_dict(self) -> dict[str, Any]:
+        """`Statement.to_dict()` plus `label` and `withheld`."""
+        return {**self.statement.to_dict(), "label": self.label, "withheld": self.withheld}
+
+
+@dataclass(frozen=True)
+class StatementResponse:
+    """One statement (the one written, or asked for) and the privacy facts of the reply."""
+
+    statement: GatedStatement
+    privacy: Privacy
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {"statement": self.statement.to_dict(), **self.privacy.to_dict()}
+
+
+@dataclass(frozen=True)
+class StatementList:
+    """Statements (a query, a history, a disputed pair) and the privacy facts of the reply."""
+
+    statements: tuple[GatedStatement, ...]
+    privacy: Privacy
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {"statements": [s.to_dict() for s in self.statements], **self.privacy.to_dict()}
+
+
+@dataclass(frozen=True)
+class EntityList:
+    """Entities with statement counts; names gated (withheld ones are left out and counted)."""
+
+    entities: tuple[EntityCount, ...]
+    privacy: Privacy
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {"entities": [e.to_dict() for e in self.entities], **self.privacy.to_dict()}
+
+
+@dataclass(frozen=True)
+class StatsResponse:
+    """Statement counts (no text) and the policy the caller reads under."""
+
+    stats: StatementStats
+    privacy: Privacy
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {**self.stats.to_dict(), **self.privacy.to_dict()}
+
+
+def statements_block(items: Sequence[GatedStatement]) -> str:
+    """Statements as a context-pack block (empty when there are none).
+
+    Each line says since when it holds and its id; anything not current says so first, so
+    a model reading the pack cannot take a superseded fact for the present one.
+    """
+    if not items:
+        return ""
+    lines = ["## Statements"]
+    for item in items:
+        found = item.statement
+        start = (to_iso(found.valid_from) or "")[:10]
+        window = (
+            f"since {start}"
+            if found.valid_to is None
+            else (f"{start} → {(to_iso(found.valid_to) or '')[:10]}")
+        )
+        flag = "" if item.current else f"[NOT current: {found.status}] "
+        lines.append(f"- {flag}{found.content} ({window}; {found.id})")
+    return "\n".join(lines)

@@ -1,0 +1,157 @@
+"""Agents and shelf access lists: who may call the vault, with which token, seeing what.
+
+A token is shown once when it is issued and only its sha256 is stored; `by_token` hashes
+what a client presents and compares in constant time, so neither the table nor the timing
+of a failed lookup tells anything about valid tokens.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from privault.errors import Conflict, InputError, NotFound
+from privault.store.connection import Connection, rows, write
+from privault.timeutil import now_ms, to_iso
+
+TOKEN_PREFIX = "pv_"  # lets secret scanners and people recognise a privault token
+_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class Agent:
+    """A registered agent (never its token)."""
+
+    name: str
+    read_only: bool
+    created_at: int
+    revoked_at: int | None
+    shelves: tuple[str, ...]  # shelves whose access list names this agent
+
+    @property
+    def active(self) -> bool:
+        """True until the agent is revoked."""
+        return self.revoked_at is None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "name": self.name,
+            "read_only": self.read_only,
+            "created_at": to_iso(self.created_at),
+            "revoked_at": to_iso(self.revoked_at),
+            "active": self.active,
+            "shelves": list(self.shelves),
+        }
+
+
+def check_name(name: str) -> str:
+    """An agent name as stored, or an InputError naming the rule."""
+    if not _NAME.match(name):
+        raise InputError(
+            f"bad agent name {name!r}: use 1–64 lowercase letters, digits, '.', '_' or '-'"
+        )
+    if name == "owner":
+        raise InputError("'owner' is the vault's owner, not an agent name")
+    return name
+
+
+def hash_token(token: str) -> str:
+    """The stored form of a token."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def issue(conn: Connection, name: str, *, read_only: bool = False) -> str:
+    """Register an agent and return its token (the only time it is ever visible)."""
+    check_name(name)
+    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    with write(conn):
+        if conn.execute("SELECT 1 FROM agents WHERE name = ?", (name,)).fetchone():
+            raise Conflict(f"agent {name!r} already exists (revoke it, or choose another name)")
+        conn.execute(
+            "INSERT INTO agents (name, token_hash, read_only, created_at) VALUES (?, ?, ?, ?)",
+            (name, hash_token(token), int(read_only), now_ms()),
+        )
+    return token
+
+
+def revoke(conn: Connection, name: str) -> bool:
+    """Revoke an agent's token; False if it was already revoked."""
+    with write(conn):
+        found = conn.execute("SELECT revoked_at FROM agents WHERE name = ?", (name,)).fetchone()
+        if found is None:
+            raise NotFound(f"no agent {name!r}")
+        if found[0] is not None:
+            return False
+        conn.execute("UPDATE agents SET revoked_at = ? WHERE name = ?", (now_ms(), name))
+    return True
+
+
+def _agent(conn: Connection, data: dict[str, Any]) -> Agent:
+    return Agent(
+        name=data["name"],
+        read_only=bool(data["read_only"]),
+        created_at=data["created_at"],
+        revoked_at=data["revoked_at"],
+        shelves=shelves_of(conn, data["name"]),
+    )
+
+
+def get(conn: Connection, name: str) -> Agent | None:
+    """The agent called `name` (revoked or not), or None."""
+    found = rows(conn, "SELECT * FROM agents WHERE name = ?", (name,))
+    return _agent(conn, found[0]) if found else None
+
+
+def list_agents(conn: Connection) -> list[Agent]:
+    """Every agent, by name."""
+    return [_agent(conn, data) for data in rows(conn, "SELECT * FROM agents ORDER BY name")]
+
+
+def by_token(conn: Connection, token: str) -> Agent | None:
+    """The active agent holding `token`, or None (unknown and revoked look the same)."""
+    wanted = hash_token(token)
+    found = rows(
+        conn, "SELECT * FROM agents WHERE token_hash = ? AND revoked_at IS NULL", (wanted,)
+    )
+    # The lookup is by index; the constant-time compare guards the final decision anyway.
+    if not found or not hmac.compare_digest(found[0]["token_hash"], wanted):
+        return None
+    return _agent(conn, found[0])
+
+
+def shelves_of(conn: Connection, agent: str) -> tuple[str, ...]:
+    """Shelves whose access list names `agent`."""
+    return tuple(
+        shelf
+        for (shelf,) in conn.execute(
+            "SELECT shelf FROM shelf_agents WHERE agent = ? ORDER BY shelf", (agent,)
+        )
+    )
+
+
+def attached_agents(conn: Connection, shelf: str) -> tuple[str, ...]:
+    """Agents on a shelf's access list."""
+    return tuple(
+        agent
+        for (agent,) in conn.execute(
+            "SELECT agent FROM shelf_agents WHERE shelf = ? ORDER BY agent", (shelf,)
+        )
+    )
+
+
+def attach(conn: Connection, shelf: str, agent: str) -> None:
+    """Put an agent on a shelf's access list (inside the caller's write)."""
+    if get(conn, agent) is None:
+        raise NotFound(f"no agent {agent!r} (register it with `privault agents add`)")
+    conn.execute("INSERT OR IGNORE INTO shelf_agents (shelf, agent) VALUES (?, ?)", (shelf, agent))
+
+
+def detach(conn: Connection, shelf: str, agent: str) -> bool:
+    """Take an agent off a shelf's access list; False if it was not on it."""
+    cursor = conn.execute("DELETE FROM shelf_agents WHERE shelf = ? AND agent = ?", (shelf, agent))
+    return cursor.rowcount > 0

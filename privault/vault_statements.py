@@ -1,0 +1,434 @@
+"""Statements through the facade (`vault.statements`): each operation takes a `Caller`.
+
+The domain layer (`privault.statements`) knows nothing of callers or privacy. Here every
+write is refused for read-only agents and scanned for PII before it is stored, and every
+statement, entity name and count that goes back to a caller passes the caller's gate and
+carries the `Privacy` summary of the response. Times may be given as ISO 8601 text with an
+offset or as UTC epoch ms; they are parsed once, here.
+
+A gated caller's filters are inputs too: words it searches for are cut like a search query,
+and filtering by entity is refused when entity names are identifying under its policy
+(statement entities are known entities, so the answer would confirm that a name is known).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from privault import statements as st
+from privault.caller import Caller
+from privault.errors import AccessDenied, InputError
+from privault.privacy.spans import Span
+from privault.reading import Reading
+from privault.results import Privacy
+from privault.statement_privacy import (
+    OWN_REASONS,
+    StatementGate,
+    StatementScan,
+    add_texts,
+    metadata_texts,
+    save_scan,
+    short_texts,
+    stale_statements,
+)
+from privault.statement_results import (
+    EntityList,
+    GatedStatement,
+    StatementList,
+    StatementResponse,
+    StatsResponse,
+)
+from privault.statements import EntityCount, Statement
+from privault.store.connection import Connection
+from privault.timeutil import parse_time
+from privault.vault_privacy import SpanDetector
+
+if TYPE_CHECKING:
+    from privault.vault import Vault
+
+Time = str | int | None
+
+
+def statement_known_entities(conn: Connection) -> dict[str, str]:
+    """Statement entity names as known entities for the detector (every one a PERSON)."""
+    return {name: "PERSON" for name in st.known_entity_names(conn)}
+
+
+def to_ms(value: Time, name: str) -> int | None:
+    """A time option as epoch ms: ISO 8601 text with an offset, or an int."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, bool):
+        raise InputError(f"{name} must be a time, not {value!r}")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        return parse_time(value)
+    raise InputError(f"{name} must be ISO 8601 text or epoch milliseconds, not {value!r}")
+
+
+class VaultStatements:
+    """Bi-temporal statements of one vault, for callers (see `privault.statements`)."""
+
+    def __init__(self, vault: Vault) -> None:
+        self.vault = vault
+
+    # ---- plumbing --------------------------------------------------------------------
+
+    @property
+    def conn(self) -> Connection:
+        """The vault's connection."""
+        return self.vault.conn
+
+    def _embed(self, texts: list[str]) -> list[list[float]]:
+        vectors: list[list[float]] = self.vault.embedder.embed(texts).tolist()
+        return vectors
+
+    def _writer(self, caller: Caller) -> Reading:
+        reading = self.vault.privacy.reading(caller)  # unknown callers are refused first
+        if caller.read_only:
+            raise AccessDenied(f"agent {caller.name} is read-only")
+        return reading
+
+    def _gate(self, caller: Caller, reading: Reading) -> StatementGate:
+        privacy = self.vault.privacy
+        policy = privacy.base_policy(caller)
+        known: dict[str, str] = {}
+        if policy.mode != "off":
+            # Statement entities are merged in here too, so statements stay gated even when
+            # the runtime was built without them.
+            known = {**statement_known_entities(self.conn), **privacy.known_entities()}
+        return StatementGate(self.conn, reading.gate_for(policy), lambda: privacy.detector, known)
+
+    def _privacy(self, caller: Caller, reading: Reading) -> Privacy:
+        return reading.privacy(self.vault.privacy.base_policy(caller))
+
+    def _gated(
+        self, found: Sequence[Statement], caller: Caller, reading: Reading
+    ) -> list[GatedStatement]:
+        pairs = self._gate(caller, reading).statements(found)
+        return [GatedStatement(s, s.is_current, withheld) for s, withheld in pairs]
+
+    def _one(self, found: Statement, caller: Caller, reading: Reading) -> StatementResponse:
+        return StatementResponse(
+            self._gated([found], caller, reading)[0], self._privacy(caller, reading)
+        )
+
+    def _many(self, found: Sequence[Statement], caller: Caller, reading: Reading) -> StatementList:
+        return StatementList(
+            tuple(self._gated(found, caller, reading)), self._privacy(caller, reading)
+        )
+
+    def _write(
+        self, caller: Caller, texts: Iterable[str | None], operation: Callable[[], Statement]
+    ) -> StatementResponse:
+        """Scan, write, store the spans, reply gated.
+
+        Detection runs before the write, so a detector that cannot load refuses the write
+        up front and no model call happens under the write lock. Texts the operation
+        inherits (entities, metadata of the old version) are scanned after it.
+        """
+        reading = self._writer(caller)
+        detector = self.vault.privacy.detector
+        pre = {t: detector.detect(t) for t in dict.fromkeys(texts) if t and t.strip()}
+        found = operation()
+        self._store_scan(found, detector, pre)
+        self.vault.privacy.forget_known()  # its entities are known entities from now on
+        return self._one(found, caller, reading)
+
+    def _store_scan(
+        self, found: Statement, detector: SpanDetector, pre: Mapping[str, list[Span]]
+    ) -> None:
+        def spans(text: str) -> tuple[Span, ...]:
+            return tuple(pre[text] if text in pre else detector.detect(text))
+
+        texts = {text: spans(text) for text in short_texts(found)}
+        save_scan(self.conn, found.id, StatementScan(spans(found.content), texts, detector.version))
+
+    # ---- writing ---------------------------------------------------------------------
+
+    def add(
+        self,
+        content: str,
+        *,
+        caller: Caller,
+        entities: Iterable[str] = (),
+        source: str | None = None,
+        salience: float | None = None,
+        confidence: float | None = None,
+        occurred_at: Time = None,
+        valid_from: Time = None,
+        valid_to: Time = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> StatementResponse:
+        """Record a statement, open-ended unless `valid_to` is given."""
+        names = list(entities)
+        happened = to_ms(occurred_at, "occurred_at")
+        start, end = to_ms(valid_from, "valid_from"), to_ms(valid_to, "valid_to")
+        return self._write(
+            caller,
+            [content.strip(), source, *names, *metadata_texts(metadata or {})],
+            lambda: st.add(
+                self.conn,
+                content,
+                entities=names,
+                source=source,
+                salience=0.5 if salience is None else salience,
+                confidence=1.0 if confidence is None else confidence,
+                occurred_at=happened,
+                valid_from=start,
+                valid_to=end,
+                metadata=metadata,
+                embed=self._embed,
+            ),
+        )
+
+    def supersede(
+        self,
+        statement_id: str,
+        content: str,
+        *,
+        caller: Caller,
+        valid_from: Time = None,
+        valid_to: Time = None,
+        entities: Iterable[str] | None = None,
+        source: str | None = None,
+        salience: float | None = None,
+        confidence: float | None = None,
+        occurred_at: Time = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> StatementResponse:
+        """The world changed: close `statement_id` exactly where the new statement opens.
+
+        Entities and salience are inherited unless given; the boundary defaults to now.
+        """
+        names = None if entities is None else list(entities)
+        happened = to_ms(occurred_at, "occurred_at")
+        start, end = to_ms(valid_from, "valid_from"), to_ms(valid_to, "valid_to")
+        return self._write(
+            caller,
+            [content.strip(), source, *(names or ()), *metadata_texts(metadata or {})],
+            lambda: st.supersede(
+                self.conn,
+                statement_id,
+                content,
+                valid_from=start,
+                valid_to=end,
+                entities=names,
+                source=source,
+                salience=salience,
+                confidence=1.0 if confidence is None else confidence,
+                occurred_at=happened,
+                metadata=metadata,
+                embed=self._embed,
+            ),
+        )
+
+    def revise(
+        self,
+        statement_id: str,
+        content: str,
+        *,
+        caller: Caller,
+        entities: Iterable[str] | None = None,
+        source: str | None = None,
+        salience: float | None = None,
+        confidence: float | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> StatementResponse:
+        """Better wording, same world: the revision replaces the original in vault time.
+
+        Window, attestations, entities, source, salience, metadata and open disputes are
+        inherited unless given.
+        """
+        names = None if entities is None else list(entities)
+        return self._write(
+            caller,
+            [content.strip(), source, *(names or ()), *metadata_texts(metadata or {})],
+            lambda: st.revise(
+                self.conn,
+                statement_id,
+                content,
+                entities=names,
+                source=source,
+                salience=salience,
+                confidence=confidence,
+                metadata=metadata,
+                embed=self._embed,
+            ),
+        )
+
+    def confirm(
+        self,
+        statement_id: str,
+        *,
+        caller: Caller,
+        source: str | None = None,
+        attested_at: Time = None,
+    ) -> StatementResponse:
+        """Heard again: one more attestation. Confirming a closed statement is a Conflict."""
+        heard = to_ms(attested_at, "attested_at")
+        reading = self._writer(caller)
+        found = st.confirm(self.conn, statement_id, source=source, attested_at=heard)
+        return self._one(found, caller, reading)
+
+    def dispute(
+        self, statement_id: str, other_id: str, *, caller: Caller, reason: str | None = None
+    ) -> StatementList:
+        """Two open statements cannot both hold: both stay open, flagged with each other."""
+        reading = self._writer(caller)
+        pair = st.dispute(self.conn, statement_id, other_id, reason=reason)
+        return self._many(pair, caller, reading)
+
+    def invalidate(
+        self,
+        statement_id: str,
+        *,
+        caller: Caller,
+        valid_to: Time = None,
+        reason: str | None = None,
+    ) -> StatementResponse:
+        """Close a statement at `valid_to` (default now; the past is fine), with a reason."""
+        end = to_ms(valid_to, "valid_to")
+        reading = self._writer(caller)
+        why = (reason or "").strip()
+        spans = None
+        if why and why not in OWN_REASONS:
+            spans = self.vault.privacy.detector.detect(why)  # before the write, as in _write
+        found = st.invalidate(self.conn, statement_id, valid_to=end, reason=reason)
+        if spans is not None:
+            add_texts(self.conn, statement_id, {why: spans})
+        return self._one(found, caller, reading)
+
+    # ---- reading ---------------------------------------------------------------------
+
+    def get(self, statement_id: str, *, caller: Caller, known_at: Time = None) -> StatementResponse:
+        """One statement as the vault saw it at `known_at` (default now)."""
+        known = to_ms(known_at, "known_at")
+        reading = self.vault.privacy.reading(caller)
+        return self._one(st.get(self.conn, statement_id, known_at=known), caller, reading)
+
+    def query(
+        self,
+        *,
+        caller: Caller,
+        text: str | None = None,
+        entities: Iterable[str] = (),
+        source: str | None = None,
+        valid_at: Time = None,
+        known_at: Time = None,
+        include_closed: bool = False,
+        disputed: bool = False,
+        order: str | None = None,
+        limit: int | None = 20,
+    ) -> StatementList:
+        """Statements matching every filter (default: those that hold now, newest first)."""
+        valid, known = to_ms(valid_at, "valid_at"), to_ms(known_at, "known_at")
+        names = list(entities)
+        reading = self.vault.privacy.reading(caller)
+        gate = self._gate(caller, reading)
+        if gate.mode != "off":
+            if names and gate.gate.policy.counts(Span(0, 1, "PERSON", 0.9, "known")):
+                raise AccessDenied(
+                    f"filtering by entity is not available under policy {gate.gate.policy.name}:"
+                    " entity names are identifying there; search by words instead"
+                )
+            if source and gate.query(source).removed:
+                return self._many([], caller, reading)  # the filter itself names someone
+            if text and text.strip():
+                text = gate.query(text).text
+                if not text.strip():
+                    return self._many([], caller, reading)  # nothing left to match
+        found = st.query(
+            self.conn,
+            text=text,
+            entities=names,
+            source=source,
+            valid_at=valid,
+            known_at=known,
+            include_closed=include_closed,
+            disputed=disputed,
+            order=order,
+            limit=limit,
+            embed=self._embed,
+        )
+        return self._many(found, caller, reading)
+
+    def history(self, statement_id: str, *, caller: Caller, known_at: Time = None) -> StatementList:
+        """Every version of the chain `statement_id` belongs to, oldest first."""
+        known = to_ms(known_at, "known_at")
+        reading = self.vault.privacy.reading(caller)
+        return self._many(st.history(self.conn, statement_id, known_at=known), caller, reading)
+
+    def entities(
+        self,
+        *,
+        caller: Caller,
+        include_closed: bool = False,
+        valid_at: Time = None,
+        known_at: Time = None,
+        min_count: int = 1,
+    ) -> EntityList:
+        """Entities named by visible statements, most named first; names gated."""
+        valid, known = to_ms(valid_at, "valid_at"), to_ms(known_at, "known_at")
+        if min_count < 1:
+            raise InputError(f"min must be at least 1, got {min_count}")
+        reading = self.vault.privacy.reading(caller)
+        gate = self._gate(caller, reading)
+        listed = []
+        found = st.entities(
+            self.conn,
+            include_closed=include_closed,
+            valid_at=valid,
+            known_at=known,
+            min_count=min_count,
+        )
+        for item in found:
+            name = gate.text(item.name)
+            if not name.withheld:
+                listed.append(EntityCount(name.text, gate.text(item.key).text, item.count))
+        return EntityList(tuple(listed), self._privacy(caller, reading))
+
+    def stats(self, *, caller: Caller) -> StatsResponse:
+        """Counts: open, closed, superseded, revised, disputed."""
+        reading = self.vault.privacy.reading(caller)
+        return StatsResponse(st.stats(self.conn), self._privacy(caller, reading))
+
+    # ---- for search and context ------------------------------------------------------
+
+    def for_context(
+        self,
+        query: str,
+        *,
+        caller: Caller,
+        reading: Reading,
+        include_superseded: bool = False,
+        limit: int = 5,
+    ) -> list[GatedStatement]:
+        """Statements that hold now matching `query`, gated through the response's `reading`.
+
+        Pass the caller's query as given: it is cut for gated callers here, as search does.
+        With `include_superseded`, closed versions come too, labelled NOT current.
+        """
+        gate = self._gate(caller, reading)
+        matched = gate.query(query).text if gate.mode != "off" else query
+        if not matched.strip():
+            return []
+        found = st.query(
+            self.conn,
+            text=matched,
+            include_closed=include_superseded,
+            order="relevance",
+            limit=limit,
+            embed=self._embed,
+        )
+        return self._gated(found, caller, reading)
+
+    def rescan(self, limit: int = 200) -> int:
+        """Scan statements never scanned or scanned by another detector version; return count."""
+        detector = self.vault.privacy.detector
+        ids = stale_statements(self.conn, detector.version, limit)
+        for statement_id in ids:
+            self._store_scan(st.get(self.conn, statement_id), detector, {})
+        return len(ids)

@@ -1,0 +1,331 @@
+"""Watches through the facade (`vault.watches`): each operation takes a `Caller`.
+
+The domain layer (`privault.watches`) schedules, leases, fetches and records; it knows
+nothing of callers or privacy. Here:
+
+* **Who may do what.** Agents may list, show and add watches and reminders, but only
+  `url`, `search` and `remind` ones: never `folder` (no filesystem access for agents) and
+  never `allow_private` (loopback and LAN reach is the owner's decision). A read-only agent
+  changes nothing. An agent may cancel, pause, resume or run only a watch it could have
+  created itself. `poll` runs every due watch of every shelf, so it is the owner's (the
+  scheduler acts as the owner). Watches and reminders on shelves a caller may not see do
+  not exist for it.
+* **What comes back.** A watch's target (a URL, a query, a reminder's text), its last
+  error, run summaries, diffs and errors, a reminder's text: none of these are sectioned
+  documents with spans stored at write time, so each is detected live (the detector plus
+  the vault's known entities) and gated by the caller's policy for the watch's shelf,
+  like a statement that was never scanned. Every reply carries the `Privacy` summary.
+* **Where results go.** `WatchFiler` is the `Filer` the poll loop writes through: the
+  vault's own write path, as the owner (see its docstring).
+
+The watches package pulls in httpx (~0.3 s to import); every CLI command opens a vault, so
+it is imported only when a watch operation runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+from privault.caller import Caller
+from privault.errors import AccessDenied, InputError, NotFound
+from privault.privacy.recognizers import find_known_entities
+from privault.results import Privacy
+from privault.store.connection import row
+from privault.vault_statements import Time, to_ms
+from privault.watch_filer import WatchFiler
+from privault.watch_results import (
+    PollResponse,
+    ReminderList,
+    ReminderResponse,
+    RunResponse,
+    WatchList,
+    WatchResponse,
+)
+from privault.watches import reminders as reminder_store
+from privault.watches.model import Reminder, Watch, WatchRun
+
+if TYPE_CHECKING:
+    from privault.vault import Vault
+    from privault.watches.actions import SearchBackend
+    from privault.watches.fetcher import Fetcher
+
+AGENT_KINDS = ("url", "search", "remind")
+FOLDER_FOR_AGENTS = "<FOLDER>"  # a path names people and places; agents get the watch id
+
+
+class WatchView:
+    """Gates the texts of one response about watches for one caller (see module docstring)."""
+
+    def __init__(self, vault: Vault, caller: Caller) -> None:
+        self._runtime = vault.privacy
+        self.reading = vault.privacy.reading(caller)  # an unknown caller is refused here
+        self._base = vault.privacy.base_policy(caller)
+        self._owner = caller.is_owner
+
+    def text(self, shelf: str, value: str) -> str:
+        """One text as the caller may see it, judged by the policy for `shelf`."""
+        gate = self.reading.gate(shelf)
+        if gate.policy.mode == "off" or not value:
+            return value
+        spans = self._runtime.detector.detect(value)
+        spans += find_known_entities(value, self._runtime.known_entities())
+        return gate.apply(value, spans).text
+
+    def maybe(self, shelf: str, value: str | None) -> str | None:
+        """`text()` for a text that may be absent."""
+        return None if value is None else self.text(shelf, value)
+
+    def watch(self, watch: Watch) -> Watch:
+        """A watch with its target and last error gated."""
+        target = watch.target
+        if watch.kind == "folder" and not self._owner:
+            target = FOLDER_FOR_AGENTS
+        return dataclasses.replace(
+            watch,
+            target=self.text(watch.shelf, target),
+            last_error=self.maybe(watch.shelf, watch.last_error),
+        )
+
+    def run(self, run: WatchRun, shelf: str) -> WatchRun:
+        """A run with its summary, error and diff gated."""
+        return dataclasses.replace(
+            run,
+            summary=self.text(shelf, run.summary),
+            error=self.maybe(shelf, run.error),
+            diff=self.maybe(shelf, run.diff),
+        )
+
+    def reminder(self, reminder: Reminder) -> Reminder:
+        """A reminder with its text gated."""
+        return dataclasses.replace(reminder, text=self.text(reminder.shelf, reminder.text))
+
+    @property
+    def privacy(self) -> Privacy:
+        """What this response was gated by and held back."""
+        return self.reading.privacy(self._base)
+
+
+class VaultWatches:
+    """Watches and reminders of one vault, for callers (see `privault.watches`).
+
+    The search backend is vault configuration that the interface reads and passes in (here
+    or per call); the core never reads a config file. One `Fetcher` (one connection pool)
+    serves every run; `close()` releases it.
+    """
+
+    def __init__(
+        self,
+        vault: Vault,
+        *,
+        search: SearchBackend | str | None = None,
+        fetcher: Fetcher | None = None,
+    ) -> None:
+        self.vault = vault
+        self.filer = WatchFiler(vault)
+        self.search_backend = search
+        self._fetcher = fetcher
+
+    @property
+    def fetcher(self) -> Fetcher:
+        """The one safe HTTP client, made on first use."""
+        if self._fetcher is None:
+            from privault.watches.fetcher import Fetcher
+
+            self._fetcher = Fetcher()
+        return self._fetcher
+
+    def close(self) -> None:
+        """Release the HTTP client (the vault file is the vault's to close)."""
+        if self._fetcher is not None:
+            self._fetcher.close()
+            self._fetcher = None
+
+    # ---- plumbing --------------------------------------------------------------------
+
+    def _backend(self, search: SearchBackend | str | None) -> SearchBackend | None:
+        from privault.watches.actions import SearchBackend
+
+        chosen = search if search is not None else self.search_backend
+        return SearchBackend(chosen) if isinstance(chosen, str) else chosen
+
+    def _writer(self, caller: Caller) -> WatchView:
+        view = WatchView(self.vault, caller)  # unknown callers are refused first
+        if caller.read_only:
+            raise AccessDenied(f"agent {caller.name} is read-only")
+        return view
+
+    def _visible(self, watch_id: str, caller: Caller) -> Watch:
+        from privault.watches.manage import get_watch
+
+        watch = get_watch(self.vault.conn, watch_id)
+        if watch.shelf in self.vault.hidden_shelves(caller):
+            raise NotFound(f"no watch {watch_id!r}; `privault watch list` shows the ids")
+        return watch
+
+    def _changeable(self, watch_id: str, caller: Caller) -> Watch:
+        watch = self._visible(watch_id, caller)
+        if not caller.is_owner and (watch.kind not in AGENT_KINDS or watch.allow_private):
+            raise AccessDenied(
+                f"watch {watch_id} reaches the owner's files or private network; "
+                "only the owner can change or run it"
+            )
+        return watch
+
+    def _one(self, watch: Watch, view: WatchView, runs: tuple[WatchRun, ...] = ()) -> WatchResponse:
+        gated = tuple(view.run(run, watch.shelf) for run in runs)
+        return WatchResponse(view.watch(watch), gated, view.privacy)
+
+    # ---- watches ---------------------------------------------------------------------
+
+    def add(
+        self,
+        kind: str,
+        target: str,
+        *,
+        caller: Caller,
+        every: str | None = None,
+        at: Time = None,
+        shelf: str = "default",
+        allow_private: bool = False,
+        max_catchup: int = 1,
+        fetch_pages: bool = False,
+    ) -> WatchResponse:
+        """Add a watch: `every` an interval (`1h30m`) or cron expression, `at` a first (or
+        only) run as ISO 8601 text or epoch ms. `fetch_pages` (search watches) files the
+        text of each new result page too."""
+        from privault import ingest
+        from privault.watches.manage import add_watch
+
+        view = self._writer(caller)
+        shelf = ingest.check_shelf(shelf)
+        if shelf in self.vault.hidden_shelves(caller):
+            raise NotFound(f"no shelf {shelf!r}")
+        if not caller.is_owner and kind == "folder":
+            raise AccessDenied("agents cannot watch folders: only the owner gives file access")
+        if not caller.is_owner and allow_private:
+            raise AccessDenied("only the owner can let a watch reach private or local addresses")
+        if fetch_pages and kind != "search":
+            raise InputError("fetch_pages applies to search watches only")
+        watch = add_watch(
+            self.vault.conn,
+            kind,
+            target,
+            every=every,
+            at_ms=to_ms(at, "at"),
+            shelf=shelf,
+            allow_private=allow_private,
+            max_catchup=max_catchup,
+            options={"fetch_pages": True} if fetch_pages else {},
+        )
+        return self._one(watch, view)
+
+    def show(self, watch_id: str, *, caller: Caller, runs: int = 20) -> WatchResponse:
+        """One watch with its most recent runs (errors included), newest first."""
+        from privault.watches.manage import watch_runs
+
+        view = WatchView(self.vault, caller)
+        watch = self._visible(watch_id, caller)
+        return self._one(watch, view, tuple(watch_runs(self.vault.conn, watch.id, limit=runs)))
+
+    def cancel(self, watch_id: str, *, caller: Caller) -> WatchResponse:
+        """Stop a watch for good; its runs and what it filed are kept."""
+        from privault.watches.manage import cancel_watch
+
+        view = self._writer(caller)
+        self._changeable(watch_id, caller)
+        return self._one(cancel_watch(self.vault.conn, watch_id), view)
+
+    def pause(self, watch_id: str, *, caller: Caller) -> WatchResponse:
+        """Stop planning runs until resumed."""
+        from privault.watches.manage import pause_watch
+
+        view = self._writer(caller)
+        self._changeable(watch_id, caller)
+        return self._one(pause_watch(self.vault.conn, watch_id), view)
+
+    def resume(self, watch_id: str, *, caller: Caller) -> WatchResponse:
+        """Plan runs again from the next planned time (runs missed while paused are skipped)."""
+        from privault.watches.manage import resume_watch
+
+        view = self._writer(caller)
+        self._changeable(watch_id, caller)
+        return self._one(resume_watch(self.vault.conn, watch_id), view)
+
+    def run(
+        self,
+        watch_id: str,
+        *,
+        caller: Caller,
+        now: Time = None,
+        search: SearchBackend | str | None = None,
+    ) -> RunResponse:
+        """Run one watch now, outside its schedule (its planned runs are not shifted)."""
+        from privault.watches.poll import run_now
+
+        view = self._writer(caller)
+        watch = self._changeable(watch_id, caller)
+        done = run_now(
+            self.vault.conn,
+            self.filer,
+            self.fetcher,
+            watch.id,
+            now_ms=to_ms(now, "now"),
+            search=self._backend(search),
+        )
+        return RunResponse(None if done is None else view.run(done, watch.shelf), view.privacy)
+
+    def poll(
+        self, *, caller: Caller, now: Time = None, search: SearchBackend | str | None = None
+    ) -> PollResponse:
+        """Run every due watch once (`privault watch poll`, cron, the scheduler's clock).
+
+        `now` fixes the clock for the whole poll (tests, `--now`); otherwise real time.
+        """
+        from privault.watches.poll import poll
+
+        view = WatchView(self.vault, caller)
+        if not caller.is_owner:
+            raise AccessDenied("only the owner (or the scheduler) polls every watch")
+        report = poll(
+            self.vault.conn,
+            self.filer,
+            self.fetcher,
+            now_ms=to_ms(now, "now"),
+            search=self._backend(search),
+        )
+        shelves = dict(self.vault.conn.execute("SELECT id, shelf FROM watches").fetchall())
+        runs = tuple(view.run(run, shelves.get(run.watch_id, "default")) for run in report.runs)
+        return PollResponse(dataclasses.replace(report, runs=runs), view.privacy)
+
+    # ---- reminders -------------------------------------------------------------------
+
+    def reminders(self, *, caller: Caller, include_acked: bool = False) -> ReminderList:
+        """Reminders that came due and are not acknowledged (all of them on request)."""
+        view = WatchView(self.vault, caller)
+        hidden = set(self.vault.hidden_shelves(caller))
+        found = reminder_store.list_reminders(self.vault.conn, include_acked=include_acked)
+        shown = tuple(view.reminder(item) for item in found if item.shelf not in hidden)
+        return ReminderList(shown, view.privacy)
+
+    def ack(self, reminder_id: str, *, caller: Caller) -> ReminderResponse:
+        """Acknowledge a reminder so it is no longer due (twice changes nothing)."""
+        view = self._writer(caller)
+        found = row(self.vault.conn, "SELECT shelf FROM reminders WHERE id = ?", (reminder_id,))
+        if found is not None and found["shelf"] in self.vault.hidden_shelves(caller):
+            found = None
+        if found is None:
+            raise NotFound(f"no reminder {reminder_id!r}; `privault reminders` lists them")
+        acked = reminder_store.ack_reminder(self.vault.conn, reminder_id)
+        return ReminderResponse(view.reminder(acked), view.privacy)
+
+    # Last in the class: below this name, `list` would mean this method to a type checker.
+    def list(self, *, caller: Caller, include_cancelled: bool = False) -> WatchList:
+        """Watches, oldest first (cancelled ones only when asked for)."""
+        from privault.watches.manage import list_watches
+
+        view = WatchView(self.vault, caller)
+        hidden = set(self.vault.hidden_shelves(caller))
+        found = list_watches(self.vault.conn, include_cancelled=include_cancelled)
+        shown = tuple(view.watch(watch) for watch in found if watch.shelf not in hidden)
+        return WatchList(shown, view.privacy)

@@ -1,0 +1,179 @@
+"""Creating and changing watches: add, list, show, cancel, pause, resume.
+
+Inputs are checked here, once, so a watch that is stored can run: the schedule parses, a
+URL is http(s) with a host that is not refused by the SSRF rules (names are checked again
+at every connect), a folder exists. Nothing is deleted: a cancelled watch keeps its runs.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from pathlib import Path
+from typing import Any
+
+from privault.errors import InputError, NotFound
+from privault.store.connection import Connection, row, rows, write
+from privault.timeutil import now_ms as clock
+from privault.watches.fetcher import check_url
+from privault.watches.model import WATCH_KINDS, Watch, WatchRun
+from privault.watches.schedule import Schedule, plan_due
+
+
+def _checked_target(kind: str, target: str, allow_private: bool) -> str:
+    value = target.strip()
+    if not value:
+        raise InputError(f"a {kind} watch needs a target")
+    if kind == "url":
+        refused = check_url(value, allow_private=allow_private)
+        if refused is not None:
+            hint = (
+                " (add --allow-private to watch it anyway)" if refused.reason == "blocked" else ""
+            )
+            raise InputError(f"cannot watch {value}: {refused.detail}{hint}")
+    if kind == "folder":
+        path = Path(value).expanduser().resolve()
+        if not path.is_dir():
+            raise InputError(f"folder {path} does not exist")
+        value = str(path)
+    return value
+
+
+def add_watch(
+    conn: Connection,
+    kind: str,
+    target: str,
+    *,
+    every: str | None = None,
+    at_ms: int | None = None,
+    shelf: str = "default",
+    allow_private: bool = False,
+    max_catchup: int = 1,
+    options: dict[str, Any] | None = None,
+    now_ms: int | None = None,
+) -> Watch:
+    """Store a new watch and plan its first run.
+
+    `every` is an interval (`1h30m`) or a cron expression; `at_ms` a first (or only) run
+    time. Without `at_ms`, url/search/folder watches first run at the next poll, and an
+    interval reminder one interval from now (a reminder `--every 1w` is not due today).
+    """
+    if kind not in WATCH_KINDS:
+        raise InputError(f"unknown watch kind {kind!r}: use one of {', '.join(WATCH_KINDS)}")
+    if every is None and at_ms is None:
+        raise InputError("give a schedule (--every INTERVAL|CRON) or a time (--at ISO)")
+    if max_catchup < 1:
+        raise InputError("max_catchup must be at least 1")
+    now = clock() if now_ms is None else now_ms
+    schedule = Schedule.parse(every)
+    value = _checked_target(kind, target, allow_private)
+    if at_ms is not None:
+        first = at_ms
+    elif kind == "remind" and schedule.interval_ms is not None:
+        first = now + schedule.interval_ms
+    else:
+        first = schedule.first_at_or_after(now)
+    with write(conn):
+        watch_id = "w" + secrets.token_hex(4)
+        while row(conn, "SELECT 1 FROM watches WHERE id = ?", (watch_id,)):
+            watch_id = "w" + secrets.token_hex(4)
+        conn.execute(
+            "INSERT INTO watches (id, kind, target, schedule, shelf, allow_private,"
+            " max_catchup, options, next_run_at, created_at, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                watch_id,
+                kind,
+                value,
+                schedule.text,
+                shelf,
+                int(allow_private),
+                max_catchup,
+                json.dumps(options or {}),
+                first,
+                now,
+                now,
+            ),
+        )
+    return get_watch(conn, watch_id)
+
+
+def get_watch(conn: Connection, watch_id: str) -> Watch:
+    """One watch; `NotFound` if there is no such id."""
+    found = row(conn, "SELECT * FROM watches WHERE id = ?", (watch_id,))
+    if found is None:
+        raise NotFound(f"no watch {watch_id!r}; `privault watch list` shows the ids")
+    return Watch.from_row(found)
+
+
+def list_watches(conn: Connection, *, include_cancelled: bool = False) -> list[Watch]:
+    """Watches, oldest first; cancelled ones only when asked for."""
+    where = "" if include_cancelled else " WHERE status != 'cancelled'"
+    found = rows(conn, f"SELECT * FROM watches{where} ORDER BY created_at, rowid")
+    return [Watch.from_row(item) for item in found]
+
+
+def watch_runs(conn: Connection, watch_id: str, *, limit: int = 20) -> list[WatchRun]:
+    """The most recent runs of a watch (errors included), newest first."""
+    get_watch(conn, watch_id)
+    found = rows(
+        conn,
+        "SELECT * FROM watch_runs WHERE watch_id = ? ORDER BY id DESC LIMIT ?",
+        (watch_id, limit),
+    )
+    return [WatchRun.from_row(item) for item in found]
+
+
+def _set_status(conn: Connection, watch_id: str, status: str, now: int, **extra: Any) -> None:
+    columns = "".join(f", {name} = ?" for name in extra)
+    conn.execute(
+        f"UPDATE watches SET status = ?, updated_at = ?{columns} WHERE id = ?",
+        (status, now, *extra.values(), watch_id),
+    )
+
+
+def cancel_watch(conn: Connection, watch_id: str, *, now_ms: int | None = None) -> Watch:
+    """Stop a watch for good; queued jobs are cancelled, history is kept."""
+    now = clock() if now_ms is None else now_ms
+    with write(conn):
+        get_watch(conn, watch_id)
+        _set_status(conn, watch_id, "cancelled", now, next_run_at=None)
+        conn.execute(
+            "UPDATE jobs SET status = 'cancelled', finished_at = ?"
+            " WHERE watch_id = ? AND status = 'queued'",
+            (now, watch_id),
+        )
+    return get_watch(conn, watch_id)
+
+
+def pause_watch(conn: Connection, watch_id: str, *, now_ms: int | None = None) -> Watch:
+    """Stop planning runs until resumed (jobs already queued still run)."""
+    now = clock() if now_ms is None else now_ms
+    with write(conn):
+        watch = get_watch(conn, watch_id)
+        if watch.status != "active":
+            raise InputError(f"watch {watch_id} is {watch.status}, not active")
+        _set_status(conn, watch_id, "paused", now)
+    return get_watch(conn, watch_id)
+
+
+def resume_watch(conn: Connection, watch_id: str, *, now_ms: int | None = None) -> Watch:
+    """Start planning again from the next planned time after now.
+
+    Runs that fell due while paused are not caught up (pausing meant "not now"); they are
+    counted as skipped. The schedule keeps its phase: the next time is advanced from the
+    old planned time, not restarted from now.
+    """
+    now = clock() if now_ms is None else now_ms
+    with write(conn):
+        watch = get_watch(conn, watch_id)
+        if watch.status != "paused":
+            raise InputError(f"watch {watch_id} is {watch.status}, not paused")
+        schedule = Schedule.parse(watch.schedule)
+        next_run, skipped = watch.next_run_at, watch.skipped
+        if next_run is not None and next_run <= now and schedule.repeats:
+            plan = plan_due(schedule, next_run, now, 1)
+            skipped += plan.skipped + len(plan.run_at)
+            next_run = plan.next_run
+        _set_status(conn, watch_id, "active", now, next_run_at=next_run, skipped=skipped)
+    return get_watch(conn, watch_id)

@@ -1,0 +1,117 @@
+"""When a watch runs: intervals (`30m`, `6h`, `1d`, `1w`, `1h30m`), cron, or once.
+
+Each run has a *planned* time. The next planned time is computed from the previous planned
+time, never from when the run actually happened, so a schedule does not drift however late
+the poller is. After downtime, the planned times that were missed are counted; at most
+`max_catchup` of them (the most recent) are run and the rest are recorded as skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass
+
+from privault.errors import InputError
+from privault.watches.cron import CronExpression
+
+_UNITS_MS = {"w": 604_800_000, "d": 86_400_000, "h": 3_600_000, "m": 60_000, "s": 1_000}
+_INTERVAL = re.compile(r"^(?:(\d+)w)?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$")
+_MIN_INTERVAL_MS = 60_000
+_CRON_SCAN_LIMIT = 100_000  # missed cron times counted one by one up to this many
+
+
+def parse_interval(text: str) -> int:
+    """`1h30m` -> 5_400_000 ms. Units w, d, h, m, s in that order; at least one minute."""
+    value = text.strip().lower()
+    match = _INTERVAL.match(value)
+    if not value or not match or not any(match.groups()):
+        raise InputError(f"interval {text!r}: use forms like 30m, 6h, 1d, 1w or 1h30m")
+    total = sum(
+        int(amount) * _UNITS_MS[unit]
+        for amount, unit in zip(match.groups(), "wdhms", strict=True)
+        if amount
+    )
+    if total < _MIN_INTERVAL_MS:
+        raise InputError(f"interval {text!r} is shorter than one minute")
+    return total
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """A parsed schedule. `text` is what the owner wrote; empty for a one-off run."""
+
+    text: str
+    interval_ms: int | None = None
+    cron: CronExpression | None = None
+
+    @classmethod
+    def parse(cls, text: str | None) -> Schedule:
+        """An interval, a 5-field cron expression / `@daily` macro, or None/"" for once."""
+        if text is None or not text.strip():
+            return cls("")
+        value = text.strip()
+        if value.startswith("@") or len(value.split()) == 5:
+            cron = CronExpression.parse(value)
+            cron.next_after(0)  # refuse expressions that never match, at add time
+            return cls(value, cron=cron)
+        return cls(value, interval_ms=parse_interval(value))
+
+    @property
+    def repeats(self) -> bool:
+        """False for a one-off (`--at` only) schedule."""
+        return self.interval_ms is not None or self.cron is not None
+
+    def next_after(self, planned_ms: int) -> int | None:
+        """The planned time after `planned_ms`, or None when the schedule does not repeat."""
+        if self.interval_ms is not None:
+            return planned_ms + self.interval_ms
+        if self.cron is not None:
+            return self.cron.next_after(planned_ms)
+        return None
+
+    def first_at_or_after(self, now_ms: int) -> int:
+        """The first planned time for a new watch with no explicit start."""
+        if self.cron is not None:
+            return self.cron.next_after(now_ms - 1)
+        return now_ms
+
+
+@dataclass(frozen=True)
+class DuePlan:
+    """What a poll at one moment should do for one watch."""
+
+    run_at: tuple[int, ...]  # planned times to run now, oldest first
+    skipped: int  # planned times missed and not run (catch-up bound)
+    next_run: int | None  # the next planned time after now; None: the watch is finished
+
+
+def plan_due(schedule: Schedule, next_run: int, now_ms: int, max_catchup: int) -> DuePlan:
+    """Which planned times up to `now_ms` to run, starting from the stored `next_run`.
+
+    `max_catchup` >= 1; the most recent planned times are the ones kept, since an old
+    reminder or page state is worth less than the newest one.
+    """
+    if max_catchup < 1:
+        raise ValueError("max_catchup must be at least 1")
+    if next_run > now_ms:
+        return DuePlan((), 0, next_run)
+    if schedule.interval_ms is not None:
+        step = schedule.interval_ms
+        count = (now_ms - next_run) // step + 1
+        first_kept = max(0, count - max_catchup)
+        kept = tuple(next_run + index * step for index in range(first_kept, count))
+        return DuePlan(kept, count - len(kept), next_run + count * step)
+    if schedule.cron is None:
+        return DuePlan((next_run,), 0, None)
+    recent: deque[int] = deque(maxlen=max_catchup)
+    planned: int | None = next_run
+    count = 0
+    while planned is not None and planned <= now_ms and count < _CRON_SCAN_LIMIT:
+        recent.append(planned)
+        count += 1
+        planned = schedule.cron.next_after(planned)
+    if planned is not None and planned <= now_ms:
+        # Years of downtime on a per-minute cron: stop counting, resume from now.
+        planned = schedule.cron.next_after(now_ms)
+    return DuePlan(tuple(recent), count - len(recent), planned)

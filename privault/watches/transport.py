@@ -1,0 +1,106 @@
+"""The socket layer under `Fetcher`: connect only to checked addresses, decode with a bound.
+
+httpx has no public hook for choosing the addresses a connection goes to, so the transport
+keeps httpx's request/response handling and swaps in an httpcore pool whose network backend
+resolves the host itself, checks every address (`addresses.py`) and opens the socket to a
+checked IP. Nothing resolves the name again after the check, which closes DNS rebinding;
+TLS still verifies the certificate against the host name (httpcore passes it as SNI).
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any
+
+import httpcore
+import httpx
+
+from privault.watches.addresses import Resolver, resolve_checked
+
+ALLOW_PRIVATE = "privault.allow_private"  # request extension that selects the pool
+
+
+class _GuardedBackend(httpcore.SyncBackend):
+    """Resolves, checks and connects to the checked IP itself, so nothing re-resolves."""
+
+    def __init__(
+        self, *, allow_private: bool, resolver: Resolver, trusted_hosts: frozenset[str]
+    ) -> None:
+        self._allow_private = allow_private
+        self._resolver = resolver
+        self._trusted_hosts = trusted_hosts
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Any = None,
+    ) -> httpcore.NetworkStream:
+        allow = self._allow_private or host.lower().rstrip(".") in self._trusted_hosts
+        addresses = resolve_checked(host, port, allow_private=allow, resolver=self._resolver)
+        failure: Exception | None = None
+        for address in addresses:
+            try:
+                return super().connect_tcp(
+                    str(address), port, timeout, local_address, socket_options or []
+                )
+            except httpcore.ConnectError as exc:
+                failure = exc
+        assert failure is not None
+        raise failure
+
+
+def _transport(
+    *, allow_private: bool, resolver: Resolver, trusted_hosts: frozenset[str]
+) -> httpx.HTTPTransport:
+    transport = httpx.HTTPTransport(verify=True, trust_env=False)
+    # httpx offers no public hook for the network backend; swapping the pool keeps all of
+    # httpx's request/response mapping while the socket comes from our checked backend.
+    transport._pool.close()
+    transport._pool = httpcore.ConnectionPool(
+        ssl_context=httpx.create_ssl_context(verify=True, trust_env=False),
+        network_backend=_GuardedBackend(
+            allow_private=allow_private, resolver=resolver, trusted_hosts=trusted_hosts
+        ),
+    )
+    return transport
+
+
+class GuardedTransport(httpx.BaseTransport):
+    """Two pools, strict and permissive, so a connection opened for an `allow_private`
+    watch is never reused by one that is not."""
+
+    def __init__(self, resolver: Resolver, trusted_hosts: frozenset[str] = frozenset()) -> None:
+        self._strict = _transport(
+            allow_private=False, resolver=resolver, trusted_hosts=trusted_hosts
+        )
+        self._permissive = _transport(
+            allow_private=True, resolver=resolver, trusted_hosts=trusted_hosts
+        )
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        permissive = request.extensions.get(ALLOW_PRIVATE) is True
+        return (self._permissive if permissive else self._strict).handle_request(request)
+
+    def close(self) -> None:
+        self._strict.close()
+        self._permissive.close()
+
+
+class BoundedDecoder:
+    """Content-Encoding decoding that never produces more than the caller has room for."""
+
+    def __init__(self, encoding: str) -> None:
+        # wbits 47 reads both gzip and zlib headers ("deflate" is zlib-wrapped per RFC 9110).
+        self._zlib = None if encoding == "identity" else zlib.decompressobj(wbits=47)
+
+    def feed(self, data: bytes, room: int) -> bytes:
+        """Decode `data`, returning at most `room + 1` bytes (one more means: over the cap)."""
+        if self._zlib is None:
+            return data[: room + 1]
+        out = self._zlib.decompress(data, room + 1)
+        while self._zlib.unconsumed_tail and len(out) <= room:
+            out += self._zlib.decompress(self._zlib.unconsumed_tail, room + 1 - len(out))
+        return out

@@ -1,0 +1,291 @@
+"""Watches through the facade: filing into the real vault, agent rules, the privacy gate.
+
+Pages and a fake SearXNG backend are served from 127.0.0.1 by the test itself; the vault
+uses the fake embedder and detector.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+
+import pytest
+from test_watches_support import LocalServer, html_page, send, serve
+
+from privault import shelves
+from privault.caller import Caller
+from privault.errors import AccessDenied, InputError, NotFound
+from privault.store import documents
+from privault.timeutil import now_ms, to_iso
+from privault.vault import Vault
+from privault.vault_watches import VaultWatches
+from privault.watches.actions import SearchBackend
+from privault.watches.fetcher import Fetcher, FetchLimits
+
+from helpers import fake_vault
+
+OWNER = Caller.owner()
+AGENT = Caller.agent("helper")  # unlisted: the `standard` policy (redact)
+READER = Caller.agent("reader", read_only=True)
+HOUR = 3_600_000
+PAGE = {"paragraphs": ["The price is 10 euros.", "Opening hours are nine to five."]}
+
+
+def _page(handler: BaseHTTPRequestHandler) -> None:
+    send(handler, html_page("Harbour shop", *PAGE["paragraphs"]))
+
+
+def _search(handler: BaseHTTPRequestHandler) -> None:
+    base = f"http://127.0.0.1:{handler.server.server_address[1]}"
+    results = [
+        {"url": f"{base}/result-a", "title": "Lighthouse repairs", "content": "keeper cottage"},
+        {"url": f"{base}/result-b", "title": "Ferry timetable", "content": "winter crossings"},
+    ]
+    send(handler, json.dumps({"results": results}), content_type="application/json")
+
+
+ROUTES = {
+    "/shop": _page,
+    "/search": _search,
+    "/result-a": lambda h: send(h, html_page("A", "The lighthouse gets a new lamp in spring.")),
+    "/result-b": lambda h: send(h, html_page("B", "Ferries run twice a day in winter.")),
+}
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LocalServer]:
+    with serve(ROUTES) as running:
+        yield running
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Iterator[Vault]:
+    opened = fake_vault(tmp_path / "v.db")
+    if "watches" not in vars(opened):  # until Vault.__init__ sets it
+        opened.watches = VaultWatches(opened)  # type: ignore[attr-defined]
+    opened.watches._fetcher = Fetcher(limits=FetchLimits(total_seconds=5.0))
+    yield opened
+    opened.watches.close()
+    opened.close()
+
+
+def _watches(vault: Vault) -> VaultWatches:
+    watches: VaultWatches = vault.watches  # type: ignore[attr-defined]
+    return watches
+
+
+def test_url_watch_files_new_versions_and_search_returns_the_newest(
+    vault: Vault, server: LocalServer
+) -> None:
+    watches = _watches(vault)
+    start = now_ms()
+    added = watches.add("url", server.url("/shop"), caller=OWNER, every="1h", allow_private=True)
+    first = watches.poll(caller=OWNER, now=start + 1000)
+    [run] = first.report.runs
+    assert run.status == "changed" and run.diff is None
+    [old_id] = run.doc_ids
+
+    same = watches.poll(caller=OWNER, now=start + HOUR + 1000)
+    assert [r.status for r in same.report.runs] == ["unchanged"]
+
+    PAGE["paragraphs"] = ["The price is 12 euros.", "Write to shop@example.com for hours."]
+    try:
+        changed = watches.poll(caller=OWNER, now=to_iso(start + 2 * HOUR + 1000))
+    finally:
+        PAGE["paragraphs"] = ["The price is 10 euros.", "Opening hours are nine to five."]
+    [run] = changed.report.runs
+    assert run.status == "changed" and run.diff is not None
+    assert "-The price is 10 euros." in run.diff and "+The price is 12 euros." in run.diff
+    [new_id] = run.doc_ids
+    assert new_id != old_id
+
+    new, old = documents.get(vault.conn, new_id), documents.get(vault.conn, old_id)
+    assert new is not None and old is not None
+    assert new.current and not old.current and new.previous_id == old_id
+    assert new.untrusted and new.metadata["watch_id"] == added.watch.id
+
+    hits = vault.search("price euros", caller=OWNER).results
+    assert hits and {hit.doc_id for hit in hits} == {new_id}
+    assert "12 euros" in hits[0].text
+    old_node = vault.tree(old_id, caller=OWNER).nodes[0].node_id
+    assert "10 euros" in vault.read(old_node, caller=OWNER).text
+
+    shown = watches.show(added.watch.id, caller=OWNER)
+    assert [r.status for r in shown.runs] == ["changed", "unchanged", "changed"]
+    assert "shop@example.com" in (shown.runs[0].diff or "")
+
+
+def test_agent_sees_run_diffs_and_targets_gated(vault: Vault, server: LocalServer) -> None:
+    watches = _watches(vault)
+    added = watches.add("url", server.url("/shop"), caller=OWNER, every="1h", allow_private=True)
+    watches.poll(caller=OWNER, now=now_ms() + 1000)
+    PAGE["paragraphs"] = ["Write to shop@example.com for hours."]
+    try:
+        watches.run(added.watch.id, caller=OWNER)
+    finally:
+        PAGE["paragraphs"] = ["The price is 10 euros.", "Opening hours are nine to five."]
+    seen = watches.show(added.watch.id, caller=AGENT)
+    assert "shop@example.com" not in json.dumps(seen.to_dict())
+    assert "<EMAIL_ADDRESS_1>" in (seen.runs[0].diff or "")
+    assert "127.0.0.1" not in seen.watch.target  # the IP in the URL is detected too
+    assert seen.privacy.policy == "standard" and seen.privacy.held_back["EMAIL_ADDRESS"] >= 1
+
+
+def test_a_reminder_that_comes_due_is_searchable_and_listed_until_acked(vault: Vault) -> None:
+    watches = _watches(vault)
+    start = now_ms()
+    text = "Call Dr. Alice Smith about the boiler service"
+    added = watches.add("remind", text, caller=OWNER, at=start - 5_000)
+    assert watches.reminders(caller=OWNER).reminders == ()
+
+    report = watches.poll(caller=OWNER, now=start).report
+    assert [run.status for run in report.runs] == ["filed"]
+    [reminder] = watches.reminders(caller=OWNER).reminders
+    assert reminder.text == text and reminder.due and reminder.watch_id == added.watch.id
+    [watch] = watches.list(caller=OWNER).watches
+    assert watch.status == "finished"  # a one-off reminder runs once
+
+    [hit] = vault.search("boiler service", caller=OWNER).results
+    assert hit.doc_id == reminder.doc_id and hit.kind == "reminder"
+    doc = documents.get(vault.conn, reminder.doc_id)
+    assert doc is not None and "reminder" in doc.tags
+    assert doc.source == f"reminder:{added.watch.id}@{start - 5_000}"
+
+    theirs = watches.reminders(caller=AGENT)
+    assert theirs.reminders[0].text == "Call <PERSON_1> about the boiler service"
+    assert theirs.privacy.held_back == {"PERSON": 1}
+
+    watches.poll(caller=OWNER, now=start + HOUR)  # nothing new is due; still listed
+    assert len(watches.reminders(caller=OWNER).reminders) == 1
+    acked = watches.ack(reminder.id, caller=OWNER)
+    assert acked.reminder.acked_at is not None
+    assert watches.reminders(caller=OWNER).reminders == ()
+    assert len(watches.reminders(caller=OWNER, include_acked=True).reminders) == 1
+    with pytest.raises(NotFound):
+        watches.ack("rmissing", caller=OWNER)
+
+
+def test_a_redelivered_reminder_files_the_same_note(vault: Vault) -> None:
+    filer = _watches(vault).filer
+    source = "reminder:w1@1780000000000"
+    note = {"title": "Renew", "text": "Renew the passport", "tags": ["reminder"]}
+    first = filer.file_note(**note, shelf="default", kind="reminder", source=source)
+    again = filer.file_note(**note, shelf="default", kind="reminder", source=source)
+    later = filer.file_note(**note, shelf="default", kind="reminder", source=source + "1")
+    assert first == again != later
+
+
+def test_search_watch_files_each_result_once(vault: Vault, server: LocalServer) -> None:
+    watches = _watches(vault)
+    backend = SearchBackend(server.url("/search"), allow_private=True)
+    start = now_ms()
+    # Result pages are fetched under the watch's own setting; these are on loopback.
+    watches.add(
+        "search", "harbour news", caller=OWNER, every="1d", fetch_pages=True, allow_private=True
+    )
+    report = watches.poll(caller=OWNER, now=start + 1000, search=backend).report
+    [run] = report.runs
+    assert run.status == "filed" and len(run.doc_ids) == 2
+
+    again = watches.poll(caller=OWNER, now=start + 25 * HOUR, search=backend).report
+    assert [r.status for r in again.runs] == ["unchanged"]
+    # Another watch with the same results: they are already filed, so skipped.
+    watches.add("search", "harbour", caller=OWNER, every="1d")
+    other = watches.poll(caller=OWNER, now=start + 25 * HOUR + 1000, search=backend).report
+    assert [(r.status, r.doc_ids) for r in other.runs] == [("unchanged", ())]
+
+    pages = documents.list_documents(vault.conn, shelves=None, kind="page")
+    assert len(pages) == 2 and all(page.untrusted for page in pages)
+    [hit] = vault.search("new lamp lighthouse", caller=OWNER, limit=1).results
+    assert "keeper cottage" in hit.text and "new lamp in spring" in hit.text
+
+
+def test_search_watch_without_a_backend_is_a_recorded_error(vault: Vault) -> None:
+    watches = _watches(vault)
+    watches.add("search", "anything", caller=OWNER, every="1d")
+    [run] = watches.poll(caller=OWNER, now=now_ms() + 1000).report.runs
+    assert run.status == "error" and "no search backend" in (run.error or "")
+
+
+def test_folder_watch_indexes_and_marks_removed(vault: Vault, tmp_path: Path) -> None:
+    watches = _watches(vault)
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "garden.md").write_text("# Garden\nPlant the tulip bulbs in October.\n")
+    (folder / "bike.txt").write_text("The bike needs a new chain and brake pads.\n")
+    start = now_ms()
+    added = watches.add("folder", str(folder), caller=OWNER, every="1h")
+    [run] = watches.poll(caller=OWNER, now=start + 1000).report.runs
+    assert run.status == "changed" and len(run.doc_ids) == 2
+    [bike] = vault.search("bike chain brake", caller=OWNER, limit=1).results
+
+    (folder / "bike.txt").unlink()
+    (folder / "garden.md").write_text("# Garden\nPlant the tulip bulbs in November.\n")
+    [run] = watches.poll(caller=OWNER, now=start + HOUR + 1000).report.runs
+    assert run.summary.startswith("1 indexed, 1 removed")
+    doc = documents.get(vault.conn, bike.doc_id)
+    assert doc is not None and not doc.current and "removed" in doc.tags
+    assert "removed_at" in doc.metadata
+    assert all(
+        hit.doc_id != bike.doc_id for hit in vault.search("bike chain", caller=OWNER).results
+    )
+    assert "brake pads" in vault.read(bike.node_id, caller=OWNER).text  # marked, still readable
+    [garden] = vault.search("tulip bulbs", caller=OWNER, limit=1).results
+    assert "November" in garden.text
+    assert watches.list(caller=AGENT).watches[0].target == "<FOLDER>"
+    assert watches.show(added.watch.id, caller=OWNER).watch.target == str(folder.resolve())
+
+
+def test_agents_may_add_only_what_they_could_reach(vault: Vault, tmp_path: Path) -> None:
+    watches = _watches(vault)
+    with pytest.raises(AccessDenied, match="folders"):
+        watches.add("folder", str(tmp_path), caller=AGENT, every="1h")
+    with pytest.raises(AccessDenied, match="private"):
+        watches.add("url", "http://127.0.0.1:9/", caller=AGENT, every="1h", allow_private=True)
+    with pytest.raises(InputError, match="allow-private"):  # loopback refused without it
+        watches.add("url", "http://127.0.0.1:9/", caller=AGENT, every="1h")
+    with pytest.raises(AccessDenied, match="read-only"):
+        watches.add("remind", "water the plants", caller=READER, every="1d")
+
+    mine = watches.add("remind", "water the plants", caller=AGENT, every="1d")
+    assert mine.watch.kind == "remind"
+    owners = watches.add("url", "http://127.0.0.1:9/", caller=OWNER, every="1h", allow_private=True)
+    listed = watches.list(caller=READER)
+    assert {w.id for w in listed.watches} == {mine.watch.id, owners.watch.id}
+    with pytest.raises(AccessDenied, match="read-only"):
+        watches.cancel(mine.watch.id, caller=READER)
+    with pytest.raises(AccessDenied, match="only the owner"):
+        watches.cancel(owners.watch.id, caller=AGENT)
+    with pytest.raises(AccessDenied, match="only the owner"):
+        watches.run(owners.watch.id, caller=AGENT)
+    with pytest.raises(AccessDenied):
+        watches.poll(caller=AGENT)
+    assert watches.pause(mine.watch.id, caller=AGENT).watch.status == "paused"
+    assert watches.resume(mine.watch.id, caller=AGENT).watch.status == "active"
+    assert watches.cancel(mine.watch.id, caller=AGENT).watch.status == "cancelled"
+
+
+def test_watches_on_a_restricted_shelf_do_not_exist_for_other_agents(vault: Vault) -> None:
+    watches = _watches(vault)
+    shelves.add(vault.conn, "family", policies=vault.privacy.policies, restricted=True)
+    hidden = watches.add("remind", "birthday gift", caller=OWNER, every="1w", shelf="family")
+    assert watches.list(caller=AGENT).watches == ()
+    with pytest.raises(NotFound):
+        watches.show(hidden.watch.id, caller=AGENT)
+    with pytest.raises(NotFound):
+        watches.add("remind", "sneaky", caller=AGENT, every="1d", shelf="family")
+    assert [w.id for w in watches.list(caller=OWNER).watches] == [hidden.watch.id]
+
+
+def test_bad_inputs_are_refused(vault: Vault) -> None:
+    watches = _watches(vault)
+    with pytest.raises(InputError, match="search watches only"):
+        watches.add("url", "https://example.org/", caller=OWNER, every="1d", fetch_pages=True)
+    with pytest.raises(InputError, match="no offset"):
+        watches.add("remind", "x", caller=OWNER, at="2026-03-01T09:00:00")
+    with pytest.raises(InputError, match="schedule"):
+        watches.add("remind", "x", caller=OWNER)
+    with pytest.raises(NotFound):
+        watches.show("wnothere", caller=OWNER)
