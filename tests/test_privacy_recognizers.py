@@ -206,3 +206,18 @@ def test_places(text: str, expected: list[str]) -> None:
 def test_university_cue_is_a_place() -> None:
     text = "studying at the University of PORVOO."
     assert ("PORVOO", "LOCATION") in _found(find_context_entities(text), text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Check-up on 3 March 2027 at 10:00.", "due 15 January 2027.\nPay to the account",
+     "on 4 Sept 2025 we met"],
+)
+def test_a_date_is_not_an_address(text: str) -> None:
+    assert rec.find_addresses(text) == []
+
+
+def test_an_address_stops_at_the_end_of_its_sentence() -> None:
+    text = "Her practice: 221 Baker Street, London. Phone her."
+    (span,) = rec.find_addresses(text)
+    assert text[span.start : span.end] == "221 Baker Street, London."

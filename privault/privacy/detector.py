@@ -25,7 +25,7 @@ from privault.privacy.policy import Policy
 from privault.privacy.spans import Span
 
 # Bump when recognizer code changes in a way that changes spans: stored spans get rescanned.
-DETECTOR_REVISION = "2"
+DETECTOR_REVISION = "3"
 # Spans below this score are not worth storing: no shipped policy would mask them.
 STORE_FLOOR = 0.3
 

@@ -44,6 +44,10 @@ _STREET_SUFFIX = (
     r"torg|torget|bakken|veg|väg)"
 )
 _NUM = r"\d{1,6}[A-Za-z]?"
+_MONTH = (
+    r"(?i:(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?\s)"
+)
 _HOUSE = r"\d{1,5}[A-Za-z]?\.?(?![\w-])"
 
 _UNIT = re.compile(
@@ -67,8 +71,11 @@ _CORES = [
         r"(?i)(?:\b" + _NUM + r"\s+)?\b(?:" + _W + r"\s+){0,2}" + _STREET_SUFFIX + r"\s+" + _HOUSE
     ),
     re.compile(r"(?i)\b(?:" + _W + r"\s+){1,3}(?:tér|út|utca|körút|trg)\s+" + _HOUSE),
-    # 94472 Atamaria 55, 3369 Gesterbyntie 68: number, capitalised name, house number
-    re.compile(r"\b" + _NUM + r"\s+(?:" + _CAP + r"\s+){0,2}" + _CAP + r"\s+" + _HOUSE),
+    # 94472 Atamaria 55, 3369 Gesterbyntie 68: number, capitalised name, house number —
+    # but not a date: "3 March 2027" has the same shape.
+    re.compile(
+        r"\b" + _NUM + r"\s+(?!" + _MONTH + r")(?:" + _CAP + r"\s+){0,2}" + _CAP + r"\s+" + _HOUSE
+    ),
     _UNIT,
     _MILITARY,
 ]
@@ -105,6 +112,8 @@ def _grow_address(text: str, start: int, end: int) -> tuple[int, int]:
         if word in _TAIL_STOP_WORDS:
             break
         end = match.end()
+        if word.endswith(".") and len(word) > 4:
+            break  # "London." ends a sentence; "St." does not
     return start, end
 
 

@@ -81,15 +81,21 @@ class Span:
 def merge_spans(spans: Iterable[Span]) -> list[Span]:
     """Merge overlapping or touching spans into one each, sorted by start.
 
-    The merged span takes the kind, score and source of its most confident part (the longer
-    one on a tie): masking the union is what keeps a value from leaking through the seam.
+    A span inside another takes the container's kind (a surname inside a street address is
+    part of the address); partly overlapping spans take the kind of the more confident one
+    (the longer on a tie). Masking the union is what keeps a value from leaking at the seam.
     """
     ordered = sorted(spans, key=lambda span: (span.start, -span.end))
     merged: list[Span] = []
     for span in ordered:
         if merged and span.start <= merged[-1].end:
             last = merged[-1]
-            lead = max((last, span), key=lambda s: (s.score, s.end - s.start))
+            if span.end <= last.end:
+                lead = last  # contained
+            elif span.start == last.start:
+                lead = span  # contains the last one
+            else:
+                lead = max((last, span), key=lambda s: (s.score, s.end - s.start))
             merged[-1] = Span(
                 last.start, max(last.end, span.end), lead.kind, lead.score, lead.source
             )
