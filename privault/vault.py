@@ -39,6 +39,7 @@ from privault.store.migrations import migrate
 from privault.timeutil import now_ms
 from privault.vault_privacy import PrivacyRuntime
 from privault.vault_statements import VaultStatements, statement_known_entities
+from privault.vault_watches import VaultWatches
 from privault.writing import expand_paths
 
 
@@ -76,6 +77,7 @@ class Vault:
             statement_entities=statement_known_entities,
         )
         self.statements = VaultStatements(self)
+        self.watches = VaultWatches(self)
         self._vectors: VectorIndex | None = None
 
     # ---- lifecycle -------------------------------------------------------------------
@@ -103,7 +105,8 @@ class Vault:
         return cls(conn, file, vault_settings, embedder=embedder, privacy=privacy)
 
     def close(self) -> None:
-        """Close the file."""
+        """Close the file (and the watch fetcher's connections)."""
+        self.watches.close()
         self.conn.close()
 
     def __enter__(self) -> Vault:

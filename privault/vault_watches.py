@@ -7,14 +7,15 @@ nothing of callers or privacy. Here:
   `url`, `search` and `remind` ones: never `folder` (no filesystem access for agents) and
   never `allow_private` (loopback and LAN reach is the owner's decision). A read-only agent
   changes nothing. An agent may cancel, pause, resume or run only a watch it could have
-  created itself. `poll` runs every due watch of every shelf, so it is the owner's (the
-  scheduler acts as the owner). Watches and reminders on shelves a caller may not see do
-  not exist for it.
+  created itself, and may acknowledge a reminder it can see. `poll` runs every due watch
+  of every shelf, so it is the owner's (the scheduler acts as the owner). Watches and
+  reminders on shelves a caller may not see do not exist for it.
 * **What comes back.** A watch's target (a URL, a query, a reminder's text), its last
   error, run summaries, diffs and errors, a reminder's text: none of these are sectioned
   documents with spans stored at write time, so each is detected live (the detector plus
   the vault's known entities) and gated by the caller's policy for the watch's shelf,
-  like a statement that was never scanned. Every reply carries the `Privacy` summary.
+  like a statement that was never scanned (`WatchView`). Every reply carries the
+  `Privacy` summary.
 * **Where results go.** `WatchFiler` is the `Filer` the poll loop writes through: the
   vault's own write path, as the owner (see its docstring).
 
@@ -29,8 +30,6 @@ from typing import TYPE_CHECKING
 
 from privault.caller import Caller
 from privault.errors import AccessDenied, InputError, NotFound
-from privault.privacy.recognizers import find_known_entities
-from privault.results import Privacy
 from privault.store.connection import row
 from privault.vault_statements import Time, to_ms
 from privault.watch_filer import WatchFiler
@@ -41,9 +40,10 @@ from privault.watch_results import (
     RunResponse,
     WatchList,
     WatchResponse,
+    WatchView,
 )
 from privault.watches import reminders as reminder_store
-from privault.watches.model import Reminder, Watch, WatchRun
+from privault.watches.model import Watch, WatchRun
 
 if TYPE_CHECKING:
     from privault.vault import Vault
@@ -51,59 +51,6 @@ if TYPE_CHECKING:
     from privault.watches.fetcher import Fetcher
 
 AGENT_KINDS = ("url", "search", "remind")
-FOLDER_FOR_AGENTS = "<FOLDER>"  # a path names people and places; agents get the watch id
-
-
-class WatchView:
-    """Gates the texts of one response about watches for one caller (see module docstring)."""
-
-    def __init__(self, vault: Vault, caller: Caller) -> None:
-        self._runtime = vault.privacy
-        self.reading = vault.privacy.reading(caller)  # an unknown caller is refused here
-        self._base = vault.privacy.base_policy(caller)
-        self._owner = caller.is_owner
-
-    def text(self, shelf: str, value: str) -> str:
-        """One text as the caller may see it, judged by the policy for `shelf`."""
-        gate = self.reading.gate(shelf)
-        if gate.policy.mode == "off" or not value:
-            return value
-        spans = self._runtime.detector.detect(value)
-        spans += find_known_entities(value, self._runtime.known_entities())
-        return gate.apply(value, spans).text
-
-    def maybe(self, shelf: str, value: str | None) -> str | None:
-        """`text()` for a text that may be absent."""
-        return None if value is None else self.text(shelf, value)
-
-    def watch(self, watch: Watch) -> Watch:
-        """A watch with its target and last error gated."""
-        target = watch.target
-        if watch.kind == "folder" and not self._owner:
-            target = FOLDER_FOR_AGENTS
-        return dataclasses.replace(
-            watch,
-            target=self.text(watch.shelf, target),
-            last_error=self.maybe(watch.shelf, watch.last_error),
-        )
-
-    def run(self, run: WatchRun, shelf: str) -> WatchRun:
-        """A run with its summary, error and diff gated."""
-        return dataclasses.replace(
-            run,
-            summary=self.text(shelf, run.summary),
-            error=self.maybe(shelf, run.error),
-            diff=self.maybe(shelf, run.diff),
-        )
-
-    def reminder(self, reminder: Reminder) -> Reminder:
-        """A reminder with its text gated."""
-        return dataclasses.replace(reminder, text=self.text(reminder.shelf, reminder.text))
-
-    @property
-    def privacy(self) -> Privacy:
-        """What this response was gated by and held back."""
-        return self.reading.privacy(self._base)
 
 
 class VaultWatches:

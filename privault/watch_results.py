@@ -1,21 +1,30 @@
-"""What `vault.watches` returns: watches, runs and reminders as one caller may see them.
+"""What `vault.watches` returns — watches, runs and reminders as one caller may see them —
+and `WatchView`, which gates their texts.
 
 Each reply carries the `Privacy` summary of its response. The texts inside — a watch's
 target (a URL, a query, a reminder's text), its last error, run summaries, diffs and
-errors, a reminder's text — have already passed the caller's gate; the raw text is never
-kept alongside.
+errors, a reminder's text — are not sectioned documents with spans stored at write time,
+so `WatchView` detects them live (the detector plus the vault's known entities) and gates
+them by the caller's policy for the watch's shelf, like a statement never scanned: fail
+closed, never shown raw. The raw text is never kept alongside.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from privault.caller import Caller
+from privault.privacy.recognizers import find_known_entities
 from privault.results import Privacy
 from privault.watches.model import Reminder, Watch, WatchRun
 
-if TYPE_CHECKING:  # the poll loop pulls in httpx; opening a vault should not
-    from privault.watches.poll import PollReport
+if TYPE_CHECKING:
+    from privault.vault import Vault
+    from privault.watches.poll import PollReport  # pulls in httpx; opening a vault should not
+
+FOLDER_FOR_AGENTS = "<FOLDER>"  # a path names people and places; agents get the watch id
 
 
 @dataclass(frozen=True)
@@ -96,3 +105,55 @@ class ReminderResponse:
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
         return {"reminder": self.reminder.to_dict(), **self.privacy.to_dict()}
+
+
+class WatchView:
+    """Gates the texts of one response about watches for one caller."""
+
+    def __init__(self, vault: Vault, caller: Caller) -> None:
+        self._runtime = vault.privacy
+        self.reading = vault.privacy.reading(caller)  # an unknown caller is refused here
+        self._base = vault.privacy.base_policy(caller)
+        self._owner = caller.is_owner
+
+    def text(self, shelf: str, value: str) -> str:
+        """One text as the caller may see it, judged by the policy for `shelf`."""
+        gate = self.reading.gate(shelf)
+        if gate.policy.mode == "off" or not value:
+            return value
+        spans = self._runtime.detector.detect(value)
+        spans += find_known_entities(value, self._runtime.known_entities())
+        return gate.apply(value, spans).text
+
+    def maybe(self, shelf: str, value: str | None) -> str | None:
+        """`text()` for a text that may be absent."""
+        return None if value is None else self.text(shelf, value)
+
+    def watch(self, watch: Watch) -> Watch:
+        """A watch with its target and last error gated."""
+        target = watch.target
+        if watch.kind == "folder" and not self._owner:
+            target = FOLDER_FOR_AGENTS
+        return dataclasses.replace(
+            watch,
+            target=self.text(watch.shelf, target),
+            last_error=self.maybe(watch.shelf, watch.last_error),
+        )
+
+    def run(self, run: WatchRun, shelf: str) -> WatchRun:
+        """A run with its summary, error and diff gated."""
+        return dataclasses.replace(
+            run,
+            summary=self.text(shelf, run.summary),
+            error=self.maybe(shelf, run.error),
+            diff=self.maybe(shelf, run.diff),
+        )
+
+    def reminder(self, reminder: Reminder) -> Reminder:
+        """A reminder with its text gated."""
+        return dataclasses.replace(reminder, text=self.text(reminder.shelf, reminder.text))
+
+    @property
+    def privacy(self) -> Privacy:
+        """What this response was gated by and held back."""
+        return self.reading.privacy(self._base)

@@ -12,6 +12,7 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
+from helpers import fake_vault
 from test_watches_support import LocalServer, html_page, send, serve
 
 from privault import shelves
@@ -23,8 +24,6 @@ from privault.vault import Vault
 from privault.vault_watches import VaultWatches
 from privault.watches.actions import SearchBackend
 from privault.watches.fetcher import Fetcher, FetchLimits
-
-from helpers import fake_vault
 
 OWNER = Caller.owner()
 AGENT = Caller.agent("helper")  # unlisted: the `standard` policy (redact)

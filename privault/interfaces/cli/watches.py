@@ -86,6 +86,8 @@ def _show_watches(data: dict[str, Any]) -> None:
         console.print("no watches")
     else:
         table = Table("id", "kind", "target", "schedule", "status", "next run", "last")
+        for column in (0, 5):
+            table.columns[column].no_wrap = True
         for item in data["watches"]:
             last = item["last_status"] or "—"
             if item["last_error"]:
@@ -192,8 +194,10 @@ def add_search(
     max_catchup: CatchupOption = 1,
     json_out: JsonOption = False,
 ) -> None:
-    """Run a web search on the configured backend (search_backend in config.yaml) and file
-    results not filed before."""
+    """Run a web search on a schedule and file results not filed before.
+
+    The backend is `search_backend` in config.yaml (a SearXNG-compatible JSON endpoint).
+    """
     _add(
         "search",
         query,
@@ -216,8 +220,11 @@ def add_remind(
     max_catchup: CatchupOption = 1,
     json_out: JsonOption = False,
 ) -> None:
-    """File a reminder at --at or every --every: a note tagged `reminder` that search finds,
-    listed by `privault reminders` until acknowledged."""
+    """File a reminder at --at or every --every; due until acknowledged.
+
+    The reminder is a note tagged `reminder` (search finds it), listed by
+    `privault reminders` until `privault reminders ack ID`.
+    """
     _add(
         "remind",
         read_text_argument(text),
