@@ -37,6 +37,7 @@ from privault.store import documents, sections
 from privault.store.connection import Connection, connect, row, write
 from privault.store.migrations import migrate
 from privault.timeutil import now_ms
+from privault.vault_pii import VaultPII
 from privault.vault_privacy import PrivacyRuntime
 from privault.vault_statements import VaultStatements, statement_known_entities
 from privault.vault_watches import VaultWatches
@@ -78,6 +79,7 @@ class Vault:
         )
         self.statements = VaultStatements(self)
         self.watches = VaultWatches(self)
+        self.pii = VaultPII(self)
         self._vectors: VectorIndex | None = None
 
     # ---- lifecycle -------------------------------------------------------------------

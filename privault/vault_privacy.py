@@ -31,7 +31,7 @@ from privault.privacy.recognizers import find_known_entities
 from privault.privacy.spans import Span
 from privault.reading import Reading
 from privault.store import pii
-from privault.store.connection import Connection
+from privault.store.connection import Connection, write
 from privault.store.sections import IndexedSection
 
 
@@ -179,11 +179,15 @@ class PrivacyRuntime:
             "SELECT doc_id, label FROM label_spans WHERE detector_version != ? LIMIT ?",
             (detector.version, limit),
         ).fetchall()
-        for doc_id, label in stale:
-            self.conn.execute(
+        found = [
+            (_dump(detector.detect(label)), detector.version, doc_id, label)
+            for doc_id, label in stale
+        ]
+        with write(self.conn):
+            self.conn.executemany(
                 "UPDATE label_spans SET spans = ?, detector_version = ? "
                 "WHERE doc_id = ? AND label = ?",
-                (_dump(detector.detect(label)), detector.version, doc_id, label),
+                found,
             )
         return len(pending) + len(stale)
 

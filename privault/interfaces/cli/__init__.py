@@ -41,9 +41,9 @@ def _root(
 
 
 def _register() -> None:
-    from privault.interfaces.cli import demo, documents, models, statements, watches
+    from privault.interfaces.cli import demo, documents, models, privacy, statements, watches
 
-    for module in (documents, statements, watches, models, demo):
+    for module in (documents, statements, watches, privacy, models, demo):
         module.register(app)
 
 

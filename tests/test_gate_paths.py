@@ -1,0 +1,168 @@
+"""Every text-returning path passes the gate; policies fail closed; spans and overrides last."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from privault.caller import Caller
+from privault.errors import AccessDenied, PolicyError
+from privault.privacy.detector import FakeDetector
+from privault.privacy.policy import PolicySet
+from privault.vault import Vault
+from privault.vault_privacy import PrivacyRuntime
+from tests.helpers import fake_vault
+
+OWNER = Caller.owner()
+AGENT = Caller.agent("claude")
+STRICT_AGENT = Caller.agent("auditor")
+CONFIG = {"agents": {"auditor": "strict"}}
+SECRET_NAME = "Mrs Olga Petrova"
+EMAIL = "olga.petrova@example.net"
+NOTE = f"# Visit by {SECRET_NAME}\n## Contact\nWrite to {EMAIL} about the lease."
+
+
+@pytest.fixture
+def vault(tmp_path: Path):
+    with fake_vault(tmp_path / "v.db", privacy=CONFIG) as opened:
+        opened.note(NOTE, caller=OWNER)
+        yield opened
+
+
+def _texts(vault: Vault, caller: Caller) -> list[str]:
+    """Every text a caller can get about the note, through every reading path."""
+    found = vault.search("lease contact", caller=caller)
+    texts = [t for hit in found.results for t in (hit.text, hit.title, *hit.breadcrumb)]
+    pack = vault.context("lease contact", caller=caller, budget=300)
+    texts.append(pack.text)
+    texts += [t for s in pack.sections for t in (s.text, s.title, *s.breadcrumb)]
+    doc_id = found.results[0].doc_id
+    tree = vault.tree(doc_id, caller=caller)
+    texts += [tree.title, *(node.heading for node in tree.nodes)]
+    for node in tree.nodes:
+        view = vault.read(node.node_id, caller=caller)
+        texts += [view.text, view.title, *view.breadcrumb]
+    listed, _ = vault.docs(caller=caller)
+    texts += [doc["title"] for doc in listed]
+    return texts
+
+
+@pytest.mark.parametrize("caller", [AGENT, STRICT_AGENT], ids=["redact", "refuse"])
+def test_no_path_leaks_to_a_gated_caller(vault: Vault, caller: Caller) -> None:
+    joined = "\n".join(_texts(vault, caller))
+    assert "Petrova" not in joined and "Olga" not in joined
+    assert EMAIL not in joined
+
+
+def test_redact_uses_placeholders_and_refuse_uses_stubs(vault: Vault) -> None:
+    redacted = vault.search("lease", caller=AGENT).results[0]
+    assert "<EMAIL_ADDRESS_1>" in redacted.text and not redacted.withheld
+    refused = vault.search("lease", caller=STRICT_AGENT)
+    hit = refused.results[0]
+    assert hit.withheld and "EMAIL_ADDRESS" in hit.text and "withheld" in hit.text
+    assert refused.privacy.mode == "refuse" and refused.privacy.withheld_sections >= 1
+
+
+def test_the_owner_sees_text_as_stored(vault: Vault) -> None:
+    joined = "\n".join(_texts(vault, OWNER))
+    assert SECRET_NAME in joined and EMAIL in joined
+
+
+def test_placeholders_are_stable_within_one_response(vault: Vault) -> None:
+    vault.note(f"Second letter to {EMAIL}, same lease.", caller=OWNER)
+    pack = vault.context("lease", caller=AGENT, budget=400)
+    assert pack.text.count("<EMAIL_ADDRESS_1>") >= 2
+    assert "<EMAIL_ADDRESS_2>" not in pack.text
+
+
+def test_a_caller_cannot_pass_a_policy(vault: Vault) -> None:
+    with pytest.raises(TypeError):
+        vault.search("lease", caller=AGENT, policy="open")  # type: ignore[call-arg]
+
+
+def test_an_unknown_caller_is_refused(vault: Vault) -> None:
+    stranger = Caller(kind="stranger", name="x")  # type: ignore[arg-type]
+    with pytest.raises(AccessDenied):
+        vault.search("lease", caller=stranger)
+
+
+@pytest.mark.parametrize(
+    "config",
+    [{"agent_default": "no-such-policy"}, {"agents": {"claude": "missing"}}, {"unknown_field": 1}],
+)
+def test_a_bad_privacy_config_refuses(tmp_path: Path, config: dict) -> None:
+    with fake_vault(tmp_path / "v.db", privacy=config) as vault:
+        vault.note(NOTE, caller=OWNER)
+        with pytest.raises(PolicyError):
+            vault.search("lease", caller=AGENT)
+
+
+def test_a_broken_policy_folder_refuses_everyone(tmp_path: Path) -> None:
+    folder = tmp_path / "policies"
+    folder.mkdir()
+    (folder / "open.yaml").write_text("name: open\nmode: off\n")
+    (folder / "standard.yaml").write_text("name: standard\nmode: [redact\n")
+    with fake_vault(tmp_path / "v.db", policies_dir=folder) as vault:
+        with pytest.raises(PolicyError, match="not valid YAML"):
+            vault.note(NOTE, caller=OWNER)
+        with pytest.raises(PolicyError):
+            vault.search("lease", caller=AGENT)
+
+
+def test_a_loader_that_raises_refuses_instead_of_falling_open(tmp_path: Path, monkeypatch) -> None:
+    def broken(path: Path):
+        raise RuntimeError("disk on fire")
+
+    original = PolicySet.load.__func__  # type: ignore[attr-defined]
+    monkeypatch.setattr(
+        PolicySet, "load", classmethod(lambda cls, folder=None: original(cls, folder, broken))
+    )
+    with fake_vault(tmp_path / "v.db") as vault:
+        with pytest.raises(PolicyError, match="disk on fire"):
+            vault.search("lease", caller=AGENT)
+        with pytest.raises(PolicyError, match="disk on fire"):
+            vault.search("lease", caller=OWNER)
+
+
+class _NoDetection(FakeDetector):
+    def detect(self, text: str):  # type: ignore[override]
+        raise AssertionError("reads must use stored spans, not detect again")
+
+
+def test_stored_spans_survive_a_restart(tmp_path: Path) -> None:
+    path = tmp_path / "v.db"
+    with fake_vault(path) as vault:
+        vault.note(f"Write to {EMAIL} today.", caller=OWNER)
+    reopened = Vault.open(path, models_dir=tmp_path, embedder=vault.embedder)
+    reopened.privacy = PrivacyRuntime(reopened.conn, None, {}, detector_factory=_NoDetection)
+    with reopened:
+        node = reopened.search("write today", caller=OWNER).results[0].node_id
+        view = reopened.read(node, caller=AGENT)
+    assert EMAIL not in view.text and "<EMAIL_ADDRESS_1>" in view.text
+
+
+def test_an_owner_mark_survives_reingest(vault: Vault, tmp_path: Path) -> None:
+    path = tmp_path / "minutes.md"
+    path.write_text("# Minutes\nZorblax chaired the meeting.")
+    doc_id = vault.add([path], caller=OWNER).added[0].doc_id
+    vault.pii.mark(doc_id, "Zorblax", caller=OWNER)
+    assert "Zorblax" not in vault.search("chaired", caller=AGENT).results[0].text
+    path.write_text("# Minutes\nZorblax chaired the meeting again, longer this time.")
+    assert vault.add([path], caller=OWNER).added[0].status == "updated"
+    text = vault.search("chaired", caller=AGENT).results[0].text
+    assert "Zorblax" not in text and "<PERSON_1>" in text
+
+
+def test_unmark_lets_a_value_through_for_that_document(vault: Vault) -> None:
+    added = vault.note("Ask Dr Rivers about the river walk.", caller=OWNER)
+    assert "Rivers" not in vault.search("river walk", caller=AGENT).results[0].text
+    vault.pii.unmark(added.doc_id, "Dr Rivers", caller=OWNER)
+    assert "Dr Rivers" in vault.search("river walk", caller=AGENT).results[0].text
+
+
+def test_pii_tools_are_owner_only(vault: Vault) -> None:
+    with pytest.raises(AccessDenied):
+        vault.pii.mark("d000", "x", caller=AGENT)
+    with pytest.raises(AccessDenied):
+        vault.pii.scan("text", caller=AGENT)
