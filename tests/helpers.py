@@ -13,8 +13,7 @@ from privault.vault_privacy import PrivacyRuntime
 
 def fake_vault(path: Path, privacy: dict[str, Any] | None = None, **settings: Any) -> Vault:
     """A real vault file whose heavy engines are the deterministic fakes."""
-    vault = Vault.open(path, models_dir=path.parent / "models", embedder=FakeEmbedder(),
-                       **settings)
+    vault = Vault.open(path, models_dir=path.parent / "models", embedder=FakeEmbedder(), **settings)
     vault.privacy = PrivacyRuntime(
         vault.conn, settings.get("policies_dir"), privacy or {}, detector_factory=FakeDetector
     )

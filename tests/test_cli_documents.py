@@ -33,8 +33,7 @@ def as_json(*args: str, input: str | None = None):
 
 def test_init_note_search_read_tree(tmp_path: Path) -> None:
     assert as_json("init")["created"] is True
-    added = as_json("note", "# Boiler\nService is due in March; call Dr Jane Roe.",
-                    "--tag", "home")
+    added = as_json("note", "# Boiler\nService is due in March; call Dr Jane Roe.", "--tag", "home")
     assert added["status"] == "added"
     found = as_json("search", "boiler service")
     hit = found["results"][0]
@@ -119,8 +118,19 @@ def test_a_vault_file_that_is_not_a_database(tmp_path: Path, monkeypatch) -> Non
 def test_every_command_has_help() -> None:
     result = run("--help")
     assert result.exit_code == 0
-    for command in ("init", "note", "add", "search", "context", "read", "tree", "docs",
-                    "forget", "status", "models"):
+    for command in (
+        "init",
+        "note",
+        "add",
+        "search",
+        "context",
+        "read",
+        "tree",
+        "docs",
+        "forget",
+        "status",
+        "models",
+    ):
         assert command in result.stdout
         sub = run(command, "--help")
         assert sub.exit_code == 0 and "Usage" in sub.stdout

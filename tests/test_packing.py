@@ -13,7 +13,8 @@ def test_pack_respects_budget_and_counts_drops() -> None:
     texts = {1: "one " * 30, 2: "two " * 30, 3: "three " * 30, 4: "four " * 5}
     pieces = [Piece(sid, 0, len(texts[sid])) for sid in (1, 2, 3, 4)]
     packed = pack(
-        pieces, 80,
+        pieces,
+        80,
         header=lambda sid: f"## s{sid}",
         window_text=lambda p: texts[p.section_id][p.start : p.end],
         count_tokens=_words,
@@ -28,7 +29,8 @@ def test_windows_of_one_section_are_merged_in_text_order() -> None:
     text = "a b c d e f g h i j"
     pieces = [Piece(1, 10, 13), Piece(1, 0, 3), Piece(1, 10, 13)]
     packed = pack(
-        pieces, 100,
+        pieces,
+        100,
         header=lambda sid: "## s",
         window_text=lambda p: text[p.start : p.end],
         count_tokens=_words,

@@ -210,8 +210,11 @@ def test_university_cue_is_a_place() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["Check-up on 3 March 2027 at 10:00.", "due 15 January 2027.\nPay to the account",
-     "on 4 Sept 2025 we met"],
+    [
+        "Check-up on 3 March 2027 at 10:00.",
+        "due 15 January 2027.\nPay to the account",
+        "on 4 Sept 2025 we met",
+    ],
 )
 def test_a_date_is_not_an_address(text: str) -> None:
     assert rec.find_addresses(text) == []

@@ -37,8 +37,11 @@ def test_search_by_meaning_and_redaction_for_an_agent(
     vault = Vault.open(tmp_path / "v.db", models_dir=models_dir, embedder=embedder)
     with vault:
         owner, agent = Caller.owner(), Caller.agent("claude")
-        vault.note("# Dentist\nAppointment with Maria Gonzalez on 3 March at 10:00. "
-                   "Her phone is +1 415 555 0134.", caller=owner)
+        vault.note(
+            "# Dentist\nAppointment with Maria Gonzalez on 3 March at 10:00. "
+            "Her phone is +1 415 555 0134.",
+            caller=owner,
+        )
         vault.note("# Groceries\nOat milk, rye bread, coffee beans.", caller=owner)
         top = vault.search("when do I see the tooth doctor", caller=owner).results[0]
         assert top.title == "Dentist"

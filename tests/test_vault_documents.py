@@ -63,7 +63,10 @@ def test_folder_add_reports_each_file(vault, tmp_path: Path) -> None:
     report = vault.add([folder], caller=OWNER)
     assert report.count("added") == 2
     reasons = dict(report.failed)
-    assert set(reasons) == {str((folder / "empty.md").resolve()), str((folder / "bin.txt").resolve())}
+    assert set(reasons) == {
+        str((folder / "empty.md").resolve()),
+        str((folder / "bin.txt").resolve()),
+    }
     assert "empty" in reasons[str((folder / "empty.md").resolve())]
     again = vault.add([folder], caller=OWNER)
     assert again.count("unchanged") == 2
@@ -71,8 +74,12 @@ def test_folder_add_reports_each_file(vault, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("text", "message"),
-    [("", "empty"), ("   \n\t", "empty"), ("x" * 3000, "over the 2000-byte limit"),
-     ("bad\x00byte", "NUL")],
+    [
+        ("", "empty"),
+        ("   \n\t", "empty"),
+        ("x" * 3000, "over the 2000-byte limit"),
+        ("bad\x00byte", "NUL"),
+    ],
 )
 def test_bad_notes_leave_the_vault_unchanged(tmp_path: Path, text: str, message: str) -> None:
     with fake_vault(tmp_path / "v.db", max_note_bytes=2000) as vault:
@@ -89,18 +96,28 @@ def test_bad_shelf_or_tag_is_refused(vault, shelf: str, tags: tuple[str, ...]) -
 
 
 def test_search_filters(vault) -> None:
-    vault.note("Invoice from the plumber, 120 euros", caller=OWNER, tags=["money"],
-               created_at=parse_time("2026-01-10T00:00:00Z"))
-    vault.note("Invoice from the electrician, 300 euros", caller=OWNER, shelf="work",
-               created_at=parse_time("2026-03-10T00:00:00Z"))
+    vault.note(
+        "Invoice from the plumber, 120 euros",
+        caller=OWNER,
+        tags=["money"],
+        created_at=parse_time("2026-01-10T00:00:00Z"),
+    )
+    vault.note(
+        "Invoice from the electrician, 300 euros",
+        caller=OWNER,
+        shelf="work",
+        created_at=parse_time("2026-03-10T00:00:00Z"),
+    )
     titles = lambda **kw: {h.text for h in vault.search("invoice", caller=OWNER, **kw).results}  # noqa: E731
     assert len(titles()) == 2
     assert titles(shelf="work") == {"Invoice from the electrician, 300 euros"}
     assert titles(tag="money") == {"Invoice from the plumber, 120 euros"}
     assert titles(since=parse_time("2026-02-01T00:00:00Z")) == {
-        "Invoice from the electrician, 300 euros"}
+        "Invoice from the electrician, 300 euros"
+    }
     assert titles(until=parse_time("2026-02-01T00:00:00Z")) == {
-        "Invoice from the plumber, 120 euros"}
+        "Invoice from the plumber, 120 euros"
+    }
     assert titles(kind="file") == set()
     hit = vault.search("plumber", caller=OWNER).results[0]
     assert hit.to_dict().keys() >= {"node_id", "doc_id", "title", "breadcrumb", "text", "score"}
@@ -145,7 +162,8 @@ def test_read_tree_forget_and_tombstone(vault) -> None:
 def test_restricted_shelf_is_invisible_to_other_agents(vault) -> None:
     with write(vault.conn):
         vault.conn.execute(
-            "INSERT INTO shelves (name, restricted, created_at) VALUES ('health', 1, 0)")
+            "INSERT INTO shelves (name, restricted, created_at) VALUES ('health', 1, 0)"
+        )
     added = vault.note("Blood test results are fine", caller=OWNER, shelf="health")
     node = vault.tree(added.doc_id, caller=OWNER).nodes[0].node_id
     nurse = Caller.agent("nurse", shelves={"health"})
