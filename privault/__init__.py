@@ -1,3 +1,11 @@
-"""privault: a local, privacy-gated memory vault for AI agents and the person who owns them."""
+"""privault: a local, privacy-gated memory vault for AI agents and the person who owns them.
+
+    from privault import Caller, Vault
+"""
 
 __version__ = "0.1.0"
+
+from privault.caller import Caller  # noqa: E402
+from privault.vault import Vault  # noqa: E402
+
+__all__ = ["Caller", "Vault", "__version__"]
