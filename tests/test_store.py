@@ -102,3 +102,15 @@ def test_plain_vault_does_contain_the_text(tmp_path: Path) -> None:
         conn.execute("INSERT INTO meta (key, value) VALUES ('canary', ?)", (SECRET,))
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     assert SECRET.encode() in path.read_bytes()
+
+
+def test_a_missing_lower_numbered_migration_is_still_applied(tmp_path: Path) -> None:
+    conn = connect(tmp_path / "v.db")
+    migrate(conn)
+    conn.execute("DELETE FROM schema_migrations WHERE version = 2")
+    conn.execute("DROP TABLE pii_overrides")
+    conn.execute("DROP TABLE pii_scans")
+    conn.execute("DROP TABLE pii_spans")
+    migrate(conn)
+    assert conn.execute("SELECT count(*) FROM pii_spans").fetchone()[0] == 0
+    assert 2 in {v for (v,) in conn.execute("SELECT version FROM schema_migrations")}

@@ -41,9 +41,17 @@ def _root(
 
 
 def _register() -> None:
-    from privault.interfaces.cli import demo, documents, models, privacy, statements, watches
+    from privault.interfaces.cli import (
+        agents,
+        demo,
+        documents,
+        models,
+        privacy,
+        statements,
+        watches,
+    )
 
-    for module in (documents, statements, watches, privacy, models, demo):
+    for module in (documents, statements, watches, privacy, agents, models, demo):
         module.register(app)
 
 

@@ -52,26 +52,42 @@ def applied_version(conn: Connection) -> int:
     return int(version)
 
 
+def _applied(conn: Connection) -> set[int]:
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type='table' AND name='schema_migrations'"
+    ).fetchone()
+    if not exists:
+        return set()
+    return {int(version) for (version,) in conn.execute("SELECT version FROM schema_migrations")}
+
+
 def migrate(conn: Connection) -> int:
-    """Bring the file up to the newest schema; return the version it is at afterwards."""
+    """Apply every known migration the file lacks, in order; return the newest version.
+
+    Each is checked by number, not against the highest applied one, so a migration that
+    arrives with a lower number than one already applied is still applied.
+    """
     migrations = known_migrations()
     latest = migrations[-1].version if migrations else 0
-    current = applied_version(conn)
+    applied = _applied(conn)
+    current = max(applied, default=0)
     if current > latest:
         raise VaultError(
             f"this vault was written by a newer privault (schema {current}, this one knows "
             f"{latest}); upgrade privault to open it"
         )
-    if current == latest:
+    if applied >= {migration.version for migration in migrations}:
         return current
     for migration in migrations:
+        if migration.version in applied:
+            continue
         with write(conn):
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations ("
                 " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)"
             )
             # Re-read inside the lock: another process may have migrated meanwhile.
-            if applied_version(conn) >= migration.version:
+            if migration.version in _applied(conn):
                 continue
             for step in migration.steps:
                 conn.execute(step)
