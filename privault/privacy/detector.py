@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -26,6 +27,8 @@ from privault.privacy.spans import Span
 
 # Bump when recognizer code changes in a way that changes spans: stored spans get rescanned.
 DETECTOR_REVISION = "3"
+_CACHE_CHARS = 500  # only short texts (queries, titles) are worth remembering
+_CACHE_ENTRIES = 256
 # Spans below this score are not worth storing: no shipped policy would mask them.
 STORE_FLOOR = 0.3
 
@@ -118,6 +121,9 @@ class Detector:
         self.config = config or DetectorConfig()
         self.version: str = self.config.version
         self._compiled = _compile(self.config)
+        # A query is scanned by search and again by the statements it includes; short texts
+        # repeat, and spaCy costs ~15 ms a call, so recent short results are kept.
+        self._recent: OrderedDict[str, list[Span]] = OrderedDict()
 
     def load(self) -> None:
         """Load the engine now (the CLI calls this to fail early with a clear error)."""
@@ -129,13 +135,21 @@ class Detector:
         """Every span found in `text` at or above the storage floor, sorted by position."""
         if not text.strip():
             return []
+        if text in self._recent:
+            self._recent.move_to_end(text)
+            return list(self._recent[text])
         from privault.privacy.engine import load_engine
 
         spans = load_engine().analyze(text, ner=self.config.ner)
         spans += _own_spans(text, self._compiled)
         spans += rec.find_context_entities(text)
         spans += propagate(text, spans)
-        return _finish(spans, self.config.floor)
+        found = _finish(spans, self.config.floor)
+        if len(text) <= _CACHE_CHARS:
+            self._recent[text] = found
+            if len(self._recent) > _CACHE_ENTRIES:
+                self._recent.popitem(last=False)
+        return list(found)
 
     def detect_many(self, texts: Sequence[str]) -> list[list[Span]]:
         """`detect` for each text (one call per write batch)."""
