@@ -286,6 +286,34 @@ def executable() -> str:
     return str(beside if beside.exists() else Path(sys.argv[0]).resolve())
 
 
+CLIENTS = {
+    "claude": "Claude Desktop: claude_desktop_config.json · Claude Code: .mcp.json",
+    "cursor": "Cursor: ~/.cursor/mcp.json (or .cursor/mcp.json in a project)",
+}
+
+
+def client_config(
+    agent: str, client: str = "claude", *, vault: Path | None = None
+) -> dict[str, object]:
+    """The `mcpServers` snippet that makes `client` launch `privault mcp --agent AGENT`.
+
+    The token stays a placeholder: it was shown once by `agents add` and is not kept.
+    """
+    if client not in CLIENTS:
+        raise InputError(f"unknown client {client!r}: use {' or '.join(CLIENTS)}")
+    entry: dict[str, object] = {
+        "command": executable(),
+        "args": ["mcp", "--agent", agent],
+        "env": {
+            "PRIVAULT_VAULT": str(vault or config.vault_path()),
+            TOKEN_ENV: f"<token from `privault agents add {agent}`>",
+        },
+    }
+    if client == "cursor":
+        entry = {"type": "stdio", **entry}
+    return {"mcpServers": {"privault": entry}}
+
+
 @mcp_app.command("config")
 def mcp_config(
     agent: Annotated[str, typer.Option("--agent", help="The agent the client acts as.")] = "claude",
@@ -295,27 +323,11 @@ def mcp_config(
     json_out: JsonOption = False,
 ) -> None:
     """Print a ready-to-paste MCP client config for agent NAME (token left as a placeholder)."""
-    if client not in ("claude", "cursor"):
-        raise InputError(f"unknown client {client!r}: use claude or cursor")
-    entry = {
-        "command": executable(),
-        "args": ["mcp", "--agent", agent],
-        "env": {
-            "PRIVAULT_VAULT": str(config.vault_path()),
-            TOKEN_ENV: f"<token from `privault agents add {agent}`>",
-        },
-    }
-    if client == "cursor":
-        entry = {"type": "stdio", **entry}
-    snippet = {"mcpServers": {"privault": entry}}
+    snippet = client_config(agent, client)
     if json_out:
         emit_json(snippet)
         return
-    where = {
-        "claude": "Claude Desktop: claude_desktop_config.json · Claude Code: .mcp.json",
-        "cursor": "Cursor: ~/.cursor/mcp.json (or .cursor/mcp.json in a project)",
-    }[client]
-    err_console.print(f"[dim]paste into {where}[/dim]", highlight=False)
+    err_console.print(f"[dim]paste into {CLIENTS[client]}[/dim]", highlight=False)
     print(json.dumps(snippet, indent=2))
 
 

@@ -1,27 +1,40 @@
 """`privault demo`: the main job on an embedded demo vault, with the real local models.
 
 A newcomer's first run: a few private notes go into a throw-away vault, then the same
-search is shown as the owner sees it and as an agent sees it, side by side.
+search is shown as the owner sees it and as an agent sees it, side by side; a reminder
+comes due and a page changes; finally an agent is registered and the real MCP server is
+launched over stdio, as Claude Desktop would, and driven by the SDK's own client.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import tempfile
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
 
 from privault.caller import Caller
+from privault.errors import PrivaultError
 from privault.interfaces import config
-from privault.interfaces.cli.common import console
+from privault.interfaces.cli.agents import TOKEN_ENV, client_config, executable
+from privault.interfaces.cli.common import console, privacy_line
+from privault.store import agents as agent_store
+from privault.store import audit as audit_store
 from privault.timeutil import now_ms
 from privault.vault import Vault
+
+if TYPE_CHECKING:  # the MCP SDK loads only when the demo reaches its MCP part
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
 
 NOTES = [
     (
@@ -51,6 +64,8 @@ NOTES = [
     ),
 ]
 FERRY = "<html><body><article><h1>Ferry</h1><p>The ferry leaves at {}.</p></article></body></html>"
+DEMO_AGENT = "demo-agent"
+MCP_QUERY = "who do I pay for the boiler repair"
 QUERIES = ["when is the dentist appointment", "how much do I owe the plumber and to whom"]
 
 
@@ -64,48 +79,55 @@ def demo(
     path = folder / "demo.db"
     console.rule("[bold]privault demo")
     console.print(f"demo vault: {path} (models from {config.models_dir()})")
-    with Vault.open(path, models_dir=config.models_dir()) as vault:
-        owner = Caller.owner()
-        for title, text, tags in NOTES:
-            added = vault.note(text, caller=owner, title=title, tags=tags)
-            console.print(f"  stored {added.doc_id} — {title}", highlight=False)
-        agent = Caller.agent("demo-agent")
-        for query in QUERIES:
+    try:
+        with Vault.open(path, models_dir=config.models_dir()) as vault:
+            owner = Caller.owner()
+            for title, text, tags in NOTES:
+                added = vault.note(text, caller=owner, title=title, tags=tags)
+                console.print(f"  stored {added.doc_id} — {title}", highlight=False)
+            _searches(vault, owner, Caller.agent(DEMO_AGENT))
             console.print()
-            console.rule(f"search: {query!r}")
-            mine = vault.search(query, caller=owner, limit=1)
-            theirs = vault.search(query, caller=agent, limit=1)
-            table = Table(
-                "the owner sees (policy open)",
-                "an agent sees (policy standard)",
-                show_lines=True,
-                expand=True,
-            )
-            table.add_row(
-                mine.results[0].text if mine.results else "—",
-                theirs.results[0].text if theirs.results else "—",
-            )
-            console.print(table)
-            held = ", ".join(f"{k} ×{n}" for k, n in theirs.privacy.held_back.items())
-            console.print(f"[dim]held back from the agent: {held or 'nothing'}[/dim]")
+            _watches(vault, owner)
+            console.print()
+            token = _register_agent(vault, path)
+        _mcp(folder, path, token)
+    finally:
+        if keep:
+            console.print(f"kept: PRIVAULT_VAULT={path}")
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _searches(vault: Vault, owner: Caller, agent: Caller) -> None:
+    """The same searches as the owner and as an agent, side by side; a context pack."""
+    for query in QUERIES:
         console.print()
-        pack = vault.context("what do I need to pay", caller=agent, budget=150)
-        console.print(
-            Panel(
-                pack.text,
-                title=f"context pack for an agent: {pack.used_tokens}/"
-                f"{pack.budget} tokens, {pack.dropped} dropped",
-            ),
-            highlight=False,
+        console.rule(f"search: {query!r}")
+        mine = vault.search(query, caller=owner, limit=1)
+        theirs = vault.search(query, caller=agent, limit=1)
+        table = Table(
+            "the owner sees (policy open)",
+            "an agent sees (policy standard)",
+            show_lines=True,
+            expand=True,
         )
-        console.print()
-        _watches(vault, owner)
-    if keep:
-        console.print(f"kept: PRIVAULT_VAULT={path}")
-    else:
-        for file in folder.iterdir():
-            file.unlink()
-        os.rmdir(folder)
+        table.add_row(
+            mine.results[0].text if mine.results else "—",
+            theirs.results[0].text if theirs.results else "—",
+        )
+        console.print(table)
+        held = ", ".join(f"{k} ×{n}" for k, n in theirs.privacy.held_back.items())
+        console.print(f"[dim]held back from the agent: {held or 'nothing'}[/dim]")
+    console.print()
+    pack = vault.context("what do I need to pay", caller=agent, budget=150)
+    console.print(
+        Panel(
+            pack.text,
+            title=f"context pack for an agent: {pack.used_tokens}/"
+            f"{pack.budget} tokens, {pack.dropped} dropped",
+        ),
+        highlight=False,
+    )
 
 
 def _watches(vault: Vault, owner: Caller) -> None:
@@ -144,6 +166,75 @@ def _watches(vault: Vault, owner: Caller) -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def _register_agent(vault: Vault, path: Path) -> str:
+    """Register the demo agent as `privault agents add` does; print its client config."""
+    console.rule("MCP: an agent connects")
+    token = agent_store.issue(vault.conn, DEMO_AGENT)
+    console.print(f"  registered agent {DEMO_AGENT} (token shown once, stored hashed)")
+    console.print("  client config (`privault mcp config --agent demo-agent`):")
+    snippet = client_config(DEMO_AGENT, vault=path)
+    console.print(json.dumps(snippet, indent=2), highlight=False, markup=False)
+    return token
+
+
+def _mcp(folder: Path, path: Path, token: str) -> None:
+    """Launch `privault mcp` as a client would and drive it with the SDK's stdio client."""
+    import anyio
+    from mcp.client.stdio import StdioServerParameters
+
+    env = {
+        **os.environ,
+        "PRIVAULT_HOME": str(folder),  # the demo ignores your config.yaml
+        "PRIVAULT_VAULT": str(path),
+        "PRIVAULT_MODELS": str(config.models_dir()),
+        TOKEN_ENV: token,
+    }
+    params = StdioServerParameters(
+        command=executable(), args=["mcp", "--agent", DEMO_AGENT], env=env
+    )
+    console.print(f"  launching: {executable()} mcp --agent {DEMO_AGENT}", highlight=False)
+    anyio.run(_mcp_session, params)
+    with Vault.open(path, models_dir=config.models_dir()) as vault:
+        console.print("  what the owner sees in `privault audit`:")
+        for entry in reversed(audit_store.entries(vault.conn, agent=DEMO_AGENT)):
+            held = ", ".join(f"{kind} ×{n}" for kind, n in entry.held_back.items())
+            console.print(
+                f"    {entry.agent} {entry.tool} {'ok' if entry.ok else 'failed'} "
+                f"policy={entry.policy or '-'} held back: {held or 'nothing'}",
+                highlight=False,
+            )
+
+
+async def _mcp_session(params: StdioServerParameters) -> None:
+    """One client session: list the tools, search, read the due reminders."""
+    from mcp import Client
+
+    async with Client(params, read_timeout_seconds=120) as client:
+        tools = (await client.list_tools()).tools
+        console.print(f"  {len(tools)} tools: {', '.join(t.name for t in tools)}", highlight=False)
+        found = await call_tool(client, "memory_search", query=MCP_QUERY, limit=1)
+        for hit in found["results"]:
+            console.print(Panel(Text(hit["text"]), title=Text(f"memory_search → {hit['title']}")))
+        due = await call_tool(client, "list_reminders")
+        for reminder in due["reminders"]:
+            console.print(f"  list_reminders → {reminder['text']}", highlight=False)
+        # When the ask tool lands, one more line:
+        # await call_tool(client, "ask_memory", question="What do I owe the plumber?")
+
+
+async def call_tool(client: Client, name: str, **arguments: Any) -> dict[str, Any]:
+    """Call one MCP tool by name, print its privacy line, return its structured result."""
+    result = await client.call_tool(name, arguments)
+    if result.is_error:
+        text = result.content[0].text if result.content else "error"  # type: ignore[union-attr]
+        raise PrivaultError(f"demo: {name} failed over MCP: {text}")
+    data: dict[str, Any] = result.structured_content or {}
+    line = privacy_line(data) if "policy" in data else "no privacy facts"
+    shown = f" {json.dumps(arguments)}" if arguments else ""
+    console.print(f"  [bold]{name}[/bold]{shown}: {line}", highlight=False)
+    return data
 
 
 def register(app: typer.Typer) -> None:

@@ -44,6 +44,10 @@ def server_for(runtime: ToolRuntime) -> MCPServer:
         from privault.interfaces.mcp import statement_tools
 
         statement_tools.register(server, runtime)
+    if getattr(runtime.vault, "watches", None) is not None:
+        from privault.interfaces.mcp import watch_tools
+
+        watch_tools.register(server, runtime)
     return server
 
 

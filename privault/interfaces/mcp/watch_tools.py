@@ -1,0 +1,162 @@
+"""Watch tools: pages to re-read, web searches to re-run, reminders to file when due.
+
+Agents get the kinds that reach only the public web or the vault itself (`url`, `search`,
+`remind`). Folder watches (the owner's files) and `allow_private` (loopback and LAN
+addresses) have no MCP surface: the facade refuses them for agents anyway, and a tool
+that cannot express them keeps a model from trying.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from mcp.server import MCPServer
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from privault import shelves
+from privault.caller import Caller
+from privault.errors import NotFound
+from privault.interfaces.mcp.runtime import Outcome, ToolRuntime
+from privault.interfaces.mcp.watch_models import (
+    ReminderReply,
+    RemindersReply,
+    WatchesReply,
+    WatchReply,
+)
+
+READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+# Adding a watch makes the vault reach the web later, on its schedule.
+WATCH = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=True)
+WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+WRITE_TOOLS = {"watch", "cancel_watch", "ack_reminder"}
+
+WatchId = Annotated[
+    str, Field(description="A watch id from watch or list_watches.", max_length=100)
+]
+
+
+def register(server: MCPServer, runtime: ToolRuntime) -> None:
+    """Add the watch tools to `server` (the vault must have `watches`)."""
+    vault = runtime.vault
+    watches = vault.watches
+    runtime.write_tools |= WRITE_TOOLS
+
+    @server.tool(annotations=WATCH)
+    async def watch(
+        kind: Annotated[
+            Literal["url", "search", "remind"],
+            Field(
+                description="url: re-read a web page and file it when its text changes; "
+                "search: re-run a web search and file new results; "
+                "remind: file a reminder note when it comes due."
+            ),
+        ],
+        target: Annotated[
+            str,
+            Field(
+                description="The page URL (http/https), the search query, or the reminder text.",
+                min_length=1,
+                max_length=4000,
+            ),
+        ],
+        every: Annotated[
+            str | None,
+            Field(
+                description="Repeat interval (30m, 6h, 1d, 1w, 1h30m) or a 5-field cron "
+                "expression in UTC. Leave out for a one-off at `at`.",
+                max_length=100,
+            ),
+        ] = None,
+        at: Annotated[
+            str | None,
+            Field(
+                description="First (or only) run, ISO 8601 with an offset, "
+                "e.g. 2027-01-15T09:00:00+01:00.",
+                max_length=64,
+            ),
+        ] = None,
+        shelf: Annotated[
+            str,
+            Field(description="Where its findings are filed (see list_shelves).", max_length=64),
+        ] = "default",
+    ) -> WatchReply:
+        """Ask the vault to keep an eye on something for the user, on a schedule, even
+        while no one is chatting: a web page (kind url), a web search (kind search), or a
+        reminder (kind remind). Give `every`, `at`, or both. What a watch finds is filed in
+        memory (memory_search finds it); due reminders show in list_reminders. Use it when
+        the user asks to be reminded, or to follow a page or topic over time. Returns the
+        watch with its id (for cancel_watch) and next_run_at."""
+
+        def body(caller: Caller) -> tuple[WatchReply, Outcome]:
+            if shelf not in {s.name for s in shelves.visible(vault.conn, caller)}:
+                # Same answer for a missing and a hidden shelf: agents cannot probe names.
+                raise NotFound(f"no shelf {shelf!r} (see list_shelves)")
+            added = watches.add(kind, target, caller=caller, every=every, at=at, shelf=shelf)
+            reply = WatchReply.model_validate(added.to_dict())
+            return reply, Outcome([added.watch.id], added.privacy)
+
+        return await runtime.write("watch", body)
+
+    @server.tool(annotations=READ)
+    async def list_watches(
+        include_cancelled: Annotated[
+            bool, Field(description="Also list cancelled and finished watches.")
+        ] = False,
+    ) -> WatchesReply:
+        """List the watches on shelves you can see, oldest first: kind, target, schedule,
+        status, next and last run, last error. Check it before adding a watch, so you do
+        not add the same one twice. Targets may hold placeholders such as <PERSON_1>:
+        personal data withheld by the vault's privacy policy."""
+
+        def body(caller: Caller) -> tuple[WatchesReply, Outcome]:
+            found = watches.list(caller=caller, include_cancelled=include_cancelled)
+            ids = [item.id for item in found.watches]
+            return WatchesReply.model_validate(found.to_dict()), Outcome(ids, found.privacy)
+
+        return await runtime.read("list_watches", body)
+
+    @server.tool(annotations=WRITE)
+    async def cancel_watch(watch_id: WatchId) -> WatchReply:
+        """Stop a watch for good (when the user no longer wants it). What it already
+        filed stays in memory. Returns the watch with status cancelled."""
+
+        def body(caller: Caller) -> tuple[WatchReply, Outcome]:
+            done = watches.cancel(watch_id, caller=caller)
+            return WatchReply.model_validate(done.to_dict()), Outcome([watch_id], done.privacy)
+
+        return await runtime.write("cancel_watch", body)
+
+    @server.tool(annotations=READ)
+    async def list_reminders(
+        include_acked: Annotated[
+            bool, Field(description="Also list reminders already acknowledged.")
+        ] = False,
+    ) -> RemindersReply:
+        """List reminders that came due and are not yet acknowledged, oldest first (with
+        include_acked, all of them, newest first). Check it at the start of a conversation
+        and tell the user what is due. Text may hold placeholders such as <PERSON_1>:
+        personal data withheld by the vault's privacy policy; do not guess it."""
+
+        def body(caller: Caller) -> tuple[RemindersReply, Outcome]:
+            found = watches.reminders(caller=caller, include_acked=include_acked)
+            ids = [item.id for item in found.reminders]
+            return RemindersReply.model_validate(found.to_dict()), Outcome(ids, found.privacy)
+
+        return await runtime.read("list_reminders", body)
+
+    @server.tool(annotations=WRITE)
+    async def ack_reminder(
+        reminder_id: Annotated[
+            str, Field(description="A reminder id from list_reminders.", max_length=100)
+        ],
+    ) -> ReminderReply:
+        """Mark a due reminder as dealt with, once the user has seen it or said it is done,
+        so it stops showing in list_reminders. Acknowledging twice changes nothing."""
+
+        def body(caller: Caller) -> tuple[ReminderReply, Outcome]:
+            done = watches.ack(reminder_id, caller=caller)
+            reply = ReminderReply.model_validate(done.to_dict())
+            return reply, Outcome([reminder_id], done.privacy)
+
+        return await runtime.write("ack_reminder", body)
