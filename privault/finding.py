@@ -8,14 +8,15 @@ into token-budgeted context packs. Every text it returns went through the `Readi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from privault.reading import Reading
-from privault.results import ContextSection, Hit
+from privault.results import ContextSection, DocumentTree, Hit, Privacy, SectionView, TreeNode
 from privault.retrieval import packing, search
 from privault.retrieval.embedder import Embedder
 from privault.retrieval.fts import Filters
 from privault.retrieval.vectors import VectorIndex
-from privault.store import sections
+from privault.store import documents, sections
 from privault.store.connection import Connection
 from privault.timeutil import to_iso
 
@@ -75,8 +76,8 @@ class Finder:
 
     def context(
         self, reading: Reading, query: str, filters: Filters, budget: int
-    ) -> tuple[packing.Pack, list[ContextSection]]:
-        """The best pieces packed into `budget` tokens of gated text."""
+    ) -> tuple[packing.Pack, list[ContextSection], dict[int, sections.SectionRow]]:
+        """The best pieces packed into `budget` tokens of gated text (and their sections)."""
         hits = self.hits(query, filters, CANDIDATES)
         rows = sections.sections_by_ids(self.conn, list({h.section_id for h in hits}))
         reading.prefetch(list(rows))
@@ -113,7 +114,57 @@ class Finder:
                     excerpt=not whole,
                 )
             )
-        return packed, out
+        return packed, out, rows
+
+    def read(self, reading: Reading, section: sections.SectionRow) -> SectionView:
+        """One whole section, gated (its privacy summary is filled in by the facade)."""
+        gated = reading.section(section)
+        children = tuple(
+            node
+            for (node,) in self.conn.execute(
+                "SELECT node_id FROM sections WHERE parent_node = ? ORDER BY position",
+                (section.node_id,),
+            )
+        )
+        return SectionView(
+            node_id=section.node_id,
+            doc_id=section.doc_id,
+            title=reading.label(section.doc_id, section.shelf, section.title),
+            breadcrumb=reading.breadcrumb(section),
+            text=gated.text,
+            kind=section.kind,
+            shelf=section.shelf,
+            created_at=section.created_at,
+            untrusted=section.untrusted,
+            children=children,
+            privacy=Privacy("", ""),
+        )
+
+    def tree(self, reading: Reading, doc: documents.Document) -> DocumentTree:
+        """A document's heading tree with gated headings."""
+        nodes = tuple(
+            TreeNode(
+                s.node_id,
+                reading.label(doc.id, doc.shelf, s.heading),
+                s.depth,
+                s.parent_node,
+                len(s.text),
+            )
+            for s in sections.sections_of(self.conn, doc.id)
+        )
+        title = reading.label(doc.id, doc.shelf, doc.title)
+        return DocumentTree(doc.id, title, doc.kind, doc.shelf, nodes)
+
+    def listing(
+        self, reading: Reading, doc: documents.Document, *, with_source: bool
+    ) -> dict[str, Any]:
+        """A document's list entry with its title gated; paths only for the owner (they
+        name people and places)."""
+        data = doc.to_dict()
+        data["title"] = reading.label(doc.id, doc.shelf, doc.title)
+        if not with_source:
+            data.pop("source")
+        return data
 
 
 def excerpt_window(text: str, hit: tuple[int, int], size: int) -> tuple[int, int]:

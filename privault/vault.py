@@ -9,11 +9,12 @@ ask hang off the same object and share its connection, gate and embedder.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from privault import ingest, writing
+from privault.ask.pipeline import AskReply
 from privault.caller import Caller
 from privault.errors import AccessDenied, InputError, NotFound
 from privault.finding import Finder
@@ -27,7 +28,6 @@ from privault.results import (
     Privacy,
     SearchResponse,
     SectionView,
-    TreeNode,
 )
 from privault.retrieval.embedder import Embedder, FastEmbedder
 from privault.retrieval.fts import Filters
@@ -37,6 +37,7 @@ from privault.store import documents, sections
 from privault.store.connection import Connection, connect, row, write
 from privault.store.migrations import migrate
 from privault.timeutil import now_ms
+from privault.vault_ask import VaultAsk, remote_chat
 from privault.vault_pii import VaultPII
 from privault.vault_privacy import PrivacyRuntime
 from privault.vault_statements import VaultStatements, statement_known_entities
@@ -53,6 +54,8 @@ class VaultSettings:
     max_file_bytes: int = 20 * 1024 * 1024
     policies_dir: Path | None = None  # None: the shipped policies/ folder
     privacy: dict[str, Any] = field(default_factory=dict)  # caller/shelf → policy config
+    chat_model: str | None = None  # the local answerer (None: the default)
+    remote_chat: dict[str, Any] | None = None  # {url, model, api_key}: non-private asks only
 
 
 class Vault:
@@ -80,6 +83,9 @@ class Vault:
         self.statements = VaultStatements(self)
         self.watches = VaultWatches(self)
         self.pii = VaultPII(self)
+        self.asking = VaultAsk(
+            self, chat_model=settings.chat_model, remote=remote_chat(settings.remote_chat)
+        )
         self._vectors: VectorIndex | None = None
 
     # ---- lifecycle -------------------------------------------------------------------
@@ -109,6 +115,7 @@ class Vault:
     def close(self) -> None:
         """Close the file (and the watch fetcher's connections)."""
         self.watches.close()
+        self.asking.close()
         self.conn.close()
 
     def __enter__(self) -> Vault:
@@ -344,7 +351,7 @@ class Vault:
             facts.pop()
         block = statements_block(facts)
         reserved = count(block) + 2 if block else 0
-        packed, out = self.finder.context(reading, matched, filters, budget - reserved)
+        packed, out, _ = self.finder.context(reading, matched, filters, budget - reserved)
         text = f"{block}\n\n{packed.text}" if block and packed.text else block or packed.text
         privacy = reading.privacy(self.privacy.base_policy(caller))
         return ContextPack(
@@ -358,50 +365,41 @@ class Vault:
             tuple(facts),
         )
 
+    def ask(
+        self,
+        question: str,
+        *,
+        caller: Caller,
+        budget: int = 1000,
+        instruction: str | None = None,
+        followup: str | None = None,
+    ) -> AskReply:
+        """Answer from the vault with the local model; nothing the policy stops is released.
+
+        With `followup` (the token of an earlier reply to the same question) and an
+        `instruction`, the local model re-runs once over the same sections.
+        """
+        return self.asking.ask(
+            question, caller=caller, budget=budget, instruction=instruction, followup=followup
+        )
+
+    def search_filters(self, caller: Caller) -> Filters:
+        """The filters every read by `caller` starts from (hidden shelves excluded)."""
+        return self._filters(caller, None, None, None, None, None)
+
     def read(self, node_id: str, *, caller: Caller) -> SectionView:
         """One section by node id, gated. A hidden or missing node is the same NotFound."""
         section = sections.section_by_node(self.conn, node_id)
         if section is None or section.shelf in self.hidden_shelves(caller):
             raise NotFound(f"no section {node_id!r}")
         reading = self._reading(caller)
-        gated = reading.section(section)
-        children = tuple(
-            node
-            for (node,) in self.conn.execute(
-                "SELECT node_id FROM sections WHERE parent_node = ? ORDER BY position", (node_id,)
-            )
-        )
-        return SectionView(
-            node_id=section.node_id,
-            doc_id=section.doc_id,
-            title=reading.label(section.doc_id, section.shelf, section.title),
-            breadcrumb=reading.breadcrumb(section),
-            text=gated.text,
-            kind=section.kind,
-            shelf=section.shelf,
-            created_at=section.created_at,
-            untrusted=section.untrusted,
-            children=children,
-            privacy=reading.privacy(self.privacy.base_policy(caller)),
-        )
+        view = self.finder.read(reading, section)
+        return replace(view, privacy=reading.privacy(self.privacy.base_policy(caller)))
 
     def tree(self, doc_id: str, *, caller: Caller) -> DocumentTree:
         """A document's heading tree, headings gated."""
         doc = self._visible_document(doc_id, caller)
-        reading = self._reading(caller)
-        nodes = tuple(
-            TreeNode(
-                s.node_id,
-                reading.label(doc.id, doc.shelf, s.heading),
-                s.depth,
-                s.parent_node,
-                len(s.text),
-            )
-            for s in sections.sections_of(self.conn, doc.id)
-        )
-        return DocumentTree(
-            doc.id, reading.label(doc.id, doc.shelf, doc.title), doc.kind, doc.shelf, nodes
-        )
+        return self.finder.tree(self._reading(caller), doc)
 
     def docs(
         self,
@@ -412,24 +410,23 @@ class Vault:
         tag: str | None = None,
         limit: int = 100,
     ) -> tuple[list[dict[str, Any]], Privacy]:
-        """Documents newest first, titles gated."""
-        hidden = set(self.hidden_shelves(caller))
-        if shelf and shelf in hidden:
-            return [], self._reading(caller).privacy(self.privacy.base_policy(caller))
-        found = documents.list_documents(
-            self.conn, shelves=[shelf] if shelf else None, kind=kind, tag=tag, limit=limit * 2
-        )
+        """Documents newest first, titles gated (agents get no file paths)."""
+        hidden = self.hidden_shelves(caller)
         reading = self._reading(caller)
-        listed = []
-        for doc in found:
-            if doc.shelf in hidden:
-                continue
-            data = doc.to_dict()
-            data["title"] = reading.label(doc.id, doc.shelf, doc.title)
-            if not caller.is_owner:
-                data.pop("source")  # file paths name people and places; agents get ids
-            listed.append(data)
-        return listed[:limit], reading.privacy(self.privacy.base_policy(caller))
+        found = (
+            []
+            if shelf in hidden
+            else documents.list_documents(
+                self.conn,
+                shelves=[shelf] if shelf else None,
+                kind=kind,
+                tag=tag,
+                limit=limit,
+                hidden=hidden,
+            )
+        )
+        listed = [self.finder.listing(reading, doc, with_source=caller.is_owner) for doc in found]
+        return listed, reading.privacy(self.privacy.base_policy(caller))
 
     def status(self) -> dict[str, Any]:
         """Counts, file size, schema and index health (owner view)."""

@@ -150,7 +150,11 @@ class PrivacyRuntime:
             scans.append(
                 Scan(
                     sections=tuple(tuple(detector.detect(s.text)) for s in sections),
-                    labels={label: tuple(detector.detect(label)) for label in labels if label},
+                    labels={
+                        label: tuple(label_spans(detector, label, draft.text))
+                        for label in labels
+                        if label
+                    },
                     detector_version=detector.version,
                 )
             )
@@ -248,6 +252,20 @@ class PrivacyRuntime:
             "sections_to_rescan": pending,
             "policies": self.policies.names(),
         }
+
+
+LABEL_CONTEXT_CHARS = 300
+
+
+def label_spans(detector: SpanDetector, label: str, body: str) -> list[Span]:
+    """Spans in a title or heading, detected with the start of its document after it.
+
+    NER guesses wildly on a lone word ("Plumber" as a place, "Dentist" as a company);
+    with the document's opening as context it judges a label as it would in running text.
+    """
+    prose = (line for line in body.splitlines() if not line.lstrip().startswith("#"))
+    text = f"{label}\n\n{' '.join(prose)[:LABEL_CONTEXT_CHARS]}"
+    return [span for span in detector.detect(text) if span.end <= len(label)]
 
 
 def _dump(spans: Sequence[Span]) -> str:

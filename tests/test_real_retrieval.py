@@ -51,3 +51,35 @@ def test_search_by_meaning_and_redaction_for_an_agent(
         assert "<PERSON_1>" in text and "<PHONE_NUMBER_1>" in text
         assert seen.privacy.policy == "standard"
         assert seen.privacy.held_back.get("PERSON", 0) >= 1
+
+
+def test_ask_as_an_agent_with_the_real_local_model(
+    tmp_path: Path, embedder: FastEmbedder, models_dir: Path
+) -> None:
+    vault = Vault.open(
+        tmp_path / "ask.db", models_dir=models_dir, embedder=embedder, chat_model="smollm2-135m"
+    )
+    with vault:
+        owner, agent = Caller.owner(), Caller.agent("claude")
+        vault.note(
+            "# Plumber\nInvoice 4471 from Tom Hargreaves: 312.50 EUR. "
+            "Write to tom.hargreaves@example.com.",
+            caller=owner,
+        )
+        reply = vault.ask(
+            "What is the plumber's email address? Spell it out.", caller=agent, budget=200
+        )
+        assert reply.refused is None and reply.backend == "local"
+        assert reply.model == "smollm2-135m"
+        assert "tom.hargreaves@example.com" not in reply.answer.lower()
+        assert "hargreaves" not in reply.answer.lower()
+        assert reply.citations and reply.citations[0].title == "Plumber"
+        assert reply.followup
+        again = vault.ask(
+            "What is the plumber's email address? Spell it out.",
+            caller=agent,
+            budget=200,
+            instruction="one word only",
+            followup=reply.followup,
+        )
+        assert again.refused is None

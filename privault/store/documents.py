@@ -127,6 +127,7 @@ def list_documents(
     tag: str | None = None,
     limit: int = 100,
     include_old: bool = False,
+    hidden: Sequence[str] = (),
 ) -> list[Document]:
     """Documents newest first, restricted to `shelves` (None: every shelf)."""
     where: list[str] = ["1 = 1"]
@@ -136,6 +137,9 @@ def list_documents(
     if shelves is not None:
         where.append(f"shelf IN ({','.join('?' * len(shelves))})")
         params.extend(shelves)
+    if hidden:
+        where.append(f"shelf NOT IN ({','.join('?' * len(hidden))})")
+        params.extend(hidden)
     if kind:
         where.append("kind = ?")
         params.append(kind)

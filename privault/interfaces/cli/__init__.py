@@ -43,6 +43,7 @@ def _root(
 def _register() -> None:
     from privault.interfaces.cli import (
         agents,
+        ask,
         demo,
         documents,
         models,
@@ -51,7 +52,7 @@ def _register() -> None:
         watches,
     )
 
-    for module in (documents, statements, watches, privacy, agents, models, demo):
+    for module in (documents, ask, statements, watches, privacy, agents, models, demo):
         module.register(app)
 
 

@@ -50,6 +50,8 @@ def opened(*, embedder: Any = None) -> Iterator[Vault]:
         max_file_bytes=cfg.max_file_bytes,
         policies_dir=cfg.policies_dir,
         privacy=cfg.privacy,
+        chat_model=cfg.chat_model,
+        remote_chat=cfg.remote_chat,
     )
     try:
         yield vault

@@ -1,0 +1,165 @@
+"""`Vault.ask`: retrieval and gating for the caller, then the local-model ask pipeline.
+
+The facade's part of item 7 of the privacy contract: sections are retrieved and packed
+within a token budget and gated for the caller exactly as `context` returns them; each is
+marked private when it holds a value any non-`off` policy counts as identifying (or its
+shelf is private); the raw values are handed to the pipeline's leak scan; and the answer's
+own spans are masked by the caller's policy. The local model is loaded once and kept.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any
+
+from privault.ask.briefing import AskSection
+from privault.ask.chat import ChatModel
+from privault.ask.followup import FollowupTokens
+from privault.ask.pipeline import AskReply
+from privault.ask.pipeline import ask as run_pipeline
+from privault.caller import Caller
+from privault.errors import InputError
+from privault.privacy.policy import Policy
+from privault.privacy.spans import Span
+from privault.store.sections import SectionRow
+
+if TYPE_CHECKING:
+    from privault.vault import Vault
+
+DEFAULT_CHAT_MODEL = "qwen2.5-coder-1.5b"
+MAX_QUESTION_CHARS = 2000
+
+
+class VaultAsk:
+    """Answers questions from the vault with an in-process model; one per open vault."""
+
+    def __init__(
+        self,
+        vault: Vault,
+        *,
+        chat_model: str | None = None,
+        chat: ChatModel | None = None,
+        remote: ChatModel | None = None,
+    ) -> None:
+        self.vault = vault
+        self.chat_model = chat_model or DEFAULT_CHAT_MODEL
+        self.remote = remote
+        self._chat = chat
+        self._load_lock = threading.Lock()
+        self.tokens = FollowupTokens(vault.conn)
+
+    @property
+    def chat(self) -> ChatModel:
+        """The local model, loaded (and hash-checked) on first use and then kept warm."""
+        with self._load_lock:
+            if self._chat is None:
+                from privault.ask.runner import LocalChat
+
+                self._chat = LocalChat(self.vault.settings.models_dir, self.chat_model)
+            return self._chat
+
+    def ask(
+        self,
+        question: str,
+        *,
+        caller: Caller,
+        budget: int = 1000,
+        instruction: str | None = None,
+        followup: str | None = None,
+    ) -> AskReply:
+        """Answer `question` for `caller`; see the module docstring for what is released."""
+        if not question.strip():
+            raise InputError("empty question")
+        if len(question) > MAX_QUESTION_CHARS:
+            raise InputError(f"the question is over {MAX_QUESTION_CHARS} characters")
+        vault = self.vault
+        reading = vault.privacy.reading(caller)
+        policy = vault.privacy.base_policy(caller)
+        matched = reading.gate_for(policy).query(question, vault.privacy.detector).text
+        filters = vault.search_filters(caller)
+        packed, out, rows = vault.finder.context(reading, matched, filters, budget)
+        identifying = self._identifying_kinds()
+        sections = []
+        for item, view in zip(packed.sections, out, strict=True):
+            row = rows[item.section_id]
+            spans = reading.spans(row)
+            sections.append(
+                AskSection(
+                    node_id=view.node_id,
+                    doc_id=view.doc_id,
+                    title=view.title,
+                    text=view.text,
+                    private=self._private(row, spans, identifying),
+                    untrusted=view.untrusted,
+                    pii_values=tuple(
+                        sorted({row.text[s.start : s.end] for s in spans if s.kind in identifying})
+                    ),
+                )
+            )
+        summary = reading.privacy(policy)
+        return run_pipeline(
+            question,
+            sections,
+            caller_name=caller.name,
+            policy_name=summary.policy,
+            mode=summary.mode,
+            chat=self._chat_if_needed(sections),
+            remote=self.remote,
+            tokens=self.tokens,
+            instruction=instruction,
+            followup=followup,
+            dropped=packed.dropped,
+            detect=_answer_detector(vault, policy),
+            withheld=summary.held_back,
+        )
+
+    def _chat_if_needed(self, sections: list[AskSection]) -> ChatModel | None:
+        # No sections: the pipeline answers "nothing matches" without a model.
+        return self.chat if sections else None
+
+    def _identifying_kinds(self) -> frozenset[str]:
+        """Every kind some non-off policy masks: what makes a section private."""
+        return frozenset(
+            kind
+            for policy in self.vault.privacy.policies
+            if policy.mode != "off"
+            for kind in policy.identifying
+        )
+
+    def _private(self, row: SectionRow, spans: list[Span], identifying: frozenset[str]) -> bool:
+        if any(span.kind in identifying for span in spans):
+            return True
+        found = self.vault.conn.execute(
+            "SELECT private FROM shelves WHERE name = ?", (row.shelf,)
+        ).fetchone()
+        return bool(found and found[0])
+
+    def close(self) -> None:
+        """Free the remote client (the local model is freed with the process)."""
+        close = getattr(self.remote, "close", None)
+        if close is not None:
+            close()
+
+
+def _answer_detector(vault: Vault, policy: Policy) -> Any:
+    """Spans in an answer that the caller's policy masks (dates and the like stay)."""
+
+    def detect(text: str) -> list[Span]:
+        found = vault.privacy.detector.detect(text)
+        return [span for span in found if policy.counts(span)]
+
+    return detect
+
+
+def remote_chat(settings: dict[str, Any] | None) -> ChatModel | None:
+    """The configured OpenAI-compatible backend (`url`, `model`, optional `api_key`)."""
+    if not settings:
+        return None
+    from privault.ask.remote import RemoteChat
+
+    try:
+        return RemoteChat(
+            str(settings["url"]), str(settings["model"]), api_key=settings.get("api_key")
+        )
+    except KeyError as exc:
+        raise InputError(f"remote_chat needs {exc.args[0]!r} (url and model)") from None
