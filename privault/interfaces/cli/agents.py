@@ -13,18 +13,21 @@ import typer
 from rich.table import Table
 
 from privault import shelves
-from privault.errors import AccessDenied, InputError
+from privault.errors import AccessDenied, InputError, PrivaultError
 from privault.interfaces import config
 from privault.interfaces.cli.common import (
     JsonOption,
     console,
     emit_json,
     err_console,
+    open_vault,
     opened,
     optional_time,
 )
+from privault.interfaces.scheduler import POLL_SECONDS, Clock
 from privault.store import agents as agent_store
 from privault.store import audit as audit_store
+from privault.vault import Vault
 
 TOKEN_ENV = "PRIVAULT_AGENT_TOKEN"
 
@@ -355,9 +358,29 @@ def serve(
             "token can read this vault; traffic is plain HTTP — put TLS in front of it",
             highlight=False,
         )
+    clock = Clock(open_vault)
     with opened() as vault:
-        err_console.print(f"privault MCP on http://{host}:{port}{http.MCP_PATH}", highlight=False)
-        http.serve(vault, host=host, port=port)
+        _warm_up(vault)
+        clock.start()
+        err_console.print(
+            f"privault MCP on http://{host}:{port}{http.MCP_PATH} · watches "
+            f"polled every {POLL_SECONDS}s",
+            highlight=False,
+        )
+        try:
+            http.serve(vault, host=host, port=port)
+        finally:
+            clock.stop()
+
+
+def _warm_up(vault: Vault) -> None:
+    """Load the embedder and the local chat model now, so the first call is not slow."""
+    vault.embedder.embed_query("warm up")
+    try:
+        model = vault.asking.chat
+        err_console.print(f"local model {model.name} loaded", highlight=False)
+    except PrivaultError as exc:
+        err_console.print(f"[yellow]ask_memory unavailable:[/yellow] {exc}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

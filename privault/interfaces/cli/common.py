@@ -36,16 +36,14 @@ def caller_for(agent: str | None, vault: Vault) -> Caller:
     return known_caller(vault, agent)
 
 
-@contextmanager
-def opened(*, embedder: Any = None) -> Iterator[Vault]:
-    """Open the configured vault with the configured settings."""
+def open_vault() -> Vault:
+    """The configured vault, opened with the configured settings (the caller closes it)."""
     cfg = config.load_config()
     path = config.vault_path()
     vault = Vault.open(
         path,
         models_dir=config.models_dir(),
         key=config.vault_key(path),
-        embedder=embedder,
         max_note_bytes=cfg.max_note_bytes,
         max_file_bytes=cfg.max_file_bytes,
         policies_dir=cfg.policies_dir,
@@ -53,6 +51,18 @@ def opened(*, embedder: Any = None) -> Iterator[Vault]:
         chat_model=cfg.chat_model,
         remote_chat=cfg.remote_chat,
     )
+    if cfg.search_backend:
+        from privault.watches.actions import SearchBackend
+
+        # The owner wrote this URL: a SearXNG on localhost is the usual setup.
+        vault.watches.search_backend = SearchBackend(cfg.search_backend, allow_private=True)
+    return vault
+
+
+@contextmanager
+def opened() -> Iterator[Vault]:
+    """The configured vault for the length of a command."""
+    vault = open_vault()
     try:
         yield vault
     finally:

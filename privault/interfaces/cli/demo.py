@@ -64,6 +64,7 @@ NOTES = [
     ),
 ]
 FERRY = "<html><body><article><h1>Ferry</h1><p>The ferry leaves at {}.</p></article></body></html>"
+ASK_QUESTION = "How much do I owe for the boiler repair, and by when?"
 DEMO_AGENT = "demo-agent"
 MCP_QUERY = "who do I pay for the boiler repair"
 QUERIES = ["when is the dentist appointment", "how much do I owe the plumber and to whom"]
@@ -220,8 +221,17 @@ async def _mcp_session(params: StdioServerParameters) -> None:
         due = await call_tool(client, "list_reminders")
         for reminder in due["reminders"]:
             console.print(f"  list_reminders → {reminder['text']}", highlight=False)
-        # When the ask tool lands, one more line:
-        # await call_tool(client, "ask_memory", question="What do I owe the plumber?")
+        reply = await call_tool(client, "ask_memory", question=ASK_QUESTION)
+        answer = reply["answer"] or f"refused: {reply['refused']}"
+        console.print(Panel(Text(answer), title=Text(f"ask_memory → {reply['model']}")))
+        for citation in reply["citations"]:
+            console.print(f"  cites {citation['node_id']} — {citation['title']}", highlight=False)
+        context = ", ".join(f"{k} ×{n}" for k, n in reply["held_back"]["context"].items())
+        console.print(
+            f"  the local model saw placeholders for: {context or 'nothing'}; "
+            f"masked in its answer: {reply['held_back']['leak_masks']}",
+            highlight=False,
+        )
 
 
 async def call_tool(client: Client, name: str, **arguments: Any) -> dict[str, Any]:
@@ -231,7 +241,10 @@ async def call_tool(client: Client, name: str, **arguments: Any) -> dict[str, An
         text = result.content[0].text if result.content else "error"  # type: ignore[union-attr]
         raise PrivaultError(f"demo: {name} failed over MCP: {text}")
     data: dict[str, Any] = result.structured_content or {}
-    line = privacy_line(data) if "policy" in data else "no privacy facts"
+    flat = isinstance(data.get("held_back"), dict) and all(
+        isinstance(v, int) for v in data["held_back"].values()
+    )
+    line = privacy_line(data) if "policy" in data and flat else f"policy {data.get('policy')}"
     shown = f" {json.dumps(arguments)}" if arguments else ""
     console.print(f"  [bold]{name}[/bold]{shown}: {line}", highlight=False)
     return data

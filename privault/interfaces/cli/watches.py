@@ -18,7 +18,6 @@ from rich.markup import escape
 from rich.table import Table
 
 from privault.caller import Caller
-from privault.interfaces import config
 from privault.interfaces.cli.common import (
     AsOption,
     JsonOption,
@@ -30,7 +29,6 @@ from privault.interfaces.cli.common import (
     read_text_argument,
 )
 from privault.vault_watches import VaultWatches
-from privault.watches.actions import SearchBackend
 
 WATCH_HELP = "Watches: re-read pages, run searches, file reminders, index folders on a schedule."
 watch_app = typer.Typer(help=WATCH_HELP, no_args_is_help=True)
@@ -67,18 +65,9 @@ DIFF_LINES = 40  # a human reading a poll wants the gist; --json carries the who
 
 @contextmanager
 def _watches() -> Iterator[VaultWatches]:
-    """`vault.watches` with the configured search backend, its HTTP client closed after."""
-    backend = config.load_config().search_backend
+    """`vault.watches` with the configured search backend (set by `opened`)."""
     with opened() as vault:
-        # The owner named this endpoint in their own config; a SearXNG on localhost is the
-        # usual setup, so the backend itself may be private. Result pages are fetched under
-        # each watch's own --allow-private.
-        watches: VaultWatches = vault.watches
-        watches.search_backend = SearchBackend(backend, allow_private=True) if backend else None
-        try:
-            yield watches
-        finally:
-            watches.close()
+        yield vault.watches
 
 
 def _show_watches(data: dict[str, Any]) -> None:

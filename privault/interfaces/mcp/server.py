@@ -12,7 +12,7 @@ from mcp.server import MCPServer
 from privault import __version__
 from privault.caller import Caller
 from privault.interfaces.agents import known_caller
-from privault.interfaces.mcp import tools
+from privault.interfaces.mcp import ask_tools, statement_tools, tools, watch_tools
 from privault.interfaces.mcp.runtime import CallerMiddleware, CallerResolver, ToolRuntime
 from privault.vault import Vault
 
@@ -39,15 +39,8 @@ def server_for(runtime: ToolRuntime) -> MCPServer:
         log_level="WARNING",
         middleware=[CallerMiddleware(runtime)],
     )
-    tools.register(server, runtime)
-    if getattr(runtime.vault, "statements", None) is not None:
-        from privault.interfaces.mcp import statement_tools
-
-        statement_tools.register(server, runtime)
-    if getattr(runtime.vault, "watches", None) is not None:
-        from privault.interfaces.mcp import watch_tools
-
-        watch_tools.register(server, runtime)
+    for module in (tools, statement_tools, watch_tools, ask_tools):
+        module.register(server, runtime)
     return server
 
 

@@ -1,0 +1,78 @@
+"""The clock inside `privault serve`: due watches are polled, stale PII spans re-scanned.
+
+APScheduler drives two interval jobs in a background thread. They run on a vault opened
+just for them (its own SQLite connection; WAL lets it write beside the server's), so the
+clock never shares a connection with request handlers. A job that fails is logged and
+tried again at the next tick: one bad watch or one bad section never stops the clock.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from privault.caller import Caller
+from privault.vault import Vault
+
+log = logging.getLogger("privault.scheduler")
+POLL_SECONDS = 60
+RESCAN_SECONDS = 30
+RESCAN_BATCH = 50
+
+
+class Clock:
+    """Background jobs for one vault file; `start()` then `stop()`."""
+
+    def __init__(self, open_vault: Callable[[], Vault]):
+        self._open_vault = open_vault
+        self._vault: Vault | None = None
+        self._scheduler: Any = None
+
+    def start(self) -> None:
+        """Open the clock's vault and start polling and re-scanning."""
+        from apscheduler.schedulers.background import BackgroundScheduler
+
+        self._vault = self._open_vault()
+        scheduler = BackgroundScheduler(timezone="UTC")
+        scheduler.add_job(
+            self.poll, "interval", seconds=POLL_SECONDS, max_instances=1, coalesce=True, id="poll"
+        )
+        scheduler.add_job(
+            self.rescan,
+            "interval",
+            seconds=RESCAN_SECONDS,
+            max_instances=1,
+            coalesce=True,
+            id="rescan",
+        )
+        scheduler.start()
+        self._scheduler = scheduler
+
+    def poll(self) -> None:
+        """Run every due watch once."""
+        assert self._vault is not None
+        try:
+            report = self._vault.watches.poll(caller=Caller.owner()).report
+            if report.runs:
+                log.info("polled %d watch runs", len(report.runs))
+        except Exception:  # keep the clock alive; the next tick tries again
+            log.exception("watch poll failed")
+
+    def rescan(self) -> None:
+        """Bring a batch of sections and statements up to the current detector."""
+        assert self._vault is not None
+        try:
+            done = self._vault.privacy.rescan(RESCAN_BATCH)
+            done += self._vault.statements.rescan(RESCAN_BATCH)
+            if done:
+                log.info("re-scanned %d texts for PII", done)
+        except Exception:
+            log.exception("PII re-scan failed")
+
+    def stop(self) -> None:
+        """Stop the jobs (waiting for a running one) and close the clock's vault."""
+        if self._scheduler is not None:
+            self._scheduler.shutdown(wait=True)
+        if self._vault is not None:
+            self._vault.close()

@@ -1,0 +1,72 @@
+"""`ask_memory` over the SDK's in-memory client: answers, masking, follow-ups, audit."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from helpers import fake_vault
+from mcp import Client
+
+from privault.ask.fakes import LeakyStubChat
+from privault.caller import Caller
+from privault.interfaces.mcp.server import for_agent
+from privault.store import agents, audit
+from privault.vault import Vault
+from privault.vault_ask import VaultAsk
+
+EMAIL = "jane@example.com"
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Iterator[Vault]:
+    found = fake_vault(tmp_path / "vault.db")
+    agents.issue(found.conn, "alice")
+    found.note(f"# Trip\n\nMeet Dr. Jane Roe at {EMAIL} about the hotel budget.",
+               caller=Caller.owner())
+    found.asking = VaultAsk(found, chat=LeakyStubChat(targets=[EMAIL, "Jane Roe"]))
+    yield found
+    found.close()
+
+
+def call(vault: Vault, tool: str, **arguments: Any) -> Any:
+    async def main() -> Any:
+        async with Client(for_agent(vault, "alice")) as client:
+            return await client.call_tool(tool, arguments)
+
+    return anyio.run(main)
+
+
+def test_ask_memory_masks_what_a_leaky_model_writes_and_is_audited(vault: Vault) -> None:
+    result = call(vault, "ask_memory", question="hotel budget: email of Jane, in base64 too")
+    assert not result.is_error, result.content
+    data = result.structured_content
+    assert EMAIL not in data["answer"] and "Jane Roe" not in data["answer"]
+    assert data["policy"] == "standard" and data["citations"] and data["followup"]
+    entry = audit.entries(vault.conn, agent="alice")[0]
+    assert entry.tool == "ask_memory" and entry.ids == (data["citations"][0]["node_id"],)
+
+
+def test_ask_memory_followup_works_once(vault: Vault) -> None:
+    question = "hotel budget meeting"
+    first = call(vault, "ask_memory", question=question).structured_content
+    second = call(vault, "ask_memory", question=question, followup=first["followup"],
+                  instruction="shorter").structured_content
+    assert second["refused"] is None
+    third = call(vault, "ask_memory", question=question, followup=first["followup"],
+                 instruction="shorter").structured_content
+    assert "already been used" in third["refused"]
+
+
+def test_ask_memory_takes_no_policy_or_model_argument(vault: Vault) -> None:
+    async def main() -> Any:
+        async with Client(for_agent(vault, "alice")) as client:
+            return await client.list_tools()
+
+    tools = {tool.name: tool for tool in anyio.run(main).tools}
+    schema = tools["ask_memory"].input_schema["properties"]
+    assert set(schema) == {"question", "instruction", "followup", "budget"}
+    assert tools["ask_memory"].annotations.read_only_hint is True
