@@ -148,19 +148,20 @@ class Tally:
         return out
 
 
-def run_vault(samples: list[dict[str, Any]], embedder: FastEmbedder, budget: int,
-              real_detector: bool) -> dict[str, Any]:
+def run_vault(
+    samples: list[dict[str, Any]], embedder: FastEmbedder, budget: int, real_detector: bool
+) -> dict[str, Any]:
     """privault itself: a fresh vault per conversation, `context()` per question."""
     tally = Tally()
     owner = Caller.owner()
     ingest_seconds = 0.0
     for sample in samples:
         with tempfile.TemporaryDirectory() as folder:
-            vault = Vault.open(Path(folder) / "vault.db", models_dir=embedder_dir(embedder),
-                               embedder=embedder)
+            vault = Vault.open(
+                Path(folder) / "vault.db", models_dir=embedder_dir(embedder), embedder=embedder
+            )
             if not real_detector:
-                vault.privacy = PrivacyRuntime(vault.conn, None, {},
-                                               detector_factory=FakeDetector)
+                vault.privacy = PrivacyRuntime(vault.conn, None, {}, detector_factory=FakeDetector)
             notes = [session_note(*s) for s in sessions(sample["conversation"])]
             started = time.perf_counter()
             vault.note_many(notes, caller=owner)
@@ -177,26 +178,33 @@ def run_vault(samples: list[dict[str, Any]], embedder: FastEmbedder, budget: int
     return report
 
 
-def run_baseline(samples: list[dict[str, Any]], count_tokens: Callable[[str], int],
-                 budget: int) -> dict[str, Any]:
+def run_baseline(
+    samples: list[dict[str, Any]], count_tokens: Callable[[str], int], budget: int
+) -> dict[str, Any]:
     """The naive reference: 6-turn chunks, FTS5 bm25 only, best chunks packed in order."""
     tally = Tally()
     for sample in samples:
         db = sqlite3.connect(":memory:")
-        db.execute("CREATE VIRTUAL TABLE chunks USING fts5(text)")
+        db.execute("CREATE VIRTUAL TABLE chunks USING fts5(text, tokenize = 'porter unicode61')")
         for _, when, turns in sessions(sample["conversation"]):
             day = f"{when.day} {when:%B %Y}"
             for start in range(0, len(turns), BASELINE_TURNS):
                 lines = [turn_line(t) for t in turns[start : start + BASELINE_TURNS]]
-                db.execute("INSERT INTO chunks (text) VALUES (?)",
-                           (f"## Conversation on {day}\n" + "\n".join(lines),))
+                db.execute(
+                    "INSERT INTO chunks (text) VALUES (?)",
+                    (f"## Conversation on {day}\n" + "\n".join(lines),),
+                )
         for category, question, evidence in questions(sample):
             started = time.perf_counter()
             expression = match_expression(question)
-            found = db.execute(
-                "SELECT text FROM chunks WHERE chunks MATCH ? ORDER BY bm25(chunks) LIMIT 60",
-                (expression,),
-            ).fetchall() if expression else []
+            found = (
+                db.execute(
+                    "SELECT text FROM chunks WHERE chunks MATCH ? ORDER BY bm25(chunks) LIMIT 60",
+                    (expression,),
+                ).fetchall()
+                if expression
+                else []
+            )
             packed, used = [], 0
             for (text,) in found:
                 cost = count_tokens(text) + 2
@@ -246,8 +254,10 @@ def main(argv: list[str] | None = None) -> int:
         overall = report["overall"]
         print(f"\n{name}: hit {overall['hit']:.3f}  all {overall['all']:.3f}  (n={overall['n']})")
         for cat, figures in report["by_category"].items():
-            print(f"  {cat:<16} hit {figures['hit']:.3f}  all {figures['all']:.3f}  "
-                  f"(n={figures['n']})")
+            print(
+                f"  {cat:<16} hit {figures['hit']:.3f}  all {figures['all']:.3f}  "
+                f"(n={figures['n']})"
+            )
         if "latency_ms" in report:
             lat = report["latency_ms"]
             print(f"  latency ms: p50 {lat['p50']}  p95 {lat['p95']}  max {lat['max']}")

@@ -1,6 +1,6 @@
 """privault: a local, privacy-gated memory vault for AI agents and the person who owns them.
 
-    from privault import Caller, Vault
+The Python API is `Vault` (every operation) and `Caller` (who it acts for).
 """
 
 __version__ = "0.1.0"

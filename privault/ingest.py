@@ -85,6 +85,21 @@ def index_sections(draft: Draft, embedder: Embedder) -> list[IndexedSection]:
     return index_many([draft], embedder)[0]
 
 
+def chunk_label(breadcrumb: Sequence[str], text: str) -> str:
+    """The breadcrumb line put above each chunk of a section when it is indexed.
+
+    A title made from the note's own first line (`default_title`) says nothing the text
+    does not: repeating it would double what a one-line note costs to embed, and count its
+    words twice in bm25. Such a leading part is left out.
+    """
+    parts = list(breadcrumb)
+    if parts:
+        head = " ".join(parts[0].rstrip("…").split())
+        if head and " ".join(text[: len(parts[0]) + 64].split()).startswith(head):
+            parts.pop(0)
+    return " › ".join(parts)
+
+
 def index_many(drafts: Sequence[Draft], embedder: Embedder) -> list[list[IndexedSection]]:
     """Like `index_sections` for many drafts, embedding all chunks in one batch."""
     plans = []
@@ -93,9 +108,9 @@ def index_many(drafts: Sequence[Draft], embedder: Embedder) -> list[list[Indexed
         plan = []
         for section in split_sections(draft.text, draft.title):
             chunks = split_chunks(section.text)
-            label = " › ".join(section.breadcrumb)
+            label = chunk_label(section.breadcrumb, section.text)
             chunk_texts = tuple(
-                f"{label}\n{section.text[chunk.start : chunk.end]}" for chunk in chunks
+                f"{label}\n{section.text[chunk.start : chunk.end]}".lstrip("\n") for chunk in chunks
             )
             plan.append((section, chunks, chunk_texts, len(texts)))
             texts.extend(chunk_texts)

@@ -37,3 +37,17 @@ def test_windows_of_one_section_are_merged_in_text_order() -> None:
     )
     assert packed.sections[0].render() == "## s\na b\n…\nf g"
     assert packed.dropped == 0
+
+
+def test_overlapping_windows_are_merged_and_paid_for_once() -> None:
+    text = "a b c d e f g h i j"
+    pieces = [Piece(1, 0, 7), Piece(1, 4, 11)]  # "a b c d" and "c d e f" share "c d"
+    packed = pack(
+        pieces,
+        100,
+        header=lambda sid: "## s",
+        window_text=lambda p: text[p.start : p.end],
+        count_tokens=_words,
+    )
+    assert packed.sections[0].render() == "## s\na b c d e f"
+    assert packed.used_tokens == _words("## s") + 2 + _words("a b c d e f") + 1

@@ -85,10 +85,18 @@ def pack(
             continue
         seen.add(key)
         packed = chosen.get(piece.section_id)
-        if packed and any(s <= piece.start and piece.end <= e for s, e, _ in packed.windows):
+        windows = packed.windows if packed else []
+        if any(s <= piece.start and piece.end <= e for s, e, _ in windows):
             continue  # already inside a window of this section (e.g. the whole section)
+        # Chunks overlap (a chunk repeats the line before it): a window that overlaps one
+        # already packed is merged with it, so no line is shown or paid for twice.
+        overlapping = [w for w in windows if w[0] < piece.end and piece.start < w[1]]
+        if overlapping:
+            start = min(piece.start, *(w[0] for w in overlapping))
+            end = max(piece.end, *(w[1] for w in overlapping))
+            piece = Piece(piece.section_id, start, end)
         text = window_text(piece)
-        cost = count_tokens(text) + 1
+        cost = count_tokens(text) + 1 - sum(count_tokens(w[2]) + 1 for w in overlapping)
         if packed is None:
             head = header(piece.section_id)
             cost += count_tokens(head) + 2
@@ -97,6 +105,7 @@ def pack(
             continue
         if packed is None:
             packed = chosen[piece.section_id] = PackedSection(piece.section_id, head)
+        packed.windows = [w for w in packed.windows if w not in overlapping]
         packed.windows.append((piece.start, piece.end, text))
         used += cost
     return Pack(list(chosen.values()), used, dropped, budget)

@@ -15,6 +15,7 @@ _FENCE = re.compile(r"^(```|~~~)", re.MULTILINE)
 _WORD = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 
 CHUNK_TOKENS = 96  # long enough to carry a thought, short enough to pack several
+CHUNK_OVERLAP_TOKENS = 64  # a chunk repeats the line before it when the line is this short
 
 
 @dataclass(frozen=True)
@@ -101,33 +102,48 @@ def split_sections(body: str, title: str) -> list[SectionDraft]:
     return drafts
 
 
-def split_chunks(text: str, target_tokens: int = CHUNK_TOKENS) -> list[ChunkDraft]:
+def split_chunks(
+    text: str, target_tokens: int | None = None, overlap_tokens: int | None = None
+) -> list[ChunkDraft]:
     """Cut a section's text into chunks of about `target_tokens`, at line boundaries.
 
-    A single line longer than twice the target is cut at sentence ends, then at words.
+    Each chunk after the first also starts with the line before its own lines, when that
+    line is at most `overlap_tokens`: a line often only makes sense after the one before
+    it (an answer after its question, a reply to a photo), and without the overlap a chunk
+    border separates them for good. A single line longer than twice the target is cut at
+    sentence ends, then at words.
     """
+    target = CHUNK_TOKENS if target_tokens is None else target_tokens
+    overlap = CHUNK_OVERLAP_TOKENS if overlap_tokens is None else overlap_tokens
     if not text.strip():
         return []  # a heading with no text of its own: in the tree, not in the indexes
-    pieces: list[tuple[int, int]] = []
+    pieces: list[tuple[int, int, int]] = []  # start, end, tokens
     for line in re.finditer(r"[^\n]+", text):
         start, end = line.span()
         if not line.group().strip():
             continue
-        if estimate_tokens(line.group()) <= 2 * target_tokens:
-            pieces.append((start, end))
+        size = estimate_tokens(line.group())
+        if size <= 2 * target:
+            pieces.append((start, end, size))
             continue
-        for part in _split_long(line.group(), target_tokens):
-            pieces.append((start + part[0], start + part[1]))
+        for part_start, part_end in _split_long(line.group(), target):
+            part = line.group()[part_start:part_end]
+            pieces.append((start + part_start, start + part_end, estimate_tokens(part)))
+    groups: list[list[tuple[int, int, int]]] = [[]]
+    tokens = 0
+    for piece in pieces:
+        if tokens and tokens + piece[2] > target:
+            groups.append([])
+            tokens = 0
+        groups[-1].append(piece)
+        tokens += piece[2]
     chunks: list[ChunkDraft] = []
-    chunk_start, chunk_end, tokens = pieces[0][0], pieces[0][1], 0
-    for start, end in pieces:
-        size = estimate_tokens(text[start:end])
-        if tokens and tokens + size > target_tokens:
-            chunks.append(ChunkDraft(len(chunks), chunk_start, chunk_end, tokens))
-            chunk_start, tokens = start, 0
-        chunk_end = end
-        tokens += size
-    chunks.append(ChunkDraft(len(chunks), chunk_start, chunk_end, tokens))
+    for index, group in enumerate(groups):
+        start, size = group[0][0], sum(piece[2] for piece in group)
+        before = groups[index - 1][-1] if index else None
+        if before is not None and before[2] <= overlap:
+            start, size = before[0], size + before[2]
+        chunks.append(ChunkDraft(len(chunks), start, group[-1][1], size))
     return chunks
 
 

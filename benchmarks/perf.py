@@ -1,0 +1,269 @@
+"""Performance benchmark: search latency on a large synthetic vault, and bulk ingest rate.
+
+    python -m benchmarks.perf --sections 100000 [--json] [--data WORDLIST] [--queries N]
+
+Builds a vault of `--sections` short sections (10 per document) from random Zipf-ish
+sentences over a word list (`--data`, one word a line; a built-in vocabulary otherwise).
+To keep the build short, most sections get random unit vectors written straight through
+the store layer; `--ingest` notes (default 2,000) go through `Vault.note_many` with the real
+embedder, which is also the ingest-rate figure. Queries are then run through
+`Vault.search` as the owner, real query embedder included. Reported, measured in the same
+run so ratios are fair on a shared machine:
+
+* search p50/p95 (ms), query embedding included;
+* vector leg p50 (`VectorIndex.search` alone) and the bandwidth floor: an exact float32
+  numpy scan (`matrix @ query`) of the same vectors;
+* FTS leg p50 (`fts.search` alone) and query-embedding p50;
+* bulk ingest rate in notes per second (sectioning, embedding, PII scan and write) of
+  short notes of 10-30 everyday words.
+
+The write-time PII scan uses the regex-only detector unless `--detector real`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from privault.caller import Caller
+from privault.privacy.detector import FakeDetector
+from privault.retrieval import fts, search
+from privault.retrieval.embedder import FastEmbedder
+from privault.store import documents, sections
+from privault.store.connection import write
+from privault.vault import Vault
+from privault.vault_privacy import PrivacyRuntime
+
+SECTIONS_PER_DOCUMENT = 10
+_COMMON = (
+    "the of and to in is was for on with as by at from that this it be are have had not "
+    "but or an they we you he she his her their our my your will would can could should "
+    "meeting project garden budget kitchen invoice travel doctor school recipe contract "
+    "bank flight hotel paint bike train coffee report plan review team client market price "
+    "family friend birthday dinner weekend morning evening summer winter music book film "
+    "city house car phone email letter note idea question answer problem reason result"
+).split()
+
+
+def vocabulary(path: Path | None, size: int = 20_000, seed: int = 7) -> list[str]:
+    """Words, most frequent first: a given list, or common words plus made-up ones."""
+    if path is not None:
+        words = [w.strip() for w in path.read_text().splitlines() if w.strip()]
+        return list(dict.fromkeys(words))
+    rng = random.Random(seed)
+    syllables = "ka lo mi ren to sa vel dor in ap ur ne bri ost cal fen mar tis quo".split()
+    words = list(_COMMON)
+    seen = set(words)
+    while len(words) < size:
+        word = "".join(rng.choice(syllables) for _ in range(rng.randint(2, 4)))
+        if word not in seen:
+            seen.add(word)
+            words.append(word)
+    return words
+
+
+class Sentences:
+    """Random sentences with Zipf-distributed words: a few very common, a long tail."""
+
+    def __init__(self, words: list[str], seed: int = 11):
+        self.words = words
+        weights = 1.0 / np.arange(1, len(words) + 1) ** 1.05
+        self.cumulative = np.cumsum(weights / weights.sum())
+        self.rng = np.random.default_rng(seed)
+
+    def draw(self, count: int) -> list[str]:
+        picks = np.searchsorted(self.cumulative, self.rng.random(count))
+        return [self.words[min(i, len(self.words) - 1)] for i in picks]
+
+    def sentence(self, low: int = 8, high: int = 20) -> str:
+        words = self.draw(int(self.rng.integers(low, high)))
+        return " ".join(words).capitalize() + "."
+
+
+def build_synthetic(vault: Vault, text: Sentences, count: int, dim: int) -> None:
+    """`count` sections with random unit vectors, written through the store layer."""
+    rng = np.random.default_rng(3)
+    documents_needed = (count + SECTIONS_PER_DOCUMENT - 1) // SECTIONS_PER_DOCUMENT
+    batch = 500
+    for first in range(0, documents_needed, batch):
+        with write(vault.conn):
+            for number in range(first, min(first + batch, documents_needed)):
+                doc_id = documents.new_id("d")
+                title = f"Synthetic {number}"
+                drafted = []
+                for position in range(SECTIONS_PER_DOCUMENT):
+                    body = " ".join(text.sentence() for _ in range(3))
+                    vector = rng.standard_normal((1, dim)).astype(np.float32)
+                    vector /= np.linalg.norm(vector)
+                    drafted.append(
+                        sections.IndexedSection(
+                            path=str(position + 1),
+                            parent_path=None,
+                            position=position,
+                            depth=1,
+                            heading=f"Part {position + 1}",
+                            breadcrumb=(title, f"Part {position + 1}"),
+                            text=body,
+                            start=0,
+                            end=len(body),
+                            chunks=((0, len(body), len(body.split())),),
+                            chunk_texts=(f"{title} › Part {position + 1}\n{body}",),
+                            vectors=vector,
+                        )
+                    )
+                documents.insert_document(
+                    vault.conn,
+                    documents.Document(
+                        id=doc_id,
+                        kind="note",
+                        title=title,
+                        source=None,
+                        shelf="default",
+                        tags=(),
+                        content_hash=f"synthetic-{number}",
+                        created_at=number,
+                        updated_at=number,
+                        untrusted=False,
+                        current=True,
+                        previous_id=None,
+                    ),
+                    "",
+                )
+                sections.replace_sections(vault.conn, doc_id, drafted)
+
+
+def timed(function: Callable[[], Any], repeat: int) -> list[float]:
+    """Milliseconds of each of `repeat` calls."""
+    laps = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        function()
+        laps.append((time.perf_counter() - started) * 1000)
+    return laps
+
+
+def summary(laps: list[float]) -> dict[str, float]:
+    ordered = sorted(laps)
+    return {
+        "p50": round(statistics.median(ordered), 2),
+        "p95": round(ordered[int(0.95 * (len(ordered) - 1))], 2),
+    }
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    owner = Caller.owner()
+    embedder = FastEmbedder(args.models)
+    text = Sentences(vocabulary(args.data))
+    with tempfile.TemporaryDirectory() as folder:
+        vault = Vault.open(Path(folder) / "perf.db", models_dir=args.models, embedder=embedder)
+        if args.detector == "fake":
+            vault.privacy = PrivacyRuntime(vault.conn, None, {}, detector_factory=FakeDetector)
+        started = time.perf_counter()
+        build_synthetic(vault, text, args.sections - args.ingest, embedder.dim)
+        build_seconds = time.perf_counter() - started
+
+        # Notes as people write them: real words (the made-up tail of the vocabulary costs
+        # 3-4 word pieces a word, which no note does); tokens per note are reported.
+        plain = Sentences(text.words[: len(_COMMON)], seed=5)
+        notes = [{"text": plain.sentence(10, 30)} for _ in range(args.ingest)]
+        note_tokens = statistics.mean(embedder.count_tokens(n["text"]) for n in notes)
+        vault.note_many(notes[:10], caller=owner)  # warm: detector and session loaded
+        started = time.perf_counter()
+        for first in range(10, len(notes), args.batch):
+            vault.note_many(notes[first : first + args.batch], caller=owner)
+        ingest_rate = (len(notes) - 10) / (time.perf_counter() - started)
+
+        queries = [" ".join(text.draw(int(text.rng.integers(2, 6)))) for _ in range(args.queries)]
+        vault.search("warm up the index", caller=owner)  # loads the in-memory matrix
+        search_laps = [timed(lambda q=q: vault.search(q, caller=owner), 1)[0] for q in queries]
+        embed_laps = [timed(lambda q=q: embedder.embed_query(q), 1)[0] for q in queries]
+        vectors = [embedder.embed_query(q) for q in queries]
+        k = vault_candidates() * search.VECTOR_OVERFETCH
+        vector_laps = [timed(lambda v=v: vault.vectors.search(v, k), 1)[0] for v in vectors]
+        matrix = vault.vectors._matrix  # the same vectors the leg scans
+        floor_laps = [timed(lambda v=v: matrix @ v, 1)[0] for v in vectors]
+        filters = fts.Filters()
+        fts_laps = [
+            timed(lambda q=q: fts.search(vault.conn, q, filters, vault_candidates()), 1)[0]
+            for q in queries
+        ]
+        status = vault.status()
+        vault.close()
+    vector_p50 = statistics.median(vector_laps)
+    floor_p50 = statistics.median(floor_laps)
+    return {
+        "sections": status["sections"],
+        "chunks": status["chunks"],
+        "vectors_in_memory": int(matrix.shape[0]),
+        "build_seconds": round(build_seconds, 1),
+        "queries": len(queries),
+        "search_ms": summary(search_laps),
+        "vector_leg_ms": summary(vector_laps),
+        "floor_numpy_f32_ms": summary(floor_laps),
+        "vector_leg_over_floor": round(vector_p50 / floor_p50, 2),
+        "fts_leg_ms": summary(fts_laps),
+        "query_embedding_ms": summary(embed_laps),
+        "ingest_notes_per_second": round(ingest_rate, 1),
+        "ingest_notes": len(notes) - 10,
+        "ingest_tokens_per_note": round(note_tokens, 1),
+        "detector": args.detector,
+    }
+
+
+def vault_candidates() -> int:
+    """How many chunk candidates a search asks each leg for."""
+    from privault import finding
+
+    return int(finding.CANDIDATES)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sections", type=int, default=100_000)
+    parser.add_argument("--data", type=Path, default=None, help="word list, one word a line")
+    parser.add_argument("--ingest", type=int, default=2000, help="notes embedded for real")
+    parser.add_argument("--batch", type=int, default=500, help="notes per note_many call")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--models", type=Path, default=Path.home() / ".privault" / "models")
+    parser.add_argument("--detector", choices=("fake", "real"), default="fake")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+    if args.ingest + 10 > args.sections:
+        parser.error("--sections must be larger than --ingest + 10")
+    result = run(args)
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    print(
+        f"{result['sections']} sections, {result['chunks']} chunks "
+        f"(built in {result['build_seconds']} s)"
+    )
+    for name in (
+        "search_ms",
+        "vector_leg_ms",
+        "floor_numpy_f32_ms",
+        "fts_leg_ms",
+        "query_embedding_ms",
+    ):
+        print(f"  {name:<22} p50 {result[name]['p50']:>7}  p95 {result[name]['p95']:>7}")
+    print(f"  vector leg / floor     {result['vector_leg_over_floor']}")
+    print(
+        f"  ingest                 {result['ingest_notes_per_second']} notes/s "
+        f"({result['ingest_notes']} notes of {result['ingest_tokens_per_note']} tokens, "
+        f"{result['detector']} detector)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
