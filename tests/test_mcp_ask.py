@@ -25,8 +25,9 @@ EMAIL = "jane@example.com"
 def vault(tmp_path: Path) -> Iterator[Vault]:
     found = fake_vault(tmp_path / "vault.db")
     agents.issue(found.conn, "alice")
-    found.note(f"# Trip\n\nMeet Dr. Jane Roe at {EMAIL} about the hotel budget.",
-               caller=Caller.owner())
+    found.note(
+        f"# Trip\n\nMeet Dr. Jane Roe at {EMAIL} about the hotel budget.", caller=Caller.owner()
+    )
     found.asking = VaultAsk(found, chat=LeakyStubChat(targets=[EMAIL, "Jane Roe"]))
     yield found
     found.close()
@@ -53,11 +54,13 @@ def test_ask_memory_masks_what_a_leaky_model_writes_and_is_audited(vault: Vault)
 def test_ask_memory_followup_works_once(vault: Vault) -> None:
     question = "hotel budget meeting"
     first = call(vault, "ask_memory", question=question).structured_content
-    second = call(vault, "ask_memory", question=question, followup=first["followup"],
-                  instruction="shorter").structured_content
+    second = call(
+        vault, "ask_memory", question=question, followup=first["followup"], instruction="shorter"
+    ).structured_content
     assert second["refused"] is None
-    third = call(vault, "ask_memory", question=question, followup=first["followup"],
-                 instruction="shorter").structured_content
+    third = call(
+        vault, "ask_memory", question=question, followup=first["followup"], instruction="shorter"
+    ).structured_content
     assert "already been used" in third["refused"]
 
 
