@@ -183,7 +183,12 @@ def test_cli_mcp_config_and_guards(cli: typer.Typer, monkeypatch: pytest.MonkeyP
     entry = snippet["mcpServers"]["privault"]
     assert Path(entry["command"]).is_absolute()
     assert entry["args"] == ["mcp", "--agent", "claude"]
-    assert set(entry["env"]) == {"PRIVAULT_VAULT", "PRIVAULT_AGENT_TOKEN"}
+    assert set(entry["env"]) == {
+        "PRIVAULT_HOME",
+        "PRIVAULT_VAULT",
+        "PRIVAULT_MODELS",
+        "PRIVAULT_AGENT_TOKEN",
+    }
     cursor = as_json(cli, "mcp", "config", "--client", "cursor")["mcpServers"]["privault"]
     assert cursor["type"] == "stdio"
     assert runner.invoke(cli, ["mcp", "config", "--client", "vim"]).exit_code != 0

@@ -307,8 +307,11 @@ def client_config(
     entry: dict[str, object] = {
         "command": executable(),
         "args": ["mcp", "--agent", agent],
+        # Clients start servers with little of the user's environment: name every path.
         "env": {
+            "PRIVAULT_HOME": str(config.home()),
             "PRIVAULT_VAULT": str(vault or config.vault_path()),
+            "PRIVAULT_MODELS": str(config.models_dir()),
             TOKEN_ENV: f"<token from `privault agents add {agent}`>",
         },
     }
