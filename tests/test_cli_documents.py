@@ -139,3 +139,41 @@ def test_every_command_has_help() -> None:
 def test_version() -> None:
     result = run("--version")
     assert result.exit_code == 0 and result.stdout.startswith("privault ")
+
+
+def test_search_shows_statements_and_superseded_ones_on_request() -> None:
+    first = as_json(
+        "statement",
+        "add",
+        "The boiler service company is Flowright",
+        "--valid-from",
+        "2026-01-01T00:00:00Z",
+    )
+    as_json(
+        "statement",
+        "supersede",
+        first["statement"]["id"],
+        "The boiler service company is Heatwise",
+        "--valid-from",
+        "2026-06-01T00:00:00Z",
+    )
+    now = as_json("search", "boiler service company")
+    assert [s["content"] for s in now["statements"]] == ["The boiler service company is Heatwise"]
+    both = as_json("search", "boiler service company", "--include-superseded")
+    labels = {s["content"]: s["label"] for s in both["statements"]}
+    assert labels["The boiler service company is Flowright"] == "NOT current"
+    human = run("search", "boiler service company", "--include-superseded")
+    assert "NOT current" in human.stdout and "Flowright" in human.stdout
+
+
+def test_init_encrypt_uses_the_key_and_refuses_a_wrong_one(monkeypatch) -> None:
+    monkeypatch.setenv("PRIVAULT_KEY", "a long passphrase for the test")
+    created = as_json("init", "--encrypt")
+    assert created["encrypted"] is True and created["key_source"] == "env"
+    as_json("note", "Sealed note about the garden shed")
+    assert as_json("search", "garden shed")["results"]
+    monkeypatch.setenv("PRIVAULT_KEY", "the wrong passphrase")
+    result = run("search", "garden shed")
+    assert result.exit_code != 0 and "key is wrong" in str(result.exception)
+    again = run("init", "--encrypt")
+    assert again.exit_code != 0 and "already exists" in str(again.exception)

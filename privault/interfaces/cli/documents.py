@@ -33,6 +33,10 @@ TagOption = Annotated[str | None, typer.Option("--tag", help="Only documents wit
 SinceOption = Annotated[
     str | None, typer.Option("--since", help="Only documents written at/after this ISO time.")
 ]
+SupersededOption = Annotated[
+    bool,
+    typer.Option("--include-superseded", help="Also statements that no longer hold (NOT current)."),
+]
 UntilOption = Annotated[
     str | None, typer.Option("--until", help="Only documents written before this ISO time.")
 ]
@@ -147,10 +151,12 @@ def search(
     tag: TagOption = None,
     since: SinceOption = None,
     until: UntilOption = None,
+    include_superseded: SupersededOption = False,
     as_agent: AsOption = None,
     json_out: JsonOption = False,
 ) -> None:
-    """Hybrid search (keywords + meaning); prints whole sections or excerpts."""
+    """Hybrid search (keywords + meaning); prints whole sections or excerpts, and the
+    statements that hold now."""
     with opened() as vault:
         response = vault.search(
             query,
@@ -161,13 +167,19 @@ def search(
             tag=tag,
             since=optional_time(since),
             until=optional_time(until),
+            include_superseded=include_superseded,
         )
     data = response.to_dict()
     if json_out:
         emit_json(data)
         return
-    if not response.results:
+    if not response.results and not response.statements:
         console.print("no results")
+    for fact in data["statements"]:
+        label = "" if fact.get("current", True) else f"  [yellow]{fact['label']}[/yellow]"
+        console.print(f"[bold]fact[/bold] {fact['id']}{label}", highlight=False)
+        console.print(fact["content"], highlight=False, markup=False)
+        console.print()
     for hit in data["results"]:
         crumb = " › ".join(hit["breadcrumb"])
         console.print(
@@ -188,6 +200,7 @@ def context(
     tag: TagOption = None,
     since: SinceOption = None,
     until: UntilOption = None,
+    include_superseded: SupersededOption = False,
     as_agent: AsOption = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -202,6 +215,7 @@ def context(
             tag=tag,
             since=optional_time(since),
             until=optional_time(until),
+            include_superseded=include_superseded,
         )
     data = pack.to_dict()
     if json_out:
