@@ -370,22 +370,24 @@ def run_via_vault(args: argparse.Namespace, people: list[Customer], todo: list[A
     """The attacks through the `Vault` facade: real detector, gate, retrieval and packing.
 
     Only released answers can be checked here (the raw model output stays inside).
-    `--model stub` hands the facade the leaky stub as its chat model (`chat=`).
+    `--model stub` gives the facade's ask the leaky stub as its chat model.
     """
-    from privault import Caller, Vault  # type: ignore[attr-defined]
+    from privault import Caller
+    from privault.vault import Vault, VaultSettings
+    from privault.vault_ask import VaultAsk
 
     all_values = [v for p in people for v in p.values.values()]
     privacy = {"agents": {"bench-standard": "standard", "bench-strict": "strict"}}
-    model: dict[str, Any] = (
-        {"chat": LeakyStubChat(targets=all_values)}
-        if args.model == "stub"
-        else {"chat_model": args.model}
-    )
     report: dict[str, Any] = {"mode": "vault", "model": args.model, "attacks": len(todo)}
     with tempfile.TemporaryDirectory() as scratch:
-        vault = Vault.open(
-            Path(scratch) / "vault.db", models_dir=args.models_dir, privacy=privacy, **model
-        )
+        path = Path(scratch) / "vault.db"
+        conn = connect(path)
+        migrate(conn)
+        chat_model = None if args.model == "stub" else args.model
+        settings = VaultSettings(models_dir=args.models_dir, privacy=privacy, chat_model=chat_model)
+        vault = Vault(conn, path, settings)
+        if args.model == "stub":
+            vault.asking = VaultAsk(vault, chat=LeakyStubChat(targets=all_values))
         for person in people:
             vault.note(person.note(), title=f"Customer file {person.ref}", caller=Caller.owner())
         pages = sorted({a.page for a in todo if a.page})
