@@ -275,20 +275,28 @@ def summarise(name: str, rows: list[dict[str, Any]], load_s: float) -> dict[str,
     }
 
 
-def bench_via_vault(models_dir: Path, name: str, questions: list[Any]) -> dict[str, Any]:
-    """The same questions through the `Vault` facade (retrieval, packing, gating included)."""
-    from privault import Caller, Vault  # type: ignore[attr-defined]
+def bench_via_vault(
+    models_dir: Path, name: str, questions: list[Any], agent: bool = False
+) -> dict[str, Any]:
+    """The same questions through the `Vault` facade (retrieval, packing, gating included).
+
+    With `agent`, asked as an agent under `standard`: the model sees placeholders, so
+    questions whose answer is a name or a contact detail cannot be right by design.
+    """
+    from privault import Caller, Vault
+
+    asker = Caller.agent("bench") if agent else Caller.owner()
 
     with tempfile.TemporaryDirectory() as scratch:
         vault = Vault.open(Path(scratch) / "vault.db", models_dir=models_dir, chat_model=name)
         for title, text in NOTES:
             vault.note(text, title=title, caller=Caller.owner())
         warm = QUESTIONS[-1][0]
-        vault.ask(warm, caller=Caller.owner(), budget=400)
+        vault.ask(warm, caller=asker, budget=400)
         rows = []
         for question, category, accepted in questions:
             t0 = time.perf_counter()
-            reply = vault.ask(question, caller=Caller.owner(), budget=400)
+            reply = vault.ask(question, caller=asker, budget=400)
             rows.append(
                 {
                     "question": question,
@@ -314,11 +322,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models-dir", type=Path, default=Path.home() / ".privault" / "models")
     parser.add_argument("--limit", type=int, default=None, help="only the first N questions")
     parser.add_argument("--via-vault", action="store_true", help="ask through Vault.ask")
+    parser.add_argument(
+        "--as-agent", action="store_true", help="with --via-vault: ask as an agent (redact)"
+    )
     parser.add_argument("--json", action="store_true", help="print the full JSON report")
     args = parser.parse_args(argv)
     questions = QUESTIONS[: args.limit] if args.limit else QUESTIONS
-    run = bench_via_vault if args.via_vault else bench_model
-    reports = [run(args.models_dir, name.strip(), questions) for name in args.models.split(",")]
+    names = [name.strip() for name in args.models.split(",")]
+    if args.via_vault:
+        reports = [bench_via_vault(args.models_dir, n, questions, args.as_agent) for n in names]
+    else:
+        reports = [bench_model(args.models_dir, n, questions) for n in names]
     if args.json:
         json.dump(
             {"mode": "vault" if args.via_vault else "direct", "models": reports},
