@@ -44,6 +44,10 @@ class SpanDetector(Protocol):
         """Spans in one text."""
         ...
 
+    def detect_many(self, texts: Sequence[str]) -> list[list[Span]]:
+        """Spans in each of many texts (one batch)."""
+        ...
+
 
 @dataclass(frozen=True)
 class Scan:
@@ -140,20 +144,35 @@ class PrivacyRuntime:
     def scan_drafts(
         self, drafts: Sequence[Draft], indexed: Sequence[Sequence[IndexedSection]]
     ) -> list[Scan]:
-        """Detect PII in every section and label of documents about to be written."""
+        """Detect PII in every section and label of documents about to be written.
+
+        Every text of the batch (sections, and labels with their context) goes to the
+        detector in one `detect_many` call, so the NER model runs over them in batches.
+        """
         if not drafts:
             return []
         detector = self.detector
-        scans = []
+        texts: list[str] = []
+        plans = []
         for draft, sections in zip(drafts, indexed, strict=True):
-            labels = {draft.title, *(section.heading for section in sections)}
+            labels = [
+                label
+                for label in dict.fromkeys([draft.title, *(s.heading for s in sections)])
+                if label
+            ]
+            first = len(texts)
+            texts.extend(section.text for section in sections)
+            texts.extend(label_text(label, draft.text) for label in labels)
+            plans.append((first, len(sections), labels))
+        found = detector.detect_many(texts)
+        scans = []
+        for first, count, labels in plans:
             scans.append(
                 Scan(
-                    sections=tuple(tuple(detector.detect(s.text)) for s in sections),
+                    sections=tuple(tuple(spans) for spans in found[first : first + count]),
                     labels={
-                        label: tuple(label_spans(detector, label, draft.text))
-                        for label in labels
-                        if label
+                        label: tuple(s for s in found[first + count + i] if s.end <= len(label))
+                        for i, label in enumerate(labels)
                     },
                     detector_version=detector.version,
                 )
@@ -263,9 +282,13 @@ def label_spans(detector: SpanDetector, label: str, body: str) -> list[Span]:
     NER guesses wildly on a lone word ("Plumber" as a place, "Dentist" as a company);
     with the document's opening as context it judges a label as it would in running text.
     """
+    return [span for span in detector.detect(label_text(label, body)) if span.end <= len(label)]
+
+
+def label_text(label: str, body: str) -> str:
+    """The text a label is scanned in: the label, a blank line, its document's opening."""
     prose = (line for line in body.splitlines() if not line.lstrip().startswith("#"))
-    text = f"{label}\n\n{' '.join(prose)[:LABEL_CONTEXT_CHARS]}"
-    return [span for span in detector.detect(text) if span.end <= len(label)]
+    return f"{label}\n\n{' '.join(prose)[:LABEL_CONTEXT_CHARS]}"
 
 
 def _dump(spans: Sequence[Span]) -> str:

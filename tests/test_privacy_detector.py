@@ -67,3 +67,18 @@ def test_version_tracks_configuration() -> None:
     assert plain.version != known.version
     assert plain.version == Detector(DetectorConfig.build([STANDARD])).version
     assert FakeDetector().version.startswith("fake-")
+
+
+def test_detect_many_equals_detect_one_by_one(detector: Detector) -> None:
+    texts = [
+        "Email Anna Schmidt at anna.schmidt@example.com",
+        "",
+        "Tomomi Nishiyama lives in Nicosia and flew to Canada on 3 March.",
+        "Plumber\n\nCall Jaroslava P. Sedláčková on +44 20 7946 0958 about the boiler.",
+        "Email Anna Schmidt at anna.schmidt@example.com",  # a repeat is parsed once
+        "nothing personal here, just a shopping list: eggs, milk, bread",
+    ]
+    batched = detector.detect_many(texts)
+    # a fresh detector, so no answer comes from the batch's cache
+    alone = Detector(detector.config)
+    assert batched == [alone.detect(text) for text in texts]

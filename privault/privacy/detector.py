@@ -140,8 +140,30 @@ class Detector:
             return list(self._recent[text])
         from privault.privacy.engine import load_engine
 
-        spans = load_engine().analyze(text, ner=self.config.ner)
-        spans += _own_spans(text, self._compiled)
+        found = self._complete(text, load_engine().analyze(text, ner=self.config.ner))
+        return list(found)
+
+    def detect_many(self, texts: Sequence[str]) -> list[list[Span]]:
+        """`detect` for each text, with spaCy run over all of them in batches.
+
+        One call per write batch: the same spans as `detect` text by text, at a fraction
+        of spaCy's per-call cost. Repeated texts are parsed once.
+        """
+        todo = list(
+            dict.fromkeys(text for text in texts if text.strip() and text not in self._recent)
+        )
+        found: dict[str, list[Span]] = {}
+        if todo:
+            from privault.privacy.engine import load_engine
+
+            analyzed = load_engine().analyze_many(todo, ner=self.config.ner)
+            for text, spans in zip(todo, analyzed, strict=True):
+                found[text] = self._complete(text, spans)
+        return [list(found[text]) if text in found else self.detect(text) for text in texts]
+
+    def _complete(self, text: str, spans: list[Span]) -> list[Span]:
+        """The engine's spans plus privault's own recognizers, finished (and remembered)."""
+        spans = spans + _own_spans(text, self._compiled)
         spans += rec.find_context_entities(text)
         spans += propagate(text, spans)
         found = _finish(spans, self.config.floor)
@@ -149,11 +171,7 @@ class Detector:
             self._recent[text] = found
             if len(self._recent) > _CACHE_ENTRIES:
                 self._recent.popitem(last=False)
-        return list(found)
-
-    def detect_many(self, texts: Sequence[str]) -> list[list[Span]]:
-        """`detect` for each text (one call per write batch)."""
-        return [self.detect(text) for text in texts]
+        return found
 
 
 class FakeDetector:
