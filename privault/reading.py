@@ -43,11 +43,18 @@ class Reading:
         self._load_spans = load_spans
         self._load_label_spans = load_label_spans
         self._gates: dict[str, Gate] = {}
+        self._shelf_policies: dict[str, Policy] = {}
         self._spans: dict[int, list[Span]] = {}
 
     def gate(self, shelf: str) -> Gate:
         """The response's gate for a shelf's policy."""
-        return self.gate_for(self._policy_for_shelf(shelf))
+        return self.gate_for(self.policy(shelf))
+
+    def policy(self, shelf: str) -> Policy:
+        """The policy that applies to a shelf for this caller (looked up once a response)."""
+        if shelf not in self._shelf_policies:
+            self._shelf_policies[shelf] = self._policy_for_shelf(shelf)
+        return self._shelf_policies[shelf]
 
     def gate_for(self, policy: Policy) -> Gate:
         """The response's gate for a policy (one per policy, shared by all its texts)."""
@@ -57,7 +64,7 @@ class Reading:
 
     def mode(self, shelf: str) -> str:
         """The policy mode that applies to a shelf for this caller."""
-        return self._policy_for_shelf(shelf).mode
+        return self.policy(shelf).mode
 
     def prefetch(self, section_ids: Sequence[int]) -> None:
         """Load stored spans for many sections in one query."""
