@@ -79,6 +79,12 @@ class VaultAsk:
         filters = vault.search_filters(caller)
         packed, out, rows = vault.finder.context(reading, matched, filters, budget)
         identifying = self._identifying_kinds()
+
+        def masks(span: Span) -> bool:
+            # What must not come back in any form: what the caller's policy masks (under
+            # `off`, every identifying value, for answers drawn from web pages alone).
+            return policy.counts(span) if policy.mode != "off" else span.kind in identifying
+
         sections = []
         for item, view in zip(packed.sections, out, strict=True):
             row = rows[item.section_id]
@@ -92,7 +98,7 @@ class VaultAsk:
                     private=self._private(row, spans, identifying),
                     untrusted=view.untrusted,
                     pii_values=tuple(
-                        sorted({row.text[s.start : s.end] for s in spans if s.kind in identifying})
+                        sorted({row.text[s.start : s.end] for s in spans if masks(s)})
                     ),
                 )
             )
