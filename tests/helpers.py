@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from privault.privacy.detector import FakeDetector
 from privault.retrieval.embedder import FakeEmbedder
@@ -18,3 +23,36 @@ def fake_vault(path: Path, privacy: dict[str, Any] | None = None, **settings: An
         vault.conn, settings.get("policies_dir"), privacy or {}, detector_factory=FakeDetector
     )
     return vault
+
+
+class Recorder(BaseHTTPRequestHandler):
+    """An OpenAI-compatible endpoint on 127.0.0.1 that records every request it receives."""
+
+    received: ClassVar[list[dict[str, Any]]] = []
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        Recorder.received.append({"path": self.path, "body": json.loads(body or b"{}")})
+        reply = {"choices": [{"message": {"content": "remote says 42"}}], "usage": {}}
+        data = json.dumps(reply).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@contextmanager
+def recording_server() -> Iterator[str]:
+    """Run a fresh `Recorder` on a free loopback port; yield its base URL."""
+    Recorder.received = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -5,12 +5,11 @@ from __future__ import annotations
 import base64
 import json
 import socket
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from helpers import Recorder, recording_server
 
 from privault.ask import AskSection, FakeChat, FollowupTokens, LeakyStubChat, RemoteChat, ask
 from privault.ask.briefing import BRIEFING, build_messages
@@ -53,35 +52,10 @@ def run(sections: list[AskSection], tokens: FollowupTokens, **kw: Any) -> Any:
     return ask(question, sections, **options)
 
 
-class Recorder(BaseHTTPRequestHandler):
-    """An OpenAI-compatible endpoint on 127.0.0.1 that records every request it receives."""
-
-    received: list[dict[str, Any]] = []
-
-    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        Recorder.received.append({"path": self.path, "body": json.loads(body or b"{}")})
-        reply = {"choices": [{"message": {"content": "remote says 42"}}], "usage": {}}
-        data = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
 def recorder() -> Iterator[str]:
-    Recorder.received = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
+    with recording_server() as url:
+        yield url
 
 
 def test_private_context_is_never_sent_to_the_remote_backend(tokens, recorder) -> None:

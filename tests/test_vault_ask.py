@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import base64
-import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +15,7 @@ from privault.caller import Caller
 from privault.errors import InputError
 from privault.vault import Vault
 from privault.vault_ask import VaultAsk
-from tests.helpers import fake_vault
+from tests.helpers import Recorder, fake_vault, recording_server
 
 OWNER = Caller.owner()
 AGENT = Caller.agent("claude")
@@ -74,31 +71,10 @@ def test_even_a_model_that_sees_raw_text_cannot_leak_it_to_an_agent(vault: Vault
     assert reply.held_back["leak_masks"] >= 2
 
 
-class _Recorder(BaseHTTPRequestHandler):
-    received: list[dict[str, Any]] = []
-
-    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        _Recorder.received.append(json.loads(body or b"{}"))
-        data = json.dumps({"choices": [{"message": {"content": "remote answer"}}]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
 def recorder() -> Iterator[str]:
-    _Recorder.received = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
+    with recording_server() as url:
+        yield url
 
 
 def test_a_remote_backend_receives_nothing_when_the_context_is_private(
@@ -106,7 +82,7 @@ def test_a_remote_backend_receives_nothing_when_the_context_is_private(
 ) -> None:
     _use(vault, FakeChat("local answer"), RemoteChat(recorder, "gpt-test"))
     reply = vault.ask("boiler invoice contact", caller=OWNER)
-    assert _Recorder.received == []
+    assert Recorder.received == []
     assert reply.backend == "local" and "private" in (reply.remote_refused or "")
 
 
@@ -114,8 +90,8 @@ def test_a_remote_backend_may_answer_when_nothing_is_private(vault: Vault, recor
     _use(vault, FakeChat("local answer"), RemoteChat(recorder, "gpt-test"))
     reply = vault.ask("when to plant tulip bulbs frost", caller=OWNER, budget=60)
     assert [c.title for c in reply.citations] == ["Garden"]
-    assert reply.backend == "remote" and reply.answer == "remote answer"
-    assert len(_Recorder.received) == 1
+    assert reply.backend == "remote" and reply.answer == "remote says 42"
+    assert len(Recorder.received) == 1
 
 
 def test_a_private_shelf_is_private_even_without_pii(vault: Vault, recorder: str) -> None:
@@ -123,7 +99,7 @@ def test_a_private_shelf_is_private_even_without_pii(vault: Vault, recorder: str
     vault.note("# Mood\nFelt calm after the long walk by the lake.", caller=OWNER, shelf="diary")
     _use(vault, FakeChat("local answer"), RemoteChat(recorder, "gpt-test"))
     reply = vault.ask("calm walk lake mood", caller=OWNER, budget=60)
-    assert _Recorder.received == [] and reply.backend == "local"
+    assert Recorder.received == [] and reply.backend == "local"
 
 
 def test_followup_once_for_the_same_caller_and_question(vault: Vault) -> None:
