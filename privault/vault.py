@@ -109,7 +109,7 @@ class Vault:
         except BaseException:
             conn.close()
             raise
-        vault_settings = VaultSettings(models_dir=Path(models_dir), **settings)
+        vault_settings = VaultSettings(models_dir=Path(models_dir).expanduser(), **settings)
         return cls(conn, file, vault_settings, embedder=embedder, privacy=privacy)
 
     def close(self) -> None:
