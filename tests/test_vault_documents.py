@@ -224,3 +224,15 @@ def test_three_processes_writing_lose_nothing(tmp_path: Path) -> None:
     with fake_vault(path) as vault:
         assert vault.conn.execute("SELECT count(*) FROM documents").fetchone()[0] == 45
         assert vault.status()["index"]["healthy"]
+
+
+def test_forgetting_a_page_removes_every_version(vault) -> None:
+    first = vault.file_page(url="http://example.org/p", title="P", text="version one", caller=OWNER)
+    second = vault.file_page(
+        url="http://example.org/p", title="P", text="version two", caller=OWNER
+    )
+    assert second.doc_id != first.doc_id
+    assert vault.forget(first.doc_id, caller=OWNER)
+    assert _counts(vault) == (0, 0, 0, 0)
+    tombs = {i for (i,) in vault.conn.execute("SELECT id FROM tombstones")}
+    assert tombs == {first.doc_id, second.doc_id}

@@ -207,19 +207,37 @@ def retire(conn: Connection, doc_id: str) -> None:
     sections.drop_index(conn, section_ids)
 
 
+def version_chain(conn: Connection, doc_id: str) -> list[str]:
+    """Every version of a document (a page that changed), newest first."""
+    found = conn.execute(
+        "WITH RECURSIVE older(id, previous_id) AS ("
+        " SELECT id, previous_id FROM documents WHERE id = ?"
+        " UNION SELECT d.id, d.previous_id FROM documents d JOIN older o ON d.id = o.previous_id"
+        "), newer(id) AS ("
+        " SELECT id FROM documents WHERE id = ?"
+        " UNION SELECT d.id FROM documents d JOIN newer n ON d.previous_id = n.id"
+        ") SELECT id, created_at FROM documents WHERE id IN (SELECT id FROM older"
+        " UNION SELECT id FROM newer) ORDER BY updated_at DESC, created_at DESC",
+        (doc_id, doc_id),
+    ).fetchall()
+    return [found_id for found_id, _ in found]
+
+
 def delete(conn: Connection, doc_id: str, deleted_at: int) -> bool:
-    """Delete a document and its sections and index rows; leave a tombstone."""
-    section_ids = [
-        sid for (sid,) in conn.execute("SELECT id FROM sections WHERE doc_id = ?", (doc_id,))
-    ]
-    sections.drop_index(conn, section_ids)
-    gone = conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,)).rowcount
-    if gone:
+    """Delete a document with all its versions, their sections and index rows; leave a
+    tombstone for each."""
+    chain = version_chain(conn, doc_id)
+    for version in chain:  # newest first: a version is never deleted while one points at it
+        section_ids = [
+            sid for (sid,) in conn.execute("SELECT id FROM sections WHERE doc_id = ?", (version,))
+        ]
+        sections.drop_index(conn, section_ids)
+        conn.execute("DELETE FROM documents WHERE id = ?", (version,))
         conn.execute(
             "INSERT OR REPLACE INTO tombstones (kind, id, deleted_at) VALUES ('document', ?, ?)",
-            (doc_id, deleted_at),
+            (version, deleted_at),
         )
-    return bool(gone)
+    return bool(chain)
 
 
 def health(conn: Connection) -> dict[str, Any]:
