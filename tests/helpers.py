@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -56,3 +56,36 @@ def recording_server() -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def mcp_session(vault: Vault, agent: str, fn: Callable[[Any], Awaitable[Any]]) -> Any:
+    """Run `fn(client)` in one in-memory MCP client session as registered agent `agent`."""
+    import anyio
+    from mcp import Client
+
+    from privault.interfaces.mcp.server import for_agent
+
+    async def main() -> Any:
+        async with Client(for_agent(vault, agent)) as client:
+            return await fn(client)
+
+    return anyio.run(main)
+
+
+def mcp_call(vault: Vault, agent: str, tool: str, **arguments: Any) -> Any:
+    """Call one tool as `agent`; the raw CallToolResult."""
+    return mcp_session(vault, agent, lambda client: client.call_tool(tool, arguments))
+
+
+def mcp_ok(vault: Vault, agent: str, tool: str, **arguments: Any) -> dict[str, Any]:
+    """Call one tool that must succeed; its structured result."""
+    result = mcp_call(vault, agent, tool, **arguments)
+    assert not result.is_error, result.content
+    return dict(result.structured_content)
+
+
+def mcp_error(vault: Vault, agent: str, tool: str, **arguments: Any) -> str:
+    """Call one tool that must fail; its error text."""
+    result = mcp_call(vault, agent, tool, **arguments)
+    assert result.is_error
+    return str(result.content[0].text)

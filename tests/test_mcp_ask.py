@@ -6,14 +6,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
-from helpers import fake_vault
-from mcp import Client
+from helpers import fake_vault, mcp_call, mcp_session
 
 from privault.ask.fakes import LeakyStubChat
 from privault.caller import Caller
-from privault.interfaces.mcp.server import for_agent
 from privault.store import agents, audit
 from privault.vault import Vault
 from privault.vault_ask import VaultAsk
@@ -34,11 +31,7 @@ def vault(tmp_path: Path) -> Iterator[Vault]:
 
 
 def call(vault: Vault, tool: str, **arguments: Any) -> Any:
-    async def main() -> Any:
-        async with Client(for_agent(vault, "alice")) as client:
-            return await client.call_tool(tool, arguments)
-
-    return anyio.run(main)
+    return mcp_call(vault, "alice", tool, **arguments)
 
 
 def test_ask_memory_masks_what_a_leaky_model_writes_and_is_audited(vault: Vault) -> None:
@@ -65,11 +58,8 @@ def test_ask_memory_followup_works_once(vault: Vault) -> None:
 
 
 def test_ask_memory_takes_no_policy_or_model_argument(vault: Vault) -> None:
-    async def main() -> Any:
-        async with Client(for_agent(vault, "alice")) as client:
-            return await client.list_tools()
-
-    tools = {tool.name: tool for tool in anyio.run(main).tools}
+    listed = mcp_session(vault, "alice", lambda client: client.list_tools())
+    tools = {tool.name: tool for tool in listed.tools}
     schema = tools["ask_memory"].input_schema["properties"]
     assert set(schema) == {"question", "instruction", "followup", "budget"}
     assert tools["ask_memory"].annotations.read_only_hint is True

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
-from helpers import fake_vault
+from helpers import fake_vault, mcp_call, mcp_error, mcp_ok, mcp_session
 from mcp import Client
 
 from privault import shelves
 from privault.caller import Caller
-from privault.interfaces.mcp.server import for_agent
 from privault.store import agents, audit
 from privault.vault import Vault
 
@@ -40,32 +38,8 @@ def vault(tmp_path: Path) -> Iterator[Vault]:
     found.close()
 
 
-def session(vault: Vault, agent: str, fn: Callable[[Client], Awaitable[Any]]) -> Any:
-    async def main() -> Any:
-        async with Client(for_agent(vault, agent)) as client:
-            return await fn(client)
-
-    return anyio.run(main)
-
-
-def call(vault: Vault, agent: str, tool: str, **arguments: Any) -> Any:
-    return session(vault, agent, lambda client: client.call_tool(tool, arguments))
-
-
-def ok(vault: Vault, agent: str, tool: str, **arguments: Any) -> dict[str, Any]:
-    result = call(vault, agent, tool, **arguments)
-    assert not result.is_error, result.content
-    return result.structured_content
-
-
-def error(vault: Vault, agent: str, tool: str, **arguments: Any) -> str:
-    result = call(vault, agent, tool, **arguments)
-    assert result.is_error
-    return result.content[0].text
-
-
 def test_tools_are_listed_with_hints_and_no_policy_arguments(vault: Vault) -> None:
-    tools = session(vault, "bob", lambda c: c.list_tools()).tools
+    tools = mcp_session(vault, "bob", lambda c: c.list_tools()).tools
     names = {tool.name for tool in tools}
     assert {
         "memory_search",
@@ -85,18 +59,18 @@ def test_tools_are_listed_with_hints_and_no_policy_arguments(vault: Vault) -> No
 
 
 def test_read_only_agents_have_no_write_tools(vault: Vault) -> None:
-    tools = session(vault, "reader", lambda c: c.list_tools()).tools
+    tools = mcp_session(vault, "reader", lambda c: c.list_tools()).tools
     assert all(tool.annotations.read_only_hint for tool in tools)
     assert not WRITE_TOOLS & {tool.name for tool in tools}
     before = vault.conn.execute("SELECT count(*) FROM documents").fetchone()[0]
-    assert error(vault, "reader", "remember", text="sneaky") == "Unknown tool: remember"
+    assert mcp_error(vault, "reader", "remember", text="sneaky") == "Unknown tool: remember"
     assert vault.conn.execute("SELECT count(*) FROM documents").fetchone()[0] == before
     assert audit.entries(vault.conn, agent="reader")[0].reason == "read-only agent"
-    assert ok(vault, "reader", "list_shelves")["can_write"] is False
+    assert mcp_ok(vault, "reader", "list_shelves")["can_write"] is False
 
 
 def test_search_is_gated_and_audited(vault: Vault) -> None:
-    found = ok(vault, "bob", "memory_search", query="budget")
+    found = mcp_ok(vault, "bob", "memory_search", query="budget")
     texts = [hit["text"] for hit in found["results"]]
     assert texts and all("jane@example.com" not in t and "Jane Roe" not in t for t in texts)
     assert found["mode"] == "redact" and found["held_back"]
@@ -105,63 +79,66 @@ def test_search_is_gated_and_audited(vault: Vault) -> None:
     assert (row.tool, row.ok, row.policy) == ("memory_search", True, found["policy"])
     assert list(row.ids) == [hit["node_id"] for hit in found["results"]]
     assert row.held_back == found["held_back"]
-    alice = ok(vault, "alice", "memory_search", query="blood pressure", shelf="health")
+    alice = mcp_ok(vault, "alice", "memory_search", query="blood pressure", shelf="health")
     assert [hit["shelf"] for hit in alice["results"]] == ["health"]
     assert (
-        ok(vault, "bob", "memory_search", query="blood pressure", shelf="health")["results"] == []
+        mcp_ok(vault, "bob", "memory_search", query="blood pressure", shelf="health")["results"]
+        == []
     )
 
 
 def test_hidden_nodes_look_missing(vault: Vault) -> None:
     hidden = vault.search("blood pressure", caller=OWNER, shelf="health").results[0]
-    missing = error(vault, "bob", "memory_read", node_id="dffffffffffff.0")
-    guessed = error(vault, "bob", "memory_read", node_id=hidden.node_id)
+    missing = mcp_error(vault, "bob", "memory_read", node_id="dffffffffffff.0")
+    guessed = mcp_error(vault, "bob", "memory_read", node_id=hidden.node_id)
     assert guessed == missing.replace("dffffffffffff.0", hidden.node_id)
     assert "not_found" in guessed
-    doc_missing = error(vault, "bob", "memory_tree", doc_id="dffffffffffff")
-    doc_guessed = error(vault, "bob", "memory_tree", doc_id=hidden.doc_id)
+    doc_missing = mcp_error(vault, "bob", "memory_tree", doc_id="dffffffffffff")
+    doc_guessed = mcp_error(vault, "bob", "memory_tree", doc_id=hidden.doc_id)
     assert doc_guessed == doc_missing.replace("dffffffffffff", hidden.doc_id)
-    assert error(vault, "bob", "memory_forget", doc_id=hidden.doc_id) == error(
+    assert mcp_error(vault, "bob", "memory_forget", doc_id=hidden.doc_id) == mcp_error(
         vault, "bob", "memory_forget", doc_id="dffffffffffff"
     ).replace("dffffffffffff", hidden.doc_id)
-    assert ok(vault, "alice", "memory_read", node_id=hidden.node_id)["shelf"] == "health"
-    shelf_names = [s["name"] for s in ok(vault, "bob", "list_shelves")["shelves"]]
+    assert mcp_ok(vault, "alice", "memory_read", node_id=hidden.node_id)["shelf"] == "health"
+    shelf_names = [s["name"] for s in mcp_ok(vault, "bob", "list_shelves")["shelves"]]
     assert shelf_names == ["default"]
-    assert "health" in [s["name"] for s in ok(vault, "alice", "list_shelves")["shelves"]]
+    assert "health" in [s["name"] for s in mcp_ok(vault, "alice", "list_shelves")["shelves"]]
 
 
 def test_read_tree_and_context(vault: Vault) -> None:
-    hit = ok(vault, "bob", "memory_search", query="hotel nights")["results"][0]
-    section = ok(vault, "bob", "memory_read", node_id=hit["node_id"])
+    hit = mcp_ok(vault, "bob", "memory_search", query="hotel nights")["results"][0]
+    section = mcp_ok(vault, "bob", "memory_read", node_id=hit["node_id"])
     assert "three nights" in section["text"] and section["breadcrumb"][-1] == "Hotel"
-    listing = ok(vault, "bob", "memory_tree")
+    listing = mcp_ok(vault, "bob", "memory_tree")
     assert [d["title"] for d in listing["documents"]] == ["Trip"]
     assert listing["document"] is None
-    outline = ok(vault, "bob", "memory_tree", doc_id=hit["doc_id"])["document"]
+    outline = mcp_ok(vault, "bob", "memory_tree", doc_id=hit["doc_id"])["document"]
     assert [n["heading"] for n in outline["nodes"]][-1] == "Hotel"
-    pack = ok(vault, "bob", "memory_context", query="budget hotel", budget=60)
+    pack = mcp_ok(vault, "bob", "memory_context", query="budget hotel", budget=60)
     assert pack["used_tokens"] <= 60 and pack["budget"] == 60
     assert "jane@example.com" not in pack["text"]
-    assert "invalid_input" in error(vault, "bob", "memory_search", query="x", since="yesterday")
+    assert "invalid_input" in mcp_error(vault, "bob", "memory_search", query="x", since="yesterday")
 
 
 def test_remember_then_forget(vault: Vault) -> None:
-    added = ok(vault, "bob", "remember", text="The wifi password is on the fridge.", tags=["home"])
+    added = mcp_ok(
+        vault, "bob", "remember", text="The wifi password is on the fridge.", tags=["home"]
+    )
     assert added["status"] == "added"
     assert (
-        ok(vault, "bob", "remember", text="The wifi password is on the fridge.", tags=["home"])[
+        mcp_ok(vault, "bob", "remember", text="The wifi password is on the fridge.", tags=["home"])[
             "status"
         ]
         == "unchanged"
     )
-    hits = ok(vault, "alice", "memory_search", query="wifi fridge")["results"]
+    hits = mcp_ok(vault, "alice", "memory_search", query="wifi fridge")["results"]
     assert hits[0]["doc_id"] == added["doc_id"]
     stored = vault.conn.execute(
         "SELECT metadata FROM documents WHERE id = ?", (added["doc_id"],)
     ).fetchone()[0]
     assert '"written_by": "bob"' in stored
-    assert ok(vault, "bob", "memory_forget", doc_id=added["doc_id"])["forgotten"] is True
-    assert "not_found" in error(vault, "bob", "memory_read", node_id=hits[0]["node_id"])
+    assert mcp_ok(vault, "bob", "memory_forget", doc_id=added["doc_id"])["forgotten"] is True
+    assert "not_found" in mcp_error(vault, "bob", "memory_read", node_id=hits[0]["node_id"])
     tools = [
         row.tool
         for row in audit.entries(vault.conn, agent="bob", tools=["remember", "memory_forget"])
@@ -170,10 +147,10 @@ def test_remember_then_forget(vault: Vault) -> None:
 
 
 def test_remember_cannot_probe_hidden_shelves(vault: Vault) -> None:
-    hidden = error(vault, "bob", "remember", text="hi", shelf="health")
-    missing = error(vault, "bob", "remember", text="hi", shelf="nosuch")
+    hidden = mcp_error(vault, "bob", "remember", text="hi", shelf="health")
+    missing = mcp_error(vault, "bob", "remember", text="hi", shelf="nosuch")
     assert hidden == missing.replace("nosuch", "health")
-    assert ok(vault, "alice", "remember", text="Pulse 60.", shelf="health")["status"] == "added"
+    assert mcp_ok(vault, "alice", "remember", text="Pulse 60.", shelf="health")["status"] == "added"
 
 
 def test_a_failed_audit_rolls_the_write_back(vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -186,7 +163,7 @@ def test_a_failed_audit_rolls_the_write_back(vault: Vault, monkeypatch: pytest.M
 
     monkeypatch.setattr("privault.interfaces.mcp.runtime.audit.record", failing)
     before = vault.conn.execute("SELECT count(*) FROM documents").fetchone()[0]
-    result = call(vault, "bob", "remember", text="This must not be half-written.")
+    result = mcp_call(vault, "bob", "remember", text="This must not be half-written.")
     assert result.is_error and "disk full" not in result.content[0].text
     assert vault.conn.execute("SELECT count(*) FROM documents").fetchone()[0] == before
     assert (
@@ -206,13 +183,13 @@ def test_revoked_agent_is_refused_on_the_next_call(vault: Vault) -> None:
         second = await client.call_tool("list_shelves", {})
         return first, second
 
-    first, second = session(vault, "bob", scenario)
+    first, second = mcp_session(vault, "bob", scenario)
     assert not first.is_error
     assert second.is_error and "access_denied" in second.content[0].text
 
 
 def test_unknown_tools_and_bad_arguments_are_audited(vault: Vault) -> None:
-    assert error(vault, "bob", "set_policy", policy="open").startswith("Unknown tool")
-    assert "validation error" in error(vault, "bob", "memory_search", query=42)
+    assert mcp_error(vault, "bob", "set_policy", policy="open").startswith("Unknown tool")
+    assert "validation error" in mcp_error(vault, "bob", "memory_search", query=42)
     rows = audit.entries(vault.conn, agent="bob")
     assert [(r.tool, r.ok) for r in rows[:2]] == [("memory_search", False), ("set_policy", False)]

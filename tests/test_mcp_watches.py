@@ -3,13 +3,13 @@ and read reminders, gated and audited; folders and owner-only options stay out o
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from helpers import fake_vault
+from helpers import fake_vault, mcp_error, mcp_ok, mcp_session
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
@@ -38,36 +38,12 @@ def vault(tmp_path: Path) -> Iterator[Vault]:
     found.close()
 
 
-def session(vault: Vault, agent: str, fn: Callable[[Client], Awaitable[Any]]) -> Any:
-    async def main() -> Any:
-        async with Client(for_agent(vault, agent)) as client:
-            return await fn(client)
-
-    return anyio.run(main)
-
-
-def call(vault: Vault, agent: str, tool: str, **arguments: Any) -> Any:
-    return session(vault, agent, lambda client: client.call_tool(tool, arguments))
-
-
-def ok(vault: Vault, agent: str, tool: str, **arguments: Any) -> dict[str, Any]:
-    result = call(vault, agent, tool, **arguments)
-    assert not result.is_error, result.content
-    return result.structured_content
-
-
-def error(vault: Vault, agent: str, tool: str, **arguments: Any) -> str:
-    result = call(vault, agent, tool, **arguments)
-    assert result.is_error
-    return result.content[0].text
-
-
 def watch_count(vault: Vault) -> int:
     return vault.conn.execute("SELECT count(*) FROM watches").fetchone()[0]
 
 
 def test_watch_tools_are_listed_with_hints_and_no_owner_arguments(vault: Vault) -> None:
-    tools = {tool.name: tool for tool in session(vault, "bob", lambda c: c.list_tools()).tools}
+    tools = {tool.name: tool for tool in mcp_session(vault, "bob", lambda c: c.list_tools()).tools}
     assert set(tools) >= WATCH_TOOLS
     for name in WATCH_TOOLS:
         tool = tools[name]
@@ -80,7 +56,7 @@ def test_watch_tools_are_listed_with_hints_and_no_owner_arguments(vault: Vault) 
 
 
 def test_create_list_and_cancel_a_reminder(vault: Vault) -> None:
-    added = ok(
+    added = mcp_ok(
         vault, "bob", "watch", kind="remind", target="Renew the passport", at="2027-01-15T09:00:00Z"
     )
     watch = added["watch"]
@@ -92,13 +68,13 @@ def test_create_list_and_cancel_a_reminder(vault: Vault) -> None:
     assert watch["next_run_at"] == "2027-01-15T09:00:00Z"
     assert watch["allow_private"] is False and added["policy"]
 
-    listed = ok(vault, "bob", "list_watches")["watches"]
+    listed = mcp_ok(vault, "bob", "list_watches")["watches"]
     assert [item["id"] for item in listed] == [watch["id"]]
 
-    cancelled = ok(vault, "bob", "cancel_watch", watch_id=watch["id"])
+    cancelled = mcp_ok(vault, "bob", "cancel_watch", watch_id=watch["id"])
     assert cancelled["watch"]["status"] == "cancelled"
-    assert ok(vault, "bob", "list_watches")["watches"] == []
-    everything = ok(vault, "bob", "list_watches", include_cancelled=True)["watches"]
+    assert mcp_ok(vault, "bob", "list_watches")["watches"] == []
+    everything = mcp_ok(vault, "bob", "list_watches", include_cancelled=True)["watches"]
     assert [item["status"] for item in everything] == ["cancelled"]
 
     rows = audit.entries(vault.conn, agent="bob")
@@ -113,17 +89,19 @@ def test_create_list_and_cancel_a_reminder(vault: Vault) -> None:
 
 
 def test_folder_kind_and_bad_schedules_are_refused_without_a_write(vault: Vault) -> None:
-    refused = error(vault, "bob", "watch", kind="folder", target="/home", every="1h")
+    refused = mcp_error(vault, "bob", "watch", kind="folder", target="/home", every="1h")
     assert "validation error" in refused
-    assert "invalid_input" in error(vault, "bob", "watch", kind="remind", target="x", at="soon")
-    assert "invalid_input" in error(vault, "bob", "watch", kind="remind", target="x", every="1s")
-    assert "invalid_input" in error(vault, "bob", "watch", kind="remind", target="x")
+    assert "invalid_input" in mcp_error(vault, "bob", "watch", kind="remind", target="x", at="soon")
+    assert "invalid_input" in mcp_error(
+        vault, "bob", "watch", kind="remind", target="x", every="1s"
+    )
+    assert "invalid_input" in mcp_error(vault, "bob", "watch", kind="remind", target="x")
     assert watch_count(vault) == 0
     assert all(not row.ok for row in audit.entries(vault.conn, agent="bob"))
 
 
 def test_an_allow_private_argument_is_ignored(vault: Vault) -> None:
-    added = ok(
+    added = mcp_ok(
         vault,
         "bob",
         "watch",
@@ -135,40 +113,44 @@ def test_an_allow_private_argument_is_ignored(vault: Vault) -> None:
     assert added["watch"]["allow_private"] is False
     stored = vault.conn.execute("SELECT allow_private FROM watches").fetchone()[0]
     assert stored == 0
-    loopback = error(vault, "bob", "watch", kind="url", target="http://127.0.0.1:8080/", every="1h")
+    loopback = mcp_error(
+        vault, "bob", "watch", kind="url", target="http://127.0.0.1:8080/", every="1h"
+    )
     assert "invalid_input" in loopback and watch_count(vault) == 1
 
 
 def test_agents_cannot_touch_the_owners_folder_watches(vault: Vault, tmp_path: Path) -> None:
     folder = vault.watches.add("folder", str(tmp_path), caller=OWNER, every="1h")
-    listed = ok(vault, "bob", "list_watches")["watches"]
+    listed = mcp_ok(vault, "bob", "list_watches")["watches"]
     assert [item["target"] for item in listed] == ["<FOLDER>"]
-    refused = error(vault, "bob", "cancel_watch", watch_id=folder.watch.id)
+    refused = mcp_error(vault, "bob", "cancel_watch", watch_id=folder.watch.id)
     assert "access_denied" in refused
     assert audit.entries(vault.conn, agent="bob")[0].refused
 
 
 def test_hidden_shelves_look_missing(vault: Vault) -> None:
-    hidden = error(
+    hidden = mcp_error(
         vault, "bob", "watch", kind="remind", target="x", at="2027-01-01", shelf="health"
     )
-    missing = error(vault, "bob", "watch", kind="remind", target="x", at="2027-01-01", shelf="nope")
+    missing = mcp_error(
+        vault, "bob", "watch", kind="remind", target="x", at="2027-01-01", shelf="nope"
+    )
     assert hidden == missing.replace("nope", "health") and "not_found" in hidden
-    added = ok(
+    added = mcp_ok(
         vault, "alice", "watch", kind="remind", target="Pills", at="2027-01-01", shelf="health"
     )
-    assert ok(vault, "bob", "list_watches")["watches"] == []
-    gone = error(vault, "bob", "cancel_watch", watch_id=added["watch"]["id"])
-    assert gone == error(vault, "bob", "cancel_watch", watch_id="wdeadbeef").replace(
+    assert mcp_ok(vault, "bob", "list_watches")["watches"] == []
+    gone = mcp_error(vault, "bob", "cancel_watch", watch_id=added["watch"]["id"])
+    assert gone == mcp_error(vault, "bob", "cancel_watch", watch_id="wdeadbeef").replace(
         "wdeadbeef", added["watch"]["id"]
     )
 
 
 def test_read_only_agent_sees_no_write_tools(vault: Vault) -> None:
-    names = {tool.name for tool in session(vault, "reader", lambda c: c.list_tools()).tools}
+    names = {tool.name for tool in mcp_session(vault, "reader", lambda c: c.list_tools()).tools}
     assert {"list_watches", "list_reminders"} <= names
     assert not WRITE_TOOLS & names
-    assert error(vault, "reader", "watch", kind="remind", target="x", at="2027-01-01") == (
+    assert mcp_error(vault, "reader", "watch", kind="remind", target="x", at="2027-01-01") == (
         "Unknown tool: watch"
     )
     assert watch_count(vault) == 0
@@ -180,22 +162,22 @@ def test_agent_sees_redacted_reminder_text_and_acks_it(vault: Vault) -> None:
     vault.watches.poll(caller=OWNER)
     assert [r.text for r in vault.watches.reminders(caller=OWNER).reminders] == [text]
 
-    due = ok(vault, "bob", "list_reminders")
+    due = mcp_ok(vault, "bob", "list_reminders")
     [reminder] = due["reminders"]
     assert "Jane Roe" not in reminder["text"] and "jane.roe@example.com" not in reminder["text"]
     assert "<EMAIL_ADDRESS_1>" in reminder["text"] and reminder["due"] is True
     assert due["mode"] == "redact" and due["held_back"]
-    listed = ok(vault, "bob", "list_watches")["watches"]
+    listed = mcp_ok(vault, "bob", "list_watches")["watches"]
     assert "jane.roe@example.com" not in listed[0]["target"]
 
     row = audit.entries(vault.conn, agent="bob", tools=["list_reminders"])[0]
     assert list(row.ids) == [reminder["id"]] and row.held_back == due["held_back"]
 
-    acked = ok(vault, "bob", "ack_reminder", reminder_id=reminder["id"])
+    acked = mcp_ok(vault, "bob", "ack_reminder", reminder_id=reminder["id"])
     assert acked["reminder"]["due"] is False
-    assert ok(vault, "bob", "list_reminders")["reminders"] == []
-    assert len(ok(vault, "bob", "list_reminders", include_acked=True)["reminders"]) == 1
-    assert "not_found" in error(vault, "bob", "ack_reminder", reminder_id="rnope")
+    assert mcp_ok(vault, "bob", "list_reminders")["reminders"] == []
+    assert len(mcp_ok(vault, "bob", "list_reminders", include_acked=True)["reminders"]) == 1
+    assert "not_found" in mcp_error(vault, "bob", "ack_reminder", reminder_id="rnope")
 
 
 WATCH_ARGUMENTS = {
