@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -257,8 +256,3 @@ def register(models_dir: Path, name: str, path: Path, role: Role, **extra: Any) 
         yaml.safe_dump(model.model_dump(exclude_none=True), sort_keys=False), encoding="utf-8"
     )
     return model
-
-
-def remove_install(models_dir: Path, name: str) -> None:
-    """Delete an installed model's folder (the manifest stays)."""
-    shutil.rmtree(models_dir / name, ignore_errors=True)

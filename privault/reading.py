@@ -62,10 +62,6 @@ class Reading:
             self._gates[policy.name] = Gate(policy)
         return self._gates[policy.name]
 
-    def mode(self, shelf: str) -> str:
-        """The policy mode that applies to a shelf for this caller."""
-        return self.policy(shelf).mode
-
     def prefetch(self, section_ids: Sequence[int]) -> None:
         """Load stored spans for many sections in one query."""
         missing = [sid for sid in section_ids if sid not in self._spans]
