@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from privault.retrieval.sectioning import estimate_tokens, split_chunks, split_sections
+from privault.retrieval.sectioning import (
+    CHUNK_TOKENS,
+    ChunkDraft,
+    estimate_tokens,
+    split_chunks,
+    split_sections,
+)
 
 CASES = [
     ("plain text only", [("0", None, ("Doc",), "plain text only")]),
@@ -45,31 +51,41 @@ def test_section_offsets_point_into_the_body() -> None:
         assert section.text in body[section.start : section.end]
 
 
-def test_chunks_cover_the_text_at_line_boundaries() -> None:
-    lines = [f"Speaker {i}: " + "words " * 20 for i in range(30)]
-    text = "\n".join(lines)
-    chunks = split_chunks(text, target_tokens=60, overlap_tokens=0)
-    assert len(chunks) > 5
-    joined = "\n".join(text[c.start : c.end] for c in chunks)
-    assert joined == text
-    for chunk in chunks:
-        assert chunk.start == 0 or text[chunk.start - 1] == "\n"
-        assert chunk.tokens <= 60 or text[chunk.start : chunk.end].count("\n") == 0
+def _lines_of(text: str, chunk: ChunkDraft) -> list[str]:
+    return text[chunk.start : chunk.end].split("\n")
 
 
-def test_each_chunk_repeats_the_line_before_it() -> None:
-    # A reply only makes sense after what it answers: chunks overlap by one short line.
-    lines = [f"Speaker {i}: " + "words " * 20 for i in range(30)]
+def test_every_line_ends_one_window_with_the_two_lines_before_it() -> None:
+    # A reply only makes sense after what it answers: each line is indexed together with
+    # the two lines before it, so no chunk border cuts a reply off from its question.
+    lines = [f"Speaker {i}: " + "words " * 12 for i in range(30)]
     text = "\n".join(lines)
-    chunks = split_chunks(text, target_tokens=60, overlap_tokens=64)
-    assert chunks[0].start == 0 and chunks[-1].end == len(text)
-    for before, after in zip(chunks, chunks[1:], strict=False):
-        shared = text[after.start : before.end]
-        assert shared.count("\n") == 0 and shared in lines  # exactly one line repeated
-    lines[10] = "Speaker 10: " + "long " * 80  # longer than the overlap: not repeated
+    chunks = split_chunks(text)
+    assert len(chunks) == len(lines)
+    for index, chunk in enumerate(chunks):
+        assert _lines_of(text, chunk) == lines[max(0, index - 2) : index + 1]
+        assert chunk.tokens == sum(estimate_tokens(line) for line in _lines_of(text, chunk))
+
+
+def test_short_lines_are_joined_before_windowing() -> None:
+    # One-word lines (a list, a poem) would otherwise cost a chunk each.
+    text = "\n".join(f"item{i}" for i in range(60))
+    chunks = split_chunks(text)
+    assert len(chunks) < 60 // 3
+    covered = {line for chunk in chunks for line in _lines_of(text, chunk)}
+    assert covered == set(text.split("\n"))  # nothing falls between windows
+    assert all(chunk.start == 0 or text[chunk.start - 1] == "\n" for chunk in chunks)
+
+
+def test_a_window_over_the_cap_drops_its_earliest_lines() -> None:
+    lines = [f"Speaker {i}: " + "words " * 80 for i in range(6)]  # ~90 tokens a line
     text = "\n".join(lines)
-    chunks = split_chunks(text, target_tokens=60, overlap_tokens=64)
-    assert sum("long" in text[c.start : c.end] for c in chunks) == 1
+    chunks = split_chunks(text)
+    assert len(chunks) == len(lines)
+    for index, chunk in enumerate(chunks):
+        assert chunk.tokens <= 2 * CHUNK_TOKENS
+        assert _lines_of(text, chunk)[-1] == lines[index]
+        assert len(_lines_of(text, chunk)) == min(index + 1, 2)
 
 
 def test_a_very_long_line_is_cut() -> None:

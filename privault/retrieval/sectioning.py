@@ -14,8 +14,10 @@ _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _FENCE = re.compile(r"^(```|~~~)", re.MULTILINE)
 _WORD = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 
-CHUNK_TOKENS = 96  # long enough to carry a thought, short enough to pack several
-CHUNK_OVERLAP_TOKENS = 64  # a chunk repeats the line before it when the line is this short
+CHUNK_TOKENS = 96  # windows stay under twice this; a longer line is cut into parts this size
+WINDOW_UNITS = 3  # a chunk is a line with the two before it (measured on LoCoMo: 2 and 4
+# lines, and fixed 40–128-token chunks, all found less evidence in the same budget)
+UNIT_MIN_TOKENS = 12  # a shorter line is joined with the next before windowing
 
 
 @dataclass(frozen=True)
@@ -102,19 +104,19 @@ def split_sections(body: str, title: str) -> list[SectionDraft]:
     return drafts
 
 
-def split_chunks(
-    text: str, target_tokens: int | None = None, overlap_tokens: int | None = None
-) -> list[ChunkDraft]:
-    """Cut a section's text into chunks of about `target_tokens`, at line boundaries.
+def split_chunks(text: str, target_tokens: int | None = None) -> list[ChunkDraft]:
+    """Cut a section's text into overlapping windows for the indexes, one per line.
 
-    Each chunk after the first also starts with the line before its own lines, when that
-    line is at most `overlap_tokens`: a line often only makes sense after the one before
-    it (an answer after its question, a reply to a photo), and without the overlap a chunk
-    border separates them for good. A single line longer than twice the target is cut at
-    sentence ends, then at words.
+    Each chunk is a line together with the two lines before it: a line often only makes
+    sense after the ones it answers (a reply after its question, "me too" after a plan),
+    and a window that ends on every line gives each line that context in some chunk,
+    where fixed chunks would cut some replies off from their question for good. Lines
+    under `UNIT_MIN_TOKENS` are joined with the next first, so a list of one-word lines
+    does not cost a chunk per word; a window over twice `target_tokens` drops its
+    earliest lines; a single line longer than that is cut at sentence ends, then at
+    words. Windows overlap; packing merges them back into contiguous text.
     """
     target = CHUNK_TOKENS if target_tokens is None else target_tokens
-    overlap = CHUNK_OVERLAP_TOKENS if overlap_tokens is None else overlap_tokens
     if not text.strip():
         return []  # a heading with no text of its own: in the tree, not in the indexes
     pieces: list[tuple[int, int, int]] = []  # start, end, tokens
@@ -129,21 +131,19 @@ def split_chunks(
         for part_start, part_end in _split_long(line.group(), target):
             part = line.group()[part_start:part_end]
             pieces.append((start + part_start, start + part_end, estimate_tokens(part)))
-    groups: list[list[tuple[int, int, int]]] = [[]]
-    tokens = 0
+    units: list[tuple[int, int, int]] = []
     for piece in pieces:
-        if tokens and tokens + piece[2] > target:
-            groups.append([])
-            tokens = 0
-        groups[-1].append(piece)
-        tokens += piece[2]
+        if units and units[-1][2] < UNIT_MIN_TOKENS:
+            first = units.pop()
+            piece = (first[0], piece[1], first[2] + piece[2])
+        units.append(piece)
     chunks: list[ChunkDraft] = []
-    for index, group in enumerate(groups):
-        start, size = group[0][0], sum(piece[2] for piece in group)
-        before = groups[index - 1][-1] if index else None
-        if before is not None and before[2] <= overlap:
-            start, size = before[0], size + before[2]
-        chunks.append(ChunkDraft(len(chunks), start, group[-1][1], size))
+    for index in range(len(units)):
+        window = units[max(0, index - WINDOW_UNITS + 1) : index + 1]
+        while len(window) > 1 and sum(unit[2] for unit in window) > 2 * target:
+            window = window[1:]
+        size = sum(unit[2] for unit in window)
+        chunks.append(ChunkDraft(len(chunks), window[0][0], window[-1][1], size))
     return chunks
 
 
