@@ -50,4 +50,4 @@ def test_overlapping_windows_are_merged_and_paid_for_once() -> None:
         count_tokens=_words,
     )
     assert packed.sections[0].render() == "## s\na b c d e f"
-    assert packed.used_tokens == _words("## s") + 2 + _words("a b c d e f") + 1
+    assert packed.used_tokens == _words("## s") + _words("a b c d e f") + 1

@@ -96,10 +96,11 @@ def pack(
             end = max(piece.end, *(w[1] for w in overlapping))
             piece = Piece(piece.section_id, start, end)
         text = window_text(piece)
+        # Line breaks cost no tokens; the one extra is for the "…" a gap may need.
         cost = count_tokens(text) + 1 - sum(count_tokens(w[2]) + 1 for w in overlapping)
         if packed is None:
             head = header(piece.section_id)
-            cost += count_tokens(head) + 2
+            cost += count_tokens(head)
         if used + cost > budget:
             dropped += 1
             continue
