@@ -12,7 +12,7 @@ from typing import Any
 
 from privault.reading import Reading
 from privault.results import ContextSection, DocumentTree, Hit, Privacy, SectionView, TreeNode
-from privault.retrieval import packing, search
+from privault.retrieval import packing, periods, search
 from privault.retrieval.embedder import Embedder
 from privault.retrieval.fts import Filters
 from privault.retrieval.vectors import VectorIndex
@@ -37,7 +37,8 @@ class Finder:
         if not query.strip():
             return []
         vector = self.embedder.embed_query(query)
-        return search.hybrid(self.conn, self.vectors, query, vector, filters, limit)
+        period = periods.envelope(periods.mentioned_periods(query))
+        return search.hybrid(self.conn, self.vectors, query, vector, filters, limit, period)
 
     def search(self, reading: Reading, query: str, filters: Filters, limit: int) -> list[Hit]:
         """The best `limit` sections, whole or as excerpts, gated."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from privault.store.connection import Connection
 
@@ -14,7 +14,8 @@ _STOP = frozenset(
     (
         "a an and are as at be but by did do does for from had has have he her his how i if "
         "in is it its me my of on or our she so that the their them they this to was we were "
-        "what when where which who whom why will with you your"
+        "what when where which who whom why will with you your "
+        "s t d m ll re ve"  # what is left of "Anna's", "don't", "we'll" split at the apostrophe
     ).split()
 )
 
@@ -32,6 +33,13 @@ class Filters:
     tag: str | None = None
     since: int | None = None  # created_at >= since (ms)
     until: int | None = None  # created_at < until (ms)
+
+    def within(self, start: int, end: int) -> Filters | None:
+        """These filters narrowed to documents created in [start, end), or None if that
+        leaves no time at all."""
+        since = start if self.since is None else max(self.since, start)
+        until = end if self.until is None else min(self.until, end)
+        return replace(self, since=since, until=until) if since < until else None
 
     def sql(self) -> tuple[str, list[object]]:
         """A WHERE fragment over `d` (documents) with its parameters."""
@@ -133,5 +141,17 @@ def visible_chunks(conn: Connection, chunk_ids: Sequence[int], filters: Filters)
         "SELECT c.id, c.section_id FROM chunks c JOIN sections s ON s.id = c.section_id "
         f"JOIN documents d ON d.id = s.doc_id WHERE c.id IN ({marks}) AND {where}",
         (*chunk_ids, *params),
+    ).fetchall()
+    return {int(chunk_id): int(section_id) for chunk_id, section_id in found}
+
+
+def chunks_within(conn: Connection, filters: Filters, limit: int) -> dict[int, int]:
+    """Live chunks passing `filters`, mapped to their section id; at most `limit` + 1 of
+    them, so a caller can tell "more than limit" from "exactly limit"."""
+    where, params = filters.sql()
+    found = conn.execute(
+        "SELECT c.id, c.section_id FROM chunks c JOIN sections s ON s.id = c.section_id "
+        f"JOIN documents d ON d.id = s.doc_id WHERE {where} LIMIT ?",
+        (*params, limit + 1),
     ).fetchall()
     return {int(chunk_id): int(section_id) for chunk_id, section_id in found}

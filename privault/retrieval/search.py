@@ -23,6 +23,9 @@ VECTOR_OVERFETCH = 4  # the vector leg is unfiltered: fetch extra to survive fil
 MIN_SIMILARITY = 0.15
 KEYWORD_WEIGHT = 1.0
 VECTOR_WEIGHT = 1.0
+# A period naming more chunks than this is ranked by vector among the global neighbours
+# only: scoring a large subset exactly costs more than it can change the order.
+DATED_SCAN_LIMIT = 20_000
 
 
 @dataclass(frozen=True)
@@ -58,8 +61,14 @@ def hybrid(
     query_vector: np.ndarray | None,
     filters: Filters,
     limit: int,
+    period: tuple[int, int] | None = None,
 ) -> list[ChunkHit]:
-    """The best `limit` chunks for a query under `filters`, by fused keyword+vector rank."""
+    """The best `limit` chunks for a query under `filters`, by fused keyword+vector rank.
+
+    With a `period` (dates the query names, epoch ms), both legs are ranked a second time
+    among the documents dated inside it, and those rankings are fused in too: what was
+    written then gains rank, and everything else still competes.
+    """
     vector: list[tuple[int, float]] = []
     if query_vector is not None:
         vectors.refresh(conn)
@@ -79,6 +88,10 @@ def hybrid(
         keyword_ids = [chunk_id for chunk_id, _ in fts.joined(conn, query, filters, limit)]
         sections.update(fts.visible_chunks(conn, keyword_ids, filters))
     vector_ids = [chunk_id for chunk_id, _ in vector if chunk_id in sections][:limit]
+    rankings = [keyword_ids, vector_ids]
+    dated = filters.within(*period) if period else None
+    if dated is not None:
+        rankings += _dated_legs(conn, vectors, query, query_vector, vector, dated, limit, sections)
     keyword_rank = {chunk_id: rank for rank, chunk_id in enumerate(keyword_ids)}
     vector_rank = {chunk_id: rank for rank, chunk_id in enumerate(vector_ids)}
     hits = [
@@ -90,11 +103,38 @@ def hybrid(
             vector_rank.get(chunk_id),
         )
         for chunk_id, score in fuse(
-            [keyword_ids, vector_ids], weights=(KEYWORD_WEIGHT, VECTOR_WEIGHT)
+            rankings, weights=(KEYWORD_WEIGHT, VECTOR_WEIGHT, KEYWORD_WEIGHT, VECTOR_WEIGHT)
         )
         if chunk_id in sections
     ]
     return hits[:limit]
+
+
+def _dated_legs(
+    conn: Connection,
+    vectors: VectorIndex,
+    query: str,
+    query_vector: np.ndarray | None,
+    neighbours: list[tuple[int, float]],
+    dated: Filters,
+    limit: int,
+    sections: dict[int, int],
+) -> list[list[int]]:
+    """Both legs ranked again among the chunks `dated` lets through (`sections` learns
+    the section of every chunk they return)."""
+    keyword = [chunk_id for chunk_id, _ in fts.joined(conn, query, dated, limit)]
+    inside = fts.chunks_within(conn, dated, DATED_SCAN_LIMIT)
+    if len(inside) > DATED_SCAN_LIMIT:  # a wide period: rank the global neighbours only
+        inside = fts.visible_chunks(conn, [chunk_id for chunk_id, _ in neighbours], dated)
+        vector = [chunk_id for chunk_id, _ in neighbours if chunk_id in inside][:limit]
+    elif query_vector is not None and inside:
+        among = vectors.search(query_vector, limit, among=list(inside))
+        vector = [chunk_id for chunk_id, similarity in among if similarity >= MIN_SIMILARITY]
+    else:
+        vector = []
+    sections.update(fts.visible_chunks(conn, keyword, dated))
+    sections.update({chunk_id: inside[chunk_id] for chunk_id in vector})
+    return [keyword, vector]
 
 
 def chunk_spans(conn: Connection, chunk_ids: Sequence[int]) -> dict[int, tuple[int, int]]:

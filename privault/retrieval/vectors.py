@@ -12,6 +12,7 @@ since are dropped when results are joined back to live chunks.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -85,10 +86,16 @@ class VectorIndex:
             self._matrix = np.concatenate([self._matrix, vectors])
             self._max_id = max(self._max_id, int(ids[-1]))
 
-    def search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
-        """The `k` nearest chunk ids by cosine similarity, best first."""
+    def search(
+        self, query: np.ndarray, k: int, among: Sequence[int] | None = None
+    ) -> list[tuple[int, float]]:
+        """The `k` nearest chunk ids by cosine similarity, best first (only ids in `among`
+        when given)."""
         with self._lock:
             ids, matrix = self._ids, self._matrix
+        if among is not None:
+            rows = np.flatnonzero(np.isin(ids, np.asarray(among, dtype=np.int64)))
+            ids, matrix = ids[rows], matrix[rows]
         if not len(ids) or k <= 0:
             return []
         scores = matrix @ query.astype(np.float32)

@@ -1,0 +1,74 @@
+"""Dates a query names ("on 13 October 2023", "in July 2022", "2023-10-13"), as periods.
+
+A question that names a day or a month is most often about what was written then, so
+search ranks the notes dated inside that period a second time and fuses that ranking in
+(see `search.hybrid`). It is a preference, never a filter: a note about the event written
+a week later still competes on its words. Only full dates with a year are read; "last
+week" or "on Monday" need a reference point the query does not carry.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+
+_MONTHS = (
+    "january february march april may june july august september october november december"
+).split()
+_MONTH = "|".join(f"{name[:3]}(?:{name[3:]})?" if len(name) > 3 else name for name in _MONTHS)
+_DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
+_YEAR = r"(?:19|20)\d\d"
+_PATTERN = re.compile(
+    rf"\b(?:(?P<d1>{_DAY})\s+(?:of\s+)?(?P<m1>{_MONTH})\.?|(?P<m2>{_MONTH})\.?(?:\s+(?P<d2>{_DAY}))?)"
+    rf",?\s+(?P<y1>{_YEAR})\b"
+    rf"|\b(?P<y2>{_YEAR})-(?P<m3>0[1-9]|1[0-2])(?:-(?P<d3>0[1-9]|[12]\d|3[01]))?\b"
+    rf"|\b(?:in|during|of|from|since)\s+(?P<y3>{_YEAR})\b(?!-\d)",
+    re.IGNORECASE,
+)
+DAY_BEFORE = timedelta(days=1)  # a note dated in another time zone
+DAYS_AFTER = timedelta(days=2)  # a note written the day after about the day before
+
+
+def _month(name: str) -> int:
+    return next(i for i, month in enumerate(_MONTHS, 1) if month.startswith(name.lower()[:3]))
+
+
+def _ms(moment: datetime) -> int:
+    return int(moment.timestamp() * 1000)
+
+
+def mentioned_periods(query: str) -> list[tuple[int, int]]:
+    """[start, end) in epoch ms for every dated day, month or year the query names.
+
+    A day covers the day before to the day after (zones, notes written later); a month
+    or a year covers itself and one day more. Impossible dates (31 February) are ignored.
+    """
+    periods: list[tuple[int, int]] = []
+    for match in _PATTERN.finditer(query):
+        groups = match.groupdict()
+        try:
+            if groups["y3"]:
+                year = int(groups["y3"])
+                start, end = datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC)
+                periods.append((_ms(start), _ms(end + timedelta(days=1))))
+                continue
+            year = int(groups["y1"] or groups["y2"])
+            month = int(groups["m3"]) if groups["m3"] else _month(groups["m1"] or groups["m2"])
+            day_text = groups["d1"] or groups["d2"] or groups["d3"]
+            if day_text:
+                day = datetime(year, month, int(re.sub(r"\D", "", day_text)), tzinfo=UTC)
+                periods.append((_ms(day - DAY_BEFORE), _ms(day + DAYS_AFTER)))
+            else:
+                start = datetime(year, month, 1, tzinfo=UTC)
+                end = datetime(year + month // 12, month % 12 + 1, 1, tzinfo=UTC)
+                periods.append((_ms(start), _ms(end + timedelta(days=1))))
+        except ValueError:
+            continue
+    return periods
+
+
+def envelope(periods: list[tuple[int, int]]) -> tuple[int, int] | None:
+    """The smallest single period holding all of them (None for none)."""
+    if not periods:
+        return None
+    return min(start for start, _ in periods), max(end for _, end in periods)

@@ -1,0 +1,130 @@
+"""Dates named in a query, and the ranking they add to search."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from privault.caller import Caller
+from privault.retrieval import search
+from privault.retrieval.fts import Filters, match_expression
+from privault.retrieval.periods import envelope, mentioned_periods
+from privault.retrieval.vectors import VectorIndex
+from privault.timeutil import parse_time
+from tests.helpers import fake_vault
+
+OWNER = Caller.owner()
+
+
+def _days(query: str) -> list[tuple[str, str]]:
+    def day(ms: int) -> str:
+        return datetime.fromtimestamp(ms / 1000, UTC).date().isoformat()
+
+    return [(day(start), day(end)) for start, end in mentioned_periods(query)]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        # a day: from the day before (zones) to two days after (written the next day)
+        ("What did Anna show on October 13, 2023?", [("2023-10-12", "2023-10-15")]),
+        ("dinner on 3 June, 2023", [("2023-06-02", "2023-06-05")]),
+        ("the 13th of Oct 2023", [("2023-10-12", "2023-10-15")]),
+        ("notes from 2023-10-13", [("2023-10-12", "2023-10-15")]),
+        # a month or a year: itself and one day more
+        ("Where did Jo travel in July 2022?", [("2022-07-01", "2022-08-02")]),
+        ("December 2023 and 2024-02", [("2023-12-01", "2024-01-02"), ("2024-02-01", "2024-03-02")]),
+        ("How often did we go to the beach in 2023?", [("2023-01-01", "2024-01-02")]),
+    ],
+)
+def test_dates_in_a_query_become_periods(query: str, expected: list[tuple[str, str]]) -> None:
+    assert _days(query) == expected
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "What happened on 31 February 2023?",  # no such day
+        "What happened last week?",  # needs a reference point
+        "dinner on 3 June",  # no year
+        "the 2023 tax form",  # a bare number is not a period
+        "order 12 May 1850",  # outside the years read
+        "room 2023-13-01",  # no 13th month
+    ],
+)
+def test_what_is_not_a_full_date_names_no_period(query: str) -> None:
+    assert mentioned_periods(query) == []
+
+
+def test_envelope_spans_every_period() -> None:
+    assert envelope([]) is None
+    assert envelope([(5, 9), (1, 3)]) == (1, 9)
+
+
+def test_filters_within_narrows_and_never_widens() -> None:
+    caller_window = Filters(since=100, until=200)
+    assert caller_window.within(50, 150) == Filters(since=100, until=150)
+    assert caller_window.within(300, 400) is None  # no time left: no dated ranking at all
+    assert Filters().within(1, 2) == Filters(since=1, until=2)
+
+
+def test_apostrophe_fragments_are_not_search_words() -> None:
+    assert match_expression("What is Anna's plan? She didn't say") == (
+        '"anna" OR "plan" OR "didn" OR "say"'
+    )
+
+
+def test_vector_search_among_a_subset() -> None:
+    index = VectorIndex(2)
+    index._ids = np.array([1, 2, 3], dtype=np.int64)
+    index._matrix = np.array([[1, 0], [0.8, 0.6], [0, 1]], dtype=np.float32)
+    query = np.array([1, 0], dtype=np.float32)
+    assert [i for i, _ in index.search(query, 3)] == [1, 2, 3]
+    assert [i for i, _ in index.search(query, 3, among=[3, 2])] == [2, 3]
+    assert index.search(query, 3, among=[]) == []
+
+
+def _dated_notes(vault) -> None:
+    for day, text in [
+        ("2023-03-02", "Went to the pottery class, made a bowl. Busy week at work."),
+        ("2023-07-15", "Pottery again with the kids. Then a long walk by the river."),
+        ("2023-11-20", "The pottery studio has a new kiln; I signed up for glazing."),
+    ]:
+        vault.note(text, caller=OWNER, created_at=parse_time(f"{day}T18:00:00Z"))
+
+
+def test_a_query_naming_a_month_ranks_what_was_written_then_first(tmp_path: Path) -> None:
+    with fake_vault(tmp_path / "v.db") as vault:
+        _dated_notes(vault)
+        plain = vault.search("pottery", caller=OWNER, limit=3).results
+        dated = vault.search("pottery in July 2023", caller=OWNER, limit=3).results
+        assert len(plain) == len(dated) == 3  # a preference, never a filter
+        assert "with the kids" in dated[0].text
+        assert "with the kids" not in plain[0].text
+        november = vault.search("What did I sign up for on 20 November 2023?", caller=OWNER)
+        assert "kiln" in november.results[0].text
+
+
+def test_a_wide_period_ranks_among_the_global_neighbours(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with fake_vault(tmp_path / "v.db") as vault:
+        _dated_notes(vault)
+        narrow = [h.text for h in vault.search("pottery in July 2023", caller=OWNER).results]
+        monkeypatch.setattr(search, "DATED_SCAN_LIMIT", 0)  # every period counts as wide
+        wide = [h.text for h in vault.search("pottery in July 2023", caller=OWNER).results]
+        assert wide[0] == narrow[0] and sorted(wide) == sorted(narrow)
+
+
+def test_the_dated_ranking_respects_the_callers_filters(tmp_path: Path) -> None:
+    with fake_vault(tmp_path / "v.db") as vault:
+        _dated_notes(vault)
+        found = vault.search(
+            "pottery in July 2023", caller=OWNER, since=parse_time("2023-10-01T00:00:00Z")
+        ).results
+        assert [h.text for h in found] == [
+            "The pottery studio has a new kiln; I signed up for glazing."
+        ]
