@@ -13,9 +13,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from privault.errors import InputError
 from privault.retrieval.embedder import Embedder
-from privault.retrieval.sectioning import split_chunks, split_sections
+from privault.retrieval.sectioning import ChunkDraft, split_chunks, split_sections
 from privault.store.sections import IndexedSection
 
 DEFAULT_MAX_NOTE_BYTES = 1024 * 1024
@@ -100,6 +102,28 @@ def chunk_label(breadcrumb: Sequence[str], text: str) -> str:
     return " › ".join(parts)
 
 
+def chunk_section(breadcrumb: Sequence[str], text: str) -> tuple[list[ChunkDraft], tuple[str, ...]]:
+    """A section's chunks and the text each is indexed by (its breadcrumb line on top)."""
+    chunks = split_chunks(text)
+    label = chunk_label(breadcrumb, text)
+    return chunks, tuple(f"{label}\n{text[c.start : c.end]}".lstrip("\n") for c in chunks)
+
+
+def rechunk(
+    sections: Sequence[tuple[int, Sequence[str], str]], embedder: Embedder
+) -> list[tuple[int, tuple[tuple[int, int, int], ...], tuple[str, ...], np.ndarray]]:
+    """(section id, breadcrumb, text) rows cut and embedded again with today's chunking:
+    (section id, chunks, indexed texts, vectors) for `sections.replace_chunks`."""
+    planned = [(sid, *chunk_section(crumb, text)) for sid, crumb, text in sections]
+    vectors = embedder.embed([t for _, _, texts in planned for t in texts])
+    out, offset = [], 0
+    for sid, chunks, texts in planned:
+        spans = tuple((c.start, c.end, c.tokens) for c in chunks)
+        out.append((sid, spans, texts, vectors[offset : offset + len(chunks)]))
+        offset += len(chunks)
+    return out
+
+
 def index_many(drafts: Sequence[Draft], embedder: Embedder) -> list[list[IndexedSection]]:
     """Like `index_sections` for many drafts, embedding all chunks in one batch."""
     plans = []
@@ -107,11 +131,7 @@ def index_many(drafts: Sequence[Draft], embedder: Embedder) -> list[list[Indexed
     for draft in drafts:
         plan = []
         for section in split_sections(draft.text, draft.title):
-            chunks = split_chunks(section.text)
-            label = chunk_label(section.breadcrumb, section.text)
-            chunk_texts = tuple(
-                f"{label}\n{section.text[chunk.start : chunk.end]}".lstrip("\n") for chunk in chunks
-            )
+            chunks, chunk_texts = chunk_section(section.breadcrumb, section.text)
             plan.append((section, chunks, chunk_texts, len(texts)))
             texts.extend(chunk_texts)
         plans.append(plan)

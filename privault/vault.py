@@ -249,6 +249,15 @@ class Vault:
         )
         return self._store([draft], versioned=True)[0]
 
+    def reindex(
+        self, *, caller: Caller, progress: Callable[[int, int], None] | None = None
+    ) -> tuple[int, int]:
+        """Re-cut and re-embed every current section (after a chunking change); owner only.
+        Returns (sections, chunks) written."""
+        if not caller.is_owner:
+            raise AccessDenied("only the owner can re-index the vault")
+        return writing.reindex(self.conn, self.embedder, progress=progress)
+
     def forget(self, doc_id: str, *, caller: Caller) -> bool:
         """Delete a document (all its versions' index rows go; a tombstone stays)."""
         doc = self._visible_document(doc_id, caller)

@@ -8,7 +8,7 @@ links survive; a changed web page becomes a new version and the old one stays re
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -164,6 +164,47 @@ def _upsert(
         draft.text,
     )
     return doc_id, "updated" if existing else "added"
+
+
+def reindex(
+    conn: Connection,
+    embedder: Embedder,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    batch: int = 64,
+) -> tuple[int, int]:
+    """Cut and embed every current section's chunks again with today's chunking.
+
+    Sections, node ids and PII spans stay; only chunks and their index rows change. Each
+    batch is its own transaction, so readers and writers carry on in between; a section
+    edited meanwhile is skipped (its new text was indexed by the edit). Returns (sections,
+    chunks) written; `progress(done, total)` is called after each batch.
+    """
+    todo = [
+        sid
+        for (sid,) in conn.execute(
+            "SELECT s.id FROM sections s JOIN documents d ON d.id = s.doc_id "
+            "WHERE d.current = 1 ORDER BY s.id"
+        )
+    ]
+    written = chunks = 0
+    for start in range(0, len(todo), batch):
+        rows = sections.sections_by_ids(conn, todo[start : start + batch])
+        plans = ingest.rechunk(
+            [(row.id, row.breadcrumb, row.text) for row in rows.values()], embedder
+        )
+        with write(conn):
+            for section_id, spans, texts, vectors in plans:
+                now = conn.execute("SELECT text FROM sections WHERE id = ?", (section_id,))
+                if (now.fetchone() or (None,))[0] != rows[section_id].text:
+                    continue
+                sections.replace_chunks(conn, section_id, spans, texts, vectors)
+                written, chunks = written + 1, chunks + len(spans)
+        if progress:
+            progress(min(start + batch, len(todo)), len(todo))
+    with write(conn):
+        conn.execute("DELETE FROM meta WHERE key = 'stale_chunking'")
+    return written, chunks
 
 
 def expand_paths(paths: Sequence[str | Path]) -> tuple[list[Path], list[tuple[str, str]]]:

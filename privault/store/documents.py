@@ -241,7 +241,8 @@ def delete(conn: Connection, doc_id: str, deleted_at: int) -> bool:
 
 
 def health(conn: Connection) -> dict[str, Any]:
-    """Row counts, and whether every searchable chunk has exactly one FTS and one vector row."""
+    """Row counts, whether every searchable chunk has exactly one FTS and one vector row,
+    and whether the chunks were cut by an older chunking."""
     counts = {
         name: conn.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
         for name in ("documents", "sections", "chunks")
@@ -253,10 +254,12 @@ def health(conn: Connection) -> dict[str, Any]:
         "JOIN documents d ON d.id = s.doc_id WHERE d.current = 1"
     ).fetchone()
     healthy = indexed == vectors == searchable
+    stale = conn.execute("SELECT value FROM meta WHERE key = 'stale_chunking'").fetchone()
     index = {
         "fts_rows": indexed,
         "vector_rows": vectors,
         "chunks_searchable": searchable,
         "healthy": healthy,
+        "stale_chunking": stale[0] if stale else None,  # set: `privault reindex` finds more
     }
     return {**counts, "index": index}

@@ -104,24 +104,51 @@ def replace_sections(
         )
         section_id = int(cursor.lastrowid or 0)
         ids.append(section_id)
-        for position, ((start, end, tokens), indexed_text) in enumerate(
-            zip(section.chunks, section.chunk_texts, strict=True)
-        ):
-            chunk = conn.execute(
-                "INSERT INTO chunks (section_id, position, start, end, tokens) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (section_id, position, start, end, tokens),
-            )
-            chunk_id = int(chunk.lastrowid or 0)
-            if indexed:
-                conn.execute(
-                    "INSERT INTO chunks_fts (rowid, text) VALUES (?, ?)", (chunk_id, indexed_text)
-                )
-                conn.execute(
-                    "INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)",
-                    (chunk_id, section.vectors[position].astype(np.float32).tobytes()),
-                )
+        _insert_chunks(
+            conn, section_id, section.chunks, section.chunk_texts, section.vectors, indexed=indexed
+        )
     return ids
+
+
+def replace_chunks(
+    conn: Connection,
+    section_id: int,
+    chunks: Sequence[tuple[int, int, int]],
+    chunk_texts: Sequence[str],
+    vectors: np.ndarray,
+) -> None:
+    """Swap one section's chunks and their index rows for new ones (a re-index); the
+    section itself, its PII spans and its node id are untouched."""
+    drop_index(conn, [section_id])
+    conn.execute("DELETE FROM chunks WHERE section_id = ?", (section_id,))
+    _insert_chunks(conn, section_id, chunks, chunk_texts, vectors, indexed=True)
+
+
+def _insert_chunks(
+    conn: Connection,
+    section_id: int,
+    chunks: Sequence[tuple[int, int, int]],
+    chunk_texts: Sequence[str],
+    vectors: np.ndarray,
+    *,
+    indexed: bool,
+) -> None:
+    for position, ((start, end, tokens), indexed_text) in enumerate(
+        zip(chunks, chunk_texts, strict=True)
+    ):
+        chunk = conn.execute(
+            "INSERT INTO chunks (section_id, position, start, end, tokens) VALUES (?, ?, ?, ?, ?)",
+            (section_id, position, start, end, tokens),
+        )
+        chunk_id = int(chunk.lastrowid or 0)
+        if indexed:
+            conn.execute(
+                "INSERT INTO chunks_fts (rowid, text) VALUES (?, ?)", (chunk_id, indexed_text)
+            )
+            conn.execute(
+                "INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)",
+                (chunk_id, vectors[position].astype(np.float32).tobytes()),
+            )
 
 
 _SECTION_SELECT = (

@@ -320,6 +320,35 @@ def forget(
         console.print(f"forgot {doc_id}" if gone else f"{doc_id} was already gone")
 
 
+def reindex(json_out: JsonOption = False) -> None:
+    """Cut and embed every section's chunks again with this version's chunking.
+
+    Needed once after an upgrade that changed how text is chunked (`privault status`
+    says so). Sections, node ids, tags and PII spans stay as they are; search keeps
+    working while it runs. Takes about as long as adding the same text anew.
+    """
+    with opened() as vault:
+        if json_out:
+            written, chunks = vault.reindex(caller=Caller.owner())
+        else:
+            with Progress(
+                TextColumn("re-indexing sections"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                console=console,
+                transient=True,
+            ) as bar:
+                task = bar.add_task("", total=None)
+                written, chunks = vault.reindex(
+                    caller=Caller.owner(),
+                    progress=lambda done, total: bar.update(task, completed=done, total=total),
+                )
+    if json_out:
+        emit_json({"sections": written, "chunks": chunks})
+    else:
+        console.print(f"re-indexed {written} sections into {chunks} chunks")
+
+
 def status(json_out: JsonOption = False) -> None:
     """Counts, file size, schema, models present, index health."""
     from privault import modelstore
@@ -347,6 +376,10 @@ def status(json_out: JsonOption = False) -> None:
         f"index: {data['index']['fts_rows']} keyword rows, "
         f"{data['index']['vector_rows']} vectors — {health}"
     )
+    if data["index"]["stale_chunking"]:
+        console.print(
+            "index: cut by an older chunking — run `privault reindex` to find more", style="yellow"
+        )
     for name, model in models.items():
         mark = "installed" if model["installed"] else "not installed"
         console.print(f"model {name} ({model['role']}): {mark}")
@@ -354,5 +387,5 @@ def status(json_out: JsonOption = False) -> None:
 
 def register(app: typer.Typer) -> None:
     """Add these commands to the app."""
-    for command in (init, note, add, search, context, read, tree, docs, forget, status):
+    for command in (init, note, add, search, context, read, tree, docs, forget, reindex, status):
         app.command()(command)
