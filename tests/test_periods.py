@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from privault.caller import Caller
-from privault.retrieval import search
 from privault.retrieval.fts import Filters, match_expression
 from privault.retrieval.periods import envelope, mentioned_periods
 from privault.retrieval.vectors import VectorIndex
@@ -77,14 +76,16 @@ def test_apostrophe_fragments_are_not_search_words() -> None:
     )
 
 
-def test_vector_search_among_a_subset() -> None:
+def test_vector_search_within_a_period() -> None:
     index = VectorIndex(2)
     index._ids = np.array([1, 2, 3], dtype=np.int64)
     index._matrix = np.array([[1, 0], [0.8, 0.6], [0, 1]], dtype=np.float32)
+    index._created = np.array([100, 200, 300], dtype=np.int64)
     query = np.array([1, 0], dtype=np.float32)
     assert [i for i, _ in index.search(query, 3)] == [1, 2, 3]
-    assert [i for i, _ in index.search(query, 3, among=[3, 2])] == [2, 3]
-    assert index.search(query, 3, among=[]) == []
+    assert [i for i, _ in index.search(query, 3, (150, 400))] == [2, 3]
+    assert [i for i, _ in index.search(query, 1, (150, 400))] == [2]
+    assert index.search(query, 3, (400, 500)) == []
 
 
 def _dated_notes(vault) -> None:
@@ -108,15 +109,17 @@ def test_a_query_naming_a_month_ranks_what_was_written_then_first(tmp_path: Path
         assert "kiln" in november.results[0].text
 
 
-def test_a_wide_period_ranks_among_the_global_neighbours(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_notes_added_after_the_first_search_are_dated_too(tmp_path: Path) -> None:
     with fake_vault(tmp_path / "v.db") as vault:
         _dated_notes(vault)
-        narrow = [h.text for h in vault.search("pottery in July 2023", caller=OWNER).results]
-        monkeypatch.setattr(search, "DATED_SCAN_LIMIT", 0)  # every period counts as wide
-        wide = [h.text for h in vault.search("pottery in July 2023", caller=OWNER).results]
-        assert wide[0] == narrow[0] and sorted(wide) == sorted(narrow)
+        vault.search("pottery", caller=OWNER)  # the vector mirror is loaded here
+        vault.note(
+            "Pottery fair in town, bought a teapot.",
+            caller=OWNER,
+            created_at=parse_time("2024-05-04T10:00:00Z"),
+        )
+        found = vault.search("pottery on 4 May 2024", caller=OWNER).results
+        assert "teapot" in found[0].text
 
 
 def test_the_dated_ranking_respects_the_callers_filters(tmp_path: Path) -> None:

@@ -90,9 +90,8 @@ def test_a_section_edited_during_reindex_is_left_to_the_edit(
 
 
 def test_only_the_owner_can_reindex(tmp_path: Path) -> None:
-    with fake_vault(tmp_path / "v.db") as vault:
-        with pytest.raises(AccessDenied):
-            vault.reindex(caller=Caller.agent("claude"))
+    with fake_vault(tmp_path / "v.db") as vault, pytest.raises(AccessDenied):
+        vault.reindex(caller=Caller.agent("claude"))
 
 
 def test_the_migration_marks_vaults_that_already_have_chunks(tmp_path: Path) -> None:

@@ -143,15 +143,3 @@ def visible_chunks(conn: Connection, chunk_ids: Sequence[int], filters: Filters)
         (*chunk_ids, *params),
     ).fetchall()
     return {int(chunk_id): int(section_id) for chunk_id, section_id in found}
-
-
-def chunks_within(conn: Connection, filters: Filters, limit: int) -> dict[int, int]:
-    """Live chunks passing `filters`, mapped to their section id; at most `limit` + 1 of
-    them, so a caller can tell "more than limit" from "exactly limit"."""
-    where, params = filters.sql()
-    found = conn.execute(
-        "SELECT c.id, c.section_id FROM chunks c JOIN sections s ON s.id = c.section_id "
-        f"JOIN documents d ON d.id = s.doc_id WHERE {where} LIMIT ?",
-        (*params, limit + 1),
-    ).fetchall()
-    return {int(chunk_id): int(section_id) for chunk_id, section_id in found}

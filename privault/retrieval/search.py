@@ -23,9 +23,6 @@ VECTOR_OVERFETCH = 4  # the vector leg is unfiltered: fetch extra to survive fil
 MIN_SIMILARITY = 0.15
 KEYWORD_WEIGHT = 1.0
 VECTOR_WEIGHT = 1.0
-# A period naming more chunks than this is ranked by vector among the global neighbours
-# only: scoring a large subset exactly costs more than it can change the order.
-DATED_SCAN_LIMIT = 20_000
 
 
 @dataclass(frozen=True)
@@ -91,7 +88,8 @@ def hybrid(
     rankings = [keyword_ids, vector_ids]
     dated = filters.within(*period) if period else None
     if dated is not None:
-        rankings += _dated_legs(conn, vectors, query, query_vector, vector, dated, limit, sections)
+        ranked_words = [chunk_id for chunk_id, _ in unfiltered]
+        rankings += _dated_legs(conn, vectors, query_vector, ranked_words, dated, limit, sections)
     keyword_rank = {chunk_id: rank for rank, chunk_id in enumerate(keyword_ids)}
     vector_rank = {chunk_id: rank for rank, chunk_id in enumerate(vector_ids)}
     hits = [
@@ -113,28 +111,31 @@ def hybrid(
 def _dated_legs(
     conn: Connection,
     vectors: VectorIndex,
-    query: str,
     query_vector: np.ndarray | None,
-    neighbours: list[tuple[int, float]],
+    keyword: list[int],
     dated: Filters,
     limit: int,
     sections: dict[int, int],
 ) -> list[list[int]]:
-    """Both legs ranked again among the chunks `dated` lets through (`sections` learns
-    the section of every chunk they return)."""
-    keyword = [chunk_id for chunk_id, _ in fts.joined(conn, query, dated, limit)]
-    inside = fts.chunks_within(conn, dated, DATED_SCAN_LIMIT)
-    if len(inside) > DATED_SCAN_LIMIT:  # a wide period: rank the global neighbours only
-        inside = fts.visible_chunks(conn, [chunk_id for chunk_id, _ in neighbours], dated)
-        vector = [chunk_id for chunk_id, _ in neighbours if chunk_id in inside][:limit]
-    elif query_vector is not None and inside:
-        among = vectors.search(query_vector, limit, among=list(inside))
-        vector = [chunk_id for chunk_id, similarity in among if similarity >= MIN_SIMILARITY]
-    else:
-        vector = []
-    sections.update(fts.visible_chunks(conn, keyword, dated))
-    sections.update({chunk_id: inside[chunk_id] for chunk_id in vector})
-    return [keyword, vector]
+    """Both legs ranked again among chunks of documents `dated` lets through: the keyword
+    leg's own best rows that fall inside, and an exact vector ranking inside the period
+    (`sections` learns the section of every chunk they return)."""
+    assert dated.since is not None and dated.until is not None
+    vector: list[tuple[int, float]] = []
+    if query_vector is not None:
+        vector = [
+            (chunk_id, similarity)
+            for chunk_id, similarity in vectors.search(
+                query_vector, limit * VECTOR_OVERFETCH, (dated.since, dated.until)
+            )
+            if similarity >= MIN_SIMILARITY
+        ]
+    inside = fts.visible_chunks(conn, keyword + [chunk_id for chunk_id, _ in vector], dated)
+    sections.update(inside)
+    return [
+        [chunk_id for chunk_id in keyword if chunk_id in inside][:limit],
+        [chunk_id for chunk_id, _ in vector if chunk_id in inside][:limit],
+    ]
 
 
 def chunk_spans(conn: Connection, chunk_ids: Sequence[int]) -> dict[int, tuple[int, int]]:

@@ -12,7 +12,6 @@ since are dropped when results are joined back to live chunks.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
 
 import numpy as np
 
@@ -29,9 +28,11 @@ class VectorIndex:
         self.dim = dim
         self._ids = np.zeros(0, dtype=np.int64)
         self._matrix = np.zeros((0, dim), dtype=np.float32)
+        self._created = np.zeros(0, dtype=np.int64)  # each row's document created_at (ms)
         self._max_id = 0
         self._token: tuple[int, int] | None = None  # (data_version, total_changes) seen
         self._lock = threading.Lock()
+        self._last: tuple[bytes, int, np.ndarray] | None = None  # query, rows, its scores
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -54,13 +55,16 @@ class VectorIndex:
             if len(self._ids) - live > max(64, _RELOAD_STALE_SHARE * len(self._ids)):
                 self._ids = np.zeros(0, dtype=np.int64)
                 self._matrix = np.zeros((0, self.dim), dtype=np.float32)
+                self._created = np.zeros(0, dtype=np.int64)
                 self._max_id = 0
-            new_ids = [
-                chunk_id
-                for (chunk_id,) in conn.execute(
-                    "SELECT id FROM chunks WHERE id > ? ORDER BY id", (self._max_id,)
-                )
-            ]
+            created = dict(
+                conn.execute(
+                    "SELECT c.id, d.created_at FROM chunks c JOIN sections s ON s.id = c.section_id"
+                    " JOIN documents d ON d.id = s.doc_id WHERE c.id > ? ORDER BY c.id",
+                    (self._max_id,),
+                ).fetchall()
+            )
+            new_ids = list(created)
             if len(new_ids) <= _POINT_LOOKUPS:
                 fetched = [
                     found
@@ -84,24 +88,32 @@ class VectorIndex:
             vectors = np.frombuffer(blob, dtype=np.float32).reshape(len(fetched), self.dim)
             self._ids = np.concatenate([self._ids, ids])
             self._matrix = np.concatenate([self._matrix, vectors])
+            dates = np.fromiter((created[int(i)] for i in ids), dtype=np.int64, count=len(ids))
+            self._created = np.concatenate([self._created, dates])
             self._max_id = max(self._max_id, int(ids[-1]))
 
     def search(
-        self, query: np.ndarray, k: int, among: Sequence[int] | None = None
+        self, query: np.ndarray, k: int, period: tuple[int, int] | None = None
     ) -> list[tuple[int, float]]:
-        """The `k` nearest chunk ids by cosine similarity, best first (only ids in `among`
-        when given)."""
+        """The `k` nearest chunk ids by cosine similarity, best first; with a `period`
+        ([start, end) epoch ms), only chunks of documents created inside it.
+
+        The scores of the last query are kept, so asking again for the same query with a
+        period costs a mask, not a second scan.
+        """
         with self._lock:
-            ids, matrix = self._ids, self._matrix
-        if among is not None:
-            rows = np.flatnonzero(np.isin(ids, np.asarray(among, dtype=np.int64)))
-            ids, matrix = ids[rows], matrix[rows]
+            ids, matrix, created, last = self._ids, self._matrix, self._created, self._last
         if not len(ids) or k <= 0:
             return []
-        scores = matrix @ query.astype(np.float32)
-        if k < len(scores):
-            top = np.argpartition(-scores, k)[:k]
-            top = top[np.argsort(-scores[top])]
+        key = query.astype(np.float32).tobytes()
+        if last is not None and last[0] == key and last[1] == len(ids):
+            scores = last[2]
         else:
-            top = np.argsort(-scores)
+            scores = matrix @ query.astype(np.float32)
+            self._last = (key, len(ids), scores)
+        rows = np.arange(len(ids))
+        if period is not None:
+            rows = np.flatnonzero((created >= period[0]) & (created < period[1]))
+        top = rows[np.argpartition(-scores[rows], k)[:k]] if k < len(rows) else rows
+        top = top[np.argsort(-scores[top], kind="stable")]
         return [(int(ids[i]), float(scores[i])) for i in top]
