@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from privault.retrieval.packing import Piece, pack
 
 
@@ -50,4 +53,32 @@ def test_overlapping_windows_are_merged_and_paid_for_once() -> None:
         count_tokens=_words,
     )
     assert packed.sections[0].render() == "## s\na b c d e f"
-    assert packed.used_tokens == _words("## s") + _words("a b c d e f") + 1
+    assert packed.used_tokens == _words("## s") + _words("a b c d e f")
+
+
+_LINES = "\n".join(f"w{i} x{i} y{i}" for i in range(12))
+_STARTS = [0] + [i + 1 for i, ch in enumerate(_LINES) if ch == "\n"]
+_ENDS = [i for i, ch in enumerate(_LINES) if ch == "\n"] + [len(_LINES)]
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 3), st.integers(0, 11), st.integers(0, 3)),
+        max_size=25,
+    ),
+    st.integers(5, 60),
+)
+def test_used_tokens_bound_the_returned_text_and_the_budget(picks, budget) -> None:
+    # Windows of whole lines, overlapping, adjacent or apart, in any order.
+    pieces = [
+        Piece(section, _STARTS[line], _ENDS[min(line + extra, 11)])
+        for section, line, extra in picks
+    ]
+    packed = pack(
+        pieces,
+        budget,
+        header=lambda sid: f"## s{sid}",
+        window_text=lambda p: _LINES[p.start : p.end],
+        count_tokens=_words,
+    )
+    assert _words(packed.text) <= packed.used_tokens <= budget

@@ -96,8 +96,11 @@ def pack(
             end = max(piece.end, *(w[1] for w in overlapping))
             piece = Piece(piece.section_id, start, end)
         text = window_text(piece)
-        # Line breaks cost no tokens; the one extra is for the "…" a gap may need.
-        cost = count_tokens(text) + 1 - sum(count_tokens(w[2]) + 1 for w in overlapping)
+        # Line breaks cost no tokens; a window touching none already packed in its section
+        # opens a gap, marked by one "…".
+        touching = [w for w in windows if w[0] <= piece.end + 1 and piece.start <= w[1] + 1]
+        cost = count_tokens(text) - sum(count_tokens(w[2]) for w in overlapping)
+        cost += 1 if windows and not touching else 0
         if packed is None:
             head = header(piece.section_id)
             cost += count_tokens(head)
