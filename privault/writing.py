@@ -195,8 +195,8 @@ def reindex(
         )
         with write(conn):
             for section_id, spans, texts, vectors in plans:
-                now = conn.execute("SELECT text FROM sections WHERE id = ?", (section_id,))
-                if (now.fetchone() or (None,))[0] != rows[section_id].text:
+                current = conn.execute("SELECT text FROM sections WHERE id = ?", (section_id,))
+                if (current.fetchone() or (None,))[0] != rows[section_id].text:
                     continue
                 sections.replace_chunks(conn, section_id, spans, texts, vectors)
                 written, chunks = written + 1, chunks + len(spans)

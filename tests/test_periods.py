@@ -86,6 +86,9 @@ def test_vector_search_within_a_period() -> None:
     assert [i for i, _ in index.search(query, 3, (150, 400))] == [2, 3]
     assert [i for i, _ in index.search(query, 1, (150, 400))] == [2]
     assert index.search(query, 3, (400, 500)) == []
+    # A refresh swaps in a new matrix (here of the same size): no stale scores are reused.
+    index._matrix = np.array([[0, 1], [0.8, 0.6], [1, 0]], dtype=np.float32)
+    assert [i for i, _ in index.search(query, 3, (150, 400))] == [3, 2]
 
 
 def _dated_notes(vault) -> None:

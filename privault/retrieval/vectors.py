@@ -32,7 +32,7 @@ class VectorIndex:
         self._max_id = 0
         self._token: tuple[int, int] | None = None  # (data_version, total_changes) seen
         self._lock = threading.Lock()
-        self._last: tuple[bytes, int, np.ndarray] | None = None  # query, rows, its scores
+        self._last: tuple[bytes, np.ndarray, np.ndarray] | None = None  # query, matrix, scores
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -106,11 +106,11 @@ class VectorIndex:
         if not len(ids) or k <= 0:
             return []
         key = query.astype(np.float32).tobytes()
-        if last is not None and last[0] == key and last[1] == len(ids):
+        if last is not None and last[0] == key and last[1] is matrix:  # refresh makes a new one
             scores = last[2]
         else:
             scores = matrix @ query.astype(np.float32)
-            self._last = (key, len(ids), scores)
+            self._last = (key, matrix, scores)
         rows = np.arange(len(ids))
         if period is not None:
             rows = np.flatnonzero((created >= period[0]) & (created < period[1]))
