@@ -44,6 +44,11 @@ _NER_LABELS = {
 _NOT_NAME_ENTITIES = frozenset(
     {"NORP", "LANGUAGE", "DATE", "TIME", "MONEY", "QUANTITY", "PERCENT", "EVENT", "LAW"}
 )
+# spaCy labels presidio's engine has no entity for (it logs a warning for each, once).
+_UNMAPPED_LABELS = [
+    "CARDINAL", "ORDINAL", "QUANTITY", "MONEY", "PERCENT", "WORK_OF_ART", "LAW", "LANGUAGE",
+    "EVENT", "PRODUCT", "FAC",
+]  # fmt: skip
 _NER_SCORE = {"PERSON": 0.85, "LOCATION": 0.8}
 _NER_DEFAULT_SCORE = 0.6
 
@@ -205,7 +210,9 @@ def _nlp_engine(nlp: Any) -> Any:
         def __init__(self) -> None:
             super().__init__(
                 models=[{"lang_code": "en", "model_name": nlp.meta.get("name", "en")}],
-                ner_model_configuration=NerModelConfiguration(),
+                # Our spans come from the spaCy doc itself (`_ner_spans`); telling presidio to
+                # ignore the labels it has no mapping for only stops a warning per label.
+                ner_model_configuration=NerModelConfiguration(labels_to_ignore=_UNMAPPED_LABELS),
             )
             self.nlp = {"en": nlp}  # type: ignore[assignment]
 
