@@ -99,6 +99,18 @@ def note(
         )
 
 
+def _progress(label: str) -> Progress:
+    """A bar that counts done/total and names the current item; gone when finished."""
+    return Progress(
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.description}"),
+        console=console,
+        transient=True,
+    )
+
+
 def add(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders (walked recursively).")],
     shelf: Annotated[str, typer.Option("--shelf", help="Shelf to store them on.")] = "default",
@@ -111,14 +123,7 @@ def add(
         if json_out or not files:
             report = vault.add(paths, caller=Caller.owner(), shelf=shelf, tags=tag or [])
         else:
-            with Progress(
-                TextColumn("adding"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("{task.description}"),
-                console=console,
-                transient=True,
-            ) as bar:
+            with _progress("adding") as bar:
                 task = bar.add_task("", total=len(files))
                 report = vault.add(
                     paths,
@@ -331,13 +336,7 @@ def reindex(json_out: JsonOption = False) -> None:
         if json_out:
             written, chunks = vault.reindex(caller=Caller.owner())
         else:
-            with Progress(
-                TextColumn("re-indexing sections"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                console=console,
-                transient=True,
-            ) as bar:
+            with _progress("re-indexing sections") as bar:
                 task = bar.add_task("", total=None)
                 written, chunks = vault.reindex(
                     caller=Caller.owner(),
