@@ -37,6 +37,17 @@ def _days(query: str) -> list[tuple[str, str]]:
         ("Where did Jo travel in July 2022?", [("2022-07-01", "2022-08-02")]),
         ("December 2023 and 2024-02", [("2023-12-01", "2024-01-02"), ("2024-02-01", "2024-03-02")]),
         ("How often did we go to the beach in 2023?", [("2023-01-01", "2024-01-02")]),
+        ("the launch on Sept 5, 2023", [("2023-09-04", "2023-09-07")]),
+        # a day without a year takes the year of the full date after it
+        (
+            "Where was John between August 11 and August 15 2023?",
+            [("2023-08-10", "2023-08-13"), ("2023-08-14", "2023-08-17")],
+        ),
+        ("dinner on 3 June, lunch in 2023", [("2023-01-01", "2024-01-02")]),  # no day in a year
+        (
+            "from 30 Dec to 2 January 2024",
+            [("2023-12-29", "2024-01-01"), ("2024-01-01", "2024-01-04")],
+        ),
     ],
 )
 def test_dates_in_a_query_become_periods(query: str, expected: list[tuple[str, str]]) -> None:
@@ -49,6 +60,7 @@ def test_dates_in_a_query_become_periods(query: str, expected: list[tuple[str, s
         "What happened on 31 February 2023?",  # no such day
         "What happened last week?",  # needs a reference point
         "dinner on 3 June",  # no year
+        "between 30 February and 2 March",  # no year anywhere
         "the 2023 tax form",  # a bare number is not a period
         "order 12 May 1850",  # outside the years read
         "room 2023-13-01",  # no 13th month
