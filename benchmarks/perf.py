@@ -1,6 +1,7 @@
 """Performance benchmark: search latency on a large synthetic vault, and bulk ingest rate.
 
     python -m benchmarks.perf --sections 100000 [--json] [--data WORDLIST] [--queries N]
+        [--long-words N]
 
 Builds a vault of `--sections` short sections (10 per document) from random Zipf-ish
 sentences over a word list (`--data`, one word a line; a built-in vocabulary otherwise).
@@ -16,7 +17,10 @@ run so ratios are fair on a shared machine:
   numpy scan (`matrix @ query`) of the same vectors;
 * FTS leg p50 (`fts.search` alone) and query-embedding p50;
 * bulk ingest rate in notes per second (sectioning, embedding, PII scan and write) of
-  short notes of 10-30 everyday words.
+  short notes of 10-30 everyday words;
+* the time `Vault.add` takes for one long Markdown file (`--long-words`, default 40,000
+  words: about 90 pages, a heading every ~600 words, one sentence a line), in a vault of
+  its own.
 
 The write-time PII scan uses the regex-only detector unless `--detector real`.
 """
@@ -46,6 +50,7 @@ from privault.vault import Vault
 from privault.vault_privacy import PrivacyRuntime
 
 SECTIONS_PER_DOCUMENT = 10
+LONG_SECTION_WORDS = 600  # the long document gets a heading about this often
 # Synthetic documents are dated an hour apart from 2023-01-01, so a month names ~7% of a
 # 100k-section vault and a day a few dozen documents: what the dated queries rank among.
 SPREAD_START = 1_672_531_200_000
@@ -208,6 +213,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         ]
         status = vault.status()
         vault.close()
+        long_document = (
+            add_long_document(args, embedder, plain, Path(folder)) if args.long_words else None
+        )
     vector_p50 = statistics.median(vector_laps)
     floor_p50 = statistics.median(floor_laps)
     return {
@@ -227,6 +235,40 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "ingest_notes": len(notes) - 10,
         "ingest_tokens_per_note": round(note_tokens, 1),
         "detector": args.detector,
+        "long_document": long_document,
+    }
+
+
+def add_long_document(
+    args: argparse.Namespace, embedder: FastEmbedder, text: Sentences, folder: Path
+) -> dict[str, Any]:
+    """Seconds `Vault.add` takes for one long Markdown file, in a fresh vault."""
+    lines: list[str] = ["# A long document"]
+    words = heading_words = 0
+    while words < args.long_words:
+        if heading_words >= LONG_SECTION_WORDS:
+            lines += ["", f"## Part {len(lines)}", ""]
+            heading_words = 0
+        line = text.sentence(8, 30)
+        lines.append(line)
+        words += len(line.split())
+        heading_words += len(line.split())
+    path = folder / "long.md"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    vault = Vault.open(folder / "long.db", models_dir=args.models, embedder=embedder)
+    if args.detector == "fake":
+        vault.privacy = PrivacyRuntime(vault.conn, None, {}, detector_factory=FakeDetector)
+    started = time.perf_counter()
+    vault.add([path], caller=Caller.owner())
+    seconds = time.perf_counter() - started
+    status = vault.status()
+    vault.close()
+    return {
+        "words": words,
+        "sections": status["sections"],
+        "chunks": status["chunks"],
+        "seconds": round(seconds, 1),
+        "words_per_second": round(words / seconds),
     }
 
 
@@ -246,6 +288,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--models", type=Path, default=Path.home() / ".privault" / "models")
     parser.add_argument("--detector", choices=("fake", "real"), default="fake")
+    parser.add_argument(
+        "--long-words", type=int, default=40_000, help="words in the long file added (0: skip)"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     if args.ingest + 10 > args.sections:
@@ -273,6 +318,12 @@ def main(argv: list[str] | None = None) -> int:
         f"({result['ingest_notes']} notes of {result['ingest_tokens_per_note']} tokens, "
         f"{result['detector']} detector)"
     )
+    if result["long_document"]:
+        long = result["long_document"]
+        print(
+            f"  long document          {long['words']} words, {long['chunks']} windows "
+            f"added in {long['seconds']} s ({long['words_per_second']} words/s)"
+        )
     return 0
 
 
