@@ -3,9 +3,9 @@
 A question that names a day or a month is most often about what was written then, so
 search ranks the notes dated inside that period a second time and fuses that ranking in
 (see `search.hybrid`). It is a preference, never a filter: a note about the event written
-a week later still competes on its words. Only full dates with a year are read; "last
-week" or "on Monday" need a reference point the query does not carry. A day without a year
-borrows the year of a full date after it ("between August 11 and August 15 2023").
+a week later still competes on its words. Only dates that carry a year are read; a day
+without one borrows the year of a full date after it ("between August 11 and August 15
+2023"). "Last week" or "on Monday" need a reference point the query does not carry.
 """
 
 from __future__ import annotations
