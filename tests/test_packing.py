@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from privault.retrieval.packing import Piece, pack
+from privault.retrieval.packing import Pack, Piece, pack
 
 
 def _words(text: str) -> int:
@@ -28,16 +28,21 @@ def test_pack_respects_budget_and_counts_drops() -> None:
     assert _words(packed.text) <= packed.used_tokens
 
 
-def test_windows_of_one_section_are_merged_in_text_order() -> None:
-    text = "a b c d e f g h i j"
-    pieces = [Piece(1, 10, 13), Piece(1, 0, 3), Piece(1, 10, 13)]
-    packed = pack(
+def _pack_of_one_text(text: str, pieces: list[Piece]) -> Pack:
+    """Windows of one section `text`, headed "## s", in a budget of 100 words."""
+    return pack(
         pieces,
         100,
         header=lambda sid: "## s",
         window_text=lambda p: text[p.start : p.end],
         count_tokens=_words,
     )
+
+
+def test_windows_of_one_section_are_merged_in_text_order() -> None:
+    text = "a b c d e f g h i j"
+    pieces = [Piece(1, 10, 13), Piece(1, 0, 3), Piece(1, 10, 13)]
+    packed = _pack_of_one_text(text, pieces)
     assert packed.sections[0].render() == "## s\na b\n…\nf g"
     assert packed.dropped == 0
 
@@ -45,13 +50,7 @@ def test_windows_of_one_section_are_merged_in_text_order() -> None:
 def test_overlapping_windows_are_merged_and_paid_for_once() -> None:
     text = "a b c d e f g h i j"
     pieces = [Piece(1, 0, 7), Piece(1, 4, 11)]  # "a b c d" and "c d e f" share "c d"
-    packed = pack(
-        pieces,
-        100,
-        header=lambda sid: "## s",
-        window_text=lambda p: text[p.start : p.end],
-        count_tokens=_words,
-    )
+    packed = _pack_of_one_text(text, pieces)
     assert packed.sections[0].render() == "## s\na b c d e f"
     assert packed.used_tokens == _words("## s") + _words("a b c d e f")
 
