@@ -331,7 +331,7 @@ def run(
                 for reply in replies:
                     asks += 1
                     refused += reply.refused is not None
-                    masks += reply.held_back.get("leak_masks", 0)
+                    masks += reply.held_back.leak_masks
                     raw = model.raw[-1] if reply.refused is None and model.raw else ""
                     attempt = leaked(raw, all_values)
                     released = leaked(reply.answer, all_values)
@@ -374,7 +374,7 @@ def run_via_vault(args: argparse.Namespace, people: list[Customer], todo: list[A
     """
     from privault import Caller
     from privault.vault import Vault, VaultSettings
-    from privault.vault_ask import VaultAsk
+    from privault.vault.ask import VaultAsk
 
     all_values = [v for p in people for v in p.values.values()]
     privacy = {"agents": {"bench-standard": "standard", "bench-strict": "strict"}}
@@ -387,7 +387,7 @@ def run_via_vault(args: argparse.Namespace, people: list[Customer], todo: list[A
         settings = VaultSettings(models_dir=args.models_dir, privacy=privacy, chat_model=chat_model)
         vault = Vault(conn, path, settings)
         if args.model == "stub":
-            vault.asking = VaultAsk(vault, chat=LeakyStubChat(targets=all_values))
+            vault.asking = VaultAsk(vault.shared, chat=LeakyStubChat(targets=all_values))
         for person in people:
             vault.note(person.note(), title=f"Customer file {person.ref}", caller=Caller.owner())
         pages = sorted({a.page for a in todo if a.page})

@@ -51,13 +51,10 @@ def build_vault(path: Path, sections: int, models: Path) -> str:
     """A vault with `sections` sections and one agent; returns the agent's token."""
     from privault.caller import Caller
     from privault.privacy.detector import FakeDetector
-    from privault.store import agents
     from privault.vault import Vault
-    from privault.vault_privacy import PrivacyRuntime
 
     rng = random.Random(7)
-    vault = Vault.open(path, models_dir=models)
-    vault.privacy = PrivacyRuntime(vault.conn, None, {}, detector_factory=FakeDetector)
+    vault = Vault.open(path, models_dir=models, detector_factory=FakeDetector)
     notes = []
     for index in range(max(1, sections // SECTIONS_PER_NOTE)):
         parts = [f"# Note {index}"]
@@ -67,7 +64,7 @@ def build_vault(path: Path, sections: int, models: Path) -> str:
         notes.append({"text": "\n\n".join(parts)})
     for start in range(0, len(notes), 100):
         vault.note_many(notes[start : start + 100], caller=Caller.owner())
-    token = agents.issue(vault.conn, "bench", read_only=True)
+    token = vault.agents.issue("bench", read_only=True)
     vault.close()
     return token
 

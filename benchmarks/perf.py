@@ -47,7 +47,6 @@ from privault.retrieval.embedder import FastEmbedder
 from privault.store import documents, sections
 from privault.store.connection import write
 from privault.vault import Vault
-from privault.vault_privacy import PrivacyRuntime
 
 SECTIONS_PER_DOCUMENT = 10
 LONG_SECTION_WORDS = 600  # the long document gets a heading about this often
@@ -176,9 +175,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     embedder = FastEmbedder(args.models)
     text = Sentences(vocabulary(args.data))
     with tempfile.TemporaryDirectory() as folder:
-        vault = Vault.open(Path(folder) / "perf.db", models_dir=args.models, embedder=embedder)
-        if args.detector == "fake":
-            vault.privacy = PrivacyRuntime(vault.conn, None, {}, detector_factory=FakeDetector)
+        vault = Vault.open(
+            Path(folder) / "perf.db", models_dir=args.models, embedder=embedder, **detector(args)
+        )
         started = time.perf_counter()
         build_synthetic(vault, text, args.sections - args.ingest, embedder.dim)
         build_seconds = time.perf_counter() - started
@@ -219,8 +218,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     vector_p50 = statistics.median(vector_laps)
     floor_p50 = statistics.median(floor_laps)
     return {
-        "sections": status["sections"],
-        "chunks": status["chunks"],
+        "sections": status.sections,
+        "chunks": status.chunks,
         "vectors_in_memory": int(matrix.shape[0]),
         "build_seconds": round(build_seconds, 1),
         "queries": len(queries),
@@ -255,9 +254,9 @@ def add_long_document(
         heading_words += len(line.split())
     path = folder / "long.md"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    vault = Vault.open(folder / "long.db", models_dir=args.models, embedder=embedder)
-    if args.detector == "fake":
-        vault.privacy = PrivacyRuntime(vault.conn, None, {}, detector_factory=FakeDetector)
+    vault = Vault.open(
+        folder / "long.db", models_dir=args.models, embedder=embedder, **detector(args)
+    )
     started = time.perf_counter()
     vault.add([path], caller=Caller.owner())
     seconds = time.perf_counter() - started
@@ -265,16 +264,21 @@ def add_long_document(
     vault.close()
     return {
         "words": words,
-        "sections": status["sections"],
-        "chunks": status["chunks"],
+        "sections": status.sections,
+        "chunks": status.chunks,
         "seconds": round(seconds, 1),
         "words_per_second": round(words / seconds),
     }
 
 
+def detector(args: argparse.Namespace) -> dict[str, Any]:
+    """The detector the vault is opened with: the fake one unless `--detector real`."""
+    return {"detector_factory": FakeDetector} if args.detector == "fake" else {}
+
+
 def vault_candidates() -> int:
     """How many chunk candidates a search asks each leg for."""
-    from privault import finding
+    from privault.vault import finding
 
     return int(finding.CANDIDATES)
 

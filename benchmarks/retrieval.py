@@ -42,7 +42,6 @@ from privault.privacy.detector import FakeDetector
 from privault.retrieval.embedder import FastEmbedder
 from privault.retrieval.fts import match_expression
 from privault.vault import Vault
-from privault.vault_privacy import PrivacyRuntime
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 _EVIDENCE = re.compile(r"D(\d+):(\d+)")
@@ -157,11 +156,13 @@ def run_vault(
     ingest_seconds = 0.0
     for sample in samples:
         with tempfile.TemporaryDirectory() as folder:
+            fake = {} if real_detector else {"detector_factory": FakeDetector}
             vault = Vault.open(
-                Path(folder) / "vault.db", models_dir=embedder_dir(embedder), embedder=embedder
+                Path(folder) / "vault.db",
+                models_dir=embedder_dir(embedder),
+                embedder=embedder,
+                **fake,
             )
-            if not real_detector:
-                vault.privacy = PrivacyRuntime(vault.conn, None, {}, detector_factory=FakeDetector)
             notes = [session_note(*s) for s in sessions(sample["conversation"])]
             started = time.perf_counter()
             vault.note_many(notes, caller=owner)

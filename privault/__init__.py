@@ -3,9 +3,8 @@
 The Python API is `Vault` (every operation) and `Caller` (who it acts for).
 """
 
-__version__ = "0.1.0"
-
-from privault.caller import Caller  # noqa: E402
-from privault.vault import Vault  # noqa: E402
+from privault.caller import Caller
+from privault.vault import Vault
+from privault.version import __version__
 
 __all__ = ["Caller", "Vault", "__version__"]

@@ -48,3 +48,19 @@ def to_iso(ms: int | None) -> str | None:
     moment = datetime.fromtimestamp(ms / 1000, tz=UTC)
     text = moment.isoformat(timespec="milliseconds" if ms % 1000 else "seconds")
     return text.replace("+00:00", "Z")
+
+
+Time = str | int | None  # a time option: ISO 8601 text with an offset, epoch ms, or absent
+
+
+def to_ms(value: Time, name: str) -> int | None:
+    """A time option as epoch ms: ISO 8601 text with an offset, or an int."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, bool):
+        raise InputError(f"{name} must be a time, not {value!r}")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        return parse_time(value)
+    raise InputError(f"{name} must be ISO 8601 text or epoch milliseconds, not {value!r}")

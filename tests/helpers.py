@@ -10,19 +10,34 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
 
+from typer.testing import CliRunner
+
+from privault.interfaces.cli.common import EngineChoice, using_engines
 from privault.privacy.detector import FakeDetector
 from privault.retrieval.embedder import FakeEmbedder
 from privault.vault import Vault
-from privault.vault_privacy import PrivacyRuntime
+
+FAKE_ENGINES = EngineChoice(embedder=FakeEmbedder(), detector_factory=FakeDetector)
 
 
 def fake_vault(path: Path, privacy: dict[str, Any] | None = None, **settings: Any) -> Vault:
     """A real vault file whose heavy engines are the deterministic fakes."""
-    vault = Vault.open(path, models_dir=path.parent / "models", embedder=FakeEmbedder(), **settings)
-    vault.privacy = PrivacyRuntime(
-        vault.conn, settings.get("policies_dir"), privacy or {}, detector_factory=FakeDetector
+    return Vault.open(
+        path,
+        models_dir=path.parent / "models",
+        embedder=FakeEmbedder(),
+        detector_factory=FakeDetector,
+        privacy=privacy or {},
+        **settings,
     )
-    return vault
+
+
+class FakeEngineRunner(CliRunner):
+    """typer's runner, with the CLI's vault built on the fake embedder and detector."""
+
+    def invoke(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        with using_engines(FAKE_ENGINES):
+            return super().invoke(*args, **kwargs)
 
 
 class Recorder(BaseHTTPRequestHandler):

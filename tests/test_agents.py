@@ -8,19 +8,16 @@ from pathlib import Path
 import pytest
 import typer
 from helpers import fake_vault
-from typer.testing import CliRunner
 
-from privault import shelves
 from privault.caller import Caller
 from privault.errors import AccessDenied, Conflict, InputError, NotFound, PolicyError
 from privault.interfaces.agents import authenticate, authenticate_as, known_caller
 from privault.interfaces.cli import agents as agents_cli
 from privault.interfaces.cli import documents as documents_cli
-from privault.privacy.detector import FakeDetector
-from privault.retrieval.embedder import FakeEmbedder
 from privault.store import agents, audit
 from privault.store.audit import AuditEntry
 from privault.vault import Vault
+from tests.helpers import FakeEngineRunner
 
 
 @pytest.fixture
@@ -37,7 +34,7 @@ def test_tokens_are_stored_hashed_and_resolve_to_callers(vault: Vault) -> None:
     caller = authenticate(vault, token)
     assert caller == Caller.agent("claude")
     assert known_caller(vault, "claude") == caller
-    assert authenticate_as(vault.conn, "claude", token) == caller
+    assert authenticate_as(vault, "claude", token) == caller
     with pytest.raises(AccessDenied):
         authenticate_as(vault, "other", token)
     for bad in ("", None, token + "x", "pv_guess"):
@@ -69,44 +66,40 @@ def test_revoked_agents_are_unknown(vault: Vault) -> None:
 def test_restricted_shelves_are_invisible_to_other_agents(vault: Vault) -> None:
     agents.issue(vault.conn, "alice")
     agents.issue(vault.conn, "bob")
-    shelves.add(vault.conn, "health", policies=vault.privacy.policies, agent_names=["alice"])
+    vault.shelves.add("health", agent_names=["alice"])
     vault.note("Blood pressure log for March.", caller=Caller.owner(), shelf="health")
     vault.note("Shopping list: bread.", caller=Caller.owner())
     alice, bob = known_caller(vault, "alice"), known_caller(vault, "bob")
     assert alice.shelves == {"health"}
-    assert [s.name for s in shelves.visible(vault.conn, alice)] == ["default", "health"]
-    assert [s.name for s in shelves.visible(vault.conn, bob)] == ["default"]
+    assert [s.name for s in vault.shelves.visible(alice)] == ["default", "health"]
+    assert [s.name for s in vault.shelves.visible(bob)] == ["default"]
     assert vault.search("blood pressure", caller=alice).results
     assert all(h.shelf != "health" for h in vault.search("blood pressure", caller=bob).results)
     # detach leaves it owner-only (fail closed); publish opens it to everyone
-    shelves.detach(vault.conn, "health", "alice")
-    assert [s.name for s in shelves.visible(vault.conn, known_caller(vault, "alice"))] == [
-        "default"
-    ]
-    assert shelves.get(vault.conn, "health").restricted
-    shelves.publish(vault.conn, "health")
-    assert "health" in [s.name for s in shelves.visible(vault.conn, bob)]
+    vault.shelves.detach("health", "alice")
+    assert [s.name for s in vault.shelves.visible(known_caller(vault, "alice"))] == ["default"]
+    assert vault.shelves.get("health").restricted
+    vault.shelves.publish("health")
+    assert "health" in [s.name for s in vault.shelves.visible(bob)]
     # attach restricts again
-    shelves.attach(vault.conn, "health", "bob")
-    assert [s.name for s in shelves.visible(vault.conn, known_caller(vault, "alice"))] == [
-        "default"
-    ]
+    vault.shelves.attach("health", "bob")
+    assert [s.name for s in vault.shelves.visible(known_caller(vault, "alice"))] == ["default"]
     with pytest.raises(NotFound):
-        shelves.detach(vault.conn, "health", "alice")
+        vault.shelves.detach("health", "alice")
     with pytest.raises(NotFound):
-        shelves.attach(vault.conn, "health", "nobody")
+        vault.shelves.attach("health", "nobody")
 
 
 def test_shelf_add_refuses_unknown_policy_agent_and_duplicates(vault: Vault) -> None:
     with pytest.raises(PolicyError):
-        shelves.add(vault.conn, "x", policies=vault.privacy.policies, policy="no-such-policy")
+        vault.shelves.add("x", policy="no-such-policy")
     with pytest.raises(NotFound):
-        shelves.add(vault.conn, "x", policies=vault.privacy.policies, agent_names=["ghost"])
+        vault.shelves.add("x", agent_names=["ghost"])
     assert vault.conn.execute("SELECT count(*) FROM shelves").fetchone()[0] == 0  # all or none
-    shelves.add(vault.conn, "x", policies=vault.privacy.policies, policy="strict", private=True)
+    vault.shelves.add("x", policy="strict", private=True)
     with pytest.raises(Conflict):
-        shelves.add(vault.conn, "x", policies=vault.privacy.policies)
-    owner_only = shelves.add(vault.conn, "mine", policies=vault.privacy.policies, restricted=True)
+        vault.shelves.add("x")
+    owner_only = vault.shelves.add("mine", restricted=True)
     assert owner_only.restricted and owner_only.agents == ()
 
 
@@ -124,13 +117,11 @@ def test_audit_rows_filter_and_join_transactions(vault: Vault) -> None:
 
 # ---- CLI -----------------------------------------------------------------------------
 
-runner = CliRunner()
+runner = FakeEngineRunner()
 
 
 @pytest.fixture
-def cli(monkeypatch: pytest.MonkeyPatch) -> typer.Typer:
-    monkeypatch.setattr("privault.vault.FastEmbedder", lambda models_dir: FakeEmbedder())
-    monkeypatch.setattr("privault.vault_privacy.Detector", FakeDetector)
+def cli() -> typer.Typer:
     app = typer.Typer()
     documents_cli.register(app)
     agents_cli.register(app)

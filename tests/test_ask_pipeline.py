@@ -117,7 +117,7 @@ def test_leaks_planted_by_a_stub_are_masked_in_every_encoding(tokens) -> None:
     raw = leaky.calls and "\n".join(m.content for m in leaky.calls[0])
     assert NAME in raw  # the stub really had the values
     for form in ("base64", "hex", "reversed", "verbatim"):
-        assert form in reply.held_back["leak_forms"], reply.held_back
+        assert form in reply.held_back.leak_forms, reply.held_back
     for needle in (
         NAME,
         "DE89",
@@ -127,7 +127,7 @@ def test_leaks_planted_by_a_stub_are_masked_in_every_encoding(tokens) -> None:
         "M-a-r-i-a",
     ):
         assert needle not in reply.answer
-    assert reply.held_back["leak_masks"] >= 8
+    assert reply.held_back.leak_masks >= 8
 
 
 def test_detected_spans_in_the_answer_are_masked_too(tokens) -> None:
@@ -139,7 +139,7 @@ def test_detected_spans_in_the_answer_are_masked_too(tokens) -> None:
 
     reply = run([section()], tokens, chat=FakeChat(answer), detect=detect)
     assert reply.answer == "Call <PERSON> about it."
-    assert reply.held_back["answer_spans"] == {"PERSON": 1}
+    assert reply.held_back.answer_spans == {"PERSON": 1}
 
 
 def test_the_owner_under_off_gets_the_answer_as_written(tokens) -> None:
@@ -150,13 +150,13 @@ def test_the_owner_under_off_gets_the_answer_as_written(tokens) -> None:
         policy_name="owner",
         chat=FakeChat(f"Paid by {NAME}."),
     )
-    assert reply.answer == f"Paid by {NAME}." and reply.held_back["leak_masks"] == 0
+    assert reply.answer == f"Paid by {NAME}." and reply.held_back.leak_masks == 0
 
 
 def test_a_web_page_alone_never_releases_personal_data(tokens) -> None:
     page = section(f"Contact {NAME} at {PHONE}.", untrusted=True, values=(NAME, PHONE))
     reply = run([page], tokens, mode="off", chat=FakeChat(f"It is {NAME}, {PHONE}."))
-    assert NAME not in reply.answer and reply.held_back["leak_masks"] == 2
+    assert NAME not in reply.answer and reply.held_back.leak_masks == 2
 
 
 def test_reply_has_citations_policy_and_a_json_form(tokens) -> None:
@@ -172,7 +172,7 @@ def test_no_sections_means_no_model_call(tokens) -> None:
     chat = FakeChat("should not be asked")
     reply = run([], tokens, chat=chat, dropped=3)
     assert chat.calls == [] and reply.refused is None and reply.followup is None
-    assert reply.held_back["dropped"] == 3
+    assert reply.held_back.dropped == 3
 
 
 def test_a_followup_reruns_the_local_model_over_the_same_sections(tokens, recorder) -> None:

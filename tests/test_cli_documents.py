@@ -6,19 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from privault.interfaces.cli import app, main
-from privault.privacy.detector import FakeDetector
-from privault.retrieval.embedder import FakeEmbedder
+from tests.helpers import FakeEngineRunner
 
-runner = CliRunner()
-
-
-@pytest.fixture(autouse=True)
-def _fakes(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("privault.vault.FastEmbedder", lambda models_dir: FakeEmbedder())
-    monkeypatch.setattr("privault.vault_privacy.Detector", FakeDetector)
+runner = FakeEngineRunner()
 
 
 def run(*args: str, input: str | None = None):

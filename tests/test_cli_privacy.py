@@ -6,22 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from privault.errors import PolicyError
 from privault.interfaces.cli import app
-from privault.privacy.detector import FakeDetector
-from privault.retrieval.embedder import FakeEmbedder
+from tests.helpers import FakeEngineRunner
 
-runner = CliRunner()
+runner = FakeEngineRunner()
 FIXTURES = Path(__file__).parent / "fixtures" / "policies"
 SHIPPED = Path(__file__).parents[1] / "policies"
-
-
-@pytest.fixture(autouse=True)
-def _fakes(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("privault.vault.FastEmbedder", lambda models_dir: FakeEmbedder())
-    monkeypatch.setattr("privault.vault_privacy.Detector", FakeDetector)
 
 
 def as_json(*args: str, input: str | None = None) -> dict:

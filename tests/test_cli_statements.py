@@ -2,52 +2,26 @@
 
 from __future__ import annotations
 
-import functools
 import json
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-import privault.vault
 from privault.errors import AccessDenied, InputError, NotFound
 from privault.interfaces import config
 from privault.interfaces.cli import app
 from privault.interfaces.cli.statements import register, statement_app
-from privault.privacy.detector import FakeDetector
-from privault.retrieval.embedder import FakeEmbedder
 from privault.store import agents
 from privault.store.connection import connect
 from privault.store.migrations import migrate
-from privault.vault import Vault
-from privault.vault_privacy import PrivacyRuntime
-from privault.vault_statements import VaultStatements, statement_known_entities
+from tests.helpers import FakeEngineRunner
 
-runner = CliRunner()
+runner = FakeEngineRunner()
 COMMANDS = [command.name for command in statement_app.registered_commands]
 
 
-class _Statements:
-    """`vault.statements` until `Vault.__init__` sets it (an instance attribute wins)."""
-
-    def __get__(self, vault: Vault, owner: type) -> VaultStatements:
-        return VaultStatements(vault)
-
-
 @pytest.fixture(autouse=True)
-def _fakes(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The fake embedder and detector, where the vault builds them."""
-    monkeypatch.setattr(privault.vault, "FastEmbedder", lambda *a, **k: FakeEmbedder())
-    monkeypatch.setattr(
-        privault.vault,
-        "PrivacyRuntime",
-        functools.partial(
-            PrivacyRuntime,
-            detector_factory=FakeDetector,
-            statement_entities=statement_known_entities,
-        ),
-    )
-    monkeypatch.setattr(Vault, "statements", _Statements(), raising=False)
+def _registered() -> None:
     if not any(group.name == "statement" for group in app.registered_groups):
         register(app)  # until the lead adds the module to the CLI's registration list
 

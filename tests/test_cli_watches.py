@@ -12,35 +12,20 @@ from typing import Any
 
 import pytest
 from test_watches_support import LocalServer, html_page, send, serve
-from typer.testing import CliRunner
 
-import privault.vault
-import privault.vault_privacy
 from privault.errors import AccessDenied, InputError, NotFound
 from privault.interfaces import config
 from privault.interfaces.cli import app, main
 from privault.interfaces.cli.watches import add_app, register, watch_app
-from privault.privacy.detector import FakeDetector
-from privault.retrieval.embedder import FakeEmbedder
 from privault.store import agents
 from privault.store.connection import connect
 from privault.store.migrations import migrate
 from privault.timeutil import now_ms, to_iso
-from privault.vault import Vault
-from privault.vault_watches import VaultWatches
+from tests.helpers import FakeEngineRunner
 
-runner = CliRunner()
+runner = FakeEngineRunner()
 HOUR = 3_600_000
 PAGE = {"text": "The ferry leaves at nine."}
-
-
-class _Watches:
-    """`vault.watches` until `Vault.__init__` sets it (an instance attribute wins)."""
-
-    def __get__(self, vault: Vault, owner: type) -> VaultWatches:
-        made = VaultWatches(vault)
-        vault.__dict__["watches"] = made
-        return made
 
 
 def _search(handler: BaseHTTPRequestHandler) -> None:
@@ -62,12 +47,7 @@ def server() -> Iterator[LocalServer]:
 
 
 @pytest.fixture(autouse=True)
-def _fakes(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The fake embedder and detector, where the vault builds them."""
-    monkeypatch.setattr(privault.vault, "FastEmbedder", lambda models_dir: FakeEmbedder())
-    monkeypatch.setattr(privault.vault_privacy, "Detector", FakeDetector)
-    if not hasattr(Vault, "watches"):
-        monkeypatch.setattr(Vault, "watches", _Watches(), raising=False)
+def _registered() -> None:
     if not any(group.name == "watch" for group in app.registered_groups):
         register(app)  # until the lead adds the module to the CLI's registration list
 

@@ -48,13 +48,15 @@ def test_every_command_has_help_text(command: str) -> None:
     assert (node.help or node.short_help or "").strip(), f"{command} has no help"
 
 
-def test_the_python_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from privault.privacy.detector import FakeDetector
-    from privault.retrieval.embedder import FakeEmbedder
-
-    monkeypatch.setattr("privault.vault.FastEmbedder", lambda models_dir: FakeEmbedder())
-    monkeypatch.setattr("privault.vault_privacy.Detector", FakeDetector)
+def test_the_python_example_runs(tmp_path: Path) -> None:
     code = README.split("## Python API", 1)[1].split("```python", 1)[1].split("```", 1)[0]
     code = code.replace("~/.privault/vault.db", str(tmp_path / "v.db"))
     code = code.replace("~/.privault/models", str(tmp_path / "models"))
+    # The example's own open call, given the fake engines.
+    fakes = "embedder=FakeEmbedder(), detector_factory=FakeDetector, models_dir="
+    code = code.replace("models_dir=", fakes)
+    code = (
+        "from privault.privacy.detector import FakeDetector\n"
+        "from privault.retrieval.embedder import FakeEmbedder\n" + code
+    )
     exec(compile(code, "README.md", "exec"), {})

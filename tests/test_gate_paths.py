@@ -11,7 +11,6 @@ from privault.errors import AccessDenied, PolicyError
 from privault.privacy.detector import FakeDetector
 from privault.privacy.policy import PolicySet
 from privault.vault import Vault
-from privault.vault_privacy import PrivacyRuntime
 from tests.helpers import fake_vault
 
 OWNER = Caller.owner()
@@ -43,8 +42,8 @@ def _texts(vault: Vault, caller: Caller) -> list[str]:
     for node in tree.nodes:
         view = vault.read(node.node_id, caller=caller)
         texts += [view.text, view.title, *view.breadcrumb]
-    listed, _ = vault.docs(caller=caller)
-    texts += [doc["title"] for doc in listed]
+    listed = vault.docs(caller=caller).documents
+    texts += [doc.title for doc in listed]
     return texts
 
 
@@ -134,8 +133,9 @@ def test_stored_spans_survive_a_restart(tmp_path: Path) -> None:
     path = tmp_path / "v.db"
     with fake_vault(path) as vault:
         vault.note(f"Write to {EMAIL} today.", caller=OWNER)
-    reopened = Vault.open(path, models_dir=tmp_path, embedder=vault.embedder)
-    reopened.privacy = PrivacyRuntime(reopened.conn, None, {}, detector_factory=_NoDetection)
+    reopened = Vault.open(
+        path, models_dir=tmp_path, embedder=vault.embedder, detector_factory=_NoDetection
+    )
     with reopened:
         node = reopened.search("write today", caller=OWNER).results[0].node_id
         view = reopened.read(node, caller=AGENT)

@@ -13,7 +13,7 @@ from privault.ask.fakes import LeakyStubChat
 from privault.caller import Caller
 from privault.store import agents, audit
 from privault.vault import Vault
-from privault.vault_ask import VaultAsk
+from privault.vault.ask import VaultAsk
 
 EMAIL = "jane@example.com"
 
@@ -25,7 +25,7 @@ def vault(tmp_path: Path) -> Iterator[Vault]:
     found.note(
         f"# Trip\n\nMeet Dr. Jane Roe at {EMAIL} about the hotel budget.", caller=Caller.owner()
     )
-    found.asking = VaultAsk(found, chat=LeakyStubChat(targets=[EMAIL, "Jane Roe"]))
+    found.asking = VaultAsk(found.shared, chat=LeakyStubChat(targets=[EMAIL, "Jane Roe"]))
     yield found
     found.close()
 

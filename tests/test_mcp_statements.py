@@ -15,7 +15,6 @@ from privault.interfaces.mcp.server import for_agent
 from privault.store import agents, audit
 from privault.vault import Vault
 
-vault_statements = pytest.importorskip("privault.vault_statements")
 STATEMENT_TOOLS = {
     "write_statement",
     "query_statements",
@@ -32,8 +31,6 @@ STATEMENT_TOOLS = {
 @pytest.fixture
 def vault(tmp_path: Path) -> Iterator[Vault]:
     found = fake_vault(tmp_path / "vault.db")
-    if getattr(found, "statements", None) is None:  # until the facade exposes them itself
-        found.statements = vault_statements.VaultStatements(found)  # type: ignore[attr-defined]
     agents.issue(found.conn, "bob")
     agents.issue(found.conn, "reader", read_only=True)
     yield found

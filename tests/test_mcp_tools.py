@@ -10,7 +10,6 @@ import pytest
 from helpers import fake_vault, mcp_call, mcp_error, mcp_ok, mcp_session
 from mcp import Client
 
-from privault import shelves
 from privault.caller import Caller
 from privault.store import agents, audit
 from privault.vault import Vault
@@ -26,7 +25,7 @@ def vault(tmp_path: Path) -> Iterator[Vault]:
     for name in ("alice", "bob"):
         agents.issue(found.conn, name)
     agents.issue(found.conn, "reader", read_only=True)
-    shelves.add(found.conn, "health", policies=found.privacy.policies, agent_names=["alice"])
+    found.shelves.add("health", agent_names=["alice"])
     found.note(
         "# Trip\n\nMeet Dr. Jane Roe at jane@example.com about the budget.\n\n"
         "## Hotel\n\nThe hotel is booked for three nights.",
@@ -154,14 +153,14 @@ def test_remember_cannot_probe_hidden_shelves(vault: Vault) -> None:
 
 
 def test_a_failed_audit_rolls_the_write_back(vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = audit.record
+    real = vault.audit.record
 
-    def failing(conn: Any, entry: audit.AuditEntry) -> int:
+    def failing(entry: audit.AuditEntry) -> int:
         if entry.ok:
             raise RuntimeError("disk full")
-        return real(conn, entry)
+        return real(entry)
 
-    monkeypatch.setattr("privault.interfaces.mcp.runtime.audit.record", failing)
+    monkeypatch.setattr(vault.audit, "record", failing)
     before = vault.conn.execute("SELECT count(*) FROM documents").fetchone()[0]
     result = mcp_call(vault, "bob", "remember", text="This must not be half-written.")
     assert result.is_error and "disk full" not in result.content[0].text

@@ -14,7 +14,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
 
-from privault import shelves
 from privault.caller import Caller
 from privault.interfaces.mcp.server import for_agent
 from privault.store import agents, audit
@@ -33,7 +32,7 @@ def vault(tmp_path: Path) -> Iterator[Vault]:
     agents.issue(found.conn, "bob")
     agents.issue(found.conn, "alice")
     agents.issue(found.conn, "reader", read_only=True)
-    shelves.add(found.conn, "health", policies=found.privacy.policies, agent_names=["alice"])
+    found.shelves.add("health", agent_names=["alice"])
     yield found
     found.close()
 

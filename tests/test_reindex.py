@@ -7,19 +7,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
 
-from privault import ingest
 from privault.caller import Caller
 from privault.errors import AccessDenied
 from privault.interfaces.cli import app
-from privault.privacy.detector import FakeDetector
-from privault.retrieval.embedder import FakeEmbedder
 from privault.retrieval.sectioning import split_chunks
 from privault.store import sections
 from privault.store.connection import write
 from privault.store.migrations import migrate
-from tests.helpers import fake_vault
+from privault.vault import ingest
+from tests.helpers import FakeEngineRunner, fake_vault
 
 OWNER = Caller.owner()
 TRANSCRIPT = "\n".join(
@@ -52,7 +49,7 @@ def test_reindex_recuts_every_chunk_and_keeps_sections(tmp_path: Path) -> None:
         nodes = vault.conn.execute("SELECT id, node_id, text FROM sections").fetchall()
         _cut_the_old_way(vault)
         assert _layout(vault) != fresh
-        assert vault.status()["index"]["stale_chunking"] == "fixed-96"
+        assert vault.status().index.stale_chunking == "fixed-96"
 
         done: list[tuple[int, int]] = []
         written, chunks = vault.reindex(caller=OWNER, progress=lambda *p: done.append(p))
@@ -60,7 +57,7 @@ def test_reindex_recuts_every_chunk_and_keeps_sections(tmp_path: Path) -> None:
         assert written == len(nodes) and chunks == len(fresh)
         assert [(s, e) for _, s, e in _layout(vault)] == [(s, e) for _, s, e in fresh]
         assert vault.conn.execute("SELECT id, node_id, text FROM sections").fetchall() == nodes
-        index = vault.status()["index"]
+        index = vault.status().index.to_dict()
         assert index["healthy"] and index["stale_chunking"] is None
         assert done[-1] == (len(nodes), len(nodes))
         section_text = vault.read(f"{added.doc_id}.1", caller=OWNER).text
@@ -85,7 +82,7 @@ def test_a_section_edited_during_reindex_is_left_to_the_edit(
         monkeypatch.setattr(ingest, "rechunk", edit_meanwhile)
         written, _ = vault.reindex(caller=OWNER)
         assert written == 0
-        assert vault.status()["index"]["healthy"]
+        assert vault.status().index.healthy
         assert "one more line" in vault.search("one more line", caller=OWNER).results[0].text
 
 
@@ -96,20 +93,18 @@ def test_only_the_owner_can_reindex(tmp_path: Path) -> None:
 
 def test_the_migration_marks_vaults_that_already_have_chunks(tmp_path: Path) -> None:
     with fake_vault(tmp_path / "empty.db") as vault:
-        assert vault.status()["index"]["stale_chunking"] is None  # new vaults start current
+        assert vault.status().index.stale_chunking is None  # new vaults start current
     with fake_vault(tmp_path / "old.db") as vault:
         vault.note(TRANSCRIPT, caller=OWNER)
         # As if the vault was written before migration 8: undo its record and re-run it.
         with write(vault.conn):
             vault.conn.execute("DELETE FROM schema_migrations WHERE version = 8")
         migrate(vault.conn)
-        assert vault.status()["index"]["stale_chunking"] == "fixed-96"
+        assert vault.status().index.stale_chunking == "fixed-96"
 
 
-def test_cli_reindex_and_status(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("privault.vault.FastEmbedder", lambda models_dir: FakeEmbedder())
-    monkeypatch.setattr("privault.vault_privacy.Detector", FakeDetector)
-    runner = CliRunner()
+def test_cli_reindex_and_status(tmp_path: Path) -> None:
+    runner = FakeEngineRunner()
     assert runner.invoke(app, ["note", TRANSCRIPT]).exit_code == 0
     with fake_vault(tmp_path / "home" / "vault.db") as vault:
         _cut_the_old_way(vault)

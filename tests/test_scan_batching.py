@@ -10,7 +10,7 @@ from privault.privacy.detector import DetectorConfig, FakeDetector
 from privault.privacy.spans import Span
 from privault.retrieval.embedder import FakeEmbedder
 from privault.vault import Vault
-from privault.vault_privacy import PrivacyRuntime, label_spans
+from privault.vault.privacy import label_spans
 
 OWNER = Caller.owner()
 
@@ -27,8 +27,12 @@ class _CountingDetector(FakeDetector):
 
 
 def test_note_many_scans_sections_and_labels_in_one_batch(tmp_path: Path) -> None:
-    vault = Vault.open(tmp_path / "v.db", models_dir=tmp_path, embedder=FakeEmbedder())
-    vault.privacy = PrivacyRuntime(vault.conn, None, {}, detector_factory=_CountingDetector)
+    vault = Vault.open(
+        tmp_path / "v.db",
+        models_dir=tmp_path,
+        embedder=FakeEmbedder(),
+        detector_factory=_CountingDetector,
+    )
     _CountingDetector.batches = []
     notes = [
         {"text": "# Dr. Maria Gonzalez\nCall 555-12-3456 or maria@example.com\n## Later\nx"},

@@ -29,7 +29,7 @@ def test_the_clock_polls_due_watches_and_rescans(tmp_path: Path) -> None:
     with fake_vault(path) as vault:
         due = vault.watches.reminders(caller=OWNER).reminders
         assert [r.text for r in due] == ["Renew the passport"]
-        assert vault.privacy.status()["sections_to_rescan"] == 0
+        assert vault.privacy.status().sections_to_rescan == 0
 
 
 def test_a_failing_job_does_not_stop_the_clock(tmp_path: Path, caplog) -> None:

@@ -14,7 +14,7 @@ from privault.ask.remote import RemoteChat
 from privault.caller import Caller
 from privault.errors import InputError
 from privault.vault import Vault
-from privault.vault_ask import VaultAsk
+from privault.vault.ask import VaultAsk
 from tests.helpers import Recorder, fake_vault, recording_server
 
 OWNER = Caller.owner()
@@ -35,7 +35,7 @@ def vault(tmp_path: Path) -> Iterator[Vault]:
 
 
 def _use(vault: Vault, chat: Any, remote: Any = None) -> None:
-    vault.asking = VaultAsk(vault, chat=chat, remote=remote)
+    vault.asking = VaultAsk(vault.shared, chat=chat, remote=remote)
 
 
 def test_the_owner_model_sees_text_as_stored(vault: Vault) -> None:
@@ -59,7 +59,7 @@ def test_an_agents_model_sees_placeholders_and_a_leaky_model_is_masked(vault: Va
     answer = reply.answer
     for form in (EMAIL, EMAIL[::-1], base64.b64encode(EMAIL.encode()).decode(), "Hargreaves"):
         assert form not in answer
-    assert reply.mode == "redact" and reply.held_back["context"]["EMAIL_ADDRESS"] == 1
+    assert reply.mode == "redact" and reply.held_back.context["EMAIL_ADDRESS"] == 1
 
 
 def test_even_a_model_that_sees_raw_text_cannot_leak_it_to_an_agent(vault: Vault) -> None:
@@ -68,7 +68,7 @@ def test_even_a_model_that_sees_raw_text_cannot_leak_it_to_an_agent(vault: Vault
     _use(vault, chat)
     reply = vault.ask("boiler invoice contact", caller=AGENT)
     assert "DANA" not in reply.answer and "whitfield" not in reply.answer.lower()
-    assert reply.held_back["leak_masks"] >= 2
+    assert reply.held_back.leak_masks >= 2
 
 
 @pytest.fixture
@@ -136,6 +136,6 @@ def test_bad_questions(vault: Vault) -> None:
 
 def test_no_match_needs_no_model(tmp_path: Path) -> None:
     with fake_vault(tmp_path / "empty.db") as vault:
-        vault.asking = VaultAsk(vault, chat=None)
+        vault.asking = VaultAsk(vault.shared, chat=None)
         reply = vault.ask("anything at all", caller=OWNER)
         assert reply.refused is None and "Nothing in the vault" in reply.answer

@@ -48,7 +48,7 @@ def test_changed_file_replaces_its_sections_in_place(vault, tmp_path: Path) -> N
     assert [n.heading for n in vault.tree(first.doc_id, caller=OWNER).nodes] == ["Garden", "Beds"]
     assert vault.search("spade", caller=OWNER).results == ()
     assert vault.search("leeks", caller=OWNER).results[0].text == "Leeks and beans"
-    assert vault.status()["index"]["healthy"]
+    assert vault.status().index.healthy
 
 
 def test_folder_add_reports_each_file(vault, tmp_path: Path) -> None:
@@ -223,7 +223,7 @@ def test_three_processes_writing_lose_nothing(tmp_path: Path) -> None:
         assert worker.exitcode == 0
     with fake_vault(path) as vault:
         assert vault.conn.execute("SELECT count(*) FROM documents").fetchone()[0] == 45
-        assert vault.status()["index"]["healthy"]
+        assert vault.status().index.healthy
 
 
 def test_forgetting_a_page_removes_every_version(vault) -> None:

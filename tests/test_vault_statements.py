@@ -13,11 +13,9 @@ from privault.caller import Caller
 from privault.errors import AccessDenied, InputError
 from privault.privacy.detector import FakeDetector
 from privault.retrieval.embedder import FakeEmbedder
-from privault.statement_results import statements_block
 from privault.store.connection import rows
 from privault.vault import Vault
-from privault.vault_privacy import PrivacyRuntime
-from privault.vault_statements import VaultStatements, statement_known_entities
+from privault.vault.statement_results import statements_block
 
 OWNER = Caller.owner()
 AGENT = Caller.agent("helper")  # unlisted: the `standard` policy (redact)
@@ -26,24 +24,15 @@ READER = Caller.agent("reader", read_only=True)
 PRIVACY = {"agents": {"careful": "strict"}}
 
 
-class _Statements:
-    """`vault.statements` until `Vault.__init__` sets it (an instance attribute wins)."""
-
-    def __get__(self, vault: Vault, owner: type) -> VaultStatements:
-        return VaultStatements(vault)
-
-
 @pytest.fixture
-def vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Vault]:
+def vault(tmp_path: Path) -> Iterator[Vault]:
     """A vault with the fake embedder and the fake detector, statement entities known."""
-    monkeypatch.setattr(Vault, "statements", _Statements(), raising=False)
-    opened = Vault.open(tmp_path / "v.db", models_dir=tmp_path, embedder=FakeEmbedder())
-    opened.privacy = PrivacyRuntime(
-        opened.conn,
-        None,
-        PRIVACY,
+    opened = Vault.open(
+        tmp_path / "v.db",
+        models_dir=tmp_path,
+        embedder=FakeEmbedder(),
         detector_factory=FakeDetector,
-        statement_entities=statement_known_entities,
+        privacy=PRIVACY,
     )
     yield opened
     opened.close()
@@ -175,11 +164,9 @@ def test_superseded_is_labelled_not_current(vault: Vault) -> None:
     assert [item["label"] for item in chain["statements"]] == ["NOT current", "current"]
     assert chain["statements"][0]["status"] == "superseded"
     reading = vault.privacy.reading(OWNER)
-    now = vault.statements.for_context("account contact", caller=OWNER, reading=reading)
+    now = vault.statements.for_context(reading, "account contact")
     assert [g.statement.content for g in now] == ["The account contact is Ben"]
-    both = vault.statements.for_context(
-        "account contact", caller=OWNER, reading=reading, include_superseded=True
-    )
+    both = vault.statements.for_context(reading, "account contact", include_superseded=True)
     assert {g.label for g in both} == {"current", "NOT current"}
     back_then = vault.statements.query(caller=OWNER, valid_at="2026-01-15T00:00:00+00:00")
     assert [g.statement.content for g in back_then.statements] == ["The account contact is Ana"]
@@ -189,10 +176,10 @@ def test_for_context_shares_the_response_placeholders(vault: Vault) -> None:
     vault.statements.add("Zora Quint owns the roadmap", caller=OWNER, entities=["Zora Quint"])
     vault.statements.add("Ana Lima owns the budget", caller=OWNER, entities=["Ana Lima"])
     reading = vault.privacy.reading(AGENT)
-    found = vault.statements.for_context("who owns the roadmap", caller=AGENT, reading=reading)
+    found = vault.statements.for_context(reading, "who owns the roadmap")
     assert found and found[0].statement.content.endswith("owns the roadmap")
     assert "Zora" not in found[0].statement.content
-    privacy = reading.privacy(vault.privacy.base_policy(AGENT))
+    privacy = reading.privacy()
     assert privacy.held_back.get("PERSON", 0) >= 1
 
 
@@ -282,9 +269,7 @@ def test_statements_block_flags_what_is_not_current(vault: Vault) -> None:
         old.statement.statement.id, "The contact is Ben", caller=OWNER, valid_from="2025-06-01"
     )
     reading = vault.privacy.reading(OWNER)
-    found = vault.statements.for_context(
-        "contact", caller=OWNER, reading=reading, include_superseded=True
-    )
+    found = vault.statements.for_context(reading, "contact", include_superseded=True)
     block = statements_block(found).splitlines()
     assert block[0] == "## Statements"
     assert "- The contact is Ben (since 2025-06-01; s_" in block[1]

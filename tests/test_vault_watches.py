@@ -15,13 +15,12 @@ import pytest
 from helpers import fake_vault
 from test_watches_support import LocalServer, html_page, send, serve
 
-from privault import shelves
 from privault.caller import Caller
 from privault.errors import AccessDenied, InputError, NotFound
 from privault.store import documents
 from privault.timeutil import now_ms, to_iso
 from privault.vault import Vault
-from privault.vault_watches import VaultWatches
+from privault.vault.watches import VaultWatches
 from privault.watches.actions import SearchBackend
 from privault.watches.fetcher import Fetcher, FetchLimits
 
@@ -62,8 +61,6 @@ def server() -> Iterator[LocalServer]:
 @pytest.fixture
 def vault(tmp_path: Path) -> Iterator[Vault]:
     opened = fake_vault(tmp_path / "v.db")
-    if "watches" not in vars(opened):  # until Vault.__init__ sets it
-        opened.watches = VaultWatches(opened)  # type: ignore[attr-defined]
     opened.watches._fetcher = Fetcher(limits=FetchLimits(total_seconds=5.0))
     yield opened
     opened.watches.close()
@@ -268,7 +265,7 @@ def test_agents_may_add_only_what_they_could_reach(vault: Vault, tmp_path: Path)
 
 def test_watches_on_a_restricted_shelf_do_not_exist_for_other_agents(vault: Vault) -> None:
     watches = _watches(vault)
-    shelves.add(vault.conn, "family", policies=vault.privacy.policies, restricted=True)
+    vault.shelves.add("family", restricted=True)
     hidden = watches.add("remind", "birthday gift", caller=OWNER, every="1w", shelf="family")
     assert watches.list(caller=AGENT).watches == ()
     with pytest.raises(NotFound):

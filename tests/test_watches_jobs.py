@@ -8,8 +8,8 @@ from pathlib import Path
 
 from test_watches_support import FakeFiler
 
+from privault.store import jobs
 from privault.store.connection import Connection, connect, rows
-from privault.watches import jobs
 from privault.watches.fetcher import Fetcher
 from privault.watches.manage import add_watch
 from privault.watches.poll import poll

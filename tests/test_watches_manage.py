@@ -10,9 +10,9 @@ import pytest
 from test_watches_support import FakeFiler
 
 from privault.errors import InputError, NotFound
+from privault.store import jobs
 from privault.store.connection import Connection
 from privault.timeutil import parse_time
-from privault.watches import jobs
 from privault.watches.fetcher import Fetcher
 from privault.watches.manage import (
     add_watch,

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from test_watches_support import FakeFiler, LocalServer, html_page, send, serve
 
+from privault.store import jobs
 from privault.store.connection import Connection, rows
-from privault.watches import jobs
 from privault.watches.actions import SearchBackend
 from privault.watches.fetcher import Fetcher, FetchLimits
 from privault.watches.manage import add_watch, get_watch, watch_runs

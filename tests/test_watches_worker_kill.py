@@ -11,8 +11,8 @@ from pathlib import Path
 
 from test_watches_support import FakeFiler
 
+from privault.store import jobs
 from privault.store.connection import Connection, row, rows
-from privault.watches import jobs
 from privault.watches.fetcher import Fetcher
 from privault.watches.manage import add_watch
 from privault.watches.poll import poll
@@ -25,7 +25,7 @@ sys.path[:0] = [{tests!r}, {root!r}]
 from test_watches_support import SleepyFiler
 from privault.store.connection import connect
 from privault.watches.fetcher import Fetcher
-from privault.watches.jobs import RetryPolicy
+from privault.store.jobs import RetryPolicy
 from privault.watches.poll import poll
 conn = connect({db!r})
 poll(conn, SleepyFiler(), Fetcher(), now_ms={now}, worker="doomed",

@@ -24,7 +24,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal, Protocol
 
 import httpx
@@ -35,7 +35,7 @@ from privault.ask.followup import FollowupTokens
 from privault.errors import InputError
 from privault.privacy.leaks import MASK, find_leaks, mask_ranges
 
-__all__ = ["AskReply", "AskSection", "Citation", "ask"]
+__all__ = ["AskHeldBack", "AskReply", "AskSection", "Citation", "ask"]
 
 Backend = Literal["local", "remote"]
 MODES = ("off", "redact", "refuse")
@@ -63,6 +63,21 @@ class Citation:
 
 
 @dataclass(frozen=True)
+class AskHeldBack:
+    """What an ask held back: from the answer, and from the context it was drawn from."""
+
+    answer_spans: dict[str, int] = field(default_factory=dict)  # kind -> spans masked
+    leak_masks: int = 0  # context PII values found (in any form) in the answer and masked
+    leak_forms: dict[str, int] = field(default_factory=dict)  # form -> leaks masked
+    dropped: int = 0  # sections that did not fit the budget
+    context: dict[str, int] = field(default_factory=dict)  # kind -> held back by the gate
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
 class AskReply:
     """The outcome of an ask: an answer, or a refusal with a reason, never both."""
 
@@ -70,7 +85,7 @@ class AskReply:
     citations: tuple[Citation, ...]
     policy: str
     mode: str
-    held_back: dict[str, Any]
+    held_back: AskHeldBack
     refused: str | None = None
     followup: str | None = None
     model: str | None = None
@@ -93,14 +108,10 @@ def _refusal(
         citations=_citations(sections),
         policy=policy,
         mode=mode,
-        held_back={**_nothing_held(), "dropped": 0, "context": {}},
+        held_back=AskHeldBack(),
         refused=reason,
         **extra,
     )
-
-
-def _nothing_held() -> dict[str, Any]:
-    return {"answer_spans": {}, "leak_masks": 0, "leak_forms": {}}
 
 
 def _citations(sections: Sequence[AskSection]) -> tuple[Citation, ...]:
@@ -126,12 +137,11 @@ def _choose(
 
 def _scan(
     answer: str, sections: Sequence[AskSection], mode: str, detect: Detect | None
-) -> tuple[str, dict[str, Any]]:
+) -> tuple[str, AskHeldBack]:
     """Mask detector spans and context PII values in the answer, per the mode."""
-    held = _nothing_held()
     web_only = all(section.untrusted for section in sections)
     if mode == "off" and not web_only:
-        return answer, held
+        return answer, AskHeldBack()
     values = [value for section in sections for value in section.pii_values]
     leaks = find_leaks(answer, values)
     spans = list(detect(answer)) if detect is not None and mode != "off" else []
@@ -140,10 +150,11 @@ def _scan(
     text, _ = mask_ranges(answer, ranges)
     leaked = [(leak.start, leak.end) for leak in leaks]
     outside = [s for s in spans if not any(a <= s.start and s.end <= b for a, b in leaked)]
-    held["answer_spans"] = dict(Counter(span.kind for span in outside))
-    held["leak_masks"] = len(leaks)
-    held["leak_forms"] = dict(Counter(leak.form for leak in leaks))
-    return text, held
+    return text, AskHeldBack(
+        answer_spans=dict(Counter(span.kind for span in outside)),
+        leak_masks=len(leaks),
+        leak_forms=dict(Counter(leak.form for leak in leaks)),
+    )
 
 
 def ask(
@@ -211,9 +222,8 @@ def ask(
         answer, model_name = result.text, model.name
         backend = "local" if model.local else "remote"
     model_done = time.perf_counter()
-    text, held = _scan(answer, sections, mode, detect)
-    held["dropped"] = dropped
-    held["context"] = dict(withheld or {})
+    text, scanned = _scan(answer, sections, mode, detect)
+    held = replace(scanned, dropped=dropped, context=dict(withheld or {}))
     token = None
     if sections and not is_followup:
         token = tokens.issue(caller_name, question, node_ids)

@@ -11,14 +11,8 @@ from __future__ import annotations
 
 from privault.caller import Caller
 from privault.errors import AccessDenied
-from privault.store import agents
-from privault.store.agents import Agent
-from privault.store.connection import Connection
 from privault.vault import Vault
-
-
-def _conn(source: Vault | Connection) -> Connection:
-    return source.conn if isinstance(source, Vault) else source
+from privault.vault.agents import Agent
 
 
 def caller_of(agent: Agent) -> Caller:
@@ -26,25 +20,25 @@ def caller_of(agent: Agent) -> Caller:
     return Caller.agent(agent.name, shelves=frozenset(agent.shelves), read_only=agent.read_only)
 
 
-def known_caller(source: Vault | Connection, name: str) -> Caller:
+def known_caller(vault: Vault, name: str) -> Caller:
     """The agent called `name` as the vault knows it; AccessDenied if unknown or revoked."""
-    found = agents.get(_conn(source), name)
+    found = vault.agents.get(name)
     if found is None or not found.active:
         raise AccessDenied(f"unknown agent {name!r} (see `privault agents list`)")
     return caller_of(found)
 
 
-def authenticate(source: Vault | Connection, token: str | None) -> Caller:
+def authenticate(vault: Vault, token: str | None) -> Caller:
     """The agent holding `token`; AccessDenied (saying nothing more) for anything else."""
-    found = agents.by_token(_conn(source), token) if token else None
+    found = vault.agents.by_token(token) if token else None
     if found is None:
         raise AccessDenied("unknown or revoked token")
     return caller_of(found)
 
 
-def authenticate_as(source: Vault | Connection, name: str, token: str | None) -> Caller:
+def authenticate_as(vault: Vault, name: str, token: str | None) -> Caller:
     """The agent `name`, if `token` is its current token (how `privault mcp` starts)."""
-    caller = authenticate(source, token)
+    caller = authenticate(vault, token)
     if caller.name != name:
         raise AccessDenied("unknown or revoked token")
     return caller

@@ -11,9 +11,8 @@ owner overrides). Only a caller's *query* is scanned live, because a query is ne
 
 from __future__ import annotations
 
-import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -144,17 +143,3 @@ class Gate:
     def _stub(self, counts: Counter[str]) -> str:
         kinds = ", ".join(sorted(counts))
         return f"[withheld by policy {self.policy.name}: contains {kinds}]"
-
-
-_PLACEHOLDER = re.compile(r"<([A-Z_]+)_(\d+)>")
-
-
-def placeholders_in(text: str) -> list[str]:
-    """Placeholders present in a gated text (used by tests and the leak scanner)."""
-    return [match.group(0) for match in _PLACEHOLDER.finditer(text)]
-
-
-def gate_all(policy: Policy, items: Sequence[tuple[str, Sequence[Span]]]) -> list[GatedText]:
-    """Gate several texts as one response (one shared placeholder numbering)."""
-    gate = Gate(policy)
-    return [gate.apply(text, spans) for text, spans in items]

@@ -27,22 +27,20 @@ from privault.statements.model import (
     clean_entities,
     dump_metadata,
 )
-from privault.statements.records import (
+from privault.statements.vectors import embed_many, embed_one, window_start
+from privault.statements.view import load
+from privault.store.connection import Connection, row, rows
+from privault.store.connection import write as transaction
+from privault.store.statements import (
     close,
     closure_reason,
-    embed_many,
-    embed_one,
     entities_of,
     insert,
     insert_dispute,
     open_disputes,
     open_row,
     settle_disputes,
-    window_start,
 )
-from privault.statements.view import load
-from privault.store.connection import Connection, row, rows
-from privault.store.connection import write as transaction
 
 
 def add(

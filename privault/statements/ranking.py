@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 
 from privault.statements.model import Embed
-from privault.statements.records import embed_many
+from privault.statements.vectors import embed_many
 from privault.store.connection import Connection, rows
 
 RRF_K = 60

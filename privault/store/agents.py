@@ -66,7 +66,10 @@ def hash_token(token: str) -> str:
 
 
 def issue(conn: Connection, name: str, *, read_only: bool = False) -> str:
-    """Register an agent and return its token (the only time it is ever visible)."""
+    """Register an agent and return its token (the only time it is ever visible).
+
+    Joins the caller's write transaction if one is open (so shelves can be attached in it).
+    """
     check_name(name)
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     with write(conn):

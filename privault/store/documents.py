@@ -263,3 +263,30 @@ def health(conn: Connection) -> dict[str, Any]:
         "stale_chunking": stale[0] if stale else None,  # set: `privault reindex` finds more
     }
     return {**counts, "index": index}
+
+
+def exists(conn: Connection, doc_id: str) -> bool:
+    """Whether a document with this id exists (in any version)."""
+    return conn.execute("SELECT 1 FROM documents WHERE id = ?", (doc_id,)).fetchone() is not None
+
+
+def source_known(conn: Connection, source: str, shelf: str) -> bool:
+    """Whether any document (any version, removed or not) on `shelf` came from `source`."""
+    found = conn.execute(
+        "SELECT 1 FROM documents WHERE source = ? AND shelf = ? LIMIT 1", (source, shelf)
+    ).fetchone()
+    return found is not None
+
+
+def set_metadata(conn: Connection, doc_id: str, metadata: dict[str, Any], updated_at: int) -> None:
+    """Replace a document's metadata (inside the caller's write)."""
+    conn.execute(
+        "UPDATE documents SET metadata = ?, updated_at = ? WHERE id = ?",
+        (json.dumps(metadata), updated_at, doc_id),
+    )
+
+
+def schema_version(conn: Connection) -> int | None:
+    """The newest migration applied to the file."""
+    found = conn.execute("SELECT max(version) FROM schema_migrations").fetchone()
+    return found[0] if found else None

@@ -174,3 +174,13 @@ def marked_values(conn: Connection) -> dict[str, str]:
         row["value"]: row["kind"]
         for row in rows(conn, "SELECT value, kind FROM pii_overrides WHERE action = 'mark'")
     }
+
+
+def sections_to_rescan_count(conn: Connection, detector_version: str) -> int:
+    """How many sections were never scanned, or scanned by another detector version."""
+    (pending,) = conn.execute(
+        "SELECT count(*) FROM sections s LEFT JOIN pii_scans p ON p.section_id = s.id "
+        "WHERE p.section_id IS NULL OR p.detector_version != ?",
+        (detector_version,),
+    ).fetchone()
+    return int(pending)

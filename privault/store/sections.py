@@ -203,3 +203,59 @@ def sections_by_ids(conn: Connection, section_ids: Sequence[int]) -> dict[int, S
             section = _section(data)
             found[section.id] = section
     return found
+
+
+def section_texts(conn: Connection, section_ids: Sequence[int]) -> dict[int, tuple[str, str, str]]:
+    """(doc id, node id, text) of sections by row id."""
+    marks = ",".join("?" * len(section_ids))
+    return {
+        sid: (doc_id, node_id, text)
+        for sid, doc_id, node_id, text in conn.execute(
+            f"SELECT id, doc_id, node_id, text FROM sections WHERE id IN ({marks})",
+            list(section_ids),
+        )
+    }
+
+
+def child_nodes(conn: Connection, node_id: str) -> tuple[str, ...]:
+    """Node ids of a section's children, in order."""
+    return tuple(
+        node
+        for (node,) in conn.execute(
+            "SELECT node_id FROM sections WHERE parent_node = ? ORDER BY position", (node_id,)
+        )
+    )
+
+
+def document_of_node(conn: Connection, node_id: str) -> str | None:
+    """The document a node id belongs to, or None."""
+    found = conn.execute("SELECT doc_id FROM sections WHERE node_id = ?", (node_id,)).fetchone()
+    return found[0] if found else None
+
+
+def section_count(conn: Connection, doc_id: str) -> int:
+    """How many sections a document has."""
+    (count,) = conn.execute("SELECT count(*) FROM sections WHERE doc_id = ?", (doc_id,)).fetchone()
+    return int(count)
+
+
+def current_section_ids(conn: Connection) -> list[int]:
+    """Row ids of every section of a current document, in order."""
+    return [
+        sid
+        for (sid,) in conn.execute(
+            "SELECT s.id FROM sections s JOIN documents d ON d.id = s.doc_id "
+            "WHERE d.current = 1 ORDER BY s.id"
+        )
+    ]
+
+
+def section_text(conn: Connection, section_id: int) -> str | None:
+    """A section's text now (None if it is gone)."""
+    found = conn.execute("SELECT text FROM sections WHERE id = ?", (section_id,)).fetchone()
+    return found[0] if found else None
+
+
+def clear_stale_chunking(conn: Connection) -> None:
+    """Forget that the index was cut by an older chunking (after a full re-index)."""
+    conn.execute("DELETE FROM meta WHERE key = 'stale_chunking'")

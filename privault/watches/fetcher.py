@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from privault import __version__
+from privault.version import __version__
 from privault.watches.addresses import (
     BlockedAddress,
     Resolver,

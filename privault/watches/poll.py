@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from privault.errors import InputError
+from privault.store import jobs
 from privault.store.connection import Connection, row, write
 from privault.timeutil import now_ms as system_clock
-from privault.watches import jobs
 from privault.watches.actions import (
     ActionContext,
     ActionResult,

@@ -8,9 +8,9 @@ from typing import Annotated
 import click
 import typer
 
-from privault import __version__
 from privault.errors import PrivaultError
 from privault.interfaces.cli.common import err_console
+from privault.version import __version__
 
 app = typer.Typer(
     name="privault",

@@ -12,7 +12,6 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from privault import shelves
 from privault.errors import AccessDenied, InputError, PrivaultError
 from privault.interfaces import config
 from privault.interfaces.cli.common import (
@@ -25,9 +24,8 @@ from privault.interfaces.cli.common import (
     optional_time,
 )
 from privault.interfaces.scheduler import POLL_SECONDS, Clock
-from privault.store import agents as agent_store
-from privault.store import audit as audit_store
 from privault.vault import Vault
+from privault.vault.shelves import Shelf
 
 TOKEN_ENV = "PRIVAULT_AGENT_TOKEN"
 
@@ -56,10 +54,8 @@ def agents_add(
 ) -> None:
     """Register an agent and print its token. The token is shown only this once."""
     with opened() as vault:
-        token = agent_store.issue(vault.conn, name, read_only=read_only)
-        for item in shelf or []:
-            shelves.attach(vault.conn, item, name)
-        agent = agent_store.get(vault.conn, name)
+        token = vault.agents.issue(name, shelves=shelf or [], read_only=read_only)
+        agent = vault.agents.get(name)
     assert agent is not None
     if json_out:
         emit_json({**agent.to_dict(), "token": token})
@@ -80,7 +76,7 @@ def agents_add(
 def agents_list(json_out: JsonOption = False) -> None:
     """List agents, their restricted shelves and whether they are active."""
     with opened() as vault:
-        found = agent_store.list_agents(vault.conn)
+        found = vault.agents.list()
     if json_out:
         emit_json({"agents": [agent.to_dict() for agent in found]})
         return
@@ -106,7 +102,7 @@ def agents_revoke(
 ) -> None:
     """Revoke an agent's token (the next call it makes is refused)."""
     with opened() as vault:
-        changed = agent_store.revoke(vault.conn, name)
+        changed = vault.agents.revoke(name)
     if json_out:
         emit_json({"name": name, "revoked": True, "changed": changed})
     else:
@@ -116,7 +112,7 @@ def agents_revoke(
 # ---- shelves -----------------------------------------------------------------------
 
 
-def _print_shelf(shelf: shelves.Shelf, json_out: bool, verb: str) -> None:
+def _print_shelf(shelf: Shelf, json_out: bool, verb: str) -> None:
     if json_out:
         emit_json(shelf.to_dict())
         return
@@ -146,10 +142,8 @@ def shelf_add(
 ) -> None:
     """Create a shelf: public, or (with --agent/--restricted) visible only to named agents."""
     with opened() as vault:
-        shelf = shelves.add(
-            vault.conn,
+        shelf = vault.shelves.add(
             name,
-            policies=vault.privacy.policies,
             policy=policy,
             agent_names=agent or [],
             private=private,
@@ -166,7 +160,7 @@ def shelf_attach(
 ) -> None:
     """Open a shelf to an agent; the shelf becomes restricted to its access list."""
     with opened() as vault:
-        found = shelves.attach(vault.conn, shelf, agent)
+        found = vault.shelves.attach(shelf, agent)
     _print_shelf(found, json_out, "attached")
 
 
@@ -178,7 +172,7 @@ def shelf_detach(
 ) -> None:
     """Take an agent off a shelf's access list (an empty list leaves it owner-only)."""
     with opened() as vault:
-        found = shelves.detach(vault.conn, shelf, agent)
+        found = vault.shelves.detach(shelf, agent)
     _print_shelf(found, json_out, "detached")
 
 
@@ -189,7 +183,7 @@ def shelf_publish(
 ) -> None:
     """Make a shelf public: every agent sees it (its policy still applies)."""
     with opened() as vault:
-        found = shelves.publish(vault.conn, shelf)
+        found = vault.shelves.publish(shelf)
     _print_shelf(found, json_out, "published")
 
 
@@ -197,7 +191,7 @@ def shelf_publish(
 def shelf_list(json_out: JsonOption = False) -> None:
     """List shelves with their policy, access and document count."""
     with opened() as vault:
-        found = shelves.all_shelves(vault.conn)
+        found = vault.shelves.list()
     if json_out:
         emit_json({"shelves": [shelf.to_dict() for shelf in found]})
         return
@@ -231,9 +225,7 @@ def audit(
 ) -> None:
     """What agents did: every tool call with ids touched, policy and what was held back."""
     with opened() as vault:
-        found = audit_store.entries(
-            vault.conn, agent=agent, since=optional_time(since), limit=limit
-        )
+        found = vault.audit.entries(agent=agent, since=optional_time(since), limit=limit)
     if json_out:
         emit_json({"entries": [entry.to_dict() for entry in found]})
         return
@@ -380,8 +372,8 @@ def _warm_up(vault: Vault) -> None:
     """Load the embedder and the local chat model now, so the first call is not slow."""
     vault.embedder.embed_query("warm up")
     try:
-        model = vault.asking.chat
-        err_console.print(f"local model {model.name} loaded", highlight=False)
+        name = vault.load_chat_model()
+        err_console.print(f"local model {name} loaded", highlight=False)
     except PrivaultError as exc:
         err_console.print(f"[yellow]ask_memory unavailable:[/yellow] {exc}", highlight=False)
 

@@ -53,7 +53,7 @@ def ask(
         console.print(reply.answer, highlight=False, markup=False)
     for citation in reply.citations:
         console.print(f"[dim]  cites {citation.node_id} — {citation.title}[/dim]", highlight=False)
-    held = {k: v for k, v in reply.held_back.items() if v}
+    held = {k: v for k, v in reply.held_back.to_dict().items() if v}
     console.print(
         f"[dim]policy {reply.policy} ({reply.mode}) · model {reply.model} · "
         f"held back: {held or 'nothing'}[/dim]",

@@ -6,6 +6,7 @@ import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 import typer
@@ -13,8 +14,10 @@ from rich.console import Console
 
 from privault.caller import Caller
 from privault.interfaces import config
+from privault.retrieval.embedder import Embedder
 from privault.timeutil import parse_time
 from privault.vault import Vault
+from privault.vault.privacy import Detector, DetectorFactory
 
 console = Console()
 err_console = Console(stderr=True)
@@ -36,14 +39,46 @@ def caller_for(agent: str | None, vault: Vault) -> Caller:
     return known_caller(vault, agent)
 
 
+@dataclass(frozen=True)
+class EngineChoice:
+    """The engines a command's vault runs with: the real ones unless given others.
+
+    The CLI is a composition root: a program embedding it (or a test driving it through
+    typer's runner) picks the embedder and detector with `using_engines`.
+    """
+
+    embedder: Embedder | None = None
+    detector_factory: DetectorFactory = Detector
+
+
+_chosen: list[EngineChoice] = [EngineChoice()]
+
+
+@contextmanager
+def using_engines(choice: EngineChoice) -> Iterator[None]:
+    """Open every vault with `choice` while the block runs."""
+    _chosen.append(choice)
+    try:
+        yield
+    finally:
+        _chosen.pop()
+
+
+def _engines() -> EngineChoice:
+    return _chosen[-1]
+
+
 def open_vault() -> Vault:
     """The configured vault, opened with the configured settings (the caller closes it)."""
     cfg = config.load_config()
     path = config.vault_path()
+    engines = _engines()
     vault = Vault.open(
         path,
         models_dir=config.models_dir(),
         key=config.vault_key(path),
+        embedder=engines.embedder,
+        detector_factory=engines.detector_factory,
         max_note_bytes=cfg.max_note_bytes,
         max_file_bytes=cfg.max_file_bytes,
         policies_dir=cfg.policies_dir,

@@ -27,8 +27,6 @@ from privault.errors import PrivaultError
 from privault.interfaces import config
 from privault.interfaces.cli.agents import TOKEN_ENV, client_config, executable
 from privault.interfaces.cli.common import console, privacy_line
-from privault.store import agents as agent_store
-from privault.store import audit as audit_store
 from privault.timeutil import now_ms
 from privault.vault import Vault
 
@@ -172,7 +170,7 @@ def _watches(vault: Vault, owner: Caller) -> None:
 def _register_agent(vault: Vault, path: Path) -> str:
     """Register the demo agent as `privault agents add` does; print its client config."""
     console.rule("MCP: an agent connects")
-    token = agent_store.issue(vault.conn, DEMO_AGENT)
+    token = vault.agents.issue(DEMO_AGENT)
     console.print(f"  registered agent {DEMO_AGENT} (token shown once, stored hashed)")
     console.print("  client config (`privault mcp config --agent demo-agent`):")
     snippet = client_config(DEMO_AGENT, vault=path)
@@ -199,7 +197,7 @@ def _mcp(folder: Path, path: Path, token: str) -> None:
     anyio.run(_mcp_session, params)
     with Vault.open(path, models_dir=config.models_dir()) as vault:
         console.print("  what the owner sees in `privault audit`:")
-        for entry in reversed(audit_store.entries(vault.conn, agent=DEMO_AGENT)):
+        for entry in reversed(vault.audit.entries(agent=DEMO_AGENT)):
             held = ", ".join(f"{kind} ×{n}" for kind, n in entry.held_back.items())
             console.print(
                 f"    {entry.agent} {entry.tool} {'ok' if entry.ok else 'failed'} "

@@ -24,9 +24,8 @@ from privault.interfaces.cli.common import (
     privacy_line,
     read_text_argument,
 )
-from privault.store.connection import connect
-from privault.store.migrations import migrate
-from privault.writing import expand_paths
+from privault.vault import create
+from privault.vault.writing import expand_paths
 
 KindOption = Annotated[str | None, typer.Option("--kind", help="note, file, page or reminder.")]
 TagOption = Annotated[str | None, typer.Option("--tag", help="Only documents with this tag.")]
@@ -55,11 +54,7 @@ def init(
     if encrypt and existed:
         raise VaultError(f"{path} already exists; encryption is chosen when a vault is created")
     key, where = config.new_key(path) if encrypt else (config.vault_key(path), None)
-    conn = connect(path, key=key)
-    try:
-        version = migrate(conn)
-    finally:
-        conn.close()
+    version = create(path, key=key)
     data = {
         "path": str(path),
         "created": not existed,
@@ -293,14 +288,15 @@ def docs(
 ) -> None:
     """List documents, newest first."""
     with opened() as vault:
-        listed, privacy = vault.docs(
+        listed = vault.docs(
             caller=caller_for(as_agent, vault), shelf=shelf, kind=kind, tag=tag, limit=limit
         )
     if json_out:
-        emit_json({"documents": listed, **privacy.to_dict()})
+        emit_json(listed.to_dict())
         return
     table = Table("doc id", "kind", "shelf", "title", "tags", "created")
-    for doc in listed:
+    for entry in listed.documents:
+        doc = entry.to_dict()
         table.add_row(
             doc["doc_id"],
             doc["kind"],
@@ -361,7 +357,7 @@ def status(json_out: JsonOption = False) -> None:
         )
         models[name] = {"role": manifest.role, "installed": present, "path": str(folder)}
     with opened() as vault:
-        data = vault.status()
+        data = vault.status().to_dict()
     data["models"] = models
     if json_out:
         emit_json(data)

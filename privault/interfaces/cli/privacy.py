@@ -53,18 +53,7 @@ def policy_show(as_agent: AsOption = None, json_out: JsonOption = False) -> None
     with opened() as vault:
         caller = caller_for(as_agent, vault)
         base = vault.privacy.base_policy(caller)
-        shelves = [
-            name
-            for (name,) in vault.conn.execute(
-                "SELECT DISTINCT shelf FROM documents UNION SELECT name FROM shelves ORDER BY 1"
-            )
-        ]
-        hidden = set(vault.hidden_shelves(caller))
-        per_shelf = {
-            shelf: vault.privacy.policy_for(caller, shelf).name
-            for shelf in shelves
-            if shelf not in hidden
-        }
+        per_shelf = vault.shelves.policies(caller)
         data = {"caller": caller.name, "policy": base.model_dump(mode="json"), "shelves": per_shelf}
     if json_out:
         emit_json(data)

@@ -28,7 +28,7 @@ from privault.interfaces.cli.common import (
     privacy_line,
     read_text_argument,
 )
-from privault.vault_watches import VaultWatches
+from privault.vault.watches import VaultWatches
 
 WATCH_HELP = "Watches: re-read pages, run searches, file reminders, index folders on a schedule."
 watch_app = typer.Typer(help=WATCH_HELP, no_args_is_help=True)
@@ -245,9 +245,10 @@ def list_(
     json_out: JsonOption = False,
 ) -> None:
     """List watches: kind, target, schedule, status, next run, last result."""
-    with _watches() as watches:
+    with opened() as vault:
+        watches = vault.watches
         found = watches.list(
-            caller=caller_for(as_agent, watches.vault), include_cancelled=all_watches
+            caller=caller_for(as_agent, vault), include_cancelled=all_watches
         )
     data = found.to_dict()
     if json_out:
@@ -264,8 +265,9 @@ def show(
     json_out: JsonOption = False,
 ) -> None:
     """Show one watch with its recent runs, their diffs and errors."""
-    with _watches() as watches:
-        found = watches.show(watch_id, caller=caller_for(as_agent, watches.vault), runs=runs)
+    with opened() as vault:
+        watches = vault.watches
+        found = watches.show(watch_id, caller=caller_for(as_agent, vault), runs=runs)
     _emit_watch(found.to_dict(), json_out, "watch")
 
 
@@ -342,9 +344,10 @@ def reminders(
     """List reminders that came due and are not acknowledged; `reminders ack ID` clears one."""
     if ctx.invoked_subcommand is not None:
         return
-    with _watches() as watches:
+    with opened() as vault:
+        watches = vault.watches
         found = watches.reminders(
-            caller=caller_for(as_agent, watches.vault), include_acked=all_reminders
+            caller=caller_for(as_agent, vault), include_acked=all_reminders
         )
     data = found.to_dict()
     if json_out:

@@ -15,7 +15,7 @@ from privault.ask.pipeline import AskReply
 from privault.caller import Caller
 from privault.interfaces.mcp.runtime import Outcome, ToolRuntime
 from privault.interfaces.mcp.tools import READ
-from privault.results import Privacy
+from privault.vault.results import Privacy
 
 
 class AskCitation(BaseModel):
@@ -46,10 +46,9 @@ class AskResult(BaseModel):
 
 
 def _privacy(reply: AskReply) -> Privacy:
-    context = reply.held_back.get("context") or {}
-    held = {kind: int(count) for kind, count in context.items()}
-    if reply.held_back.get("leak_masks"):
-        held["answer_masks"] = int(reply.held_back["leak_masks"])
+    held = {kind: int(count) for kind, count in reply.held_back.context.items()}
+    if reply.held_back.leak_masks:
+        held["answer_masks"] = reply.held_back.leak_masks
     return Privacy(reply.policy, reply.mode, held)
 
 

@@ -1,7 +1,7 @@
 """The structured output of every MCP tool, as pydantic models (their JSON schema is published
 to the client as each tool's `outputSchema`).
 
-Each mirrors the `to_dict()` shape of a facade result (see `privault.results`), so the MCP
+Each mirrors the `to_dict()` shape of a facade result (see `privault.vault.results`), so the MCP
 reply and `privault ... --json` read the same. Fields may be added, never renamed.
 """
 

@@ -34,11 +34,9 @@ from privault.errors import (
     PrivaultError,
     VaultError,
 )
-from privault.results import Privacy
-from privault.store import audit
-from privault.store.audit import AuditEntry
-from privault.store.connection import write
 from privault.vault import Vault
+from privault.vault.agents import AuditEntry
+from privault.vault.results import Privacy
 
 T = TypeVar("T")
 CallerResolver = Callable[[Any], Caller]  # (the transport's request or None) -> Caller
@@ -121,16 +119,17 @@ class ToolRuntime:
         self, tool: str, body: Callable[[Caller], tuple[T, Outcome]], *, writes: bool
     ) -> T:
         caller = self.caller()
-        conn = self.vault.conn
+        log = self.vault.audit
         state = _current_call.get()
         if state is not None:
             state.audited = True  # success or failure, the body records its own row
 
         def run() -> T:
             try:
-                with write(conn) if writes else nullcontext():  # a read audits in its own write
+                # A read audits in its own write.
+                with log.transaction() if writes else nullcontext():
                     result, outcome = body(caller)
-                    audit.record(conn, _entry(caller, tool, outcome))
+                    log.record(_entry(caller, tool, outcome))
                 return result
             except PrivaultError as exc:
                 # The write (if any) rolled back; the failure gets a row of its own.
@@ -145,15 +144,14 @@ class ToolRuntime:
     def _record_failure(self, agent: str, tool: str, exc: PrivaultError | None) -> None:
         reason = f"{error_code(exc)}: {exc}" if exc else "internal error"
         refused = isinstance(exc, REFUSALS)
-        audit.record(
-            self.vault.conn,
-            AuditEntry(agent=agent, tool=tool, ok=False, refused=refused, reason=reason),
+        self.vault.audit.record(
+            AuditEntry(agent=agent, tool=tool, ok=False, refused=refused, reason=reason)
         )
 
     async def record_rejected(self, agent: str, tool: str, reason: str) -> None:
         """Audit a call that never reached its body (bad arguments, unknown tool)."""
         entry = AuditEntry(agent=agent, tool=tool[:100], ok=False, reason=reason)
-        await self.in_vault(lambda: audit.record(self.vault.conn, entry))
+        await self.in_vault(lambda: self.vault.audit.record(entry))
 
 
 def _entry(caller: Caller, tool: str, outcome: Outcome) -> AuditEntry:

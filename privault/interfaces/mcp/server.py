@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from mcp.server import MCPServer
 
-from privault import __version__
-from privault.caller import Caller
 from privault.interfaces.agents import known_caller
 from privault.interfaces.mcp import ask_tools, statement_tools, tools, watch_tools
 from privault.interfaces.mcp.runtime import CallerMiddleware, CallerResolver, ToolRuntime
 from privault.vault import Vault
+from privault.version import __version__
 
 INSTRUCTIONS = """\
 privault is the user's private memory: notes, files and saved web pages.
@@ -42,11 +41,6 @@ def server_for(runtime: ToolRuntime) -> MCPServer:
     for module in (tools, statement_tools, watch_tools, ask_tools):
         module.register(server, runtime)
     return server
-
-
-def for_caller(vault: Vault, caller: Caller) -> MCPServer:
-    """A server that serves a fixed caller (in-process use and tests)."""
-    return build_server(vault, lambda _request: caller)
 
 
 def for_agent(vault: Vault, name: str) -> MCPServer:

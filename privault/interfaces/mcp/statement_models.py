@@ -1,4 +1,4 @@
-"""Structured output of the statement tools (mirrors `privault.statement_results` to_dict)."""
+"""Structured output of the statement tools (mirrors `privault.vault.statement_results` to_dict)."""
 
 from __future__ import annotations
 

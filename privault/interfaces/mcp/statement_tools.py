@@ -59,7 +59,7 @@ def _replies(found: Any) -> tuple[StatementsReply, Outcome]:
 
 def register(server: MCPServer, runtime: ToolRuntime) -> None:
     """Add the statement tools to `server` (the vault must have `statements`)."""
-    facts = runtime.vault.statements  # type: ignore[attr-defined]
+    facts = runtime.vault.statements
     runtime.write_tools |= WRITE_TOOLS
 
     @server.tool(annotations=WRITE)

@@ -12,7 +12,6 @@ from mcp.server import MCPServer
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from privault import shelves
 from privault.caller import Caller
 from privault.errors import NotFound
 from privault.interfaces.mcp.models import (
@@ -130,9 +129,10 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
                 tree = vault.tree(doc_id, caller=caller)
                 outline = Outline.model_validate(tree.to_dict())
                 return TreeResult(document=outline), Outcome([tree.doc_id])
-            listed, privacy = vault.docs(caller=caller, shelf=shelf, kind=kind, limit=limit)
-            entries = [DocumentEntry.model_validate(doc) for doc in listed]
-            return TreeResult(documents=entries), Outcome([e.doc_id for e in entries], privacy)
+            listed = vault.docs(caller=caller, shelf=shelf, kind=kind, limit=limit)
+            entries = [DocumentEntry.model_validate(doc.to_dict()) for doc in listed.documents]
+            outcome = Outcome([e.doc_id for e in entries], listed.privacy)
+            return TreeResult(documents=entries), outcome
 
         return await runtime.read("memory_tree", body)
 
@@ -175,7 +175,7 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
         and whether you may write. Use a shelf name to narrow searches or to file a note."""
 
         def body(caller: Caller) -> tuple[ShelvesResult, Outcome]:
-            found = shelves.visible(vault.conn, caller)
+            found = vault.shelves.visible(caller)
             entries = [ShelfEntry.model_validate(s.to_dict(for_owner=False)) for s in found]
             result = ShelvesResult(shelves=entries, can_write=not caller.read_only)
             return result, Outcome()
@@ -202,7 +202,7 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
         text again is harmless (status `unchanged`)."""
 
         def body(caller: Caller) -> tuple[RememberResult, Outcome]:
-            if shelf not in {s.name for s in shelves.visible(vault.conn, caller)}:
+            if shelf not in {s.name for s in vault.shelves.visible(caller)}:
                 # Same answer for a missing and a hidden shelf: agents cannot probe names.
                 raise NotFound(f"no shelf {shelf!r} (see list_shelves)")
             added = vault.note(

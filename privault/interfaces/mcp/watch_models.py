@@ -1,4 +1,4 @@
-"""Structured output of the watch tools (mirrors `privault.watch_results` to_dict)."""
+"""Structured output of the watch tools (mirrors `privault.vault.watch_results` to_dict)."""
 
 from __future__ import annotations
 

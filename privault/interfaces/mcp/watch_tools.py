@@ -14,7 +14,6 @@ from mcp.server import MCPServer
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from privault import shelves
 from privault.caller import Caller
 from privault.errors import NotFound
 from privault.interfaces.mcp.runtime import Outcome, ToolRuntime
@@ -89,7 +88,7 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
         watch with its id (for cancel_watch) and next_run_at."""
 
         def body(caller: Caller) -> tuple[WatchReply, Outcome]:
-            if shelf not in {s.name for s in shelves.visible(vault.conn, caller)}:
+            if shelf not in {s.name for s in vault.shelves.visible(caller)}:
                 # Same answer for a missing and a hidden shelf: agents cannot probe names.
                 raise NotFound(f"no shelf {shelf!r} (see list_shelves)")
             added = watches.add(kind, target, caller=caller, every=every, at=at, shelf=shelf)

@@ -8,10 +8,7 @@ into token-budgeted context packs. Every text it returns went through the `Readi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from privault.reading import Reading
-from privault.results import ContextSection, DocumentTree, Hit, Privacy, SectionView, TreeNode
 from privault.retrieval import packing, periods, search
 from privault.retrieval.embedder import Embedder
 from privault.retrieval.fts import Filters
@@ -19,6 +16,17 @@ from privault.retrieval.vectors import VectorIndex
 from privault.store import documents, sections
 from privault.store.connection import Connection
 from privault.timeutil import to_iso
+from privault.vault.context import VaultContext
+from privault.vault.reading import Reading
+from privault.vault.results import (
+    ContextSection,
+    DocumentEntry,
+    DocumentTree,
+    Hit,
+    Privacy,
+    SectionView,
+    TreeNode,
+)
 
 EXCERPT_CHARS = 1500  # a section longer than this comes back as an excerpt around its hit
 CANDIDATES = 60  # chunk hits considered before grouping and packing
@@ -31,6 +39,11 @@ class Finder:
     conn: Connection
     vectors: VectorIndex
     embedder: Embedder
+
+    @classmethod
+    def of(cls, context: VaultContext) -> Finder:
+        """The finder over an open vault's indexes."""
+        return cls(context.conn, context.engines.vectors, context.embedder)
 
     def hits(self, query: str, filters: Filters, limit: int) -> list[search.ChunkHit]:
         """Fused chunk hits for a (PII-free) query."""
@@ -120,13 +133,7 @@ class Finder:
     def read(self, reading: Reading, section: sections.SectionRow) -> SectionView:
         """One whole section, gated (its privacy summary is filled in by the facade)."""
         gated = reading.section(section)
-        children = tuple(
-            node
-            for (node,) in self.conn.execute(
-                "SELECT node_id FROM sections WHERE parent_node = ? ORDER BY position",
-                (section.node_id,),
-            )
-        )
+        children = sections.child_nodes(self.conn, section.node_id)
         return SectionView(
             node_id=section.node_id,
             doc_id=section.doc_id,
@@ -158,14 +165,23 @@ class Finder:
 
     def listing(
         self, reading: Reading, doc: documents.Document, *, with_source: bool
-    ) -> dict[str, Any]:
+    ) -> DocumentEntry:
         """A document's list entry with its title gated; paths only for the owner (they
         name people and places)."""
-        data = doc.to_dict()
-        data["title"] = reading.label(doc.id, doc.shelf, doc.title)
-        if not with_source:
-            data.pop("source")
-        return data
+        return DocumentEntry(
+            doc_id=doc.id,
+            kind=doc.kind,
+            title=reading.label(doc.id, doc.shelf, doc.title),
+            source=doc.source if with_source else None,
+            shelf=doc.shelf,
+            tags=doc.tags,
+            created_at=doc.created_at,
+            updated_at=doc.updated_at,
+            untrusted=doc.untrusted,
+            current=doc.current,
+            previous_id=doc.previous_id,
+            with_source=with_source,
+        )
 
 
 def excerpt_window(text: str, hit: tuple[int, int], size: int) -> tuple[int, int]:

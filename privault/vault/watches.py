@@ -17,7 +17,7 @@ nothing of callers or privacy. Here:
   like a statement that was never scanned (`WatchView`). Every reply carries the
   `Privacy` summary.
 * **Where results go.** `WatchFiler` is the `Filer` the poll loop writes through: the
-  vault's own write path, as the owner (see its docstring).
+  document write path, as the owner (see its docstring).
 
 The watches package pulls in httpx (~0.3 s to import); every CLI command opens a vault, so
 it is imported only when a watch operation runs.
@@ -30,10 +30,11 @@ from typing import TYPE_CHECKING
 
 from privault.caller import Caller
 from privault.errors import AccessDenied, InputError, NotFound
-from privault.store.connection import row
-from privault.vault_statements import Time, to_ms
-from privault.watch_filer import WatchFiler
-from privault.watch_results import (
+from privault.store import watches as watch_store
+from privault.timeutil import Time, to_ms
+from privault.vault.context import VaultContext
+from privault.vault.watch_filer import WatchFiler
+from privault.vault.watch_results import (
     PollResponse,
     ReminderList,
     ReminderResponse,
@@ -46,7 +47,6 @@ from privault.watches import reminders as reminder_store
 from privault.watches.model import Watch, WatchRun
 
 if TYPE_CHECKING:
-    from privault.vault import Vault
     from privault.watches.actions import SearchBackend
     from privault.watches.fetcher import Fetcher
 
@@ -63,13 +63,14 @@ class VaultWatches:
 
     def __init__(
         self,
-        vault: Vault,
+        context: VaultContext,
         *,
         search: SearchBackend | str | None = None,
         fetcher: Fetcher | None = None,
     ) -> None:
-        self.vault = vault
-        self.filer = WatchFiler(vault)
+        self._context = context
+        self._conn = context.conn
+        self.filer = WatchFiler(context)
         self.search_backend = search
         self._fetcher = fetcher
 
@@ -97,7 +98,7 @@ class VaultWatches:
         return SearchBackend(chosen) if isinstance(chosen, str) else chosen
 
     def _writer(self, caller: Caller) -> WatchView:
-        view = WatchView(self.vault, caller)  # unknown callers are refused first
+        view = WatchView(self._context.privacy, caller)  # unknown callers are refused first
         if caller.read_only:
             raise AccessDenied(f"agent {caller.name} is read-only")
         return view
@@ -105,8 +106,8 @@ class VaultWatches:
     def _visible(self, watch_id: str, caller: Caller) -> Watch:
         from privault.watches.manage import get_watch
 
-        watch = get_watch(self.vault.conn, watch_id)
-        if watch.shelf in self.vault.hidden_shelves(caller):
+        watch = get_watch(self._conn, watch_id)
+        if watch.shelf in self._context.hidden_shelves(caller):
             raise NotFound(f"no watch {watch_id!r}; `privault watch list` shows the ids")
         return watch
 
@@ -141,12 +142,12 @@ class VaultWatches:
         """Add a watch: `every` an interval (`1h30m`) or cron expression, `at` a first (or
         only) run as ISO 8601 text or epoch ms. `fetch_pages` (search watches) files the
         text of each new result page too."""
-        from privault import ingest
+        from privault.vault import ingest
         from privault.watches.manage import add_watch
 
         view = self._writer(caller)
         shelf = ingest.check_shelf(shelf)
-        if shelf in self.vault.hidden_shelves(caller):
+        if shelf in self._context.hidden_shelves(caller):
             raise NotFound(f"no shelf {shelf!r}")
         if not caller.is_owner and kind == "folder":
             raise AccessDenied("agents cannot watch folders: only the owner gives file access")
@@ -155,7 +156,7 @@ class VaultWatches:
         if fetch_pages and kind != "search":
             raise InputError("fetch_pages applies to search watches only")
         watch = add_watch(
-            self.vault.conn,
+            self._conn,
             kind,
             target,
             every=every,
@@ -171,9 +172,9 @@ class VaultWatches:
         """One watch with its most recent runs (errors included), newest first."""
         from privault.watches.manage import watch_runs
 
-        view = WatchView(self.vault, caller)
+        view = WatchView(self._context.privacy, caller)
         watch = self._visible(watch_id, caller)
-        return self._one(watch, view, tuple(watch_runs(self.vault.conn, watch.id, limit=runs)))
+        return self._one(watch, view, tuple(watch_runs(self._conn, watch.id, limit=runs)))
 
     def cancel(self, watch_id: str, *, caller: Caller) -> WatchResponse:
         """Stop a watch for good; its runs and what it filed are kept."""
@@ -181,7 +182,7 @@ class VaultWatches:
 
         view = self._writer(caller)
         self._changeable(watch_id, caller)
-        return self._one(cancel_watch(self.vault.conn, watch_id), view)
+        return self._one(cancel_watch(self._conn, watch_id), view)
 
     def pause(self, watch_id: str, *, caller: Caller) -> WatchResponse:
         """Stop planning runs until resumed."""
@@ -189,7 +190,7 @@ class VaultWatches:
 
         view = self._writer(caller)
         self._changeable(watch_id, caller)
-        return self._one(pause_watch(self.vault.conn, watch_id), view)
+        return self._one(pause_watch(self._conn, watch_id), view)
 
     def resume(self, watch_id: str, *, caller: Caller) -> WatchResponse:
         """Plan runs again from the next planned time (runs missed while paused are skipped)."""
@@ -197,7 +198,7 @@ class VaultWatches:
 
         view = self._writer(caller)
         self._changeable(watch_id, caller)
-        return self._one(resume_watch(self.vault.conn, watch_id), view)
+        return self._one(resume_watch(self._conn, watch_id), view)
 
     def run(
         self,
@@ -213,7 +214,7 @@ class VaultWatches:
         view = self._writer(caller)
         watch = self._changeable(watch_id, caller)
         done = run_now(
-            self.vault.conn,
+            self._conn,
             self.filer,
             self.fetcher,
             watch.id,
@@ -231,17 +232,17 @@ class VaultWatches:
         """
         from privault.watches.poll import poll
 
-        view = WatchView(self.vault, caller)
+        view = WatchView(self._context.privacy, caller)
         if not caller.is_owner:
             raise AccessDenied("only the owner (or the scheduler) polls every watch")
         report = poll(
-            self.vault.conn,
+            self._conn,
             self.filer,
             self.fetcher,
             now_ms=to_ms(now, "now"),
             search=self._backend(search),
         )
-        shelves = dict(self.vault.conn.execute("SELECT id, shelf FROM watches").fetchall())
+        shelves = watch_store.shelves_of_watches(self._conn)
         runs = tuple(view.run(run, shelves.get(run.watch_id, "default")) for run in report.runs)
         return PollResponse(dataclasses.replace(report, runs=runs), view.privacy)
 
@@ -249,21 +250,19 @@ class VaultWatches:
 
     def reminders(self, *, caller: Caller, include_acked: bool = False) -> ReminderList:
         """Reminders that came due and are not acknowledged (all of them on request)."""
-        view = WatchView(self.vault, caller)
-        hidden = set(self.vault.hidden_shelves(caller))
-        found = reminder_store.list_reminders(self.vault.conn, include_acked=include_acked)
+        view = WatchView(self._context.privacy, caller)
+        hidden = set(self._context.hidden_shelves(caller))
+        found = reminder_store.list_reminders(self._conn, include_acked=include_acked)
         shown = tuple(view.reminder(item) for item in found if item.shelf not in hidden)
         return ReminderList(shown, view.privacy)
 
     def ack(self, reminder_id: str, *, caller: Caller) -> ReminderResponse:
         """Acknowledge a reminder so it is no longer due (twice changes nothing)."""
         view = self._writer(caller)
-        found = row(self.vault.conn, "SELECT shelf FROM reminders WHERE id = ?", (reminder_id,))
-        if found is not None and found["shelf"] in self.vault.hidden_shelves(caller):
-            found = None
-        if found is None:
+        shelf = watch_store.reminder_shelf(self._conn, reminder_id)
+        if shelf is None or shelf in self._context.hidden_shelves(caller):
             raise NotFound(f"no reminder {reminder_id!r}; `privault reminders` lists them")
-        acked = reminder_store.ack_reminder(self.vault.conn, reminder_id)
+        acked = reminder_store.ack_reminder(self._conn, reminder_id)
         return ReminderResponse(view.reminder(acked), view.privacy)
 
     # Last in the class: below this name, `list` would mean this method to a type checker.
@@ -271,8 +270,8 @@ class VaultWatches:
         """Watches, oldest first (cancelled ones only when asked for)."""
         from privault.watches.manage import list_watches
 
-        view = WatchView(self.vault, caller)
-        hidden = set(self.vault.hidden_shelves(caller))
-        found = list_watches(self.vault.conn, include_cancelled=include_cancelled)
+        view = WatchView(self._context.privacy, caller)
+        hidden = set(self._context.hidden_shelves(caller))
+        found = list_watches(self._conn, include_cancelled=include_cancelled)
         shown = tuple(view.watch(watch) for watch in found if watch.shelf not in hidden)
         return WatchList(shown, view.privacy)

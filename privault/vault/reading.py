@@ -1,20 +1,22 @@
 """One response's view of the vault for one caller: the single place text is gated.
 
 Every text a read returns — section text, excerpt, title, breadcrumb — goes through a
-`Reading`. It picks the policy for the caller and the section's shelf, keeps one `Gate`
-per policy for the whole response (so `<PERSON_1>` is the same person throughout), and
-applies spans stored at write time. It never returns text that did not pass a gate.
+`Reading`. It is made once per response (`PrivacyRuntime.reading`) with the caller's
+policy already resolved, cuts the caller's query once (`query`), picks the policy for each
+section's shelf, keeps one `Gate` per policy for the whole response (so `<PERSON_1>` is the
+same person throughout), and applies spans stored at write time. It never returns text that
+did not pass a gate.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from privault.privacy.gate import Gate, GatedText
+from privault.privacy.gate import Gate, GatedText, SpanSource
 from privault.privacy.policy import Policy
 from privault.privacy.spans import Span
-from privault.results import Privacy
 from privault.store.sections import SectionRow
+from privault.vault.results import Privacy
 
 SpanLoader = Callable[[Sequence[int]], dict[int, list[Span]]]
 LabelLoader = Callable[[str, str], list[Span]]
@@ -35,16 +37,37 @@ class Reading:
 
     def __init__(
         self,
+        *,
+        base: Policy,
+        detector: Callable[[], SpanSource],
         policy_for_shelf: Callable[[str], Policy],
         load_spans: SpanLoader,
         load_label_spans: LabelLoader,
     ) -> None:
+        self.base = base  # the caller's policy before any shelf makes it stricter
+        self._detector = detector  # called only to cut a gated caller's query
+        self._queries: dict[str, str] = {}
         self._policy_for_shelf = policy_for_shelf
         self._load_spans = load_spans
         self._load_label_spans = load_label_spans
         self._gates: dict[str, Gate] = {}
         self._shelf_policies: dict[str, Policy] = {}
         self._spans: dict[int, list[Span]] = {}
+
+    def query(self, text: str) -> str:
+        """The caller's query as matching may use it: PII cut out for a gated caller.
+
+        Cut once per response: search, context, ask and the statements they add all match
+        the same text, and the kinds removed are reported once.
+        """
+        if text not in self._queries:
+            self._queries[text] = self.gate_for(self.base).query(text, self._detector()).text
+        return self._queries[text]
+
+    @property
+    def base_gate(self) -> Gate:
+        """The response's gate for the caller's own policy."""
+        return self.gate_for(self.base)
 
     def gate(self, shelf: str) -> Gate:
         """The response's gate for a shelf's policy."""
@@ -93,9 +116,9 @@ class Reading:
         """A section's breadcrumb with each heading gated."""
         return tuple(self.label(section.doc_id, section.shelf, part) for part in section.breadcrumb)
 
-    def privacy(self, fallback: Policy) -> Privacy:
+    def privacy(self) -> Privacy:
         """What the response was gated by and held back (the strictest policy used wins)."""
-        gates = list(self._gates.values()) or [Gate(fallback)]
+        gates = list(self._gates.values()) or [Gate(self.base)]
         order = {"off": 0, "redact": 1, "refuse": 2}
         main = max(gates, key=lambda gate: order.get(gate.policy.mode, 3))
         held: dict[str, int] = {}

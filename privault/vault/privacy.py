@@ -12,7 +12,6 @@ refuses every gated operation with a `PolicyError` instead of falling back to an
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,17 +21,21 @@ from pydantic import ValidationError
 
 from privault.caller import Caller
 from privault.errors import PolicyError
-from privault.ingest import Draft
 from privault.privacy.access import AccessConfig, policy_for
 from privault.privacy.detector import Detector, DetectorConfig
 from privault.privacy.overrides import apply_overrides
 from privault.privacy.policy import Policy, PolicySet
 from privault.privacy.recognizers import find_known_entities
 from privault.privacy.spans import Span
-from privault.reading import Reading
-from privault.store import pii
-from privault.store.connection import Connection, write
+from privault.statements import known_entity_names
+from privault.store import label_spans as label_store
+from privault.store import pii, shelves
+from privault.store import sections as section_store
+from privault.store.connection import Connection
 from privault.store.sections import IndexedSection
+from privault.vault.ingest import Draft
+from privault.vault.reading import Reading
+from privault.vault.status import PrivacyStatus
 
 
 class SpanDetector(Protocol):
@@ -58,11 +61,12 @@ class Scan:
     detector_version: str
 
 
-KnownEntities = Callable[[Connection], dict[str, str]]
+DetectorFactory = Callable[[DetectorConfig], SpanDetector]
 
 
-def _no_statement_entities(conn: Connection) -> dict[str, str]:
-    return {}
+def statement_known_entities(conn: Connection) -> dict[str, str]:
+    """Statement entity names as known entities for the detector (every one a PERSON)."""
+    return {name: "PERSON" for name in known_entity_names(conn)}
 
 
 class PrivacyRuntime:
@@ -74,14 +78,12 @@ class PrivacyRuntime:
         policies_dir: Path | None,
         config: dict[str, Any],
         *,
-        detector_factory: Callable[[DetectorConfig], SpanDetector] | None = None,
-        statement_entities: KnownEntities = _no_statement_entities,
+        detector_factory: DetectorFactory = Detector,
     ) -> None:
         self.conn = conn
         self._policies_dir = policies_dir
         self._raw_config = config
         self._detector_factory = detector_factory
-        self._statement_entities = statement_entities
         self._policies: PolicySet | None = None
         self._access: AccessConfig | None = None
         self._detector: SpanDetector | None = None
@@ -114,15 +116,14 @@ class PrivacyRuntime:
 
     def policy_for(self, caller: Caller, shelf: str) -> Policy:
         """The policy for a caller reading a shelf."""
-        found = self.conn.execute("SELECT policy FROM shelves WHERE name = ?", (shelf,)).fetchone()
-        return policy_for(caller, found[0] if found else None, self.access, self.policies)
+        return policy_for(caller, shelves.policy_of(self.conn, shelf), self.access, self.policies)
 
     # ---- detection -------------------------------------------------------------------
 
     def known_entities(self) -> dict[str, str]:
         """Names the vault knows (owner marks and statement entities): value → kind."""
         if self._known is None:
-            known = dict(self._statement_entities(self.conn))
+            known = statement_known_entities(self.conn)
             known.update(pii.marked_values(self.conn))
             self._known = known
         return self._known
@@ -137,8 +138,7 @@ class PrivacyRuntime:
         """The detector for the current policies and known entities."""
         if self._detector is None:
             config = DetectorConfig.build(self.policies, self.known_entities())
-            factory = self._detector_factory or Detector  # looked up late: tests patch it
-            self._detector = factory(config)
+            self._detector = self._detector_factory(config)
         return self._detector
 
     def scan_drafts(
@@ -183,14 +183,7 @@ class PrivacyRuntime:
         """Store a document's spans (inside the caller's write transaction)."""
         for section_id, spans in zip(section_ids, scan.sections, strict=True):
             pii.save_spans(self.conn, section_id, spans, scan.detector_version)
-        self.conn.execute("DELETE FROM label_spans WHERE doc_id = ?", (doc_id,))
-        self.conn.executemany(
-            "INSERT INTO label_spans (doc_id, label, spans, detector_version) VALUES (?,?,?,?)",
-            [
-                (doc_id, label, _dump(spans), scan.detector_version)
-                for label, spans in scan.labels.items()
-            ],
-        )
+        label_store.replace(self.conn, doc_id, scan.labels, scan.detector_version)
 
     def rescan(self, limit: int = 200) -> int:
         """Re-scan sections whose spans came from another detector version; return count."""
@@ -198,28 +191,19 @@ class PrivacyRuntime:
         pending = pii.sections_to_scan(self.conn, detector.version, limit)
         for section_id, text, _heading in pending:
             pii.save_spans(self.conn, section_id, detector.detect(text), detector.version)
-        stale = self.conn.execute(
-            "SELECT doc_id, label FROM label_spans WHERE detector_version != ? LIMIT ?",
-            (detector.version, limit),
-        ).fetchall()
-        found = [
-            (_dump(detector.detect(label)), detector.version, doc_id, label)
-            for doc_id, label in stale
-        ]
-        with write(self.conn):
-            self.conn.executemany(
-                "UPDATE label_spans SET spans = ?, detector_version = ? "
-                "WHERE doc_id = ? AND label = ?",
-                found,
-            )
+        stale = label_store.stale(self.conn, detector.version, limit)
+        found = [(doc_id, label, detector.detect(label)) for doc_id, label in stale]
+        label_store.update(self.conn, found, detector.version)
         return len(pending) + len(stale)
 
     # ---- reading ---------------------------------------------------------------------
 
     def reading(self, caller: Caller) -> Reading:
-        """A gate set for one response to `caller`."""
-        self.base_policy(caller)  # an unknown caller or broken policy refuses up front
+        """The gates of one response to `caller`, its policy resolved once, here: an unknown
+        caller or a broken policy refuses up front."""
         return Reading(
+            base=self.base_policy(caller),
+            detector=lambda: self.detector,
             policy_for_shelf=lambda shelf: self.policy_for(caller, shelf),
             load_spans=self._load_spans,
             load_label_spans=self._load_label_spans,
@@ -227,14 +211,7 @@ class PrivacyRuntime:
 
     def _load_spans(self, section_ids: Sequence[int]) -> dict[int, list[Span]]:
         stored = pii.load_spans(self.conn, section_ids)
-        marks = ",".join("?" * len(section_ids))
-        facts = {
-            sid: (doc_id, node_id, text)
-            for sid, doc_id, node_id, text in self.conn.execute(
-                f"SELECT id, doc_id, node_id, text FROM sections WHERE id IN ({marks})",
-                list(section_ids),
-            )
-        }
+        facts = section_store.section_texts(self.conn, section_ids)
         overrides = pii.list_overrides(self.conn, sorted({f[0] for f in facts.values()}))
         known = self.known_entities()
         result = {}
@@ -244,33 +221,24 @@ class PrivacyRuntime:
         return result
 
     def _load_label_spans(self, doc_id: str, label: str) -> list[Span]:
-        found = self.conn.execute(
-            "SELECT spans FROM label_spans WHERE doc_id = ? AND label = ?", (doc_id, label)
-        ).fetchone()
-        spans = _load(found[0]) if found else []
-        if found is None:
-            # A label never scanned (should not happen): scan it now rather than show it.
-            spans = self.detector.detect(label)
+        found = label_store.get(self.conn, doc_id, label)
+        # A label never scanned (should not happen): scan it now rather than show it.
+        spans = self.detector.detect(label) if found is None else found
         spans += find_known_entities(label, self.known_entities())
         overrides = pii.list_overrides(self.conn, [doc_id])
         return apply_overrides(label, spans, overrides, doc_id=doc_id)
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> PrivacyStatus:
         """Detector version and how many sections wait for a re-scan."""
         try:
             version = self.detector.version
         except Exception as exc:  # status must report a broken policy, not crash on it
-            return {"error": str(exc)}
-        (pending,) = self.conn.execute(
-            "SELECT count(*) FROM sections s LEFT JOIN pii_scans p ON p.section_id = s.id "
-            "WHERE p.section_id IS NULL OR p.detector_version != ?",
-            (version,),
-        ).fetchone()
-        return {
-            "detector_version": version,
-            "sections_to_rescan": pending,
-            "policies": self.policies.names(),
-        }
+            return PrivacyStatus(error=str(exc))
+        return PrivacyStatus(
+            detector_version=version,
+            sections_to_rescan=pii.sections_to_rescan_count(self.conn, version),
+            policies=tuple(self.policies.names()),
+        )
 
 
 LABEL_CONTEXT_CHARS = 300
@@ -289,13 +257,3 @@ def label_text(label: str, body: str) -> str:
     """The text a label is scanned in: the label, a blank line, its document's opening."""
     prose = (line for line in body.splitlines() if not line.lstrip().startswith("#"))
     return f"{label}\n\n{' '.join(prose)[:LABEL_CONTEXT_CHARS]}"
-
-
-def _dump(spans: Sequence[Span]) -> str:
-    return json.dumps([[s.start, s.end, s.kind, s.score, s.source] for s in spans])
-
-
-def _load(data: str) -> list[Span]:
-    return [
-        Span(int(a), int(b), str(k), float(sc), str(src)) for a, b, k, sc, src in json.loads(data)
-    ]

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 from privault.caller import Caller
 from privault.privacy.recognizers import find_known_entities
-from privault.results import Privacy
+from privault.vault.results import Privacy
 from privault.watches.model import Reminder, Watch, WatchRun
 
 if TYPE_CHECKING:
-    from privault.vault import Vault
+    from privault.vault.privacy import PrivacyRuntime
     from privault.watches.poll import PollReport  # pulls in httpx; opening a vault should not
 
 FOLDER_FOR_AGENTS = "<FOLDER>"  # a path names people and places; agents get the watch id
@@ -110,10 +110,9 @@ class ReminderResponse:
 class WatchView:
     """Gates the texts of one response about watches for one caller."""
 
-    def __init__(self, vault: Vault, caller: Caller) -> None:
-        self._runtime = vault.privacy
-        self.reading = vault.privacy.reading(caller)  # an unknown caller is refused here
-        self._base = vault.privacy.base_policy(caller)
+    def __init__(self, runtime: PrivacyRuntime, caller: Caller) -> None:
+        self._runtime = runtime
+        self.reading = runtime.reading(caller)  # an unknown caller is refused here
         self._owner = caller.is_owner
 
     def text(self, shelf: str, value: str) -> str:
@@ -156,4 +155,4 @@ class WatchView:
     @property
     def privacy(self) -> Privacy:
         """What this response was gated by and held back."""
-        return self.reading.privacy(self._base)
+        return self.reading.privacy()

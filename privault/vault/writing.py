@@ -12,15 +12,15 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from privault import ingest
-from privault.ingest import Draft
-from privault.results import Added
 from privault.retrieval.embedder import Embedder
 from privault.retrieval.extract import SUPPORTED_SUFFIXES, extract_file
 from privault.store import documents, sections
 from privault.store.connection import Connection, write
 from privault.timeutil import now_ms
-from privault.vault_privacy import PrivacyRuntime
+from privault.vault import ingest
+from privault.vault.ingest import Draft
+from privault.vault.privacy import PrivacyRuntime
+from privault.vault.results import Added
 
 
 def note_draft(item: Mapping[str, Any], max_bytes: int) -> Draft:
@@ -74,11 +74,6 @@ def _existing(conn: Connection, draft: Draft) -> documents.Document | None:
     )
 
 
-def _section_count(conn: Connection, doc_id: str) -> int:
-    (count,) = conn.execute("SELECT count(*) FROM sections WHERE doc_id = ?", (doc_id,)).fetchone()
-    return int(count)
-
-
 def store_drafts(
     conn: Connection,
     embedder: Embedder,
@@ -97,7 +92,7 @@ def store_drafts(
                 existing.id,
                 "unchanged",
                 existing.title,
-                _section_count(conn, existing.id),
+                sections.section_count(conn, existing.id),
                 draft.source,
             )
         else:
@@ -180,13 +175,7 @@ def reindex(
     edited meanwhile is skipped (its new text was indexed by the edit). Returns (sections,
     chunks) written; `progress(done, total)` is called after each batch.
     """
-    todo = [
-        sid
-        for (sid,) in conn.execute(
-            "SELECT s.id FROM sections s JOIN documents d ON d.id = s.doc_id "
-            "WHERE d.current = 1 ORDER BY s.id"
-        )
-    ]
+    todo = sections.current_section_ids(conn)
     written = chunks = 0
     for start in range(0, len(todo), batch):
         rows = sections.sections_by_ids(conn, todo[start : start + batch])
@@ -195,15 +184,14 @@ def reindex(
         )
         with write(conn):
             for section_id, spans, texts, vectors in plans:
-                current = conn.execute("SELECT text FROM sections WHERE id = ?", (section_id,))
-                if (current.fetchone() or (None,))[0] != rows[section_id].text:
+                if sections.section_text(conn, section_id) != rows[section_id].text:
                     continue
                 sections.replace_chunks(conn, section_id, spans, texts, vectors)
                 written, chunks = written + 1, chunks + len(spans)
         if progress:
             progress(min(start + batch, len(todo)), len(todo))
     with write(conn):
-        conn.execute("DELETE FROM meta WHERE key = 'stale_chunking'")
+        sections.clear_stale_chunking(conn)
     return written, chunks
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from privault.timeutil import now_ms, to_iso
 
 if TYPE_CHECKING:  # statement_results imports this module
-    from privault.statement_results import GatedStatement
+    from privault.vault.statement_results import GatedStatement
 
 
 def age(created_at: int, now: int | None = None) -> str:
@@ -268,3 +268,53 @@ class AddReport:
             "failed": [{"path": path, "reason": reason} for path, reason in self.failed],
             "documents": [item.to_dict() for item in self.added],
         }
+
+
+@dataclass(frozen=True)
+class DocumentEntry:
+    """A document in a listing, its title gated; `source` only for the owner (paths name
+    people and places)."""
+
+    doc_id: str
+    kind: str
+    title: str
+    source: str | None
+    shelf: str
+    tags: tuple[str, ...]
+    created_at: int
+    updated_at: int
+    untrusted: bool
+    current: bool
+    previous_id: str | None
+    with_source: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form (no `source` key when it is not shown)."""
+        data: dict[str, Any] = {
+            "doc_id": self.doc_id,
+            "kind": self.kind,
+            "title": self.title,
+            "source": self.source,
+            "shelf": self.shelf,
+            "tags": list(self.tags),
+            "created_at": to_iso(self.created_at),
+            "updated_at": to_iso(self.updated_at),
+            "untrusted": self.untrusted,
+            "current": self.current,
+            "previous_id": self.previous_id,
+        }
+        if not self.with_source:
+            data.pop("source")
+        return data
+
+
+@dataclass(frozen=True)
+class DocumentList:
+    """Documents newest first, and the privacy facts of the response."""
+
+    documents: tuple[DocumentEntry, ...]
+    privacy: Privacy
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {"documents": [doc.to_dict() for doc in self.documents], **self.privacy.to_dict()}

@@ -8,17 +8,16 @@ also becomes a known entity, caught wherever it appears in the vault.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from privault.caller import Caller
 from privault.errors import AccessDenied, InputError, NotFound
 from privault.privacy.gate import Gate, GatedText
 from privault.privacy.overrides import Override
 from privault.privacy.spans import Span, normalise_kind
-from privault.store import pii
-
-if TYPE_CHECKING:
-    from privault.vault import Vault
+from privault.store import documents, pii, sections
+from privault.vault.context import VaultContext
+from privault.vault.statements import VaultStatements
 
 
 @dataclass(frozen=True)
@@ -46,28 +45,29 @@ def _owner_only(caller: Caller) -> None:
 class VaultPII:
     """The owner's PII tools for one open vault."""
 
-    def __init__(self, vault: Vault) -> None:
-        self.vault = vault
+    def __init__(self, context: VaultContext, statements: VaultStatements) -> None:
+        self._context = context
+        self._conn = context.conn
+        self._statements = statements  # statements are re-scanned with the sections
 
     def scan(self, text: str, *, caller: Caller) -> list[Span]:
         """Every span the detector finds in `text`."""
         _owner_only(caller)
-        return self.vault.privacy.detector.detect(text)
+        return self._context.privacy.detector.detect(text)
 
     def redact(self, text: str, *, caller: Caller, policy: str = "standard") -> GatedText:
         """`text` as a caller under the named policy would see it."""
         _owner_only(caller)
-        gate = Gate(self.vault.privacy.policies.resolve(policy))
+        gate = Gate(self._context.privacy.policies.resolve(policy))
         return gate.apply(text, self.scan(text, caller=caller))
 
     def _target(self, target: str) -> tuple[str, str | None]:
         """(doc id, node id or None) for a document or node id."""
-        conn = self.vault.conn
-        if conn.execute("SELECT 1 FROM documents WHERE id = ?", (target,)).fetchone():
+        if documents.exists(self._conn, target):
             return target, None
-        found = conn.execute("SELECT doc_id FROM sections WHERE node_id = ?", (target,)).fetchone()
+        found = sections.document_of_node(self._conn, target)
         if found:
-            return found[0], target
+            return found, target
         raise NotFound(f"no document or section {target!r}")
 
     def mark(self, target: str, value: str, *, caller: Caller, kind: str = "PERSON") -> Override:
@@ -91,29 +91,23 @@ class VaultPII:
             raise InputError("give the value to mark or unmark")
         doc_id, node_id = self._target(target)
         override = pii.add_override(
-            self.vault.conn, doc_id, value, action, normalise_kind(kind), node_id
+            self._conn, doc_id, value, action, normalise_kind(kind), node_id
         )
-        self.vault.privacy.forget_known()  # a marked value is a known entity from now on
+        self._context.privacy.forget_known()  # a marked value is a known entity from now on
         return override
 
     def overrides(self, *, caller: Caller, target: str | None = None) -> list[Override]:
         """The owner's overrides, of one document or all."""
         _owner_only(caller)
         doc_ids = [self._target(target)[0]] if target else None
-        return pii.list_overrides(self.vault.conn, doc_ids)
-
-    def remove_override(self, override_id: int, *, caller: Caller) -> None:
-        """Delete one override by id."""
-        _owner_only(caller)
-        pii.delete_override(self.vault.conn, override_id)
-        self.vault.privacy.forget_known()
+        return pii.list_overrides(self._conn, doc_ids)
 
     def rescan(self, *, caller: Caller, batch: int = 200) -> Rescan:
         """Re-scan every section and statement whose spans came from another detector."""
         _owner_only(caller)
         sections = statements = 0
-        while done := self.vault.privacy.rescan(batch):
+        while done := self._context.privacy.rescan(batch):
             sections += done
-        while done := self.vault.statements.rescan(batch):
+        while done := self._statements.rescan(batch):
             statements += done
-        return Rescan(sections, statements, self.vault.privacy.detector.version)
+        return Rescan(sections, statements, self._context.privacy.detector.version)

@@ -14,111 +14,67 @@ and filtering by entity is refused when entity names are identifying under its p
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from privault import statements as st
 from privault.caller import Caller
 from privault.errors import AccessDenied, InputError
 from privault.privacy.spans import Span
-from privault.reading import Reading
-from privault.results import Privacy
-from privault.statement_privacy import (
+from privault.statements import EntityCount, Statement
+from privault.store import statement_spans
+from privault.timeutil import Time, to_ms
+from privault.vault.context import VaultContext
+from privault.vault.privacy import SpanDetector
+from privault.vault.reading import Reading
+from privault.vault.statement_gate import (
     OWN_REASONS,
     StatementGate,
     StatementScan,
-    add_texts,
     metadata_texts,
-    save_scan,
     short_texts,
-    stale_statements,
 )
-from privault.statement_results import (
+from privault.vault.statement_results import (
     EntityList,
     GatedStatement,
     StatementList,
     StatementResponse,
     StatsResponse,
 )
-from privault.statements import EntityCount, Statement
-from privault.store.connection import Connection
-from privault.timeutil import parse_time
-from privault.vault_privacy import SpanDetector
-
-if TYPE_CHECKING:
-    from privault.vault import Vault
-
-Time = str | int | None
-
-
-def statement_known_entities(conn: Connection) -> dict[str, str]:
-    """Statement entity names as known entities for the detector (every one a PERSON)."""
-    return {name: "PERSON" for name in st.known_entity_names(conn)}
-
-
-def to_ms(value: Time, name: str) -> int | None:
-    """A time option as epoch ms: ISO 8601 text with an offset, or an int."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    if isinstance(value, bool):
-        raise InputError(f"{name} must be a time, not {value!r}")
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str):
-        return parse_time(value)
-    raise InputError(f"{name} must be ISO 8601 text or epoch milliseconds, not {value!r}")
 
 
 class VaultStatements:
     """Bi-temporal statements of one vault, for callers (see `privault.statements`)."""
 
-    def __init__(self, vault: Vault) -> None:
-        self.vault = vault
+    def __init__(self, context: VaultContext) -> None:
+        self._context = context
+        self.conn = context.conn
 
     # ---- plumbing --------------------------------------------------------------------
 
-    @property
-    def conn(self) -> Connection:
-        """The vault's connection."""
-        return self.vault.conn
-
     def _embed(self, texts: list[str]) -> list[list[float]]:
-        vectors: list[list[float]] = self.vault.embedder.embed(texts).tolist()
+        vectors: list[list[float]] = self._context.embedder.embed(texts).tolist()
         return vectors
 
     def _writer(self, caller: Caller) -> Reading:
-        reading = self.vault.privacy.reading(caller)  # unknown callers are refused first
+        reading = self._context.privacy.reading(caller)  # unknown callers are refused first
         if caller.read_only:
             raise AccessDenied(f"agent {caller.name} is read-only")
         return reading
 
-    def _gate(self, caller: Caller, reading: Reading) -> StatementGate:
-        privacy = self.vault.privacy
-        policy = privacy.base_policy(caller)
-        known: dict[str, str] = {}
-        if policy.mode != "off":
-            # Statement entities are merged in here too, so statements stay gated even when
-            # the runtime was built without them.
-            known = {**statement_known_entities(self.conn), **privacy.known_entities()}
-        return StatementGate(self.conn, reading.gate_for(policy), lambda: privacy.detector, known)
+    def _gate(self, reading: Reading) -> StatementGate:
+        privacy = self._context.privacy
+        known = privacy.known_entities() if reading.base.mode != "off" else {}
+        return StatementGate(self.conn, reading.base_gate, lambda: privacy.detector, known)
 
-    def _privacy(self, caller: Caller, reading: Reading) -> Privacy:
-        return reading.privacy(self.vault.privacy.base_policy(caller))
-
-    def _gated(
-        self, found: Sequence[Statement], caller: Caller, reading: Reading
-    ) -> list[GatedStatement]:
-        pairs = self._gate(caller, reading).statements(found)
+    def _gated(self, found: Sequence[Statement], reading: Reading) -> list[GatedStatement]:
+        pairs = self._gate(reading).statements(found)
         return [GatedStatement(s, s.is_current, withheld) for s, withheld in pairs]
 
-    def _one(self, found: Statement, caller: Caller, reading: Reading) -> StatementResponse:
-        return StatementResponse(
-            self._gated([found], caller, reading)[0], self._privacy(caller, reading)
-        )
+    def _one(self, found: Statement, reading: Reading) -> StatementResponse:
+        return StatementResponse(self._gated([found], reading)[0], reading.privacy())
 
-    def _many(self, found: Sequence[Statement], caller: Caller, reading: Reading) -> StatementList:
-        return StatementList(
-            tuple(self._gated(found, caller, reading)), self._privacy(caller, reading)
-        )
+    def _many(self, found: Sequence[Statement], reading: Reading) -> StatementList:
+        return StatementList(tuple(self._gated(found, reading)), reading.privacy())
 
     def _write(
         self, caller: Caller, texts: Iterable[str | None], operation: Callable[[], Statement]
@@ -130,12 +86,12 @@ class VaultStatements:
         inherits (entities, metadata of the old version) are scanned after it.
         """
         reading = self._writer(caller)
-        detector = self.vault.privacy.detector
+        detector = self._context.privacy.detector
         pre = {t: detector.detect(t) for t in dict.fromkeys(texts) if t and t.strip()}
         found = operation()
         self._store_scan(found, detector, pre)
-        self.vault.privacy.forget_known()  # its entities are known entities from now on
-        return self._one(found, caller, reading)
+        self._context.privacy.forget_known()  # its entities are known entities from now on
+        return self._one(found, reading)
 
     def _store_scan(
         self, found: Statement, detector: SpanDetector, pre: Mapping[str, list[Span]]
@@ -144,7 +100,9 @@ class VaultStatements:
             return tuple(pre[text] if text in pre else detector.detect(text))
 
         texts = {text: spans(text) for text in short_texts(found)}
-        save_scan(self.conn, found.id, StatementScan(spans(found.content), texts, detector.version))
+        statement_spans.save_scan(
+            self.conn, found.id, StatementScan(spans(found.content), texts, detector.version)
+        )
 
     # ---- writing ---------------------------------------------------------------------
 
@@ -271,7 +229,7 @@ class VaultStatements:
         heard = to_ms(attested_at, "attested_at")
         reading = self._writer(caller)
         found = st.confirm(self.conn, statement_id, source=source, attested_at=heard)
-        return self._one(found, caller, reading)
+        return self._one(found, reading)
 
     def dispute(
         self, statement_id: str, other_id: str, *, caller: Caller, reason: str | None = None
@@ -279,7 +237,7 @@ class VaultStatements:
         """Two open statements cannot both hold: both stay open, flagged with each other."""
         reading = self._writer(caller)
         pair = st.dispute(self.conn, statement_id, other_id, reason=reason)
-        return self._many(pair, caller, reading)
+        return self._many(pair, reading)
 
     def invalidate(
         self,
@@ -295,19 +253,19 @@ class VaultStatements:
         why = (reason or "").strip()
         spans = None
         if why and why not in OWN_REASONS:
-            spans = self.vault.privacy.detector.detect(why)  # before the write, as in _write
+            spans = self._context.privacy.detector.detect(why)  # before the write, as in _write
         found = st.invalidate(self.conn, statement_id, valid_to=end, reason=reason)
         if spans is not None:
-            add_texts(self.conn, statement_id, {why: spans})
-        return self._one(found, caller, reading)
+            statement_spans.add_texts(self.conn, statement_id, {why: spans})
+        return self._one(found, reading)
 
     # ---- reading ---------------------------------------------------------------------
 
     def get(self, statement_id: str, *, caller: Caller, known_at: Time = None) -> StatementResponse:
         """One statement as the vault saw it at `known_at` (default now)."""
         known = to_ms(known_at, "known_at")
-        reading = self.vault.privacy.reading(caller)
-        return self._one(st.get(self.conn, statement_id, known_at=known), caller, reading)
+        reading = self._context.privacy.reading(caller)
+        return self._one(st.get(self.conn, statement_id, known_at=known), reading)
 
     def query(
         self,
@@ -326,8 +284,8 @@ class VaultStatements:
         """Statements matching every filter (default: those that hold now, newest first)."""
         valid, known = to_ms(valid_at, "valid_at"), to_ms(known_at, "known_at")
         names = list(entities)
-        reading = self.vault.privacy.reading(caller)
-        gate = self._gate(caller, reading)
+        reading = self._context.privacy.reading(caller)
+        gate = self._gate(reading)
         if gate.mode != "off":
             if names and gate.gate.policy.counts(Span(0, 1, "PERSON", 0.9, "known")):
                 raise AccessDenied(
@@ -335,11 +293,11 @@ class VaultStatements:
                     " entity names are identifying there; search by words instead"
                 )
             if source and gate.query(source).removed:
-                return self._many([], caller, reading)  # the filter itself names someone
+                return self._many([], reading)  # the filter itself names someone
             if text and text.strip():
                 text = gate.query(text).text
                 if not text.strip():
-                    return self._many([], caller, reading)  # nothing left to match
+                    return self._many([], reading)  # nothing left to match
         found = st.query(
             self.conn,
             text=text,
@@ -353,13 +311,13 @@ class VaultStatements:
             limit=limit,
             embed=self._embed,
         )
-        return self._many(found, caller, reading)
+        return self._many(found, reading)
 
     def history(self, statement_id: str, *, caller: Caller, known_at: Time = None) -> StatementList:
         """Every version of the chain `statement_id` belongs to, oldest first."""
         known = to_ms(known_at, "known_at")
-        reading = self.vault.privacy.reading(caller)
-        return self._many(st.history(self.conn, statement_id, known_at=known), caller, reading)
+        reading = self._context.privacy.reading(caller)
+        return self._many(st.history(self.conn, statement_id, known_at=known), reading)
 
     def entities(
         self,
@@ -374,8 +332,8 @@ class VaultStatements:
         valid, known = to_ms(valid_at, "valid_at"), to_ms(known_at, "known_at")
         if min_count < 1:
             raise InputError(f"min must be at least 1, got {min_count}")
-        reading = self.vault.privacy.reading(caller)
-        gate = self._gate(caller, reading)
+        reading = self._context.privacy.reading(caller)
+        gate = self._gate(reading)
         listed = []
         found = st.entities(
             self.conn,
@@ -388,31 +346,24 @@ class VaultStatements:
             name = gate.text(item.name)
             if not name.withheld:
                 listed.append(EntityCount(name.text, gate.text(item.key).text, item.count))
-        return EntityList(tuple(listed), self._privacy(caller, reading))
+        return EntityList(tuple(listed), reading.privacy())
 
     def stats(self, *, caller: Caller) -> StatsResponse:
         """Counts: open, closed, superseded, revised, disputed."""
-        reading = self.vault.privacy.reading(caller)
-        return StatsResponse(st.stats(self.conn), self._privacy(caller, reading))
+        reading = self._context.privacy.reading(caller)
+        return StatsResponse(st.stats(self.conn), reading.privacy())
 
     # ---- for search and context ------------------------------------------------------
 
     def for_context(
-        self,
-        query: str,
-        *,
-        caller: Caller,
-        reading: Reading,
-        include_superseded: bool = False,
-        limit: int = 5,
+        self, reading: Reading, query: str, include_superseded: bool = False, limit: int = 5
     ) -> list[GatedStatement]:
-        """Statements that hold now matching `query`, gated through the response's `reading`.
+        """Statements that hold now matching `query`, gated through the response's `reading`
+        (which cut the query once for the whole response).
 
-        Pass the caller's query as given: it is cut for gated callers here, as search does.
         With `include_superseded`, closed versions come too, labelled NOT current.
         """
-        gate = self._gate(caller, reading)
-        matched = gate.query(query).text if gate.mode != "off" else query
+        matched = reading.query(query)
         if not matched.strip():
             return []
         found = st.query(
@@ -423,12 +374,12 @@ class VaultStatements:
             limit=limit,
             embed=self._embed,
         )
-        return self._gated(found, caller, reading)
+        return self._gated(found, reading)
 
     def rescan(self, limit: int = 200) -> int:
         """Scan statements never scanned or scanned by another detector version; return count."""
-        detector = self.vault.privacy.detector
-        ids = stale_statements(self.conn, detector.version, limit)
+        detector = self._context.privacy.detector
+        ids = statement_spans.stale_statements(self.conn, detector.version, limit)
         for statement_id in ids:
             self._store_scan(st.get(self.conn, statement_id), detector, {})
         return len(ids)

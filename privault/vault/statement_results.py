@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from privault.results import Privacy
 from privault.statements import EntityCount, Statement, StatementStats
 from privault.timeutil import to_iso
+from privault.vault.results import Privacy
 
 
 @dataclass(frozen=True)

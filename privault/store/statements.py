@@ -1,4 +1,5 @@
-"""Row-level pieces of statement changes, always called inside an open write transaction.
+"""The statement repository: row-level pieces of statement changes, always called inside
+an open write transaction.
 
 `open_row` is the guard every change goes through: it reads the row under the lock and
 refuses, with `Conflict`, one that another writer has already closed.
@@ -9,21 +10,9 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-import sqlite_vec
-
 from privault import timeutil
-from privault.errors import Conflict, InputError, ModelError, NotFound
-from privault.statements.model import Embed
+from privault.errors import Conflict, InputError, NotFound
 from privault.store.connection import Connection, row, rows
-
-DIMENSIONS = 384  # statements_vec is declared float[384]
-
-
-def window_start(valid_from: int | None, occurred_at: int | None, now: int) -> int:
-    """Where a new window opens: as given, else when it happened, else now."""
-    if valid_from is not None:
-        return valid_from
-    return occurred_at if occurred_at is not None else now
 
 
 def open_row(conn: Connection, statement_id: str, now: int, verb: str) -> dict[str, Any]:
@@ -154,22 +143,3 @@ def settle_disputes(conn: Connection, statement_id: str, now: int, why: str) -> 
         " WHERE (a_id = ? OR b_id = ?) AND settled_at IS NULL",
         (now, why, statement_id, statement_id),
     )
-
-
-def embed_many(embed: Embed, texts: list[str]) -> list[bytes]:
-    """Vectors for texts as float32 blobs; ModelError when the embedder answers wrongly."""
-    vectors = embed(texts)
-    if len(vectors) != len(texts):
-        raise ModelError(f"the embedder returned {len(vectors)} vectors for {len(texts)} texts")
-    for vector in vectors:
-        if len(vector) != DIMENSIONS:
-            raise ModelError(
-                f"the embedder returned {len(vector)} dimensions; statements need {DIMENSIONS}"
-            )
-    return [sqlite_vec.serialize_float32(list(vector)) for vector in vectors]
-
-
-def embed_one(embed: Embed | None, text: str) -> bytes | None:
-    """One text's vector blob, or None without an embedder."""
-    # Embedding runs before the write lock is taken: a model call must not block writers.
-    return None if embed is None else embed_many(embed, [text])[0]

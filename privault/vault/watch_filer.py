@@ -19,18 +19,19 @@ every other document: sectioned, PII-scanned at write time, indexed, gated on ev
 
 from __future__ import annotations
 
-import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from privault import ingest, writing
-from privault.caller import Caller
 from privault.store import documents
-from privault.store.connection import row, write
+from privault.store.connection import write
 from privault.timeutil import now_ms, to_iso
+from privault.vault import ingest, writing
+from privault.vault.context import VaultContext
+from privault.vault.ingest import Draft
+from privault.vault.results import Added
 
 if TYPE_CHECKING:
-    from privault.vault import Vault
     from privault.watches.actions import Filed
 
 REMOVED_TAG = "removed"
@@ -45,20 +46,26 @@ def _filed(doc_id: str, changed: bool) -> Filed:
 class WatchFiler:
     """The `privault.watches.actions.Filer` of one vault (see the module docstring)."""
 
-    def __init__(self, vault: Vault) -> None:
-        self.vault = vault
-        self._owner = Caller.owner()
+    def __init__(self, context: VaultContext) -> None:
+        self._context = context
+        self._conn = context.conn
+
+    def _store(self, drafts: Sequence[Draft], *, versioned: bool = False) -> list[Added]:
+        # The document write path itself, with the owner's rights: who may file where was
+        # decided when the watch was added.
+        context = self._context
+        return writing.store_drafts(
+            context.conn, context.embedder, context.privacy, drafts, versioned=versioned
+        )
+
+    def _page(self, url: str, title: str, text: str, shelf: str, metadata: dict) -> Added:
+        limit = self._context.settings.max_file_bytes
+        draft = writing.page_draft(url, title, text, ingest.check_shelf(shelf), metadata, limit)
+        return self._store([draft], versioned=True)[0]
 
     def file_page(self, *, url: str, title: str, text: str, shelf: str, watch_id: str) -> Filed:
         """The newest version of the page at `url`, stored only if its content changed."""
-        added = self.vault.file_page(
-            url=url,
-            title=title,
-            text=text,
-            shelf=shelf,
-            caller=self._owner,
-            metadata={"watch_id": watch_id},
-        )
+        added = self._page(url, title, text, shelf, {"watch_id": watch_id})
         return _filed(added.doc_id, added.status != "unchanged")
 
     def file_note(
@@ -80,7 +87,8 @@ class WatchFiler:
             "kind": kind,
             "source": source,
         }
-        [added] = self.vault.note_many([item], caller=self._owner)
+        draft = writing.note_draft(item, self._context.settings.max_note_bytes)
+        [added] = self._store([draft])
         return added.doc_id
 
     def file_search_result(
@@ -95,22 +103,11 @@ class WatchFiler:
     ) -> str | None:
         """A search result as a page (snippet, then the page text if fetched); None when a
         document from that URL is already on the shelf, in any version or removed."""
-        known = row(
-            self.vault.conn,
-            "SELECT 1 AS known FROM documents WHERE source = ? AND shelf = ? LIMIT 1",
-            (url, shelf),
-        )
-        if known is not None:
+        if documents.source_known(self._conn, url, shelf):
             return None
         parts = [part.strip() for part in (snippet, text or "") if part and part.strip()]
-        added = self.vault.file_page(
-            url=url,
-            title=title,
-            text="\n\n".join(parts) or title or url,
-            shelf=shelf,
-            caller=self._owner,
-            metadata={"watch_id": watch_id, "search_result": True},
-        )
+        body = "\n\n".join(parts) or title or url
+        added = self._page(url, title, body, shelf, {"watch_id": watch_id, "search_result": True})
         return added.doc_id
 
     def index_file(self, path: Path, *, shelf: str) -> Filed:
@@ -119,17 +116,16 @@ class WatchFiler:
         The tags the owner gave the file's document are kept: a re-index replaces text,
         not the owner's filing.
         """
-        conn = self.vault.conn
         shelf = ingest.check_shelf(shelf)
-        existing = documents.find_current(conn, shelf=shelf, source=str(path))
+        existing = documents.find_current(self._conn, shelf=shelf, source=str(path))
         tags = existing.tags if existing else ()
-        draft = writing.file_draft(path, shelf, tags, self.vault.settings.max_file_bytes)
-        [added] = writing.store_drafts(conn, self.vault.embedder, self.vault.privacy, [draft])
+        limit = self._context.settings.max_file_bytes
+        [added] = self._store([writing.file_draft(path, shelf, tags, limit)])
         return _filed(added.doc_id, added.status != "unchanged")
 
     def mark_removed(self, path: Path, *, shelf: str) -> bool:
         """Mark the document indexed from `path` as removed; False if there is none."""
-        conn = self.vault.conn
+        conn = self._conn
         with write(conn):
             doc = documents.find_current(conn, shelf=shelf, source=str(path))
             if doc is None:
@@ -137,9 +133,5 @@ class WatchFiler:
             now = now_ms()
             documents.retire(conn, doc.id)
             documents.set_tags(conn, doc.id, (*doc.tags, REMOVED_TAG))
-            metadata = {**doc.metadata, "removed_at": to_iso(now)}
-            conn.execute(
-                "UPDATE documents SET metadata = ?, updated_at = ? WHERE id = ?",
-                (json.dumps(metadata), now, doc.id),
-            )
+            documents.set_metadata(conn, doc.id, {**doc.metadata, "removed_at": to_iso(now)}, now)
         return True

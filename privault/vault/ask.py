@@ -10,7 +10,7 @@ own spans are masked by the caller's policy. The local model is loaded once and 
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from privault.ask.briefing import AskSection
 from privault.ask.chat import ChatModel
@@ -21,10 +21,11 @@ from privault.caller import Caller
 from privault.errors import InputError
 from privault.privacy.policy import Policy
 from privault.privacy.spans import Span
+from privault.store import shelves
 from privault.store.sections import SectionRow
-
-if TYPE_CHECKING:
-    from privault.vault import Vault
+from privault.vault.context import VaultContext
+from privault.vault.finding import Finder
+from privault.vault.privacy import PrivacyRuntime
 
 DEFAULT_CHAT_MODEL = "qwen2.5-coder-1.5b"
 MAX_QUESTION_CHARS = 2000
@@ -35,18 +36,18 @@ class VaultAsk:
 
     def __init__(
         self,
-        vault: Vault,
+        context: VaultContext,
         *,
         chat_model: str | None = None,
         chat: ChatModel | None = None,
         remote: ChatModel | None = None,
     ) -> None:
-        self.vault = vault
+        self._context = context
         self.chat_model = chat_model or DEFAULT_CHAT_MODEL
         self.remote = remote
         self._chat = chat
         self._load_lock = threading.Lock()
-        self.tokens = FollowupTokens(vault.conn)
+        self.tokens = FollowupTokens(context.conn)
 
     @property
     def chat(self) -> ChatModel:
@@ -55,7 +56,7 @@ class VaultAsk:
             if self._chat is None:
                 from privault.ask.runner import LocalChat
 
-                self._chat = LocalChat(self.vault.settings.models_dir, self.chat_model)
+                self._chat = LocalChat(self._context.settings.models_dir, self.chat_model)
             return self._chat
 
     def ask(
@@ -72,12 +73,12 @@ class VaultAsk:
             raise InputError("empty question")
         if len(question) > MAX_QUESTION_CHARS:
             raise InputError(f"the question is over {MAX_QUESTION_CHARS} characters")
-        vault = self.vault
-        reading = vault.privacy.reading(caller)
-        policy = vault.privacy.base_policy(caller)
-        matched = reading.gate_for(policy).query(question, vault.privacy.detector).text
-        filters = vault.search_filters(caller)
-        packed, out, rows = vault.finder.context(reading, matched, filters, budget)
+        context = self._context
+        reading = context.privacy.reading(caller)
+        policy = reading.base
+        matched = reading.query(question)
+        filters = context.filters(caller)
+        packed, out, rows = Finder.of(context).context(reading, matched, filters, budget)
         identifying = self._identifying_kinds()
 
         def masks(span: Span) -> bool:
@@ -102,7 +103,7 @@ class VaultAsk:
                     ),
                 )
             )
-        summary = reading.privacy(policy)
+        summary = reading.privacy()
         return run_pipeline(
             question,
             sections,
@@ -115,7 +116,7 @@ class VaultAsk:
             instruction=instruction,
             followup=followup,
             dropped=packed.dropped,
-            detect=_answer_detector(vault, policy),
+            detect=_answer_detector(context.privacy, policy),
             withheld=summary.held_back,
         )
 
@@ -127,7 +128,7 @@ class VaultAsk:
         """Every kind some non-off policy masks: what makes a section private."""
         return frozenset(
             kind
-            for policy in self.vault.privacy.policies
+            for policy in self._context.privacy.policies
             if policy.mode != "off"
             for kind in policy.identifying
         )
@@ -135,10 +136,7 @@ class VaultAsk:
     def _private(self, row: SectionRow, spans: list[Span], identifying: frozenset[str]) -> bool:
         if any(span.kind in identifying for span in spans):
             return True
-        found = self.vault.conn.execute(
-            "SELECT private FROM shelves WHERE name = ?", (row.shelf,)
-        ).fetchone()
-        return bool(found and found[0])
+        return shelves.is_private(self._context.conn, row.shelf)
 
     def close(self) -> None:
         """Free the remote client (the local model is freed with the process)."""
@@ -147,11 +145,11 @@ class VaultAsk:
             close()
 
 
-def _answer_detector(vault: Vault, policy: Policy) -> Any:
+def _answer_detector(runtime: PrivacyRuntime, policy: Policy) -> Any:
     """Spans in an answer that the caller's policy masks (dates and the like stay)."""
 
     def detect(text: str) -> list[Span]:
-        found = vault.privacy.detector.detect(text)
+        found = runtime.detector.detect(text)
         return [span for span in found if policy.counts(span)]
 
     return detect

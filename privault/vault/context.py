@@ -1,0 +1,109 @@
+"""What every capability facade of one open vault shares, and nothing more.
+
+`Vault` builds one `VaultContext` and hands it to each facade (documents, statements,
+watches, pii, ask, shelves, agents) instead of itself: a facade reaches the file, the
+settings, the privacy runtime, the embedder and shelf visibility through it, and never
+another facade through the `Vault`. The context is frozen; only the heavy engines inside
+`Engines` are loaded lazily, on first use.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from privault.caller import Caller
+from privault.errors import AccessDenied, NotFound
+from privault.retrieval.embedder import Embedder, FastEmbedder
+from privault.retrieval.fts import Filters
+from privault.retrieval.vectors import VectorIndex
+from privault.store import shelves
+from privault.store.connection import Connection
+from privault.vault.ingest import DEFAULT_MAX_NOTE_BYTES
+from privault.vault.privacy import PrivacyRuntime
+
+
+@dataclass(frozen=True)
+class VaultSettings:
+    """What the composition root decides for a vault: paths, limits, privacy config."""
+
+    models_dir: Path
+    max_note_bytes: int = DEFAULT_MAX_NOTE_BYTES
+    max_file_bytes: int = 20 * 1024 * 1024
+    policies_dir: Path | None = None  # None: the shipped policies/ folder
+    privacy: dict[str, Any] = field(default_factory=dict)  # caller/shelf → policy config
+    chat_model: str | None = None  # the local answerer (None: the default)
+    remote_chat: dict[str, Any] | None = None  # {url, model, api_key}: non-private asks only
+
+
+class Engines:
+    """The embedder (given, or loaded and hash-checked on first use) and the vector mirror."""
+
+    def __init__(self, models_dir: Path, embedder: Embedder | None = None) -> None:
+        self._models_dir = models_dir
+        self._embedder = embedder
+        self._vectors: VectorIndex | None = None
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder, loaded on first use."""
+        if self._embedder is None:
+            self._embedder = FastEmbedder(self._models_dir)
+        return self._embedder
+
+    @property
+    def vectors(self) -> VectorIndex:
+        """The in-memory vector index, built on first search."""
+        if self._vectors is None:
+            self._vectors = VectorIndex(self.embedder.dim)
+        return self._vectors
+
+
+@dataclass(frozen=True)
+class VaultContext:
+    """The open file, its settings, privacy runtime, engines, and who may see which shelf."""
+
+    conn: Connection
+    path: Path
+    settings: VaultSettings
+    privacy: PrivacyRuntime
+    engines: Engines
+
+    @property
+    def embedder(self) -> Embedder:
+        """The vault's embedder."""
+        return self.engines.embedder
+
+    def hidden_shelves(self, caller: Caller) -> tuple[str, ...]:
+        """Restricted shelves this caller may not see (none for the owner)."""
+        if caller.is_owner:
+            return ()
+        return tuple(sorted(set(shelves.restricted_names(self.conn)) - caller.shelves))
+
+    def check_write(self, caller: Caller, shelf: str) -> None:
+        """Refuse a read-only caller, and a shelf the caller cannot see (as if absent)."""
+        if caller.read_only:
+            raise AccessDenied(f"agent {caller.name} is read-only")
+        if shelf in self.hidden_shelves(caller):
+            raise NotFound(f"no shelf {shelf!r}")
+
+    def filters(
+        self,
+        caller: Caller,
+        *,
+        shelf: str | None = None,
+        kind: str | None = None,
+        tag: str | None = None,
+        since: int | None = None,
+        until: int | None = None,
+    ) -> Filters:
+        """Search filters for `caller` (its hidden shelves always excluded)."""
+        return Filters(
+            shelves=(shelf,) if shelf else None,
+            hidden=self.hidden_shelves(caller),
+            kind=kind,
+            tag=tag,
+            since=since,
+            until=until,
+        )

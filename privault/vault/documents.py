@@ -1,0 +1,270 @@
+"""Documents through the facade: write notes, files and pages; search, pack, read, list.
+
+Each operation takes the `Caller` it acts for. Every read makes one `Reading` for its
+response: the caller's policy is resolved and the query cut once, and every text returned
+(sections, titles, breadcrumbs, the statements added to search and context) passes its
+gates. Visibility (restricted shelves) comes from the context; a hidden document or node
+is the same `NotFound` as a missing one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from privault.caller import Caller
+from privault.errors import AccessDenied, InputError, NotFound
+from privault.store import documents, sections
+from privault.store.connection import write
+from privault.timeutil import now_ms
+from privault.vault import ingest, writing
+from privault.vault.context import VaultContext
+from privault.vault.finding import Finder
+from privault.vault.ingest import Draft
+from privault.vault.results import (
+    Added,
+    AddReport,
+    ContextPack,
+    DocumentList,
+    DocumentTree,
+    SearchResponse,
+    SectionView,
+)
+from privault.vault.statement_results import statements_block
+from privault.vault.statements import VaultStatements
+
+
+class VaultDocuments:
+    """Notes, files and pages of one open vault, for callers."""
+
+    def __init__(self, context: VaultContext, statements: VaultStatements) -> None:
+        self._context = context
+        self._conn = context.conn
+        self._statements = statements  # statements that hold now join search and context
+
+    # ---- writing ---------------------------------------------------------------------
+
+    def note(
+        self,
+        text: str,
+        *,
+        caller: Caller,
+        title: str | None = None,
+        tags: Sequence[str] = (),
+        shelf: str = "default",
+        created_at: int | None = None,
+        kind: str = "note",
+        metadata: dict[str, object] | None = None,
+    ) -> Added:
+        """Store a note. The same text on the same shelf again is a no-op (`unchanged`)."""
+        item = {
+            "text": text,
+            "title": title,
+            "tags": tags,
+            "shelf": shelf,
+            "created_at": created_at,
+            "kind": kind,
+            "metadata": metadata or {},
+        }
+        return self.note_many([item], caller=caller)[0]
+
+    def note_many(self, notes: Iterable[dict[str, Any]], *, caller: Caller) -> list[Added]:
+        """Store many notes with one embedding batch and one transaction (bulk import)."""
+        limit = self._context.settings.max_note_bytes
+        drafts = [writing.note_draft(item, limit) for item in notes]
+        for draft in drafts:
+            self._context.check_write(caller, draft.shelf)
+        return self._store(drafts)
+
+    def _store(self, drafts: Sequence[Draft], *, versioned: bool = False) -> list[Added]:
+        context = self._context
+        return writing.store_drafts(
+            context.conn, context.embedder, context.privacy, drafts, versioned=versioned
+        )
+
+    def add(
+        self,
+        paths: Sequence[str | Path],
+        *,
+        caller: Caller,
+        shelf: str = "default",
+        tags: Sequence[str] = (),
+        progress: Callable[[str], None] | None = None,
+        batch: int = 16,
+    ) -> AddReport:
+        """Add files and folders (recursively). Each file is added, updated, unchanged or
+        failed with a reason; one bad file never stops the others."""
+        shelf = ingest.check_shelf(shelf)
+        self._context.check_write(caller, shelf)
+        tag_list = ingest.check_tags(tags)
+        files, failed = writing.expand_paths(paths)
+        limit = self._context.settings.max_file_bytes
+        added: list[Added] = []
+        for start in range(0, len(files), batch):
+            drafts = []
+            for file in files[start : start + batch]:
+                try:
+                    drafts.append(writing.file_draft(file, shelf, tag_list, limit))
+                except InputError as exc:
+                    failed.append((str(file), str(exc)))
+                if progress:
+                    progress(str(file))
+            added.extend(self._store(drafts) if drafts else [])
+        return AddReport(tuple(added), tuple(failed))
+
+    def file_page(
+        self,
+        *,
+        url: str,
+        title: str,
+        text: str,
+        shelf: str = "default",
+        caller: Caller,
+        metadata: dict[str, object] | None = None,
+    ) -> Added:
+        """Store a web page; a changed page becomes a new version, the old stays readable."""
+        shelf = ingest.check_shelf(shelf)
+        self._context.check_write(caller, shelf)
+        limit = self._context.settings.max_file_bytes
+        draft = writing.page_draft(url, title, text, shelf, metadata or {}, limit)
+        return self._store([draft], versioned=True)[0]
+
+    def reindex(
+        self, *, caller: Caller, progress: Callable[[int, int], None] | None = None
+    ) -> tuple[int, int]:
+        """Re-cut and re-embed every current section (after a chunking change); owner only.
+        Returns (sections, chunks) written."""
+        if not caller.is_owner:
+            raise AccessDenied("only the owner can re-index the vault")
+        return writing.reindex(self._conn, self._context.embedder, progress=progress)
+
+    def forget(self, doc_id: str, *, caller: Caller) -> bool:
+        """Delete a document (all its versions' index rows go; a tombstone stays)."""
+        doc = self._visible_document(doc_id, caller)
+        self._context.check_write(caller, doc.shelf)
+        with write(self._conn):
+            return documents.delete(self._conn, doc.id, now_ms())
+
+    # ---- reading ---------------------------------------------------------------------
+
+    def _visible_document(self, doc_id: str, caller: Caller) -> documents.Document:
+        doc = documents.get(self._conn, doc_id)
+        if doc is None or doc.shelf in self._context.hidden_shelves(caller):
+            raise NotFound(f"no document {doc_id!r}")
+        return doc
+
+    def search(
+        self,
+        query: str,
+        *,
+        caller: Caller,
+        limit: int = 10,
+        shelf: str | None = None,
+        kind: str | None = None,
+        tag: str | None = None,
+        since: int | None = None,
+        until: int | None = None,
+        include_superseded: bool = False,
+    ) -> SearchResponse:
+        """Hybrid search; whole sections (or excerpts of long ones), gated for the caller,
+        plus statements that hold now (superseded ones too on request, labelled NOT current).
+        """
+        if not 1 <= limit <= 100:
+            raise InputError("limit must be between 1 and 100")
+        reading = self._context.privacy.reading(caller)
+        matched = reading.query(query)
+        filters = self._context.filters(
+            caller, shelf=shelf, kind=kind, tag=tag, since=since, until=until
+        )
+        results = Finder.of(self._context).search(reading, matched, filters, limit)
+        facts = self._statements.for_context(reading, query, include_superseded)
+        return SearchResponse(query, tuple(results), reading.privacy(), tuple(facts))
+
+    def context(
+        self,
+        query: str,
+        *,
+        caller: Caller,
+        budget: int = 1000,
+        shelf: str | None = None,
+        kind: str | None = None,
+        tag: str | None = None,
+        since: int | None = None,
+        until: int | None = None,
+        include_superseded: bool = False,
+    ) -> ContextPack:
+        """The best sections for a query packed into `budget` tokens, gated for the caller.
+
+        Tokens are counted with the embedder's tokenizer on the text as returned.
+        """
+        if not 50 <= budget <= 100_000:
+            raise InputError("budget must be between 50 and 100000 tokens")
+        reading = self._context.privacy.reading(caller)
+        matched = reading.query(query)
+        filters = self._context.filters(
+            caller, shelf=shelf, kind=kind, tag=tag, since=since, until=until
+        )
+        # Statements that hold now come first, in at most half the budget.
+        facts = self._statements.for_context(reading, query, include_superseded)
+        count = self._context.embedder.count_tokens
+        while facts and count(statements_block(facts)) > budget // 2:
+            facts.pop()
+        block = statements_block(facts)
+        reserved = count(block) + 2 if block else 0
+        finder = Finder.of(self._context)
+        packed, out, _ = finder.context(reading, matched, filters, budget - reserved)
+        text = f"{block}\n\n{packed.text}" if block and packed.text else block or packed.text
+        return ContextPack(
+            query,
+            text,
+            tuple(out),
+            packed.used_tokens + reserved,
+            budget,
+            packed.dropped,
+            reading.privacy(),
+            tuple(facts),
+        )
+
+    def read(self, node_id: str, *, caller: Caller) -> SectionView:
+        """One section by node id, gated. A hidden or missing node is the same NotFound."""
+        section = sections.section_by_node(self._conn, node_id)
+        if section is None or section.shelf in self._context.hidden_shelves(caller):
+            raise NotFound(f"no section {node_id!r}")
+        reading = self._context.privacy.reading(caller)
+        view = Finder.of(self._context).read(reading, section)
+        return replace(view, privacy=reading.privacy())
+
+    def tree(self, doc_id: str, *, caller: Caller) -> DocumentTree:
+        """A document's heading tree, headings gated."""
+        doc = self._visible_document(doc_id, caller)
+        return Finder.of(self._context).tree(self._context.privacy.reading(caller), doc)
+
+    def docs(
+        self,
+        *,
+        caller: Caller,
+        shelf: str | None = None,
+        kind: str | None = None,
+        tag: str | None = None,
+        limit: int = 100,
+    ) -> DocumentList:
+        """Documents newest first, titles gated (agents get no file paths)."""
+        hidden = self._context.hidden_shelves(caller)
+        reading = self._context.privacy.reading(caller)
+        found = (
+            []
+            if shelf in hidden
+            else documents.list_documents(
+                self._conn,
+                shelves=[shelf] if shelf else None,
+                kind=kind,
+                tag=tag,
+                limit=limit,
+                hidden=hidden,
+            )
+        )
+        finder = Finder.of(self._context)
+        listed = tuple(finder.listing(reading, doc, with_source=caller.is_owner) for doc in found)
+        return DocumentList(listed, reading.privacy())

@@ -1,0 +1,77 @@
+"""`Vault.status()`: counts, file size, schema, index health and the detector's state.
+
+Frozen values with the JSON form `privault status --json` prints (keys stable).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class IndexHealth:
+    """Whether every searchable chunk has one keyword row and one vector row."""
+
+    fts_rows: int
+    vector_rows: int
+    chunks_searchable: int
+    healthy: bool
+    stale_chunking: str | None  # set: the chunks were cut by an older chunking (reindex)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "fts_rows": self.fts_rows,
+            "vector_rows": self.vector_rows,
+            "chunks_searchable": self.chunks_searchable,
+            "healthy": self.healthy,
+            "stale_chunking": self.stale_chunking,
+        }
+
+
+@dataclass(frozen=True)
+class PrivacyStatus:
+    """The detector version and the re-scan backlog, or why the detector cannot load."""
+
+    detector_version: str | None = None
+    sections_to_rescan: int = 0
+    policies: tuple[str, ...] = ()
+    error: str | None = None  # status reports a broken policy rather than crash on it
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form: the error alone, or the detector's state."""
+        if self.error is not None:
+            return {"error": self.error}
+        return {
+            "detector_version": self.detector_version,
+            "sections_to_rescan": self.sections_to_rescan,
+            "policies": list(self.policies),
+        }
+
+
+@dataclass(frozen=True)
+class VaultStatus:
+    """The owner's view of the vault file."""
+
+    path: str
+    bytes: int
+    schema: int | None
+    documents: int
+    sections: int
+    chunks: int
+    index: IndexHealth
+    privacy: PrivacyStatus
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "path": self.path,
+            "bytes": self.bytes,
+            "schema": self.schema,
+            "documents": self.documents,
+            "sections": self.sections,
+            "chunks": self.chunks,
+            "index": self.index.to_dict(),
+            "privacy": self.privacy.to_dict(),
+        }

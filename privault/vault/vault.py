@@ -1,0 +1,197 @@
+"""The Vault: one object, every operation, each taking the `Caller` it acts for.
+
+Interfaces (CLI, MCP server, scheduler) resolve who is asking and call the vault; it
+decides visibility (shelves), applies the privacy gate to everything it returns, and never
+takes a policy from its caller. `Vault` only opens the file and builds one `VaultContext`
+that every capability facade shares: `documents` (whose verbs are the vault's own:
+`vault.note`, `vault.search`, …), `statements`, `watches`, `pii`, `asking`, `shelves`,
+`agents` and `audit`. No facade holds the `Vault`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from privault.ask.pipeline import AskReply
+from privault.caller import Caller
+from privault.retrieval.embedder import Embedder
+from privault.retrieval.vectors import VectorIndex
+from privault.store import documents
+from privault.store.connection import Connection, connect
+from privault.store.migrations import migrate
+from privault.vault.agents import VaultAgents, VaultAudit
+from privault.vault.ask import VaultAsk, remote_chat
+from privault.vault.context import Engines, VaultContext, VaultSettings
+from privault.vault.documents import VaultDocuments
+from privault.vault.pii import VaultPII
+from privault.vault.privacy import Detector, DetectorFactory, PrivacyRuntime
+from privault.vault.shelves import VaultShelves
+from privault.vault.statements import VaultStatements
+from privault.vault.status import IndexHealth, VaultStatus
+from privault.vault.watches import VaultWatches
+
+
+def create(path: Path, *, key: str | None = None) -> int:
+    """Create (or check and migrate) the vault file at `path`; return its schema version."""
+    conn = connect(path, key=key)
+    try:
+        return migrate(conn)
+    finally:
+        conn.close()
+
+
+class Vault:
+    """A privault vault file and every operation on it."""
+
+    def __init__(
+        self,
+        conn: Connection,
+        path: Path,
+        settings: VaultSettings,
+        *,
+        embedder: Embedder | None = None,
+        detector_factory: DetectorFactory = Detector,
+    ) -> None:
+        privacy = PrivacyRuntime(
+            conn, settings.policies_dir, settings.privacy, detector_factory=detector_factory
+        )
+        # What every capability facade shares (see `privault.vault.context`).
+        self.shared = VaultContext(
+            conn, path, settings, privacy, Engines(settings.models_dir, embedder)
+        )
+        self.statements = VaultStatements(self.shared)
+        self.documents = VaultDocuments(self.shared, self.statements)
+        self.watches = VaultWatches(self.shared)
+        self.pii = VaultPII(self.shared, self.statements)
+        self.shelves = VaultShelves(self.shared)
+        self.agents = VaultAgents(self.shared)
+        self.audit = VaultAudit(self.shared)
+        self.asking = VaultAsk(
+            self.shared, chat_model=settings.chat_model, remote=remote_chat(settings.remote_chat)
+        )
+        # The document operations are the vault's own verbs.
+        self.note = self.documents.note
+        self.note_many = self.documents.note_many
+        self.add = self.documents.add
+        self.file_page = self.documents.file_page
+        self.reindex = self.documents.reindex
+        self.forget = self.documents.forget
+        self.search = self.documents.search
+        self.context = self.documents.context
+        self.read = self.documents.read
+        self.tree = self.documents.tree
+        self.docs = self.documents.docs
+
+    # ---- lifecycle -------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        path: str | Path,
+        *,
+        models_dir: str | Path,
+        key: str | None = None,
+        embedder: Embedder | None = None,
+        detector_factory: DetectorFactory = Detector,
+        **settings: Any,
+    ) -> Vault:
+        """Open (creating if needed) and migrate the vault file at `path`.
+
+        `embedder` and `detector_factory` replace the real engines (tests, benchmarks).
+        """
+        file = Path(path).expanduser()
+        conn = connect(file, key=key)
+        try:
+            migrate(conn)
+        except BaseException:
+            conn.close()
+            raise
+        vault_settings = VaultSettings(models_dir=Path(models_dir).expanduser(), **settings)
+        return cls(conn, file, vault_settings, embedder=embedder, detector_factory=detector_factory)
+
+    def close(self) -> None:
+        """Close the file (and the watch fetcher's connections)."""
+        self.watches.close()
+        self.asking.close()
+        self.conn.close()
+
+    def __enter__(self) -> Vault:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def conn(self) -> Connection:
+        """The open file (for the layers below interfaces: benchmarks, tests)."""
+        return self.shared.conn
+
+    @property
+    def path(self) -> Path:
+        """The vault file."""
+        return self.shared.path
+
+    @property
+    def settings(self) -> VaultSettings:
+        """The settings the vault was opened with."""
+        return self.shared.settings
+
+    @property
+    def privacy(self) -> PrivacyRuntime:
+        """Policies, the detector and stored spans."""
+        return self.shared.privacy
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder, loaded (and hash-checked) on first use."""
+        return self.shared.embedder
+
+    @property
+    def vectors(self) -> VectorIndex:
+        """The in-memory vector index, built on first search."""
+        return self.shared.engines.vectors
+
+    def hidden_shelves(self, caller: Caller) -> tuple[str, ...]:
+        """Restricted shelves this caller may not see (none for the owner)."""
+        return self.shared.hidden_shelves(caller)
+
+    # ---- operations that span capabilities -------------------------------------------
+
+    def ask(
+        self,
+        question: str,
+        *,
+        caller: Caller,
+        budget: int = 1000,
+        instruction: str | None = None,
+        followup: str | None = None,
+    ) -> AskReply:
+        """Answer from the vault with the local model; nothing the policy stops is released.
+
+        With `followup` (the token of an earlier reply to the same question) and an
+        `instruction`, the local model re-runs once over the same sections.
+        """
+        return self.asking.ask(
+            question, caller=caller, budget=budget, instruction=instruction, followup=followup
+        )
+
+    def load_chat_model(self) -> str:
+        """Load the local answerer now (so the first ask is not slow); return its name."""
+        return self.asking.chat.name
+
+    def status(self) -> VaultStatus:
+        """Counts, file size, schema and index health (owner view)."""
+        path = self.path
+        size = sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.exists())
+        health = documents.health(self.conn)
+        return VaultStatus(
+            path=str(path),
+            bytes=size,
+            schema=documents.schema_version(self.conn),
+            documents=health["documents"],
+            sections=health["sections"],
+            chunks=health["chunks"],
+            index=IndexHealth(**health["index"]),
+            privacy=self.privacy.status(),
+        )
