@@ -1,6 +1,6 @@
 # privault — one entry point for setup, the demo and the whole test suite.
 #   make demo   install into .venv, install the models, run the demo on a temporary vault
-#   make test   install into .venv, install the models, ruff + mypy + pytest
+#   make test   install into .venv, install the models, ruff + import layers + mypy + pytest
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -28,6 +28,7 @@ demo: models
 lint: install
 	$(BIN)/ruff check privault tests benchmarks
 	$(BIN)/ruff format --check privault tests benchmarks
+	$(BIN)/lint-imports
 
 typecheck: install
 	$(BIN)/mypy privault

@@ -27,7 +27,6 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-import privault
 from privault.errors import InputError, ModelError
 
 Role = Literal["chat", "embed", "ner"]
@@ -74,7 +73,7 @@ class Manifest(BaseModel):
 
 def shipped_folder(name: str) -> Path:
     """A data folder shipped with privault (`models`, `policies`), in a checkout or a wheel."""
-    package_dir = Path(privault.__file__).resolve().parent
+    package_dir = Path(__file__).resolve().parent  # the privault package folder
     for candidate in (package_dir / "_data" / name, package_dir.parent / name):
         if candidate.is_dir():
             return candidate

@@ -20,7 +20,6 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-import privault
 from privault.errors import PolicyError
 from privault.privacy.spans import Span, normalise_kind, normalise_value
 
@@ -154,7 +153,7 @@ class Policy(_Strict):
 
 def shipped_policies_dir() -> Path:
     """The `policies/` folder shipped with privault (checkout first, then wheel data)."""
-    package = Path(privault.__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]  # the privault package folder
     for candidate in (package.parent / "policies", package / "_data" / "policies"):
         if candidate.is_dir():
             return candidate

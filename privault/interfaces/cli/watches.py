@@ -247,9 +247,7 @@ def list_(
     """List watches: kind, target, schedule, status, next run, last result."""
     with opened() as vault:
         watches = vault.watches
-        found = watches.list(
-            caller=caller_for(as_agent, vault), include_cancelled=all_watches
-        )
+        found = watches.list(caller=caller_for(as_agent, vault), include_cancelled=all_watches)
     data = found.to_dict()
     if json_out:
         emit_json(data)
@@ -346,9 +344,7 @@ def reminders(
         return
     with opened() as vault:
         watches = vault.watches
-        found = watches.reminders(
-            caller=caller_for(as_agent, vault), include_acked=all_reminders
-        )
+        found = watches.reminders(caller=caller_for(as_agent, vault), include_acked=all_reminders)
     data = found.to_dict()
     if json_out:
         emit_json(data)
