@@ -1,7 +1,15 @@
 """PII redaction benchmark: run the product's `standard` redaction over a labelled dataset.
 
     python -m benchmarks.pii --data ../shared/data/pii/synth_dataset_v2.json [--json] [--limit N]
-        [--split even|odd]
+        [--split even|odd] [--misses N]
+    python -m benchmarks.pii --data DEV.json benchmarks/pii_synth_v1.json   # several sets
+
+`--data` takes one or more datasets: the dev set and privault's own frozen set
+(`benchmarks/pii_synth_v1.json`, made by `benchmarks.pii_synth`); each is reported on its
+own, with the engine loaded once. `--split` keeps only the even- or odd-indexed sentences
+of every set (tune on one half, report the other). `--misses N` also lists up to N leaked
+gold values and N over-redacted stretches per set, for looking at what goes wrong (use it
+on the half you tune on).
 
 Reports, for the identifying kinds:
 
@@ -57,11 +65,15 @@ def _norm(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
-def run(data: list[dict[str, Any]], policy_name: str = "standard") -> dict[str, Any]:
+def run(
+    data: list[dict[str, Any]], policy_name: str = "standard", *, misses: int = 0
+) -> dict[str, Any]:
     """Redact every sentence and score it; return the report as a dict."""
     policy = PolicySet.load().resolve(policy_name)
     detector = Detector(DetectorConfig.build([policy]))
     detector.load()
+    leaked: list[dict[str, str]] = []
+    over: list[str] = []
     total, protected, strict = Counter[str](), Counter[str](), Counter[str]()
     other_chars = other_masked = 0
     started = time.perf_counter()
@@ -83,12 +95,15 @@ def run(data: list[dict[str, Any]], policy_name: str = "standard") -> dict[str, 
             total[kind] += 1
             if _norm(value) not in _norm(redacted):
                 protected[kind] += 1
+            elif len(leaked) < misses:
+                leaked.append({"kind": kind, "value": value, "text": text})
             if all(masked[i] for i in range(start, end) if text[i].isalnum()):
                 strict[kind] += 1
-        other_chars += sum(1 for i, ch in enumerate(text) if not gold_chars[i] and not ch.isspace())
-        other_masked += sum(
-            1 for i, ch in enumerate(text) if not gold_chars[i] and not ch.isspace() and masked[i]
-        )
+        outside = [not gold_chars[i] and not ch.isspace() for i, ch in enumerate(text)]
+        other_chars += sum(outside)
+        other_masked += sum(1 for i, out in enumerate(outside) if out and masked[i])
+        if len(over) < misses:
+            over.extend(_over_masked(text, spans, gold_chars, policy))
     elapsed = time.perf_counter() - started
     count = sum(total.values())
     return {
@@ -108,7 +123,19 @@ def run(data: list[dict[str, Any]], policy_name: str = "standard") -> dict[str, 
         },
         "over_redaction": round(other_masked / max(1, other_chars), 4),
         "ms_per_sentence": round(1000 * elapsed / max(1, len(data)), 2),
+        **({"leaked": leaked, "over_redacted": over[:misses]} if misses else {}),
     }
+
+
+def _over_masked(text: str, spans: list[Any], gold: list[bool], policy: Any) -> list[str]:
+    """The counted spans that cover letters or digits outside every gold span."""
+    found = []
+    for span in spans:
+        if policy.counts(span) and any(
+            not gold[i] and text[i].isalnum() for i in range(span.start, span.end)
+        ):
+            found.append(f"{span.kind}/{span.source} {text[span.start : span.end]!r}")
+    return found
 
 
 def _print(report: dict[str, Any]) -> None:
@@ -124,6 +151,10 @@ def _print(report: dict[str, Any]) -> None:
         )
     print(f"over-redaction {report['over_redaction']:.3f}")
     print(f"ms/sentence    {report['ms_per_sentence']:.1f}")
+    for miss in report.get("leaked", []):
+        print(f"  leaked {miss['kind']:<14} {miss['value']!r}  in {miss['text']!r}")
+    for stretch in report.get("over_redacted", []):
+        print(f"  over   {stretch}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -131,7 +162,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks.pii", description="PII redaction benchmark."
     )
-    parser.add_argument("--data", required=True, type=Path, help="labelled dataset (JSON list)")
+    parser.add_argument(
+        "--data", required=True, type=Path, nargs="+", help="labelled datasets (JSON lists)"
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--limit", type=int, default=None, help="only the first N sentences")
     parser.add_argument("--policy", default="standard", help="shipped policy to apply")
@@ -141,18 +174,28 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="only even- or odd-indexed sentences (tune on one half, check on the other)",
     )
+    parser.add_argument("--misses", type=int, default=0, help="list up to N misses per set")
     args = parser.parse_args(argv)
-    data = json.loads(args.data.read_text(encoding="utf-8"))
-    if args.split is not None:
-        data = data[0 if args.split == "even" else 1 :: 2]
-    if args.limit is not None:
-        data = data[: args.limit]
-    report = run(data, args.policy)
+    reports = []
+    for path in args.data:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            print(f"error: cannot read {path}: {exc}", file=sys.stderr)
+            return 2
+        if args.split is not None:
+            data = data[0 if args.split == "even" else 1 :: 2]
+        if args.limit is not None:
+            data = data[: args.limit]
+        report = {"data": str(path), "split": args.split}
+        report.update(run(data, args.policy, misses=args.misses))
+        reports.append(report)
+        if not args.json:
+            print(f"== {path}" + (f" ({args.split} half)" if args.split else ""))
+            _print(report)
     if args.json:
-        json.dump(report, sys.stdout, indent=2)
+        json.dump(reports[0] if len(reports) == 1 else reports, sys.stdout, indent=2)
         print()
-    else:
-        _print(report)
     return 0
 
 
