@@ -19,7 +19,8 @@ from privault.privacy.spans import Span
 
 _UPPER = r"[^\W\d_a-zß-ÿа-яα-ω]"  # an upper-case letter, any script
 _NAME_WORD = _UPPER + r"[\w'’-]*"
-_FULL_NAME = _NAME_WORD + r"(?:\s+" + _UPPER + r"\.?)?(?:[ \t]+" + _NAME_WORD + r"){0,2}"
+# An initial is a lone capital (with or without its dot), not the first letter of a word.
+_FULL_NAME = _NAME_WORD + r"(?:\s+" + _UPPER + r"(?:\.|(?!\w)))?(?:[ \t]+" + _NAME_WORD + r"){0,2}"
 
 _PERSON_CUES = re.compile(
     r"(?:\b(?:[Mm]y name is|[Nn]ame is|[Nn]ame:|[Nn]ame on the account\W+(?:User:)?|"

@@ -22,11 +22,13 @@ from dataclasses import dataclass, field
 
 from privault.privacy import recognizers as rec
 from privault.privacy.context import propagate
+from privault.privacy.names import load_name_lists
+from privault.privacy.ordinary import trim_person
 from privault.privacy.policy import Policy
 from privault.privacy.spans import Span
 
 # Bump when recognizer code changes in a way that changes spans: stored spans get rescanned.
-DETECTOR_REVISION = "3"
+DETECTOR_REVISION = "4"
 _CACHE_CHARS = 500  # only short texts (queries, titles) are worth remembering
 _CACHE_ENTRIES = 256
 # Spans below this score are not worth storing: no shipped policy would mask them.
@@ -101,7 +103,7 @@ def _compile(config: DetectorConfig) -> _Compiled:
 def _own_spans(text: str, compiled: _Compiled) -> list[Span]:
     """Spans from privault's regex recognizers (shared by the real and the fake detector)."""
     spans = rec.find_addresses(text) + rec.find_phone_numbers(text) + rec.find_cards(text)
-    spans += rec.find_ibans(text)
+    spans += rec.find_ibans(text) + rec.find_emails(text)
     spans += rec.find_known_entities(text, compiled.known)
     for pattern, regex in compiled.patterns:
         spans += rec.find_pattern(
@@ -163,9 +165,11 @@ class Detector:
 
     def _complete(self, text: str, spans: list[Span]) -> list[Span]:
         """The engine's spans plus privault's own recognizers, finished (and remembered)."""
-        spans = spans + _own_spans(text, self._compiled)
-        spans += rec.find_context_entities(text)
-        spans += propagate(text, spans)
+        lists = load_name_lists()
+        spans = spans + _own_spans(text, self._compiled) + rec.find_context_entities(text)
+        spans = [kept for span in spans for kept in trim_person(text, span, lists)]
+        spread = propagate(text, spans)
+        spans += [kept for span in spread for kept in trim_person(text, span, lists)]
         found = _finish(spans, self.config.floor)
         if len(text) <= _CACHE_CHARS:
             self._recent[text] = found
@@ -182,7 +186,6 @@ class FakeDetector:
     """
 
     _REGEXES = (
-        (re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"), "EMAIL_ADDRESS", 0.9),
         (re.compile(r"\b\d{3}-\d{2}-\d{4}\b"), "US_SSN", 0.85),
         (re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b"), "IP_ADDRESS", 0.9),
         (re.compile(r"\b(?:Mr|Mrs|Ms|Dr)\.?\s+[A-Z]\w+(?:\s+[A-Z]\w+)?"), "PERSON", 0.85),

@@ -4,9 +4,9 @@ Imported lazily (only `Detector.detect` pulls it in) and built once per process,
 loading spaCy costs about a second and a few hundred MB. Everything runs offline:
 
 * the spaCy pipeline is a pip-installed package loaded by name (no `spacy download`);
-* presidio's `EmailRecognizer` validates domains with `tldextract`, whose default extractor
-  fetches the public suffix list from the internet on first use. `_OfflineEmailRecognizer`
-  gives it an extractor pinned to the snapshot bundled with tldextract instead.
+* presidio's `EmailRecognizer` is not used: it validates domains against the public suffix
+  list (fetched from the internet by default) and so misses addresses on private domains.
+  privault's own `find_emails` takes any dotted domain.
 
 Any failure to load is a `ModelError`: detection that cannot run must stop the write or the
 read, never let text through unscanned.
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from privault.errors import ModelError
@@ -51,15 +50,6 @@ _UNMAPPED_LABELS = [
 ]  # fmt: skip
 _NER_SCORE = {"PERSON": 0.85, "LOCATION": 0.8}
 _NER_DEFAULT_SCORE = 0.6
-
-
-@dataclass(frozen=True)
-class NerEntity:
-    """One spaCy entity, kept with its label before mapping (for merging decisions)."""
-
-    start: int
-    end: int
-    label: str
 
 
 class Engine:
@@ -223,13 +213,11 @@ def _nlp_engine(nlp: Any) -> Any:
 
 
 def _analyzer(nlp_engine: Any) -> Any:
-    import tldextract
     from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
     from presidio_analyzer.predefined_recognizers import (
         CreditCardRecognizer,
         CryptoRecognizer,
         DateRecognizer,
-        EmailRecognizer,
         IbanRecognizer,
         IpRecognizer,
         MedicalLicenseRecognizer,
@@ -242,19 +230,11 @@ def _analyzer(nlp_engine: Any) -> Any:
         UsSsnRecognizer,
     )
 
-    # The bundled public-suffix snapshot; `suffix_list_urls=()` means "never fetch".
-    extract = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
-
-    class _OfflineEmailRecognizer(EmailRecognizer):
-        def validate_result(self, pattern_text: str) -> bool:
-            return bool(extract(pattern_text).fqdn)
-
     registry = RecognizerRegistry(supported_languages=["en"])
     for recognizer in (
         CreditCardRecognizer(),
         CryptoRecognizer(),
         DateRecognizer(),
-        _OfflineEmailRecognizer(),
         IbanRecognizer(),
         IpRecognizer(),
         MedicalLicenseRecognizer(),

@@ -1,0 +1,78 @@
+"""Ordinary words are not people: trim PERSON spans down to their name-like words.
+
+spaCy's small pipeline, the proper-noun fallback and the context cues all take capitalised
+words for names, and notes are full of capitalised words that are not: headings
+("Landlord", "Boiler", "General"), field labels ("Email", "Phone"), greetings ("Dear",
+"Cheers"), organisation names made of words ("Riverside Surgery"), acronyms ("SSN", "GP"),
+reference numbers. Masking them ruins the text for the agent and, once propagated, every
+other use of the word in the same text.
+
+A PERSON span is cut into the words of one line each; a word is *ordinary* when it is in
+the English dictionary (lower case entry), and not a listed given name, or is an acronym,
+or holds a digit, or is a label or greeting. Ordinary words are trimmed from both ends of
+each line's run; a run left empty is dropped. So a surname that is also a word ("Baker")
+is not masked on capitalisation alone, while "Ann Baker" keeps both words.
+
+Spans from the vault's known entities, owner marks and explicit cues ("Mr", "my name is")
+are left alone: the evidence there is not the capital letter.
+"""
+
+from __future__ import annotations
+
+import re
+
+from privault.privacy.names import NameLists, fold
+from privault.privacy.spans import Span
+
+# Sources whose only evidence for PERSON is capitalisation or a statistical guess.
+_GUESSED = frozenset({"ner", "propn", "propagated", "list", "names"})
+_WORD = re.compile(r"[^\s,;:()\[\]|<>\"/]+")
+# Words a note uses as labels or greetings that some name list also holds.
+_LABELS = frozenset(
+    """dear hi hello hey thanks thank cheers best regards kind sincerely yours ask call
+    email mail phone mobile cell tel fax home work office address name subject note notes
+    general re fwd ref receipt invoice customer tenant owner landlord patient holder contact
+    contacts signed beneficiary employee from to cc bcc date total card license licence
+    city country state street grandma grandpa mum mom dad auntie uncle producer""".split()
+)
+
+
+def _ordinary(word: str, lists: NameLists) -> bool:
+    """True when `word` reads as an ordinary word rather than part of a name."""
+    bare = word.strip(".'’-")
+    if not bare or any(char.isdigit() for char in bare):
+        return True
+    key = fold(bare)
+    key = re.sub(r"['’]s$", "", key)
+    if key in _LABELS:
+        return True
+    if bare.isupper() and len(bare) <= 4 and not lists.is_first(bare):
+        return True  # SSN, GP, VPN, IBAN; a short all-caps given name ("ANA") stays
+    if lists.is_first(bare):
+        return False
+    stem = key[:-1] if key.endswith("s") and key[:-1] in lists.words else key
+    return stem in lists.words or key in lists.words
+
+
+def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
+    """`span` itself, the name-like runs inside it, or nothing (see the module docstring)."""
+    if span.kind != "PERSON" or span.source not in _GUESSED:
+        return [span]
+    kept: list[Span] = []
+    offset = span.start
+    for line in text[span.start : span.end].split("\n"):
+        words = list(_WORD.finditer(line))
+        flags = [_ordinary(w.group(0), lists) for w in words]
+        while words and flags[0]:
+            words, flags = words[1:], flags[1:]
+        while words and flags[-1]:
+            words, flags = words[:-1], flags[:-1]
+        if words:
+            start = offset + words[0].start()
+            end = offset + words[-1].end()
+            while end > start and not text[end - 1].isalnum():
+                end -= 1
+            if end > start:
+                kept.append(Span(start, end, span.kind, span.score, span.source))
+        offset += len(line) + 1
+    return kept
