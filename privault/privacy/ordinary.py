@@ -55,7 +55,13 @@ def _ordinary(word: str, lists: NameLists) -> bool:
 
 
 def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
-    """`span` itself, the name-like runs inside it, or nothing (see the module docstring)."""
+    """`span` itself, the name-like runs inside it, or nothing (see the module docstring).
+
+    Also drops spaCy LOCATION guesses that hold a digit (reference numbers, dates).
+    """
+    if span.kind == "LOCATION" and span.source == "ner":
+        # spaCy labels reference numbers and dates GPE now and then ("REF-2023").
+        return [] if any(char.isdigit() for char in text[span.start : span.end]) else [span]
     if span.kind != "PERSON" or span.source not in _GUESSED:
         return [span]
     kept: list[Span] = []

@@ -3,12 +3,8 @@
 These are plain regular-expression recognizers with no model behind them, so the real
 detector and the `FakeDetector` share them. They exist because presidio's stock recognizers
 are US-centred (addresses are not covered at all, phone numbers only for a few regions) and
-because NER cannot know the names this vault already knows.
-
-Address detection works in two steps: find a *core* that is almost certainly part of an
-address (a numbered street, a street word with a house number, a unit or PO box line, a
-military address), then grow it over the lines that address blocks are made of (city,
-region code, postcode, country) so that no fragment of the block is left in clear text.
+because NER cannot know the names this vault already knows. Addresses have a module of
+their own (`privacy.addresses`).
 """
 
 from __future__ import annotations
@@ -16,122 +12,22 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from privault.privacy.spans import Span, merge_spans, normalise_kind
-
-# A word that starts with a letter (any script); dots and hyphens inside for "Avda." etc.
-_W = r"[^\W\d_][\w'’.\-]*"
-_CAP = r"(?:[^\W\d_a-zß-ÿа-яα-ω])[\w'’.\-]*"  # starts upper case (or an uncased script)
-
-# Street types, as whole words after the name ("Clarke Avenue") or before it ("Via Roma").
-_STREET_AFTER = (
-    r"street|st\.?|avenue|ave\.?|road|rd\.?|drive|dr\.?|lane|ln\.?|way|boulevard|blvd\.?|"
-    r"court|ct\.?|place|pl\.?|square|sq\.?|terrace|crescent|close|parkway|pkwy\.?|highway|"
-    r"hwy\.?|circle|trail|row|walk|mews|alley|plaza|esplanade|quay|wharf|gardens|grove|"
-    r"heights|hollow|path|pike|route|expressway|freeway|tér|út|utca|körút|ulice|ulica|"
-    r"straße|strasse|gasse|weg|allee|platz|ring|damm|laan|straat|plein|gracht|kade|vej|"
-    r"gade|gata|gatan|vägen|veien|vegen|stien|tie|katu|kuja|polku|tori|raitti|braut|gerði"
-)
-_STREET_BEFORE = (
-    r"via|viale|piazza|corso|largo|vicolo|rue|avenue|av\.?|boulevard|bd\.?|chemin|allée|"
-    r"impasse|quai|calle|avenida|avda\.?|avd\.?|paseo|plaza|camino|carrer|rua|travessa|"
-    r"largo|praça|estrada|rúa|ul\.?|al\.?|trg|ulica|ulitsa|odos|leoforos|λ\.|οδός|"
-    r"λεωφόρος|strada|bulevardul|bulevar|aleja|ulice"
-)
-# Compound street names in Germanic and Nordic languages carry the type as a suffix.
-_STREET_SUFFIX = (
-    r"[^\W\d_]+(?:straße|strasse|str\.|gasse|weg|allee|platz|damm|laan|straat|plein|gracht|"
-    r"vej|gade|gata|gatan|vägen|veien|vegen|stien|tie|katu|kuja|polku|braut|stræde|stig|"
-    r"torg|torget|bakken|veg|väg)"
-)
-_NUM = r"\d{1,6}[A-Za-z]?"
-_MONTH = (
-    r"(?i:(?:january|february|march|april|may|june|july|august|september|october|november|"
-    r"december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?\s)"
-)
-_HOUSE = r"\d{1,5}[A-Za-z]?\.?(?![\w-])"
-
-_UNIT = re.compile(
-    r"(?i)\b(?:apt|apartment|suite|ste|unit|flat|room|rm|floor|fl|bldg|building|"
-    r"postbox|p\.?\s?o\.?\s?box|box|psc|cmr)\b\.?\s*#?\s*\d{1,6}[A-Za-z]?\b"
-)
-_MILITARY = re.compile(
-    r"(?i)\b(?:(?:USNS|USNV|USS|USCGC)\s+" + _W + r"\s*,?\s*)?\b(?:APO|FPO|DPO)\s+(?:AA|AE|AP)"
-    r"\s+\d{5}\b"
-)
-_CORES = [
-    # 24 Clarke Avenue, 9448 175 Iroon Polytechniou Avenue
-    re.compile(
-        r"(?i:\b" + _NUM + r",?\s+(?:" + _NUM + r"\s+)?)(?:" + _W + r"\s+){0,4}"
-        r"(?i:(?:" + _STREET_AFTER + r"))(?![\w])"
-    ),
-    # Via Roma 131, ul. Słowicza 10, Rua Cyro Schmutzer Franco 1213
-    re.compile(r"(?i:\b(?:" + _STREET_BEFORE + r"))\s+(?:" + _W + r"\s+){0,4}" + _HOUSE),
-    # Friedhofstrasse 33, 6750 Koskikatu 25, hegyalja út 98.
-    re.compile(
-        r"(?i)(?:\b" + _NUM + r"\s+)?\b(?:" + _W + r"\s+){0,2}" + _STREET_SUFFIX + r"\s+" + _HOUSE
-    ),
-    re.compile(r"(?i)\b(?:" + _W + r"\s+){1,3}(?:tér|út|utca|körút|trg)\s+" + _HOUSE),
-    # 94472 Atamaria 55, 3369 Gesterbyntie 68: number, capitalised name, house number —
-    # but not a date: "3 March 2027" has the same shape.
-    re.compile(
-        r"\b" + _NUM + r"\s+(?!" + _MONTH + r")(?:" + _CAP + r"\s+){0,2}" + _CAP + r"\s+" + _HOUSE
-    ),
-    _UNIT,
-    _MILITARY,
-]
-# Lines an address block continues with: city, region code, postcode, country.
-_TAIL_TOKEN = re.compile(
-    r"[ \t]*,?[ \t]*(?:\n[ \t>?*•|-]*)?[ \t]*,?[ \t]*"
-    r"(?:"
-    + _CAP
-    + r"|\d{4,6}(?![\w-])|\([^\W\d_]+\)|"
-    + _UNIT.pattern[4:]  # a unit line after the street line
-    + r")"
-)
-_TAIL_LIMIT = 120
-_TAIL_STOP_WORDS = frozenset(
-    {"I", "The", "A", "An", "My", "Please", "Thanks", "Thank", "We", "He", "She", "It", "This"}
-)
-
-
-def _grow_address(text: str, start: int, end: int) -> tuple[int, int]:
-    """Extend an address core backwards over a building number, forwards over its tail lines."""
-    before = re.search(r"(?:\b\d{1,6}[A-Za-z]?[ \t]*,?[ \t]*)$", text[max(0, start - 12) : start])
-    if before:
-        start -= len(before.group(0))
-    limit = min(len(text), end + _TAIL_LIMIT)
-    while end < limit:
-        match = _TAIL_TOKEN.match(text, end, limit)
-        if not match:
-            break
-        word = match.group(0).strip(" \t,\n")
-        if word in _TAIL_STOP_WORDS:
-            break
-        end = match.end()
-        if word.endswith(".") and len(word) > 4:
-            break  # "London." ends a sentence; "St." does not
-    return start, end
-
-
-def find_addresses(text: str) -> list[Span]:
-    """Street addresses, unit and PO box lines, military addresses, grown to the whole block."""
-    found: list[Span] = []
-    for pattern in _CORES:
-        for match in pattern.finditer(text):
-            start, end = _grow_address(text, match.start(), match.end())
-            found.append(Span(start, end, "ADDRESS", 0.75, "address"))
-    return merge_spans(found)
-
+from privault.privacy.addresses import find_addresses as find_addresses
+from privault.privacy.spans import Span, normalise_kind
 
 # International phone numbers: an optional +CC or 00/001 prefix, an optional (0) trunk or
 # (area) group, then groups of digits split by spaces, dots or dashes, optional extension.
+# A group may also be split by a slash ("44/843-4442") and the first group may be the
+# whole number ("+914011696739", "48079593").
 _PHONE = re.compile(
     r"(?<![\w+/.-])(?:(?:\+|00)\d{1,3}[ .-]?)?(?:\(0?\d{1,4}\)[ .-]?)?"
-    r"\d{1,5}(?:[ .-]\d{1,8}){0,4}(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![\w/]|-\d|\.\d)"
+    r"\d{1,14}(?:(?:[ .-]|/)\d{1,8}){0,4}(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![\w/]|-\d|\.\d)"
 )
+_EXTENSION = re.compile(r"\s?(?:x|ext\.?)\s?\d{1,5}$")
 _PHONE_CONTEXT = re.compile(
     r"(?i)\b(?:phone|tel|telephone|mobile|cell|cellphone|call|calling|called|fax|desk|"
-    r"number|contact|reach|text|whatsapp|sms|dial|answering|messages?|line)\b"
+    r"number|contact|reach|text|whatsapp|sms|dial|answering|messages?|line|landline|"
+    r"emergency|hotline|ring)\b"
 )
 # Contact lists label a number after it: "416 60 039 office", "(37) 788-063-Office".
 _PHONE_LABEL_AFTER = re.compile(
@@ -150,11 +46,13 @@ def find_phone_numbers(text: str) -> list[Span]:
     found: list[Span] = []
     for match in _PHONE.finditer(text):
         value = match.group(0)
-        digits = sum(char.isdigit() for char in value)
+        digits = sum(char.isdigit() for char in _EXTENSION.sub("", value))
         if not 7 <= digits <= 15 or _DATE_LIKE.match(value):
             continue
-        grouped = bool(re.search(r"\d[ .-]\d", value))
+        grouped = bool(re.search(r"\d(?:[ .-]|/)\d", value))
         strong = value.startswith(("+", "(")) or bool(re.search(r"x\s?\d|ext", value))
+        if value.startswith(("+", "00")) and _valid_international(value):
+            strong = grouped = True
         window = text[max(0, match.start() - 60) : match.start()]
         context = bool(_PHONE_CONTEXT.search(window)) or bool(
             _PHONE_LABEL_AFTER.match(text, match.end())
@@ -171,6 +69,18 @@ def find_phone_numbers(text: str) -> list[Span]:
             continue
         found.append(Span(match.start(), match.end(), "PHONE_NUMBER", score, "phone"))
     return found
+
+
+def _valid_international(value: str) -> bool:
+    """True when a +CC / 00CC number is a valid number of its country (libphonenumber)."""
+    import phonenumbers
+
+    number = "+" + value[2:] if value.startswith("00") else value
+    try:
+        parsed = phonenumbers.parse(_EXTENSION.sub("", number), None)
+    except phonenumbers.NumberParseException:
+        return False
+    return bool(phonenumbers.is_valid_number(parsed))
 
 
 def find_known_entities(

@@ -1,0 +1,185 @@
+"""Street addresses of many countries, grown to the whole address block.
+
+Address detection works in two steps: find a *core* that is almost certainly part of an
+address (a numbered street, a street word with a house number, a house number followed by
+a postcode and a town, a unit or PO box line, a military address), then grow it over the
+lines that address blocks are made of (the street line before a unit line; city, region
+code, postcode, country after) so that no fragment of the block is left in clear text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from privault.privacy.spans import Span, merge_spans
+
+# A word that starts with a letter (any script); dots and hyphens inside for "Avda." etc.
+_W = r"[^\W\d_][\w'’.\-]*"
+_CAP = r"(?:[^\W\d_a-zß-ÿа-яα-ω])[\w'’.\-]*"  # starts upper case (or an uncased script)
+
+# Street types, as whole words after the name ("Clarke Avenue") or before it ("Via Roma").
+_STREET_AFTER = (
+    r"street|st\.?|avenue|ave\.?|road|rd\.?|drive|dr\.?|lane|ln\.?|way|boulevard|blvd\.?|"
+    r"court|ct\.?|place|pl\.?|square|sq\.?|terrace|crescent|close|parkway|pkwy\.?|highway|"
+    r"hwy\.?|circle|trail|row|walk|mews|alley|plaza|esplanade|quay|wharf|gardens|grove|"
+    r"heights|hollow|path|pike|route|expressway|freeway|tér|út|utca|körút|ulice|ulica|"
+    r"straße|strasse|gasse|weg|allee|platz|ring|damm|laan|straat|plein|gracht|kade|vej|"
+    r"gade|gata|gatan|vägen|veien|vegen|stien|tie|katu|kuja|polku|tori|raitti|braut|gerði|"
+    r"str\.?|útja|u\."
+)
+# USPS street suffixes (and British ones) that are also everyday words ("Spur", "Key",
+# "Oval", "Meadows"): taken only capitalised, after a house number and capitalised words.
+_STREET_AFTER_CAPITALISED = (
+    r"Alley|Annex|Arcade|Bayou|Beach|Bend|Bluffs?|Bottom|Branch|Bridge|Brooks?|Burgs?|"
+    r"Bypass|Camp|Canyon|Cape|Causeway|Centers?|Circles?|Cliffs?|Commons?|Corners?|Course|"
+    r"Courts?|Coves?|Creek|Crest|Crossing|Crossroad|Curve|Dale|Dam|Divide|Drives?|Estates?|"
+    r"Extensions?|Falls?|Ferry|Fields?|Flats?|Fords?|Forest|Forges?|Forks?|Fort|Gardens?|"
+    r"Gateway|Glens?|Greens?|Groves?|Harbors?|Haven|Hills?|Inlet|Islands?|Isle|Junctions?|"
+    r"Keys?|Knolls?|Lakes?|Landing|Lights?|Locks?|Lodge|Loop|Mall|Manors?|Meadows?|Mills?|"
+    r"Mission|Motorway|Mount|Mountains?|Neck|Orchard|Oval|Overpass|Parks?|Pass|Passage|"
+    r"Pines?|Plains?|Points?|Ports?|Prairie|Radial|Ramp|Ranch|Rapids?|Rest|Ridges?|River|"
+    r"Roads?|Run|Shoals?|Shores?|Skyway|Springs?|Spurs?|Squares?|Station|Stravenue|Stream|"
+    r"Streets?|Summit|Throughway|Trace|Track|Trafficway|Trailer|Tunnel|Turnpike|Underpass|"
+    r"Unions?|Valleys?|Viaduct|Views?|Villages?|Ville|Vista|Walks?|Wall|Ways?|Wells?|"
+    r"Rise|Wynd|Drove|Parade|Approach|Chase|Croft|Fold|Gate|Side|Green|Hill|Bank|Yard|End"
+)
+_STREET_BEFORE = (
+    r"via|viale|piazza|corso|largo|vicolo|rue|avenue|av\.?|boulevard|bd\.?|chemin|allée|"
+    r"impasse|quai|calle|avenida|avda\.?|avd\.?|paseo|plaza|camino|carrer|rua|travessa|"
+    r"largo|praça|estrada|rúa|ul\.?|al\.?|trg|ulica|ulitsa|odos|leoforos|λ\.|οδός|"
+    r"λεωφόρος|strada|bulevardul|bulevar|aleja|ulice|cuesta|glorieta|ronda|pasaje|callejón|"
+    r"vía|urbanización|alameda|cañada|carretera|acceso|travesía|c/|str\.|strada|drumul|"
+    r"calea|aleea|șoseaua|soseaua|splaiul|intrarea|piața|piata|rodovia|viela|vila|quadra|"
+    r"borgo|contrada|piazzale|rotonda|salita|sentiero|stradella|località|frazione"
+)
+# Compound street names in Germanic and Nordic languages carry the type as a suffix.
+_STREET_SUFFIX = (
+    r"[^\W\d_]+(?:straße|strasse|str\.|gasse|weg|allee|platz|damm|laan|straat|plein|gracht|"
+    r"vej|gade|gata|gatan|vägen|veien|vegen|stien|tie|katu|kuja|polku|braut|stræde|stig|"
+    r"torg|torget|bakken|veg|väg)"
+)
+_NUM = r"\d{1,6}[A-Za-z]?"
+# Postcodes written before the town: 12345, 1234, 123 45, 12-345, 1234-567, 12345-678,
+# 1234 AB, with an optional country letter prefix (H-7690, D-10115).
+_POSTCODE = (
+    r"(?:[A-Z]{1,2}-)?(?:\d{5}(?:-\d{3})?|\d{4}(?:-\d{3}|[ \t]?[A-Z]{2}(?![\w]))?|"
+    r"\d{3}[ \t]\d{2}|\d{2}-\d{3})(?![\w-])"
+)
+# Words that number things other than houses ("Chapter 9, 2024 Edition").
+_NOT_NUMBERING = (
+    r"(?!(?:Chapter|Page|Section|Part|Figure|Table|Volume|Vol|Issue|No|Number|Step|Level|"
+    r"Season|Episode|Week|Day|Year|Version|Item|Question|Grade|Class|Gate|Platform|Line|"
+    r"Route|Bus|Flight|Room|Floor|Track|Verse|Psalm|Act|Scene|Article|Rule|Slide|Box)\b)"
+)
+# Postcodes written after the town: UK, Canada, Ireland (Eircode), US state + ZIP.
+_POSTCODE_AFTER = (
+    r"[A-Z]{1,2}\d[A-Z\d]?[ \t]?\d[A-Z]{2}|[A-Z]\d[A-Z][ \t]?\d[A-Z]\d|"
+    r"[A-Z]\d{2}[ \t]?[A-Z\d]{4}|[A-Z]{2}[ \t]+\d{5}(?:-\d{4})?"
+)
+_MONTH = (
+    r"(?i:(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?\s)"
+)
+_HOUSE = r"\d{1,5}[A-Za-z]?\.?(?![\w-])"
+
+_UNIT = re.compile(
+    r"(?i)\b(?:apt|apartment|suite|ste|unit|flat|studio|floor|fl|bldg|building|"
+    r"postbox|p\.?\s?o\.?\s?box|box|psc|cmr)\b\.?\s*#?\s*\d{1,6}[A-Za-z]?\b"
+)
+_MILITARY = re.compile(
+    r"(?i)\b(?:(?:USNS|USNV|USS|USCGC)\s+" + _W + r"\s*,?\s*)?\b(?:APO|FPO|DPO)\s+(?:AA|AE|AP)"
+    r"\s+\d{5}\b"
+)
+_CORES = [
+    # 24 Clarke Avenue, 9448 175 Iroon Polytechniou Avenue
+    re.compile(
+        r"(?i:\b" + _NUM + r",?\s+(?:" + _NUM + r"\s+)?)(?:" + _W + r"\s+){1,4}"
+        r"(?i:(?:" + _STREET_AFTER + r"))(?![\w])"
+    ),
+    # Via Roma 131, ul. Słowicza 10, Rua Cyro Schmutzer Franco 1213
+    re.compile(r"(?i:\b(?:" + _STREET_BEFORE + r"))\s+(?:" + _W + r",?\s+){0,6}" + _HOUSE),
+    # 5858 Andrea Mountains, 0 Margaret Spur
+    re.compile(
+        r"\b" + _NUM + r"[ \t]+(?:" + _CAP + r"[ \t]+){1,3}"
+        r"(?:" + _STREET_AFTER_CAPITALISED + r")(?!\w)"
+    ),
+    # Michnova 9, 12345 Town / Larsentunet 589, 9632 Sæther / Višnjica 6b/3\n70669 Rovinj:
+    # a house number followed by a postcode and a town is an address in most of Europe.
+    re.compile(
+        r"(?:\b" + _NOT_NUMBERING + _CAP + r"[ \t]+){1,4}"
+        r"\d{1,5}[A-Za-z]?(?:/\d{1,4}[A-Za-z]?)?\.?,?[ \t]*"
+        r"(?:\n[ \t>]*)?" + _POSTCODE + r"[ \t]+" + _CAP
+    ),
+    # Friedhofstrasse 33, 6750 Koskikatu 25, hegyalja út 98.
+    re.compile(
+        r"(?:\b"
+        + _NUM
+        + r"\s+)?\b(?:"
+        + _CAP
+        + r"\s+){0,2}(?i:"
+        + _STREET_SUFFIX
+        + r")\s+"
+        + _HOUSE
+    ),
+    re.compile(r"(?i)\b(?:" + _W + r"\s+){1,3}(?:tér|út|útja|utca|u\.|körút|trg)\s+" + _HOUSE),
+    # 94472 Atamaria 55, 3369 Gesterbyntie 68: number, capitalised name, house number —
+    # but not a date: "3 March 2027" has the same shape.
+    re.compile(
+        r"\b" + _NUM + r"\s+(?!" + _MONTH + r")(?:" + _CAP + r"\s+){0,2}" + _CAP + r"\s+" + _HOUSE
+    ),
+    _UNIT,
+    _MILITARY,
+]
+# Lines an address block continues with: city, region code, postcode, country.
+_TAIL_TOKEN = re.compile(
+    r"[ \t]*,?[ \t]*(?:\n[ \t>?*•|-]*)?[ \t]*,?[ \t]*"
+    r"(?:(?:nad|pod|de|del|di|da|do|am|an|im|upon|sur|la|le|les)[ \t]+)?"
+    r"(?:"
+    + _POSTCODE_AFTER
+    + r"|"
+    + _CAP
+    + r"|\d{4,6}(?![\w-])|\([^\W\d_]+\)|"
+    + _UNIT.pattern[4:]  # a unit line after the street line
+    + r")"
+)
+_LINE_ABOVE = re.compile(r"(?m)^[ \t>*•-]*(\d{1,6}[A-Za-z]?[ \t,]+[^\n]{3,60})\n[ \t>*•-]*")
+_TAIL_LIMIT = 120
+_TAIL_STOP_WORDS = frozenset(
+    {"I", "The", "A", "An", "My", "Please", "Thanks", "Thank", "We", "He", "She", "It", "This"}
+)
+
+
+def _grow_address(text: str, start: int, end: int) -> tuple[int, int]:
+    """Extend an address core backwards over a building number, forwards over its tail lines."""
+    before = re.search(r"(?:\b\d{1,6}[A-Za-z]?[ \t]*,?[ \t]*)$", text[max(0, start - 12) : start])
+    if before:
+        start -= len(before.group(0))
+    # A core at the start of a line ("Apt. 735") continues the street line above it when
+    # that line starts with a house number.
+    above = _LINE_ABOVE.search(text, max(0, start - 80), start)
+    if above and above.end() == start:
+        start = above.start(1)
+    limit = min(len(text), end + _TAIL_LIMIT)
+    while end < limit:
+        if re.search(r"[^\W\d_]{4}\.$", text[start:end]):
+            break  # "London." ends a sentence; "St." does not
+        match = _TAIL_TOKEN.match(text, end, limit)
+        if not match:
+            break
+        word = match.group(0).strip(" \t,\n")
+        if word in _TAIL_STOP_WORDS or text.startswith(":", match.end()):
+            break  # a sentence or a labelled field ("Deposit:") starts here
+        end = match.end()
+        if word.endswith(".") and len(word) > 4:
+            break  # "London." ends a sentence; "St." does not
+    return start, end
+
+
+def find_addresses(text: str) -> list[Span]:
+    """Street addresses, unit and PO box lines, military addresses, grown to the whole block."""
+    found: list[Span] = []
+    for pattern in _CORES:
+        for match in pattern.finditer(text):
+            start, end = _grow_address(text, match.start(), match.end())
+            found.append(Span(start, end, "ADDRESS", 0.75, "address"))
+    return merge_spans(found)
