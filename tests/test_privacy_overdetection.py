@@ -92,3 +92,50 @@ def test_labels_are_not_part_of_the_value(detector: Detector, text: str, value: 
     label = text.split(":")[0]
     assert value in {text[s.start : s.end] for s in spans}
     assert not any(label in text[s.start : s.end] for s in spans)
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        # addresses of several countries: house number + postcode + town, USPS suffixes,
+        # the street line above a unit line, a postcode after the country
+        ("Send it to Michnova 9, 281 63 Bohušovice nad Ohří.", "Michnova 9, 281 63", "ADDRESS"),
+        ("Address: Larsentunet 589, 9632 Sæther", "Larsentunet 589, 9632 Sæther", "ADDRESS"),
+        ("It is at 5858 Andrea Mountains, Arnoldchester.", "5858 Andrea Mountains", "ADDRESS"),
+        ("770 26 rue des Lilas\nApt. 735\nDole", "770 26 rue des Lilas\nApt. 735", "ADDRESS"),
+        ("Apt. 12\n Črni Vrh nad Idrijo\n Slovenia 15755", "Slovenia 15755", "ADDRESS"),
+        ("lives at 28919 136 Filadelfeos Str., Klirou", "28919 136 Filadelfeos Str.", "ADDRESS"),
+        ("Flat 2, 14 Mill Lane, Leeds LS1 4AB", "Leeds LS1 4AB", "ADDRESS"),
+        # phones: ungrouped, slash-grouped, a validated +CC number, an extension
+        ("Emergency contact: Karl (father), 40337563", "40337563", "PHONE_NUMBER"),
+        ("- Anita, 44/843-4442", "44/843-4442", "PHONE_NUMBER"),
+        ("booked under her name, +442079460958.", "+442079460958", "PHONE_NUMBER"),
+        ("call 001-852-927-3560x8820 after six", "001-852-927-3560x8820", "PHONE_NUMBER"),
+        # places after a preposition, chat speakers
+        ("We moved here from Tjæreborg last spring.", "Tjæreborg", "LOCATION"),
+        ("Train to Ramosfurt, then the bus.", "Ramosfurt", "LOCATION"),
+        ("[16:15] Zülgarni: running late", "Zülgarni", "PERSON"),
+        ("License: WDL8SDD0ZM5Y (WA).", "WDL8SDD0ZM5Y", "US_DRIVER_LICENSE"),
+    ],
+)
+def test_found_values(detector: Detector, text: str, value: str, kind: str) -> None:
+    spans = [s for s in detector.detect(text) if STANDARD.counts(s)]
+    start = text.index(value)
+    covering = [s for s in spans if s.start <= start and s.end >= start + len(value)]
+    assert covering, (value, _counted(spans, text))
+    assert any(s.kind == kind for s in covering) or kind == "ADDRESS", covering
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Chapter 9, 2024 Edition is out.",
+        "I have 3 ripe apples and 2 Key points to make.",
+        "Meeting in room 4B at 10:30, ref REF-2023-00042.",
+        "See you in March, the plan is in the drawer.",
+        "I counted 2921, ring me later.",
+        "Todo: pay the boiler invoice",
+    ],
+)
+def test_ordinary_text_is_left_alone(detector: Detector, text: str) -> None:
+    assert _counted(detector.detect(text), text) == set()

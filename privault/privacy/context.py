@@ -8,7 +8,12 @@ places written in capitals. Three generic signals catch most of them:
 * **propagation** — a value found once is masked everywhere in the same text, and so is
   each word of a detected full name ("Borna Jerković ... call me Borna");
 * **lists** — a name coordinated with a detected name ("Monjeau, Graves and Reed") is a
-  name too.
+  name too;
+* **guesses** — a capitalised word after a preposition of place ("train to Ramosfurt") and
+  a chat speaker before a colon ("[16:15] Zülgarni: ..."), kept only when their words are
+  not everyday words (`ordinary.trim_person`). Product names after "in" that the
+  dictionary does not know ("in Markdown") are masked as places: the price of catching
+  small towns no gazetteer lists.
 """
 
 from __future__ import annotations
@@ -88,6 +93,32 @@ def find_context_entities(text: str) -> list[Span]:
             continue  # "in Paris" is NER's job; "to ESPOO" is missed by it
         start = match.start(1) + cleaned[0]
         spans.append(Span(start, _end_of(text, start, cleaned[1]), "LOCATION", 0.5, "context"))
+    return spans
+
+
+# A place after a preposition of place or motion ("moved from Tjæreborg", "train to Dej"):
+# only a guess, kept by `ordinary.trim_person` when its words are not everyday words.
+_PLACE_AFTER = re.compile(
+    r"\b(?:[Ff]rom|[Ii]n|[Tt]o|[Nn]ear|[Aa]round|[Vv]ia|[Oo]utside|[Tt]owards?)[ \t]+("
+    + _NAME_WORD
+    + r"(?:(?:[ \t]+|-)"
+    + _NAME_WORD
+    + r"){0,2})"
+)
+# Chat logs and dialogue: a speaker's name at the start of a line, before a colon.
+_SPEAKER = re.compile(
+    r"(?m)^[ \t>]*(?:\[[^\]\n]{1,20}\][ \t]*)?([^\W\d_][\w'’-]+(?:[ \t][^\W\d_][\w'’-]+)?)"
+    r":[ \t]"
+)
+
+
+def find_guessed_entities(text: str) -> list[Span]:
+    """Places after prepositions and chat speakers: guesses for `ordinary` to vet."""
+    spans = [
+        Span(m.start(1), m.end(1), "LOCATION", 0.45, "place-cue")
+        for m in _PLACE_AFTER.finditer(text)
+    ]
+    spans += [Span(m.start(1), m.end(1), "PERSON", 0.5, "speaker") for m in _SPEAKER.finditer(text)]
     return spans
 
 

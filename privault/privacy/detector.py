@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from privault.privacy import recognizers as rec
-from privault.privacy.context import propagate
+from privault.privacy.context import find_guessed_entities, propagate
 from privault.privacy.names import load_name_lists
 from privault.privacy.ordinary import trim_person
 from privault.privacy.policy import Policy
@@ -103,7 +103,7 @@ def _compile(config: DetectorConfig) -> _Compiled:
 def _own_spans(text: str, compiled: _Compiled) -> list[Span]:
     """Spans from privault's regex recognizers (shared by the real and the fake detector)."""
     spans = rec.find_addresses(text) + rec.find_phone_numbers(text) + rec.find_cards(text)
-    spans += rec.find_ibans(text) + rec.find_emails(text)
+    spans += rec.find_ibans(text) + rec.find_emails(text) + rec.find_driver_licenses(text)
     spans += rec.find_known_entities(text, compiled.known)
     for pattern, regex in compiled.patterns:
         spans += rec.find_pattern(
@@ -167,6 +167,7 @@ class Detector:
         """The engine's spans plus privault's own recognizers, finished (and remembered)."""
         lists = load_name_lists()
         spans = spans + _own_spans(text, self._compiled) + rec.find_context_entities(text)
+        spans += find_guessed_entities(text)
         spans = [kept for span in spans for kept in trim_person(text, span, lists)]
         spread = propagate(text, spans)
         spans += [kept for span in spread for kept in trim_person(text, span, lists)]

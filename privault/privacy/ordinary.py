@@ -25,7 +25,12 @@ from privault.privacy.names import NameLists, fold
 from privault.privacy.spans import Span
 
 # Sources whose only evidence for PERSON is capitalisation or a statistical guess.
-_GUESSED = frozenset({"ner", "propn", "propagated", "list", "names"})
+_GUESSED = frozenset({"ner", "propn", "propagated", "list", "names", "speaker"})
+# Words that start place names and are everyday words too ("Lake Karen", "Port Kristy").
+_PLACE_PREFIXES = frozenset(
+    """north south east west new old port lake saint st san santa mount fort upper lower
+    great little bad nieder ober new grand la le los las el""".split()
+)
 _WORD = re.compile(r"[^\s,;:()\[\]|<>\"/]+")
 # Words a note uses as labels or greetings that some name list also holds.
 _LABELS = frozenset(
@@ -33,7 +38,8 @@ _LABELS = frozenset(
     email mail phone mobile cell tel fax home work office address name subject note notes
     general re fwd ref receipt invoice customer tenant owner landlord patient holder contact
     contacts signed beneficiary employee from to cc bcc date total card license licence
-    city country state street grandma grandpa mum mom dad auntie uncle producer""".split()
+    city country state street grandma grandpa mum mom dad auntie uncle producer todo ps nb
+    faq""".split()
 )
 
 
@@ -59,6 +65,12 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
 
     Also drops spaCy LOCATION guesses that hold a digit (reference numbers, dates).
     """
+    if span.source == "place-cue":
+        words = [w.group(0) for w in _WORD.finditer(text[span.start : span.end])]
+        plain = [w for w in words if fold(w.strip(".")) not in _PLACE_PREFIXES]
+        if not plain or any(_ordinary(w, lists) or lists.is_first(w) for w in plain):
+            return []  # "to Maria" is a person (found elsewhere), "in March" a month
+        return [span]
     if span.kind == "LOCATION" and span.source == "ner":
         # spaCy labels reference numbers and dates GPE now and then ("REF-2023").
         return [] if any(char.isdigit() for char in text[span.start : span.end]) else [span]

@@ -211,6 +211,19 @@ def find_ibans(text: str) -> list[Span]:
     return found
 
 
+# Washington's licence numbers since 2018: "WDL" and nine letters or digits. presidio's
+# US licence recognizer knows the older state formats but not this one.
+_WA_LICENSE = re.compile(r"(?<![\w-])WDL[A-Z0-9]{9}(?![\w-])")
+
+
+def find_driver_licenses(text: str) -> list[Span]:
+    """US driver's licence numbers in formats presidio's recognizer does not know."""
+    return [
+        Span(m.start(), m.end(), "US_DRIVER_LICENSE", 0.65, "license")
+        for m in _WA_LICENSE.finditer(text)
+    ]
+
+
 def find_context_entities(text: str) -> list[Span]:
     """Names and places announced by the words around them (see `privacy.context`)."""
     from privault.privacy.context import find_context_entities as find
