@@ -66,8 +66,8 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
     Also drops spaCy LOCATION guesses that hold a digit (reference numbers, dates).
     """
     if span.source == "place-cue":
-        words = [w.group(0) for w in _WORD.finditer(text[span.start : span.end])]
-        plain = [w for w in words if fold(w.strip(".")) not in _PLACE_PREFIXES]
+        found = [w.group(0) for w in _WORD.finditer(text[span.start : span.end])]
+        plain = [w for w in found if fold(w.strip(".")) not in _PLACE_PREFIXES]
         if not plain or any(_ordinary(w, lists) or lists.is_first(w) for w in plain):
             return []  # "to Maria" is a person (found elsewhere), "in March" a month
         return [span]
