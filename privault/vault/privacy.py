@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from privault.caller import Caller
 from privault.errors import PolicyError
 from privault.privacy.access import AccessConfig, policy_for
-from privault.privacy.detector import Detector, DetectorConfig
+from privault.privacy.detector import Detector, DetectorConfig, second_ner_folder
 from privault.privacy.overrides import apply_overrides
 from privault.privacy.policy import Policy, PolicySet
 from privault.privacy.recognizers import find_known_entities
@@ -78,9 +78,11 @@ class PrivacyRuntime:
         policies_dir: Path | None,
         config: dict[str, Any],
         *,
+        models_dir: Path | None = None,
         detector_factory: DetectorFactory = Detector,
     ) -> None:
         self.conn = conn
+        self._models_dir = models_dir
         self._policies_dir = policies_dir
         self._raw_config = config
         self._detector_factory = detector_factory
@@ -137,7 +139,9 @@ class PrivacyRuntime:
     def detector(self) -> SpanDetector:
         """The detector for the current policies and known entities."""
         if self._detector is None:
-            config = DetectorConfig.build(self.policies, self.known_entities())
+            # Resolved here, not at open: verifying the model hashes ~35 MB.
+            second = second_ner_folder(self._models_dir) if self._models_dir else None
+            config = DetectorConfig.build(self.policies, self.known_entities(), second_ner=second)
             self._detector = self._detector_factory(config)
         return self._detector
 

@@ -54,7 +54,11 @@ class Vault:
         detector_factory: DetectorFactory = Detector,
     ) -> None:
         privacy = PrivacyRuntime(
-            conn, settings.policies_dir, settings.privacy, detector_factory=detector_factory
+            conn,
+            settings.policies_dir,
+            settings.privacy,
+            models_dir=settings.models_dir,
+            detector_factory=detector_factory,
         )
         # What every capability facade shares (see `privault.vault.context`).
         self.shared = VaultContext(

@@ -1,0 +1,70 @@
+"""The second entity recogniser: found only when installed intact, and it adds names."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from privault.errors import ModelError
+from privault.privacy import Detector, DetectorConfig, PolicySet
+from privault.privacy.detector import SECOND_NER_MODEL, second_ner_folder
+
+STANDARD = PolicySet.load().resolve("standard")
+
+
+def test_not_installed_means_the_small_pipeline_alone(tmp_path: Path) -> None:
+    assert second_ner_folder(tmp_path / "models") is None
+    alone = DetectorConfig.build([STANDARD])
+    assert alone.version == DetectorConfig.build([STANDARD], second_ner=None).version
+
+
+def test_the_version_says_whether_the_second_pass_runs(tmp_path: Path) -> None:
+    alone = DetectorConfig.build([STANDARD])
+    both = DetectorConfig.build([STANDARD], second_ner=tmp_path)
+    elsewhere = DetectorConfig.build([STANDARD], second_ner=tmp_path / "other")
+    assert alone.version != both.version
+    assert both.version == elsewhere.version  # the model, not where it is installed
+    assert DetectorConfig.build([STANDARD], ner=False, second_ner=tmp_path).second_ner is None
+
+
+@pytest.mark.real
+def test_an_altered_install_is_refused_not_skipped(tmp_path: Path, models_dir: Path) -> None:
+    copy = tmp_path / "models"
+    shutil.copytree(models_dir / SECOND_NER_MODEL, copy / SECOND_NER_MODEL)
+    assert second_ner_folder(copy) == copy / SECOND_NER_MODEL
+    moves = copy / SECOND_NER_MODEL / "ner" / "moves"
+    data = bytearray(moves.read_bytes())
+    data[10] ^= 0xFF  # same size, different bytes
+    moves.write_bytes(bytes(data))
+    with pytest.raises(ModelError, match="sha256 does not match"):
+        second_ner_folder(copy)
+    moves.unlink()
+    with pytest.raises(ModelError, match="missing"):
+        second_ner_folder(copy)
+
+
+@pytest.mark.real
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Holder of the lease: Frans Willems.", "Frans Willems"),
+        ("The parcel went to Arild Nguyen yesterday.", "Arild Nguyen"),
+    ],
+)
+def test_the_second_pass_finds_names_the_small_one_misses(
+    text: str, name: str, models_dir: Path
+) -> None:
+    folder = second_ner_folder(models_dir)
+    assert folder is not None, f"run `privault models install {SECOND_NER_MODEL}`"
+    alone = Detector(DetectorConfig.build([STANDARD]))
+    both = Detector(DetectorConfig.build([STANDARD], second_ner=folder))
+
+    def masked(detector: Detector) -> set[str]:
+        return {text[s.start : s.end] for s in detector.detect(text) if STANDARD.counts(s)}
+
+    assert name not in masked(alone)
+    assert name in masked(both)
+    # Batched detection runs the second pass too, with the same result.
+    assert both.detect_many([text, text]) == [both.detect(text)] * 2
