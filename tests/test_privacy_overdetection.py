@@ -139,3 +139,20 @@ def test_found_values(detector: Detector, text: str, value: str, kind: str) -> N
 )
 def test_ordinary_text_is_left_alone(detector: Detector, text: str) -> None:
     assert _counted(detector.detect(text), text) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "kept", "dropped"),
+    [
+        ("We met Dr Prado in December.", "Prado", ("Dr", "December")),
+        ("The visit is moved to Tuesday, Mrs Hansen said.", "Hansen", ("Mrs", "Tuesday")),
+        ("Alexander: I'm Thomas's friend.", "Thomas", ("I'm",)),
+    ],
+)
+def test_honorifics_days_and_i_are_not_masked(
+    detector: Detector, text: str, kept: str, dropped: tuple[str, ...]
+) -> None:
+    masked = {text[s.start : s.end] for s in detector.detect(text) if STANDARD.counts(s)}
+    assert kept in masked
+    for word in dropped:
+        assert not any(word in value.split() for value in masked), (word, masked)

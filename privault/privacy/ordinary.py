@@ -9,7 +9,8 @@ other use of the word in the same text.
 
 A PERSON span is cut into the words of one line each; a word is *ordinary* when it is in
 the English dictionary (lower case entry), and not a listed given name, or is an acronym,
-or holds a digit, or is a label or greeting. Ordinary words are trimmed from both ends of
+or holds a digit, or is a label, greeting, honorific ("Dr Prado" masks "Prado") or a
+contraction of "I". Ordinary words are trimmed from both ends of
 each line's run; a run left empty is dropped. So a surname that is also a word ("Baker")
 is not masked on capitalisation alone, while "Ann Baker" keeps both words.
 
@@ -39,7 +40,12 @@ _LABELS = frozenset(
     general re fwd ref receipt invoice customer tenant owner landlord patient holder contact
     contacts signed beneficiary employee from to cc bcc date total card license licence
     city country state street grandma grandpa mum mom dad auntie uncle producer todo ps nb
-    faq""".split()
+    faq mr mrs ms miss mx dr prof sir madam i'm i've i'd i'll""".split()
+)
+# Days and months follow "in", "on", "to" as often as places do ("back in December").
+_CALENDAR = frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday january february march april
+    may june july august september october november december""".split()
 )
 
 
@@ -68,7 +74,10 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
     if span.source == "place-cue":
         found = [w.group(0) for w in _WORD.finditer(text[span.start : span.end])]
         plain = [w for w in found if fold(w.strip(".")) not in _PLACE_PREFIXES]
-        if not plain or any(_ordinary(w, lists) or lists.is_first(w) for w in plain):
+        if not plain or any(
+            _ordinary(w, lists) or lists.is_first(w) or fold(w.strip(".")) in _CALENDAR
+            for w in plain
+        ):
             return []  # "to Maria" is a person (found elsewhere), "in March" a month
         return [span]
     if span.kind == "LOCATION" and span.source == "ner":
