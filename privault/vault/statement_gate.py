@@ -105,7 +105,7 @@ class StatementGate:
     def text(self, text: str) -> GatedText:
         """One short text (an entity name), gated with known entities and live detection."""
         if self.mode == "off":
-            return GatedText(text, self.gate.policy.name)
+            return self.gate.apply(text, ())
         return self.gate.apply(text, self.detect(text))
 
     def statements(self, found: Sequence[Statement]) -> list[tuple[Statement, bool]]:
