@@ -41,6 +41,21 @@ class Gated(str):
             raise TypeError("Gated text is made by the gate only")
         return super().__new__(cls, value)
 
+    # Copies of gated text are gated text (dataclasses.asdict deep-copies its values).
+    def __copy__(self) -> Gated:
+        return self
+
+    def __deepcopy__(self, memo: object) -> Gated:
+        return self
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (_restore, (str(self),))
+
+
+def _restore(value: str) -> Gated:
+    """Gated text read back from a pickle of gated text."""
+    return Gated(value, _SEAL)
+
 
 def clip(text: Gated, limit: int) -> Gated:
     """Gated text cut to `limit` characters (an ellipsis marks the cut).
@@ -61,6 +76,12 @@ def clip(text: Gated, limit: int) -> Gated:
 def joined(separator: str, parts: Iterable[Gated]) -> Gated:
     """Gated texts joined by a fixed separator (a breadcrumb line, a context header)."""
     return Gated(separator.join(parts), _SEAL)
+
+
+def assembled(text: str) -> Gated:
+    """A context pack the packer assembled from gated windows and gated statements, joined
+    by the vault's own headers: nothing in it skipped a gate, only its type was lost."""
+    return Gated(text, _SEAL)
 
 
 def literal(text: str) -> Gated:

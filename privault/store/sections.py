@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from privault.store.connection import Connection
+from privault.store.connection import Connection, write
 
 
 @dataclass(frozen=True)
@@ -308,6 +308,25 @@ def section_text(conn: Connection, section_id: int) -> str | None:
     return found[0] if found else None
 
 
+def clear_stale_masking(conn: Connection) -> None:
+    """Mark the masked index entries as built for every section (after a re-index)."""
+    with write(conn):
+        conn.execute("DELETE FROM meta WHERE key = 'stale_masking'")
+
+
 def clear_stale_chunking(conn: Connection) -> None:
     """Forget that the index was cut by an older chunking (after a full re-index)."""
     conn.execute("DELETE FROM meta WHERE key = 'stale_chunking'")
+
+
+def document_authors(conn: Connection, doc_ids: Sequence[str]) -> dict[str, str]:
+    """Who wrote each document: '' for the owner, else the agent's name."""
+    if not doc_ids:
+        return {}
+    marks = ",".join("?" * len(doc_ids))
+    return {
+        doc_id: author
+        for doc_id, author in conn.execute(
+            f"SELECT id, author FROM documents WHERE id IN ({marks})", list(doc_ids)
+        )
+    }
