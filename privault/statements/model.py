@@ -120,6 +120,7 @@ class EntityCount:
     name: str
     key: str
     count: int
+    author: str = field(default="", compare=False)  # set when counted per author
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-friendly dict."""

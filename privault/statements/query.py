@@ -162,10 +162,12 @@ def entities(
     min_count: int = 1,
     now_ms: int | None = None,
     hidden: Sequence[str] = (),
+    by_author: bool = False,
 ) -> list[EntityCount]:
     """Entities named by the statements visible under the same rules as `query`, by count.
 
-    Statements on `hidden` shelves do not count."""
+    Statements on `hidden` shelves do not count. `by_author` counts each author's mentions
+    apart (an agent's guess must not add to the count of the owner's entity)."""
     known = _now(now_ms) if known_at is None else known_at
     if include_closed and valid_at is not None:
         raise InputError("valid_at asks what held then; it cannot be combined with --all")
@@ -177,16 +179,24 @@ def entities(
     }
     found = rows(
         conn,
-        "SELECT e.key, count(*) AS n, (SELECT e2.name FROM statement_entities e2"
+        "SELECT e.key, s.author, count(*) AS n, (SELECT e2.name FROM statement_entities e2"
         "  JOIN statements s2 ON s2.id = e2.statement_id WHERE e2.key = e.key"
-        "  ORDER BY s2.seq LIMIT 1) AS name"
+        f"  {'AND s2.author = s.author' if by_author else ''} ORDER BY s2.seq LIMIT 1) AS name"
         " FROM statement_entities e JOIN statements s ON s.id = e.statement_id"
         f" WHERE {visibility(include_closed)} AND {_not_hidden(hidden)}"
-        " GROUP BY e.key HAVING n >= :min"
-        " ORDER BY n DESC, e.key",
+        f" GROUP BY e.key{', s.author' if by_author else ''} HAVING n >= :min"
+        " ORDER BY n DESC, e.key, s.author",
         params,
     )
-    return [EntityCount(name=item["name"], key=item["key"], count=item["n"]) for item in found]
+    return [
+        EntityCount(
+            name=item["name"],
+            key=item["key"],
+            count=item["n"],
+            author=item["author"] if by_author else "",
+        )
+        for item in found
+    ]
 
 
 def stats(conn: Connection, *, now_ms: int | None = None) -> StatementStats:
