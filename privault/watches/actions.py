@@ -54,8 +54,10 @@ class Filer(Protocol):
         shelf: str,
         kind: str,
         source: str | None = None,
+        author: str = "",
     ) -> str:
         """Store a note (a reminder is `kind='reminder'`, tag `reminder`); return its id.
+        `author` is who added the watch ('' for the owner): the note is their text.
 
         `source` is an idempotency key (`reminder:<watch id>@<planned ms>`): a note filed
         again with the same source and text is the same note, so a job redelivered after
@@ -157,6 +159,7 @@ def remind_action(
         shelf=watch.shelf,
         kind="reminder",
         source=f"reminder:{watch.id}",
+        author=watch.author,
     )
     reminder = (
         "r" + secrets.token_hex(4),
