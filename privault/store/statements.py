@@ -33,7 +33,7 @@ def open_row(conn: Connection, statement_id: str, now: int, verb: str) -> dict[s
     if found["valid_to"] is not None and found["valid_to"] <= now:
         raise Conflict(
             f"cannot {verb} {statement_id}: it closed at {timeutil.to_iso(found['valid_to'])}"
-            f" ({found['invalidation_reason'] or 'its window ended'})"
+            f" ({_own_words(found['invalidation_reason'])})"
         )
     return found
 
@@ -145,3 +145,10 @@ def settle_disputes(conn: Connection, statement_id: str, now: int, why: str) -> 
         " WHERE (a_id = ? OR b_id = ?) AND settled_at IS NULL",
         (now, why, statement_id, statement_id),
     )
+
+
+def _own_words(reason: str | None) -> str:
+    """Why a window closed, in words an error may carry: the vault's own reasons only.
+
+    A reason the writer gave may name someone, and an error reaches any caller ungated."""
+    return reason if reason in ("superseded", "revised", "invalidated") else "its window ended"

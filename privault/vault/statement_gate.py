@@ -171,7 +171,10 @@ class StatementGate:
             for text in short_texts(statement)
         }
         if gate.policy.mode == "refuse":
-            return self._refused(statement, content, texts, gate)
+            stub = self._refused(statement, content, texts, gate)
+            if stub is not None:
+                return stub, True
+            # Nothing identifying anywhere in it: each text passes the gate unchanged.
 
         def gate_text(text: str) -> str:
             if not text.strip():
@@ -199,7 +202,7 @@ class StatementGate:
         content: list[Span],
         texts: dict[str, list[Span]],
         gate: Gate,
-    ) -> tuple[Statement, bool]:
+    ) -> Statement | None:
         # One stub per statement, not per field: all its texts are gated as one text.
         joined, spans, offset = [statement.content], list(content), len(statement.content) + 1
         for text, found in texts.items():
@@ -210,7 +213,7 @@ class StatementGate:
             offset += len(text) + 1
         gated = gate.apply("\n".join(joined), spans, scope=scope_of(statement.author, statement.id))
         if not gated.withheld:
-            return statement, False
+            return None
         return dataclasses.replace(
             statement,
             content=gated.text,
@@ -218,4 +221,4 @@ class StatementGate:
             source=None,
             metadata=MappingProxyType({}),
             invalidation_reason=None,
-        ), True
+        )

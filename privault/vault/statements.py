@@ -27,7 +27,6 @@ from privault.caller import Caller
 from privault.errors import AccessDenied, InputError, NotFound
 from privault.privacy.spans import Span
 from privault.statements import EntityCount, Statement
-from privault.statements.ranking import overlap_scores
 from privault.store import statement_spans
 from privault.timeutil import Time, to_ms
 from privault.vault.context import VaultContext
@@ -41,6 +40,7 @@ from privault.vault.statement_gate import (
     metadata_texts,
     short_texts,
 )
+from privault.vault.statement_matching import as_seen, author_of
 from privault.vault.statement_results import (
     EntityList,
     GatedStatement,
@@ -101,7 +101,7 @@ class VaultStatements:
         """
         reading = self._writer(caller)
         privacy = self._context.privacy
-        detector = privacy.detector_for(_author(caller))
+        detector = privacy.detector_for(author_of(caller))
         pre = {t: detector.detect(t) for t in dict.fromkeys(texts) if t and t.strip()}
         found = operation()
         self._store_scan(found, detector, pre)
@@ -160,7 +160,7 @@ class VaultStatements:
                 metadata=metadata,
                 embed=self._embed,
                 shelf=shelf,
-                author=_author(caller),
+                author=author_of(caller),
             ),
         )
 
@@ -203,7 +203,7 @@ class VaultStatements:
                 occurred_at=happened,
                 metadata=metadata,
                 embed=self._embed,
-                author=_author(caller),
+                author=author_of(caller),
             ),
         )
 
@@ -239,7 +239,7 @@ class VaultStatements:
                 confidence=confidence,
                 metadata=metadata,
                 embed=self._embed,
-                author=_author(caller),
+                author=author_of(caller),
             ),
         )
 
@@ -283,7 +283,7 @@ class VaultStatements:
         why = (reason or "").strip()
         spans = None
         if why and why not in OWN_REASONS:
-            detector = self._context.privacy.detector_for(_author(caller))
+            detector = self._context.privacy.detector_for(author_of(caller))
             spans = detector.detect(why)  # before the write, as in _write
         found = st.invalidate(self.conn, statement_id, valid_to=end, reason=reason)
         if spans is not None:
@@ -352,11 +352,7 @@ class VaultStatements:
             limit=None,
             hidden=hidden,
         )
-        shown = self._gated(every, reading)
-        if source is not None:
-            shown = [item for item in shown if item.statement.source == source]
-        if text and text.strip():
-            shown = _by_overlap(shown, text)
+        shown = as_seen(self._gated(every, reading), text, source)
         return StatementList(tuple(shown[:limit] if limit else shown), reading.privacy())
 
     def history(self, statement_id: str, *, caller: Caller, known_at: Time = None) -> StatementList:
@@ -435,7 +431,7 @@ class VaultStatements:
             )
             return self._gated(found, reading)
         every = st.query(self.conn, include_closed=include_superseded, limit=None, hidden=hidden)
-        return _by_overlap(self._gated(every, reading), query)[:limit]
+        return as_seen(self._gated(every, reading), query)[:limit]
 
     def rescan(self, limit: int = 200) -> int:
         """Scan statements never scanned or scanned by another detector version; return count."""
@@ -444,15 +440,3 @@ class VaultStatements:
         for statement_id in ids:
             self._store_scan(st.get(self.conn, statement_id), detector, {})
         return len(ids)
-
-
-def _author(caller: Caller) -> str:
-    """Who a write is by: '' for the owner, else the agent's name."""
-    return "" if caller.is_owner else caller.name
-
-
-def _by_overlap(shown: Sequence[GatedStatement], text: str) -> list[GatedStatement]:
-    """Gated statements that share words with `text`, best first (ties: as given)."""
-    scores = overlap_scores({str(i): item.statement.content for i, item in enumerate(shown)}, text)
-    ranked = sorted(scores, key=lambda key: (-scores[key], int(key)))
-    return [shown[int(key)] for key in ranked]
