@@ -262,7 +262,8 @@ def health(conn: Connection) -> dict[str, Any]:
         name: conn.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
         for name in ("documents", "sections", "chunks")
     }
-    (indexed,) = conn.execute("SELECT count(*) FROM chunks_fts").fetchone()
+    (indexed,) = conn.execute("SELECT count(*) FROM chunks_fts WHERE rowid > 0").fetchone()
+    (masked,) = conn.execute("SELECT count(*) FROM masked_chunks").fetchone()
     (vectors,) = conn.execute("SELECT count(*) FROM chunks_vec").fetchone()
     (searchable,) = conn.execute(
         "SELECT count(*) FROM chunks c JOIN sections s ON s.id = c.section_id "
@@ -270,12 +271,15 @@ def health(conn: Connection) -> dict[str, Any]:
     ).fetchone()
     healthy = indexed == vectors == searchable
     stale = conn.execute("SELECT value FROM meta WHERE key = 'stale_chunking'").fetchone()
+    unmasked = conn.execute("SELECT 1 FROM meta WHERE key = 'stale_masking'").fetchone()
     index = {
         "fts_rows": indexed,
         "vector_rows": vectors,
         "chunks_searchable": searchable,
         "healthy": healthy,
         "stale_chunking": stale[0] if stale else None,  # set: `privault reindex` finds more
+        "masked_rows": masked,  # second entries gated callers search instead
+        "stale_masking": unmasked is not None,  # True: `privault reindex` builds them
     }
     return {**counts, "index": index}
 
