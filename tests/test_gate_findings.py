@@ -88,6 +88,21 @@ def test_f02_clipped_titles_and_breadcrumbs_are_gated_whole(vault: Vault) -> Non
     assert "insurance paperwork" in seen  # the title is still there, gated
 
 
+def test_f02_a_mark_reaches_a_long_title_and_the_agents_index(vault: Vault) -> None:
+    text = (
+        "Insurance paperwork for next week: the forms are signed and posted, and the claim "
+        "goes to Quillon at the regional office\n\nThe forms are in the blue folder."
+    )
+    doc_id = vault.note(text, caller=OWNER).doc_id
+    before = mcp_ok(vault, "claude", "memory_search", query="quillon regional")
+    assert before["results"]  # not detected yet: the agent can find it by the name
+    cli_json("pii", "mark", doc_id, "Quillon", "--kind", "PERSON")
+    listed = cli_json("docs", "--as", "claude")
+    after = mcp_ok(vault, "claude", "memory_search", query="quillon")
+    assert "quillon" not in _dumps([listed, after["results"]]).lower()
+    assert after["results"] == []  # the masked index no longer holds the name
+
+
 # ---- 3: tags ------------------------------------------------------------------------------
 
 
