@@ -311,8 +311,55 @@ def bench_via_vault(
                     "completion_tokens": reply.timings.get("completion_tokens", 0),
                 }
             )
+        masked = _masked_values(vault, asker) if agent else set()
         vault.close()
-    return summarise(name, rows, 0.0)
+    summary = summarise(name, rows, 0.0)
+    if agent:
+        summary.update(_agent_figures(rows, questions, masked))
+    return summary
+
+
+def _masked_values(vault: Any, asker: Any) -> set[str]:
+    """Every value the asker's policy masks in the stored notes (normalised)."""
+    from privault import Caller
+    from privault.store import sections
+
+    owner = Caller.owner()
+    reading = vault.shared.privacy.reading(asker)
+    found: set[str] = set()
+    for doc in vault.docs(caller=owner, limit=1000).documents:
+        for node in vault.tree(doc.doc_id, caller=owner).nodes:
+            row = sections.section_by_node(vault.conn, node.node_id)
+            if row is None:
+                continue
+            for span in reading.spans(row):
+                if reading.base.counts(span):
+                    found.add(normalise(row.text[span.start : span.end]))
+    return {value for value in found if len(value) >= 3}
+
+
+def _agent_figures(
+    rows: list[dict[str, Any]], questions: list[Any], masked: set[str]
+) -> dict[str, Any]:
+    """Accuracy on questions whose answer is not a masked value, and masked values that
+    came back in answers (each should be 0)."""
+    open_rows, leaks = [], []
+    for row, (_question, _category, accepted) in zip(rows, questions, strict=True):
+        parts = [part for option in accepted for part in option.split("&")]
+        by_design = any(part in value for part in parts for value in masked)
+        row["answer_is_masked"] = by_design
+        if not by_design:
+            open_rows.append(row)
+        plain = normalise(row["answer"])
+        leaks += [value for value in masked if value in plain]
+    return {
+        "open_questions": len(open_rows),
+        "open_accuracy": round(sum(r["correct"] for r in open_rows) / len(open_rows), 3)
+        if open_rows
+        else None,
+        "open_wrong": [r["question"] for r in open_rows if not r["correct"]],
+        "masked_values_in_answers": len(leaks),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

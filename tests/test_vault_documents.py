@@ -198,7 +198,9 @@ def test_agent_gets_redacted_text_everywhere(vault) -> None:
 def test_query_pii_is_not_used_for_matching(vault) -> None:
     vault.note("Contact: bob@example.org for the keys", caller=OWNER)
     response = vault.search("bob@example.org", caller=AGENT)
-    assert response.privacy.query_removed == ("EMAIL_ADDRESS",)
+    # Agents search the masked index: the value is not there to match, and nothing is
+    # said about the query (what a scan of it reported could confirm a known name).
+    assert response.privacy.query_removed == ()
     assert response.results == ()
     assert vault.search("bob@example.org", caller=OWNER).results
 

@@ -56,6 +56,7 @@ class FakeFiler:
         shelf: str,
         kind: str,
         source: str | None = None,
+        author: str = "",
     ) -> str:
         doc_id = self._new_id("note")
         note = {"id": doc_id, "title": title, "text": text, "tags": tags, "shelf": shelf}
@@ -112,6 +113,7 @@ class SleepyFiler(FakeFiler):
         shelf: str,
         kind: str,
         source: str | None = None,
+        author: str = "",
     ) -> str:
         time.sleep(60)
         return super().file_note(

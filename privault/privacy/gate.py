@@ -1,12 +1,19 @@
 """The gate: the one place where a policy is applied to text before it leaves the vault.
 
 A `Gate` lives for one response. Everything the response returns (titles, breadcrumbs,
-section text, statements, citations) goes through the same gate, so a value gets the same
-placeholder everywhere in that response (`<PERSON_1>` is one person throughout) and a
-different response numbers afresh — placeholders cannot be joined across responses.
+tags, section text, statements, citations) goes through the same gate, and comes out as
+`Gated` text: a `str` only the gate can make, so a response type whose text fields are
+typed `Gated` cannot carry text that skipped it (mypy checks the types; a test checks the
+fields).
+
+Placeholders are numbered per response and per *scope*. Text the owner wrote (and pages
+their watches filed) shares one scope, so `<PERSON_1>` is one person throughout a response;
+every text an agent wrote is a scope of its own. A value an agent writes therefore never
+gets the number of the owner's value, whatever it is: numbering cannot confirm a guess.
+A different response numbers afresh, so placeholders cannot be joined across responses.
 
 The gate never detects anything in stored text: it applies spans found at write time (plus
-owner overrides). Only a caller's *query* is scanned live, because a query is new input.
+owner overrides and known entities).
 """
 
 from __future__ import annotations
@@ -20,6 +27,67 @@ from privault.privacy.policy import Policy
 from privault.privacy.recognizers import known_entities_pattern
 from privault.privacy.spans import Span, merge_spans, normalise_value
 
+_SEAL = object()
+OWNER_SCOPE = ""  # placeholders of owner-written text; agent-written text uses its own id
+
+
+class Gated(str):
+    """Text that went through a gate. Only this module makes one (`Gate.apply`, `clip`)."""
+
+    __slots__ = ()
+
+    def __new__(cls, value: str, seal: object = None) -> Gated:
+        if seal is not _SEAL:
+            raise TypeError("Gated text is made by the gate only")
+        return super().__new__(cls, value)
+
+    # Copies of gated text are gated text (dataclasses.asdict deep-copies its values).
+    def __copy__(self) -> Gated:
+        return self
+
+    def __deepcopy__(self, memo: object) -> Gated:
+        return self
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (_restore, (str(self),))
+
+
+def _restore(value: str) -> Gated:
+    """Gated text read back from a pickle of gated text."""
+    return Gated(value, _SEAL)
+
+
+def clip(text: Gated, limit: int) -> Gated:
+    """Gated text cut to `limit` characters (an ellipsis marks the cut).
+
+    Clipping happens after gating, never before: a value cut in half is no longer
+    recognised, so detection always sees the whole text and only its gated form is cut.
+    A placeholder is never cut in half either.
+    """
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    opened = cut.rfind("<")
+    if opened > cut.rfind(">"):
+        cut = cut[:opened]
+    return Gated(cut.rstrip() + "…", _SEAL)
+
+
+def joined(separator: str, parts: Iterable[Gated]) -> Gated:
+    """Gated texts joined by a fixed separator (a breadcrumb line, a context header)."""
+    return Gated(separator.join(parts), _SEAL)
+
+
+def assembled(text: str) -> Gated:
+    """A context pack the packer assembled from gated windows and gated statements, joined
+    by the vault's own headers: nothing in it skipped a gate, only its type was lost."""
+    return Gated(text, _SEAL)
+
+
+def literal(text: str) -> Gated:
+    """A constant the vault itself writes (a stub, `<FOLDER>`): never caller or stored text."""
+    return Gated(text, _SEAL)
+
 
 class SpanSource(Protocol):
     """Anything with `detect(text) -> list[Span]` (a `Detector` or a `FakeDetector`)."""
@@ -31,7 +99,7 @@ class SpanSource(Protocol):
 class GatedText:
     """Text as a caller may see it, and what was held back from it."""
 
-    text: str
+    text: Gated
     policy: str
     held_back: dict[str, int] = field(default_factory=dict)  # kind -> spans masked/withheld
     withheld: bool = False  # True when the whole text was replaced by a refusal stub
@@ -61,7 +129,7 @@ class Gate:
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
-        self._placeholders: dict[str, str] = {}
+        self._placeholders: dict[tuple[str, str], str] = {}
         self._numbers: Counter[str] = Counter()
         self._held: Counter[str] = Counter()
         self._withheld = 0
@@ -71,26 +139,46 @@ class Gate:
         )
         self._deny_kinds = {normalise_value(entry.value): entry.kind for entry in policy.deny}
 
-    def apply(self, text: str, spans: Iterable[Span]) -> GatedText:
-        """Gate one stored text using its stored spans (offsets into `text`)."""
+    def apply(self, text: str, spans: Iterable[Span], *, scope: str = OWNER_SCOPE) -> GatedText:
+        """Gate one stored text using its stored spans (offsets into `text`).
+
+        `scope` is whose text it is (see the module docstring): the policy's deny-list is
+        applied to the owner's text only, since matching an agent's own words against it
+        would tell the agent what the list holds.
+        """
         if self.policy.mode == "off" or not text:
-            return GatedText(text, self.policy.name)
-        chosen = self._spans_to_mask(text, spans)
+            return GatedText(Gated(text, _SEAL), self.policy.name)
+        chosen = self._spans_to_mask(text, spans, deny=scope == OWNER_SCOPE)
         if not chosen:
-            return GatedText(text, self.policy.name)
+            return GatedText(Gated(text, _SEAL), self.policy.name)
         counts = Counter(span.kind for span in chosen)
         self._held.update(counts)
         if self.policy.mode == "refuse":
             self._withheld += 1
-            return GatedText(self._stub(counts), self.policy.name, dict(counts), withheld=True)
+            stub = Gated(self._stub(counts), _SEAL)
+            return GatedText(stub, self.policy.name, dict(counts), withheld=True)
         pieces: list[str] = []
         cursor = 0
         for span in chosen:
             pieces.append(text[cursor : span.start])
-            pieces.append(self._placeholder(text[span.start : span.end], span.kind))
+            pieces.append(self._placeholder(text[span.start : span.end], span.kind, scope))
             cursor = span.end
         pieces.append(text[cursor:])
-        return GatedText("".join(pieces), self.policy.name, dict(counts))
+        return GatedText(Gated("".join(pieces), _SEAL), self.policy.name, dict(counts))
+
+    def masked(self, text: str, spans: Iterable[Span], *, deny: bool = True) -> str:
+        """`text` with every span this policy masks replaced by an unnumbered placeholder.
+
+        This is the text gated callers' search indexes hold (see `privacy.masking`): a
+        value that is not in the index cannot be matched by any form of it.
+        """
+        chosen = self._spans_to_mask(text, spans, deny=deny)
+        pieces, cursor = [], 0
+        for span in chosen:
+            pieces += [text[cursor : span.start], f"<{span.kind}>"]
+            cursor = span.end
+        pieces.append(text[cursor:])
+        return "".join(pieces)
 
     def query(self, query: str, detector: SpanSource) -> CleanQuery:
         """Remove PII from a gated caller's search query so it cannot confirm a value.
@@ -122,10 +210,10 @@ class Gate:
             query_kinds=tuple(self._query_kinds),
         )
 
-    def _spans_to_mask(self, text: str, spans: Iterable[Span]) -> list[Span]:
+    def _spans_to_mask(self, text: str, spans: Iterable[Span], *, deny: bool = True) -> list[Span]:
         """The policy's identifying spans plus deny-list hits, merged, minus allowed values."""
         picked = [s for s in spans if s.end <= len(text) and self.policy.counts(s)]
-        if self._deny is not None:
+        if self._deny is not None and deny:
             for match in self._deny.finditer(text):
                 kind = self._deny_kinds.get(normalise_value(match.group(0)), "PERSON")
                 picked.append(Span(match.start(), match.end(), kind, 1.0, "deny"))
@@ -133,8 +221,8 @@ class Gate:
             picked = [s for s in picked if not self.policy.is_allowed(text[s.start : s.end])]
         return merge_spans(picked)
 
-    def _placeholder(self, value: str, kind: str) -> str:
-        key = normalise_value(value)
+    def _placeholder(self, value: str, kind: str, scope: str) -> str:
+        key = (scope, normalise_value(value))
         if key not in self._placeholders:
             self._numbers[kind] += 1
             self._placeholders[key] = f"<{kind}_{self._numbers[kind]}>"

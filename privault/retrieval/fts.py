@@ -1,4 +1,10 @@
-"""The keyword leg of search: FTS5 with bm25, filtered in the same SQL statement."""
+"""The keyword leg of search: FTS5 with bm25, filtered in the same SQL statement.
+
+Two views of one index: `plain` (the text as stored: the owner, and callers whose policy
+masks nothing) and `masked` (what gated callers see: a chunk holding a masked value is
+matched through its masked entry at rowid `-chunk_id`, every other chunk through its plain
+one). Both live in one FTS table, so bm25 weighs both views with the same statistics.
+"""
 
 from __future__ import annotations
 
@@ -21,6 +27,16 @@ _STOP = frozenset(
 
 
 OVERFETCH = 2  # rows ranked before filtering, per row wanted
+
+_VIEWS = {
+    "plain": "rowid > 0",
+    "masked": "(rowid < 0 OR rowid NOT IN (SELECT chunk_id FROM masked_chunks))",
+}
+
+
+def _view(view: str, alias: str = "") -> str:
+    where = _VIEWS[view]
+    return where.replace("rowid", f"{alias}rowid") if alias else where
 
 
 @dataclass(frozen=True)
@@ -81,7 +97,9 @@ def match_expression(query: str) -> str | None:
     return f'"{" ".join(words)}"' if words else None
 
 
-def ranked(conn: Connection, query: str, limit: int) -> list[tuple[int, float]]:
+def ranked(
+    conn: Connection, query: str, limit: int, view: str = "plain"
+) -> list[tuple[int, float]]:
     """The best `limit` chunk ids by bm25 over the whole index, unfiltered, best first.
 
     Ranking the FTS index alone and filtering its best rows afterwards is 4–5× cheaper on
@@ -93,13 +111,15 @@ def ranked(conn: Connection, query: str, limit: int) -> list[tuple[int, float]]:
         return []
     found = conn.execute(
         "SELECT rowid, bm25(chunks_fts) AS score FROM chunks_fts WHERE chunks_fts MATCH ? "
-        "ORDER BY score LIMIT ?",
+        f"AND {_view(view)} ORDER BY score LIMIT ?",
         (expression, limit),
     ).fetchall()
-    return [(int(rowid), -float(score)) for rowid, score in found]
+    return [(abs(int(rowid)), -float(score)) for rowid, score in found]
 
 
-def search(conn: Connection, query: str, filters: Filters, limit: int) -> list[tuple[int, float]]:
+def search(
+    conn: Connection, query: str, filters: Filters, limit: int, view: str = "plain"
+) -> list[tuple[int, float]]:
     """Chunk ids matching the query's words under `filters`, best bm25 first.
 
     The index is ranked alone (`ranked`, OVERFETCH× the rows wanted) and the filters are
@@ -107,15 +127,17 @@ def search(conn: Connection, query: str, filters: Filters, limit: int) -> list[t
     query run.
     """
     fetch = limit * OVERFETCH
-    best = ranked(conn, query, fetch)
+    best = ranked(conn, query, fetch, view)
     visible = visible_chunks(conn, [chunk_id for chunk_id, _ in best], filters)
     kept = [(chunk_id, score) for chunk_id, score in best if chunk_id in visible]
     if len(best) < fetch or len(kept) >= limit:
         return kept[:limit]
-    return joined(conn, query, filters, limit)
+    return joined(conn, query, filters, limit, view)
 
 
-def joined(conn: Connection, query: str, filters: Filters, limit: int) -> list[tuple[int, float]]:
+def joined(
+    conn: Connection, query: str, filters: Filters, limit: int, view: str = "plain"
+) -> list[tuple[int, float]]:
     """The keyword leg with the filters inside the ranking query (when they reject a lot)."""
     expression = match_expression(query)
     if expression is None:
@@ -123,12 +145,12 @@ def joined(conn: Connection, query: str, filters: Filters, limit: int) -> list[t
     where, params = filters.sql()
     found = conn.execute(
         "SELECT f.rowid, bm25(chunks_fts) AS score FROM chunks_fts f "
-        "JOIN chunks c ON c.id = f.rowid JOIN sections s ON s.id = c.section_id "
-        f"JOIN documents d ON d.id = s.doc_id WHERE chunks_fts MATCH ? AND {where} "
-        "ORDER BY score LIMIT ?",
+        "JOIN chunks c ON c.id = abs(f.rowid) JOIN sections s ON s.id = c.section_id "
+        f"JOIN documents d ON d.id = s.doc_id WHERE chunks_fts MATCH ? AND {_view(view, 'f.')} "
+        f"AND {where} ORDER BY score LIMIT ?",
         (expression, *params, limit),
     ).fetchall()
-    return [(int(rowid), -float(score)) for rowid, score in found]
+    return [(abs(int(rowid)), -float(score)) for rowid, score in found]
 
 
 def visible_chunks(conn: Connection, chunk_ids: Sequence[int], filters: Filters) -> dict[int, int]:

@@ -62,6 +62,8 @@ def hybrid(
 ) -> list[ChunkHit]:
     """The best `limit` chunks for a query under `filters`, by fused keyword+vector rank.
 
+    Both legs search the view `vectors` holds (`plain`, or `masked` for gated callers).
+
     With a `period` (dates the query names, epoch ms), both legs are ranked a second time
     among the documents dated inside it, and those rankings are fused in too: what was
     written then gains rank, and everything else still competes.
@@ -77,12 +79,14 @@ def hybrid(
     # One filter lookup for both legs' candidates: the keyword leg's best rows are
     # fetched unfiltered first, then checked together with the vector neighbours.
     fetch = limit * fts.OVERFETCH
-    unfiltered = fts.ranked(conn, query, fetch)
+    unfiltered = fts.ranked(conn, query, fetch, vectors.view)
     candidate_ids = list(dict.fromkeys([c for c, _ in unfiltered] + [c for c, _ in vector]))
     sections = fts.visible_chunks(conn, candidate_ids, filters)
     keyword_ids = [chunk_id for chunk_id, _ in unfiltered if chunk_id in sections][:limit]
     if len(unfiltered) == fetch and len(keyword_ids) < limit:
-        keyword_ids = [chunk_id for chunk_id, _ in fts.joined(conn, query, filters, limit)]
+        keyword_ids = [
+            chunk_id for chunk_id, _ in fts.joined(conn, query, filters, limit, vectors.view)
+        ]
         sections.update(fts.visible_chunks(conn, keyword_ids, filters))
     vector_ids = [chunk_id for chunk_id, _ in vector if chunk_id in sections][:limit]
     rankings = [keyword_ids, vector_ids]

@@ -7,6 +7,10 @@ copy of the matrix in memory and does one exact matrix-vector product — the me
 bandwidth floor for exact search. The copy is refreshed incrementally: chunk ids only
 grow (AUTOINCREMENT), so new rows are those above the last id seen, and rows deleted
 since are dropped when results are joined back to live chunks.
+
+A `masked` index is the view gated callers search: a chunk that has a masked entry
+(`masked_chunks`) is represented by that entry's vector instead of its plain one. A
+chunk's entries never change after it is written, so the same incremental refresh holds.
 """
 
 from __future__ import annotations
@@ -24,8 +28,11 @@ _POINT_LOOKUPS = 64  # up to this many new rows, fetch each by rowid rather than
 class VectorIndex:
     """Exact cosine search over all chunk embeddings of one vault file."""
 
-    def __init__(self, dim: int):
+    def __init__(self, dim: int, view: str = "plain"):
+        if view not in ("plain", "masked"):
+            raise ValueError(f"unknown index view {view!r}")
         self.dim = dim
+        self.view = view
         self._ids = np.zeros(0, dtype=np.int64)
         self._matrix = np.zeros((0, dim), dtype=np.float32)
         self._created = np.zeros(0, dtype=np.int64)  # each row's document created_at (ms)
@@ -78,6 +85,8 @@ class VectorIndex:
                     "SELECT rowid, embedding FROM chunks_vec WHERE rowid > ? ORDER BY rowid",
                     (self._max_id,),
                 ).fetchall()
+            if self.view == "masked" and fetched:
+                fetched = self._masked(conn, fetched)
             self._token = token
             if new_ids:
                 self._max_id = max(self._max_id, int(new_ids[-1]))
@@ -91,6 +100,18 @@ class VectorIndex:
             dates = np.fromiter((created[int(i)] for i in ids), dtype=np.int64, count=len(ids))
             self._created = np.concatenate([self._created, dates])
             self._max_id = max(self._max_id, int(ids[-1]))
+
+    def _masked(
+        self, conn: Connection, fetched: list[tuple[int, bytes]]
+    ) -> list[tuple[int, bytes]]:
+        """Plain rows with each masked chunk's vector put in place of its plain one."""
+        lowest = min(int(rowid) for rowid, _ in fetched)
+        masked = dict(
+            conn.execute(
+                "SELECT chunk_id, embedding FROM masked_chunks WHERE chunk_id >= ?", (lowest,)
+            ).fetchall()
+        )
+        return [(rowid, masked.get(rowid, embedding)) for rowid, embedding in fetched]
 
     def search(
         self, query: np.ndarray, k: int, period: tuple[int, int] | None = None

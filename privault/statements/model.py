@@ -52,6 +52,9 @@ class Statement:
     disputed_with: tuple[str, ...]
     as_of: int
     score: float | None = field(default=None, compare=False)
+    shelf: str = "default"  # visibility and policy, like a document's shelf
+    author: str = ""  # '' for the owner, else the agent that wrote it
+    entity_kinds: tuple[str, ...] = ()  # one per entity: person, org, place or other
 
     @property
     def status(self) -> Status:
@@ -102,6 +105,8 @@ class Statement:
             "last_confirmed_at": to_iso(self.last_confirmed_at),
             "disputed_with": list(self.disputed_with),
             "as_of": to_iso(self.as_of),
+            "shelf": self.shelf,
+            "entity_kinds": list(self.entity_kinds),
         }
         if self.score is not None:
             data["score"] = self.score
@@ -115,6 +120,7 @@ class EntityCount:
     name: str
     key: str
     count: int
+    author: str = field(default="", compare=False)  # set when counted per author
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-friendly dict."""
@@ -126,15 +132,43 @@ def entity_key(name: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", name).split()).casefold()
 
 
-def clean_entities(names: Iterable[str]) -> list[tuple[str, str]]:
-    """(key, display name) pairs, first spelling kept, duplicates by key dropped."""
-    seen: dict[str, str] = {}
+# What an entity is. Only people and places identify someone; an organisation or a thing
+# ("boiler", "Acme") is not masked under `standard`. A name given without a kind is taken
+# as a person: forgetting the prefix must not unmask anyone.
+ENTITY_KINDS = ("person", "org", "place", "other")
+_KIND_PREFIXES = {
+    "person": "person",
+    "org": "org",
+    "organisation": "org",
+    "organization": "org",
+    "company": "org",
+    "place": "place",
+    "location": "place",
+    "other": "other",
+    "thing": "other",
+}
+
+
+def split_kind(raw: str) -> tuple[str, str]:
+    """`org:Acme` → ('org', 'Acme'); a name without a known prefix is a person."""
+    head, colon, rest = raw.partition(":")
+    kind = _KIND_PREFIXES.get(head.strip().casefold()) if colon else None
+    return (kind, rest) if kind else ("person", raw)
+
+
+def clean_entities(names: Iterable[str]) -> list[tuple[str, str, str]]:
+    """(key, display name, kind) triples, first spelling kept, duplicates by key dropped.
+
+    A name may carry its kind as a prefix: `person:`, `org:`, `place:`, `other:`.
+    """
+    seen: dict[str, tuple[str, str]] = {}
     for raw in names:
-        display = " ".join(unicodedata.normalize("NFKC", raw).split())
+        kind, name = split_kind(raw)
+        display = " ".join(unicodedata.normalize("NFKC", name).split())
         if not display:
             raise InputError("an entity name is empty: give a name such as 'Acme Corp'")
-        seen.setdefault(display.casefold(), display)
-    return list(seen.items())
+        seen.setdefault(display.casefold(), (display, kind))
+    return [(key, display, kind) for key, (display, kind) in seen.items()]
 
 
 def clean_content(content: str) -> str:

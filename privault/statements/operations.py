@@ -57,6 +57,8 @@ def add(
     metadata: Mapping[str, Any] | None = None,
     embed: Embed | None = None,
     now_ms: int | None = None,
+    shelf: str = "default",
+    author: str = "",
 ) -> Statement:
     """Record a statement; it is open-ended unless `valid_to` is given.
 
@@ -74,6 +76,8 @@ def add(
         "occurred_at": occurred_at,
         "valid_from": start,
         "metadata": dump_metadata(metadata),
+        "shelf": shelf,
+        "author": author,
     }
     names = clean_entities(entities)
     vector = embed_one(embed, text)
@@ -97,6 +101,7 @@ def supersede(
     metadata: Mapping[str, Any] | None = None,
     embed: Embed | None = None,
     now_ms: int | None = None,
+    author: str = "",
 ) -> Statement:
     """The world changed: close `statement_id` exactly where a new statement opens.
 
@@ -131,6 +136,8 @@ def supersede(
             "metadata": dump_metadata(metadata),
             "chain_id": old["chain_id"],
             "supersedes": old["id"],
+            "shelf": old["shelf"],
+            "author": author,
         }
         new_id = insert(conn, fields, names, valid_to, None, now, vector)
         close(conn, old["id"], boundary, "superseded", now)
@@ -151,6 +158,7 @@ def revise(
     metadata: Mapping[str, Any] | None = None,
     embed: Embed | None = None,
     now_ms: int | None = None,
+    author: str = "",
 ) -> Statement:
     """The wording improves, the world did not change: replace the text in vault time only.
 
@@ -177,6 +185,8 @@ def revise(
             "metadata": old["metadata"] if metadata is None else dump_metadata(metadata),
             "chain_id": old["chain_id"],
             "revises": old["id"],
+            "shelf": old["shelf"],
+            "author": author,
         }
         reason = closure_reason(conn, old["id"])
         new_id = insert(conn, fields, names, old["valid_to"], reason, now, vector)

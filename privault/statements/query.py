@@ -11,7 +11,7 @@ recorded by `known_at`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,6 +69,7 @@ def query(
     limit: int | None = 20,
     embed: Embed | None = None,
     now_ms: int | None = None,
+    hidden: Sequence[str] = (),
 ) -> list[Statement]:
     """Statements matching every filter given, best first.
 
@@ -88,8 +89,8 @@ def query(
     if limit is not None and limit < 1:
         raise InputError(f"limit must be at least 1, got {limit}")
 
-    clauses = [visibility(include_closed)]
-    params: dict[str, Any] = {"known": known, "valid": valid}
+    clauses = [visibility(include_closed), _not_hidden(hidden)]
+    params: dict[str, Any] = {"known": known, "valid": valid, **_hidden_params(hidden)}
     for number, name in enumerate(dict.fromkeys(entity_key(e) for e in entities)):
         clauses.append(
             f"EXISTS (SELECT 1 FROM statement_entities e WHERE e.statement_id = s.id"
@@ -160,23 +161,42 @@ def entities(
     known_at: int | None = None,
     min_count: int = 1,
     now_ms: int | None = None,
+    hidden: Sequence[str] = (),
+    by_author: bool = False,
 ) -> list[EntityCount]:
-    """Entities named by the statements visible under the same rules as `query`, by count."""
+    """Entities named by the statements visible under the same rules as `query`, by count.
+
+    Statements on `hidden` shelves do not count. `by_author` counts each author's mentions
+    apart (an agent's guess must not add to the count of the owner's entity)."""
     known = _now(now_ms) if known_at is None else known_at
     if include_closed and valid_at is not None:
         raise InputError("valid_at asks what held then; it cannot be combined with --all")
-    params = {"known": known, "valid": known if valid_at is None else valid_at, "min": min_count}
+    params = {
+        "known": known,
+        "valid": known if valid_at is None else valid_at,
+        "min": min_count,
+        **_hidden_params(hidden),
+    }
     found = rows(
         conn,
-        "SELECT e.key, count(*) AS n, (SELECT e2.name FROM statement_entities e2"
+        "SELECT e.key, s.author, count(*) AS n, (SELECT e2.name FROM statement_entities e2"
         "  JOIN statements s2 ON s2.id = e2.statement_id WHERE e2.key = e.key"
-        "  ORDER BY s2.seq LIMIT 1) AS name"
+        f"  {'AND s2.author = s.author' if by_author else ''} ORDER BY s2.seq LIMIT 1) AS name"
         " FROM statement_entities e JOIN statements s ON s.id = e.statement_id"
-        f" WHERE {visibility(include_closed)} GROUP BY e.key HAVING n >= :min"
-        " ORDER BY n DESC, e.key",
+        f" WHERE {visibility(include_closed)} AND {_not_hidden(hidden)}"
+        f" GROUP BY e.key{', s.author' if by_author else ''} HAVING n >= :min"
+        " ORDER BY n DESC, e.key, s.author",
         params,
     )
-    return [EntityCount(name=item["name"], key=item["key"], count=item["n"]) for item in found]
+    return [
+        EntityCount(
+            name=item["name"],
+            key=item["key"],
+            count=item["n"],
+            author=item["author"] if by_author else "",
+        )
+        for item in found
+    ]
 
 
 def stats(conn: Connection, *, now_ms: int | None = None) -> StatementStats:
@@ -202,20 +222,31 @@ def stats(conn: Connection, *, now_ms: int | None = None) -> StatementStats:
     )
 
 
-def known_entity_names(conn: Connection) -> list[str]:
-    """Every entity name any statement ever gave (first spelling per entity).
+def known_entity_names(conn: Connection) -> dict[str, str]:
+    """Entity names the owner's statements gave (first spelling per entity) → their kind.
 
     Closed statements count too: a name the vault once knew is still a name to protect.
+    Statements an agent wrote do not: an agent must not decide what others see masked.
     """
     found = rows(
         conn,
-        "SELECT e.key, e.name FROM statement_entities e JOIN statements s"
-        " ON s.id = e.statement_id ORDER BY s.seq, e.position",
+        "SELECT e.key, e.name, e.kind FROM statement_entities e JOIN statements s"
+        " ON s.id = e.statement_id WHERE s.author = '' ORDER BY s.seq, e.position",
     )
-    names: dict[str, str] = {}
+    names: dict[str, tuple[str, str]] = {}
     for item in found:
-        names.setdefault(item["key"], item["name"])
-    return list(names.values())
+        names.setdefault(item["key"], (item["name"], item["kind"]))
+    return dict(names.values())
+
+
+def _not_hidden(hidden: Sequence[str]) -> str:
+    if not hidden:
+        return "1 = 1"
+    return f"s.shelf NOT IN ({', '.join(f':hidden{i}' for i in range(len(hidden)))})"
+
+
+def _hidden_params(hidden: Sequence[str]) -> dict[str, str]:
+    return {f"hidden{i}": shelf for i, shelf in enumerate(hidden)}
 
 
 def _now(now_ms: int | None) -> int:

@@ -7,6 +7,7 @@ no score calibration between bm25 and cosine distance.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 
@@ -95,3 +96,36 @@ def composite(
     else:
         base = 0.5 * relevance + 0.25 * fresh + 0.25 * salience
     return base * (0.5 + 0.5 * confidence)
+
+
+_COMMON = frozenset(
+    "a an and are as at be by for from has have in is it its of on or the to was were with".split()
+)
+
+
+def _stems(text: str) -> set[str]:
+    return {word[:6] for word in _WORD.findall(text.casefold()) if word not in _COMMON}
+
+
+def overlap_scores(texts: dict[str, str], query: str) -> dict[str, float]:
+    """Id -> how well each text matches the query's words, for texts sharing at least one.
+
+    Used over statements *as a gated caller sees them* (placeholders in place of masked
+    values), so no form of a masked value can match. Words are compared by their first six
+    letters, case-folded; rarer words weigh more (idf over `texts`).
+    """
+    wanted = _stems(query)
+    if not wanted:
+        return {}
+    stems = {key: _stems(text) for key, text in texts.items()}
+    total = len(stems)
+    weight = {
+        word: math.log(1 + total / (1 + sum(1 for found in stems.values() if word in found)))
+        for word in wanted
+    }
+    scores: dict[str, float] = {}
+    for key, found in stems.items():
+        shared = wanted & found
+        if shared:
+            scores[key] = sum(weight[word] for word in shared) / math.sqrt(len(found) or 1)
+    return scores

@@ -57,14 +57,14 @@ def _marks(ids: Sequence[str]) -> str:
 def _load_batch(conn: Connection, ids: list[str], known: int) -> dict[str, Statement]:
     marks = _marks(ids)
     base = rows(conn, f"SELECT * FROM statements WHERE id IN ({marks})", ids)
-    entities: dict[str, list[str]] = {}
+    entities: dict[str, list[tuple[str, str]]] = {}
     for entity in rows(
         conn,
-        f"SELECT statement_id, name FROM statement_entities WHERE statement_id IN ({marks})"
-        " ORDER BY statement_id, position",
+        f"SELECT statement_id, name, kind FROM statement_entities WHERE statement_id IN"
+        f" ({marks}) ORDER BY statement_id, position",
         ids,
     ):
-        entities.setdefault(entity["statement_id"], []).append(entity["name"])
+        entities.setdefault(entity["statement_id"], []).append((entity["name"], entity["kind"]))
     closure: dict[str, dict[str, Any]] = {}
     for item in rows(
         conn,
@@ -114,7 +114,7 @@ def _load_batch(conn: Connection, ids: list[str], known: int) -> dict[str, State
 
 def _view(
     r: dict[str, Any],
-    entities: list[str],
+    entities: list[tuple[str, str]],
     closure: dict[str, Any] | None,
     attested: dict[str, Any] | None,
     disputed: list[str],
@@ -130,7 +130,7 @@ def _view(
         id=r["id"],
         chain_id=r["chain_id"],
         content=r["content"],
-        entities=tuple(entities),
+        entities=tuple(name for name, _ in entities),
         source=r["source"],
         salience=r["salience"],
         confidence=r["confidence"],
@@ -149,4 +149,7 @@ def _view(
         last_confirmed_at=attested["last"] if attested else None,
         disputed_with=tuple(dict.fromkeys(disputed)),
         as_of=known,
+        shelf=r["shelf"],
+        author=r["author"],
+        entity_kinds=tuple(kind for _, kind in entities),
     )

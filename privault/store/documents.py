@@ -39,6 +39,7 @@ class Document:
     current: bool
     previous_id: str | None
     metadata: dict[str, Any] = field(default_factory=dict)
+    author: str = ""  # '' for the owner (and the owner's watches), else the agent's name
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form with ISO times."""
@@ -59,7 +60,7 @@ class Document:
 
 _DOC_COLUMNS = (
     "id, kind, title, source, shelf, content_hash, created_at, updated_at, untrusted, "
-    "current, previous_id, metadata"
+    "current, previous_id, metadata, author"
 )
 
 
@@ -84,6 +85,7 @@ def _document(conn: Connection, data: dict[str, Any]) -> Document:
         current=bool(data["current"]),
         previous_id=data["previous_id"],
         metadata=json.loads(data["metadata"]),
+        author=data["author"],
     )
 
 
@@ -100,21 +102,33 @@ def body(conn: Connection, doc_id: str) -> str | None:
 
 
 def find_current(
-    conn: Connection, *, shelf: str, source: str | None = None, content_hash: str | None = None
+    conn: Connection,
+    *,
+    shelf: str,
+    source: str | None = None,
+    content_hash: str | None = None,
+    author: str | None = None,
 ) -> Document | None:
-    """The current document on a shelf with this source (or, for notes, this content)."""
+    """The current document on a shelf with this source (or, for notes, this content).
+
+    With `author`, only a document that author wrote: an agent's note is the same note
+    only as one it wrote itself, so writing the owner's exact text cannot confirm it.
+    """
+    mine = "" if author is None else " AND author = ?"
+    by = () if author is None else (author,)
     if source is not None:
         found = row(
             conn,
-            f"SELECT {_DOC_COLUMNS} FROM documents WHERE source = ? AND shelf = ? AND current = 1",
-            (source, shelf),
+            f"SELECT {_DOC_COLUMNS} FROM documents WHERE source = ? AND shelf = ? "
+            f"AND current = 1{mine}",
+            (source, shelf, *by),
         )
     else:
         found = row(
             conn,
             f"SELECT {_DOC_COLUMNS} FROM documents WHERE content_hash = ? AND shelf = ? "
-            "AND source IS NULL AND current = 1",
-            (content_hash, shelf),
+            f"AND source IS NULL AND current = 1{mine}",
+            (content_hash, shelf, *by),
         )
     return _document(conn, found) if found else None
 
@@ -159,8 +173,8 @@ def insert_document(conn: Connection, doc: Document, text: str) -> None:
     """Insert a document row and its tags (sections are written by `replace_sections`)."""
     conn.execute(
         "INSERT INTO documents (id, kind, title, source, shelf, content_hash, body, created_at, "
-        "updated_at, untrusted, previous_id, current, metadata) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)",
+        "updated_at, untrusted, previous_id, current, metadata, author) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
         (
             doc.id,
             doc.kind,
@@ -174,6 +188,7 @@ def insert_document(conn: Connection, doc: Document, text: str) -> None:
             int(doc.untrusted),
             doc.previous_id,
             json.dumps(doc.metadata),
+            doc.author,
         ),
     )
     set_tags(conn, doc.id, doc.tags)
@@ -247,7 +262,8 @@ def health(conn: Connection) -> dict[str, Any]:
         name: conn.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
         for name in ("documents", "sections", "chunks")
     }
-    (indexed,) = conn.execute("SELECT count(*) FROM chunks_fts").fetchone()
+    (indexed,) = conn.execute("SELECT count(*) FROM chunks_fts WHERE rowid > 0").fetchone()
+    (masked,) = conn.execute("SELECT count(*) FROM masked_chunks").fetchone()
     (vectors,) = conn.execute("SELECT count(*) FROM chunks_vec").fetchone()
     (searchable,) = conn.execute(
         "SELECT count(*) FROM chunks c JOIN sections s ON s.id = c.section_id "
@@ -255,12 +271,15 @@ def health(conn: Connection) -> dict[str, Any]:
     ).fetchone()
     healthy = indexed == vectors == searchable
     stale = conn.execute("SELECT value FROM meta WHERE key = 'stale_chunking'").fetchone()
+    unmasked = conn.execute("SELECT 1 FROM meta WHERE key = 'stale_masking'").fetchone()
     index = {
         "fts_rows": indexed,
         "vector_rows": vectors,
         "chunks_searchable": searchable,
         "healthy": healthy,
         "stale_chunking": stale[0] if stale else None,  # set: `privault reindex` finds more
+        "masked_rows": masked,  # second entries gated callers search instead
+        "stale_masking": unmasked is not None,  # True: `privault reindex` builds them
     }
     return {**counts, "index": index}
 

@@ -184,3 +184,44 @@ def sections_to_rescan_count(conn: Connection, detector_version: str) -> int:
         (detector_version,),
     ).fetchone()
     return int(pending)
+
+
+def known_generation(conn: Connection) -> int:
+    """A counter that moves whenever the vault's known entities change (any process)."""
+    found = conn.execute("SELECT value FROM meta WHERE key = 'known_generation'").fetchone()
+    return int(found[0]) if found else 0
+
+
+def bump_known_generation(conn: Connection) -> int:
+    """Move the counter (inside the caller's write, if any): every process re-reads the
+    known entities on its next request."""
+    with write(conn):
+        conn.execute(
+            "INSERT INTO meta (key, value) VALUES ('known_generation', '1') ON CONFLICT (key) "
+            "DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)"
+        )
+    return known_generation(conn)
+
+
+def sections_mentioning(conn: Connection, values: Iterable[str]) -> list[int]:
+    """Ids of current sections whose text or labels may hold one of `values` (owner text).
+
+    A cheap over-approximation through the plain keyword index (each value's words, as a
+    phrase), for re-masking just the windows a new known entity touches.
+    """
+    found: set[int] = set()
+    for value in values:
+        words = [w for w in "".join(c if c.isalnum() else " " for c in value).split() if w]
+        if not words:
+            continue
+        phrase = '"' + " ".join(words) + '"'
+        found.update(
+            int(section_id)
+            for (section_id,) in conn.execute(
+                "SELECT DISTINCT c.section_id FROM chunks_fts f JOIN chunks c ON c.id = f.rowid "
+                "JOIN sections s ON s.id = c.section_id JOIN documents d ON d.id = s.doc_id "
+                "WHERE chunks_fts MATCH ? AND f.rowid > 0 AND d.author = ''",
+                (phrase,),
+            )
+        )
+    return sorted(found)

@@ -2,6 +2,11 @@
 
 A document's sections and chunks are always written together with their FTS5 and vector
 rows, in the caller's transaction, so an index never points at text that is not there.
+
+A chunk whose window holds a value gated callers may not see has a second, masked entry:
+its FTS row at rowid `-chunk_id` and its vector in `masked_chunks` (see migration m009).
+A chunk's entries never change after it is written: re-masking writes new chunks, so the
+in-memory vector mirrors can keep loading only ids above the last one they saw.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from privault.store.connection import Connection
+from privault.store.connection import Connection, write
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,7 @@ class SectionRow:
     shelf: str
     created_at: int
     untrusted: bool
+    author: str = ""  # '' for the owner's text, else the agent that wrote it
 
 
 def drop_index(conn: Connection, section_ids: Sequence[int]) -> None:
@@ -51,7 +57,16 @@ def drop_index(conn: Connection, section_ids: Sequence[int]) -> None:
             cbatch = chunk_ids[cstart : cstart + 500]
             cmarks = ",".join("?" * len(cbatch))
             conn.execute(f"DELETE FROM chunks_fts WHERE rowid IN ({cmarks})", cbatch)
+            conn.execute(
+                f"DELETE FROM chunks_fts WHERE rowid IN ({cmarks})", [-cid for cid in cbatch]
+            )
             conn.execute(f"DELETE FROM chunks_vec WHERE rowid IN ({cmarks})", cbatch)
+            conn.execute(f"DELETE FROM masked_chunks WHERE chunk_id IN ({cmarks})", cbatch)
+
+
+# (chunk position, masked text, its vector): the second entry of a chunk holding a value
+# gated callers may not see.
+Masked = tuple[tuple[int, str, np.ndarray], ...]
 
 
 @dataclass(frozen=True)
@@ -70,6 +85,7 @@ class IndexedSection:
     chunks: tuple[tuple[int, int, int], ...]  # (start, end, tokens) within text
     chunk_texts: tuple[str, ...]  # what is indexed (breadcrumb-prefixed chunk text)
     vectors: np.ndarray  # (len(chunks), dim)
+    masked: Masked = ()  # the masked entries of chunks that need one
 
 
 def replace_sections(
@@ -105,7 +121,13 @@ def replace_sections(
         section_id = int(cursor.lastrowid or 0)
         ids.append(section_id)
         _insert_chunks(
-            conn, section_id, section.chunks, section.chunk_texts, section.vectors, indexed=indexed
+            conn,
+            section_id,
+            section.chunks,
+            section.chunk_texts,
+            section.vectors,
+            section.masked,
+            indexed=indexed,
         )
     return ids
 
@@ -116,12 +138,30 @@ def replace_chunks(
     chunks: Sequence[tuple[int, int, int]],
     chunk_texts: Sequence[str],
     vectors: np.ndarray,
+    masked: Masked = (),
 ) -> None:
-    """Swap one section's chunks and their index rows for new ones (a re-index); the
-    section itself, its PII spans and its node id are untouched."""
+    """Swap one section's chunks and their index rows for new ones (a re-index or a
+    re-mask); the section itself, its PII spans and its node id are untouched."""
     drop_index(conn, [section_id])
     conn.execute("DELETE FROM chunks WHERE section_id = ?", (section_id,))
-    _insert_chunks(conn, section_id, chunks, chunk_texts, vectors, indexed=True)
+    _insert_chunks(conn, section_id, chunks, chunk_texts, vectors, masked, indexed=True)
+
+
+def chunk_rows(
+    conn: Connection, section_id: int
+) -> tuple[list[tuple[int, int, int]], list[str], np.ndarray]:
+    """A section's chunks as stored: (start, end, tokens), indexed texts, plain vectors."""
+    found = conn.execute(
+        "SELECT c.id, c.start, c.end, c.tokens, f.text, v.embedding FROM chunks c "
+        "JOIN chunks_fts f ON f.rowid = c.id JOIN chunks_vec v ON v.rowid = c.id "
+        "WHERE c.section_id = ? ORDER BY c.position",
+        (section_id,),
+    ).fetchall()
+    spans = [(int(a), int(b), int(t)) for _, a, b, t, _, _ in found]
+    texts = [str(text) for *_, text, _ in found]
+    blob = b"".join(embedding for *_, embedding in found)
+    vectors = np.frombuffer(blob, dtype=np.float32).reshape(len(found), -1)
+    return spans, texts, vectors
 
 
 def _insert_chunks(
@@ -130,9 +170,11 @@ def _insert_chunks(
     chunks: Sequence[tuple[int, int, int]],
     chunk_texts: Sequence[str],
     vectors: np.ndarray,
+    masked: Masked,
     *,
     indexed: bool,
 ) -> None:
+    second = {position: (text, vector) for position, text, vector in masked}
     for position, ((start, end, tokens), indexed_text) in enumerate(
         zip(chunks, chunk_texts, strict=True)
     ):
@@ -149,11 +191,20 @@ def _insert_chunks(
                 "INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)",
                 (chunk_id, vectors[position].astype(np.float32).tobytes()),
             )
+            if position in second:
+                text, vector = second[position]
+                conn.execute(
+                    "INSERT INTO chunks_fts (rowid, text) VALUES (?, ?)", (-chunk_id, text)
+                )
+                conn.execute(
+                    "INSERT INTO masked_chunks (chunk_id, embedding) VALUES (?, ?)",
+                    (chunk_id, vector.astype(np.float32).tobytes()),
+                )
 
 
 _SECTION_SELECT = (
     "SELECT s.id, s.node_id, s.doc_id, s.parent_node, s.position, s.depth, s.heading, "
-    "s.breadcrumb, s.text, d.title, d.kind, d.shelf, d.created_at, d.untrusted "
+    "s.breadcrumb, s.text, d.title, d.kind, d.shelf, d.created_at, d.untrusted, d.author "
     "FROM sections s JOIN documents d ON d.id = s.doc_id"
 )
 
@@ -174,6 +225,7 @@ def _section(data: tuple[Any, ...]) -> SectionRow:
         shelf=data[11],
         created_at=data[12],
         untrusted=bool(data[13]),
+        author=str(data[14]),
     )
 
 
@@ -256,6 +308,25 @@ def section_text(conn: Connection, section_id: int) -> str | None:
     return found[0] if found else None
 
 
+def clear_stale_masking(conn: Connection) -> None:
+    """Mark the masked index entries as built for every section (after a re-index)."""
+    with write(conn):
+        conn.execute("DELETE FROM meta WHERE key = 'stale_masking'")
+
+
 def clear_stale_chunking(conn: Connection) -> None:
     """Forget that the index was cut by an older chunking (after a full re-index)."""
     conn.execute("DELETE FROM meta WHERE key = 'stale_chunking'")
+
+
+def document_authors(conn: Connection, doc_ids: Sequence[str]) -> dict[str, str]:
+    """Who wrote each document: '' for the owner, else the agent's name."""
+    if not doc_ids:
+        return {}
+    marks = ",".join("?" * len(doc_ids))
+    return {
+        doc_id: author
+        for doc_id, author in conn.execute(
+            f"SELECT id, author FROM documents WHERE id IN ({marks})", list(doc_ids)
+        )
+    }

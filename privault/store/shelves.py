@@ -42,6 +42,11 @@ def restricted_names(conn: Connection) -> list[str]:
     return [name for (name,) in conn.execute("SELECT name FROM shelves WHERE restricted = 1")]
 
 
+def with_policy(conn: Connection) -> list[str]:
+    """Shelves that carry a policy of their own."""
+    return [name for (name,) in conn.execute("SELECT name FROM shelves WHERE policy IS NOT NULL")]
+
+
 def policy_of(conn: Connection, shelf: str) -> str | None:
     """The policy a shelf names (None: no row, or no policy of its own)."""
     found = conn.execute("SELECT policy FROM shelves WHERE name = ?", (shelf,)).fetchone()

@@ -33,7 +33,7 @@ def open_row(conn: Connection, statement_id: str, now: int, verb: str) -> dict[s
     if found["valid_to"] is not None and found["valid_to"] <= now:
         raise Conflict(
             f"cannot {verb} {statement_id}: it closed at {timeutil.to_iso(found['valid_to'])}"
-            f" ({found['invalidation_reason'] or 'its window ended'})"
+            f" ({_own_words(found['invalidation_reason'])})"
         )
     return found
 
@@ -41,7 +41,7 @@ def open_row(conn: Connection, statement_id: str, now: int, verb: str) -> dict[s
 def insert(
     conn: Connection,
     fields: dict[str, Any],
-    names: list[tuple[str, str]],
+    names: list[tuple[str, str, str]],
     valid_to: int | None,
     closure_reason: str | None,
     now: int,
@@ -56,8 +56,9 @@ def insert(
         list(values.values()),
     )
     conn.executemany(
-        "INSERT INTO statement_entities (statement_id, key, name, position) VALUES (?, ?, ?, ?)",
-        [(new_id, key, name, position) for position, (key, name) in enumerate(names)],
+        "INSERT INTO statement_entities (statement_id, key, name, position, kind)"
+        " VALUES (?, ?, ?, ?, ?)",
+        [(new_id, key, name, position, kind) for position, (key, name, kind) in enumerate(names)],
     )
     if valid_to is not None:
         conn.execute(
@@ -105,13 +106,14 @@ def closure_reason(conn: Connection, statement_id: str) -> str | None:
     return last["reason"] if last else None
 
 
-def entities_of(conn: Connection, statement_id: str) -> list[tuple[str, str]]:
-    """(key, name) pairs of a statement, in the order given."""
+def entities_of(conn: Connection, statement_id: str) -> list[tuple[str, str, str]]:
+    """(key, name, kind) triples of a statement, in the order given."""
     return [
-        (item["key"], item["name"])
+        (item["key"], item["name"], item["kind"])
         for item in rows(
             conn,
-            "SELECT key, name FROM statement_entities WHERE statement_id = ? ORDER BY position",
+            "SELECT key, name, kind FROM statement_entities WHERE statement_id = ?"
+            " ORDER BY position",
             (statement_id,),
         )
     ]
@@ -143,3 +145,10 @@ def settle_disputes(conn: Connection, statement_id: str, now: int, why: str) -> 
         " WHERE (a_id = ? OR b_id = ?) AND settled_at IS NULL",
         (now, why, statement_id, statement_id),
     )
+
+
+def _own_words(reason: str | None) -> str:
+    """Why a window closed, in words an error may carry: the vault's own reasons only.
+
+    A reason the writer gave may name someone, and an error reaches any caller ungated."""
+    return reason if reason in ("superseded", "revised", "invalidated") else "its window ended"

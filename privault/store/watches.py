@@ -18,3 +18,9 @@ def reminder_shelf(conn: Connection, reminder_id: str) -> str | None:
     """The shelf of a reminder, or None when there is no such reminder."""
     found = conn.execute("SELECT shelf FROM reminders WHERE id = ?", (reminder_id,)).fetchone()
     return found[0] if found else None
+
+
+def watch_author(conn: Connection, watch_id: str) -> str:
+    """Who added a watch: '' for the owner (or no such watch), else the agent's name."""
+    found = conn.execute("SELECT author FROM watches WHERE id = ?", (watch_id,)).fetchone()
+    return str(found[0]) if found else ""

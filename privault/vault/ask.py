@@ -76,9 +76,9 @@ class VaultAsk:
         context = self._context
         reading = context.privacy.reading(caller)
         policy = reading.base
-        matched = reading.query(question)
+        matched = question  # gated callers search the masked index: nothing to cut
         filters = context.filters(caller)
-        packed, out, rows = Finder.of(context).context(reading, matched, filters, budget)
+        packed, out, rows = Finder.of(context, reading).context(reading, matched, filters, budget)
         identifying = self._identifying_kinds()
 
         def masks(span: Span) -> bool:

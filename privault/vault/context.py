@@ -43,7 +43,7 @@ class Engines:
     def __init__(self, models_dir: Path, embedder: Embedder | None = None) -> None:
         self._models_dir = models_dir
         self._embedder = embedder
-        self._vectors: VectorIndex | None = None
+        self._vectors: dict[str, VectorIndex] = {}
 
     @property
     def embedder(self) -> Embedder:
@@ -54,10 +54,14 @@ class Engines:
 
     @property
     def vectors(self) -> VectorIndex:
-        """The in-memory vector index, built on first search."""
-        if self._vectors is None:
-            self._vectors = VectorIndex(self.embedder.dim)
-        return self._vectors
+        """The in-memory vector index of the plain view, built on first search."""
+        return self.vectors_for("plain")
+
+    def vectors_for(self, view: str) -> VectorIndex:
+        """The in-memory vector index of one view (`plain`, or `masked` for gated callers)."""
+        if view not in self._vectors:
+            self._vectors[view] = VectorIndex(self.embedder.dim, view)
+        return self._vectors[view]
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from typing import Any
 
 from privault.caller import Caller
 from privault.errors import AccessDenied, InputError, NotFound
+from privault.privacy.gate import assembled
 from privault.store import documents, sections
 from privault.store.connection import write
 from privault.timeutil import now_ms
@@ -73,7 +74,8 @@ class VaultDocuments:
     def note_many(self, notes: Iterable[dict[str, Any]], *, caller: Caller) -> list[Added]:
         """Store many notes with one embedding batch and one transaction (bulk import)."""
         limit = self._context.settings.max_note_bytes
-        drafts = [writing.note_draft(item, limit) for item in notes]
+        author = "" if caller.is_owner else caller.name  # whose text it is: see `privacy`
+        drafts = [writing.note_draft({**item, "author": author}, limit) for item in notes]
         for draft in drafts:
             self._context.check_write(caller, draft.shelf)
         return self._store(drafts)
@@ -138,7 +140,12 @@ class VaultDocuments:
         Returns (sections, chunks) written."""
         if not caller.is_owner:
             raise AccessDenied("only the owner can re-index the vault")
-        return writing.reindex(self._conn, self._context.embedder, progress=progress)
+        done = writing.reindex(self._conn, self._context.embedder, progress=progress)
+        # Masked entries for gated callers, from every section's spans as they are now.
+        current = sections.current_section_ids(self._conn)
+        self._context.privacy.remask(current, self._context.embedder)
+        sections.clear_stale_masking(self._conn)
+        return done
 
     def forget(self, doc_id: str, *, caller: Caller) -> bool:
         """Delete a document (all its versions' index rows go; a tombstone stays)."""
@@ -174,12 +181,13 @@ class VaultDocuments:
         if not 1 <= limit <= 100:
             raise InputError("limit must be between 1 and 100")
         reading = self._context.privacy.reading(caller)
-        matched = reading.query(query)
+        matched = query  # gated callers search the masked index: nothing to cut
         filters = self._context.filters(
             caller, shelf=shelf, kind=kind, tag=tag, since=since, until=until
         )
-        results = Finder.of(self._context).search(reading, matched, filters, limit)
-        facts = self._statements.for_context(reading, query, include_superseded)
+        results = Finder.of(self._context, reading).search(reading, matched, filters, limit)
+        hidden = self._context.hidden_shelves(caller)
+        facts = self._statements.for_context(reading, query, include_superseded, hidden=hidden)
         return SearchResponse(query, tuple(results), reading.privacy(), tuple(facts))
 
     def context(
@@ -202,20 +210,23 @@ class VaultDocuments:
         if not 50 <= budget <= 100_000:
             raise InputError("budget must be between 50 and 100000 tokens")
         reading = self._context.privacy.reading(caller)
-        matched = reading.query(query)
+        matched = query  # gated callers search the masked index: nothing to cut
         filters = self._context.filters(
             caller, shelf=shelf, kind=kind, tag=tag, since=since, until=until
         )
         # Statements that hold now come first, in at most half the budget.
-        facts = self._statements.for_context(reading, query, include_superseded)
+        hidden = self._context.hidden_shelves(caller)
+        facts = self._statements.for_context(reading, query, include_superseded, hidden=hidden)
         count = self._context.embedder.count_tokens
         while facts and count(statements_block(facts)) > budget // 2:
             facts.pop()
         block = statements_block(facts)
         reserved = count(block) + 2 if block else 0
-        finder = Finder.of(self._context)
+        finder = Finder.of(self._context, reading)
         packed, out, _ = finder.context(reading, matched, filters, budget - reserved)
-        text = f"{block}\n\n{packed.text}" if block and packed.text else block or packed.text
+        text = assembled(
+            f"{block}\n\n{packed.text}" if block and packed.text else block or packed.text
+        )
         return ContextPack(
             query,
             text,
@@ -265,6 +276,6 @@ class VaultDocuments:
                 hidden=hidden,
             )
         )
-        finder = Finder.of(self._context)
+        finder = Finder.of(self._context, reading)
         listed = tuple(finder.listing(reading, doc, with_source=caller.is_owner) for doc in found)
         return DocumentList(listed, reading.privacy())

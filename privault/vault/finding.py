@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from privault.privacy.gate import assembled, joined
 from privault.retrieval import packing, periods, search
 from privault.retrieval.embedder import Embedder
 from privault.retrieval.fts import Filters
@@ -41,9 +42,11 @@ class Finder:
     embedder: Embedder
 
     @classmethod
-    def of(cls, context: VaultContext) -> Finder:
-        """The finder over an open vault's indexes."""
-        return cls(context.conn, context.engines.vectors, context.embedder)
+    def of(cls, context: VaultContext, reading: Reading | None = None) -> Finder:
+        """The finder over an open vault's indexes, in the view `reading`'s caller searches
+        (the masked one for gated callers; plain without a reading)."""
+        view = reading.view if reading is not None else "plain"
+        return cls(context.conn, context.engines.vectors_for(view), context.embedder)
 
     def hits(self, query: str, filters: Filters, limit: int) -> list[search.ChunkHit]:
         """Fused chunk hits for a (PII-free) query."""
@@ -75,7 +78,9 @@ class Finder:
                 Hit(
                     node_id=section.node_id,
                     doc_id=section.doc_id,
-                    title=reading.label(section.doc_id, section.shelf, section.title),
+                    title=reading.title(
+                        section.doc_id, section.shelf, section.title, author=section.author
+                    ),
                     breadcrumb=reading.breadcrumb(section),
                     text=gated.text,
                     score=by_section[section_id][0].score,
@@ -120,9 +125,11 @@ class Finder:
                 ContextSection(
                     node_id=section.node_id,
                     doc_id=section.doc_id,
-                    title=reading.label(section.doc_id, section.shelf, section.title),
+                    title=reading.title(
+                        section.doc_id, section.shelf, section.title, author=section.author
+                    ),
                     breadcrumb=reading.breadcrumb(section),
-                    text=item.body(),
+                    text=assembled(item.body()),
                     created_at=section.created_at,
                     untrusted=section.untrusted,
                     excerpt=not whole,
@@ -137,7 +144,9 @@ class Finder:
         return SectionView(
             node_id=section.node_id,
             doc_id=section.doc_id,
-            title=reading.label(section.doc_id, section.shelf, section.title),
+            title=reading.title(
+                section.doc_id, section.shelf, section.title, author=section.author
+            ),
             breadcrumb=reading.breadcrumb(section),
             text=gated.text,
             kind=section.kind,
@@ -153,14 +162,14 @@ class Finder:
         nodes = tuple(
             TreeNode(
                 s.node_id,
-                reading.label(doc.id, doc.shelf, s.heading),
+                reading.label(doc.id, doc.shelf, s.heading, author=doc.author),
                 s.depth,
                 s.parent_node,
                 len(s.text),
             )
             for s in sections.sections_of(self.conn, doc.id)
         )
-        title = reading.label(doc.id, doc.shelf, doc.title)
+        title = reading.title(doc.id, doc.shelf, doc.title, author=doc.author)
         return DocumentTree(doc.id, title, doc.kind, doc.shelf, nodes)
 
     def listing(
@@ -171,10 +180,12 @@ class Finder:
         return DocumentEntry(
             doc_id=doc.id,
             kind=doc.kind,
-            title=reading.label(doc.id, doc.shelf, doc.title),
-            source=doc.source if with_source else None,
+            title=reading.title(doc.id, doc.shelf, doc.title, author=doc.author),
+            source=reading.label(doc.id, doc.shelf, doc.source)
+            if with_source and doc.source
+            else None,
             shelf=doc.shelf,
-            tags=doc.tags,
+            tags=reading.tags(doc.id, doc.shelf, doc.tags, author=doc.author),
             created_at=doc.created_at,
             updated_at=doc.updated_at,
             untrusted=doc.untrusted,
@@ -198,7 +209,7 @@ def excerpt_window(text: str, hit: tuple[int, int], size: int) -> tuple[int, int
 
 def context_header(reading: Reading, section: sections.SectionRow) -> str:
     """The line above a section in a context pack: breadcrumb, date, node id, trust."""
-    crumb = " › ".join(reading.breadcrumb(section))
+    crumb = joined(" › ", reading.breadcrumb(section))
     day = (to_iso(section.created_at) or "")[:10]
     trust = " [untrusted web page]" if section.untrusted else ""
     return f"## {crumb} ({day}; {section.node_id}){trust}"

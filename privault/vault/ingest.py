@@ -38,6 +38,7 @@ class Draft:
     created_at: int | None = None
     untrusted: bool = False
     metadata: dict[str, object] = field(default_factory=dict)
+    author: str = ""  # '' for the owner (and the owner's watches), else the agent's name
 
     @property
     def content_hash(self) -> str:
@@ -74,12 +75,19 @@ def check_text(text: str, what: str, max_bytes: int) -> str:
     return text
 
 
+TITLE_STORED_CHARS = 500  # a title is stored whole (up to this) and clipped after gating
+
+
 def default_title(text: str) -> str:
-    """A title from the first heading or first line, at most 80 characters."""
+    """A title from the first heading or first line, stored whole.
+
+    It is not clipped here: a value cut in half is no longer recognised, so the gate
+    sees the whole line and only what comes out of it is clipped (`gate.clip`).
+    """
     heading = re.search(r"^#{1,6}\s+(.+)$", text, re.MULTILINE)
     line = heading.group(1) if heading else text.strip().splitlines()[0]
     line = re.sub(r"\s+", " ", line).strip()
-    return line if len(line) <= 80 else line[:79].rstrip() + "…"
+    return line[:TITLE_STORED_CHARS]
 
 
 def index_sections(draft: Draft, embedder: Embedder) -> list[IndexedSection]:

@@ -93,7 +93,11 @@ class VaultPII:
         override = pii.add_override(
             self._conn, doc_id, value, action, normalise_kind(kind), node_id
         )
-        self._context.privacy.forget_known()  # a marked value is a known entity from now on
+        # A marked value is a known entity from now on, in every process; the index
+        # windows that hold it get masked entries (or lose them, for an unmark).
+        privacy, embedder = self._context.privacy, self._context.embedder
+        privacy.known_changed([value], embedder)
+        privacy.remask([row.id for row in sections.sections_of(self._conn, doc_id)], embedder)
         return override
 
     def overrides(self, *, caller: Caller, target: str | None = None) -> list[Override]:
@@ -106,7 +110,7 @@ class VaultPII:
         """Re-scan every section and statement whose spans came from another detector."""
         _owner_only(caller)
         sections = statements = 0
-        while done := self._context.privacy.rescan(batch):
+        while done := self._context.privacy.rescan(batch, self._context.embedder):
             sections += done
         while done := self._statements.rescan(batch):
             statements += done

@@ -6,6 +6,16 @@ the owner's overrides, plus a live match of the vault's known entities (a name l
 a text was scanned is still caught before any background re-scan reaches that text), are
 applied by the caller's policy.
 
+Known entities are vault state: a counter in the file (`pii.known_generation`) moves
+whenever they change, and every `reading` checks it, so a running server masks a name
+another process learnt on its very next request.
+
+Text an agent wrote is scanned and gated without the known entities: masking an agent's own
+words by what the vault knows would tell the agent what the vault knows.
+
+Gated callers search masked index entries (`vault.gated_index`): `with_masked_entries`
+adds them when a document is written, `remask` when its spans change.
+
 Policies and the access configuration load lazily and fail closed: a broken policy file
 refuses every gated operation with a `PolicyError` instead of falling back to anything.
 """
@@ -23,16 +33,19 @@ from privault.caller import Caller
 from privault.errors import PolicyError
 from privault.privacy.access import AccessConfig, policy_for
 from privault.privacy.detector import Detector, DetectorConfig, second_ner_folder
+from privault.privacy.masking import IndexMasker
 from privault.privacy.overrides import apply_overrides
 from privault.privacy.policy import Policy, PolicySet
 from privault.privacy.recognizers import find_known_entities
 from privault.privacy.spans import Span
+from privault.retrieval.embedder import Embedder
 from privault.statements import known_entity_names
 from privault.store import label_spans as label_store
 from privault.store import pii, shelves
 from privault.store import sections as section_store
 from privault.store.connection import Connection
 from privault.store.sections import IndexedSection
+from privault.vault import gated_index
 from privault.vault.ingest import Draft
 from privault.vault.reading import Reading
 from privault.vault.status import PrivacyStatus
@@ -64,9 +77,18 @@ class Scan:
 DetectorFactory = Callable[[DetectorConfig], SpanDetector]
 
 
+# What an owner's statement entity of each kind is to the detector ("other": nothing).
+ENTITY_KINDS = {"person": "PERSON", "place": "LOCATION", "org": "ORGANIZATION"}
+
+
 def statement_known_entities(conn: Connection) -> dict[str, str]:
-    """Statement entity names as known entities for the detector (every one a PERSON)."""
-    return {name: "PERSON" for name in known_entity_names(conn)}
+    """The owner's statement entities as known entities: name → kind (PERSON, LOCATION,
+    ORGANIZATION; a policy decides which of those it masks)."""
+    return {
+        name: ENTITY_KINDS[kind]
+        for name, kind in known_entity_names(conn).items()
+        if kind in ENTITY_KINDS
+    }
 
 
 class PrivacyRuntime:
@@ -89,7 +111,10 @@ class PrivacyRuntime:
         self._policies: PolicySet | None = None
         self._access: AccessConfig | None = None
         self._detector: SpanDetector | None = None
+        self._plain_detector: SpanDetector | None = None
         self._known: dict[str, str] | None = None
+        self._generation: int | None = None
+        self._masker: IndexMasker | None = None
 
     # ---- configuration ---------------------------------------------------------------
 
@@ -131,19 +156,57 @@ class PrivacyRuntime:
         return self._known
 
     def forget_known(self) -> None:
-        """Drop cached known entities and detector (after a mark or a new entity)."""
+        """Drop cached known entities and detectors (after a mark or a new entity)."""
         self._known = None
         self._detector = None
+        self._generation = None
+
+    def refresh(self) -> None:
+        """Drop what this process cached about known entities if any process changed them."""
+        generation = pii.known_generation(self.conn)
+        if generation != self._generation:
+            self.forget_known()
+            self._generation = generation
+
+    def known_changed(self, values: Sequence[str], embedder: Embedder) -> None:
+        """Known entities changed (a new statement entity, a mark): tell every process, and
+        re-mask the index windows of the owner's text that hold one of `values`."""
+        pii.bump_known_generation(self.conn)
+        self.forget_known()
+        if values:
+            self.remask(pii.sections_mentioning(self.conn, values), embedder)
 
     @property
     def detector(self) -> SpanDetector:
-        """The detector for the current policies and known entities."""
+        """The detector for the current policies and known entities (the owner's text)."""
         if self._detector is None:
             # Resolved here, not at open: verifying the model hashes ~35 MB.
             second = second_ner_folder(self._models_dir) if self._models_dir else None
             config = DetectorConfig.build(self.policies, self.known_entities(), second_ner=second)
             self._detector = self._detector_factory(config)
         return self._detector
+
+    @property
+    def plain_detector(self) -> SpanDetector:
+        """The detector without the vault's known entities (text agents wrote)."""
+        if self._plain_detector is None:
+            self._plain_detector = self._detector_factory(DetectorConfig.build(self.policies))
+        return self._plain_detector
+
+    def detector_for(self, author: str) -> SpanDetector:
+        """The detector for text written by `author` ('' for the owner)."""
+        return self.plain_detector if author else self.detector
+
+    def known_for(self, author: str) -> dict[str, str]:
+        """The known entities matched in text written by `author` (none in an agent's)."""
+        return {} if author else self.known_entities()
+
+    @property
+    def masker(self) -> IndexMasker:
+        """What the gated index masks (every gated policy's values, combined)."""
+        if self._masker is None:
+            self._masker = IndexMasker(self.policies)
+        return self._masker
 
     def scan_drafts(
         self, drafts: Sequence[Draft], indexed: Sequence[Sequence[IndexedSection]]
@@ -155,13 +218,33 @@ class PrivacyRuntime:
         """
         if not drafts:
             return []
-        detector = self.detector
+        self.refresh()
+        scans: dict[int, Scan] = {}
+        for owner_text in (True, False):
+            chosen = [i for i, draft in enumerate(drafts) if (draft.author == "") == owner_text]
+            if chosen:
+                detector = self.detector if owner_text else self.plain_detector
+                found = self._scan(
+                    [drafts[i] for i in chosen], [indexed[i] for i in chosen], detector
+                )
+                scans.update(zip(chosen, found, strict=True))
+        return [scans[i] for i in range(len(drafts))]
+
+    def _scan(
+        self,
+        drafts: Sequence[Draft],
+        indexed: Sequence[Sequence[IndexedSection]],
+        detector: SpanDetector,
+    ) -> list[Scan]:
         texts: list[str] = []
         plans = []
         for draft, sections in zip(drafts, indexed, strict=True):
+            # Labels: the title, the headings and the tags, each judged whole.
             labels = [
                 label
-                for label in dict.fromkeys([draft.title, *(s.heading for s in sections)])
+                for label in dict.fromkeys(
+                    [draft.title, *(s.heading for s in sections), *draft.tags]
+                )
                 if label
             ]
             first = len(texts)
@@ -183,18 +266,58 @@ class PrivacyRuntime:
             )
         return scans
 
+    def with_masked_entries(
+        self,
+        drafts: Sequence[Draft],
+        indexed: Sequence[Sequence[IndexedSection]],
+        scans: Sequence[Scan],
+        embedder: Embedder,
+    ) -> list[list[IndexedSection]]:
+        """Each draft's sections with the masked index entries their windows need."""
+        out = []
+        for draft, sections, scan in zip(drafts, indexed, scans, strict=True):
+            labels = scan.labels
+            out.append(
+                gated_index.with_masked(
+                    self.masker,
+                    embedder,
+                    sections,
+                    scan.sections,
+                    lambda label, labels=labels: labels.get(label, ()),  # type: ignore[misc]
+                    owner_text=draft.author == "",
+                )
+            )
+        return out
+
+    def remask(self, section_ids: Sequence[int], embedder: Embedder) -> int:
+        """Write the masked index entries of these sections again from their spans now."""
+        if not section_ids:
+            return 0
+        return gated_index.remask(
+            self.conn,
+            self.masker,
+            embedder,
+            section_ids,
+            self._load_spans,
+            self._load_label_spans,
+        )
+
     def store_scan(self, doc_id: str, section_ids: Sequence[int], scan: Scan) -> None:
         """Store a document's spans (inside the caller's write transaction)."""
         for section_id, spans in zip(section_ids, scan.sections, strict=True):
             pii.save_spans(self.conn, section_id, spans, scan.detector_version)
         label_store.replace(self.conn, doc_id, scan.labels, scan.detector_version)
 
-    def rescan(self, limit: int = 200) -> int:
-        """Re-scan sections whose spans came from another detector version; return count."""
+    def rescan(self, limit: int = 200, embedder: Embedder | None = None) -> int:
+        """Re-scan sections whose spans came from another detector version; return count.
+
+        With `embedder`, their masked index entries are written again too."""
         detector = self.detector
         pending = pii.sections_to_scan(self.conn, detector.version, limit)
         for section_id, text, _heading in pending:
             pii.save_spans(self.conn, section_id, detector.detect(text), detector.version)
+        if embedder is not None:
+            self.remask([section_id for section_id, _, _ in pending], embedder)
         stale = label_store.stale(self.conn, detector.version, limit)
         found = [(doc_id, label, detector.detect(label)) for doc_id, label in stale]
         label_store.update(self.conn, found, detector.version)
@@ -204,31 +327,48 @@ class PrivacyRuntime:
 
     def reading(self, caller: Caller) -> Reading:
         """The gates of one response to `caller`, its policy resolved once, here: an unknown
-        caller or a broken policy refuses up front."""
+        caller or a broken policy refuses up front. The one entry of every gated reply."""
+        self.refresh()
+        base = self.base_policy(caller)
         return Reading(
-            base=self.base_policy(caller),
-            detector=lambda: self.detector,
+            base=base,
+            view=self.view_for(caller, base),
             policy_for_shelf=lambda shelf: self.policy_for(caller, shelf),
             load_spans=self._load_spans,
             load_label_spans=self._load_label_spans,
         )
 
+    def view_for(self, caller: Caller, base: Policy) -> str:
+        """Which index a caller searches: `plain` only when no policy of theirs masks
+        anything (the owner's `open`), else `masked`."""
+        if base.mode != "off":
+            return "masked"
+        if caller.is_owner:
+            return "plain"
+        gated = (
+            self.policy_for(caller, shelf).mode != "off" for shelf in shelves.with_policy(self.conn)
+        )
+        return "masked" if any(gated) else "plain"
+
     def _load_spans(self, section_ids: Sequence[int]) -> dict[int, list[Span]]:
         stored = pii.load_spans(self.conn, section_ids)
         facts = section_store.section_texts(self.conn, section_ids)
-        overrides = pii.list_overrides(self.conn, sorted({f[0] for f in facts.values()}))
-        known = self.known_entities()
+        doc_ids = sorted({f[0] for f in facts.values()})
+        overrides = pii.list_overrides(self.conn, doc_ids)
+        authors = section_store.document_authors(self.conn, doc_ids)
         result = {}
         for sid, (doc_id, node_id, text) in facts.items():
+            known = self.known_for(authors.get(doc_id, ""))
             spans = list(stored[sid].text) + find_known_entities(text, known)
             result[sid] = apply_overrides(text, spans, overrides, doc_id=doc_id, node_id=node_id)
         return result
 
     def _load_label_spans(self, doc_id: str, label: str) -> list[Span]:
+        author = section_store.document_authors(self.conn, [doc_id]).get(doc_id, "")
         found = label_store.get(self.conn, doc_id, label)
-        # A label never scanned (should not happen): scan it now rather than show it.
-        spans = self.detector.detect(label) if found is None else found
-        spans += find_known_entities(label, self.known_entities())
+        # A label never scanned (a tag of an older vault): scan it now rather than show it.
+        spans = self.detector_for(author).detect(label) if found is None else found
+        spans += find_known_entities(label, self.known_for(author))
         overrides = pii.list_overrides(self.conn, [doc_id])
         return apply_overrides(label, spans, overrides, doc_id=doc_id)
 

@@ -1,18 +1,22 @@
 """One response's view of the vault for one caller: the single place text is gated.
 
-Every text a read returns — section text, excerpt, title, breadcrumb — goes through a
-`Reading`. It is made once per response (`PrivacyRuntime.reading`) with the caller's
-policy already resolved, cuts the caller's query once (`query`), picks the policy for each
+Every text a read returns — section text, excerpt, title, breadcrumb, tags — goes through
+a `Reading`, and comes out `Gated`. It is made once per response (`PrivacyRuntime.reading`)
+with the caller's policy and index view already resolved, picks the policy for each
 section's shelf, keeps one `Gate` per policy for the whole response (so `<PERSON_1>` is the
-same person throughout), and applies spans stored at write time. It never returns text that
-did not pass a gate.
+same person throughout the owner's text), and applies spans stored at write time.
+
+Titles are gated whole and clipped after (`TITLE_CHARS`). The caller's query is never
+scanned or cut: gated callers search the masked index (`view`), where no form of a masked
+value is present to match.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from privault.privacy.gate import Gate, GatedText, SpanSource
+from privault.privacy.gate import OWNER_SCOPE, Gate, Gated, GatedText
+from privault.privacy.gate import clip as clip_text
 from privault.privacy.policy import Policy
 from privault.privacy.spans import Span
 from privault.store.sections import SectionRow
@@ -20,6 +24,12 @@ from privault.vault.results import Privacy
 
 SpanLoader = Callable[[Sequence[int]], dict[int, list[Span]]]
 LabelLoader = Callable[[str, str], list[Span]]
+TITLE_CHARS = 80  # titles are shown at most this long, clipped after gating
+
+
+def scope_of(author: str, item_id: str) -> str:
+    """The placeholder scope of a text: the owner's share one; each agent's text its own."""
+    return OWNER_SCOPE if not author else f"{author}:{item_id}"
 
 
 def clip(spans: Iterable[Span], start: int, end: int) -> list[Span]:
@@ -39,14 +49,13 @@ class Reading:
         self,
         *,
         base: Policy,
-        detector: Callable[[], SpanSource],
+        view: str,
         policy_for_shelf: Callable[[str], Policy],
         load_spans: SpanLoader,
         load_label_spans: LabelLoader,
     ) -> None:
         self.base = base  # the caller's policy before any shelf makes it stricter
-        self._detector = detector  # called only to cut a gated caller's query
-        self._queries: dict[str, str] = {}
+        self.view = view  # the index this caller searches: `plain` or `masked`
         self._policy_for_shelf = policy_for_shelf
         self._load_spans = load_spans
         self._load_label_spans = load_label_spans
@@ -54,15 +63,10 @@ class Reading:
         self._shelf_policies: dict[str, Policy] = {}
         self._spans: dict[int, list[Span]] = {}
 
-    def query(self, text: str) -> str:
-        """The caller's query as matching may use it: PII cut out for a gated caller.
-
-        Cut once per response: search, context, ask and the statements they add all match
-        the same text, and the kinds removed are reported once.
-        """
-        if text not in self._queries:
-            self._queries[text] = self.gate_for(self.base).query(text, self._detector()).text
-        return self._queries[text]
+    @property
+    def gated(self) -> bool:
+        """Whether this caller searches the masked index."""
+        return self.view == "masked"
 
     @property
     def base_gate(self) -> Gate:
@@ -102,19 +106,34 @@ class Reading:
         """A section's text, or a window of it, as this caller may see it."""
         stop = len(section.text) if end is None else end
         window = section.text[start:stop]
-        return self.gate(section.shelf).apply(window, clip(self.spans(section), start, stop))
+        return self.gate(section.shelf).apply(
+            window,
+            clip(self.spans(section), start, stop),
+            scope=scope_of(section.author, section.doc_id),
+        )
 
-    def label(self, doc_id: str, shelf: str, text: str) -> str:
-        """A title or heading as this caller may see it (spans stored at write time)."""
+    def label(self, doc_id: str, shelf: str, text: str, *, author: str = "") -> Gated:
+        """A heading or tag as this caller may see it (spans stored at write time)."""
         gate = self.gate(shelf)
-        if gate.policy.mode == "off":
-            return text
-        gated = gate.apply(text, self._load_label_spans(doc_id, text))
-        return gated.text
+        spans = [] if gate.policy.mode == "off" else self._load_label_spans(doc_id, text)
+        return gate.apply(text, spans, scope=scope_of(author, doc_id)).text
 
-    def breadcrumb(self, section: SectionRow) -> tuple[str, ...]:
-        """A section's breadcrumb with each heading gated."""
-        return tuple(self.label(section.doc_id, section.shelf, part) for part in section.breadcrumb)
+    def title(self, doc_id: str, shelf: str, text: str, *, author: str = "") -> Gated:
+        """A title: gated whole, then clipped to `TITLE_CHARS`."""
+        return clip_text(self.label(doc_id, shelf, text, author=author), TITLE_CHARS)
+
+    def tags(
+        self, doc_id: str, shelf: str, tags: Sequence[str], *, author: str = ""
+    ) -> tuple[Gated, ...]:
+        """A document's tags, each gated like a label."""
+        return tuple(self.label(doc_id, shelf, tag, author=author) for tag in tags)
+
+    def breadcrumb(self, section: SectionRow) -> tuple[Gated, ...]:
+        """A section's breadcrumb with each heading gated (its title part clipped too)."""
+        return tuple(
+            self.title(section.doc_id, section.shelf, part, author=section.author)
+            for part in section.breadcrumb
+        )
 
     def privacy(self) -> Privacy:
         """What the response was gated by and held back (the strictest policy used wins)."""

@@ -2,6 +2,10 @@
 
 The JSON shapes are part of privault's interface (CLI `--json`, MCP structured output) and
 are documented in the README; add fields, never rename them.
+
+Every text field that can carry stored text is typed `Gated`: only the gate makes one, so
+mypy refuses a result built from text that skipped it (ids, kinds, shelf names and the
+caller's own query are plain `str`; `tests/test_gate_types.py` keeps that list honest).
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from privault.privacy.gate import Gated
 from privault.timeutil import now_ms, to_iso
 
 if TYPE_CHECKING:  # statement_results imports this module
@@ -51,9 +56,9 @@ class Hit:
 
     node_id: str
     doc_id: str
-    title: str
-    breadcrumb: tuple[str, ...]
-    text: str
+    title: Gated
+    breadcrumb: tuple[Gated, ...]
+    text: Gated
     score: float
     kind: str
     shelf: str
@@ -104,9 +109,9 @@ class ContextSection:
 
     node_id: str
     doc_id: str
-    title: str
-    breadcrumb: tuple[str, ...]
-    text: str
+    title: Gated
+    breadcrumb: tuple[Gated, ...]
+    text: Gated
     created_at: int
     untrusted: bool
     excerpt: bool
@@ -130,7 +135,7 @@ class ContextPack:
     """The best sections packed into a token budget, with what did not fit counted."""
 
     query: str
-    text: str
+    text: Gated
     sections: tuple[ContextSection, ...]
     used_tokens: int
     budget: int
@@ -158,9 +163,9 @@ class SectionView:
 
     node_id: str
     doc_id: str
-    title: str
-    breadcrumb: tuple[str, ...]
-    text: str
+    title: Gated
+    breadcrumb: tuple[Gated, ...]
+    text: Gated
     kind: str
     shelf: str
     created_at: int
@@ -190,7 +195,7 @@ class TreeNode:
     """A section's place in its document's heading tree (headings only, no text)."""
 
     node_id: str
-    heading: str
+    heading: Gated
     depth: int
     parent: str | None
     chars: int
@@ -211,7 +216,7 @@ class DocumentTree:
     """A document's title and its heading tree."""
 
     doc_id: str
-    title: str
+    title: Gated
     kind: str
     shelf: str
     nodes: tuple[TreeNode, ...]
@@ -277,10 +282,10 @@ class DocumentEntry:
 
     doc_id: str
     kind: str
-    title: str
-    source: str | None
+    title: Gated
+    source: Gated | None
     shelf: str
-    tags: tuple[str, ...]
+    tags: tuple[Gated, ...]
     created_at: int
     updated_at: int
     untrusted: bool

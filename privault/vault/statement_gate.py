@@ -18,13 +18,15 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from privault.privacy.gate import CleanQuery, Gate, GatedText
+from privault.privacy.gate import Gate, Gated, GatedText, literal
 from privault.privacy.recognizers import find_known_entities
 from privault.privacy.spans import Span
 from privault.statements import Statement
 from privault.store.connection import Connection
 from privault.store.statement_spans import StatementScan, load_scans
 from privault.vault.privacy import SpanDetector
+from privault.vault.reading import Reading, scope_of
+from privault.vault.statement_results import StatementTexts
 
 # Reasons the statement operations write themselves; they name no one, so are not scanned.
 OWN_REASONS = frozenset({"superseded", "revised", "invalidated"})
@@ -74,73 +76,118 @@ def scan(detector: SpanDetector, content: str, texts: Sequence[str]) -> Statemen
     )
 
 
+def _texts(gate: Gate, shown: Statement) -> StatementTexts:
+    """The texts of a statement that `_one` has gated, as `Gated` (under `off`, or for a
+    text `_one` already replaced, the gate passes them through unchanged)."""
+
+    def passed(text: str) -> Gated:
+        if isinstance(text, Gated):
+            return text
+        if gate.policy.mode == "off":
+            return gate.apply(text, ()).text
+        if text in OWN_REASONS:
+            return literal(text)  # "superseded", "revised": the vault's own words
+        raise AssertionError("a statement text skipped the gate")  # fail closed, loudly
+
+    reason = shown.invalidation_reason
+    return StatementTexts(
+        content=passed(shown.content),
+        entities=tuple(passed(name) for name in shown.entities),
+        source=None if shown.source is None else passed(shown.source),
+        invalidation_reason=None if reason is None else passed(reason),
+    )
+
+
 class StatementGate:
-    """Gates the statements of one response through one policy's gate."""
+    """Gates the statements of one response: each by the caller's policy for its shelf.
+
+    A statement the owner wrote is matched against the vault's known entities and numbered
+    in the owner's placeholder scope; one an agent wrote is judged by detection alone and
+    numbered in a scope of its own (see `privacy.gate`), so what comes back for an agent's
+    own words never depends on what the vault knows.
+    """
 
     def __init__(
         self,
         conn: Connection,
-        gate: Gate,
-        detector: Callable[[], SpanDetector],
-        known: Mapping[str, str],
+        reading: Reading,
+        detector_for: Callable[[str], SpanDetector],
+        known_for: Callable[[str], Mapping[str, str]],
     ) -> None:
-        self.gate = gate
+        self.reading = reading
+        self.gate = reading.base_gate
         self._conn = conn
-        self._detector = detector  # called only when something was never scanned
-        self._known = known
+        self._detector_for = detector_for  # called only when something was never scanned
+        self._known_for = known_for
 
     @property
     def mode(self) -> str:
-        """The policy mode: off, redact or refuse."""
+        """The caller's own policy mode: off, redact or refuse."""
         return self.gate.policy.mode
 
-    def detect(self, text: str) -> list[Span]:
-        """Live detection plus known entities (for queries and never-scanned texts)."""
-        return self._detector().detect(text) + find_known_entities(text, self._known)
+    def detect(self, text: str, author: str = "") -> list[Span]:
+        """Live detection plus known entities (for never-scanned texts)."""
+        found = self._detector_for(author).detect(text)
+        return found + find_known_entities(text, self._known_for(author))
 
-    def query(self, text: str) -> CleanQuery:
-        """A caller's query or filter value with identifying values cut out."""
-        return self.gate.query(text, self)
-
-    def text(self, text: str) -> GatedText:
-        """One short text (an entity name), gated with known entities and live detection."""
+    def text(self, text: str, *, author: str = "", scope_id: str = "") -> GatedText:
+        """One short text (an entity name), gated with live detection (and, for the
+        owner's text, known entities)."""
         if self.mode == "off":
-            return GatedText(text, self.gate.policy.name)
-        return self.gate.apply(text, self.detect(text))
+            return self.gate.apply(text, ())
+        scope = scope_of(author, scope_id)
+        return self.gate.apply(text, self.detect(text, author), scope=scope)
 
-    def statements(self, found: Sequence[Statement]) -> list[tuple[Statement, bool]]:
-        """Each statement as the caller may see it, and whether it was withheld as a stub."""
-        if self.mode == "off":
-            return [(statement, False) for statement in found]
-        scans = load_scans(self._conn, [statement.id for statement in found])
-        return [self._one(statement, scans.get(statement.id)) for statement in found]
+    def statements(
+        self, found: Sequence[Statement]
+    ) -> list[tuple[Statement, StatementTexts, bool]]:
+        """Each statement as the caller may see it, its texts, and whether it was withheld
+        as a stub."""
+        gates = [self.reading.gate(statement.shelf) for statement in found]
+        scans = {}
+        if any(gate.policy.mode != "off" for gate in gates):
+            scans = load_scans(self._conn, [statement.id for statement in found])
+        out = []
+        for statement, gate in zip(found, gates, strict=True):
+            shown, withheld = self._one(statement, scans.get(statement.id), gate)
+            out.append((shown, _texts(gate, shown), withheld))
+        return out
 
-    def _spans(self, text: str, stored: Sequence[Span] | None) -> list[Span]:
+    def _spans(self, text: str, stored: Sequence[Span] | None, author: str) -> list[Span]:
         if stored is None:
-            return self.detect(text)
-        return list(stored) + find_known_entities(text, self._known)
+            return self.detect(text, author)
+        return list(stored) + find_known_entities(text, self._known_for(author))
 
-    def _one(self, statement: Statement, found: StatementScan | None) -> tuple[Statement, bool]:
-        content = self._spans(statement.content, found.content if found else None)
+    def _one(
+        self, statement: Statement, found: StatementScan | None, gate: Gate
+    ) -> tuple[Statement, bool]:
+        if gate.policy.mode == "off":
+            return statement, False
+        author = statement.author
+        scope = scope_of(author, statement.id)
+        content = self._spans(statement.content, found.content if found else None, author)
         texts = {
-            text: self._spans(text, found.texts.get(text) if found else None)
+            text: self._spans(text, found.texts.get(text) if found else None, author)
             for text in short_texts(statement)
         }
-        if self.mode == "refuse":
-            return self._refused(statement, content, texts)
+        if gate.policy.mode == "refuse":
+            stub = self._refused(statement, content, texts, gate)
+            if stub is not None:
+                return stub, True
+            # Nothing identifying anywhere in it: each text passes the gate unchanged.
 
         def gate_text(text: str) -> str:
             if not text.strip():
-                return text
+                return gate.apply(text, (), scope=scope).text
             spans = texts.get(text)
             if spans is None:  # not a text short_texts lists: judge it live
-                spans = self.detect(text)
-            return self.gate.apply(text, spans).text
+                spans = self.detect(text, author)
+            return gate.apply(text, spans, scope=scope).text
 
         reason = statement.invalidation_reason
         return dataclasses.replace(
             statement,
-            content=self.gate.apply(statement.content, content).text,
+            content=gate.apply(statement.content, content, scope=scope).text,
             entities=tuple(gate_text(name) for name in statement.entities),
             source=gate_text(statement.source) if statement.source else statement.source,
             metadata=MappingProxyType(map_metadata(dict(statement.metadata), gate_text)),
@@ -150,8 +197,12 @@ class StatementGate:
         ), False
 
     def _refused(
-        self, statement: Statement, content: list[Span], texts: dict[str, list[Span]]
-    ) -> tuple[Statement, bool]:
+        self,
+        statement: Statement,
+        content: list[Span],
+        texts: dict[str, list[Span]],
+        gate: Gate,
+    ) -> Statement | None:
         # One stub per statement, not per field: all its texts are gated as one text.
         joined, spans, offset = [statement.content], list(content), len(statement.content) + 1
         for text, found in texts.items():
@@ -160,9 +211,9 @@ class StatementGate:
                 dataclasses.replace(s, start=s.start + offset, end=s.end + offset) for s in found
             ]
             offset += len(text) + 1
-        gated = self.gate.apply("\n".join(joined), spans)
+        gated = gate.apply("\n".join(joined), spans, scope=scope_of(statement.author, statement.id))
         if not gated.withheld:
-            return statement, False
+            return None
         return dataclasses.replace(
             statement,
             content=gated.text,
@@ -170,4 +221,4 @@ class StatementGate:
             source=None,
             metadata=MappingProxyType({}),
             invalidation_reason=None,
-        ), True
+        )

@@ -10,16 +10,41 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from privault.privacy.gate import Gated
 from privault.statements import EntityCount, Statement, StatementStats
 from privault.timeutil import to_iso
 from privault.vault.results import Privacy
 
 
 @dataclass(frozen=True)
-class GatedStatement:
-    """A statement as one caller may see it; anything but `current` is labelled NOT current."""
+class StatementTexts:
+    """A statement's texts as one caller may see them (only the gate makes `Gated`)."""
 
-    statement: Statement  # its texts already gated
+    content: Gated
+    entities: tuple[Gated, ...]
+    source: Gated | None
+    invalidation_reason: Gated | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The text keys of a statement's JSON form."""
+        return {
+            "content": self.content,
+            "entities": list(self.entities),
+            "source": self.source,
+            "invalidation_reason": self.invalidation_reason,
+        }
+
+
+@dataclass(frozen=True)
+class GatedStatement:
+    """A statement as one caller may see it; anything but `current` is labelled NOT current.
+
+    Its texts come from `texts`; `statement` carries the same gated texts (the raw text is
+    never kept) and the statement's other facts.
+    """
+
+    statement: Statement
+    texts: StatementTexts
     current: bool
     withheld: bool = False  # True: replaced by a stub naming the kinds withheld
 
@@ -29,8 +54,13 @@ class GatedStatement:
         return "current" if self.current else "NOT current"
 
     def to_dict(self) -> dict[str, Any]:
-        """`Statement.to_dict()` plus `label` and `withheld`."""
-        return {**self.statement.to_dict(), "label": self.label, "withheld": self.withheld}
+        """`Statement.to_dict()` with its gated texts, plus `label` and `withheld`."""
+        return {
+            **self.statement.to_dict(),
+            **self.texts.to_dict(),
+            "label": self.label,
+            "withheld": self.withheld,
+        }
 
 
 @dataclass(frozen=True)

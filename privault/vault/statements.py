@@ -6,9 +6,15 @@ statement, entity name and count that goes back to a caller passes the caller's 
 carries the `Privacy` summary of the response. Times may be given as ISO 8601 text with an
 offset or as UTC epoch ms; they are parsed once, here.
 
-A gated caller's filters are inputs too: words it searches for are cut like a search query,
-and filtering by entity is refused when entity names are identifying under its policy
-(statement entities are known entities, so the answer would confirm that a name is known).
+Statements live on shelves like documents: a statement on a shelf the caller may not see
+does not exist for it, and the shelf's policy gates it. Statements an agent writes carry
+its name: their entities are not known entities (an agent cannot change what others see),
+and they are gated by detection alone (see `StatementGate`).
+
+A gated caller's filters are inputs too, and never an oracle: words it searches for are
+matched against statements *as it sees them* (placeholders in place of masked values), a
+source filter against the source as it sees it, and filtering by entity is refused when
+entity names are identifying under its policy.
 """
 
 from __future__ import annotations
@@ -18,12 +24,13 @@ from typing import Any
 
 from privault import statements as st
 from privault.caller import Caller
-from privault.errors import AccessDenied, InputError
+from privault.errors import AccessDenied, InputError, NotFound
 from privault.privacy.spans import Span
 from privault.statements import EntityCount, Statement
 from privault.store import statement_spans
 from privault.timeutil import Time, to_ms
 from privault.vault.context import VaultContext
+from privault.vault.ingest import check_shelf
 from privault.vault.privacy import SpanDetector
 from privault.vault.reading import Reading
 from privault.vault.statement_gate import (
@@ -33,6 +40,7 @@ from privault.vault.statement_gate import (
     metadata_texts,
     short_texts,
 )
+from privault.vault.statement_matching import as_seen, author_of
 from privault.vault.statement_results import (
     EntityList,
     GatedStatement,
@@ -63,12 +71,18 @@ class VaultStatements:
 
     def _gate(self, reading: Reading) -> StatementGate:
         privacy = self._context.privacy
-        known = privacy.known_entities() if reading.base.mode != "off" else {}
-        return StatementGate(self.conn, reading.base_gate, lambda: privacy.detector, known)
+        return StatementGate(self.conn, reading, privacy.detector_for, privacy.known_for)
+
+    def _visible(self, statement_id: str, caller: Caller, known: int | None = None) -> Statement:
+        """A statement the caller may see; one on a hidden shelf is the same NotFound."""
+        found = st.get(self.conn, statement_id, known_at=known)
+        if found.shelf in self._context.hidden_shelves(caller):
+            raise NotFound(f"no statement {statement_id}")
+        return found
 
     def _gated(self, found: Sequence[Statement], reading: Reading) -> list[GatedStatement]:
         pairs = self._gate(reading).statements(found)
-        return [GatedStatement(s, s.is_current, withheld) for s, withheld in pairs]
+        return [GatedStatement(s, texts, s.is_current, withheld) for s, texts, withheld in pairs]
 
     def _one(self, found: Statement, reading: Reading) -> StatementResponse:
         return StatementResponse(self._gated([found], reading)[0], reading.privacy())
@@ -86,11 +100,14 @@ class VaultStatements:
         inherits (entities, metadata of the old version) are scanned after it.
         """
         reading = self._writer(caller)
-        detector = self._context.privacy.detector
+        privacy = self._context.privacy
+        detector = privacy.detector_for(author_of(caller))
         pre = {t: detector.detect(t) for t in dict.fromkeys(texts) if t and t.strip()}
         found = operation()
         self._store_scan(found, detector, pre)
-        self._context.privacy.forget_known()  # its entities are known entities from now on
+        if not found.author and found.entities:
+            # The owner's entities are known entities from now on, in every process.
+            privacy.known_changed(list(found.entities), self._context.embedder)
         return self._one(found, reading)
 
     def _store_scan(
@@ -119,11 +136,14 @@ class VaultStatements:
         valid_from: Time = None,
         valid_to: Time = None,
         metadata: Mapping[str, Any] | None = None,
+        shelf: str = "default",
     ) -> StatementResponse:
-        """Record a statement, open-ended unless `valid_to` is given."""
+        """Record a statement on `shelf`, open-ended unless `valid_to` is given."""
         names = list(entities)
         happened = to_ms(occurred_at, "occurred_at")
         start, end = to_ms(valid_from, "valid_from"), to_ms(valid_to, "valid_to")
+        shelf = check_shelf(shelf)
+        self._context.check_write(caller, shelf)
         return self._write(
             caller,
             [content.strip(), source, *names, *metadata_texts(metadata or {})],
@@ -139,6 +159,8 @@ class VaultStatements:
                 valid_to=end,
                 metadata=metadata,
                 embed=self._embed,
+                shelf=shelf,
+                author=author_of(caller),
             ),
         )
 
@@ -164,6 +186,7 @@ class VaultStatements:
         names = None if entities is None else list(entities)
         happened = to_ms(occurred_at, "occurred_at")
         start, end = to_ms(valid_from, "valid_from"), to_ms(valid_to, "valid_to")
+        self._context.check_write(caller, self._visible(statement_id, caller).shelf)
         return self._write(
             caller,
             [content.strip(), source, *(names or ()), *metadata_texts(metadata or {})],
@@ -180,6 +203,7 @@ class VaultStatements:
                 occurred_at=happened,
                 metadata=metadata,
                 embed=self._embed,
+                author=author_of(caller),
             ),
         )
 
@@ -201,6 +225,7 @@ class VaultStatements:
         inherited unless given.
         """
         names = None if entities is None else list(entities)
+        self._context.check_write(caller, self._visible(statement_id, caller).shelf)
         return self._write(
             caller,
             [content.strip(), source, *(names or ()), *metadata_texts(metadata or {})],
@@ -214,6 +239,7 @@ class VaultStatements:
                 confidence=confidence,
                 metadata=metadata,
                 embed=self._embed,
+                author=author_of(caller),
             ),
         )
 
@@ -228,6 +254,7 @@ class VaultStatements:
         """Heard again: one more attestation. Confirming a closed statement is a Conflict."""
         heard = to_ms(attested_at, "attested_at")
         reading = self._writer(caller)
+        self._context.check_write(caller, self._visible(statement_id, caller).shelf)
         found = st.confirm(self.conn, statement_id, source=source, attested_at=heard)
         return self._one(found, reading)
 
@@ -236,6 +263,8 @@ class VaultStatements:
     ) -> StatementList:
         """Two open statements cannot both hold: both stay open, flagged with each other."""
         reading = self._writer(caller)
+        for one in (statement_id, other_id):
+            self._context.check_write(caller, self._visible(one, caller).shelf)
         pair = st.dispute(self.conn, statement_id, other_id, reason=reason)
         return self._many(pair, reading)
 
@@ -250,10 +279,12 @@ class VaultStatements:
         """Close a statement at `valid_to` (default now; the past is fine), with a reason."""
         end = to_ms(valid_to, "valid_to")
         reading = self._writer(caller)
+        self._context.check_write(caller, self._visible(statement_id, caller).shelf)
         why = (reason or "").strip()
         spans = None
         if why and why not in OWN_REASONS:
-            spans = self._context.privacy.detector.detect(why)  # before the write, as in _write
+            detector = self._context.privacy.detector_for(author_of(caller))
+            spans = detector.detect(why)  # before the write, as in _write
         found = st.invalidate(self.conn, statement_id, valid_to=end, reason=reason)
         if spans is not None:
             statement_spans.add_texts(self.conn, statement_id, {why: spans})
@@ -265,7 +296,7 @@ class VaultStatements:
         """One statement as the vault saw it at `known_at` (default now)."""
         known = to_ms(known_at, "known_at")
         reading = self._context.privacy.reading(caller)
-        return self._one(st.get(self.conn, statement_id, known_at=known), reading)
+        return self._one(self._visible(statement_id, caller, known), reading)
 
     def query(
         self,
@@ -285,38 +316,50 @@ class VaultStatements:
         valid, known = to_ms(valid_at, "valid_at"), to_ms(known_at, "known_at")
         names = list(entities)
         reading = self._context.privacy.reading(caller)
-        gate = self._gate(reading)
-        if gate.mode != "off":
-            if names and gate.gate.policy.counts(Span(0, 1, "PERSON", 0.9, "known")):
-                raise AccessDenied(
-                    f"filtering by entity is not available under policy {gate.gate.policy.name}:"
-                    " entity names are identifying there; search by words instead"
-                )
-            if source and gate.query(source).removed:
-                return self._many([], reading)  # the filter itself names someone
-            if text and text.strip():
-                text = gate.query(text).text
-                if not text.strip():
-                    return self._many([], reading)  # nothing left to match
-        found = st.query(
+        hidden = self._context.hidden_shelves(caller)
+        gated = reading.base.mode != "off"
+        if gated and names and reading.base.counts(Span(0, 1, "PERSON", 0.9, "known")):
+            raise AccessDenied(
+                f"filtering by entity is not available under policy {reading.base.name}:"
+                " entity names are identifying there; search by words instead"
+            )
+        if not gated:
+            found = st.query(
+                self.conn,
+                text=text,
+                entities=names,
+                source=source,
+                valid_at=valid,
+                known_at=known,
+                include_closed=include_closed,
+                disputed=disputed,
+                order=order,
+                limit=limit,
+                embed=self._embed,
+                hidden=hidden,
+            )
+            return self._many(found, reading)
+        # A gated caller matches statements as it sees them: words against their gated
+        # text, a source against the gated source. No form of a masked value can match.
+        every = st.query(
             self.conn,
-            text=text,
             entities=names,
-            source=source,
             valid_at=valid,
             known_at=known,
             include_closed=include_closed,
             disputed=disputed,
-            order=order,
-            limit=limit,
-            embed=self._embed,
+            order="recency" if order in (None, "relevance") else order,
+            limit=None,
+            hidden=hidden,
         )
-        return self._many(found, reading)
+        shown = as_seen(self._gated(every, reading), text, source)
+        return StatementList(tuple(shown[:limit] if limit else shown), reading.privacy())
 
     def history(self, statement_id: str, *, caller: Caller, known_at: Time = None) -> StatementList:
         """Every version of the chain `statement_id` belongs to, oldest first."""
         known = to_ms(known_at, "known_at")
         reading = self._context.privacy.reading(caller)
+        self._visible(statement_id, caller, known)
         return self._many(st.history(self.conn, statement_id, known_at=known), reading)
 
     def entities(
@@ -334,18 +377,24 @@ class VaultStatements:
             raise InputError(f"min must be at least 1, got {min_count}")
         reading = self._context.privacy.reading(caller)
         gate = self._gate(reading)
+        gated = reading.base.mode != "off"
         listed = []
+        # Gated callers count each author's mentions apart: an agent naming an entity the
+        # owner named must not see a count go up (nor the owner's spelling).
         found = st.entities(
             self.conn,
             include_closed=include_closed,
             valid_at=valid,
             known_at=known,
             min_count=min_count,
+            hidden=self._context.hidden_shelves(caller),
+            by_author=gated,
         )
         for item in found:
-            name = gate.text(item.name)
+            name = gate.text(item.name, author=item.author, scope_id=item.key)
             if not name.withheld:
-                listed.append(EntityCount(name.text, gate.text(item.key).text, item.count))
+                key = gate.text(item.key, author=item.author, scope_id=item.key).text
+                listed.append(EntityCount(name.text, key, item.count))
         return EntityList(tuple(listed), reading.privacy())
 
     def stats(self, *, caller: Caller) -> StatsResponse:
@@ -356,25 +405,33 @@ class VaultStatements:
     # ---- for search and context ------------------------------------------------------
 
     def for_context(
-        self, reading: Reading, query: str, include_superseded: bool = False, limit: int = 5
+        self,
+        reading: Reading,
+        query: str,
+        include_superseded: bool = False,
+        limit: int = 5,
+        hidden: Sequence[str] = (),
     ) -> list[GatedStatement]:
-        """Statements that hold now matching `query`, gated through the response's `reading`
-        (which cut the query once for the whole response).
+        """Statements that hold now matching `query` (none on `hidden` shelves), gated
+        through the response's `reading`; a gated caller matches them as it sees them.
 
         With `include_superseded`, closed versions come too, labelled NOT current.
         """
-        matched = reading.query(query)
-        if not matched.strip():
+        if not query.strip():
             return []
-        found = st.query(
-            self.conn,
-            text=matched,
-            include_closed=include_superseded,
-            order="relevance",
-            limit=limit,
-            embed=self._embed,
-        )
-        return self._gated(found, reading)
+        if reading.base.mode == "off":
+            found = st.query(
+                self.conn,
+                text=query,
+                include_closed=include_superseded,
+                order="relevance",
+                limit=limit,
+                embed=self._embed,
+                hidden=hidden,
+            )
+            return self._gated(found, reading)
+        every = st.query(self.conn, include_closed=include_superseded, limit=None, hidden=hidden)
+        return as_seen(self._gated(every, reading), query)[:limit]
 
     def rescan(self, limit: int = 200) -> int:
         """Scan statements never scanned or scanned by another detector version; return count."""

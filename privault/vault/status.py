@@ -18,6 +18,8 @@ class IndexHealth:
     chunks_searchable: int
     healthy: bool
     stale_chunking: str | None  # set: the chunks were cut by an older chunking (reindex)
+    masked_rows: int = 0  # masked second entries (what gated callers search)
+    stale_masking: bool = False  # True: written before masked entries existed (reindex)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
@@ -27,6 +29,8 @@ class IndexHealth:
             "chunks_searchable": self.chunks_searchable,
             "healthy": self.healthy,
             "stale_chunking": self.stale_chunking,
+            "masked_rows": self.masked_rows,
+            "stale_masking": self.stale_masking,
         }
 
 

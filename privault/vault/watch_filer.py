@@ -20,11 +20,13 @@ every other document: sectioned, PII-scanned at write time, indexed, gated on ev
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from privault.store import documents
 from privault.store.connection import write
+from privault.store.watches import watch_author
 from privault.timeutil import now_ms, to_iso
 from privault.vault import ingest, writing
 from privault.vault.context import VaultContext
@@ -61,7 +63,9 @@ class WatchFiler:
     def _page(self, url: str, title: str, text: str, shelf: str, metadata: dict) -> Added:
         limit = self._context.settings.max_file_bytes
         draft = writing.page_draft(url, title, text, ingest.check_shelf(shelf), metadata, limit)
-        return self._store([draft], versioned=True)[0]
+        # A page an agent's watch fetched is that agent's text (see `vault.privacy`).
+        author = watch_author(self._conn, str(metadata.get("watch_id") or ""))
+        return self._store([replace(draft, author=author)], versioned=True)[0]
 
     def file_page(self, *, url: str, title: str, text: str, shelf: str, watch_id: str) -> Filed:
         """The newest version of the page at `url`, stored only if its content changed."""
@@ -77,6 +81,7 @@ class WatchFiler:
         shelf: str,
         kind: str,
         source: str | None = None,
+        author: str = "",
     ) -> str:
         """A note (a reminder); the same `source` and text again is the same note."""
         item: dict[str, Any] = {
@@ -86,6 +91,7 @@ class WatchFiler:
             "shelf": shelf,
             "kind": kind,
             "source": source,
+            "author": author,
         }
         draft = writing.note_draft(item, self._context.settings.max_note_bytes)
         [added] = self._store([draft])

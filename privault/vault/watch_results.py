@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from privault.caller import Caller
 from privault.privacy.recognizers import find_known_entities
+from privault.store.watches import watch_author
+from privault.vault.reading import scope_of
 from privault.vault.results import Privacy
 from privault.watches.model import Reminder, Watch, WatchRun
 
@@ -115,42 +117,49 @@ class WatchView:
         self.reading = runtime.reading(caller)  # an unknown caller is refused here
         self._owner = caller.is_owner
 
-    def text(self, shelf: str, value: str) -> str:
-        """One text as the caller may see it, judged by the policy for `shelf`."""
+    def text(self, shelf: str, value: str, author: str = "", scope_id: str = "") -> str:
+        """One text as the caller may see it, judged by the policy for `shelf`; an agent's
+        own text (`author`) without the vault's known entities (see `vault.privacy`)."""
         gate = self.reading.gate(shelf)
         if gate.policy.mode == "off" or not value:
             return value
-        spans = self._runtime.detector.detect(value)
-        spans += find_known_entities(value, self._runtime.known_entities())
-        return gate.apply(value, spans).text
+        spans = self._runtime.detector_for(author).detect(value)
+        spans += find_known_entities(value, self._runtime.known_for(author))
+        return gate.apply(value, spans, scope=scope_of(author, scope_id)).text
 
-    def maybe(self, shelf: str, value: str | None) -> str | None:
+    def maybe(
+        self, shelf: str, value: str | None, author: str = "", scope_id: str = ""
+    ) -> str | None:
         """`text()` for a text that may be absent."""
-        return None if value is None else self.text(shelf, value)
+        return None if value is None else self.text(shelf, value, author, scope_id)
 
     def watch(self, watch: Watch) -> Watch:
         """A watch with its target and last error gated."""
         target = watch.target
         if watch.kind == "folder" and not self._owner:
             target = FOLDER_FOR_AGENTS
+        who, scope = watch.author, watch.id
         return dataclasses.replace(
             watch,
-            target=self.text(watch.shelf, target),
-            last_error=self.maybe(watch.shelf, watch.last_error),
+            target=self.text(watch.shelf, target, who, scope),
+            last_error=self.maybe(watch.shelf, watch.last_error, who, scope),
         )
 
     def run(self, run: WatchRun, shelf: str) -> WatchRun:
         """A run with its summary, error and diff gated."""
+        who, scope = watch_author(self._runtime.conn, run.watch_id), run.watch_id
         return dataclasses.replace(
             run,
-            summary=self.text(shelf, run.summary),
-            error=self.maybe(shelf, run.error),
-            diff=self.maybe(shelf, run.diff),
+            summary=self.text(shelf, run.summary, who, scope),
+            error=self.maybe(shelf, run.error, who, scope),
+            diff=self.maybe(shelf, run.diff, who, scope),
         )
 
     def reminder(self, reminder: Reminder) -> Reminder:
         """A reminder with its text gated."""
-        return dataclasses.replace(reminder, text=self.text(reminder.shelf, reminder.text))
+        who = watch_author(self._runtime.conn, reminder.watch_id)
+        text = self.text(reminder.shelf, reminder.text, who, reminder.watch_id)
+        return dataclasses.replace(reminder, text=text)
 
     @property
     def privacy(self) -> Privacy:

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from privault.caller import Caller
 from privault.errors import AccessDenied, InputError, NotFound
 from privault.store import watches as watch_store
-from privault.timeutil import Time, to_ms
+from privault.timeutil import Time, now_ms, to_ms
 from privault.vault.context import VaultContext
 from privault.vault.watch_filer import WatchFiler
 from privault.vault.watch_results import (
@@ -155,6 +155,8 @@ class VaultWatches:
             raise AccessDenied("only the owner can let a watch reach private or local addresses")
         if fetch_pages and kind != "search":
             raise InputError("fetch_pages applies to search watches only")
+        if not caller.is_owner:
+            _check_floor(every)
         watch = add_watch(
             self._conn,
             kind,
@@ -165,6 +167,7 @@ class VaultWatches:
             allow_private=allow_private,
             max_catchup=max_catchup,
             options={"fetch_pages": True} if fetch_pages else {},
+            author="" if caller.is_owner else caller.name,
         )
         return self._one(watch, view)
 
@@ -275,3 +278,18 @@ class VaultWatches:
         found = list_watches(self._conn, include_cancelled=include_cancelled)
         shown = tuple(view.watch(watch) for watch in found if watch.shelf not in hidden)
         return WatchList(shown, view.privacy)
+
+
+AGENT_FLOOR_MS = 15 * 60_000  # an agent's watch runs at most every 15 minutes
+
+
+def _check_floor(every: str | None) -> None:
+    """Refuse an agent's schedule that would run more often than `AGENT_FLOOR_MS`."""
+    from privault.watches.schedule import Schedule
+
+    gap = Schedule.parse(every).shortest_gap_ms(now_ms())
+    if gap is not None and gap < AGENT_FLOOR_MS:
+        raise InputError(
+            f"schedule {every!r} runs more often than agents may ask for: at most every "
+            f"{AGENT_FLOOR_MS // 60_000} minutes (e.g. every=15m)"
+        )

@@ -37,6 +37,7 @@ def note_draft(item: Mapping[str, Any], max_bytes: int) -> Draft:
         metadata=dict(item.get("metadata") or {}),
         untrusted=bool(item.get("untrusted")),
         source=item.get("source"),
+        author=str(item.get("author") or ""),
     )
 
 
@@ -69,8 +70,14 @@ def page_draft(
 
 
 def _existing(conn: Connection, draft: Draft) -> documents.Document | None:
+    # An agent's note is "the same note" only as one it wrote itself: matching the owner's
+    # text would confirm that the owner wrote exactly that.
     return documents.find_current(
-        conn, shelf=draft.shelf, source=draft.source, content_hash=draft.content_hash
+        conn,
+        shelf=draft.shelf,
+        source=draft.source,
+        content_hash=draft.content_hash,
+        author=draft.author,
     )
 
 
@@ -100,6 +107,7 @@ def store_drafts(
     todo = [draft for _, draft in pending]
     indexed = ingest.index_many(todo, embedder) if todo else []
     scans = scanner.scan_drafts(todo, indexed) if todo else []
+    indexed = scanner.with_masked_entries(todo, indexed, scans, embedder) if todo else []
     now = now_ms()
     with write(conn):
         for (index, draft), drafted, scan in zip(pending, indexed, scans, strict=True):
@@ -155,6 +163,7 @@ def _upsert(
             current=True,
             previous_id=existing.id if existing else None,
             metadata=dict(draft.metadata),
+            author=draft.author,
         ),
         draft.text,
     )

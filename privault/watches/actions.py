@@ -54,8 +54,10 @@ class Filer(Protocol):
         shelf: str,
         kind: str,
         source: str | None = None,
+        author: str = "",
     ) -> str:
         """Store a note (a reminder is `kind='reminder'`, tag `reminder`); return its id.
+        `author` is who added the watch ('' for the owner): the note is their text.
 
         `source` is an idempotency key (`reminder:<watch id>@<planned ms>`): a note filed
         again with the same source and text is the same note, so a job redelivered after
@@ -136,9 +138,10 @@ def remind_action(
     """File the reminder text as a note tagged `reminder` and list it as due.
 
     The reminder row is keyed by (watch, planned time) and written with the run record, so
-    a redelivered job whose earlier attempt was recorded finds it and files no second note;
-    one whose worker died after filing but before recording files the same `source` again,
-    which the filer recognises as the note it already has.
+    a redelivered job whose earlier attempt was recorded finds it and files no second note.
+    Every run of one watch files under the same `source`, so a repeating reminder keeps
+    one document (a worker that died after filing files it again and finds it there) and
+    each due time is a row of its own in `reminders`.
     """
     existing = row(
         context.conn,
@@ -148,14 +151,15 @@ def remind_action(
     if existing is not None:
         return ActionResult("unchanged", "reminder already filed", (existing["doc_id"],))
     text = watch.target
-    title = text if len(text) <= 80 else text[:77].rstrip() + "..."
+    # The whole text is the title: it is gated whole and clipped only after gating.
     doc_id = context.filer.file_note(
-        title=title,
+        title=text,
         text=text,
         tags=["reminder"],
         shelf=watch.shelf,
         kind="reminder",
-        source=f"reminder:{watch.id}@{planned_at}",
+        source=f"reminder:{watch.id}",
+        author=watch.author,
     )
     reminder = (
         "r" + secrets.token_hex(4),

@@ -51,6 +51,7 @@ def add_watch(
     max_catchup: int = 1,
     options: dict[str, Any] | None = None,
     now_ms: int | None = None,
+    author: str = "",
 ) -> Watch:
     """Store a new watch and plan its first run.
 
@@ -79,8 +80,8 @@ def add_watch(
             watch_id = "w" + secrets.token_hex(4)
         conn.execute(
             "INSERT INTO watches (id, kind, target, schedule, shelf, allow_private,"
-            " max_catchup, options, next_run_at, created_at, updated_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " max_catchup, options, next_run_at, created_at, updated_at, author)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 watch_id,
                 kind,
@@ -93,6 +94,7 @@ def add_watch(
                 first,
                 now,
                 now,
+                author,
             ),
         )
     return get_watch(conn, watch_id)

@@ -37,6 +37,7 @@ class Watch:
     skipped: int
     created_at: int
     options: dict[str, Any] = field(default_factory=dict)
+    author: str = ""  # '' for the owner, else the agent that added it
 
     @classmethod
     def from_row(cls, data: dict[str, Any]) -> Watch:
@@ -59,6 +60,7 @@ class Watch:
             skipped=data["skipped"],
             created_at=data["created_at"],
             options=json.loads(data["options"]),
+            author=data.get("author") or "",
         )
 
     def to_dict(self) -> dict[str, Any]:

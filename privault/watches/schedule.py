@@ -57,6 +57,18 @@ class Schedule:
             return cls(value, cron=cron)
         return cls(value, interval_ms=parse_interval(value))
 
+    def shortest_gap_ms(self, after_ms: int, samples: int = 500) -> int | None:
+        """The shortest time between two runs (None for a one-off): the interval, or for
+        a cron expression the smallest gap among its next `samples` times."""
+        if self.interval_ms is not None:
+            return self.interval_ms
+        if self.cron is None:
+            return None
+        times = [self.cron.next_after(after_ms)]
+        for _ in range(samples):
+            times.append(self.cron.next_after(times[-1]))
+        return min(b - a for a, b in zip(times, times[1:], strict=False))
+
     @property
     def repeats(self) -> bool:
         """False for a one-off (`--at` only) schedule."""

@@ -12,6 +12,16 @@ from privault.errors import PrivaultError
 from privault.interfaces.cli.common import err_console
 from privault.version import __version__
 
+# typer carries its own copy of click: usage errors come from either.
+_CLICK_ERRORS = (
+    click.ClickException,
+    *{c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"},
+)
+_USAGE_ERRORS = (
+    click.UsageError,
+    *{c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError"},
+)
+
 app = typer.Typer(
     name="privault",
     help="A local, privacy-gated memory vault for AI agents and the person who owns them.",
@@ -59,6 +69,17 @@ def _register() -> None:
 _register()
 
 
+def _usage_error(exc: Exception) -> int:
+    """Print a usage error as one line naming where help is; return the exit code (2)."""
+    context = getattr(exc, "ctx", None)
+    where = context.command_path if context is not None else "privault"
+    message = " ".join(str(getattr(exc, "format_message", exc.__str__)()).split())
+    err_console.print(
+        f"[red]error:[/red] {message} (see `{where} --help`)", highlight=False, soft_wrap=True
+    )
+    return 2 if isinstance(exc, _USAGE_ERRORS) else int(getattr(exc, "exit_code", 1))
+
+
 def main() -> None:
     """Entry point: run the app; a privault error is one line on stderr and exit code 1."""
     try:
@@ -71,8 +92,7 @@ def main() -> None:
     except typer.Abort:
         err_console.print("aborted")
         sys.exit(130)
-    except click.ClickException as exc:  # usage errors: bad option, missing argument
-        exc.show()
-        sys.exit(exc.exit_code)
+    except _CLICK_ERRORS as exc:  # usage errors: bad option, missing argument
+        sys.exit(_usage_error(exc))
     if isinstance(code, int) and code:
         sys.exit(code)

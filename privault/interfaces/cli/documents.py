@@ -371,6 +371,11 @@ def status(json_out: JsonOption = False) -> None:
         f"index: {data['index']['fts_rows']} keyword rows, "
         f"{data['index']['vector_rows']} vectors — {health}"
     )
+    if data["index"].get("stale_masking"):
+        console.print(
+            "index: no masked entries for gated callers yet — run `privault reindex`",
+            style="yellow",
+        )
     if data["index"]["stale_chunking"]:
         console.print(
             "index: cut by an older chunking — run `privault reindex` to find more", style="yellow"

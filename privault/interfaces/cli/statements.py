@@ -36,7 +36,15 @@ IdArgument = Annotated[str, typer.Argument(help="A statement id (s_…).")]
 ContentArgument = Annotated[str, typer.Argument(help="What holds, or - to read standard input.")]
 EntityOption = Annotated[
     list[str] | None,
-    typer.Option("--entity", "-e", help="An entity the statement names (repeatable)."),
+    typer.Option(
+        "--entity",
+        "-e",
+        help="An entity the statement names (repeatable); prefix its kind as person:, org:, "
+        "place: or other: (a bare name is a person; only people and places are masked).",
+    ),
+]
+StatementShelfOption = Annotated[
+    str, typer.Option("--shelf", help="The shelf it lives on (visibility and policy).")
 ]
 SourceOption = Annotated[str | None, typer.Option("--source", help="Where it came from.")]
 SalienceOption = Annotated[
@@ -151,6 +159,7 @@ def add(
     valid_from: ValidFromOption = None,
     valid_to: ValidToOption = None,
     meta: MetaOption = None,
+    shelf: StatementShelfOption = "default",
     json_out: JsonOption = False,
 ) -> None:
     """Record a statement; it holds until superseded, invalidated or its --valid-to."""
@@ -166,6 +175,7 @@ def add(
             valid_from=valid_from,
             valid_to=valid_to,
             metadata=_metadata(meta),
+            shelf=shelf,
         )
     _emit_one(response.to_dict(), json_out, "added")
 

@@ -91,6 +91,6 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
             )
             result = AskResult.model_validate(reply.to_dict())
             ids = [citation.node_id for citation in reply.citations]
-            return result, Outcome(ids, _privacy(reply))
+            return result, Outcome(ids, _privacy(reply), refused=reply.refused)
 
         return await runtime.read("ask_memory", body)

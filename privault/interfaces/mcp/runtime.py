@@ -80,6 +80,7 @@ class Outcome:
 
     ids: Sequence[str] = ()
     privacy: Privacy | None = None
+    refused: str | None = None  # why the call was refused, when its reply is a refusal
 
 
 @dataclass
@@ -89,6 +90,7 @@ class ToolRuntime:
     vault: Vault
     resolve_caller: CallerResolver
     write_tools: set[str] = field(default_factory=set)
+    agent_name: str | None = None  # the agent a stdio server was launched as, for the audit
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     async def in_vault(self, fn: Callable[[], T]) -> T:
@@ -148,9 +150,12 @@ class ToolRuntime:
             AuditEntry(agent=agent, tool=tool, ok=False, refused=refused, reason=reason)
         )
 
-    async def record_rejected(self, agent: str, tool: str, reason: str) -> None:
-        """Audit a call that never reached its body (bad arguments, unknown tool)."""
-        entry = AuditEntry(agent=agent, tool=tool[:100], ok=False, reason=reason)
+    async def record_rejected(
+        self, agent: str, tool: str, reason: str, *, refused: bool = False
+    ) -> None:
+        """Audit a call that never reached its body (bad arguments, unknown tool, a caller
+        refused before it: revoked since the session opened)."""
+        entry = AuditEntry(agent=agent, tool=tool[:100], ok=False, refused=refused, reason=reason)
         await self.in_vault(lambda: self.vault.audit.record(entry))
 
 
@@ -162,7 +167,9 @@ def _entry(caller: Caller, tool: str, outcome: Outcome) -> AuditEntry:
     return AuditEntry(
         agent=caller.name,
         tool=tool,
-        ok=True,
+        ok=outcome.refused is None,
+        refused=outcome.refused is not None,
+        reason=outcome.refused,
         ids=tuple(outcome.ids),
         policy=privacy.policy if privacy else None,
         held_back=held,
@@ -188,6 +195,10 @@ class CallerMiddleware:
         except AccessDenied as exc:
             if ctx.method == "tools/list":
                 return {"tools": []}
+            # Refused before any body ran (revoked since the session opened): audited too.
+            tool = str((ctx.params or {}).get("name", ""))
+            who = runtime.agent_name or "(unknown)"
+            await runtime.record_rejected(who, tool, f"access_denied: {exc}", refused=True)
             return _tool_error(f"access_denied: {exc}")
         params = ctx.params or {}
         name = str(params.get("name", "")) if ctx.method == "tools/call" else ""

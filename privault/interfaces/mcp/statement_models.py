@@ -39,6 +39,10 @@ class StatementOut(BaseModel):
     disputed_with: list[str]
     as_of: str | None
     score: float | None = None
+    shelf: str = Field("default", description="The shelf it lives on.")
+    entity_kinds: list[str] = Field(
+        default_factory=list, description="person, org, place or other, one per entity."
+    )
 
 
 class StatementReply(PrivacyFacts):

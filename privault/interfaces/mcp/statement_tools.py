@@ -38,7 +38,14 @@ Content = Annotated[
 ]
 Entities = Annotated[
     list[Annotated[str, Field(max_length=200)]] | None,
-    Field(description="People, organisations, things it is about.", max_length=50),
+    Field(
+        description="Who and what it is about; prefix the kind: person:Ana, org:Acme, "
+        "place:Berlin, other:boiler (a bare name is a person).",
+        max_length=50,
+    ),
+]
+StatementShelf = Annotated[
+    str, Field(description="An existing shelf you may write to (see list_shelves).", max_length=64)
 ]
 Source = Annotated[str | None, Field(description="Where it comes from.", max_length=2000)]
 Time = Annotated[str | None, Field(description="ISO 8601 time with offset.", max_length=64)]
@@ -72,6 +79,7 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
         occurred_at: Time = None,
         valid_from: Time = None,
         valid_to: Time = None,
+        shelf: StatementShelf = "default",
     ) -> StatementReply:
         """Record a fact that holds from valid_from (default now) until valid_to (default:
         open). Use for durable facts about people, projects, preferences ("Ana leads the
@@ -91,6 +99,7 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
                     valid_from=valid_from,
                     valid_to=valid_to,
                     metadata={"written_by": caller.name},
+                    shelf=shelf,
                 )
             )
 

@@ -1,0 +1,145 @@
+"""The masked entries of the search index: what gated callers search instead of the text.
+
+Each index window of a section is its breadcrumb line and a few lines of text. When that
+window holds a value gated callers may not see, it gets a second entry: the same window
+with the value replaced by an unnumbered placeholder (`privacy.masking`), embedded like
+any window. Windows without such a value need nothing more: gated callers match their
+plain entry.
+
+Entries are written with the section (`writing.store_drafts`) and again for just the
+sections a change reaches (`remask`): a new known entity, an owner's mark, a re-scan.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+
+from privault.privacy.masking import IndexMasker
+from privault.privacy.spans import Span
+from privault.retrieval.embedder import Embedder
+from privault.store import sections
+from privault.store.connection import Connection, write
+from privault.store.sections import IndexedSection
+from privault.vault.ingest import chunk_label
+
+LabelSpans = Callable[[str], Sequence[Span]]
+
+
+def clip_spans(spans: Sequence[Span], start: int, end: int) -> list[Span]:
+    """Spans of `text[start:end]`, shifted into that window (cut at its edges)."""
+    clipped = []
+    for span in spans:
+        lo, hi = max(span.start, start), min(span.end, end)
+        if lo < hi:
+            clipped.append(Span(lo - start, hi - start, span.kind, span.score, span.source))
+    return clipped
+
+
+def masked_windows(
+    masker: IndexMasker,
+    breadcrumb: Sequence[str],
+    text: str,
+    chunks: Sequence[tuple[int, int, int]],
+    spans: Sequence[Span],
+    label_spans: LabelSpans,
+    *,
+    owner_text: bool,
+) -> list[tuple[int, str]]:
+    """(chunk position, masked window text) for each window that needs a masked entry."""
+    plain_label = chunk_label(breadcrumb, text)
+    parts = list(breadcrumb)
+    if parts and plain_label != " › ".join(parts):
+        parts.pop(0)  # chunk_label left out a title made from the text's own first line
+    label = " › ".join(
+        masker.mask(part, label_spans(part), owner_text=owner_text) for part in parts
+    )
+    out = []
+    for position, (start, end, _tokens) in enumerate(chunks):
+        window = text[start:end]
+        masked = masker.mask(window, clip_spans(spans, start, end), owner_text=owner_text)
+        if masked != window or label != " › ".join(parts):
+            out.append((position, f"{label}\n{masked}".lstrip("\n")))
+    return out
+
+
+def with_masked(
+    masker: IndexMasker,
+    embedder: Embedder,
+    indexed: Sequence[IndexedSection],
+    section_spans: Sequence[Sequence[Span]],
+    label_spans: LabelSpans,
+    *,
+    owner_text: bool,
+) -> list[IndexedSection]:
+    """Sections about to be written, each with the masked entries its windows need."""
+    plans = [
+        masked_windows(
+            masker,
+            section.breadcrumb,
+            section.text,
+            section.chunks,
+            spans,
+            label_spans,
+            owner_text=owner_text,
+        )
+        for section, spans in zip(indexed, section_spans, strict=True)
+    ]
+    vectors = embedder.embed([text for plan in plans for _, text in plan])
+    out, offset = [], 0
+    for section, plan in zip(indexed, plans, strict=True):
+        masked = tuple(
+            (position, text, vectors[offset + i]) for i, (position, text) in enumerate(plan)
+        )
+        offset += len(plan)
+        out.append(dataclasses.replace(section, masked=masked))
+    return out
+
+
+def remask(
+    conn: Connection,
+    masker: IndexMasker,
+    embedder: Embedder,
+    section_ids: Sequence[int],
+    load_spans: Callable[[Sequence[int]], dict[int, list[Span]]],
+    load_label_spans: Callable[[str, str], list[Span]],
+) -> int:
+    """Write the masked entries of these sections again from their current spans.
+
+    Their chunks are rewritten under new ids (plain vectors copied, only masked windows
+    embedded), so vector mirrors pick the change up incrementally. A section edited in
+    the meantime is skipped: its edit wrote fresh entries. Returns sections rewritten.
+    """
+    done = 0
+    for start in range(0, len(section_ids), 64):
+        batch = list(section_ids[start : start + 64])
+        rows = sections.sections_by_ids(conn, batch)
+        spans = load_spans(list(rows))
+        plans = []
+        for section_id, row in rows.items():
+            chunks, texts, vectors = sections.chunk_rows(conn, section_id)
+            windows = masked_windows(
+                masker,
+                row.breadcrumb,
+                row.text,
+                chunks,
+                spans.get(section_id, []),
+                lambda label, row=row: load_label_spans(row.doc_id, label),  # type: ignore[misc]
+                owner_text=row.author == "",
+            )
+            plans.append((row, chunks, texts, vectors, windows))
+        embedded = embedder.embed([text for *_, windows in plans for _, text in windows])
+        offset = 0
+        with write(conn):
+            for row, chunks, texts, vectors, windows in plans:
+                masked = tuple(
+                    (position, text, embedded[offset + i])
+                    for i, (position, text) in enumerate(windows)
+                )
+                offset += len(windows)
+                current = conn.execute("SELECT text FROM sections WHERE id = ?", (row.id,))
+                if (current.fetchone() or (None,))[0] != row.text or not chunks:
+                    continue
+                sections.replace_chunks(conn, row.id, chunks, texts, vectors, masked)
+                done += 1
+    return done

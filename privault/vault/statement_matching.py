@@ -1,0 +1,33 @@
+"""Matching statements as a gated caller sees them, and who a write is by.
+
+A gated caller's words are matched against statements after the gate, placeholders in
+place of masked values, so no form of a masked value can match; a source filter compares
+against the source as the caller sees it. Ranking is by shared words (no vectors: the
+stored vectors are of the text as written).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from privault.caller import Caller
+from privault.statements.ranking import overlap_scores
+from privault.vault.statement_results import GatedStatement
+
+
+def author_of(caller: Caller) -> str:
+    """Who a write is by: '' for the owner, else the agent's name."""
+    return "" if caller.is_owner else caller.name
+
+
+def as_seen(
+    shown: Sequence[GatedStatement], text: str | None, source: str | None = None
+) -> list[GatedStatement]:
+    """Gated statements matching `source` (as shown) and sharing words with `text`, best
+    first (ties keep the order given); every one when neither is given."""
+    kept = [item for item in shown if source is None or item.statement.source == source]
+    if not text or not text.strip():
+        return kept
+    scores = overlap_scores({str(i): item.statement.content for i, item in enumerate(kept)}, text)
+    ranked = sorted(scores, key=lambda key: (-scores[key], int(key)))
+    return [kept[int(key)] for key in ranked]

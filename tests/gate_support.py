@@ -1,0 +1,47 @@
+"""What the gate's tests share: a normal form of replies, so two of them can be compared
+for what an agent could tell apart."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_ID = re.compile(r"\b(?:d[0-9a-f]{12}|s_[0-9a-f]{10}|w[0-9a-f]{8}|r[0-9a-f]{8})\b")
+_VOLATILE = {
+    "created_at",
+    "updated_at",
+    "age",
+    "recorded_at",
+    "as_of",
+    "valid_from",
+    "occurred_at",
+    "last_confirmed_at",
+    "next_run_at",
+    "last_run_at",
+    "due_at",
+    "planned_at",
+    "followup",
+    "id_at",
+}
+
+
+def normal_form(data: Any) -> Any:
+    """A reply with ids replaced by their order of first appearance and clock times dropped:
+    what stays is everything an agent could use to tell two vaults apart."""
+    names: dict[str, str] = {}
+
+    def rename(match: re.Match[str]) -> str:
+        return names.setdefault(match.group(0), f"<id{len(names)}>")
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in sorted(value.items()) if k not in _VOLATILE}
+        if isinstance(value, list | tuple):
+            return [walk(item) for item in value]
+        if isinstance(value, str):
+            return _ID.sub(rename, value)
+        if isinstance(value, float):
+            return round(value, 6)
+        return value
+
+    return walk(data)
