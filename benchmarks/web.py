@@ -37,20 +37,15 @@ TARGET_MS = 150.0
 
 def build(path: Path, sections: int, models: Path) -> None:
     """Fill a new vault at `path` (see the module docstring)."""
-    from privault import shelves
     from privault.caller import Caller
     from privault.privacy.detector import FakeDetector
-    from privault.store import agents
-    from privault.store import audit as audit_store
-    from privault.store.audit import AuditEntry
     from privault.timeutil import now_ms
     from privault.vault import Vault
-    from privault.vault_privacy import PrivacyRuntime
+    from privault.vault.agents import AuditEntry
 
     owner = Caller.owner()
     rng = random.Random(11)
-    vault = Vault.open(path, models_dir=models)
-    vault.privacy = PrivacyRuntime(vault.conn, None, {}, detector_factory=FakeDetector)
+    vault = Vault.open(path, models_dir=models, detector_factory=FakeDetector)
     notes = []
     for index in range(max(1, sections // 10)):
         parts = [f"# Note {index}"]
@@ -61,7 +56,7 @@ def build(path: Path, sections: int, models: Path) -> None:
         notes.append({"text": "\n\n".join(parts), "shelf": "work" if index % 7 == 0 else "default"})
     for start in range(0, len(notes), 100):
         vault.note_many(notes[start : start + 100], caller=owner)
-    shelves.add(vault.conn, "work", policies=vault.privacy.policies, agent_names=[])
+    vault.shelves.add("work", restricted=True)
     day = 86_400_000
     begin = now_ms() - 400 * day
     for number in range(300):
@@ -81,11 +76,10 @@ def build(path: Path, sections: int, models: Path) -> None:
             "remind", f"Renew {rng.choice(WORDS)} {number}", caller=owner, at=now_ms() - day
         )
     vault.watches.poll(caller=owner)
-    agents.issue(vault.conn, "bench")
-    agents.issue(vault.conn, "auditor", read_only=True)
+    vault.agents.issue("bench")
+    vault.agents.issue("auditor", read_only=True)
     for number in range(5000):
-        audit_store.record(
-            vault.conn,
+        vault.audit.record(
             AuditEntry(
                 agent=rng.choice(["bench", "auditor"]),
                 tool=rng.choice(["memory_search", "memory_read", "ask_memory", "remember"]),

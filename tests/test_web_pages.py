@@ -22,7 +22,6 @@ from web_site import OWNER, XSS, Site, seed, shop_page
 from privault.interfaces.web.app import build_web_app
 from privault.interfaces.web.auth import LoginLinks
 from privault.vault import Vault
-from privault.vault_admin import VaultAdmin
 from privault.watches.fetcher import Fetcher, FetchLimits
 
 
@@ -198,7 +197,7 @@ def test_agents_page_shows_access_and_revokes(client: TestClient, site: Site, va
     assert matrix.count('class="no"') == 2  # neither agent sees `health`
     reply = client.post("/agents/claude/revoke", data={"csrf": csrf_of(page)})
     assert "Agent revoked" in reply.text and "revoked 20" in reply.text
-    agents = {agent.name: agent for agent in VaultAdmin(vault).agents(caller=OWNER)}
+    agents = {agent.name: agent for agent in vault.agents.list()}
     assert not agents["claude"].active and agents["reader"].active
     search = client.get("/", params={"q": "boiler"}).text
     assert "As <em>reader</em>" in search  # a revoked agent is no longer offered

@@ -9,13 +9,10 @@ from http.server import BaseHTTPRequestHandler
 
 from test_watches_support import LocalServer, html_page, send
 
-from privault import shelves
 from privault.caller import Caller
-from privault.store import agents as agent_store
-from privault.store import audit as audit_store
-from privault.store.audit import AuditEntry
 from privault.timeutil import now_ms
 from privault.vault import Vault
+from privault.vault.agents import AuditEntry
 
 OWNER = Caller.owner()
 HOUR = 3_600_000
@@ -60,15 +57,15 @@ def seed(vault: Vault, server: LocalServer | None = None) -> Site:
     evil = vault.note(
         f"# Pasted {XSS}\nA boiler note that pasted {XSS} from a web page.", caller=OWNER
     ).doc_id
-    shelves.add(vault.conn, "health", policies=vault.privacy.policies, restricted=True)
+    vault.shelves.add("health", restricted=True)
     health = vault.note(
         "# Boiler fumes\nThe boiler fumes gave me a headache; doctor on Friday.",
         caller=OWNER,
         shelf="health",
     ).doc_id
     tokens = {
-        "claude": agent_store.issue(vault.conn, "claude"),
-        "reader": agent_store.issue(vault.conn, "reader", read_only=True),
+        "claude": vault.agents.issue("claude"),
+        "reader": vault.agents.issue("reader", read_only=True),
     }
     start = now_ms() - 90 * DAY
     first = vault.statements.add(
@@ -95,8 +92,7 @@ def seed(vault: Vault, server: LocalServer | None = None) -> Site:
         finally:
             PAGE["paragraphs"] = ["The boiler service costs 90 euros.", "Open Monday to Friday."]
     [reminder] = vault.watches.reminders(caller=OWNER).reminders
-    audit_store.record(
-        vault.conn,
+    vault.audit.record(
         AuditEntry(
             agent="claude",
             tool="memory_search",
@@ -106,8 +102,7 @@ def seed(vault: Vault, server: LocalServer | None = None) -> Site:
             held_back={"PERSON": 2},
         ),
     )
-    audit_store.record(
-        vault.conn,
+    vault.audit.record(
         AuditEntry(agent="reader", tool="remember", ok=False, refused=True, reason="read-only"),
     )
     return Site(plumber, team, evil, health, reminder.id, watch, tokens)

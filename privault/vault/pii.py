@@ -131,6 +131,12 @@ class VaultPII:
         doc_ids = [self._target(target)[0]] if target else None
         return pii.list_overrides(self._conn, doc_ids)
 
+    def remove_override(self, override_id: int, *, caller: Caller) -> None:
+        """Delete one override by id (undo a mark or an unmark)."""
+        _owner_only(caller)
+        pii.delete_override(self._conn, override_id)
+        self._context.privacy.forget_known()
+
     def rescan(self, *, caller: Caller, batch: int = 200) -> Rescan:
         """Re-scan every section and statement whose spans came from another detector."""
         _owner_only(caller)

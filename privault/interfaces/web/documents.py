@@ -21,7 +21,7 @@ from privault.interfaces.web.common import OWNER, Web, action, error_page, page,
 from privault.privacy.overrides import Override
 from privault.privacy.spans import KINDS
 from privault.vault.pii import MarkedSection
-from privault.vault.results import DocumentTree, SectionView
+from privault.vault.results import DocumentEntry, DocumentTree, SectionView
 
 MAX_SECTIONS = 300  # a page for reading; the CLI and MCP reach every section of a long file
 DOC_KINDS = ("note", "page", "file", "reminder")
@@ -108,8 +108,8 @@ async def documents_page(request: Request) -> Response:
     if kind not in (None, *DOC_KINDS):
         kind = None
 
-    def gather() -> tuple[list[dict[str, object]], list[str]]:
-        listed, _ = web.vault.docs(caller=OWNER, shelf=shelf, kind=kind, limit=200)
+    def gather() -> tuple[tuple[DocumentEntry, ...], list[str]]:
+        listed = web.vault.docs(caller=OWNER, shelf=shelf, kind=kind, limit=200).documents
         shelves = [item.name for item in web.vault.shelves.list()]
         return listed, shelves
 
