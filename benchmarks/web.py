@@ -156,7 +156,7 @@ def measure(path: Path, models: Path, repeat: int) -> dict[str, Any]:
         client.post(f"/reminders/{reminder}/ack", data={"csrf": csrf})
     status = vault.status()
     vault.close()
-    return {"sections": status["sections"], "documents": status["documents"], "pages": results}
+    return {"sections": status.sections, "documents": status.documents, "pages": results}
 
 
 def _summary(times: list[float]) -> dict[str, float]:
