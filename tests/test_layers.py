@@ -50,3 +50,25 @@ def test_core_modules_stay_small() -> None:
         if (n := len(p.read_text().splitlines())) > 450
     }
     assert large == {}
+
+
+def test_the_web_page_reaches_the_vault_only_through_the_facade() -> None:
+    """The owner's page calls `Vault` methods and reads their results: no SQL, no store."""
+    offenders = []
+    for path in (PACKAGE / "interfaces" / "web").rglob("*.py"):
+        source = path.read_text()
+        tree = ast.parse(source, filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                "privault.store"
+            ):
+                offenders.append(f"{path.name}: imports {node.module}")
+            if isinstance(node, ast.Import):
+                offenders += [
+                    f"{path.name}: imports {alias.name}"
+                    for alias in node.names
+                    if alias.name.startswith("privault.store")
+                ]
+            if isinstance(node, ast.Attribute) and node.attr in ("conn", "execute"):
+                offenders.append(f"{path.name}:{node.lineno}: .{node.attr}")
+    assert offenders == []

@@ -11,11 +11,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from privault.errors import InputError
 from privault.store.connection import Connection, rows, write
 from privault.timeutil import now_ms, to_iso
 
 MAX_REASON_CHARS = 500  # a reason is one line for the owner, not a dump of the input
 MAX_IDS = 200
+OUTCOMES = {"ok": "ok = 1", "refused": "ok = 0 AND refused = 1", "error": "ok = 0 AND refused = 0"}
 
 
 @dataclass(frozen=True)
@@ -79,9 +81,11 @@ def entries(
     agent: str | None = None,
     since: int | None = None,
     tools: Sequence[str] | None = None,
+    outcome: str | None = None,
     limit: int = 200,
 ) -> list[AuditEntry]:
-    """Rows newest first, optionally for one agent, from a time, for some tools."""
+    """Rows newest first, optionally for one agent, from a time, for some tools, with one
+    outcome (`ok`, `refused`, `error`)."""
     where: list[str] = []
     params: list[Any] = []
     if agent is not None:
@@ -93,6 +97,10 @@ def entries(
     if tools:
         where.append(f"tool IN ({','.join('?' * len(tools))})")
         params.extend(tools)
+    if outcome is not None:
+        if outcome not in OUTCOMES:
+            raise InputError(f"outcome must be one of {', '.join(OUTCOMES)}, not {outcome!r}")
+        where.append(OUTCOMES[outcome])
     sql = "SELECT * FROM audit"
     if where:
         sql += " WHERE " + " AND ".join(where)

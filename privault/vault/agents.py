@@ -65,10 +65,24 @@ class VaultAudit:
         return audit.record(self._conn, entry)
 
     def entries(
-        self, *, agent: str | None = None, since: int | None = None, limit: int = 200
+        self,
+        *,
+        agent: str | None = None,
+        since: int | None = None,
+        tool: str | None = None,
+        outcome: str | None = None,
+        limit: int = 200,
     ) -> list[AuditEntry]:
-        """Rows newest first, optionally of one agent and from a time on."""
-        return audit.entries(self._conn, agent=agent, since=since, limit=limit)
+        """Rows newest first, optionally of one agent, from a time on, of one tool, with one
+        outcome (`ok`, `refused` or `error`)."""
+        return audit.entries(
+            self._conn,
+            agent=agent,
+            since=since,
+            tools=[tool] if tool else None,
+            outcome=outcome,
+            limit=limit,
+        )
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

@@ -37,6 +37,19 @@ class Rescan:
         }
 
 
+@dataclass(frozen=True)
+class MarkedSection:
+    """A section as stored, with the spans every gated read of it applies: the detector's,
+    the vault's known entities and the owner's overrides (offsets into `text`)."""
+
+    node_id: str
+    parent: str | None
+    depth: int
+    heading: str
+    text: str
+    spans: tuple[Span, ...]
+
+
 def _owner_only(caller: Caller) -> None:
     if not caller.is_owner:
         raise AccessDenied("PII overrides, scans and policies are the owner's alone")
@@ -60,6 +73,22 @@ class VaultPII:
         _owner_only(caller)
         gate = Gate(self._context.privacy.policies.resolve(policy))
         return gate.apply(text, self.scan(text, caller=caller))
+
+    def marked_sections(self, doc_id: str, *, caller: Caller) -> tuple[MarkedSection, ...]:
+        """A document's sections in order with the PII spans reads apply, for the owner to
+        check what was detected and fix it with `mark` / `unmark`."""
+        _owner_only(caller)
+        found = sections.sections_of(self._conn, doc_id)
+        if not found:
+            raise NotFound(f"no document {doc_id!r}")
+        reading = self._context.privacy.reading(caller)
+        reading.prefetch([section.id for section in found])
+        return tuple(
+            MarkedSection(
+                s.node_id, s.parent_node, s.depth, s.heading, s.text, tuple(reading.spans(s))
+            )
+            for s in found
+        )
 
     def _target(self, target: str) -> tuple[str, str | None]:
         """(doc id, node id or None) for a document or node id."""
@@ -105,6 +134,12 @@ class VaultPII:
         _owner_only(caller)
         doc_ids = [self._target(target)[0]] if target else None
         return pii.list_overrides(self._conn, doc_ids)
+
+    def remove_override(self, override_id: int, *, caller: Caller) -> None:
+        """Delete one override by id (undo a mark or an unmark)."""
+        _owner_only(caller)
+        pii.delete_override(self._conn, override_id)
+        self._context.privacy.forget_known()
 
     def rescan(self, *, caller: Caller, batch: int = 200) -> Rescan:
         """Re-scan every section and statement whose spans came from another detector."""

@@ -59,10 +59,11 @@ def _register() -> None:
         models,
         privacy,
         statements,
+        ui,
         watches,
     )
 
-    for module in (documents, ask, statements, watches, privacy, agents, models, demo):
+    for module in (documents, ask, statements, watches, privacy, agents, ui, models, demo):
         module.register(app)
 
 

@@ -340,7 +340,9 @@ def serve(
         typer.Option("--allow-remote", help="Allow binding an address other machines can reach."),
     ] = False,
 ) -> None:
-    """Serve MCP over streamable HTTP at http://HOST:PORT/mcp (bearer token per agent)."""
+    """Serve MCP at http://HOST:PORT/mcp (bearer token per agent) and the owner's page at
+    http://HOST:PORT/ (log in with the link `privault ui` prints)."""
+    from privault.interfaces.cli.ui import announce, web_factory
     from privault.interfaces.mcp import http
 
     if not http.is_loopback(host):
@@ -358,12 +360,14 @@ def serve(
         _warm_up(vault)
         clock.start()
         err_console.print(
-            f"privault MCP on http://{host}:{port}{http.MCP_PATH} · watches "
+            f"privault MCP on http://{host}:{port}{http.MCP_PATH} · the owner's page on "
+            f"http://{host}:{port}/ (`privault ui` prints a login link) · watches "
             f"polled every {POLL_SECONDS}s",
             highlight=False,
         )
+        announce(host, port)
         try:
-            http.serve(vault, host=host, port=port)
+            http.serve(vault, host=host, port=port, web=web_factory(vault, host, port))
         finally:
             clock.stop()
 

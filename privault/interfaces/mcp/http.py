@@ -2,14 +2,19 @@
 
 `build_app` returns the ASGI app without running it, so `privault serve` (and later the
 scheduler and the warm chat model) can share the event loop and the one open vault. Every
-request — POST, GET stream, DELETE — must carry `Authorization: Bearer <token>` of an
-active agent; anything else gets a bare 401 that says nothing about why. Host and Origin
-headers are checked by the SDK's DNS-rebinding protection for the bound address.
+request to `/mcp` — POST, GET stream, DELETE — must carry `Authorization: Bearer <token>`
+of an active agent; anything else gets a bare 401 that says nothing about why. Host and
+Origin headers are checked by the SDK's DNS-rebinding protection for the bound address.
+
+With `web`, every other path goes to the owner's page (`privault.interfaces.web`), which
+has its own guard (a session cookie from a one-time login link) and shares the vault and
+its lock with the tool calls. Neither credential opens the other side.
 """
 
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mcp.server.transport_security import TransportSecuritySettings
@@ -25,6 +30,8 @@ from privault.vault import Vault
 
 CALLER_KEY = "privault.caller"
 MCP_PATH = "/mcp"
+RunInVault = Callable[[Callable[[], Any]], Awaitable[Any]]
+WebFactory = Callable[[RunInVault], ASGIApp]  # builds the owner's page on the shared runner
 
 
 def is_loopback(host: str) -> bool:
@@ -80,20 +87,50 @@ class BearerAuth:
         await self.app(scope, receive, send)
 
 
+def allowed_hosts(host: str, port: int) -> list[str]:
+    """The Host header values a server bound at host:port answers to."""
+    if is_loopback(host):
+        return [f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"]
+    return [f"{host}:{port}"]
+
+
 def security_for(host: str, port: int) -> TransportSecuritySettings:
     """Host/Origin checks: loopback names on loopback; the bound host otherwise."""
-    if is_loopback(host):
-        hosts = [f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"]
-    else:
-        hosts = [f"{host}:{port}"]
+    hosts = allowed_hosts(host, port)
     origins = [f"http://{name}" for name in hosts] + [f"https://{name}" for name in hosts]
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
     )
 
 
-def build_app(vault: Vault, *, host: str = "127.0.0.1", port: int = 8765) -> ASGIApp:
-    """The ASGI app for `privault serve`: bearer auth in front of the MCP endpoint."""
+class PathRouter:
+    """`/mcp` (and below) to the MCP app, every other path to the owner's page; lifespan
+    events go to the MCP app, whose session manager needs them."""
+
+    def __init__(self, mcp: ASGIApp, web: ASGIApp) -> None:
+        self.mcp = mcp
+        self.web = web
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self.mcp(scope, receive, send)
+            return
+        path = scope.get("path", "")
+        if path == MCP_PATH or path.startswith(MCP_PATH + "/"):
+            await self.mcp(scope, receive, send)
+        else:
+            await self.web(scope, receive, send)
+
+
+def build_app(
+    vault: Vault,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    web: WebFactory | None = None,
+) -> ASGIApp:
+    """The ASGI app for `privault serve`: bearer auth in front of the MCP endpoint, and
+    (with `web`) the owner's page on every other path."""
     runtime = ToolRuntime(vault, _caller_of)
     server = server_for(runtime)
     app = server.streamable_http_app(
@@ -101,17 +138,20 @@ def build_app(vault: Vault, *, host: str = "127.0.0.1", port: int = 8765) -> ASG
         transport_security=security_for(host, port),
         host=host,
     )
-    # The auth check wraps the whole app (lifespan passes through), so no route, present
-    # or future, is reachable without a token.
-    return BearerAuth(app, runtime)
+    # The auth check wraps the whole MCP app (lifespan passes through), so no route of it,
+    # present or future, is reachable without a token.
+    guarded = BearerAuth(app, runtime)
+    return guarded if web is None else PathRouter(guarded, web(runtime.in_vault))
 
 
-def serve(vault: Vault, *, host: str = "127.0.0.1", port: int = 8765) -> None:
+def serve(
+    vault: Vault, *, host: str = "127.0.0.1", port: int = 8765, web: WebFactory | None = None
+) -> None:
     """Run the HTTP server in this process until interrupted."""
     import uvicorn
 
     config = uvicorn.Config(
-        build_app(vault, host=host, port=port),
+        build_app(vault, host=host, port=port, web=web),
         host=host,
         port=port,
         log_level="warning",

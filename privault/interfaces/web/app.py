@@ -1,0 +1,96 @@
+"""The owner's web page as an ASGI app: routes, login and logout, static files.
+
+`build_web_app` returns the app without running it: `privault serve` mounts it beside the
+MCP endpoint on the same port, sharing the vault and its lock (see
+`privault.interfaces.mcp.http`); tests drive it with Starlette's test client.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp
+
+from privault.interfaces.web import access, documents, search, statements, watches
+from privault.interfaces.web.auth import COOKIE, SESSION_MAX_SECONDS, LoginLinks, Sessions
+from privault.interfaces.web.common import LockedRunner, RunInVault, Web, action, web_of
+from privault.interfaces.web.security import LOGIN_NEEDED, SESSION_ID_KEY, PageGuard
+from privault.vault import Vault
+
+STATIC = Path(__file__).parent / "static"
+LOGIN_FAILED = LOGIN_NEEDED.replace("Not signed in", "This login link is used or expired").replace(
+    "Run <code>", "Each link works once, for a few minutes. Run <code>"
+)
+
+
+async def login(request: Request) -> Response:
+    """GET /login?token=… — a one-time link from `privault ui` starts a session."""
+    web = web_of(request)
+    token = request.query_params.get("token", "")
+    if not token:
+        return HTMLResponse(LOGIN_NEEDED, status_code=401)
+    if not web.links.consume(token):
+        return HTMLResponse(LOGIN_FAILED, status_code=403)
+    response = RedirectResponse("/", status_code=303)
+    response.set_cookie(
+        COOKIE,
+        web.sessions.start(),
+        max_age=int(SESSION_MAX_SECONDS),
+        path="/",
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )
+    return response
+
+
+@action
+async def logout(request: Request, form: dict[str, str]) -> str:
+    """POST /logout — end this session."""
+    web_of(request).sessions.end(request.scope.get(SESSION_ID_KEY))
+    return "/login"
+
+
+ROUTES = [
+    Route("/", search.search_page),
+    Route("/docs", documents.documents_page),
+    Route("/doc/{doc_id}", documents.document_page),
+    Route("/doc/{doc_id}/mark", documents.mark, methods=["POST"]),
+    Route("/doc/{doc_id}/unmark", documents.unmark, methods=["POST"]),
+    Route(
+        "/doc/{doc_id}/overrides/{override_id:int}/remove",
+        documents.remove_override,
+        methods=["POST"],
+    ),
+    Route("/statements", statements.statements_page),
+    Route("/watches", watches.watches_page),
+    Route("/reminders/{reminder_id}/ack", watches.ack, methods=["POST"]),
+    Route("/agents", access.agents_page),
+    Route("/agents/{name}/revoke", access.revoke, methods=["POST"]),
+    Route("/audit", access.audit_page),
+    Route("/status", access.status_page),
+    Route("/login", login),
+    Route("/logout", logout, methods=["POST"]),
+    Mount("/static", StaticFiles(directory=STATIC), name="static"),
+]
+
+
+def build_web_app(
+    vault: Vault,
+    *,
+    links: LoginLinks,
+    hosts: Sequence[str],
+    run: RunInVault | None = None,
+    sessions: Sessions | None = None,
+) -> ASGIApp:
+    """The owner's page for `vault`: `hosts` are the Host header values it answers to."""
+    app = Starlette(routes=ROUTES)
+    web = Web(vault, run or LockedRunner(), sessions or Sessions(), links)
+    app.state.web = web
+    return PageGuard(app, web.sessions, hosts)

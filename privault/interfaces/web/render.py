@@ -1,0 +1,123 @@
+"""Templates and the small text helpers they use.
+
+Jinja2 autoescapes everything. No helper here returns markup: highlighting a span or a
+placeholder produces a list of (text, kind) pieces that the template escapes one by one,
+so nothing from the vault can ever be read by the browser as HTML.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+PLACEHOLDER = re.compile(r"<([A-Z][A-Z_]*?)(?:_\d+)?>")
+
+
+class SpanLike(Protocol):
+    """Anything with offsets and a kind (a detected PII span)."""
+
+    start: int
+    end: int
+    kind: str
+
+
+Piece = tuple[str, str | None]  # (text, kind or None for plain text)
+
+
+def spans_to_pieces(text: str, spans: Iterable[SpanLike]) -> list[Piece]:
+    """`text` cut into plain and highlighted pieces; overlapping spans: the earlier wins."""
+    pieces: list[Piece] = []
+    at = 0
+    for span in sorted(spans, key=lambda s: (s.start, -s.end)):
+        if span.start < at or span.end <= span.start or span.end > len(text):
+            continue
+        if span.start > at:
+            pieces.append((text[at : span.start], None))
+        pieces.append((text[span.start : span.end], span.kind))
+        at = span.end
+    if at < len(text):
+        pieces.append((text[at:], None))
+    return pieces
+
+
+def placeholder_pieces(text: str) -> list[Piece]:
+    """Gated text cut so typed placeholders (`<PERSON_1>`) can be shown as tags."""
+    pieces: list[Piece] = []
+    at = 0
+    for match in PLACEHOLDER.finditer(text):
+        if match.start() > at:
+            pieces.append((text[at : match.start()], None))
+        pieces.append((match.group(0), match.group(1)))
+        at = match.end()
+    if at < len(text):
+        pieces.append((text[at:], None))
+    return pieces
+
+
+def diff_lines(diff: str | None) -> list[tuple[str, str]]:
+    """A unified diff as (css class, line) pairs."""
+    out = []
+    for line in (diff or "").splitlines():
+        if line.startswith(("+++", "---")):
+            kind = "meta"
+        elif line.startswith("@@"):
+            kind = "hunk"
+        elif line.startswith("+"):
+            kind = "add"
+        elif line.startswith("-"):
+            kind = "del"
+        else:
+            kind = "same"
+        out.append((kind, line))
+    return out
+
+
+def when(value: int | None) -> str:
+    """Epoch ms as `2026-03-01 10:00` UTC, or an empty string."""
+    if value is None:
+        return ""
+    return datetime.fromtimestamp(value / 1000, UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def kind_class(kind: str | None) -> str:
+    """A CSS class for a PII kind: letters, digits and dashes only."""
+    return "k-" + re.sub(r"[^a-z0-9]+", "-", (kind or "other").lower())
+
+
+def held_text(held: dict[str, int]) -> str:
+    """`PERSON ×2, EMAIL_ADDRESS ×1`."""
+    return ", ".join(f"{kind} ×{count}" for kind, count in held.items())
+
+
+class Templates:
+    """The page templates, loaded once from the package."""
+
+    def __init__(self) -> None:
+        self.env = Environment(
+            loader=PackageLoader("privault.interfaces.web", "templates"),
+            autoescape=True,
+            undefined=StrictUndefined,  # a typo in a template fails a test, not silently
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        self.env.filters.update(
+            when=when,
+            kind_class=kind_class,
+            held=held_text,
+            pieces=spans_to_pieces,
+            placeholders=placeholder_pieces,
+            diff_lines=diff_lines,
+        )
+
+    def render(self, name: str, context: dict[str, Any]) -> str:
+        """Render one template with its context."""
+        return self.env.get_template(name).render(**context)
+
+
+def options(values: Sequence[str], chosen: str | None) -> list[tuple[str, bool]]:
+    """(value, selected) pairs for a <select>."""
+    return [(value, value == chosen) for value in values]

@@ -1,0 +1,140 @@
+"""Statements per entity: a valid-time timeline and each fact's supersede/revise/dispute
+history, as the vault knew it at a chosen day ("as known at").
+
+The timeline is an SVG whose bars are placed with `x`/`width` attributes in percent: SVG
+geometry attributes are not styles, so the page needs no inline style under its CSP.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from privault.errors import InputError, PrivaultError
+from privault.interfaces.web.common import OWNER, Web, error_page, page, web_of
+from privault.statements import EntityCount
+from privault.timeutil import now_ms
+from privault.vault.statement_results import GatedStatement
+
+DAY_MS = 86_400_000
+
+
+@dataclass
+class Bar:
+    """One statement version on the timeline (percent of the axis)."""
+
+    statement: GatedStatement
+    x: float
+    width: float
+    open_ended: bool
+    y: int
+
+
+@dataclass
+class Chain:
+    """One fact's versions, oldest recorded first."""
+
+    versions: list[GatedStatement]
+
+
+@dataclass
+class StatementsPage:
+    """What the statements template shows."""
+
+    entities: list[EntityCount]
+    entity: str
+    known_at: str  # YYYY-MM-DD or ""
+    chains: list[Chain] = field(default_factory=list)
+    bars: list[Bar] = field(default_factory=list)
+    axis: tuple[str, str] = ("", "")
+    now_x: float | None = None
+    height: int = 0
+
+
+def known_at_ms(day: str) -> int | None:
+    """The end of `day` (UTC) in epoch ms, for "as known at"; None for no day."""
+    if not day:
+        return None
+    try:
+        parsed = date.fromisoformat(day)
+    except ValueError:
+        raise InputError(f"'as known at' must be a day such as 2026-03-01, not {day!r}") from None
+    end = datetime(parsed.year, parsed.month, parsed.day, 23, 59, 59, 999000, tzinfo=UTC)
+    return int(end.timestamp() * 1000)
+
+
+def timeline(versions: list[GatedStatement], now: int) -> tuple[list[Bar], tuple[int, int]]:
+    """Bars for every version, on an axis from the earliest start to past the latest end."""
+    starts = [v.statement.valid_from for v in versions]
+    ends = [v.statement.valid_to or now for v in versions]
+    low, high = min(starts), max(max(ends), now)
+    span = max(high - low, DAY_MS)
+    low, high = low - span // 20, high + span // 20
+    width = high - low
+    bars = []
+    for row, version in enumerate(versions):
+        stated = version.statement
+        end = stated.valid_to if stated.valid_to is not None else high
+        x = (stated.valid_from - low) / width * 100
+        bars.append(
+            Bar(
+                version,
+                round(x, 2),
+                round(max(0.6, (end - stated.valid_from) / width * 100), 2),
+                stated.valid_to is None,
+                row * 26,
+            )
+        )
+    return bars, (low, high)
+
+
+def _gather(web: Web, entity: str, day: str) -> StatementsPage:
+    known = known_at_ms(day)
+    listed = web.vault.statements.entities(caller=OWNER, include_closed=True, known_at=known)
+    found = StatementsPage(list(listed.entities), entity, day)
+    if not entity:
+        return found
+    versions = web.vault.statements.query(
+        caller=OWNER,
+        entities=[entity],
+        include_closed=True,
+        known_at=known,
+        order="recency",
+        limit=200,
+    ).statements
+    if not versions:
+        return found
+    chains: dict[str, list[GatedStatement]] = {}
+    for version in versions:
+        chains.setdefault(version.statement.chain_id, []).append(version)
+    ordered = []
+    for chain in chains.values():
+        ordered.append(Chain(sorted(chain, key=lambda v: v.statement.recorded_at)))
+    ordered.sort(key=lambda c: c.versions[0].statement.valid_from)
+    found.chains = ordered
+    flat = [v for chain in ordered for v in chain.versions]
+    now = known if known is not None else now_ms()
+    found.bars, (low, high) = timeline(flat, now)
+    found.axis = (_day(low), _day(high))
+    found.now_x = round((now - low) / (high - low) * 100, 2)
+    found.height = len(flat) * 26 + 8
+    return found
+
+
+def _day(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d")
+
+
+async def statements_page(request: Request) -> Response:
+    """GET /statements — entities; with `entity`, its timeline and histories."""
+    web = web_of(request)
+    entity = request.query_params.get("entity", "")[:200]
+    day = request.query_params.get("known_at", "")[:20]
+    try:
+        found = await web.run(lambda: _gather(web, entity, day))
+    except PrivaultError as exc:
+        return error_page(request, exc)
+    return page(request, "statements.html", "statements", view=found)

@@ -1,0 +1,233 @@
+"""The owner's page in a real browser: Debian's Chromium driven by Selenium through
+chromium-driver, against `privault serve`'s app (MCP and the page on one port) running
+with uvicorn on 127.0.0.1 inside the test.
+
+Selenium rather than Playwright: Playwright's Python package drives browsers it downloads
+itself and its protocol is pinned to those builds; Debian's `chromium` and
+`chromium-driver` come from one source package at one version, so WebDriver and browser
+always match and nothing is fetched at run time.
+
+The run writes `docs/web-search.png` (and a phone-width one), the screenshots the README
+shows. `.ci/run` installs the browser; without it these tests fail, saying what to install.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import fake_vault
+from test_watches_support import LocalServer, serve
+from web_site import Site, seed, shop_page
+
+from privault.interfaces.mcp.http import allowed_hosts, build_app
+from privault.interfaces.web.app import build_web_app
+from privault.interfaces.web.auth import COOKIE, LoginLinks
+from privault.vault import Vault
+from privault.watches.fetcher import Fetcher, FetchLimits
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+DRIVER = "/usr/bin/chromedriver"
+DOCS = Path(__file__).parents[1] / "docs"
+WAIT = 15.0
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def pages() -> Iterator[LocalServer]:
+    with serve({"/shop": shop_page}) as running:
+        yield running
+
+
+@pytest.fixture
+def served(tmp_path: Path, pages: LocalServer) -> Iterator[tuple[str, LoginLinks, Site]]:
+    """`privault serve`'s app on a free loopback port; yields (base URL, links, site)."""
+    import uvicorn
+
+    vault: Vault = fake_vault(tmp_path / "v.db")
+    vault.watches._fetcher = Fetcher(limits=FetchLimits(total_seconds=5.0))
+    site = seed(vault, pages)
+    links = LoginLinks(tmp_path / "logins")
+    port = free_port()
+
+    def web(run: Any) -> Any:
+        return build_web_app(vault, links=links, hosts=allowed_hosts("127.0.0.1", port), run=run)
+
+    app = build_app(vault, host="127.0.0.1", port=port, web=web)
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + WAIT
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}", links, site
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        vault.close()
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    missing = [path for path in (CHROMIUM, DRIVER) if not Path(path).exists()]
+    if missing:
+        pytest.fail(
+            f"{', '.join(missing)} missing: `apt-get install chromium chromium-driver` "
+            "(or deselect with -m 'not browser')"
+        )
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="privault-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        "--hide-scrollbars",
+        "--window-size=1360,900",
+        f"--user-data-dir={profile}",
+    ):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=DRIVER))
+    driver.set_page_load_timeout(WAIT)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def wait_for(driver: Any, condition: Any, what: str) -> Any:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, WAIT).until(condition, message=what)
+
+
+def text_of(driver: Any, selector: str) -> str:
+    """The visible text of every element matching `selector`, read in one step (htmx may
+    swap elements between two WebDriver calls)."""
+    script = "return [...document.querySelectorAll(arguments[0])].map(e => e.innerText).join('\\n')"
+    return str(driver.execute_script(script, selector))
+
+
+def shot(driver: Any, name: str, width: int, height: int) -> Path:
+    """A screenshot of the current page at a window size, into docs/."""
+    driver.set_window_size(width, height)
+    time.sleep(0.3)  # let the layout settle after the resize
+    DOCS.mkdir(exist_ok=True)
+    path = DOCS / name
+    driver.save_screenshot(str(path))
+    return path
+
+
+def test_log_in_search_compare_mark_and_ack(browser: Any, served: Any) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    base, links, site = served
+    driver = browser
+
+    # Log in with a one-time link: the session cookie is HttpOnly and SameSite=Strict.
+    driver.get(f"{base}/login?token={links.issue()}")
+    wait_for(driver, lambda d: d.current_url == f"{base}/", "landing on the search page")
+    cookie = driver.get_cookie(COOKIE)
+    assert cookie["httpOnly"] is True and cookie["sameSite"] == "Strict"
+    assert driver.execute_script("return document.cookie") == ""  # not readable by script
+
+    # Search as the owner and as agent claude, side by side (htmx swaps the results in).
+    box = driver.find_element(By.NAME, "q")
+    box.send_keys("boiler invoice")
+    Select(driver.find_element(By.ID, "agent")).select_by_value("claude")
+    driver.find_element(By.CSS_SELECTOR, "form.search button").click()
+    wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".column.agent .hit"), "results")
+    assert "q=boiler%20invoice" in driver.current_url  # htmx pushed the query into the URL
+    owner, agent = text_of(driver, ".column.owner"), text_of(driver, ".column.agent")
+    assert "Dr. Maria Gonzalez" in owner and "maria.gonzalez@example.com" in owner
+    assert "Maria" not in agent and "<PERSON_1>" in agent and "<EMAIL_ADDRESS_1>" in agent
+    assert "not visible to claude" in owner and "Boiler fumes" not in agent
+
+    # Mark a value the detector missed: the agent column masks it at once.
+    driver.get(f"{base}/doc/{site.team}?agent=claude")
+    assert "Kofi Mensah" in text_of(driver, ".section-row .column.agent")
+    driver.find_element(By.ID, "mark-value").send_keys("Kofi Mensah")
+    driver.find_element(By.ID, "mark-submit").click()
+    wait_for(
+        driver,
+        lambda d: "Kofi Mensah" not in text_of(d, ".section-row .column.agent"),
+        "the agent column to mask the marked value",
+    )
+    assert "<PERSON_1>" in text_of(driver, ".section-row .column.agent")
+    assert "Kofi Mensah" in text_of(driver, ".section-row .column.owner")
+    assert "Marked" in driver.page_source
+
+    # And a search as the agent no longer shows it either: the README's screenshots.
+    driver.get(f"{base}/?q=boiler+invoice&agent=claude")
+    assert "Kofi Mensah" in text_of(driver, ".column.owner")
+    assert "Kofi" not in text_of(driver, ".column.agent")
+    driver.execute_script("document.activeElement.blur()")
+    shot(driver, "web-search.png", 1360, 900)
+    driver.set_window_size(400, 860)
+    # On a phone the agent's column stacks under the owner's: show where they meet.
+    driver.execute_script(
+        "document.getElementById('agent-h').scrollIntoView(); window.scrollBy(0, -140)"
+    )
+    shot(driver, "web-search-phone.png", 400, 860)
+    driver.set_window_size(1360, 900)
+
+    # Acknowledge the due reminder.
+    driver.get(f"{base}/watches")
+    assert "Pay the plumber" in text_of(driver, "#reminders")
+    assert "+The boiler service costs 95 euros." in text_of(driver, "pre.diff")
+    driver.find_element(By.CSS_SELECTOR, "#reminders button.ack").click()
+    wait_for(driver, lambda d: "Nothing due." in text_of(d, "#reminders"), "the reminder acked")
+
+    # The strict CSP held everywhere: no violation, no script error in the console.
+    problems = [
+        entry["message"]
+        for entry in driver.get_log("browser")
+        if entry["level"] == "SEVERE" or "Content Security Policy" in entry["message"]
+    ]
+    assert problems == []
+
+
+def test_a_script_in_a_note_does_not_run(browser: Any, served: Any) -> None:
+    from selenium.common.exceptions import NoAlertPresentException
+    from selenium.webdriver.common.by import By
+
+    base, links, site = served
+    driver = browser
+    driver.get(f"{base}/login?token={links.issue()}")
+    for path in (f"/doc/{site.evil}", "/?q=pasted+web+page&agent=claude", "/docs"):
+        driver.get(base + path)
+        time.sleep(0.3)
+        with pytest.raises(NoAlertPresentException):
+            driver.switch_to.alert  # noqa: B018 - an alert() would be open now
+        assert driver.find_elements(By.TAG_NAME, "img") == []
+        assert '<script>alert("pwned")</script>' in text_of(driver, "main")

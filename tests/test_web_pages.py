@@ -1,0 +1,229 @@
+"""The owner's page, page by page and action by action, through Starlette's test client.
+
+The vault is a real file with the fake embedder and detector (the detector finds e-mail
+addresses and "Dr. Firstname Lastname"); pages and actions are checked for what they
+show the owner, what they show as an agent, and that nothing from the vault is rendered
+as markup.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from helpers import fake_vault
+from markupsafe import escape
+from starlette.testclient import TestClient
+from test_watches_support import LocalServer, serve
+from web_site import OWNER, XSS, Site, seed, shop_page
+
+from privault.interfaces.web.app import build_web_app
+from privault.interfaces.web.auth import LoginLinks
+from privault.vault import Vault
+from privault.watches.fetcher import Fetcher, FetchLimits
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LocalServer]:
+    with serve({"/shop": shop_page}) as running:
+        yield running
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Iterator[Vault]:
+    opened = fake_vault(tmp_path / "v.db")
+    opened.watches._fetcher = Fetcher(limits=FetchLimits(total_seconds=5.0))
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def site(vault: Vault, server: LocalServer) -> Site:
+    return seed(vault, server)
+
+
+@pytest.fixture
+def client(vault: Vault, tmp_path: Path, site: Site) -> TestClient:
+    links = LoginLinks(tmp_path / "logins")
+    client = TestClient(build_web_app(vault, links=links, hosts=["testserver"]))
+    assert client.get(f"/login?token={links.issue()}").status_code == 200
+    return client
+
+
+def csrf_of(text: str) -> str:
+    return text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+
+
+def column(text: str, name: str) -> str:
+    """The HTML of the owner's or the agent's column of the search page."""
+    found = re.search(rf'<section class="column {name}".*?</section>', text, re.S)
+    assert found, name
+    return found.group(0)
+
+
+def agent_texts(page: str) -> str:
+    """Every agent-column section of a document page, joined."""
+    return "".join(re.findall(r'<section class="column agent">.*?</section>', page, re.S))
+
+
+def test_search_shows_owner_and_agent_side_by_side(client: TestClient, site: Site) -> None:
+    page = client.get("/", params={"q": "boiler invoice", "agent": "claude"}).text
+    owner, agent = column(page, "owner"), column(page, "agent")
+    assert "Dr. Maria Gonzalez" in owner and "maria.gonzalez@example.com" in owner
+    assert "Maria Gonzalez" not in agent and "maria.gonzalez@example.com" not in agent
+    assert '<span class="ph k-person">&lt;PERSON_1&gt;</span>' in agent
+    assert "&lt;EMAIL_ADDRESS_1&gt;" in agent
+    assert "standard · redact" in agent and "open · off" in owner
+    assert "PERSON ×" in agent and "EMAIL_ADDRESS ×" in agent  # what was held back
+    assert "Context pack" in agent and "tokens" in agent
+    # The restricted shelf: the owner's hit is flagged, the agent never gets it.
+    assert "Boiler fumes" in owner and "not visible to claude" in owner
+    assert "Boiler fumes" not in agent and "shelves claude cannot see" in agent
+
+
+def test_search_without_a_query_or_agent_says_what_to_do(client: TestClient, vault: Vault) -> None:
+    assert "side by side" in client.get("/").text
+    empty = TestClient(client.app, cookies=client.cookies)
+    page = empty.get("/", params={"q": "boiler", "agent": "nobody"}).text
+    assert "As <em>claude</em>" in page  # an unknown agent falls back to the first one
+
+
+def test_a_pasted_script_is_inert_everywhere(client: TestClient, site: Site) -> None:
+    pages = [
+        client.get("/", params={"q": "boiler pasted web page", "agent": "claude"}).text,
+        client.get(f"/doc/{site.evil}").text,
+        client.get("/docs").text,
+    ]
+    for page in pages:
+        assert str(escape(XSS)) in page
+        assert "<script>alert" not in page and "<img src=x" not in page
+        assert "onerror=" not in page.replace("onerror=&#34;", "").replace("onerror=&quot;", "")
+        assert page.count("<script") == 1  # only the vendored htmx
+
+
+def test_a_document_highlights_pii_by_kind_beside_the_agents_view(
+    client: TestClient, site: Site
+) -> None:
+    page = client.get(f"/doc/{site.plumber}", params={"agent": "claude"}).text
+    assert '<mark class="pii k-person" title="PERSON">Dr. Maria Gonzalez' in page
+    assert '<mark class="pii k-email-address" title="EMAIL_ADDRESS">maria.gonzalez@' in page
+    assert 'href="#' in page and ">Parts</a>" in page  # the heading tree links to sections
+    agent = agent_texts(page)
+    assert "&lt;PERSON_1&gt;" in agent and "Maria" not in agent
+    restricted = client.get(f"/doc/{site.health}", params={"agent": "claude"}).text
+    assert "Not visible to claude" in restricted
+
+
+def test_marking_a_value_masks_it_for_the_agent_and_unmarking_undoes_it(
+    client: TestClient, site: Site, vault: Vault
+) -> None:
+    url = f"/doc/{site.team}?agent=claude"
+    before = client.get(url).text
+    assert "Kofi Mensah" in agent_texts(before)
+    csrf = csrf_of(before)
+    reply = client.post(
+        f"/doc/{site.team}/mark?agent=claude",
+        data={"value": "Kofi Mensah", "kind": "PERSON", "csrf": csrf},
+    )
+    assert reply.status_code == 200 and "Marked: the agent column now masks it." in reply.text
+    assert "Kofi Mensah" not in agent_texts(reply.text)
+    assert "&lt;PERSON_1&gt;" in agent_texts(reply.text)
+    assert '<mark class="pii k-person" title="PERSON">Kofi Mensah' in reply.text
+    [mark] = vault.pii.overrides(caller=OWNER, target=site.team)
+    assert (mark.action, mark.value, mark.kind) == ("mark", "Kofi Mensah", "PERSON")
+
+    removed = client.post(
+        f"/doc/{site.team}/overrides/{mark.id}/remove?agent=claude", data={"csrf": csrf}
+    )
+    assert "Kofi Mensah" in agent_texts(removed.text)
+
+    email = "maria.gonzalez@example.com"
+    plumber = f"/doc/{site.plumber}?agent=claude"
+    assert email not in agent_texts(client.get(plumber).text)
+    client.post(f"/doc/{site.plumber}/unmark?agent=claude", data={"value": email, "csrf": csrf})
+    assert email in agent_texts(client.get(plumber).text)
+
+
+def test_a_refused_action_shows_its_error(client: TestClient, site: Site) -> None:
+    csrf = csrf_of(client.get("/").text)
+    empty = client.post(
+        f"/doc/{site.team}/mark", data={"value": " ", "csrf": csrf}, headers={"HX-Request": "true"}
+    )
+    assert empty.status_code == 400 and "give the value to mark" in empty.text
+    assert empty.headers["hx-retarget"] == "main"
+    other = client.post(f"/doc/{site.plumber}/overrides/999/remove", data={"csrf": csrf})
+    assert other.status_code == 404
+    missing = client.get("/doc/d_nope")
+    assert missing.status_code == 404 and "no document" in missing.text
+
+
+def test_statements_show_a_timeline_and_history_as_known_at_a_day(
+    client: TestClient, site: Site
+) -> None:
+    listing = client.get("/statements").text
+    assert "Acme (2)" in listing and "Dana" in listing
+    page = client.get("/statements", params={"entity": "Acme"}).text
+    assert page.count("<rect ") == 2
+    assert "Acme&#39;s account contact is Dana" in page and "is Lee" in page
+    assert ">superseded</span>" in page and ">current</span>" in page
+    assert "superseded by s_" in page and "supersedes s_" in page
+    before = client.get("/statements", params={"entity": "Acme", "known_at": "2001-01-01"}).text
+    assert "No statements about Acme known at 2001-01-01" in before
+    bad = client.get("/statements", params={"entity": "Acme", "known_at": "yesterday"})
+    assert bad.status_code == 400 and "must be a day" in bad.text
+
+
+def test_watches_show_versions_with_a_diff_and_reminders_can_be_acked(
+    client: TestClient, site: Site, vault: Vault
+) -> None:
+    page = client.get("/watches").text
+    assert "Pay the plumber" in page and f"/reminders/{site.reminder}/ack" in page
+    assert '<span class="d-del">-The boiler service costs 90 euros.</span>' in page
+    assert '<span class="d-add">+The boiler service costs 95 euros.</span>' in page
+    assert "Versions (2)" in page  # the first fetch and the change
+    acked = client.post(f"/reminders/{site.reminder}/ack", data={"csrf": csrf_of(page)})
+    assert acked.status_code == 200 and "Reminder acknowledged." in acked.text
+    assert 'Due reminders <span class="muted">(0)</span>' in acked.text
+    assert vault.watches.reminders(caller=OWNER).reminders == ()
+
+
+def test_agents_page_shows_access_and_revokes(client: TestClient, site: Site, vault: Vault) -> None:
+    page = client.get("/agents").text
+    assert "claude" in page and "reader" in page and "restricted: owner only" in page
+    assert "standard" in page
+    matrix = page.split("Who sees which shelf", 1)[1]
+    assert matrix.count('class="no"') == 2  # neither agent sees `health`
+    reply = client.post("/agents/claude/revoke", data={"csrf": csrf_of(page)})
+    assert "Agent revoked" in reply.text and "revoked 20" in reply.text
+    agents = {agent.name: agent for agent in vault.agents.list()}
+    assert not agents["claude"].active and agents["reader"].active
+    search = client.get("/", params={"q": "boiler"}).text
+    assert "As <em>reader</em>" in search  # a revoked agent is no longer offered
+    unknown = client.post("/agents/nobody/revoke", data={"csrf": csrf_of(page)})
+    assert unknown.status_code == 404
+
+
+def test_audit_filters(client: TestClient, site: Site) -> None:
+    page = client.get("/audit").text
+    assert "memory_search" in page and "remember" in page and "PERSON ×2" in page
+    only = client.get("/audit", params={"agent": "reader"}).text
+    assert "remember" in only and "memory_search" not in only
+    refused = client.get("/audit", params={"outcome": "refused"}).text
+    assert "read-only" in refused and "memory_search" not in refused
+    tool = client.get("/audit", params={"tool": "memory_search"}).text
+    assert "memory_search" in tool and "read-only" not in tool
+    later = client.get("/audit", params={"since": "2999-01-01"}).text
+    assert "No calls match." in later
+    assert client.get("/audit", params={"outcome": "maybe"}).status_code == 400
+
+
+def test_status_and_documents_pages(client: TestClient, site: Site) -> None:
+    status = client.get("/status").text
+    assert "documents" in status and "index windows" in status and "Models" in status
+    assert "complete" in status
+    docs = client.get("/docs").text
+    assert f'href="/doc/{site.plumber}"' in docs and "Plumber" in docs
+    health = client.get("/docs", params={"shelf": "health"}).text
+    assert "Boiler fumes" in health and "Plumber" not in health
