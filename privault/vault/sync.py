@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,58 +29,9 @@ from privault.timeutil import now_ms
 from privault.vault import ingest
 from privault.vault.context import VaultContext
 from privault.vault.ingest import Draft
+from privault.vault.markdown_export import MarkdownReport, export_markdown
 from privault.vault.statements import VaultStatements
-
-
-@dataclass(frozen=True)
-class ExportReport:
-    """A bundle written: where, how many rows, up to which local change number."""
-
-    path: str
-    rows: int
-    since: int
-    cursor: int
-    bytes: int
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return dict(self.__dict__)
-
-
-@dataclass(frozen=True)
-class ImportReport:
-    """What one bundle did to the vault."""
-
-    path: str
-    device: str
-    rows: int
-    applied: dict[str, int]
-    unchanged: int
-    forgotten: int
-    waiting: int
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return dict(self.__dict__)
-
-
-@dataclass(frozen=True)
-class SyncReport:
-    """One sync round: the file written (if any) and each peer file read or refused."""
-
-    device: str
-    written: ExportReport | None
-    imported: tuple[ImportReport, ...]
-    refused: tuple[tuple[str, str], ...] = field(default=())
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {
-            "device": self.device,
-            "written": self.written.to_dict() if self.written else None,
-            "imported": [item.to_dict() for item in self.imported],
-            "refused": [{"path": path, "reason": why} for path, why in self.refused],
-        }
+from privault.vault.sync_results import ExportReport, ImportReport, SyncReport
 
 
 def _owner(caller: Caller) -> None:
@@ -301,6 +251,11 @@ class VaultSync:
             with write(self.shared.conn):
                 sync_state.mark_imported(self.shared.conn, change.device, change.name, now_ms())
         return SyncReport(me, written, tuple(imported), tuple(refused))
+
+    def export_markdown(self, folder: str | Path, *, caller: Caller) -> MarkdownReport:
+        """One Markdown file per document and the statement tables, into `folder`."""
+        _owner(caller)
+        return export_markdown(self.shared.conn, Path(folder))
 
     def dump(self) -> dict[str, dict[str, Any]]:
         """Every synced row's content by kind and id (what converged devices agree on)."""

@@ -49,10 +49,11 @@ def _register() -> None:
         models,
         privacy,
         statements,
+        sync,
         watches,
     )
 
-    for module in (documents, ask, statements, watches, privacy, agents, models, demo):
+    for module in (documents, ask, statements, watches, privacy, agents, models, sync, demo):
         module.register(app)
 
 
