@@ -11,7 +11,7 @@ import pytest
 from privault import Caller
 from privault.errors import AccessDenied, BundleError
 from privault.store.migrations import known_migrations
-from privault.sync import bundle
+from privault.sync import bundle, stamping
 from privault.vault import Vault
 from tests.helpers import fake_vault
 
@@ -164,3 +164,44 @@ def test_agents_cannot_export_or_import(source: Vault, tmp_path: Path) -> None:
         source.sync.export(tmp_path / "x.pvb", secret=SECRET, caller=agent)
     with pytest.raises(AccessDenied):
         source.sync.import_bundle(tmp_path / "x.pvb", secret=SECRET, caller=agent)
+
+
+def test_supersede_chains_arrive_intact_in_any_order(
+    source: Vault, target: Vault, tmp_path: Path
+) -> None:
+    first = source.sync.export(tmp_path / "1.pvb", secret=SECRET, caller=OWNER)
+    [old] = [row for (row,) in source.conn.execute("SELECT id FROM statements")]
+    new = source.statements.supersede(old, "Lee is the plumber", caller=OWNER).statement.statement
+    source.sync.export(tmp_path / "2.pvb", secret=SECRET, caller=OWNER, since=first.cursor)
+    # The later bundle first: the old version and the new one point at each other and
+    # arrive together; the base bundle then only adds the note (its statement is older).
+    early = target.sync.import_bundle(tmp_path / "2.pvb", secret=SECRET, caller=OWNER)
+    assert early.applied == {"closure": 1, "statement": 2} and early.waiting == 0
+    done = target.sync.import_bundle(tmp_path / "1.pvb", secret=SECRET, caller=OWNER)
+    assert done.applied == {"document": 1} and done.unchanged == 1
+    assert target.sync.dump() == source.sync.dump()
+    history = target.statements.history(new.id, caller=OWNER).statements
+    assert [item.statement.id for item in history] == [old, new.id]
+    assert history[0].statement.superseded_by == new.id
+
+
+def test_a_row_before_what_it_points_at_waits_then_lands(
+    source: Vault, target: Vault, tmp_path: Path
+) -> None:
+    source.file_page(url="https://example.org/p", title="Prices", text="v1 costs 3", caller=OWNER)
+    source.file_page(url="https://example.org/p", title="Prices", text="v2 costs 4", caller=OWNER)
+    stamping.stamp_changes(source.conn)
+    rows = stamping.rows_since(source.conn, 0)
+    newer = [r for r in rows if r.kind == "document" and r.payload and r.payload["previous_id"]]
+    rest = [r for r in rows if r not in newer]
+    keys = bundle.KeyCache(SECRET)
+    schema = known_migrations()[-1].version
+    for name, part in (("new.pvb", newer), ("rest.pvb", rest)):
+        sealed = bundle.Bundle("dev_000000000001", schema, 0, 1, 0, tuple(part))
+        (tmp_path / name).write_bytes(bundle.seal(sealed, keys))
+    early = target.sync.import_bundle(tmp_path / "new.pvb", secret=SECRET, caller=OWNER)
+    assert early.applied == {} and early.waiting == 1
+    late = target.sync.import_bundle(tmp_path / "rest.pvb", secret=SECRET, caller=OWNER)
+    assert late.waiting == 0 and late.applied["document"] == 3
+    assert target.sync.dump() == source.sync.dump()
+    assert target.status().index.healthy

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from privault.store import sync_state, sync_write
+from privault.store import sync_read, sync_state, sync_write
 from privault.store.connection import Connection, write
 from privault.sync.hlc import Stamp, receive
 from privault.sync.rows import KINDS, Row, content_hash, newer, references
@@ -84,8 +84,12 @@ def _candidates(conn: Connection, rows: Iterable[Row]) -> dict[tuple[str, str], 
 
 
 def _ready(conn: Connection, todo: dict[tuple[str, str], Row]) -> set[tuple[str, str]]:
-    """Rows whose references are in the vault or themselves ready (a fixpoint)."""
-    ready: set[tuple[str, str]] = set()
+    """Rows whose references are in the vault or in this batch and ready themselves.
+
+    The greatest such set: rows are dropped only while one points at something neither
+    here nor coming, so rows that point at each other (a statement and the version that
+    supersedes it) are applied together; foreign keys are checked at commit.
+    """
     cache: dict[tuple[str, str], bool] = {}
 
     def present(ref: tuple[str, str]) -> bool:
@@ -93,15 +97,14 @@ def _ready(conn: Connection, todo: dict[tuple[str, str], Row]) -> set[tuple[str,
             cache[ref] = sync_write.exists(conn, *ref)
         return cache[ref]
 
-    progress = True
-    while progress:
-        progress = False
-        for key, row in todo.items():
-            if key in ready:
-                continue
-            if all(ref in ready or present(ref) for ref in references(row)):
-                ready.add(key)
-                progress = True
+    ready = set(todo)
+    dropped = True
+    while dropped:
+        dropped = False
+        for key in list(ready):
+            if not all(ref in ready or present(ref) for ref in references(todo[key])):
+                ready.discard(key)
+                dropped = True
     return ready
 
 
@@ -116,7 +119,7 @@ def merge(
     docs = [
         (row.id, row.payload)
         for row in first.values()
-        if row.kind == "document" and row.payload is not None
+        if row.kind == "document" and row.payload is not None and _needs_index(conn, row)
     ]
     prepared = derive.prepare_documents(docs) if docs else {}
     new_statements = [
@@ -158,6 +161,16 @@ def merge(
     return report
 
 
+def _needs_index(conn: Connection, row: Row) -> bool:
+    """Whether a document's sections must be cut, embedded and scanned here: not when
+    only its tags, shelf or metadata changed (the costly part is skipped)."""
+    held = sync_read.payload(conn, "document", row.id)
+    data = row.payload or {}
+    return (
+        held is None or held["sections"] != data["sections"] or held["current"] != data["current"]
+    )
+
+
 def _hash(row: Row) -> str:
     return content_hash(row.payload)
 
@@ -187,7 +200,7 @@ def _apply(
             sync_write.delete_document(conn, row.id, forgotten)
             return False
         sync_write.put_document(conn, row.id, data)
-        if row.id in prepared:
+        if row.id in prepared:  # absent: its sections are already exactly these
             derive.store_document(row.id, data, prepared[row.id])
         if not data["current"]:
             sync_write.unindex_document(conn, row.id)
