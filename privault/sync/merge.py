@@ -52,6 +52,7 @@ class MergeReport:
     unchanged: int = 0  # rows this vault already held at that clock or newer
     forgotten: int = 0  # rows of documents this vault holds a tombstone for
     waiting: int = 0  # rows still waiting for what they point at
+    new_statements: list[str] = field(default_factory=list)  # to scan for PII
 
     def count(self, kind: str) -> None:
         """Count one applied row."""
@@ -140,7 +141,7 @@ def merge(
         done: list[tuple[str, str]] = []
         for key in sorted(ready, key=lambda k: (KINDS.index(k[0]), k[1])):
             row = todo[key]
-            applied = _apply(conn, row, derive, prepared, vectors, now)
+            applied = _apply(conn, row, derive, prepared, vectors, now, report)
             if applied:
                 report.count(row.kind)
             else:
@@ -182,6 +183,7 @@ def _apply(
     prepared: dict[str, Any],
     vectors: dict[str, bytes],
     now: Callable[[], int],
+    report: MergeReport,
 ) -> bool:
     """Write one row; False when a tombstone stopped it."""
     data = row.payload
@@ -208,8 +210,10 @@ def _apply(
     if row.kind == "statement":
         if data is not None:
             seq = sync_write.put_statement(conn, row.id, data)
-            if seq is not None and row.id in vectors:
-                sync_write.put_statement_vector(conn, seq, vectors[row.id])
+            if seq is not None:
+                report.new_statements.append(row.id)
+                if row.id in vectors:
+                    sync_write.put_statement_vector(conn, seq, vectors[row.id])
         return True
     if row.kind == "shelf":
         sync_write.put_shelf(conn, row.id, data)

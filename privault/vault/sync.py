@@ -197,9 +197,8 @@ class VaultSync:
         report: MergeReport = merge(self.shared.conn, opened.rows, _Derive(self.shared), now_ms)
         if {"statement", "pii_override"} & set(report.applied):
             self.shared.privacy.forget_known()  # new entities and marks are known entities
-        if "statement" in report.applied:
-            while self.statements.rescan(200):
-                pass
+        if report.new_statements:
+            self.statements.scan(report.new_statements)
         return ImportReport(
             name,
             opened.device,
