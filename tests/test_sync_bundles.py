@@ -205,3 +205,22 @@ def test_a_row_before_what_it_points_at_waits_then_lands(
     assert late.waiting == 0 and late.applied["document"] == 3
     assert target.sync.dump() == source.sync.dump()
     assert target.status().index.healthy
+
+
+def test_a_synced_watch_runs_only_on_the_device_that_made_it(
+    source: Vault, target: Vault, tmp_path: Path
+) -> None:
+    made = source.watches.add("remind", "Pay the plumber", caller=OWNER, every="1h").watch
+    target.sync.import_bundle(_bundle(source, tmp_path), secret=SECRET, caller=OWNER)
+    listed = [w.id for w in target.watches.list(caller=OWNER).watches]
+    assert made.id in listed
+    planned = "SELECT next_run_at FROM watches WHERE id = ?"
+    assert source.conn.execute(planned, (made.id,)).fetchone()[0] is not None
+    assert target.conn.execute(planned, (made.id,)).fetchone()[0] is None
+    # A cancel on the other device comes back and stops it at home.
+    target.watches.cancel(made.id, caller=OWNER)
+    back = tmp_path / "back.pvb"
+    target.sync.export(back, secret=SECRET, caller=OWNER)
+    source.sync.import_bundle(back, secret=SECRET, caller=OWNER)
+    row = source.conn.execute("SELECT status, next_run_at FROM watches WHERE id = ?", (made.id,))
+    assert row.fetchone() == ("cancelled", None)

@@ -1,5 +1,8 @@
 """Convergence: three devices edit at random, sync in random orders, and end up the same.
 
+Operations: notes, file changes, forgets, tags, shelves, statement add / supersede /
+revise / confirm, owner PII marks, reminder watches and their cancellation.
+
 Each device is a real vault file in its own folder; they share one sync folder, as a
 file-sync tool would keep it. After every device has synced enough rounds, the canonical
 dumps (every synced row's content) must be equal, and every document forgotten on any
@@ -18,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from privault import Caller
-from privault.errors import Conflict, InputError, NotFound
+from privault.errors import AccessDenied, Conflict, InputError, NotFound
 from privault.store import documents
 from privault.store.connection import write
 from privault.sync import bundle
@@ -53,6 +56,9 @@ operation = st.one_of(
     st.tuples(st.just("st_supersede"), device, pick, words),
     st.tuples(st.just("st_revise"), device, pick, words),
     st.tuples(st.just("confirm"), device, pick),
+    st.tuples(st.just("mark"), device, pick, st.sampled_from(["Dana", "Acme"]), st.booleans()),
+    st.tuples(st.just("watch"), device, words),
+    st.tuples(st.just("cancel"), device, pick),
     st.tuples(st.just("sync"), device),
     st.tuples(st.just("sync"), device),  # twice: syncs between edits make conflicts
 )
@@ -60,6 +66,10 @@ operation = st.one_of(
 
 def _current_docs(vault: Vault) -> list[str]:
     return [doc.id for doc in documents.list_documents(vault.conn, shelves=None, limit=1000)]
+
+
+def _watches(vault: Vault) -> list[str]:
+    return [found for (found,) in vault.conn.execute("SELECT id FROM watches ORDER BY id")]
 
 
 def _open_statements(vault: Vault) -> list[str]:
@@ -104,10 +114,20 @@ def _apply(vaults: list[Vault], folder: Path, op: tuple[Any, ...], forgotten: se
                 vault.statements.revise(target, "better " + _text(args[1]), caller=OWNER)
             else:
                 vault.statements.confirm(target, caller=OWNER)
+        elif name == "mark" and (docs := _current_docs(vault)):
+            target_doc = docs[args[0] % len(docs)]
+            if args[2]:
+                vault.pii.mark(target_doc, args[1], caller=OWNER)
+            else:
+                vault.pii.unmark(target_doc, args[1], caller=OWNER)
+        elif name == "watch":
+            vault.watches.add("remind", _text(args[0]), caller=OWNER, every="1d")
+        elif name == "cancel" and (watches := _watches(vault)):
+            vault.watches.cancel(watches[args[0] % len(watches)], caller=OWNER)
         elif name == "sync":
             report = vault.sync.sync(folder, secret=SECRET, caller=OWNER)
             assert report.refused == ()
-    except (Conflict, InputError, NotFound):
+    except (Conflict, InputError, NotFound, AccessDenied):
         pass  # refused on this device (e.g. the shelf exists): a legitimate outcome
 
 
