@@ -12,6 +12,7 @@ from privault import Caller
 from privault.errors import AccessDenied, BundleError
 from privault.store.migrations import known_migrations
 from privault.sync import bundle, stamping
+from privault.sync.rows import Row
 from privault.vault import Vault
 from tests.helpers import fake_vault
 
@@ -224,3 +225,22 @@ def test_a_synced_watch_runs_only_on_the_device_that_made_it(
     source.sync.import_bundle(back, secret=SECRET, caller=OWNER)
     row = source.conn.execute("SELECT status, next_run_at FROM watches WHERE id = ?", (made.id,))
     assert row.fetchone() == ("cancelled", None)
+
+
+def test_a_correctly_sealed_bundle_with_unknown_fields_is_refused(
+    target: Vault, tmp_path: Path
+) -> None:
+    payload = {
+        "chain_id": "s_1", "content": "x", "source": None, "salience": 0.5, "confidence": 1.0,
+        "occurred_at": None, "valid_from": 0, "valid_to": None, "recorded_at": 0,
+        "invalidated_at": None, "invalidation_reason": None, "supersedes": None,
+        "superseded_by": None, "revises": None, "revised_by": None, "metadata": "{}",
+        "entities": [], "seq) VALUES (1); DROP TABLE documents; --": 1,
+    }  # fmt: skip
+    row = Row("statement", "s_1", "000000000000001.000000.dev_000000000001", "dev_x", payload)
+    sealed = bundle.Bundle("dev_x", known_migrations()[-1].version, 0, 1, 0, (row,))
+    path = tmp_path / "odd.pvb"
+    path.write_bytes(bundle.seal(sealed, bundle.KeyCache(SECRET)))
+    with pytest.raises(BundleError, match="malformed"):
+        target.sync.import_bundle(path, secret=SECRET, caller=OWNER)
+    assert target.conn.execute("SELECT count(*) FROM statements").fetchone()[0] == 0

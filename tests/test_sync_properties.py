@@ -1,7 +1,7 @@
 """Convergence: three devices edit at random, sync in random orders, and end up the same.
 
 Operations: notes, file changes, forgets, tags, shelves, statement add / supersede /
-revise / confirm, owner PII marks, reminder watches and their cancellation.
+revise / confirm / dispute, owner PII marks, reminder watches and their cancellation.
 
 Each device is a real vault file in its own folder; they share one sync folder, as a
 file-sync tool would keep it. After every device has synced enough rounds, the canonical
@@ -56,6 +56,7 @@ operation = st.one_of(
     st.tuples(st.just("st_supersede"), device, pick, words),
     st.tuples(st.just("st_revise"), device, pick, words),
     st.tuples(st.just("confirm"), device, pick),
+    st.tuples(st.just("dispute"), device, pick, pick),
     st.tuples(st.just("mark"), device, pick, st.sampled_from(["Dana", "Acme"]), st.booleans()),
     st.tuples(st.just("watch"), device, words),
     st.tuples(st.just("cancel"), device, pick),
@@ -104,7 +105,7 @@ def _apply(vaults: list[Vault], folder: Path, op: tuple[Any, ...], forgotten: se
             vault.shelves.add(args[0], policy=policy)
         elif name == "st_add":
             vault.statements.add(_text(args[0]), caller=OWNER, entities=["Acme"])
-        elif name in ("st_supersede", "st_revise", "confirm") and (
+        elif name in ("st_supersede", "st_revise", "confirm", "dispute") and (
             open_ids := _open_statements(vault)
         ):
             target = open_ids[args[0] % len(open_ids)]
@@ -112,8 +113,11 @@ def _apply(vaults: list[Vault], folder: Path, op: tuple[Any, ...], forgotten: se
                 vault.statements.supersede(target, "now " + _text(args[1]), caller=OWNER)
             elif name == "st_revise":
                 vault.statements.revise(target, "better " + _text(args[1]), caller=OWNER)
-            else:
+            elif name == "confirm":
                 vault.statements.confirm(target, caller=OWNER)
+            else:
+                other = open_ids[args[1] % len(open_ids)]
+                vault.statements.dispute(target, other, caller=OWNER)
         elif name == "mark" and (docs := _current_docs(vault)):
             target_doc = docs[args[0] % len(docs)]
             if args[2]:

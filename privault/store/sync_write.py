@@ -98,6 +98,25 @@ def exists(conn: Connection, kind: str, row_id: str) -> bool:
     return kind == "document" and is_tombstoned(conn, row_id) is not None
 
 
+# Fixed column lists: a payload's keys never reach SQL text.
+STATEMENT_FIELDS = (
+    "chain_id",
+    "content",
+    "source",
+    "salience",
+    "confidence",
+    "occurred_at",
+    "valid_from",
+    "valid_to",
+    "recorded_at",
+    "invalidated_at",
+    "invalidation_reason",
+    "supersedes",
+    "superseded_by",
+    "revises",
+    "revised_by",
+    "metadata",
+)
 _STATEMENT_MUTABLE = (
     "valid_to",
     "invalidated_at",
@@ -119,11 +138,11 @@ def put_statement(conn: Connection, statement_id: str, data: dict[str, Any]) -> 
             (*(data[name] for name in _STATEMENT_MUTABLE), statement_id),
         )
         return None
-    fields = {key: value for key, value in data.items() if key != "entities"}
-    columns = ", ".join(fields)
+    columns = ", ".join(STATEMENT_FIELDS)
+    marks = ", ".join("?" * len(STATEMENT_FIELDS))
     cursor = conn.execute(
-        f"INSERT INTO statements (id, {columns}) VALUES (?, {', '.join('?' * len(fields))})",
-        (statement_id, *fields.values()),
+        f"INSERT INTO statements (id, {columns}) VALUES (?, {marks})",
+        (statement_id, *(data[name] for name in STATEMENT_FIELDS)),
     )
     conn.executemany(
         "INSERT OR IGNORE INTO statement_entities (statement_id, key, name, position)"

@@ -30,6 +30,69 @@ KINDS = (
 )
 
 
+# The keys each kind's payload must carry (see `privault.store.sync_read`).
+REQUIRED: dict[str, frozenset[str]] = {
+    "shelf": frozenset({"policy", "restricted", "private", "created_at"}),
+    "tombstone": frozenset({"deleted_at"}),
+    "document": frozenset(
+        {
+            "kind",
+            "title",
+            "source",
+            "shelf",
+            "content_hash",
+            "body",
+            "created_at",
+            "updated_at",
+            "untrusted",
+            "previous_id",
+            "current",
+            "metadata",
+            "tags",
+            "sections",
+        }
+    ),
+    "pii_override": frozenset({"doc_id", "node_id", "kind", "value", "action", "created_at"}),
+    "statement": frozenset(
+        {
+            "chain_id",
+            "content",
+            "source",
+            "salience",
+            "confidence",
+            "occurred_at",
+            "valid_from",
+            "valid_to",
+            "recorded_at",
+            "invalidated_at",
+            "invalidation_reason",
+            "supersedes",
+            "superseded_by",
+            "revises",
+            "revised_by",
+            "metadata",
+            "entities",
+        }
+    ),
+    "closure": frozenset({"statement_id", "valid_to", "recorded_at", "reason"}),
+    "attestation": frozenset({"statement_id", "attested_at", "recorded_at", "source"}),
+    "dispute": frozenset({"a_id", "b_id", "reason", "recorded_at", "settled_at", "settled_reason"}),
+    "watch": frozenset(
+        {
+            "kind",
+            "target",
+            "schedule",
+            "shelf",
+            "status",
+            "allow_private",
+            "max_catchup",
+            "options",
+            "created_at",
+        }
+    ),
+}
+
+
 @dataclass(frozen=True)
 class Row:
     """One synced row."""
@@ -61,6 +124,8 @@ class Row:
             raise InputError("a bundle row has no id or origin")
         if payload is not None and not isinstance(payload, dict):
             raise InputError(f"row {kind} {row_id}: payload is not an object")
+        if payload is not None and set(payload) != REQUIRED[kind]:
+            raise InputError(f"row {kind} {row_id}: payload fields do not match its kind")
         Stamp.parse(hlc)
         return cls(kind, row_id, hlc, origin, payload)
 
