@@ -94,15 +94,15 @@ def record(
 
 
 def changed_since(
-    conn: Connection, since: int, *, origin: str | None = None
+    conn: Connection, since: int, *, skip_origins: Iterable[str] = ()
 ) -> list[tuple[str, str, str, str]]:
-    """(kind, id, clock, origin) of rows whose local change number is above `since`."""
+    """(kind, id, clock, origin) of rows whose local change number is above `since`,
+    except those whose last change came from one of `skip_origins`."""
+    skipped = list(skip_origins)
     sql = "SELECT kind, id, hlc, origin FROM sync_rows WHERE seq > ?"
-    params: list[Any] = [since]
-    if origin is not None:
-        sql += " AND origin = ?"
-        params.append(origin)
-    return [tuple(item) for item in conn.execute(sql + " ORDER BY seq", params)]
+    if skipped:
+        sql += f" AND origin NOT IN ({','.join('?' * len(skipped))})"
+    return [tuple(item) for item in conn.execute(sql + " ORDER BY seq", [since, *skipped])]
 
 
 def pending(conn: Connection) -> list[tuple[str, str, str, str, Any]]:

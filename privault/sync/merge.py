@@ -139,7 +139,7 @@ def merge(
         clock = load_clock(conn)
         seq = sync_state.last_seq(conn)
         done: list[tuple[str, str]] = []
-        for key in sorted(ready, key=lambda k: (KINDS.index(k[0]), k[1])):
+        for key in sorted(ready, key=lambda k: _order(todo[k])):
             row = todo[key]
             applied = _apply(conn, row, derive, prepared, vectors, now, report)
             if applied:
@@ -160,6 +160,13 @@ def merge(
         save_clock(conn, clock)
         report.waiting = len(sync_state.pending(conn))
     return report
+
+
+def _order(row: Row) -> tuple[int, int, str]:
+    """Apply order: kinds that others point at first; statements in the order they were
+    recorded, so local row numbers follow history as they do on the device that wrote them."""
+    recorded = (row.payload or {}).get("recorded_at") if row.kind == "statement" else 0
+    return KINDS.index(row.kind), int(recorded or 0), row.id
 
 
 def _needs_index(conn: Connection, row: Row) -> bool:

@@ -9,10 +9,15 @@ exactly as it arrived, therefore costs no new clock and is not sent again.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from privault.store import sync_read, sync_state
 from privault.store.connection import Connection, write
 from privault.sync.hlc import Stamp, receive, tick
 from privault.sync.rows import Row, content_hash
+
+Payloads = dict[tuple[str, str], dict[str, Any] | None]
 
 
 def load_clock(conn: Connection) -> Stamp | None:
@@ -27,8 +32,11 @@ def save_clock(conn: Connection, clock: Stamp | None) -> None:
         sync_state.meta_set(conn, sync_state.CLOCK_KEY, clock.text())
 
 
-def stamp_changes(conn: Connection) -> int:
-    """Give every really changed row a clock and a change number; return how many."""
+def stamp_changes(conn: Connection, read: Payloads | None = None) -> int:
+    """Give every really changed row a clock and a change number; return how many.
+
+    `read`, when given, collects the payloads read on the way, so an export in the same
+    transaction need not read them twice."""
     with write(conn):
         marks = sync_state.dirty(conn)
         if not marks:
@@ -39,7 +47,10 @@ def stamp_changes(conn: Connection) -> int:
         seq = sync_state.last_seq(conn)
         stamped = 0
         for kind, row_id, at in marks:
-            digest = content_hash(sync_read.payload(conn, kind, row_id))
+            payload = sync_read.payload(conn, kind, row_id)
+            if read is not None:
+                read[(kind, row_id)] = payload
+            digest = content_hash(payload)
             before = previous.get((kind, row_id))
             if (before is None and digest == "") or (before is not None and before[2] == digest):
                 continue
@@ -55,10 +66,27 @@ def stamp_changes(conn: Connection) -> int:
         return stamped
 
 
-def rows_since(conn: Connection, since: int, *, origin: str | None = None) -> list[Row]:
-    """Rows changed after local change number `since` (only `origin`'s, when given), with
-    their content as it is now. Call inside the transaction that stamped them."""
+def rows_since(
+    conn: Connection,
+    since: int,
+    *,
+    skip_origins: Iterable[str] = (),
+    read: Payloads | None = None,
+) -> list[Row]:
+    """Rows changed after local change number `since` (except those last changed by one of
+    `skip_origins`), with their content as it is now. Call inside the transaction that
+    stamped them (whose payloads `read` may hold)."""
+    known = read or {}
+    found = sync_state.changed_since(conn, since, skip_origins=skip_origins)
     return [
-        Row(kind, row_id, hlc, who, sync_read.payload(conn, kind, row_id))
-        for kind, row_id, hlc, who in sync_state.changed_since(conn, since, origin=origin)
+        Row(
+            kind,
+            row_id,
+            hlc,
+            who,
+            known[(kind, row_id)]
+            if (kind, row_id) in known
+            else sync_read.payload(conn, kind, row_id),
+        )
+        for kind, row_id, hlc, who in found
     ]

@@ -24,7 +24,7 @@ from privault.store.sections import IndexedSection
 from privault.sync import bundle as bundles
 from privault.sync import folder as sync_folder
 from privault.sync.merge import MergeReport, merge
-from privault.sync.stamping import rows_since, stamp_changes
+from privault.sync.stamping import Payloads, rows_since, stamp_changes
 from privault.timeutil import now_ms
 from privault.vault import ingest
 from privault.vault.context import VaultContext
@@ -169,8 +169,9 @@ class VaultSync:
         """(bundle bytes, rows, cursor) of every change after `since`."""
         conn = self.shared.conn
         with write(conn):  # stamping and reading in one transaction: rows match their clocks
-            stamp_changes(conn)
-            found = [row for row in rows_since(conn, since) if row.origin not in origins_skipped]
+            read: Payloads = {}
+            stamp_changes(conn, read)
+            found = rows_since(conn, since, skip_origins=origins_skipped, read=read)
             cursor = sync_state.last_seq(conn)
             device = sync_state.device_id(conn)
             schema = applied_version(conn)
