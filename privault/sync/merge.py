@@ -126,7 +126,9 @@ def merge(
     new_statements = [
         (row.id, str(row.payload["content"]))
         for row in first.values()
-        if row.kind == "statement" and row.payload is not None
+        if row.kind == "statement"
+        and row.payload is not None
+        and not sync_write.exists(conn, "statement", row.id)  # content never changes
     ]
     vectors = derive.statement_vectors(new_statements) if new_statements else {}
     with write(conn):
