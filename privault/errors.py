@@ -7,6 +7,7 @@ the interfaces turn each into one line on stderr (CLI) or a structured tool erro
     PrivaultError
     ├── VaultError              the vault file: not a database, newer schema, wrong key, locked
     ├── InputError              bad input from the caller: empty note, bad time, oversized file
+    │   └── BundleError         a sync bundle that is damaged, newer, or needs another key
     ├── NotFound                no such document, node, statement or watch (or not visible to you)
     ├── Conflict                a concurrent change won; retry against the new state
     ├── PolicyError             a policy is missing, unparsable, invalid or unknown (fail closed)
@@ -27,6 +28,12 @@ class VaultError(PrivaultError):
 
 class InputError(PrivaultError, ValueError):
     """The caller gave input that cannot be stored or understood."""
+
+
+class BundleError(InputError):
+    """A bundle that cannot be imported: not a bundle, damaged, newer, or a wrong key.
+
+    Raised before anything is written, so the vault is unchanged."""
 
 
 class NotFound(PrivaultError, LookupError):

@@ -192,3 +192,10 @@ def test_unknown_tools_and_bad_arguments_are_audited(vault: Vault) -> None:
     assert "validation error" in mcp_error(vault, "bob", "memory_search", query=42)
     rows = audit.entries(vault.conn, agent="bob")
     assert [(r.tool, r.ok) for r in rows[:2]] == [("memory_search", False), ("set_policy", False)]
+
+
+def test_no_tool_exports_imports_or_syncs(vault: Vault) -> None:
+    """Bundles hold the whole vault in clear once opened: owner only, no MCP surface."""
+    tools = mcp_session(vault, "bob", lambda c: c.list_tools()).tools
+    words = ("export", "import", "sync", "bundle", "markdown")
+    assert [t.name for t in tools if any(word in t.name for word in words)] == []

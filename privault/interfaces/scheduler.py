@@ -1,6 +1,7 @@
-"""The clock inside `privault serve`: due watches are polled, stale PII spans re-scanned.
+"""The clock inside `privault serve`: due watches are polled, stale PII spans re-scanned,
+and (with `--sync DIR`) the vault is synced through a shared folder.
 
-APScheduler drives two interval jobs in a background thread. They run on a vault opened
+APScheduler drives interval jobs in a background thread. They run on a vault opened
 just for them (its own SQLite connection; WAL lets it write beside the server's), so the
 clock never shares a connection with request handlers. A job that fails is logged and
 tried again at the next tick: one bad watch or one bad section never stops the clock.
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from privault.caller import Caller
@@ -21,11 +24,21 @@ RESCAN_SECONDS = 30
 RESCAN_BATCH = 50
 
 
+@dataclass(frozen=True)
+class SyncJob:
+    """Sync through `folder` every `seconds`, with the bundle secret."""
+
+    folder: Path
+    secret: str
+    seconds: int
+
+
 class Clock:
     """Background jobs for one vault file; `start()` then `stop()`."""
 
-    def __init__(self, open_vault: Callable[[], Vault]):
+    def __init__(self, open_vault: Callable[[], Vault], sync: SyncJob | None = None):
         self._open_vault = open_vault
+        self._sync = sync
         self._vault: Vault | None = None
         self._scheduler: Any = None
 
@@ -46,8 +59,33 @@ class Clock:
             coalesce=True,
             id="rescan",
         )
+        if self._sync is not None:
+            scheduler.add_job(
+                self.sync,
+                "interval",
+                seconds=self._sync.seconds,
+                max_instances=1,
+                coalesce=True,
+                id="sync",
+            )
         scheduler.start()
         self._scheduler = scheduler
+
+    def sync(self) -> None:
+        """One sync round through the shared folder."""
+        assert self._vault is not None and self._sync is not None
+        try:
+            report = self._vault.sync.sync(
+                self._sync.folder, secret=self._sync.secret, caller=Caller.owner()
+            )
+            for path, reason in report.refused:
+                log.warning("sync: refused %s: %s", path, reason)
+            if report.written or report.imported:
+                log.info(
+                    "synced: wrote %s, read %d file(s)", bool(report.written), len(report.imported)
+                )
+        except Exception:
+            log.exception("sync failed")
 
     def poll(self) -> None:
         """Run every due watch once."""

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from privault.errors import InputError
+from privault.retrieval.frontmatter import FrontMatter, split_front_matter
 
 TEXT_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".text"})
 HTML_SUFFIXES = frozenset({".html", ".htm", ".xhtml"})
@@ -26,6 +27,7 @@ class Extracted:
 
     title: str
     text: str
+    front: FrontMatter | None = None  # a Markdown file's front matter, when it has one
 
 
 def decode_text(data: bytes, name: str) -> str:
@@ -97,7 +99,13 @@ def extract_file(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Extracted:
     text = decode_text(data, str(path))
     if suffix in HTML_SUFFIXES:
         return html_text(text, str(path))
+    front = None
+    if suffix in (".md", ".markdown"):
+        front, text = split_front_matter(text)
     if not text.strip():
         raise InputError(f"{path}: empty file")
     heading = re.search(r"^#\s+(.+)$", text, re.MULTILINE)
-    return Extracted(title=heading.group(1).strip() if heading else path.stem, text=text)
+    title = front.title if front and front.title else None
+    return Extracted(
+        title=title or (heading.group(1).strip() if heading else path.stem), text=text, front=front
+    )

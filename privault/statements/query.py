@@ -147,7 +147,9 @@ def history(
         raise NotFound(f"no statement {statement_id}")
     members = rows(
         conn,
-        "SELECT id FROM statements WHERE chain_id = ? AND recorded_at <= ? ORDER BY seq",
+        # recorded_at first: a version imported from another device may have a lower seq.
+        "SELECT id FROM statements WHERE chain_id = ? AND recorded_at <= ?"
+        " ORDER BY recorded_at, seq",
         (start["chain_id"], known),
     )
     return load(conn, [item["id"] for item in members], known)

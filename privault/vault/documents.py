@@ -91,15 +91,16 @@ class VaultDocuments:
         paths: Sequence[str | Path],
         *,
         caller: Caller,
-        shelf: str = "default",
+        shelf: str | None = None,
         tags: Sequence[str] = (),
         progress: Callable[[str], None] | None = None,
         batch: int = 16,
     ) -> AddReport:
         """Add files and folders (recursively). Each file is added, updated, unchanged or
-        failed with a reason; one bad file never stops the others."""
-        shelf = ingest.check_shelf(shelf)
-        self._context.check_write(caller, shelf)
+        failed with a reason; one bad file never stops the others. Without `shelf`, a
+        Markdown file's front matter may name one; otherwise it is `default`."""
+        shelf = ingest.check_shelf(shelf) if shelf is not None else None
+        self._context.check_write(caller, shelf or "default")
         tag_list = ingest.check_tags(tags)
         files, failed = writing.expand_paths(paths)
         limit = self._context.settings.max_file_bytes
@@ -108,8 +109,11 @@ class VaultDocuments:
             drafts = []
             for file in files[start : start + batch]:
                 try:
-                    drafts.append(writing.file_draft(file, shelf, tag_list, limit))
-                except InputError as exc:
+                    draft = writing.file_draft(file, shelf, tag_list, limit)
+                    if draft is not None:
+                        self._context.check_write(caller, draft.shelf)
+                        drafts.append(draft)
+                except (InputError, NotFound) as exc:
                     failed.append((str(file), str(exc)))
                 if progress:
                     progress(str(file))

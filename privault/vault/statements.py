@@ -28,6 +28,7 @@ from privault.errors import AccessDenied, InputError, NotFound
 from privault.privacy.spans import Span
 from privault.statements import EntityCount, Statement
 from privault.store import statement_spans
+from privault.store.connection import write
 from privault.timeutil import Time, to_ms
 from privault.vault.context import VaultContext
 from privault.vault.ingest import check_shelf
@@ -432,6 +433,15 @@ class VaultStatements:
             return self._gated(found, reading)
         every = st.query(self.conn, include_closed=include_superseded, limit=None, hidden=hidden)
         return as_seen(self._gated(every, reading), query)[:limit]
+
+    def scan(self, statement_ids: Sequence[str]) -> None:
+        """Scan these statements (just imported) by the current detector; the spans of all
+        of them land in one transaction."""
+        detector = self._context.privacy.detector
+        found = [st.get(self.conn, statement_id) for statement_id in statement_ids]
+        with write(self.conn):
+            for statement in found:
+                self._store_scan(statement, detector, {})
 
     def rescan(self, limit: int = 200) -> int:
         """Scan statements never scanned or scanned by another detector version; return count."""

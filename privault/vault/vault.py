@@ -29,6 +29,7 @@ from privault.vault.privacy import Detector, DetectorFactory, PrivacyRuntime
 from privault.vault.shelves import VaultShelves
 from privault.vault.statements import VaultStatements
 from privault.vault.status import IndexHealth, VaultStatus
+from privault.vault.sync import VaultSync
 from privault.vault.watches import VaultWatches
 
 
@@ -71,6 +72,7 @@ class Vault:
         self.shelves = VaultShelves(self.shared)
         self.agents = VaultAgents(self.shared)
         self.audit = VaultAudit(self.shared)
+        self.sync = VaultSync(self.shared, self.statements)
         self.asking = VaultAsk(
             self.shared, chat_model=settings.chat_model, remote=remote_chat(settings.remote_chat)
         )

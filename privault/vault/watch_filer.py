@@ -24,6 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from privault.errors import InputError
 from privault.store import documents
 from privault.store.connection import write
 from privault.store.watches import watch_author
@@ -126,7 +127,10 @@ class WatchFiler:
         existing = documents.find_current(self._conn, shelf=shelf, source=str(path))
         tags = existing.tags if existing else ()
         limit = self._context.settings.max_file_bytes
-        [added] = self._store([writing.file_draft(path, shelf, tags, limit)])
+        draft = writing.file_draft(path, shelf, tags, limit)
+        if draft is None:
+            raise InputError(f"{path}: the statement tables of a Markdown export, not a document")
+        [added] = self._store([draft])
         return _filed(added.doc_id, added.status != "unchanged")
 
     def mark_removed(self, path: Path, *, shelf: str) -> bool:

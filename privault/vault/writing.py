@@ -12,11 +12,12 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from privault.errors import InputError
 from privault.retrieval.embedder import Embedder
 from privault.retrieval.extract import SUPPORTED_SUFFIXES, extract_file
 from privault.store import documents, sections
 from privault.store.connection import Connection, write
-from privault.timeutil import now_ms
+from privault.timeutil import now_ms, parse_time
 from privault.vault import ingest
 from privault.vault.ingest import Draft
 from privault.vault.privacy import PrivacyRuntime
@@ -41,16 +42,33 @@ def note_draft(item: Mapping[str, Any], max_bytes: int) -> Draft:
     )
 
 
-def file_draft(path: Path, shelf: str, tags: tuple[str, ...], max_bytes: int) -> Draft:
-    """A file's text as a draft; InputError says why a file cannot be read."""
+def file_draft(
+    path: Path, shelf: str | None, tags: tuple[str, ...], max_bytes: int
+) -> Draft | None:
+    """A file's text as a draft; InputError says why a file cannot be read.
+
+    A Markdown file's front matter gives its title, tags (added to `tags`), created date
+    and, when `shelf` is None (none chosen), its shelf. The statement tables of a
+    Markdown export are not a document: None.
+    """
     extracted = extract_file(path, max_bytes)
+    front = extracted.front
+    if front is not None and front.statements:
+        return None
+    created = None
+    if front is not None and front.created:
+        try:
+            created = parse_time(front.created)
+        except InputError:
+            created = None  # a date privault cannot read is the file's business, not an error
     return Draft(
         kind="file",
         title=extracted.title,
         text=extracted.text,
-        shelf=shelf,
-        tags=tags,
+        shelf=ingest.check_shelf(shelf or (front.shelf if front and front.shelf else "default")),
+        tags=ingest.check_tags([*tags, *(front.tags if front else ())]),
         source=str(path),
+        created_at=created,
     )
 
 

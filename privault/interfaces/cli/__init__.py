@@ -59,11 +59,12 @@ def _register() -> None:
         models,
         privacy,
         statements,
+        sync,
         ui,
         watches,
     )
 
-    for module in (documents, ask, statements, watches, privacy, agents, ui, models, demo):
+    for module in (documents, ask, statements, watches, privacy, agents, ui, models, sync, demo):
         module.register(app)
 
 

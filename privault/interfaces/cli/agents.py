@@ -23,7 +23,7 @@ from privault.interfaces.cli.common import (
     opened,
     optional_time,
 )
-from privault.interfaces.scheduler import POLL_SECONDS, Clock
+from privault.interfaces.scheduler import POLL_SECONDS, Clock, SyncJob
 from privault.vault import Vault
 from privault.vault.shelves import Shelf
 
@@ -339,9 +339,17 @@ def serve(
         bool,
         typer.Option("--allow-remote", help="Allow binding an address other machines can reach."),
     ] = False,
+    sync_folder: Annotated[
+        Path | None,
+        typer.Option("--sync", help="Also sync through this shared folder (`privault sync`)."),
+    ] = None,
+    sync_minutes: Annotated[
+        int, typer.Option("--sync-minutes", min=1, help="Minutes between syncs.")
+    ] = 5,
 ) -> None:
     """Serve MCP at http://HOST:PORT/mcp (bearer token per agent) and the owner's page at
     http://HOST:PORT/ (log in with the link `privault ui` prints)."""
+    from privault.interfaces.cli.sync import bundle_secret
     from privault.interfaces.cli.ui import announce, web_factory
     from privault.interfaces.mcp import http
 
@@ -355,14 +363,19 @@ def serve(
             "token can read this vault; traffic is plain HTTP — put TLS in front of it",
             highlight=False,
         )
-    clock = Clock(open_vault)
+    job = None
+    if sync_folder is not None:
+        secret = bundle_secret(vault_key=False, confirm=False)
+        job = SyncJob(sync_folder, secret, sync_minutes * 60)
+    clock = Clock(open_vault, job)
     with opened() as vault:
         _warm_up(vault)
         clock.start()
         err_console.print(
             f"privault MCP on http://{host}:{port}{http.MCP_PATH} · the owner's page on "
             f"http://{host}:{port}/ (`privault ui` prints a login link) · watches "
-            f"polled every {POLL_SECONDS}s",
+            f"polled every {POLL_SECONDS}s"
+            + (f" · syncing {sync_folder} every {sync_minutes} min" if sync_folder else ""),
             highlight=False,
         )
         announce(host, port)

@@ -108,11 +108,21 @@ def _progress(label: str) -> Progress:
 
 def add(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders (walked recursively).")],
-    shelf: Annotated[str, typer.Option("--shelf", help="Shelf to store them on.")] = "default",
+    shelf: Annotated[
+        str | None,
+        typer.Option(
+            "--shelf",
+            help="Shelf to store them on (default: a Markdown file's front matter `shelf`, "
+            "else `default`).",
+        ),
+    ] = None,
     tag: Annotated[list[str] | None, typer.Option("--tag", help="A tag (repeatable).")] = None,
     json_out: JsonOption = False,
 ) -> None:
-    """Add files: .md .txt .html (main text) .pdf. Unchanged files are skipped."""
+    """Add files: .md .txt .html (main text) .pdf. Unchanged files are skipped.
+
+    A Markdown file's YAML front matter gives its title, tags, shelf and created date
+    (what `privault export --markdown` writes)."""
     files, _ = expand_paths(paths)
     with opened() as vault:
         if json_out or not files:

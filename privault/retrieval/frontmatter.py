@@ -1,0 +1,71 @@
+"""YAML front matter at the top of a Markdown file: what it tells `privault add`.
+
+Notes kept in Obsidian and similar tools, and the files of `privault export --markdown`,
+start with a `---` block. Its title, tags, shelf and created date are taken; the block
+itself is not part of the stored text. A block that is not a YAML mapping is left in the
+text, as the file's author wrote it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from typing import Any
+
+import yaml
+
+STATEMENTS_MARK = "statements"  # `privault: statements`: an export's statement tables
+
+
+@dataclass(frozen=True)
+class FrontMatter:
+    """What a Markdown file's front matter tells `privault add`."""
+
+    title: str | None = None
+    tags: tuple[str, ...] = ()
+    shelf: str | None = None
+    created: str | None = None
+    statements: bool = False  # the statements table of an export: not a document
+
+
+def split_front_matter(text: str) -> tuple[FrontMatter | None, str]:
+    """(front matter, the text after it); (None, text) when there is none or it is not
+    a YAML mapping (then the file is taken as it is)."""
+    if not text.startswith("---\n"):
+        return None, text
+    end = text.find("\n---\n", 4)
+    if end < 0:
+        return None, text
+    try:
+        data = yaml.safe_load(text[4:end])
+    except yaml.YAMLError:
+        return None, text
+    if not isinstance(data, dict):
+        return None, text
+    rest = text[end + 5 :]
+    rest = rest[1:] if rest.startswith("\n") else rest
+    tags = data.get("tags") or ()
+    if isinstance(tags, str):
+        tags = [tags]
+    return (
+        FrontMatter(
+            title=str(data["title"]) if data.get("title") is not None else None,
+            tags=tuple(str(tag) for tag in tags) if isinstance(tags, list | tuple) else (),
+            shelf=str(data["shelf"]) if data.get("shelf") else None,
+            created=_time_text(data.get("created")),
+            statements=data.get("privault") == STATEMENTS_MARK,
+        ),
+        rest,
+    )
+
+
+def _time_text(value: Any) -> str | None:
+    """A front matter time as ISO text; YAML reads an unquoted time as a datetime."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        aware = value if value.tzinfo else value.replace(tzinfo=UTC)
+        return aware.isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    return str(value)

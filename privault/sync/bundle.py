@@ -1,0 +1,198 @@
+"""The bundle file: rows of a vault, compressed, encrypted and authenticated.
+
+Layout: the magic `PVBUNDLE`, a 4-byte big-endian header length, a JSON header, then the
+ciphertext. The header is readable without the key (format and schema, so a newer bundle
+is refused with "upgrade privault" before anyone types a passphrase; the scrypt salt; the
+size and sha256 of the ciphertext, so a truncated or damaged file is named as such) and it
+is bound to the ciphertext as AES-GCM associated data, so changing one byte of it breaks
+decryption too. The plaintext is zlib-compressed JSON carrying the rows and their own
+sha256. The key is derived from a secret (a passphrase, or the vault's key) with scrypt
+and a fresh salt per bundle; a short HMAC of the key in the header tells a wrong secret
+apart from a tampered file. Nothing in the header says anything about the rows' content.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import os
+import struct
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
+
+from privault.errors import BundleError, InputError
+from privault.sync.rows import Row
+
+MAGIC = b"PVBUNDLE"
+FORMAT = 1  # the row format this code writes and reads
+SCRYPT = {"n": 2**15, "r": 8, "p": 1}  # ~32 MiB, ~0.1 s: cheap once, costly to guess at
+_MAX_HEADER = 64 * 1024
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """A decrypted bundle: who wrote it, the local change numbers it covers, its rows."""
+
+    device: str
+    schema: int
+    since: int
+    cursor: int
+    created_at: int
+    rows: tuple[Row, ...]
+
+
+class KeyCache:
+    """Keys derived from one secret, by salt: scrypt runs once per salt in a session."""
+
+    def __init__(self, secret: str) -> None:
+        if not secret:
+            raise InputError("a bundle needs a passphrase (or the vault key); none was given")
+        self._secret = secret.encode()
+        self._keys: dict[bytes, bytes] = {}
+
+    def key(self, salt: bytes, params: dict[str, int]) -> bytes:
+        """The 256-bit key for this salt and scrypt cost."""
+        cache_key = salt + json.dumps(params, sort_keys=True).encode()
+        if cache_key not in self._keys:
+            kdf = Scrypt(salt=salt, length=32, n=params["n"], r=params["r"], p=params["p"])
+            self._keys[cache_key] = kdf.derive(self._secret)
+        return self._keys[cache_key]
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _unb64(text: Any, what: str) -> bytes:
+    try:
+        return base64.b64decode(str(text), validate=True)
+    except ValueError:
+        raise BundleError(f"the bundle's header is damaged ({what})") from None
+
+
+def _key_check(key: bytes) -> bytes:
+    return hmac.new(key, b"privault bundle key check", hashlib.sha256).digest()[:16]
+
+
+def rows_digest(rows: list[list[Any]]) -> str:
+    """sha256 of the rows' canonical JSON."""
+    return hashlib.sha256(
+        json.dumps(rows, sort_keys=True, separators=(",", ":")).encode()
+    ).hexdigest()
+
+
+def seal(bundle: Bundle, keys: KeyCache, *, salt: bytes | None = None) -> bytes:
+    """The bundle as file bytes, encrypted with a key derived from `keys`' secret."""
+    salt = salt or os.urandom(16)
+    key = keys.key(salt, SCRYPT)
+    listed = [row.as_list() for row in bundle.rows]
+    plain = json.dumps(
+        {"rows": listed, "rows_sha256": rows_digest(listed)}, separators=(",", ":")
+    ).encode()
+    nonce = os.urandom(12)
+    body = zlib.compress(plain, 6)
+    # The ciphertext length is known before encrypting (GCM adds a 16-byte tag).
+    header = {
+        "format": FORMAT,
+        "schema": bundle.schema,
+        "device": bundle.device,
+        "since": bundle.since,
+        "cursor": bundle.cursor,
+        "created_at": bundle.created_at,
+        "kdf": {"name": "scrypt", "salt": _b64(salt), **SCRYPT},
+        "key_check": _b64(_key_check(key)),
+        "nonce": _b64(nonce),
+        "size": len(body) + 16,
+    }
+    head = json.dumps(header, sort_keys=True).encode()
+    ciphertext = AESGCM(key).encrypt(nonce, body, MAGIC + head)
+    return MAGIC + struct.pack(">I", len(head)) + head + ciphertext
+
+
+def read_header(data: bytes) -> tuple[dict[str, Any], bytes, bytes]:
+    """(header, its bytes, ciphertext), or BundleError naming what is wrong."""
+    if not data.startswith(MAGIC):
+        raise BundleError("not a privault bundle (no PVBUNDLE signature)")
+    if len(data) < len(MAGIC) + 4:
+        raise BundleError("the bundle is truncated (no header)")
+    (size,) = struct.unpack(">I", data[len(MAGIC) : len(MAGIC) + 4])
+    start = len(MAGIC) + 4
+    if size > _MAX_HEADER or len(data) < start + size:
+        raise BundleError("the bundle is truncated or damaged (header)")
+    head = data[start : start + size]
+    try:
+        header = json.loads(head)
+    except ValueError:
+        raise BundleError("the bundle's header is damaged (not JSON)") from None
+    if not isinstance(header, dict):
+        raise BundleError("the bundle's header is damaged (not an object)")
+    return header, head, data[start + size :]
+
+
+def check_versions(header: dict[str, Any], schema: int) -> None:
+    """Refuse a bundle written by a newer privault, before any key is asked for."""
+    found = header.get("format")
+    if not isinstance(found, int) or found < 1:
+        raise BundleError("the bundle's header is damaged (format)")
+    if found > FORMAT:
+        raise BundleError(
+            f"this bundle has format {found}, newer than this privault reads ({FORMAT}); "
+            "upgrade privault to import it"
+        )
+    written = header.get("schema")
+    if not isinstance(written, int):
+        raise BundleError("the bundle's header is damaged (schema)")
+    if written > schema:
+        raise BundleError(
+            f"this bundle comes from a vault with schema {written}, newer than this privault "
+            f"knows ({schema}); upgrade privault to import it"
+        )
+
+
+def open_bundle(data: bytes, keys: KeyCache, schema: int) -> Bundle:
+    """Check, decrypt and parse a bundle; any damage refuses the whole of it."""
+    header, head, ciphertext = read_header(data)
+    check_versions(header, schema)
+    if len(ciphertext) != header.get("size"):
+        raise BundleError(
+            f"the bundle is truncated or damaged ({len(ciphertext)} bytes of ciphertext, "
+            f"the header says {header.get('size')})"
+        )
+    kdf = header.get("kdf")
+    if not isinstance(kdf, dict) or kdf.get("name") != "scrypt":
+        raise BundleError("the bundle's header is damaged (kdf)")
+    params = {name: kdf.get(name) for name in ("n", "r", "p")}
+    if not all(isinstance(v, int) and 0 < v <= 2**20 for v in params.values()):
+        raise BundleError("the bundle's header is damaged (kdf cost)")
+    key = keys.key(_unb64(kdf.get("salt"), "salt"), params)  # type: ignore[arg-type]
+    if not hmac.compare_digest(_key_check(key), _unb64(header.get("key_check"), "key check")):
+        raise BundleError("wrong passphrase or key for this bundle")
+    try:
+        body = AESGCM(key).decrypt(_unb64(header.get("nonce"), "nonce"), ciphertext, MAGIC + head)
+    except (InvalidTag, ValueError):
+        raise BundleError("the bundle was changed or damaged after it was written") from None
+    try:
+        content = json.loads(zlib.decompress(body))
+        listed = content["rows"]
+        if rows_digest(listed) != content["rows_sha256"]:
+            raise BundleError("the bundle's rows do not match their hash")
+        rows = tuple(Row.from_list(item) for item in listed)
+        return Bundle(
+            device=str(header["device"]),
+            schema=int(header["schema"]),
+            since=int(header["since"]),
+            cursor=int(header["cursor"]),
+            created_at=int(header["created_at"]),
+            rows=rows,
+        )
+    except (KeyError, TypeError, ValueError, zlib.error) as exc:
+        if isinstance(exc, BundleError):
+            raise
+        raise BundleError(f"the bundle's content is malformed ({exc})") from None

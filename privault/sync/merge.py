@@ -1,0 +1,241 @@
+"""Merging rows from another device: the rules, applied row by row.
+
+1. Last writer wins per row: the version with the higher hybrid logical clock is kept;
+   clocks end with the device id, so every device picks the same winner, whatever order
+   bundles arrive in. Importing a row already held (same clock) changes nothing.
+2. A tombstone wins over every edit of its document, older or newer: what the owner
+   forgot on one device never comes back from another. Later versions of a forgotten
+   page are forgotten with it.
+3. Statements are append-only: a version is inserted once and its content never changes;
+   only its window end and supersede/revise links follow the newest clock. Closures,
+   attestations and disputes are rows of their own, so two devices' confirmations both
+   survive.
+4. A row that points at one not yet here (a new page version before its predecessor, a
+   supersede before the statement it closes) waits in `sync_pending` and is applied by a
+   later import; nothing half-linked is written.
+
+Derived data is recomputed, never trusted from a bundle: chunks and vectors of sections,
+statement vectors, PII spans (by this device's detector version).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from privault.store import sync_read, sync_state, sync_write
+from privault.store.connection import Connection, write
+from privault.sync.hlc import Stamp, receive
+from privault.sync.rows import KINDS, Row, content_hash, newer, references
+from privault.sync.stamping import load_clock, save_clock, stamp_changes
+
+
+class Derivations(Protocol):
+    """What the facade computes for imported rows: indexes, vectors and PII spans."""
+
+    def prepare_documents(self, items: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+        """Per document id, its sections cut, embedded and scanned (before the lock)."""
+
+    def store_document(self, doc_id: str, data: dict[str, Any], prepared: Any) -> None:
+        """Write a document's sections, index rows and spans (inside the lock)."""
+
+    def statement_vectors(self, items: Sequence[tuple[str, str]]) -> dict[str, bytes]:
+        """Per statement id, the embedding of its content (before the lock)."""
+
+
+@dataclass
+class MergeReport:
+    """What an import did."""
+
+    applied: dict[str, int] = field(default_factory=dict)
+    unchanged: int = 0  # rows this vault already held at that clock or newer
+    forgotten: int = 0  # rows of documents this vault holds a tombstone for
+    waiting: int = 0  # rows still waiting for what they point at
+    new_statements: list[str] = field(default_factory=list)  # to scan for PII
+
+    def count(self, kind: str) -> None:
+        """Count one applied row."""
+        self.applied[kind] = self.applied.get(kind, 0) + 1
+
+    @property
+    def total(self) -> int:
+        """Rows applied."""
+        return sum(self.applied.values())
+
+
+def _latest(rows: Iterable[Row]) -> dict[tuple[str, str], Row]:
+    best: dict[tuple[str, str], Row] = {}
+    for row in rows:
+        key = (row.kind, row.id)
+        if key not in best or row.hlc > best[key].hlc:
+            best[key] = row
+    return best
+
+
+def _waiting(conn: Connection) -> list[Row]:
+    return [Row(*item) for item in sync_state.pending(conn)]
+
+
+def _candidates(conn: Connection, rows: Iterable[Row]) -> dict[tuple[str, str], Row]:
+    """The newest version of each row that beats what this vault holds."""
+    best = _latest([*rows, *_waiting(conn)])
+    held = sync_state.known(conn, list(best))
+    return {key: row for key, row in best.items() if newer(row, (held.get(key) or (None,))[0])}
+
+
+def _ready(conn: Connection, todo: dict[tuple[str, str], Row]) -> set[tuple[str, str]]:
+    """Rows whose references are in the vault or in this batch and ready themselves.
+
+    The greatest such set: rows are dropped only while one points at something neither
+    here nor coming, so rows that point at each other (a statement and the version that
+    supersedes it) are applied together; foreign keys are checked at commit.
+    """
+    cache: dict[tuple[str, str], bool] = {}
+
+    def present(ref: tuple[str, str]) -> bool:
+        if ref not in cache:
+            cache[ref] = sync_write.exists(conn, *ref)
+        return cache[ref]
+
+    ready = set(todo)
+    dropped = True
+    while dropped:
+        dropped = False
+        for key in list(ready):
+            if not all(ref in ready or present(ref) for ref in references(todo[key])):
+                ready.discard(key)
+                dropped = True
+    return ready
+
+
+def merge(
+    conn: Connection, rows: Sequence[Row], derive: Derivations, now: Callable[[], int]
+) -> MergeReport:
+    """Merge rows from bundles into the vault, in one transaction."""
+    stamp_changes(conn)  # local edits get their clocks before they compete
+    report = MergeReport()
+    first = _candidates(conn, rows)
+    report.unchanged = sum(1 for key in _latest(rows) if key not in first)
+    docs = [
+        (row.id, row.payload)
+        for row in first.values()
+        if row.kind == "document" and row.payload is not None and _needs_index(conn, row)
+    ]
+    prepared = derive.prepare_documents(docs) if docs else {}
+    new_statements = [
+        (row.id, str(row.payload["content"]))
+        for row in first.values()
+        if row.kind == "statement"
+        and row.payload is not None
+        and not sync_write.exists(conn, "statement", row.id)  # content never changes
+    ]
+    vectors = derive.statement_vectors(new_statements) if new_statements else {}
+    with write(conn):
+        stamp_changes(conn)  # a write between the two reads is stamped too
+        todo = _candidates(conn, rows)
+        ready = _ready(conn, todo)
+        waited = [(kind, row_id) for kind, row_id, *_ in sync_state.pending(conn)]
+        conn.execute("PRAGMA defer_foreign_keys = ON")
+        me = sync_state.device_id(conn)
+        clock = load_clock(conn)
+        seq = sync_state.last_seq(conn)
+        done: list[tuple[str, str]] = []
+        for key in sorted(ready, key=lambda k: _order(todo[k])):
+            row = todo[key]
+            applied = _apply(conn, row, derive, prepared, vectors, now, report)
+            if applied:
+                report.count(row.kind)
+            else:
+                report.forgotten += 1
+            seq += 1
+            sync_state.record(conn, row.kind, row.id, row.hlc, row.origin, _hash(row), seq)
+            clock = receive(clock, Stamp.parse(row.hlc), me)
+            done.append(key)
+        sync_state.unpark(conn, waited)  # applied, beaten by a newer version, or parked again
+        for key, row in todo.items():
+            if key not in ready:
+                sync_state.park(conn, row.kind, row.id, row.hlc, row.origin, row.payload)
+        # The triggers marked what the import wrote; those rows are recorded as they came.
+        sync_state.clear_dirty(conn, done)
+        sync_state.meta_set(conn, sync_state.SEQ_KEY, str(seq))
+        save_clock(conn, clock)
+        report.waiting = len(sync_state.pending(conn))
+    return report
+
+
+def _order(row: Row) -> tuple[int, int, str]:
+    """Apply order: kinds that others point at first; statements in the order they were
+    recorded, so local row numbers follow history as they do on the device that wrote them."""
+    recorded = (row.payload or {}).get("recorded_at") if row.kind == "statement" else 0
+    return KINDS.index(row.kind), int(recorded or 0), row.id
+
+
+def _needs_index(conn: Connection, row: Row) -> bool:
+    """Whether a document's sections must be cut, embedded and scanned here: not when
+    only its tags, shelf or metadata changed (the costly part is skipped)."""
+    held = sync_read.payload(conn, "document", row.id)
+    data = row.payload or {}
+    return (
+        held is None or held["sections"] != data["sections"] or held["current"] != data["current"]
+    )
+
+
+def _hash(row: Row) -> str:
+    return content_hash(row.payload)
+
+
+def _apply(
+    conn: Connection,
+    row: Row,
+    derive: Derivations,
+    prepared: dict[str, Any],
+    vectors: dict[str, bytes],
+    now: Callable[[], int],
+    report: MergeReport,
+) -> bool:
+    """Write one row; False when a tombstone stopped it."""
+    data = row.payload
+    if row.kind == "tombstone":
+        if data is not None:
+            sync_write.delete_document(conn, row.id, int(data["deleted_at"]))
+        return True
+    if row.kind == "document":
+        if data is None:
+            return True  # a document only goes through its tombstone
+        if sync_write.is_tombstoned(conn, row.id) is not None:
+            return False
+        previous = data.get("previous_id")
+        forgotten = sync_write.is_tombstoned(conn, previous) if previous else None
+        if forgotten is not None:  # a version of a page this vault forgot
+            sync_write.delete_document(conn, row.id, forgotten)
+            return False
+        sync_write.put_document(conn, row.id, data)
+        if row.id in prepared:  # absent: its sections are already exactly these
+            derive.store_document(row.id, data, prepared[row.id])
+        if not data["current"]:
+            sync_write.unindex_document(conn, row.id)
+        return True
+    if row.kind == "statement":
+        if data is not None:
+            seq = sync_write.put_statement(conn, row.id, data)
+            if seq is not None:
+                report.new_statements.append(row.id)
+                if row.id in vectors:
+                    sync_write.put_statement_vector(conn, seq, vectors[row.id])
+        return True
+    if row.kind == "shelf":
+        sync_write.put_shelf(conn, row.id, data)
+    elif row.kind == "watch":
+        sync_write.put_watch(conn, row.id, data, now())
+    elif row.kind == "pii_override":
+        sync_write.put_pii_override(conn, row.id, data)
+    elif data is None:  # closures, attestations and disputes are never taken back
+        return True
+    elif row.kind == "closure":
+        sync_write.put_closure(conn, row.id, data)
+    elif row.kind == "attestation":
+        sync_write.put_attestation(conn, row.id, data)
+    elif row.kind == "dispute":
+        sync_write.put_dispute(conn, row.id, data)
+    return True

@@ -1,0 +1,168 @@
+"""Synced rows as values, and the rules that decide between two versions of one row.
+
+A row is (kind, stable id, clock, origin device, payload). The payload is the row's whole
+canonical content as JSON-ready data, or None when the row was removed (an owner override
+taken back, a shelf row dropped). Documents are never removed by a None payload: forgetting
+writes a tombstone, and tombstones are rows of their own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from privault.errors import InputError
+from privault.sync.hlc import Stamp
+
+# Import order inside one batch: what others point at comes first.
+KINDS = (
+    "shelf",
+    "tombstone",
+    "document",
+    "pii_override",
+    "statement",
+    "closure",
+    "attestation",
+    "dispute",
+    "watch",
+)
+
+
+# The keys each kind's payload must carry (see `privault.store.sync_read`).
+REQUIRED: dict[str, frozenset[str]] = {
+    "shelf": frozenset({"policy", "restricted", "private", "created_at"}),
+    "tombstone": frozenset({"deleted_at"}),
+    "document": frozenset(
+        {
+            "kind",
+            "title",
+            "source",
+            "shelf",
+            "content_hash",
+            "body",
+            "created_at",
+            "updated_at",
+            "untrusted",
+            "previous_id",
+            "current",
+            "metadata",
+            "tags",
+            "sections",
+        }
+    ),
+    "pii_override": frozenset({"doc_id", "node_id", "kind", "value", "action", "created_at"}),
+    "statement": frozenset(
+        {
+            "chain_id",
+            "content",
+            "source",
+            "salience",
+            "confidence",
+            "occurred_at",
+            "valid_from",
+            "valid_to",
+            "recorded_at",
+            "invalidated_at",
+            "invalidation_reason",
+            "supersedes",
+            "superseded_by",
+            "revises",
+            "revised_by",
+            "metadata",
+            "entities",
+        }
+    ),
+    "closure": frozenset({"statement_id", "valid_to", "recorded_at", "reason"}),
+    "attestation": frozenset({"statement_id", "attested_at", "recorded_at", "source"}),
+    "dispute": frozenset({"a_id", "b_id", "reason", "recorded_at", "settled_at", "settled_reason"}),
+    "watch": frozenset(
+        {
+            "kind",
+            "target",
+            "schedule",
+            "shelf",
+            "status",
+            "allow_private",
+            "max_catchup",
+            "options",
+            "created_at",
+        }
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Row:
+    """One synced row."""
+
+    kind: str
+    id: str
+    hlc: str
+    origin: str
+    payload: dict[str, Any] | None
+
+    @property
+    def stamp(self) -> Stamp:
+        """The clock value, parsed."""
+        return Stamp.parse(self.hlc)
+
+    def as_list(self) -> list[Any]:
+        """The compact list form stored in bundles."""
+        return [self.kind, self.id, self.hlc, self.origin, self.payload]
+
+    @classmethod
+    def from_list(cls, item: Any) -> Row:
+        """A row from its list form; InputError for anything malformed."""
+        if not isinstance(item, list) or len(item) != 5:
+            raise InputError("a bundle row is not a 5-item list")
+        kind, row_id, hlc, origin, payload = item
+        if kind not in KINDS:
+            raise InputError(f"a bundle row has an unknown kind {kind!r}")
+        if not isinstance(row_id, str) or not row_id or not isinstance(origin, str):
+            raise InputError("a bundle row has no id or origin")
+        if payload is not None and not isinstance(payload, dict):
+            raise InputError(f"row {kind} {row_id}: payload is not an object")
+        if payload is not None and set(payload) != REQUIRED[kind]:
+            raise InputError(f"row {kind} {row_id}: payload fields do not match its kind")
+        Stamp.parse(hlc)
+        return cls(kind, row_id, hlc, origin, payload)
+
+
+def content_hash(payload: dict[str, Any] | None) -> str:
+    """sha256 of a payload's canonical JSON; '' for a removed row."""
+    if payload is None:
+        return ""
+    return hashlib.sha256(
+        json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()
+    ).hexdigest()
+
+
+def newer(incoming: Row, hlc: str | None) -> bool:
+    """Whether `incoming` beats a version with clock `hlc` (None: no version yet).
+
+    Clock texts sort like the clocks, and they end with the device id, so two different
+    changes never tie: every device picks the same winner.
+    """
+    return hlc is None or incoming.hlc > hlc
+
+
+def references(row: Row) -> list[tuple[str, str]]:
+    """(kind, id) of the rows this row points at, which must exist before it is applied."""
+    data = row.payload
+    if data is None:
+        return []
+    if row.kind == "document":
+        return [("document", data["previous_id"])] if data.get("previous_id") else []
+    if row.kind == "statement":
+        return [
+            ("statement", data[name])
+            for name in ("supersedes", "superseded_by", "revises", "revised_by")
+            if data.get(name)
+        ]
+    if row.kind in ("closure", "attestation"):
+        return [("statement", data["statement_id"])]
+    if row.kind == "dispute":
+        return [("statement", data["a_id"]), ("statement", data["b_id"])]
+    return []

@@ -1,0 +1,92 @@
+"""Turning local changes into stamped rows, and reading rows out for a bundle.
+
+Triggers mark changed rows dirty with the time of the change; `stamp_changes` reads each
+one back, and only a row whose content hash differs from what was last recorded gets a
+new clock (the device's hybrid logical clock ticked at the change's own time) and the
+next local change number. A write that changed nothing, or an import that wrote a row
+exactly as it arrived, therefore costs no new clock and is not sent again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from privault.store import sync_read, sync_state
+from privault.store.connection import Connection, write
+from privault.sync.hlc import Stamp, receive, tick
+from privault.sync.rows import Row, content_hash
+
+Payloads = dict[tuple[str, str], dict[str, Any] | None]
+
+
+def load_clock(conn: Connection) -> Stamp | None:
+    """The device's clock as last saved."""
+    text = sync_state.meta_get(conn, sync_state.CLOCK_KEY)
+    return Stamp.parse(text) if text else None
+
+
+def save_clock(conn: Connection, clock: Stamp | None) -> None:
+    """Save the device's clock (inside a write)."""
+    if clock is not None:
+        sync_state.meta_set(conn, sync_state.CLOCK_KEY, clock.text())
+
+
+def stamp_changes(conn: Connection, read: Payloads | None = None) -> int:
+    """Give every really changed row a clock and a change number; return how many.
+
+    `read`, when given, collects the payloads read on the way, so an export in the same
+    transaction need not read them twice."""
+    with write(conn):
+        marks = sync_state.dirty(conn)
+        if not marks:
+            return 0
+        me = sync_state.device_id(conn)
+        clock = load_clock(conn)
+        previous = sync_state.known(conn, [(kind, row_id) for kind, row_id, _ in marks])
+        seq = sync_state.last_seq(conn)
+        stamped = 0
+        for kind, row_id, at in marks:
+            payload = sync_read.payload(conn, kind, row_id)
+            if read is not None:
+                read[(kind, row_id)] = payload
+            digest = content_hash(payload)
+            before = previous.get((kind, row_id))
+            if (before is None and digest == "") or (before is not None and before[2] == digest):
+                continue
+            if before is not None:  # a change to a row is always later than the row
+                clock = receive(clock, Stamp.parse(before[0]), me)
+            clock = tick(clock, at, me)
+            seq += 1
+            sync_state.record(conn, kind, row_id, clock.text(), me, digest, seq)
+            stamped += 1
+        sync_state.clear_dirty(conn, [(kind, row_id) for kind, row_id, _ in marks])
+        sync_state.meta_set(conn, sync_state.SEQ_KEY, str(seq))
+        save_clock(conn, clock)
+        return stamped
+
+
+def rows_since(
+    conn: Connection,
+    since: int,
+    *,
+    skip_origins: Iterable[str] = (),
+    read: Payloads | None = None,
+) -> list[Row]:
+    """Rows changed after local change number `since` (except those last changed by one of
+    `skip_origins`), with their content as it is now. Call inside the transaction that
+    stamped them (whose payloads `read` may hold)."""
+    known = read or {}
+    found = sync_state.changed_since(conn, since, skip_origins=skip_origins)
+    return [
+        Row(
+            kind,
+            row_id,
+            hlc,
+            who,
+            known[(kind, row_id)]
+            if (kind, row_id) in known
+            else sync_read.payload(conn, kind, row_id),
+        )
+        for kind, row_id, hlc, who in found
+    ]

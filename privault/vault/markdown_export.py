@@ -1,0 +1,101 @@
+"""`privault export --markdown DIR`: the vault as Markdown files a person can read.
+
+One file per current document (older page versions and forgotten documents are left
+out), named after its title, with front matter that `privault add` reads back; and one
+`_statements.md` with every statement version, a table per entity. The owner's view: no
+gate, so the folder holds the vault's text in clear.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from privault.errors import InputError
+from privault.store import sync_read
+from privault.store.connection import Connection
+from privault.sync.markdown import (
+    STATEMENTS_FILE,
+    MarkdownDocument,
+    file_name,
+    render_document,
+    render_statements,
+)
+from privault.timeutil import now_ms, to_iso
+
+
+@dataclass(frozen=True)
+class MarkdownReport:
+    """What an export wrote."""
+
+    folder: str
+    documents: int
+    statements: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return dict(self.__dict__)
+
+
+def _status(data: dict[str, Any], now: int) -> str:
+    if data["invalidated_at"] is not None:
+        return "revised"
+    if data["superseded_by"]:
+        return "superseded"
+    if data["valid_to"] is not None and data["valid_to"] <= now:
+        return "closed"
+    return "current"
+
+
+def export_markdown(conn: Connection, folder: Path) -> MarkdownReport:
+    """Write the folder (created if missing); existing files of the same name are replaced."""
+    target = folder.expanduser()
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot write to {target}: {exc.strerror or exc}") from None
+    taken = {STATEMENTS_FILE.lower()}
+    written = 0
+    for doc_id in sync_read.all_ids(conn, "document"):
+        data = sync_read.payload(conn, "document", doc_id)
+        if data is None or not data["current"]:
+            continue
+        doc = MarkdownDocument(
+            id=doc_id,
+            title=data["title"],
+            kind=data["kind"],
+            shelf=data["shelf"],
+            tags=tuple(data["tags"]),
+            source=data["source"],
+            created_at=data["created_at"],
+            updated_at=data["updated_at"],
+            body=data["body"],
+        )
+        (target / file_name(doc, taken)).write_text(render_document(doc), encoding="utf-8")
+        written += 1
+    now = now_ms()
+    by_entity: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    count = 0
+    for statement_id in sync_read.all_ids(conn, "statement"):
+        data = sync_read.payload(conn, "statement", statement_id)
+        if data is None:
+            continue
+        count += 1
+        item = {
+            "id": statement_id,
+            "content": data["content"],
+            "valid_from": to_iso(data["valid_from"]),
+            "valid_to": to_iso(data["valid_to"]),
+            "recorded_at": to_iso(data["recorded_at"]),
+            "status": _status(data, now),
+        }
+        for name in [name for _, name, _ in data["entities"]] or ["(no entity)"]:
+            by_entity[name].append(item)
+    tables = [
+        (name, sorted(items, key=lambda i: (i["recorded_at"], i["id"])))
+        for name, items in sorted(by_entity.items(), key=lambda kv: kv[0].casefold())
+    ]
+    (target / STATEMENTS_FILE).write_text(render_statements(tables), encoding="utf-8")
+    return MarkdownReport(str(target), written, count)

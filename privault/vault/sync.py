@@ -1,0 +1,262 @@
+"""Sync through the facade (`vault.sync`): bundles, sync folders, Markdown export.
+
+Owner only: a bundle holds every row of the vault in clear once decrypted, and importing
+rewrites shelves, policies and overrides, so no agent may do either (there is no MCP
+surface). Imported documents and statements are indexed, embedded and scanned for PII
+here, by this device's models, before the write lock is taken; nothing derived is taken
+from a bundle.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from privault.caller import Caller
+from privault.errors import AccessDenied, BundleError, InputError
+from privault.statements.vectors import embed_many
+from privault.store import sections, sync_read, sync_state
+from privault.store.connection import write
+from privault.store.migrations import applied_version, known_migrations
+from privault.store.sections import IndexedSection
+from privault.sync import bundle as bundles
+from privault.sync import folder as sync_folder
+from privault.sync.merge import MergeReport, merge
+from privault.sync.stamping import Payloads, rows_since, stamp_changes
+from privault.timeutil import now_ms
+from privault.vault import ingest
+from privault.vault.context import VaultContext
+from privault.vault.ingest import Draft
+from privault.vault.markdown_export import MarkdownReport, export_markdown
+from privault.vault.statements import VaultStatements
+from privault.vault.sync_results import ExportReport, ImportReport, SyncReport
+
+
+def _owner(caller: Caller) -> None:
+    if not caller.is_owner:
+        raise AccessDenied("only the owner can export, import or sync the vault")
+
+
+class _Derive:
+    """Indexes, vectors and PII spans for imported rows, by this device's engines."""
+
+    def __init__(self, shared: VaultContext) -> None:
+        self.shared = shared
+
+    def prepare_documents(self, items: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+        plans = []
+        texts: list[str] = []
+        for doc_id, data in items:
+            for node, parent, position, depth, heading, crumb, text, start, end in data["sections"]:
+                chunks, chunk_texts = ingest.chunk_section(crumb, text)
+                plans.append(
+                    (
+                        doc_id,
+                        node,
+                        parent,
+                        position,
+                        depth,
+                        heading,
+                        crumb,
+                        text,
+                        start,
+                        end,
+                        chunks,
+                        chunk_texts,
+                        len(texts),
+                    )
+                )
+                texts.extend(chunk_texts)
+        vectors = self.shared.embedder.embed(texts) if texts else None
+        indexed: dict[str, list[IndexedSection]] = {doc_id: [] for doc_id, _ in items}
+        for (
+            doc_id,
+            node,
+            parent,
+            position,
+            depth,
+            heading,
+            crumb,
+            text,
+            start,
+            end,
+            chunks,
+            chunk_texts,
+            offset,
+        ) in plans:
+            cut = len(doc_id) + 1  # node ids are `<doc id>.<path>`
+            indexed[doc_id].append(
+                IndexedSection(
+                    path=node[cut:],
+                    parent_path=parent[cut:] if parent else None,
+                    position=position,
+                    depth=depth,
+                    heading=heading,
+                    breadcrumb=tuple(crumb),
+                    text=text,
+                    start=start,
+                    end=end,
+                    chunks=tuple((c.start, c.end, c.tokens) for c in chunks),
+                    chunk_texts=chunk_texts,
+                    vectors=vectors[offset : offset + len(chunks)],  # type: ignore[index]
+                )
+            )
+        drafts = [
+            Draft(kind=data["kind"], title=data["title"], text=data["body"]) for _, data in items
+        ]
+        scans = self.shared.privacy.scan_drafts(drafts, [indexed[doc_id] for doc_id, _ in items])
+        return {
+            doc_id: (indexed[doc_id], scan) for (doc_id, _), scan in zip(items, scans, strict=True)
+        }
+
+    def store_document(self, doc_id: str, data: dict[str, Any], prepared: Any) -> None:
+        indexed, scan = prepared
+        section_ids = sections.replace_sections(self.shared.conn, doc_id, indexed)
+        self.shared.privacy.store_scan(doc_id, section_ids, scan)
+
+    def statement_vectors(self, items: Sequence[tuple[str, str]]) -> dict[str, bytes]:
+        def embed(texts: list[str]) -> list[list[float]]:
+            found: list[list[float]] = self.shared.embedder.embed(texts).tolist()
+            return found
+
+        blobs = embed_many(embed, [content for _, content in items])
+        return {statement_id: blob for (statement_id, _), blob in zip(items, blobs, strict=True)}
+
+
+class VaultSync:
+    """Export, import and sync of one vault (owner only)."""
+
+    def __init__(self, shared: VaultContext, statements: VaultStatements) -> None:
+        self.shared = shared
+        self.statements = statements
+        self._keys: dict[str, bundles.KeyCache] = {}
+
+    def _key_cache(self, secret: str) -> bundles.KeyCache:
+        # Kept for the vault's lifetime, so `serve` derives each device's key once.
+        if secret not in self._keys:
+            self._keys[secret] = bundles.KeyCache(secret)
+        return self._keys[secret]
+
+    def _folder_salt(self) -> bytes:
+        """This device's salt for its sync files: one key per device, derived once by
+        each reader. (Each file still has its own random nonce.)"""
+        conn = self.shared.conn
+        with write(conn):
+            salt = sync_state.meta_get(conn, "sync_salt")
+            if salt is None:
+                salt = os.urandom(16).hex()
+                sync_state.meta_set(conn, "sync_salt", salt)
+        return bytes.fromhex(salt)
+
+    @property
+    def device(self) -> str:
+        """This vault file's device id."""
+        with write(self.shared.conn):
+            return sync_state.device_id(self.shared.conn)
+
+    def _schema(self) -> int:
+        return known_migrations()[-1].version
+
+    def _seal(
+        self,
+        keys: bundles.KeyCache,
+        since: int,
+        origins_skipped: set[str],
+        salt: bytes | None = None,
+    ) -> tuple[bytes, int, int]:
+        """(bundle bytes, rows, cursor) of every change after `since`."""
+        conn = self.shared.conn
+        with write(conn):  # stamping and reading in one transaction: rows match their clocks
+            read: Payloads = {}
+            stamp_changes(conn, read)
+            found = rows_since(conn, since, skip_origins=origins_skipped, read=read)
+            cursor = sync_state.last_seq(conn)
+            device = sync_state.device_id(conn)
+            schema = applied_version(conn)
+        sealed = bundles.Bundle(device, schema, since, cursor, now_ms(), tuple(found))
+        return bundles.seal(sealed, keys, salt=salt), len(found), cursor
+
+    def export(
+        self, path: str | Path, *, secret: str, caller: Caller, since: int = 0
+    ) -> ExportReport:
+        """Write every row changed after local change number `since` (0: all) to a bundle."""
+        _owner(caller)
+        if since < 0:
+            raise InputError("--since must be a cursor printed by an earlier export (>= 0)")
+        target = Path(path).expanduser()
+        data, count, cursor = self._seal(bundles.KeyCache(secret), since, set())
+        try:
+            target.write_bytes(data)
+        except OSError as exc:
+            raise InputError(f"cannot write {target}: {exc.strerror or exc}") from None
+        return ExportReport(str(target), count, since, cursor, len(data))
+
+    def _merge(self, data: bytes, keys: bundles.KeyCache, name: str) -> ImportReport:
+        opened = bundles.open_bundle(data, keys, self._schema())
+        report: MergeReport = merge(self.shared.conn, opened.rows, _Derive(self.shared), now_ms)
+        if {"statement", "pii_override"} & set(report.applied):
+            self.shared.privacy.forget_known()  # new entities and marks are known entities
+        if report.new_statements:
+            self.statements.scan(report.new_statements)
+        return ImportReport(
+            name,
+            opened.device,
+            len(opened.rows),
+            dict(sorted(report.applied.items())),
+            report.unchanged,
+            report.forgotten,
+            report.waiting,
+        )
+
+    def import_bundle(self, path: str | Path, *, secret: str, caller: Caller) -> ImportReport:
+        """Merge a bundle into the vault; a damaged, newer or wrongly keyed one changes nothing."""
+        _owner(caller)
+        source = Path(path).expanduser()
+        try:
+            data = source.read_bytes()
+        except OSError as exc:
+            raise InputError(f"cannot read {source}: {exc.strerror or exc}") from None
+        return self._merge(data, bundles.KeyCache(secret), str(source))
+
+    def sync(self, folder: str | Path, *, secret: str, caller: Caller) -> SyncReport:
+        """Write this device's new changes into `folder` and merge the other devices' files.
+
+        A peer's file that is damaged, still arriving, or sealed with another passphrase is
+        reported and tried again next time; the others are merged.
+        """
+        _owner(caller)
+        root = sync_folder.check_folder(Path(folder))
+        keys = self._key_cache(secret)
+        me = self.device
+        # Rows that came from devices writing into this folder are theirs to publish.
+        peers = set(sync_folder.devices(root)) - {me}
+        since = sync_folder.written_up_to(root, me)
+        data, count, cursor = self._seal(keys, since, peers, self._folder_salt())
+        written = None
+        if count:
+            target = sync_folder.write_file(root, me, cursor, data)
+            written = ExportReport(str(target), count, since, cursor, len(data))
+        imported, refused = [], []
+        done = {peer: sync_state.imported_files(self.shared.conn, peer) for peer in peers}
+        for change in sync_folder.peer_files(root, me):
+            if change.name in done.get(change.device, set()):
+                continue
+            try:
+                imported.append(self._merge(change.path.read_bytes(), keys, str(change.path)))
+            except (BundleError, OSError) as exc:
+                refused.append((str(change.path), str(exc)))
+                continue
+            with write(self.shared.conn):
+                sync_state.mark_imported(self.shared.conn, change.device, change.name, now_ms())
+        return SyncReport(me, written, tuple(imported), tuple(refused))
+
+    def export_markdown(self, folder: str | Path, *, caller: Caller) -> MarkdownReport:
+        """One Markdown file per document and the statement tables, into `folder`."""
+        _owner(caller)
+        return export_markdown(self.shared.conn, Path(folder))
+
+    def dump(self) -> dict[str, dict[str, Any]]:
+        """Every synced row's content by kind and id (what converged devices agree on)."""
+        return sync_read.dump(self.shared.conn)
