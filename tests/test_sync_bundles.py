@@ -244,3 +244,38 @@ def test_a_correctly_sealed_bundle_with_unknown_fields_is_refused(
     with pytest.raises(BundleError, match="malformed"):
         target.sync.import_bundle(path, secret=SECRET, caller=OWNER)
     assert target.conn.execute("SELECT count(*) FROM statements").fetchone()[0] == 0
+
+
+def test_statement_shelf_entity_kinds_and_authors_travel(
+    source: Vault, target: Vault, tmp_path: Path
+) -> None:
+    """A statement kept on a private shelf must not land on another device's default shelf,
+    and an organisation must not become a masked person there."""
+    source.shelves.add("health", restricted=True, private=True)
+    source.statements.add(
+        "The owner has type 2 diabetes",
+        caller=OWNER,
+        entities=["owner", "org:Northwind Clinic"],
+        shelf="health",
+    )
+    target.sync.import_bundle(_bundle(source, tmp_path), secret=SECRET, caller=OWNER)
+    assert source.sync.dump() == target.sync.dump()
+    rows = target.conn.execute(
+        "SELECT s.shelf, e.name, e.kind FROM statements s"
+        " JOIN statement_entities e ON e.statement_id = s.id"
+        " WHERE s.content LIKE '%diabetes%' ORDER BY e.position"
+    ).fetchall()
+    assert [tuple(r) for r in rows] == [
+        ("health", "owner", "person"),
+        ("health", "Northwind Clinic", "org"),
+    ]
+
+
+def test_imported_entities_are_known_to_every_process(
+    source: Vault, target: Vault, tmp_path: Path
+) -> None:
+    from privault.store import pii
+
+    before = pii.known_generation(target.conn)
+    target.sync.import_bundle(_bundle(source, tmp_path), secret=SECRET, caller=OWNER)
+    assert pii.known_generation(target.conn) > before

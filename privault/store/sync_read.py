@@ -22,7 +22,7 @@ def _document(conn: Connection, doc_id: str) -> Payload:
     found = row(
         conn,
         "SELECT kind, title, source, shelf, content_hash, body, created_at, updated_at,"
-        " untrusted, previous_id, current, metadata FROM documents WHERE id = ?",
+        " untrusted, previous_id, current, metadata, author FROM documents WHERE id = ?",
         (doc_id,),
     )
     if found is None:
@@ -58,15 +58,16 @@ def _statement(conn: Connection, statement_id: str) -> Payload:
         conn,
         "SELECT chain_id, content, source, salience, confidence, occurred_at, valid_from,"
         " valid_to, recorded_at, invalidated_at, invalidation_reason, supersedes,"
-        " superseded_by, revises, revised_by, metadata FROM statements WHERE id = ?",
+        " superseded_by, revises, revised_by, metadata, shelf, author FROM statements"
+        " WHERE id = ?",
         (statement_id,),
     )
     if found is None:
         return None
     found["entities"] = [
-        [key, name, position]
-        for key, name, position in conn.execute(
-            "SELECT key, name, position FROM statement_entities WHERE statement_id = ?"
+        [key, name, position, kind]
+        for key, name, position, kind in conn.execute(
+            "SELECT key, name, position, kind FROM statement_entities WHERE statement_id = ?"
             " ORDER BY position",
             (statement_id,),
         )
@@ -116,7 +117,7 @@ def _watch(conn: Connection, watch_id: str) -> Payload:
     found = row(
         conn,
         "SELECT kind, target, schedule, shelf, status, allow_private, max_catchup, options,"
-        " created_at FROM watches WHERE id = ?",
+        " created_at, author FROM watches WHERE id = ?",
         (watch_id,),
     )
     if found is not None:

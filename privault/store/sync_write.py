@@ -26,6 +26,7 @@ _DOC_FIELDS = (
     "untrusted",
     "previous_id",
     "current",
+    "author",  # who wrote it: '' for the owner (agent text is gated in a scope of its own)
 )
 
 
@@ -116,6 +117,8 @@ STATEMENT_FIELDS = (
     "revises",
     "revised_by",
     "metadata",
+    "shelf",  # statements live on shelves: visibility and policy travel with them
+    "author",
 )
 _STATEMENT_MUTABLE = (
     "valid_to",
@@ -145,9 +148,9 @@ def put_statement(conn: Connection, statement_id: str, data: dict[str, Any]) -> 
         (statement_id, *(data[name] for name in STATEMENT_FIELDS)),
     )
     conn.executemany(
-        "INSERT OR IGNORE INTO statement_entities (statement_id, key, name, position)"
-        " VALUES (?, ?, ?, ?)",
-        [(statement_id, key, name, position) for key, name, position in data["entities"]],
+        "INSERT OR IGNORE INTO statement_entities (statement_id, key, name, position, kind)"
+        " VALUES (?, ?, ?, ?, ?)",
+        [(statement_id, *entity) for entity in data["entities"]],
     )
     return int(cursor.lastrowid or 0)
 
@@ -244,7 +247,8 @@ def put_watch(conn: Connection, watch_id: str, data: dict[str, Any] | None, now:
     options = json.dumps(data["options"])
     cursor = conn.execute(
         "UPDATE watches SET kind = ?, target = ?, schedule = ?, shelf = ?, status = ?,"
-        " allow_private = ?, max_catchup = ?, options = ?, created_at = ?, updated_at = ?,"
+        " allow_private = ?, max_catchup = ?, options = ?, created_at = ?, author = ?,"
+        " updated_at = ?,"
         " next_run_at = CASE WHEN ? IN ('cancelled', 'finished') THEN NULL ELSE next_run_at END"
         " WHERE id = ?",
         (
@@ -257,6 +261,7 @@ def put_watch(conn: Connection, watch_id: str, data: dict[str, Any] | None, now:
             data["max_catchup"],
             options,
             data["created_at"],
+            data["author"],
             now,
             data["status"],
             watch_id,
@@ -265,8 +270,8 @@ def put_watch(conn: Connection, watch_id: str, data: dict[str, Any] | None, now:
     if cursor.rowcount == 0:
         conn.execute(
             "INSERT INTO watches (id, kind, target, schedule, shelf, status, allow_private,"
-            " max_catchup, options, next_run_at, created_at, updated_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)",
+            " max_catchup, options, next_run_at, created_at, author, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)",
             (
                 watch_id,
                 data["kind"],
@@ -278,6 +283,7 @@ def put_watch(conn: Connection, watch_id: str, data: dict[str, Any] | None, now:
                 data["max_catchup"],
                 options,
                 data["created_at"],
+                data["author"],
                 now,
             ),
         )

@@ -53,6 +53,8 @@ class MergeReport:
     forgotten: int = 0  # rows of documents this vault holds a tombstone for
     waiting: int = 0  # rows still waiting for what they point at
     new_statements: list[str] = field(default_factory=list)  # to scan for PII
+    # Names that may be new known entities (the owner's statement entities, owner marks).
+    known_values: list[str] = field(default_factory=list)
 
     def count(self, kind: str) -> None:
         """Count one applied row."""
@@ -221,6 +223,8 @@ def _apply(
             seq = sync_write.put_statement(conn, row.id, data)
             if seq is not None:
                 report.new_statements.append(row.id)
+                if not data.get("author"):
+                    report.known_values.extend(entity[1] for entity in data["entities"])
                 if row.id in vectors:
                     sync_write.put_statement_vector(conn, seq, vectors[row.id])
         return True
@@ -230,6 +234,8 @@ def _apply(
         sync_write.put_watch(conn, row.id, data, now())
     elif row.kind == "pii_override":
         sync_write.put_pii_override(conn, row.id, data)
+        if data is not None:
+            report.known_values.append(data["value"])
     elif data is None:  # closures, attestations and disputes are never taken back
         return True
     elif row.kind == "closure":

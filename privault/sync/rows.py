@@ -50,6 +50,7 @@ REQUIRED: dict[str, frozenset[str]] = {
             "metadata",
             "tags",
             "sections",
+            "author",
         }
     ),
     "pii_override": frozenset({"doc_id", "node_id", "kind", "value", "action", "created_at"}),
@@ -72,6 +73,8 @@ REQUIRED: dict[str, frozenset[str]] = {
             "revised_by",
             "metadata",
             "entities",
+            "shelf",
+            "author",
         }
     ),
     "closure": frozenset({"statement_id", "valid_to", "recorded_at", "reason"}),
@@ -88,6 +91,7 @@ REQUIRED: dict[str, frozenset[str]] = {
             "max_catchup",
             "options",
             "created_at",
+            "author",
         }
     ),
 }

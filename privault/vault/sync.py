@@ -104,11 +104,23 @@ class _Derive:
                 )
             )
         drafts = [
-            Draft(kind=data["kind"], title=data["title"], text=data["body"]) for _, data in items
+            Draft(
+                kind=data["kind"],
+                title=data["title"],
+                text=data["body"],
+                author=data.get("author", ""),
+            )
+            for _, data in items
         ]
-        scans = self.shared.privacy.scan_drafts(drafts, [indexed[doc_id] for doc_id, _ in items])
+        privacy = self.shared.privacy
+        scans = privacy.scan_drafts(drafts, [indexed[doc_id] for doc_id, _ in items])
+        # The same masked index entries a local write gets: gated callers search those.
+        masked = privacy.with_masked_entries(
+            drafts, [indexed[doc_id] for doc_id, _ in items], scans, self.shared.embedder
+        )
         return {
-            doc_id: (indexed[doc_id], scan) for (doc_id, _), scan in zip(items, scans, strict=True)
+            doc_id: (sections_of, scan)
+            for (doc_id, _), sections_of, scan in zip(items, masked, scans, strict=True)
         }
 
     def store_document(self, doc_id: str, data: dict[str, Any], prepared: Any) -> None:
@@ -197,7 +209,9 @@ class VaultSync:
         opened = bundles.open_bundle(data, keys, self._schema())
         report: MergeReport = merge(self.shared.conn, opened.rows, _Derive(self.shared), now_ms)
         if {"statement", "pii_override"} & set(report.applied):
-            self.shared.privacy.forget_known()  # new entities and marks are known entities
+            # New entities and marks are known entities: every process learns them, and the
+            # owner's windows that hold them get their masked entries again.
+            self.shared.privacy.known_changed(report.known_values, self.shared.embedder)
         if report.new_statements:
             self.statements.scan(report.new_statements)
         return ImportReport(
