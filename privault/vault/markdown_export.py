@@ -91,7 +91,7 @@ def export_markdown(conn: Connection, folder: Path) -> MarkdownReport:
             "recorded_at": to_iso(data["recorded_at"]),
             "status": _status(data, now),
         }
-        for name in [name for _, name, _ in data["entities"]] or ["(no entity)"]:
+        for name in [entity[1] for entity in data["entities"]] or ["(no entity)"]:
             by_entity[name].append(item)
     tables = [
         (name, sorted(items, key=lambda i: (i["recorded_at"], i["id"])))

@@ -435,8 +435,7 @@ class VaultStatements:
         return as_seen(self._gated(every, reading), query)[:limit]
 
     def scan(self, statement_ids: Sequence[str]) -> None:
-        """Scan these statements (just imported) by the current detector; the spans of all
-        of them land in one transaction."""
+        """Scan these statements by the current detector, in one transaction."""
         detector = self._context.privacy.detector
         found = [st.get(self.conn, statement_id) for statement_id in statement_ids]
         with write(self.conn):
@@ -445,8 +444,7 @@ class VaultStatements:
 
     def rescan(self, limit: int = 200) -> int:
         """Scan statements never scanned or scanned by another detector version; return count."""
-        detector = self._context.privacy.detector
-        ids = statement_spans.stale_statements(self.conn, detector.version, limit)
-        for statement_id in ids:
-            self._store_scan(st.get(self.conn, statement_id), detector, {})
+        version = self._context.privacy.detector.version
+        ids = statement_spans.stale_statements(self.conn, version, limit)
+        self.scan(ids)
         return len(ids)
