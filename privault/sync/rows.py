@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from privault.errors import InputError
+from privault.store.sync_write import STATEMENT_FIELDS
 from privault.sync.hlc import Stamp
 
 # Import order inside one batch: what others point at comes first.
@@ -54,29 +55,8 @@ REQUIRED: dict[str, frozenset[str]] = {
         }
     ),
     "pii_override": frozenset({"doc_id", "node_id", "kind", "value", "action", "created_at"}),
-    "statement": frozenset(
-        {
-            "chain_id",
-            "content",
-            "source",
-            "salience",
-            "confidence",
-            "occurred_at",
-            "valid_from",
-            "valid_to",
-            "recorded_at",
-            "invalidated_at",
-            "invalidation_reason",
-            "supersedes",
-            "superseded_by",
-            "revises",
-            "revised_by",
-            "metadata",
-            "entities",
-            "shelf",
-            "author",
-        }
-    ),
+    # A statement version is exactly its row plus its entities.
+    "statement": frozenset({*STATEMENT_FIELDS, "entities"}),
     "closure": frozenset({"statement_id", "valid_to", "recorded_at", "reason"}),
     "attestation": frozenset({"statement_id", "attested_at", "recorded_at", "source"}),
     "dispute": frozenset({"a_id", "b_id", "reason", "recorded_at", "settled_at", "settled_reason"}),
