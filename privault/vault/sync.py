@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from privault.caller import Caller
 from privault.errors import AccessDenied, BundleError, InputError
@@ -46,49 +49,14 @@ class _Derive:
         self.shared = shared
 
     def prepare_documents(self, items: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
-        plans = []
+        # Every section's chunks first, so the whole import embeds in one batch.
+        pending: list[tuple[str, IndexedSection, int]] = []  # doc id, section, first text
         texts: list[str] = []
         for doc_id, data in items:
+            cut = len(doc_id) + 1  # node ids are `<doc id>.<path>`
             for node, parent, position, depth, heading, crumb, text, start, end in data["sections"]:
                 chunks, chunk_texts = ingest.chunk_section(crumb, text)
-                plans.append(
-                    (
-                        doc_id,
-                        node,
-                        parent,
-                        position,
-                        depth,
-                        heading,
-                        crumb,
-                        text,
-                        start,
-                        end,
-                        chunks,
-                        chunk_texts,
-                        len(texts),
-                    )
-                )
-                texts.extend(chunk_texts)
-        vectors = self.shared.embedder.embed(texts) if texts else None
-        indexed: dict[str, list[IndexedSection]] = {doc_id: [] for doc_id, _ in items}
-        for (
-            doc_id,
-            node,
-            parent,
-            position,
-            depth,
-            heading,
-            crumb,
-            text,
-            start,
-            end,
-            chunks,
-            chunk_texts,
-            offset,
-        ) in plans:
-            cut = len(doc_id) + 1  # node ids are `<doc id>.<path>`
-            indexed[doc_id].append(
-                IndexedSection(
+                section = IndexedSection(
                     path=node[cut:],
                     parent_path=parent[cut:] if parent else None,
                     position=position,
@@ -100,9 +68,15 @@ class _Derive:
                     end=end,
                     chunks=tuple((c.start, c.end, c.tokens) for c in chunks),
                     chunk_texts=chunk_texts,
-                    vectors=vectors[offset : offset + len(chunks)],  # type: ignore[index]
+                    vectors=np.empty((0, 0), dtype=np.float32),  # filled below
                 )
-            )
+                pending.append((doc_id, section, len(texts)))
+                texts.extend(chunk_texts)
+        vectors = self.shared.embedder.embed(texts) if texts else None
+        indexed: dict[str, list[IndexedSection]] = {doc_id: [] for doc_id, _ in items}
+        for doc_id, section, offset in pending:
+            mine = vectors[offset : offset + len(section.chunks)]  # type: ignore[index]
+            indexed[doc_id].append(replace(section, vectors=mine))
         drafts = [
             Draft(
                 kind=data["kind"],
