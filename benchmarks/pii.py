@@ -42,7 +42,7 @@ from privault.interfaces.config import models_dir
 from privault.privacy.detector import Detector, DetectorConfig, second_ner_folder
 from privault.privacy.gate import Gate
 from privault.privacy.policy import PolicySet
-from privault.privacy.spans import merge_spans
+from privault.spans import merge_spans
 
 # Dataset label -> the kind reported for it. Labels not listed are not identifying here.
 GOLD_KINDS = {

@@ -14,7 +14,7 @@ from helpers import Recorder, recording_server
 from privault.ask import AskSection, FakeChat, FollowupTokens, LeakyStubChat, RemoteChat, ask
 from privault.ask.briefing import BRIEFING, build_messages
 from privault.privacy.leaks import MASK
-from privault.privacy.spans import Span
+from privault.spans import Span
 from privault.store.connection import Connection
 
 NAME, IBAN, PHONE = "Maria Keller", "DE89 3704 0044 0532 0130 00", "+49 151 2345 6789"

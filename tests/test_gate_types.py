@@ -16,7 +16,7 @@ import pytest
 
 from privault.privacy.gate import Gate, Gated, clip
 from privault.privacy.policy import PolicySet
-from privault.privacy.spans import Span
+from privault.spans import Span
 from privault.vault import results, statement_results
 
 # Fields that are plain `str` on purpose: ids, kinds, names of shelves and policies, and the

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from privault.privacy import Detector, DetectorConfig, FakeDetector, Gate, PolicySet
-from privault.privacy.spans import Span
+from privault.spans import Span
 
 pytestmark = pytest.mark.real
 STANDARD = PolicySet.load().resolve("standard")

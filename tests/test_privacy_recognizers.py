@@ -10,7 +10,7 @@ from privault.privacy import recognizers as rec
 from privault.privacy.context import find_context_entities, propagate
 from privault.privacy.names import NameLists, find_names, people_in_entity
 from privault.privacy.places import Gazetteer, find_places
-from privault.privacy.spans import Span, merge_spans, normalise_kind
+from privault.spans import Span, merge_spans, normalise_kind
 
 
 def _found(spans: list[Span], text: str) -> list[tuple[str, str]]:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from privault.caller import Caller
 from privault.privacy.detector import DetectorConfig, FakeDetector
-from privault.privacy.spans import Span
 from privault.retrieval.embedder import FakeEmbedder
+from privault.spans import Span
 from privault.vault import Vault
 from privault.vault.privacy import label_spans
 

@@ -14,9 +14,9 @@ How the facade uses it:
 from privault.privacy.access import AccessConfig, policy_for
 from privault.privacy.detector import Detector, DetectorConfig, FakeDetector
 from privault.privacy.gate import CleanQuery, Gate, GatedText, HeldBack
-from privault.privacy.overrides import Override, apply_overrides
+from privault.privacy.overrides import apply_overrides
 from privault.privacy.policy import Policy, PolicySet, load_policy, shipped_policies_dir
-from privault.privacy.spans import KINDS, Span, merge_spans, normalise_kind
+from privault.spans import KINDS, Override, Span, merge_spans, normalise_kind
 
 __all__ = [
     "KINDS",

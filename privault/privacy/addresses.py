@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from privault.privacy.spans import Span, merge_spans
+from privault.spans import Span, merge_spans
 
 # A word that starts with a letter (any script); dots and hyphens inside for "Avda." etc.
 _W = r"[^\W\d_][\w'’.\-]*"

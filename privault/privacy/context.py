@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from privault.privacy.spans import Span
+from privault.spans import Span
 
 _UPPER = r"[^\W\d_a-zß-ÿа-яα-ω]"  # an upper-case letter, any script
 _NAME_WORD = _UPPER + r"[\w'’-]*"

@@ -27,7 +27,7 @@ from privault.privacy.context import find_guessed_entities, propagate
 from privault.privacy.names import load_name_lists
 from privault.privacy.ordinary import trim_person
 from privault.privacy.policy import Policy
-from privault.privacy.spans import Span
+from privault.spans import Span
 
 # Bump when recognizer code changes in a way that changes spans: stored spans get rescanned.
 DETECTOR_REVISION = "6"

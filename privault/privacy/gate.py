@@ -25,7 +25,7 @@ from typing import Protocol
 
 from privault.privacy.policy import Policy
 from privault.privacy.recognizers import known_entities_pattern
-from privault.privacy.spans import Span, merge_spans, normalise_value
+from privault.spans import Span, merge_spans, normalise_value
 
 _SEAL = object()
 OWNER_SCOPE = ""  # placeholders of owner-written text; agent-written text uses its own id

@@ -20,7 +20,7 @@ from functools import reduce
 
 from privault.privacy.gate import Gate
 from privault.privacy.policy import Policy, PolicySet
-from privault.privacy.spans import Span
+from privault.spans import Span
 
 
 class IndexMasker:

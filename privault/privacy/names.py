@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from privault.errors import ModelError
-from privault.privacy.spans import Span
+from privault.spans import Span
 
 # A name listed by this many independent sources is a real given name, not noise.
 FIRST_NAME_MIN_SOURCES = 5

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 from privault.privacy.names import NameLists, fold
-from privault.privacy.spans import Span
+from privault.spans import Span
 
 # Sources whose only evidence for PERSON is capitalisation or a statistical guess.
 _GUESSED = frozenset({"ner", "propn", "propagated", "list", "names", "speaker"})

@@ -9,27 +9,9 @@ occurrence of the value, `unmark` drops spans whose text equals the value. A `ma
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Literal
 
 from privault.privacy.recognizers import find_known_entities
-from privault.privacy.spans import Span, normalise_value
-
-
-@dataclass(frozen=True)
-class Override:
-    """One owner decision about a value in a document (or one node of it)."""
-
-    id: int
-    doc_id: str
-    node_id: str | None
-    kind: str
-    value: str
-    action: Literal["mark", "unmark"]
-
-    def applies_to(self, doc_id: str, node_id: str | None) -> bool:
-        """True for this document and, if the override names a node, that node only."""
-        return self.doc_id == doc_id and (self.node_id is None or self.node_id == node_id)
+from privault.spans import Override, Span, normalise_value
 
 
 def apply_overrides(

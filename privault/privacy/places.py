@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from privault.errors import ModelError
 from privault.privacy.names import NameLists, fold, package_dir
-from privault.privacy.spans import Span
+from privault.spans import Span
 
 # Capitalised (or ALL CAPS) words joined by spaces or hyphens, with the small lower case
 # particles of place names between them ("Santa Cruz de Tenerife", "Ostrov nad Ohří").

@@ -21,7 +21,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from privault.errors import PolicyError
-from privault.privacy.spans import Span, normalise_kind, normalise_value
+from privault.spans import Span, normalise_kind, normalise_value
 
 Mode = Literal["off", "redact", "refuse"]
 MODE_RANK: dict[str, int] = {"off": 0, "redact": 1, "refuse": 2}

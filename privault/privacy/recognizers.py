@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from privault.privacy.addresses import find_addresses as find_addresses
-from privault.privacy.spans import Span, normalise_kind
+from privault.spans import Span, normalise_kind
 
 # International phone numbers: an optional +CC or 00/001 prefix, an optional (0) trunk or
 # (area) group, then groups of digits split by spaces, dots or dashes, optional extension.

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 
-from privault.privacy.spans import Span
+from privault.spans import Span
 from privault.store.connection import Connection, write
 
 

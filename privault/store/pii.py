@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from privault.errors import InputError, NotFound
-from privault.privacy.overrides import Override
-from privault.privacy.spans import Span, normalise_kind
+from privault.spans import Override, Span, normalise_kind
 from privault.store.connection import Connection, rows, write
 from privault.timeutil import now_ms
 

@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from privault.privacy.spans import Span
+from privault.spans import Span
 from privault.store.connection import Connection, rows, write
 from privault.timeutil import now_ms
 

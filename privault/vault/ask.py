@@ -20,7 +20,7 @@ from privault.ask.pipeline import ask as run_pipeline
 from privault.caller import Caller
 from privault.errors import InputError
 from privault.privacy.policy import Policy
-from privault.privacy.spans import Span
+from privault.spans import Span
 from privault.store import shelves
 from privault.store.sections import SectionRow
 from privault.vault.context import VaultContext

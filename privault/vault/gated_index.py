@@ -16,8 +16,8 @@ import dataclasses
 from collections.abc import Callable, Sequence
 
 from privault.privacy.masking import IndexMasker
-from privault.privacy.spans import Span
 from privault.retrieval.embedder import Embedder
+from privault.spans import Span
 from privault.store import sections
 from privault.store.connection import Connection, write
 from privault.store.sections import IndexedSection

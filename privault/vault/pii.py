@@ -13,8 +13,7 @@ from typing import Literal
 from privault.caller import Caller
 from privault.errors import AccessDenied, InputError, NotFound
 from privault.privacy.gate import Gate, GatedText
-from privault.privacy.overrides import Override
-from privault.privacy.spans import Span, normalise_kind
+from privault.spans import Override, Span, normalise_kind
 from privault.store import documents, pii, sections
 from privault.vault.context import VaultContext
 from privault.vault.statements import VaultStatements

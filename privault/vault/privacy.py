@@ -37,8 +37,8 @@ from privault.privacy.masking import IndexMasker
 from privault.privacy.overrides import apply_overrides
 from privault.privacy.policy import Policy, PolicySet
 from privault.privacy.recognizers import find_known_entities
-from privault.privacy.spans import Span
 from privault.retrieval.embedder import Embedder
+from privault.spans import Span
 from privault.statements import known_entity_names
 from privault.store import label_spans as label_store
 from privault.store import pii, shelves

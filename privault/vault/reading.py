@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from privault.privacy.gate import OWNER_SCOPE, Gate, Gated, GatedText
 from privault.privacy.gate import clip as clip_text
 from privault.privacy.policy import Policy
-from privault.privacy.spans import Span
+from privault.spans import Span
 from privault.store.sections import SectionRow
 from privault.vault.results import Privacy
 

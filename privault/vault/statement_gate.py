@@ -20,7 +20,7 @@ from typing import Any
 
 from privault.privacy.gate import Gate, Gated, GatedText, literal
 from privault.privacy.recognizers import find_known_entities
-from privault.privacy.spans import Span
+from privault.spans import Span
 from privault.statements import Statement
 from privault.store.connection import Connection
 from privault.store.statement_spans import StatementScan, load_scans

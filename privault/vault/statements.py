@@ -25,7 +25,7 @@ from typing import Any
 from privault import statements as st
 from privault.caller import Caller
 from privault.errors import AccessDenied, InputError, NotFound
-from privault.privacy.spans import Span
+from privault.spans import Span
 from privault.statements import EntityCount, Statement
 from privault.store import statement_spans
 from privault.store.connection import write

@@ -18,8 +18,7 @@ from starlette.responses import Response
 from privault.errors import NotFound, PrivaultError
 from privault.interfaces.agents import known_caller
 from privault.interfaces.web.common import OWNER, Web, action, error_page, page, url, web_of
-from privault.privacy.overrides import Override
-from privault.privacy.spans import KINDS
+from privault.spans import KINDS, Override
 from privault.vault.pii import MarkedSection
 from privault.vault.results import DocumentEntry, DocumentTree, SectionView
 

@@ -1,4 +1,4 @@
-"""Detected PII spans and the one vocabulary of kinds they are labelled with.
+"""Detected PII spans, the one vocabulary of kinds they are labelled with, and owner overrides.
 
 Every recognizer (presidio patterns, spaCy NER, privault's own) reports into this
 vocabulary, so policies, stored spans and the gate speak about the same kinds. Labels from
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal
 
 # The kinds privault reports. Policies may name others (custom pattern recognizers add
 # their own kind), but everything shipped speaks this list.
@@ -107,3 +108,23 @@ def merge_spans(spans: Iterable[Span]) -> list[Span]:
 def normalise_value(value: str) -> str:
     """The comparison form of a value: case-folded, inner whitespace collapsed."""
     return " ".join(value.casefold().split())
+
+
+@dataclass(frozen=True)
+class Override:
+    """One owner decision about a value in a document (or one node of it).
+
+    Stored by document id and value (not offsets), so it survives re-ingest; the privacy
+    layer applies it at read time on top of the stored spans.
+    """
+
+    id: int
+    doc_id: str
+    node_id: str | None
+    kind: str
+    value: str
+    action: Literal["mark", "unmark"]
+
+    def applies_to(self, doc_id: str, node_id: str | None) -> bool:
+        """True for this document and, if the override names a node, that node only."""
+        return self.doc_id == doc_id and (self.node_id is None or self.node_id == node_id)
