@@ -66,8 +66,24 @@ def _replies(found: Any) -> tuple[StatementsReply, Outcome]:
 
 def register(server: MCPServer, runtime: ToolRuntime) -> None:
     """Add the statement tools to `server` (the vault must have `statements`)."""
-    facts = runtime.vault.statements
     runtime.write_tools |= WRITE_TOOLS
+    for add in (
+        _write_statement,
+        _query_statements,
+        _supersede_statement,
+        _revise_statement,
+        _confirm_statement,
+        _dispute_statements,
+        _invalidate_statement,
+        _statement_history,
+        _list_entities,
+    ):
+        add(server, runtime)
+
+
+def _write_statement(server: MCPServer, runtime: ToolRuntime) -> None:
+    """Add the `write_statement` tool."""
+    facts = runtime.vault.statements
 
     @server.tool(annotations=WRITE)
     async def write_statement(
@@ -104,6 +120,11 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
             )
 
         return await runtime.write("write_statement", body)
+
+
+def _query_statements(server: MCPServer, runtime: ToolRuntime) -> None:
+    """Add the `query_statements` tool."""
+    facts = runtime.vault.statements
 
     @server.tool(annotations=READ)
     async def query_statements(
@@ -143,6 +164,11 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
 
         return await runtime.read("query_statements", body)
 
+
+def _supersede_statement(server: MCPServer, runtime: ToolRuntime) -> None:
+    """Add the `supersede_statement` tool."""
+    facts = runtime.vault.statements
+
     @server.tool(annotations=WRITE)
     async def supersede_statement(
         statement_id: StatementId,
@@ -171,6 +197,11 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
 
         return await runtime.write("supersede_statement", body)
 
+
+def _revise_statement(server: MCPServer, runtime: ToolRuntime) -> None:
+    """Add the `revise_statement` tool."""
+    facts = runtime.vault.statements
+
     @server.tool(annotations=WRITE)
     async def revise_statement(
         statement_id: StatementId,
@@ -188,6 +219,11 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
 
         return await runtime.write("revise_statement", body)
 
+
+def _confirm_statement(server: MCPServer, runtime: ToolRuntime) -> None:
+    """Add the `confirm_statement` tool."""
+    facts = runtime.vault.statements
+
     @server.tool(annotations=WRITE)
     async def confirm_statement(statement_id: StatementId, source: Source = None) -> StatementReply:
         """You heard a fact again: add an attestation (raises its confirmed_count)."""
@@ -196,6 +232,11 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
             return _reply(facts.confirm(statement_id, caller=caller, source=source))
 
         return await runtime.write("confirm_statement", body)
+
+
+def _dispute_statements(server: MCPServer, runtime: ToolRuntime) -> None:
+    """Add the `dispute_statements` tool."""
+    facts = runtime.vault.statements
 
     @server.tool(annotations=WRITE)
     async def dispute_statements(
@@ -208,6 +249,11 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
             return _replies(facts.dispute(statement_id, other_id, caller=caller, reason=reason))
 
         return await runtime.write("dispute_statements", body)
+
+
+def _invalidate_statement(server: MCPServer, runtime: ToolRuntime) -> None:
+    """Add the `invalidate_statement` tool."""
+    facts = runtime.vault.statements
 
     @server.tool(annotations=WRITE)
     async def invalidate_statement(
@@ -223,6 +269,11 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
 
         return await runtime.write("invalidate_statement", body)
 
+
+def _statement_history(server: MCPServer, runtime: ToolRuntime) -> None:
+    """Add the `statement_history` tool."""
+    facts = runtime.vault.statements
+
     @server.tool(annotations=READ)
     async def statement_history(
         statement_id: StatementId, known_at: Time = None
@@ -233,6 +284,11 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
             return _replies(facts.history(statement_id, caller=caller, known_at=known_at))
 
         return await runtime.read("statement_history", body)
+
+
+def _list_entities(server: MCPServer, runtime: ToolRuntime) -> None:
+    """Add the `list_entities` tool."""
+    facts = runtime.vault.statements
 
     @server.tool(annotations=READ)
     async def list_entities(

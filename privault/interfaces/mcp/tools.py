@@ -61,8 +61,22 @@ def _time(value: str | None) -> int | None:
 
 def register(server: MCPServer, runtime: ToolRuntime) -> None:
     """Add the memory tools to `server`."""
-    vault = runtime.vault
     runtime.write_tools |= WRITE_TOOLS
+    for add in (
+        _memory_search,
+        _memory_read,
+        _memory_tree,
+        _memory_context,
+        _list_shelves,
+        _remember,
+        _memory_forget,
+    ):
+        add(server, runtime)
+
+
+def _memory_search(server: MCPServer, runtime: ToolRuntime) -> None:
+    """Add the `memory_search` tool."""
+    vault = runtime.vault
 
     @server.tool(annotations=READ)
     async def memory_search(
@@ -96,6 +110,11 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
 
         return await runtime.read("memory_search", body)
 
+
+def _memory_read(server: MCPServer, runtime: ToolRuntime) -> None:
+    """Add the `memory_read` tool."""
+    vault = runtime.vault
+
     @server.tool(annotations=READ)
     async def memory_read(node_id: NodeId) -> SectionResult:
         """Read one whole section by its node_id (from memory_search, memory_context or
@@ -109,6 +128,11 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
             return result, Outcome([view.node_id], view.privacy)
 
         return await runtime.read("memory_read", body)
+
+
+def _memory_tree(server: MCPServer, runtime: ToolRuntime) -> None:
+    """Add the `memory_tree` tool."""
+    vault = runtime.vault
 
     @server.tool(annotations=READ)
     async def memory_tree(
@@ -135,6 +159,11 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
             return TreeResult(documents=entries), outcome
 
         return await runtime.read("memory_tree", body)
+
+
+def _memory_context(server: MCPServer, runtime: ToolRuntime) -> None:
+    """Add the `memory_context` tool."""
+    vault = runtime.vault
 
     @server.tool(annotations=READ)
     async def memory_context(
@@ -169,6 +198,11 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
 
         return await runtime.read("memory_context", body)
 
+
+def _list_shelves(server: MCPServer, runtime: ToolRuntime) -> None:
+    """Add the `list_shelves` tool."""
+    vault = runtime.vault
+
     @server.tool(annotations=READ)
     async def list_shelves() -> ShelvesResult:
         """List the shelves (named parts of the vault) you can see, with document counts,
@@ -181,6 +215,11 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
             return result, Outcome()
 
         return await runtime.read("list_shelves", body)
+
+
+def _remember(server: MCPServer, runtime: ToolRuntime) -> None:
+    """Add the `remember` tool."""
+    vault = runtime.vault
 
     @server.tool(annotations=WRITE)
     async def remember(
@@ -217,6 +256,11 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
             return result, Outcome([added.doc_id])
 
         return await runtime.write("remember", body)
+
+
+def _memory_forget(server: MCPServer, runtime: ToolRuntime) -> None:
+    """Add the `memory_forget` tool."""
+    vault = runtime.vault
 
     @server.tool(annotations=DELETE)
     async def memory_forget(doc_id: DocId) -> ForgetResult:

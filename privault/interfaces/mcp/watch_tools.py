@@ -37,9 +37,15 @@ WatchId = Annotated[
 
 def register(server: MCPServer, runtime: ToolRuntime) -> None:
     """Add the watch tools to `server` (the vault must have `watches`)."""
+    runtime.write_tools |= WRITE_TOOLS
+    for add in (_watch, _list_watches, _cancel_watch, _list_reminders, _ack_reminder):
+        add(server, runtime)
+
+
+def _watch(server: MCPServer, runtime: ToolRuntime) -> None:
+    """Add the `watch` tool."""
     vault = runtime.vault
     watches = vault.watches
-    runtime.write_tools |= WRITE_TOOLS
 
     @server.tool(annotations=WATCH)
     async def watch(
@@ -97,6 +103,12 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
 
         return await runtime.write("watch", body)
 
+
+def _list_watches(server: MCPServer, runtime: ToolRuntime) -> None:
+    """Add the `list_watches` tool."""
+    vault = runtime.vault
+    watches = vault.watches
+
     @server.tool(annotations=READ)
     async def list_watches(
         include_cancelled: Annotated[
@@ -115,6 +127,11 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
 
         return await runtime.read("list_watches", body)
 
+
+def _cancel_watch(server: MCPServer, runtime: ToolRuntime) -> None:
+    """Add the `cancel_watch` tool."""
+    watches = runtime.vault.watches
+
     @server.tool(annotations=WRITE)
     async def cancel_watch(watch_id: WatchId) -> WatchReply:
         """Stop a watch for good (when the user no longer wants it). What it already
@@ -125,6 +142,12 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
             return WatchReply.model_validate(done.to_dict()), Outcome([watch_id], done.privacy)
 
         return await runtime.write("cancel_watch", body)
+
+
+def _list_reminders(server: MCPServer, runtime: ToolRuntime) -> None:
+    """Add the `list_reminders` tool."""
+    vault = runtime.vault
+    watches = vault.watches
 
     @server.tool(annotations=READ)
     async def list_reminders(
@@ -143,6 +166,11 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
             return RemindersReply.model_validate(found.to_dict()), Outcome(ids, found.privacy)
 
         return await runtime.read("list_reminders", body)
+
+
+def _ack_reminder(server: MCPServer, runtime: ToolRuntime) -> None:
+    """Add the `ack_reminder` tool."""
+    watches = runtime.vault.watches
 
     @server.tool(annotations=WRITE)
     async def ack_reminder(
