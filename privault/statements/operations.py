@@ -29,17 +29,24 @@ from privault.statements.model import (
 )
 from privault.statements.vectors import embed_many, embed_one, window_start
 from privault.statements.view import load
-from privault.store.connection import Connection, row, rows
+from privault.store.connection import Connection
 from privault.store.connection import write as transaction
 from privault.store.statements import (
+    add_attestation,
     close,
     closure_reason,
+    copy_attestations,
     entities_of,
+    has_open_dispute,
     insert,
     insert_dispute,
+    mark_revised,
+    mark_superseded,
     open_disputes,
     open_row,
+    save_vector,
     settle_disputes,
+    without_vector,
 )
 
 
@@ -141,7 +148,7 @@ def supersede(
         }
         new_id = insert(conn, fields, names, valid_to, None, now, vector)
         close(conn, old["id"], boundary, "superseded", now)
-        conn.execute("UPDATE statements SET superseded_by = ? WHERE id = ?", (new_id, old["id"]))
+        mark_superseded(conn, old["id"], new_id)
         settle_disputes(conn, old["id"], now, f"superseded by {new_id}")
     return load(conn, [new_id], now)[0]
 
@@ -190,21 +197,12 @@ def revise(
         }
         reason = closure_reason(conn, old["id"])
         new_id = insert(conn, fields, names, old["valid_to"], reason, now, vector)
-        conn.execute(
-            "INSERT INTO statement_attestations (statement_id, attested_at, recorded_at, source)"
-            " SELECT ?, attested_at, recorded_at, source FROM statement_attestations"
-            " WHERE statement_id = ? ORDER BY id",
-            (new_id, old["id"]),
-        )
+        copy_attestations(conn, old["id"], new_id)
         for dispute in open_disputes(conn, old["id"]):
             other = dispute["b_id"] if dispute["a_id"] == old["id"] else dispute["a_id"]
             insert_dispute(conn, new_id, other, dispute["reason"], now)
         settle_disputes(conn, old["id"], now, f"revised into {new_id}")
-        conn.execute(
-            "UPDATE statements SET invalidated_at = ?, invalidation_reason = 'revised',"
-            " revised_by = ? WHERE id = ?",
-            (now, new_id, old["id"]),
-        )
+        mark_revised(conn, old["id"], new_id, now)
     return load(conn, [new_id], now)[0]
 
 
@@ -223,11 +221,7 @@ def confirm(
         raise InputError(f"attested_at {timeutil.to_iso(heard)} is in the future")
     with transaction(conn):
         open_row(conn, statement_id, now, "confirm")
-        conn.execute(
-            "INSERT INTO statement_attestations (statement_id, attested_at, recorded_at, source)"
-            " VALUES (?, ?, ?, ?)",
-            (statement_id, heard, now, source),
-        )
+        add_attestation(conn, statement_id, heard, now, source)
     return load(conn, [statement_id], now)[0]
 
 
@@ -252,14 +246,7 @@ def dispute(
         second = open_row(conn, other_id, now, "dispute")
         if first["chain_id"] == second["chain_id"]:
             raise InputError(f"{statement_id} and {other_id} are versions of one statement")
-        pair = sorted((statement_id, other_id))
-        already = row(
-            conn,
-            "SELECT 1 AS yes FROM statement_disputes WHERE a_id = ? AND b_id = ?"
-            " AND settled_at IS NULL",
-            pair,
-        )
-        if already is None:
+        if not has_open_dispute(conn, statement_id, other_id):
             insert_dispute(conn, statement_id, other_id, reason, now)
     found = load(conn, [statement_id, other_id], now)
     return found[0], found[1]
@@ -295,18 +282,11 @@ def invalidate(
 
 def index_embeddings(conn: Connection, embed: Embed, *, batch: int = 64) -> int:
     """Embed every statement that has no vector yet; returns how many were embedded."""
-    missing = rows(
-        conn,
-        "SELECT seq, content FROM statements"
-        " WHERE seq NOT IN (SELECT rowid FROM statements_vec) ORDER BY seq",
-    )
+    missing = without_vector(conn)
     for start in range(0, len(missing), batch):
         part = missing[start : start + batch]
         vectors = embed_many(embed, [item["content"] for item in part])
         with transaction(conn):
             for item, vector in zip(part, vectors, strict=True):
-                conn.execute(
-                    "INSERT OR REPLACE INTO statements_vec (rowid, embedding) VALUES (?, ?)",
-                    (item["seq"], vector),
-                )
+                save_vector(conn, item["seq"], vector)
     return len(missing)

@@ -19,8 +19,10 @@ from privault import timeutil
 from privault.errors import InputError, NotFound
 from privault.statements.model import ORDERS, Embed, EntityCount, Statement, entity_key
 from privault.statements.ranking import composite, fuse, keyword_ranks, vector_ranks
-from privault.statements.view import DISPUTED_AT, load, visibility
-from privault.store.connection import Connection, row, rows
+from privault.statements.view import load
+from privault.store import statement_reads
+from privault.store.connection import Connection
+from privault.store.statement_reads import Visible
 
 
 @dataclass(frozen=True)
@@ -89,26 +91,13 @@ def query(
     if limit is not None and limit < 1:
         raise InputError(f"limit must be at least 1, got {limit}")
 
-    clauses = [visibility(include_closed), _not_hidden(hidden)]
-    params: dict[str, Any] = {"known": known, "valid": valid, **_hidden_params(hidden)}
-    for number, name in enumerate(dict.fromkeys(entity_key(e) for e in entities)):
-        clauses.append(
-            f"EXISTS (SELECT 1 FROM statement_entities e WHERE e.statement_id = s.id"
-            f" AND e.key = :entity{number})"
-        )
-        params[f"entity{number}"] = name
-    if source is not None:
-        clauses.append("s.source = :source")
-        params["source"] = source
-    if disputed:
-        clauses.append(DISPUTED_AT)
-    candidates = rows(
+    seen = Visible(known, valid, include_closed, tuple(hidden))
+    candidates = statement_reads.candidates(
         conn,
-        "SELECT s.seq, s.id, s.salience, s.confidence, max(s.recorded_at, coalesce(("
-        " SELECT max(a.attested_at) FROM statement_attestations a"
-        " WHERE a.statement_id = s.id AND a.recorded_at <= :known), 0)) AS heard_at"
-        f" FROM statements s WHERE {' AND '.join(clauses)}",
-        params,
+        seen,
+        entity_keys=[entity_key(e) for e in entities],
+        source=source,
+        disputed=disputed,
     )
 
     relevance: dict[int, float] = {}
@@ -142,17 +131,10 @@ def history(
 ) -> list[Statement]:
     """Every version in the chain of `statement_id` (any member), oldest first."""
     known = _now(now_ms) if known_at is None else known_at
-    start = row(conn, "SELECT chain_id FROM statements WHERE id = ?", (statement_id,))
-    if start is None:
+    members = statement_reads.chain_ids(conn, statement_id, known)
+    if members is None:
         raise NotFound(f"no statement {statement_id}")
-    members = rows(
-        conn,
-        # recorded_at first: a version imported from another device may have a lower seq.
-        "SELECT id FROM statements WHERE chain_id = ? AND recorded_at <= ?"
-        " ORDER BY recorded_at, seq",
-        (start["chain_id"], known),
-    )
-    return load(conn, [item["id"] for item in members], known)
+    return load(conn, members, known)
 
 
 def entities(
@@ -173,23 +155,8 @@ def entities(
     known = _now(now_ms) if known_at is None else known_at
     if include_closed and valid_at is not None:
         raise InputError("valid_at asks what held then; it cannot be combined with --all")
-    params = {
-        "known": known,
-        "valid": known if valid_at is None else valid_at,
-        "min": min_count,
-        **_hidden_params(hidden),
-    }
-    found = rows(
-        conn,
-        "SELECT e.key, s.author, count(*) AS n, (SELECT e2.name FROM statement_entities e2"
-        "  JOIN statements s2 ON s2.id = e2.statement_id WHERE e2.key = e.key"
-        f"  {'AND s2.author = s.author' if by_author else ''} ORDER BY s2.seq LIMIT 1) AS name"
-        " FROM statement_entities e JOIN statements s ON s.id = e.statement_id"
-        f" WHERE {visibility(include_closed)} AND {_not_hidden(hidden)}"
-        f" GROUP BY e.key{', s.author' if by_author else ''} HAVING n >= :min"
-        " ORDER BY n DESC, e.key, s.author",
-        params,
-    )
+    seen = Visible(known, known if valid_at is None else valid_at, include_closed, tuple(hidden))
+    found = statement_reads.entity_counts(conn, seen, min_count=min_count, by_author=by_author)
     return [
         EntityCount(
             name=item["name"],
@@ -203,17 +170,7 @@ def entities(
 
 def stats(conn: Connection, *, now_ms: int | None = None) -> StatementStats:
     """Counts of statements: open, closed, superseded, revised, disputed."""
-    closed = "(s.invalidated_at IS NOT NULL OR (s.valid_to IS NOT NULL AND s.valid_to <= :now))"
-    found = row(
-        conn,
-        f"SELECT count(*) AS total, coalesce(sum({closed}), 0) AS closed,"
-        " coalesce(sum(s.superseded_by IS NOT NULL), 0) AS superseded,"
-        " coalesce(sum(s.invalidated_at IS NOT NULL), 0) AS revised,"
-        f" coalesce(sum(NOT {closed} AND {DISPUTED_AT.replace(':known', ':now')}), 0)"
-        " AS disputed FROM statements s",
-        {"now": _now(now_ms)},
-    )
-    assert found is not None  # an aggregate always returns one row
+    found = statement_reads.counts(conn, _now(now_ms))
     return StatementStats(
         total=found["total"],
         open=found["total"] - found["closed"],
@@ -230,25 +187,11 @@ def known_entity_names(conn: Connection) -> dict[str, str]:
     Closed statements count too: a name the vault once knew is still a name to protect.
     Statements an agent wrote do not: an agent must not decide what others see masked.
     """
-    found = rows(
-        conn,
-        "SELECT e.key, e.name, e.kind FROM statement_entities e JOIN statements s"
-        " ON s.id = e.statement_id WHERE s.author = '' ORDER BY s.seq, e.position",
-    )
+    found = statement_reads.owner_entity_names(conn)
     names: dict[str, tuple[str, str]] = {}
     for item in found:
         names.setdefault(item["key"], (item["name"], item["kind"]))
     return dict(names.values())
-
-
-def _not_hidden(hidden: Sequence[str]) -> str:
-    if not hidden:
-        return "1 = 1"
-    return f"s.shelf NOT IN ({', '.join(f':hidden{i}' for i in range(len(hidden)))})"
-
-
-def _hidden_params(hidden: Sequence[str]) -> dict[str, str]:
-    return {f"hidden{i}": shelf for i, shelf in enumerate(hidden)}
 
 
 def _now(now_ms: int | None) -> int:

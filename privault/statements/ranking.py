@@ -13,7 +13,8 @@ from collections.abc import Iterable
 
 from privault.statements.model import Embed
 from privault.statements.vectors import embed_many
-from privault.store.connection import Connection, rows
+from privault.store import statement_reads
+from privault.store.connection import Connection
 
 RRF_K = 60
 RECENCY_HALF_LIFE_MS = 30 * 86_400_000  # a statement heard a month ago counts half as fresh
@@ -30,13 +31,8 @@ def keyword_ranks(conn: Connection, text: str) -> dict[int, int]:
     if not words:
         return {}
     expression = " OR ".join(f'"{word}"' for word in dict.fromkeys(words))
-    found = rows(
-        conn,
-        "SELECT rowid FROM statements_fts WHERE statements_fts MATCH ?"
-        " ORDER BY bm25(statements_fts)",
-        (expression,),
-    )
-    return {item["rowid"]: position for position, item in enumerate(found, start=1)}
+    found = statement_reads.keyword_rowids(conn, expression)
+    return {rowid: position for position, rowid in enumerate(found, start=1)}
 
 
 def vector_ranks(
@@ -48,20 +44,10 @@ def vector_ranks(
     a global k-nearest search followed by filtering could.
     """
     pool = list(candidates)
-    if not pool or conn.execute("SELECT 1 FROM statements_vec LIMIT 1").fetchone() is None:
+    if not pool or not statement_reads.has_vectors(conn):
         return {}
     query = embed_many(embed, [text])[0]
-    scored: list[tuple[float, int]] = []
-    for start in range(0, len(pool), 500):
-        part = pool[start : start + 500]
-        marks = ",".join("?" * len(part))
-        for item in rows(
-            conn,
-            f"SELECT rowid, vec_distance_cosine(embedding, ?) AS distance FROM statements_vec"
-            f" WHERE rowid IN ({marks})",
-            [query, *part],
-        ):
-            scored.append((item["distance"], item["rowid"]))
+    scored = statement_reads.vector_distances(conn, query, pool)
     scored.sort()
     return {rowid: position for position, (_, rowid) in enumerate(scored[:top], start=1)}
 

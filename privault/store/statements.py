@@ -147,6 +147,69 @@ def settle_disputes(conn: Connection, statement_id: str, now: int, why: str) -> 
     )
 
 
+def mark_superseded(conn: Connection, statement_id: str, successor: str) -> None:
+    """Point a statement at the one that superseded it."""
+    conn.execute("UPDATE statements SET superseded_by = ? WHERE id = ?", (successor, statement_id))
+
+
+def mark_revised(conn: Connection, statement_id: str, revision: str, now: int) -> None:
+    """Replace a statement by its revision (from `now`, in vault time)."""
+    conn.execute(
+        "UPDATE statements SET invalidated_at = ?, invalidation_reason = 'revised',"
+        " revised_by = ? WHERE id = ?",
+        (now, revision, statement_id),
+    )
+
+
+def add_attestation(
+    conn: Connection, statement_id: str, attested_at: int, now: int, source: str | None
+) -> None:
+    """Record that the statement was heard again at `attested_at` (learned `now`)."""
+    conn.execute(
+        "INSERT INTO statement_attestations (statement_id, attested_at, recorded_at, source)"
+        " VALUES (?, ?, ?, ?)",
+        (statement_id, attested_at, now, source),
+    )
+
+
+def copy_attestations(conn: Connection, source_id: str, target_id: str) -> None:
+    """Give a revision every attestation of the statement it revises, as they were learned."""
+    conn.execute(
+        "INSERT INTO statement_attestations (statement_id, attested_at, recorded_at, source)"
+        " SELECT ?, attested_at, recorded_at, source FROM statement_attestations"
+        " WHERE statement_id = ? ORDER BY id",
+        (target_id, source_id),
+    )
+
+
+def has_open_dispute(conn: Connection, one: str, two: str) -> bool:
+    """True when the two statements are already in an unsettled dispute."""
+    first, second = sorted((one, two))
+    found = row(
+        conn,
+        "SELECT 1 AS yes FROM statement_disputes WHERE a_id = ? AND b_id = ?"
+        " AND settled_at IS NULL",
+        (first, second),
+    )
+    return found is not None
+
+
+def without_vector(conn: Connection) -> list[dict[str, Any]]:
+    """seq and content of every statement that has no vector yet, oldest first."""
+    return rows(
+        conn,
+        "SELECT seq, content FROM statements"
+        " WHERE seq NOT IN (SELECT rowid FROM statements_vec) ORDER BY seq",
+    )
+
+
+def save_vector(conn: Connection, seq: int, vector: bytes) -> None:
+    """Store (or replace) the vector of the statement with rowid `seq`."""
+    conn.execute(
+        "INSERT OR REPLACE INTO statements_vec (rowid, embedding) VALUES (?, ?)", (seq, vector)
+    )
+
+
 def _own_words(reason: str | None) -> str:
     """Why a window closed, in words an error may carry: the vault's own reasons only.
 
