@@ -46,6 +46,7 @@ from privault.retrieval import fts, search
 from privault.retrieval.embedder import FastEmbedder
 from privault.store import documents, sections
 from privault.store.connection import write
+from privault.store.index_reads import Filters
 from privault.vault import Vault
 
 SECTIONS_PER_DOCUMENT = 10
@@ -205,7 +206,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         vector_laps = [timed(lambda v=v: vault.vectors.search(v, k), 1)[0] for v in vectors]
         matrix = vault.vectors._matrix  # the same vectors the leg scans
         floor_laps = [timed(lambda v=v: matrix @ v, 1)[0] for v in vectors]
-        filters = fts.Filters()
+        filters = Filters()
         fts_laps = [
             timed(lambda q=q: fts.search(vault.conn, q, filters, vault_candidates()), 1)[0]
             for q in queries

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from privault.caller import Caller
-from privault.retrieval.fts import Filters, match_expression
+from privault.retrieval.fts import match_expression
 from privault.retrieval.periods import envelope, mentioned_periods
 from privault.retrieval.vectors import VectorIndex
+from privault.store.index_reads import Filters
 from privault.timeutil import parse_time
 from tests.helpers import fake_vault
 

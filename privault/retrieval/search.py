@@ -12,9 +12,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from privault.retrieval import fts
-from privault.retrieval.fts import Filters
 from privault.retrieval.vectors import VectorIndex
+from privault.store import index_reads
 from privault.store.connection import Connection
+from privault.store.index_reads import Filters
 
 RRF_K = 5  # top ranks dominate: measured on LoCoMo, k in 1..10 beat 60 by 4 points
 VECTOR_OVERFETCH = 4  # the vector leg is unfiltered: fetch extra to survive filtering
@@ -81,13 +82,13 @@ def hybrid(
     fetch = limit * fts.OVERFETCH
     unfiltered = fts.ranked(conn, query, fetch, vectors.view)
     candidate_ids = list(dict.fromkeys([c for c, _ in unfiltered] + [c for c, _ in vector]))
-    sections = fts.visible_chunks(conn, candidate_ids, filters)
+    sections = index_reads.visible_chunks(conn, candidate_ids, filters)
     keyword_ids = [chunk_id for chunk_id, _ in unfiltered if chunk_id in sections][:limit]
     if len(unfiltered) == fetch and len(keyword_ids) < limit:
         keyword_ids = [
             chunk_id for chunk_id, _ in fts.joined(conn, query, filters, limit, vectors.view)
         ]
-        sections.update(fts.visible_chunks(conn, keyword_ids, filters))
+        sections.update(index_reads.visible_chunks(conn, keyword_ids, filters))
     vector_ids = [chunk_id for chunk_id, _ in vector if chunk_id in sections][:limit]
     rankings = [keyword_ids, vector_ids]
     dated = filters.within(*period) if period else None
@@ -134,22 +135,9 @@ def _dated_legs(
             )
             if similarity >= MIN_SIMILARITY
         ]
-    inside = fts.visible_chunks(conn, keyword + [chunk_id for chunk_id, _ in vector], dated)
+    inside = index_reads.visible_chunks(conn, keyword + [chunk_id for chunk_id, _ in vector], dated)
     sections.update(inside)
     return [
         [chunk_id for chunk_id in keyword if chunk_id in inside][:limit],
         [chunk_id for chunk_id, _ in vector if chunk_id in inside][:limit],
     ]
-
-
-def chunk_spans(conn: Connection, chunk_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
-    """Character spans (within their section's text) of these chunks."""
-    if not chunk_ids:
-        return {}
-    marks = ",".join("?" * len(chunk_ids))
-    return {
-        int(chunk_id): (int(start), int(end))
-        for chunk_id, start, end in conn.execute(
-            f"SELECT id, start, end FROM chunks WHERE id IN ({marks})", list(chunk_ids)
-        )
-    }

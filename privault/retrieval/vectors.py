@@ -19,6 +19,7 @@ import threading
 
 import numpy as np
 
+from privault.store import index_reads
 from privault.store.connection import Connection
 
 _RELOAD_STALE_SHARE = 0.2  # reload whole when this share of the cache is deleted rows
@@ -54,37 +55,21 @@ class VectorIndex:
         (about 25 ms at 100k rows), while `rowid = ?` is a point lookup.
         """
         with self._lock:
-            (version,) = conn.execute("PRAGMA data_version").fetchone()
-            token = (int(version), int(conn.total_changes))
+            token = index_reads.change_token(conn)
             if token == self._token:
                 return
-            (live,) = conn.execute("SELECT count(*) FROM chunks").fetchone()
+            live = index_reads.live_chunk_count(conn)
             if len(self._ids) - live > max(64, _RELOAD_STALE_SHARE * len(self._ids)):
                 self._ids = np.zeros(0, dtype=np.int64)
                 self._matrix = np.zeros((0, self.dim), dtype=np.float32)
                 self._created = np.zeros(0, dtype=np.int64)
                 self._max_id = 0
-            created = dict(
-                conn.execute(
-                    "SELECT c.id, d.created_at FROM chunks c JOIN sections s ON s.id = c.section_id"
-                    " JOIN documents d ON d.id = s.doc_id WHERE c.id > ? ORDER BY c.id",
-                    (self._max_id,),
-                ).fetchall()
-            )
+            created = index_reads.chunk_dates_after(conn, self._max_id)
             new_ids = list(created)
             if len(new_ids) <= _POINT_LOOKUPS:
-                fetched = [
-                    found
-                    for chunk_id in new_ids
-                    for found in conn.execute(
-                        "SELECT rowid, embedding FROM chunks_vec WHERE rowid = ?", (chunk_id,)
-                    )
-                ]
+                fetched = index_reads.vectors_of(conn, new_ids)
             else:
-                fetched = conn.execute(
-                    "SELECT rowid, embedding FROM chunks_vec WHERE rowid > ? ORDER BY rowid",
-                    (self._max_id,),
-                ).fetchall()
+                fetched = index_reads.vectors_after(conn, self._max_id)
             if self.view == "masked" and fetched:
                 fetched = self._masked(conn, fetched)
             self._token = token
@@ -106,11 +91,7 @@ class VectorIndex:
     ) -> list[tuple[int, bytes]]:
         """Plain rows with each masked chunk's vector put in place of its plain one."""
         lowest = min(int(rowid) for rowid, _ in fetched)
-        masked = dict(
-            conn.execute(
-                "SELECT chunk_id, embedding FROM masked_chunks WHERE chunk_id >= ?", (lowest,)
-            ).fetchall()
-        )
+        masked = index_reads.masked_vectors_from(conn, lowest)
         return [(rowid, masked.get(rowid, embedding)) for rowid, embedding in fetched]
 
     def search(

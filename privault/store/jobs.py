@@ -129,6 +129,15 @@ def claim(
     return claimed
 
 
+def cancel_queued(conn: Connection, watch_id: str, now: int) -> None:
+    """Cancel the watch's jobs that have not started."""
+    conn.execute(
+        "UPDATE jobs SET status = 'cancelled', finished_at = ?"
+        " WHERE watch_id = ? AND status = 'queued'",
+        (now, watch_id),
+    )
+
+
 def get_job(conn: Connection, job_id: int) -> Job:
     """One job by id (raises LookupError if absent; a bug, since ids come from claims)."""
     found = rows(conn, "SELECT * FROM jobs WHERE id = ?", (job_id,))

@@ -30,6 +30,12 @@ _DOC_FIELDS = (
 )
 
 
+def defer_foreign_keys(conn: Connection) -> None:
+    """Check foreign keys at commit, not per row: a merge writes children and parents in
+    whatever order the other device's changes arrive."""
+    conn.execute("PRAGMA defer_foreign_keys = ON")
+
+
 def put_document(conn: Connection, doc_id: str, data: dict[str, Any]) -> None:
     """Insert or overwrite a document row and its tags (sections: `sections.replace_sections`)."""
     values = [data[name] for name in _DOC_FIELDS]

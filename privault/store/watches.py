@@ -1,26 +1,206 @@
-"""Small lookups on the watch tables that the facade needs for visibility checks.
+"""The watch, watch-run and reminder repository: rows in, rows out.
 
-(The watch, run and reminder repositories themselves still live in `privault.watches`,
-next to the models they build.)
+`privault.watches` builds its models from these rows and decides what a change means;
+every function that changes a row expects to run inside the caller's write transaction.
 """
 
 from __future__ import annotations
 
-from privault.store.connection import Connection
+from collections.abc import Mapping
+from typing import Any
+
+from privault.store.connection import Connection, row, rows
+
+_WATCH_COLUMNS = (
+    "id",
+    "kind",
+    "target",
+    "schedule",
+    "shelf",
+    "allow_private",
+    "max_catchup",
+    "options",
+    "next_run_at",
+    "created_at",
+    "updated_at",
+    "author",
+)
+_RUN_COLUMNS = (
+    "watch_id",
+    "job_id",
+    "planned_at",
+    "started_at",
+    "finished_at",
+    "attempt",
+    "status",
+    "summary",
+    "error",
+    "doc_ids",
+    "diff",
+)
+_REMINDER_COLUMNS = ("id", "watch_id", "planned_at", "doc_id", "text", "shelf", "due_at")
+
+
+def _insert(
+    conn: Connection, table: str, columns: tuple[str, ...], values: Mapping[str, Any]
+) -> int:
+    if set(values) != set(columns):
+        raise ValueError(f"{table} row needs exactly {', '.join(columns)}")
+    marks = ", ".join("?" * len(columns))
+    cursor = conn.execute(
+        f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})",
+        [values[name] for name in columns],
+    )
+    return int(cursor.lastrowid or 0)
+
+
+# -- watches ---------------------------------------------------------------------------
+
+
+def watch_exists(conn: Connection, watch_id: str) -> bool:
+    """True when a watch has this id (cancelled ones included)."""
+    return row(conn, "SELECT 1 AS yes FROM watches WHERE id = ?", (watch_id,)) is not None
+
+
+def insert_watch(conn: Connection, values: Mapping[str, Any]) -> None:
+    """Add a watch row (`values` names every column a new watch sets)."""
+    _insert(conn, "watches", _WATCH_COLUMNS, values)
+
+
+def watch_row(conn: Connection, watch_id: str) -> dict[str, Any] | None:
+    """The watch's row, or None."""
+    return row(conn, "SELECT * FROM watches WHERE id = ?", (watch_id,))
+
+
+def watch_rows(conn: Connection, *, include_cancelled: bool) -> list[dict[str, Any]]:
+    """Every watch row, oldest first."""
+    where = "" if include_cancelled else " WHERE status != 'cancelled'"
+    return rows(conn, f"SELECT * FROM watches{where} ORDER BY created_at, rowid")
+
+
+def set_status(conn: Connection, watch_id: str, status: str, now: int, **extra: Any) -> None:
+    """Set a watch's status (and any other columns given), stamped `now`."""
+    columns = "".join(f", {name} = ?" for name in extra)
+    conn.execute(
+        f"UPDATE watches SET status = ?, updated_at = ?{columns} WHERE id = ?",
+        (status, now, *extra.values(), watch_id),
+    )
+
+
+def due_watches(conn: Connection, now: int) -> list[dict[str, Any]]:
+    """id, schedule, next_run_at, max_catchup of every active watch due by `now`."""
+    return rows(
+        conn,
+        "SELECT id, schedule, next_run_at, max_catchup FROM watches"
+        " WHERE status = 'active' AND next_run_at <= ?",
+        (now,),
+    )
+
+
+def advance(conn: Connection, watch_id: str, next_run: int | None, skipped: int, now: int) -> None:
+    """Move a watch to its next planned run; no next run finishes it."""
+    conn.execute(
+        "UPDATE watches SET next_run_at = ?, skipped = skipped + ?, updated_at = ?,"
+        " status = CASE WHEN ? IS NULL THEN 'finished' ELSE status END WHERE id = ?",
+        (next_run, skipped, now, next_run, watch_id),
+    )
+
+
+def record_outcome(
+    conn: Connection,
+    watch_id: str,
+    *,
+    finished: int,
+    status: str,
+    error: str | None,
+    failed: bool,
+    state: str | None,
+) -> None:
+    """Count a finished run on its watch; `state` (JSON) replaces the stored state if given."""
+    conn.execute(
+        "UPDATE watches SET last_run_at = ?, last_status = ?, last_error = ?,"
+        " runs = runs + 1, failures = failures + ?, state = coalesce(?, state),"
+        " updated_at = ? WHERE id = ?",
+        (finished, status, error, int(failed), state, finished, watch_id),
+    )
+
+
+def state_of(conn: Connection, watch_id: str) -> str | None:
+    """The watch's stored state (JSON), or None when there is no such watch."""
+    found = row(conn, "SELECT state FROM watches WHERE id = ?", (watch_id,))
+    return found["state"] if found else None
 
 
 def shelves_of_watches(conn: Connection) -> dict[str, str]:
     """Each watch id's shelf."""
-    return dict(conn.execute("SELECT id, shelf FROM watches").fetchall())
-
-
-def reminder_shelf(conn: Connection, reminder_id: str) -> str | None:
-    """The shelf of a reminder, or None when there is no such reminder."""
-    found = conn.execute("SELECT shelf FROM reminders WHERE id = ?", (reminder_id,)).fetchone()
-    return found[0] if found else None
+    return {item["id"]: item["shelf"] for item in rows(conn, "SELECT id, shelf FROM watches")}
 
 
 def watch_author(conn: Connection, watch_id: str) -> str:
     """Who added a watch: '' for the owner (or no such watch), else the agent's name."""
-    found = conn.execute("SELECT author FROM watches WHERE id = ?", (watch_id,)).fetchone()
-    return str(found[0]) if found else ""
+    found = row(conn, "SELECT author FROM watches WHERE id = ?", (watch_id,))
+    return str(found["author"]) if found else ""
+
+
+# -- runs ------------------------------------------------------------------------------
+
+
+def insert_run(conn: Connection, values: Mapping[str, Any]) -> dict[str, Any]:
+    """Add a watch-run row and return it as stored."""
+    run_id = _insert(conn, "watch_runs", _RUN_COLUMNS, values)
+    stored = row(conn, "SELECT * FROM watch_runs WHERE id = ?", (run_id,))
+    assert stored is not None  # written just above, in the same transaction
+    return stored
+
+
+def run_rows(conn: Connection, watch_id: str, limit: int) -> list[dict[str, Any]]:
+    """The watch's most recent runs, newest first."""
+    return rows(
+        conn,
+        "SELECT * FROM watch_runs WHERE watch_id = ? ORDER BY id DESC LIMIT ?",
+        (watch_id, limit),
+    )
+
+
+# -- reminders -------------------------------------------------------------------------
+
+
+def insert_reminder(conn: Connection, values: Mapping[str, Any]) -> None:
+    """List a reminder as due."""
+    _insert(conn, "reminders", _REMINDER_COLUMNS, values)
+
+
+def reminder_row(conn: Connection, reminder_id: str) -> dict[str, Any] | None:
+    """The reminder's row, or None."""
+    return row(conn, "SELECT * FROM reminders WHERE id = ?", (reminder_id,))
+
+
+def reminder_for_run(conn: Connection, watch_id: str, planned_at: int) -> dict[str, Any] | None:
+    """The reminder a watch filed for one planned time, if it did."""
+    return row(
+        conn,
+        "SELECT id, doc_id FROM reminders WHERE watch_id = ? AND planned_at = ?",
+        (watch_id, planned_at),
+    )
+
+
+def reminder_rows(conn: Connection, *, include_acked: bool, limit: int) -> list[dict[str, Any]]:
+    """Unacknowledged reminders oldest due first; with `include_acked`, all, newest first."""
+    if include_acked:
+        sql = "SELECT * FROM reminders ORDER BY due_at DESC, id LIMIT ?"
+    else:
+        sql = "SELECT * FROM reminders WHERE acked_at IS NULL ORDER BY due_at, id LIMIT ?"
+    return rows(conn, sql, (limit,))
+
+
+def ack(conn: Connection, reminder_id: str, now: int) -> None:
+    """Stamp a reminder acknowledged (a second ack keeps the first stamp)."""
+    conn.execute(
+        "UPDATE reminders SET acked_at = ? WHERE id = ? AND acked_at IS NULL", (now, reminder_id)
+    )
+
+
+def reminder_shelf(conn: Connection, reminder_id: str) -> str | None:
+    """The shelf of a reminder, or None when there is no such reminder."""
+    found = row(conn, "SELECT shelf FROM reminders WHERE id = ?", (reminder_id,))
+    return found["shelf"] if found else None

@@ -138,7 +138,7 @@ def merge(
         todo = _candidates(conn, rows)
         ready = _ready(conn, todo)
         waited = [(kind, row_id) for kind, row_id, *_ in sync_state.pending(conn)]
-        conn.execute("PRAGMA defer_foreign_keys = ON")
+        sync_write.defer_foreign_keys(conn)
         me = sync_state.device_id(conn)
         clock = load_clock(conn)
         seq = sync_state.last_seq(conn)

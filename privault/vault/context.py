@@ -16,10 +16,10 @@ from typing import Any
 from privault.caller import Caller
 from privault.errors import AccessDenied, NotFound
 from privault.retrieval.embedder import Embedder, FastEmbedder
-from privault.retrieval.fts import Filters
 from privault.retrieval.vectors import VectorIndex
 from privault.store import shelves
 from privault.store.connection import Connection
+from privault.store.index_reads import Filters
 from privault.vault.ingest import DEFAULT_MAX_NOTE_BYTES
 from privault.vault.privacy import PrivacyRuntime
 

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from privault.privacy.gate import assembled, joined
 from privault.retrieval import packing, periods, search
 from privault.retrieval.embedder import Embedder
-from privault.retrieval.fts import Filters
 from privault.retrieval.vectors import VectorIndex
-from privault.store import documents, sections
+from privault.store import documents, index_reads, sections
 from privault.store.connection import Connection
+from privault.store.index_reads import Filters
 from privault.timeutil import to_iso
 from privault.vault.context import VaultContext
 from privault.vault.reading import Reading
@@ -64,7 +64,7 @@ class Finder:
         chosen = list(by_section)[:limit]
         rows = sections.sections_by_ids(self.conn, chosen)
         reading.prefetch(chosen)
-        spans = search.chunk_spans(self.conn, [by_section[sid][0].chunk_id for sid in chosen])
+        spans = index_reads.chunk_spans(self.conn, [by_section[sid][0].chunk_id for sid in chosen])
         results = []
         for section_id in chosen:
             section = rows[section_id]
@@ -100,7 +100,7 @@ class Finder:
         hits = self.hits(query, filters, CANDIDATES)
         rows = sections.sections_by_ids(self.conn, list({h.section_id for h in hits}))
         reading.prefetch(list(rows))
-        spans = search.chunk_spans(self.conn, [hit.chunk_id for hit in hits])
+        spans = index_reads.chunk_spans(self.conn, [hit.chunk_id for hit in hits])
         count = self.embedder.count_tokens
         pieces = []
         for hit in hits:

@@ -137,8 +137,7 @@ def remask(
                     for i, (position, text) in enumerate(windows)
                 )
                 offset += len(windows)
-                current = conn.execute("SELECT text FROM sections WHERE id = ?", (row.id,))
-                if (current.fetchone() or (None,))[0] != row.text or not chunks:
+                if sections.section_text(conn, row.id) != row.text or not chunks:
                     continue
                 sections.replace_chunks(conn, row.id, chunks, texts, vectors, masked)
                 done += 1

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from privault.store.connection import Connection, row
+from privault.store import watches as watch_store
+from privault.store.connection import Connection
 from privault.watches.fetcher import Fetcher
 from privault.watches.model import Watch
 
@@ -143,11 +144,7 @@ def remind_action(
     one document (a worker that died after filing files it again and finds it there) and
     each due time is a row of its own in `reminders`.
     """
-    existing = row(
-        context.conn,
-        "SELECT id, doc_id FROM reminders WHERE watch_id = ? AND planned_at = ?",
-        (watch.id, planned_at),
-    )
+    existing = watch_store.reminder_for_run(context.conn, watch.id, planned_at)
     if existing is not None:
         return ActionResult("unchanged", "reminder already filed", (existing["doc_id"],))
     text = watch.target
@@ -161,21 +158,17 @@ def remind_action(
         source=f"reminder:{watch.id}",
         author=watch.author,
     )
-    reminder = (
-        "r" + secrets.token_hex(4),
-        watch.id,
-        planned_at,
-        doc_id,
-        text,
-        watch.shelf,
-        planned_at,
-    )
+    reminder = {
+        "id": "r" + secrets.token_hex(4),
+        "watch_id": watch.id,
+        "planned_at": planned_at,
+        "doc_id": doc_id,
+        "text": text,
+        "shelf": watch.shelf,
+        "due_at": planned_at,
+    }
 
     def list_as_due(conn: Connection) -> None:
-        conn.execute(
-            "INSERT INTO reminders (id, watch_id, planned_at, doc_id, text, shelf, due_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            reminder,
-        )
+        watch_store.insert_reminder(conn, reminder)
 
     return ActionResult("filed", "reminder due", (doc_id,), commit=list_as_due)

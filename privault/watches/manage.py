@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from privault.errors import InputError, NotFound
-from privault.store.connection import Connection, row, rows, write
+from privault.store import jobs
+from privault.store import watches as store
+from privault.store.connection import Connection, write
 from privault.timeutil import now_ms as clock
 from privault.watches.fetcher import check_url
 from privault.watches.model import WATCH_KINDS, Watch, WatchRun
@@ -76,33 +78,31 @@ def add_watch(
         first = schedule.first_at_or_after(now)
     with write(conn):
         watch_id = "w" + secrets.token_hex(4)
-        while row(conn, "SELECT 1 FROM watches WHERE id = ?", (watch_id,)):
+        while store.watch_exists(conn, watch_id):
             watch_id = "w" + secrets.token_hex(4)
-        conn.execute(
-            "INSERT INTO watches (id, kind, target, schedule, shelf, allow_private,"
-            " max_catchup, options, next_run_at, created_at, updated_at, author)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                watch_id,
-                kind,
-                value,
-                schedule.text,
-                shelf,
-                int(allow_private),
-                max_catchup,
-                json.dumps(options or {}),
-                first,
-                now,
-                now,
-                author,
-            ),
+        store.insert_watch(
+            conn,
+            {
+                "id": watch_id,
+                "kind": kind,
+                "target": value,
+                "schedule": schedule.text,
+                "shelf": shelf,
+                "allow_private": int(allow_private),
+                "max_catchup": max_catchup,
+                "options": json.dumps(options or {}),
+                "next_run_at": first,
+                "created_at": now,
+                "updated_at": now,
+                "author": author,
+            },
         )
     return get_watch(conn, watch_id)
 
 
 def get_watch(conn: Connection, watch_id: str) -> Watch:
     """One watch; `NotFound` if there is no such id."""
-    found = row(conn, "SELECT * FROM watches WHERE id = ?", (watch_id,))
+    found = store.watch_row(conn, watch_id)
     if found is None:
         raise NotFound(f"no watch {watch_id!r}; `privault watch list` shows the ids")
     return Watch.from_row(found)
@@ -110,28 +110,14 @@ def get_watch(conn: Connection, watch_id: str) -> Watch:
 
 def list_watches(conn: Connection, *, include_cancelled: bool = False) -> list[Watch]:
     """Watches, oldest first; cancelled ones only when asked for."""
-    where = "" if include_cancelled else " WHERE status != 'cancelled'"
-    found = rows(conn, f"SELECT * FROM watches{where} ORDER BY created_at, rowid")
+    found = store.watch_rows(conn, include_cancelled=include_cancelled)
     return [Watch.from_row(item) for item in found]
 
 
 def watch_runs(conn: Connection, watch_id: str, *, limit: int = 20) -> list[WatchRun]:
     """The most recent runs of a watch (errors included), newest first."""
     get_watch(conn, watch_id)
-    found = rows(
-        conn,
-        "SELECT * FROM watch_runs WHERE watch_id = ? ORDER BY id DESC LIMIT ?",
-        (watch_id, limit),
-    )
-    return [WatchRun.from_row(item) for item in found]
-
-
-def _set_status(conn: Connection, watch_id: str, status: str, now: int, **extra: Any) -> None:
-    columns = "".join(f", {name} = ?" for name in extra)
-    conn.execute(
-        f"UPDATE watches SET status = ?, updated_at = ?{columns} WHERE id = ?",
-        (status, now, *extra.values(), watch_id),
-    )
+    return [WatchRun.from_row(item) for item in store.run_rows(conn, watch_id, limit)]
 
 
 def cancel_watch(conn: Connection, watch_id: str, *, now_ms: int | None = None) -> Watch:
@@ -139,12 +125,8 @@ def cancel_watch(conn: Connection, watch_id: str, *, now_ms: int | None = None) 
     now = clock() if now_ms is None else now_ms
     with write(conn):
         get_watch(conn, watch_id)
-        _set_status(conn, watch_id, "cancelled", now, next_run_at=None)
-        conn.execute(
-            "UPDATE jobs SET status = 'cancelled', finished_at = ?"
-            " WHERE watch_id = ? AND status = 'queued'",
-            (now, watch_id),
-        )
+        store.set_status(conn, watch_id, "cancelled", now, next_run_at=None)
+        jobs.cancel_queued(conn, watch_id, now)
     return get_watch(conn, watch_id)
 
 
@@ -155,7 +137,7 @@ def pause_watch(conn: Connection, watch_id: str, *, now_ms: int | None = None) -
         watch = get_watch(conn, watch_id)
         if watch.status != "active":
             raise InputError(f"watch {watch_id} is {watch.status}, not active")
-        _set_status(conn, watch_id, "paused", now)
+        store.set_status(conn, watch_id, "paused", now)
     return get_watch(conn, watch_id)
 
 
@@ -177,5 +159,5 @@ def resume_watch(conn: Connection, watch_id: str, *, now_ms: int | None = None) 
             plan = plan_due(schedule, next_run, now, 1)
             skipped += plan.skipped + len(plan.run_at)
             next_run = plan.next_run
-        _set_status(conn, watch_id, "active", now, next_run_at=next_run, skipped=skipped)
+        store.set_status(conn, watch_id, "active", now, next_run_at=next_run, skipped=skipped)
     return get_watch(conn, watch_id)

@@ -27,7 +27,8 @@ from typing import Any
 
 from privault.errors import InputError
 from privault.store import jobs
-from privault.store.connection import Connection, row, write
+from privault.store import watches as store
+from privault.store.connection import Connection, write
 from privault.timeutil import now_ms as system_clock
 from privault.watches.actions import (
     ActionContext,
@@ -90,13 +91,11 @@ def enqueue_due(conn: Connection, *, now_ms: int, policy: jobs.RetryPolicy) -> t
     """Turn every due planned run into a job; return (jobs enqueued, runs skipped)."""
     enqueued = skipped = 0
     with write(conn):
-        due = conn.execute(
-            "SELECT id, schedule, next_run_at, max_catchup FROM watches"
-            " WHERE status = 'active' AND next_run_at <= ?",
-            (now_ms,),
-        ).fetchall()
-        for watch_id, schedule_text, next_run, max_catchup in due:
-            plan = plan_due(Schedule.parse(schedule_text), next_run, now_ms, max_catchup)
+        for due in store.due_watches(conn, now_ms):
+            watch_id = due["id"]
+            plan = plan_due(
+                Schedule.parse(due["schedule"]), due["next_run_at"], now_ms, due["max_catchup"]
+            )
             for planned in plan.run_at:
                 if (
                     jobs.enqueue(
@@ -106,11 +105,7 @@ def enqueue_due(conn: Connection, *, now_ms: int, policy: jobs.RetryPolicy) -> t
                 ):
                     enqueued += 1
             skipped += plan.skipped
-            conn.execute(
-                "UPDATE watches SET next_run_at = ?, skipped = skipped + ?, updated_at = ?,"
-                " status = CASE WHEN ? IS NULL THEN 'finished' ELSE status END WHERE id = ?",
-                (plan.next_run, plan.skipped, now_ms, plan.next_run, watch_id),
-            )
+            store.advance(conn, watch_id, plan.next_run, plan.skipped, now_ms)
     return enqueued, skipped
 
 
@@ -127,39 +122,33 @@ def _record(
     with write(conn):
         if not jobs.holds_lease(conn, job):
             return None, "lost"
-        cursor = conn.execute(
-            "INSERT INTO watch_runs (watch_id, job_id, planned_at, started_at, finished_at,"
-            " attempt, status, summary, error, doc_ids, diff) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                job.watch_id,
-                job.id,
-                job.planned_at,
-                started,
-                finished,
-                job.attempts,
-                result.status,
-                result.summary,
-                result.error,
-                json.dumps(list(result.doc_ids)),
-                result.diff,
-            ),
+        run_row = store.insert_run(
+            conn,
+            {
+                "watch_id": job.watch_id,
+                "job_id": job.id,
+                "planned_at": job.planned_at,
+                "started_at": started,
+                "finished_at": finished,
+                "attempt": job.attempts,
+                "status": result.status,
+                "summary": result.summary,
+                "error": result.error,
+                "doc_ids": json.dumps(list(result.doc_ids)),
+                "diff": result.diff,
+            },
         )
         if result.commit is not None:
             result.commit(conn)
         failed = result.status == "error"
-        conn.execute(
-            "UPDATE watches SET last_run_at = ?, last_status = ?, last_error = ?,"
-            " runs = runs + 1, failures = failures + ?, state = coalesce(?, state),"
-            " updated_at = ? WHERE id = ?",
-            (
-                finished,
-                result.status,
-                result.error,
-                int(failed),
-                None if result.state is None else json.dumps(result.state),
-                finished,
-                job.watch_id,
-            ),
+        store.record_outcome(
+            conn,
+            job.watch_id,
+            finished=finished,
+            status=result.status,
+            error=result.error,
+            failed=failed,
+            state=None if result.state is None else json.dumps(result.state),
         )
         if failed:
             outcome = jobs.fail(
@@ -173,8 +162,7 @@ def _record(
             )
         else:
             outcome = "done" if jobs.complete(conn, job, now_ms=finished) else None
-        run_row = row(conn, "SELECT * FROM watch_runs WHERE id = ?", (cursor.lastrowid,))
-    assert run_row is not None and outcome is not None  # the lease was checked above
+    assert outcome is not None  # the lease was checked above
     return WatchRun.from_row(run_row), outcome
 
 
@@ -192,8 +180,8 @@ def run_job(
     if watch.status == "cancelled":
         jobs.complete(conn, job, now_ms=clock(), status="cancelled")
         return None, "cancelled"
-    state_row = row(conn, "SELECT state FROM watches WHERE id = ?", (watch.id,))
-    state = json.loads(state_row["state"]) if state_row else {}
+    stored = store.state_of(conn, watch.id)
+    state = json.loads(stored) if stored else {}
     started = clock()
     try:
         result = ACTIONS[watch.kind](watch, state, job.planned_at, context)

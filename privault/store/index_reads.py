@@ -1,0 +1,178 @@
+"""Reads of the search index: keyword (FTS5) rankings, chunk visibility, vectors.
+
+Two views of one index: `plain` (the owner's: rows at +chunk_id) and `masked` (a gated
+caller's: each chunk whose text holds PII has a second FTS row at -chunk_id and a vector
+in `masked_chunks` built from its masked text, used in place of the plain ones).
+`Filters` is what a caller may see, as a WHERE fragment over `documents d`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from privault.store.connection import Connection
+
+_VIEWS = {
+    "plain": "rowid > 0",
+    "masked": "(rowid < 0 OR rowid NOT IN (SELECT chunk_id FROM masked_chunks))",
+}
+
+
+def _view(view: str, alias: str = "") -> str:
+    where = _VIEWS[view]
+    return where.replace("rowid", f"{alias}rowid") if alias else where
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What a search may return: visible shelves plus the caller's own narrowing."""
+
+    shelves: tuple[str, ...] | None = None  # None: every shelf
+    hidden: tuple[str, ...] = ()  # shelves the caller may not see at all
+    kind: str | None = None
+    tag: str | None = None
+    since: int | None = None  # created_at >= since (ms)
+    until: int | None = None  # created_at < until (ms)
+
+    def within(self, start: int, end: int) -> Filters | None:
+        """These filters narrowed to documents created in [start, end), or None if that
+        leaves no time at all."""
+        since = start if self.since is None else max(self.since, start)
+        until = end if self.until is None else min(self.until, end)
+        return replace(self, since=since, until=until) if since < until else None
+
+    def sql(self) -> tuple[str, list[object]]:
+        """A WHERE fragment over `d` (documents) with its parameters."""
+        where: list[str] = ["d.current = 1"]
+        params: list[object] = []
+        if self.shelves is not None:
+            where.append(
+                f"d.shelf IN ({','.join('?' * len(self.shelves))})" if self.shelves else "0"
+            )
+            params.extend(self.shelves)
+        if self.hidden:
+            where.append(f"d.shelf NOT IN ({','.join('?' * len(self.hidden))})")
+            params.extend(self.hidden)
+        if self.kind:
+            where.append("d.kind = ?")
+            params.append(self.kind)
+        if self.tag:
+            where.append("d.id IN (SELECT doc_id FROM document_tags WHERE tag = ?)")
+            params.append(self.tag)
+        if self.since is not None:
+            where.append("d.created_at >= ?")
+            params.append(self.since)
+        if self.until is not None:
+            where.append("d.created_at < ?")
+            params.append(self.until)
+        return " AND ".join(where), params
+
+
+def keyword_ranked(
+    conn: Connection, expression: str, limit: int, view: str
+) -> list[tuple[int, float]]:
+    """(chunk id, bm25 score, higher is better) of the best `limit` matches of an FTS5
+    expression in one view of the whole index, unfiltered."""
+    found = conn.execute(
+        "SELECT rowid, bm25(chunks_fts) AS score FROM chunks_fts WHERE chunks_fts MATCH ? "
+        f"AND {_view(view)} ORDER BY score LIMIT ?",
+        (expression, limit),
+    ).fetchall()
+    return [(abs(int(rowid)), -float(score)) for rowid, score in found]
+
+
+def keyword_joined(
+    conn: Connection, expression: str, filters: Filters, limit: int, view: str
+) -> list[tuple[int, float]]:
+    """As `keyword_ranked`, with the filters inside the ranking query."""
+    where, params = filters.sql()
+    found = conn.execute(
+        "SELECT f.rowid, bm25(chunks_fts) AS score FROM chunks_fts f "
+        "JOIN chunks c ON c.id = abs(f.rowid) JOIN sections s ON s.id = c.section_id "
+        f"JOIN documents d ON d.id = s.doc_id WHERE chunks_fts MATCH ? AND {_view(view, 'f.')} "
+        f"AND {where} ORDER BY score LIMIT ?",
+        (expression, *params, limit),
+    ).fetchall()
+    return [(abs(int(rowid)), -float(score)) for rowid, score in found]
+
+
+def visible_chunks(conn: Connection, chunk_ids: Sequence[int], filters: Filters) -> dict[int, int]:
+    """Of these chunk ids, those alive and passing the filters, mapped to their section id."""
+    if not chunk_ids:
+        return {}
+    where, params = filters.sql()
+    marks = ",".join("?" * len(chunk_ids))
+    found = conn.execute(
+        "SELECT c.id, c.section_id FROM chunks c JOIN sections s ON s.id = c.section_id "
+        f"JOIN documents d ON d.id = s.doc_id WHERE c.id IN ({marks}) AND {where}",
+        (*chunk_ids, *params),
+    ).fetchall()
+    return {int(chunk_id): int(section_id) for chunk_id, section_id in found}
+
+
+def chunk_spans(conn: Connection, chunk_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
+    """Character spans (within their section's text) of these chunks."""
+    if not chunk_ids:
+        return {}
+    marks = ",".join("?" * len(chunk_ids))
+    return {
+        int(chunk_id): (int(start), int(end))
+        for chunk_id, start, end in conn.execute(
+            f"SELECT id, start, end FROM chunks WHERE id IN ({marks})", list(chunk_ids)
+        )
+    }
+
+
+def change_token(conn: Connection) -> tuple[int, int]:
+    """Moves whenever the file changes: another connection's commit moves `data_version`,
+    this connection's writes move `total_changes`. Two counters, no query."""
+    (version,) = conn.execute("PRAGMA data_version").fetchone()
+    return int(version), int(conn.total_changes)
+
+
+def live_chunk_count(conn: Connection) -> int:
+    """How many chunks the index holds now."""
+    (live,) = conn.execute("SELECT count(*) FROM chunks").fetchone()
+    return int(live)
+
+
+def chunk_dates_after(conn: Connection, after_id: int) -> dict[int, int]:
+    """Chunk id -> its document's created_at, for chunks with an id above `after_id`."""
+    return dict(
+        conn.execute(
+            "SELECT c.id, d.created_at FROM chunks c JOIN sections s ON s.id = c.section_id"
+            " JOIN documents d ON d.id = s.doc_id WHERE c.id > ? ORDER BY c.id",
+            (after_id,),
+        ).fetchall()
+    )
+
+
+def vectors_of(conn: Connection, chunk_ids: Sequence[int]) -> list[tuple[int, bytes]]:
+    """(chunk id, vector) of these chunks, one point lookup each.
+
+    On a `vec0` table `rowid = ?` is a point lookup, while `rowid > ?` scans every vector
+    (about 25 ms at 100k rows): a handful of new chunks is cheaper looked up one by one."""
+    return [
+        found
+        for chunk_id in chunk_ids
+        for found in conn.execute(
+            "SELECT rowid, embedding FROM chunks_vec WHERE rowid = ?", (chunk_id,)
+        )
+    ]
+
+
+def vectors_after(conn: Connection, after_id: int) -> list[tuple[int, bytes]]:
+    """(chunk id, vector) of every chunk with an id above `after_id`, in id order."""
+    return conn.execute(
+        "SELECT rowid, embedding FROM chunks_vec WHERE rowid > ? ORDER BY rowid", (after_id,)
+    ).fetchall()
+
+
+def masked_vectors_from(conn: Connection, lowest: int) -> dict[int, bytes]:
+    """Chunk id -> the vector of its masked text, for masked chunks with id >= `lowest`."""
+    return dict(
+        conn.execute(
+            "SELECT chunk_id, embedding FROM masked_chunks WHERE chunk_id >= ?", (lowest,)
+        ).fetchall()
+    )
