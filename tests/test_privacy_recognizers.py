@@ -5,7 +5,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from privault.privacy import context
 from privault.privacy import recognizers as rec
 from privault.privacy.context import find_context_entities, propagate
 from privault.privacy.names import NameLists, find_names, people_in_entity
@@ -224,3 +227,28 @@ def test_an_address_stops_at_the_end_of_its_sentence() -> None:
     text = "Her practice: 221 Baker Street, London. Phone her."
     (span,) = rec.find_addresses(text)
     assert text[span.start : span.end] == "221 Baker Street, London."
+
+
+_WORDY = "aAbéßЖ_1 .,'’-\n"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=_WORDY, max_size=40), st.text(alphabet=_WORDY, min_size=1, max_size=5))
+def test_whole_word_occurrences_match_the_pattern_they_replace(text: str, value: str) -> None:
+    # propagate once compiled this pattern per value; the string search must agree with it
+    pattern = re.compile(r"(?<!\w)" + re.escape(value) + r"(?!\w)")
+    expected = [match.start() for match in pattern.finditer(text)]
+    assert context._whole_word_occurrences(text, value) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(alphabet=_WORDY + " \t", max_size=30),
+    st.lists(st.text(alphabet="aAbéЖ.'", min_size=1, max_size=4), min_size=1, max_size=3),
+    st.integers(min_value=0, max_value=5),
+)
+def test_end_of_matches_the_pattern_it_replaces(text: str, words: list[str], start: int) -> None:
+    joined = " ".join(words)
+    found = re.compile(r"\s+".join(re.escape(word) for word in words)).match(text, start)
+    expected = found.end() if found else start + len(joined)
+    assert context._end_of(text, start, joined) == expected

@@ -123,10 +123,25 @@ def find_guessed_entities(text: str) -> list[Span]:
 
 
 def _end_of(text: str, start: int, words: str) -> int:
-    """End offset of `words` (joined by single spaces) as they appear from `start`."""
-    pattern = r"\s+".join(re.escape(word) for word in words.split())
-    found = re.compile(pattern).match(text, start)
-    return found.end() if found else start + len(words)
+    """End offset of `words` (joined by single spaces) as they appear from `start`.
+
+    Plain string steps, not a pattern built from the words: a regular expression per name
+    would fill `re`'s cache of compiled patterns and push out the fixed ones that every
+    text needs (phonenumbers' above all), which then compile again.
+    """
+    position = start
+    for index, word in enumerate(words.split()):
+        if index:
+            gap = position
+            while gap < len(text) and text[gap].isspace():
+                gap += 1
+            if gap == position:
+                return start + len(words)
+            position = gap
+        if not text.startswith(word, position):
+            return start + len(words)
+        position += len(word)
+    return position
 
 
 _JOIN = r"(?:\s*,\s*|\s*,?\s+(?:and|or|&)\s+)"
@@ -146,10 +161,35 @@ def propagate(text: str, spans: list[Span]) -> list[Span]:
                 if word not in _NOT_NAMES:
                     values.setdefault(word, ("PERSON", span.score * 0.9))
     for value, (kind, score) in values.items():
-        for match in re.finditer(r"(?<!\w)" + re.escape(value) + r"(?!\w)", text):
-            added.append(Span(match.start(), match.end(), kind, round(score, 3), "propagated"))
+        for start in _whole_word_occurrences(text, value):
+            end = start + len(value)
+            added.append(Span(start, end, kind, round(score, 3), "propagated"))
     added.extend(_list_mates(text, [s for s in spans if s.kind == "PERSON" and s.score >= 0.5]))
     return added
+
+
+def _whole_word_occurrences(text: str, value: str) -> list[int]:
+    """Starts of `value` in `text` where no word character touches either end.
+
+    The same matches as `(?<!\\w)value(?!\\w)` without compiling a pattern per value (see
+    `_end_of`): `\\w` is a letter, a digit or an underscore, in any script.
+    """
+    found = []
+    position = text.find(value)
+    while position >= 0:
+        end = position + len(value)
+        if not (position and _is_word_char(text[position - 1])) and not (
+            end < len(text) and _is_word_char(text[end])
+        ):
+            found.append(position)
+            position = text.find(value, end)
+        else:
+            position = text.find(value, position + 1)
+    return found
+
+
+def _is_word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"
 
 
 def _list_mates(text: str, people: list[Span]) -> list[Span]:
