@@ -27,6 +27,7 @@ from privault.privacy.context import find_guessed_entities, propagate
 from privault.privacy.names import load_name_lists
 from privault.privacy.ordinary import trim_person
 from privault.privacy.policy import Policy
+from privault.privacy.second_pass import second_pass_can_add
 from privault.spans import Span
 
 # Bump when recognizer code changes in a way that changes spans: stored spans get rescanned.
@@ -171,49 +172,68 @@ class Detector:
 
     def detect(self, text: str) -> list[Span]:
         """Every span found in `text` at or above the storage floor, sorted by position."""
-        if not text.strip():
-            return []
-        if text in self._recent:
-            self._recent.move_to_end(text)
-            return list(self._recent[text])
-        from privault.privacy.engine import load_engine
-
-        engine = load_engine(self.config.second_ner)
-        found = self._complete(text, engine.analyze(text, ner=self.config.ner))
-        return list(found)
+        return self.detect_many([text])[0]
 
     def detect_many(self, texts: Sequence[str]) -> list[list[Span]]:
         """`detect` for each text, with spaCy run over all of them in batches.
 
         One call per write batch: the same spans as `detect` text by text, at a fraction
-        of spaCy's per-call cost. Repeated texts are parsed once.
+        of spaCy's per-call cost. Repeated texts are scanned once; recent short ones not
+        again.
         """
         todo = list(
             dict.fromkeys(text for text in texts if text.strip() and text not in self._recent)
         )
-        found: dict[str, list[Span]] = {}
-        if todo:
-            from privault.privacy.engine import load_engine
+        found = dict(zip(todo, self._scan(todo), strict=True)) if todo else {}
+        results = []
+        for text in texts:
+            if text in found:
+                results.append(list(found[text]))
+            elif text in self._recent:
+                self._recent.move_to_end(text)
+                results.append(list(self._recent[text]))
+            else:
+                results.append([])  # blank
+        for text, spans in found.items():
+            if len(text) <= _CACHE_CHARS:
+                self._recent[text] = spans
+                if len(self._recent) > _CACHE_ENTRIES:
+                    self._recent.popitem(last=False)
+        return results
 
-            analyzed = load_engine(self.config.second_ner).analyze_many(todo, ner=self.config.ner)
-            for text, spans in zip(todo, analyzed, strict=True):
-                found[text] = self._complete(text, spans)
-        return [list(found[text]) if text in found else self.detect(text) for text in texts]
+    def _scan(self, texts: list[str]) -> list[list[Span]]:
+        """The finished spans of each text: the first pass, then the second where it can add.
 
-    def _complete(self, text: str, spans: list[Span]) -> list[Span]:
-        """The engine's spans plus privault's own recognizers, finished (and remembered)."""
-        lists = load_name_lists()
-        spans = spans + _own_spans(text, self._compiled) + rec.find_context_entities(text)
-        spans += find_guessed_entities(text)
-        spans = [kept for span in spans for kept in trim_person(text, span, lists)]
-        spread = propagate(text, spans)
-        spans += [kept for span in spread for kept in trim_person(text, span, lists)]
-        found = _finish(spans, self.config.floor)
-        if len(text) <= _CACHE_CHARS:
-            self._recent[text] = found
-            if len(self._recent) > _CACHE_ENTRIES:
-                self._recent.popitem(last=False)
+        The second entity recogniser reads only the texts `second_pass_can_add` picks; a
+        text it adds entities to is finished again from the union.
+        """
+        from privault.privacy.engine import load_engine
+
+        engine = load_engine(self.config.second_ner)
+        analyzed = engine.analyze_many(texts, ner=self.config.ner)
+        own = [self._own(text) for text in texts]
+        found = [
+            _finished(text, spans + mine, self.config.floor)
+            for text, spans, mine in zip(texts, analyzed, own, strict=True)
+        ]
+        if self.config.ner and engine.has_second:
+            lists = load_name_lists()
+            again = [
+                index
+                for index, text in enumerate(texts)
+                if second_pass_can_add(text, found[index], lists)
+            ]
+            extra = engine.second_entities([texts[index] for index in again])
+            for index, spans in zip(again, extra, strict=True):
+                if spans:  # entity spans before privault's own, as in the first pass
+                    union = analyzed[index] + spans + own[index]
+                    found[index] = _finished(texts[index], union, self.config.floor)
         return found
+
+    def _own(self, text: str) -> list[Span]:
+        """privault's recognizers that need no parse (the same whatever NER finds)."""
+        spans = _own_spans(text, self._compiled) + rec.find_context_entities(text)
+        return spans + find_guessed_entities(text)
 
 
 class FakeDetector:
@@ -249,6 +269,15 @@ class FakeDetector:
     def detect_many(self, texts: Sequence[str]) -> list[list[Span]]:
         """`detect` for each text."""
         return [self.detect(text) for text in texts]
+
+
+def _finished(text: str, spans: list[Span], floor: float) -> list[Span]:
+    """All spans of `text` finished: ordinary words trimmed, names spread, weak ones dropped."""
+    lists = load_name_lists()
+    spans = [kept for span in spans for kept in trim_person(text, span, lists)]
+    spread = propagate(text, spans)
+    spans += [kept for span in spread for kept in trim_person(text, span, lists)]
+    return _finish(spans, floor)
 
 
 def _finish(spans: list[Span], floor: float) -> list[Span]:

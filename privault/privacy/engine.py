@@ -11,10 +11,10 @@ recogniser). The lemmatizer and the rules that turn tags into parts of speech ar
 out; parts of speech come from the same rules' tag table (`_tag_table`), read once.
 
 A second entity recogniser, the `ner` component of spaCy's medium English pipeline
-(installed as the model `en-core-web-md-ner`), runs over the same text when it is given,
-and every entity either pipeline finds is kept. The two were trained alike but miss
-different names ("Usamov and Bowers", "train from Faro"); the union catches most of both,
-for about a third more detection time.
+(installed as the model `en-core-web-md-ner`), runs on the texts the first pass may have
+left a name or place in (`privault.privacy.second_pass`), and every entity either
+recogniser finds is kept. The two were trained alike but miss different names ("Usamov
+and Bowers", "train from Faro"); the union catches most of both.
 
 Any failure to load is a `ModelError`: detection that cannot run must stop the write or the
 read, never let text through unscanned.
@@ -81,26 +81,27 @@ class Engine:
         self._second = second  # the second entity recogniser, or None
         self._tag_table = tag_table or {}
 
-    def analyze(self, text: str, *, ner: bool) -> list[Span]:
-        """Presidio pattern spans and (if `ner`) spaCy entity spans for `text`."""
-        spans = self._spans(text, self._nlp_engine.process_text(text, "en"), ner=ner)
-        if ner and self._second is not None:
-            spans.extend(_ner_spans(text, self._second(text).ents))
-        return spans
+    @property
+    def has_second(self) -> bool:
+        """True when a second entity recogniser is loaded."""
+        return self._second is not None
 
     def analyze_many(self, texts: Sequence[str], *, ner: bool) -> list[list[Span]]:
-        """`analyze` for each text, with spaCy run over them all in batches (`nlp.pipe`).
+        """Presidio pattern spans and (if `ner`) the small pipeline's entity spans per text.
 
-        spaCy's per-call overhead is a large share of a short note's cost; piped, the
-        texts share it. Each text's parse is the same as alone, so are its spans.
+        spaCy runs over all the texts in batches (`nlp.pipe`): its per-call overhead is a
+        large share of a short note's cost, and piped texts share it. Each text's parse is
+        the same as alone, so are its spans.
         """
         parsed = self._nlp_engine.process_batch(list(texts), "en", batch_size=PIPE_BATCH)
-        found = [self._spans(text, artifacts, ner=ner) for text, artifacts in parsed]
-        if ner and self._second is not None:
-            docs = self._second.pipe(texts, batch_size=PIPE_BATCH)
-            for text, spans, doc in zip(texts, found, docs, strict=True):
-                spans.extend(_ner_spans(text, doc.ents))
-        return found
+        return [self._spans(text, artifacts, ner=ner) for text, artifacts in parsed]
+
+    def second_entities(self, texts: Sequence[str]) -> list[list[Span]]:
+        """The second recogniser's entity spans per text (none without one), in batches."""
+        if self._second is None:
+            return [[] for _ in texts]
+        docs = self._second.pipe(texts, batch_size=PIPE_BATCH)
+        return [_ner_spans(text, doc.ents) for text, doc in zip(texts, docs, strict=True)]
 
     def _spans(self, text: str, artifacts: Any, *, ner: bool) -> list[Span]:
         results = self._analyzer.analyze(

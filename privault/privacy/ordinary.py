@@ -43,13 +43,13 @@ _LABELS = frozenset(
     faq mr mrs ms miss mx dr prof sir madam i'm i've i'd i'll""".split()
 )
 # Days and months follow "in", "on", "to" as often as places do ("back in December").
-_CALENDAR = frozenset(
+CALENDAR = frozenset(
     """monday tuesday wednesday thursday friday saturday sunday january february march april
     may june july august september october november december""".split()
 )
 
 
-def _ordinary(word: str, lists: NameLists) -> bool:
+def is_ordinary(word: str, lists: NameLists) -> bool:
     """True when `word` reads as an ordinary word rather than part of a name."""
     bare = word.strip(".'’-")
     if not bare or any(char.isdigit() for char in bare):
@@ -75,7 +75,7 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
         found = [w.group(0) for w in _WORD.finditer(text[span.start : span.end])]
         plain = [w for w in found if fold(w.strip(".")) not in _PLACE_PREFIXES]
         if not plain or any(
-            _ordinary(w, lists) or lists.is_first(w) or fold(w.strip(".")) in _CALENDAR
+            is_ordinary(w, lists) or lists.is_first(w) or fold(w.strip(".")) in CALENDAR
             for w in plain
         ):
             return []  # "to Maria" is a person (found elsewhere), "in March" a month
@@ -89,7 +89,7 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
     offset = span.start
     for line in text[span.start : span.end].split("\n"):
         words = list(_WORD.finditer(line))
-        flags = [_ordinary(w.group(0), lists) for w in words]
+        flags = [is_ordinary(w.group(0), lists) for w in words]
         while words and flags[0]:
             words, flags = words[1:], flags[1:]
         while words and flags[-1]:
