@@ -1,7 +1,7 @@
 """PII redaction benchmark: run the product's `standard` redaction over a labelled dataset.
 
     python -m benchmarks.pii --data ../shared/data/pii/synth_dataset_v2.json [--json] [--limit N]
-        [--split even|odd] [--misses N] [--batch N]
+        [--split even|odd] [--misses N] [--batch N] [--repeat N]
     python -m benchmarks.pii --data DEV.json benchmarks/pii_synth_v1.json   # several sets
 
 `--data` takes one or more datasets: the dev set and privault's own frozen set
@@ -22,10 +22,10 @@ Reports, for the identifying kinds:
 * **over-redaction** — the share of characters outside every gold PII span (of any kind)
   that were masked.
 * the write-time cost: milliseconds per sentence for detection as the write path runs it
-  (`Detector.detect_many` over batches of `--batch` texts, a fresh detector per set, after
+  (`Detector.detect_many` over batches of `--batch` texts, a fresh detector per run, after
   the models are loaded), as wall time and as this process's CPU time (steadier on a shared
-  machine), with the load average it ran under; the time to load the models is reported
-  apart (`engine_load`).
+  machine), the median of `--repeat` runs, with the load average it ran under; the time to
+  load the models is reported apart (`engine_load`).
 
 The dataset is a JSON list of {full_text, spans: [{entity_type, entity_value,
 start_position, end_position}]}; labels are mapped onto privault kinds below.
@@ -36,10 +36,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -94,23 +95,29 @@ def load_engine(policy_name: str = "standard") -> dict[str, float]:
 
 
 def detect_batched(
-    detector: Detector, texts: Sequence[str], batch: int
+    make_detector: Callable[[], Detector], texts: Sequence[str], batch: int, repeat: int = 1
 ) -> tuple[list[list[Span]], dict[str, Any]]:
     """Spans of every text, found as a write finds them (`detect_many`, `batch` at a time),
-    and what that cost per text."""
+    and what that cost per text: the median of `repeat` runs, each with a fresh detector
+    (so none is served from another's memory of recent texts)."""
     load_before = os.getloadavg()[0]
-    started, cpu_started = time.perf_counter(), time.process_time()
     found: list[list[Span]] = []
-    for first in range(0, len(texts), batch):
-        found.extend(detector.detect_many(texts[first : first + batch]))
-    elapsed = time.perf_counter() - started
-    cpu = time.process_time() - cpu_started
-    count = max(1, len(texts))
+    cpu_runs, wall_runs = [], []
+    for _ in range(repeat):
+        detector = make_detector()
+        spans: list[list[Span]] = []
+        started, cpu_started = time.perf_counter(), time.process_time()
+        for first in range(0, len(texts), batch):
+            spans.extend(detector.detect_many(texts[first : first + batch]))
+        wall_runs.append(1000 * (time.perf_counter() - started) / max(1, len(texts)))
+        cpu_runs.append(1000 * (time.process_time() - cpu_started) / max(1, len(texts)))
+        found = found or spans
     return found, {
         "batch": batch,
-        "wall_ms_per_sentence": round(1000 * elapsed / count, 2),
+        "wall_ms_per_sentence": round(statistics.median(wall_runs), 2),
         # CPU time of this process: wall time means little on a machine shared with others.
-        "cpu_ms_per_sentence": round(1000 * cpu / count, 2),
+        "cpu_ms_per_sentence": round(statistics.median(cpu_runs), 2),
+        "cpu_ms_runs": [round(value, 2) for value in cpu_runs],
         "load_average": [round(load_before, 2), round(os.getloadavg()[0], 2)],
     }
 
@@ -121,11 +128,12 @@ def run(
     *,
     misses: int = 0,
     batch: int = 64,
+    repeat: int = 1,
 ) -> dict[str, Any]:
     """Detect in every sentence (batched, as a write does), redact and score; the report."""
     policy = PolicySet.load().resolve(policy_name)
-    detector = _detector(policy)  # fresh: its memory of recent texts starts empty
-    found, cost = detect_batched(detector, [item["full_text"] for item in data], batch)
+    texts = [item["full_text"] for item in data]
+    found, cost = detect_batched(lambda: _detector(policy), texts, batch, repeat)
     leaked: list[dict[str, str]] = []
     over: list[str] = []
     total, protected, strict = Counter[str](), Counter[str](), Counter[str]()
@@ -161,7 +169,7 @@ def run(
         "policy": policy_name,
         "sentences": len(data),
         "gold_values": count,
-        "detector_version": detector.version,
+        "detector_version": _detector(policy).version,
         "leak_recall": round(sum(protected.values()) / max(1, count), 4),
         "strict_recall": round(sum(strict.values()) / max(1, count), 4),
         "per_kind": {
@@ -174,7 +182,7 @@ def run(
         },
         "over_redaction": round(other_masked / max(1, other_chars), 4),
         "write_cost": cost,
-        "ner_models": detector.ner_models,
+        "ner_models": _detector(policy).ner_models,
         **({"leaked": leaked, "over_redacted": over[:misses]} if misses else {}),
     }
 
@@ -209,6 +217,8 @@ def _print(report: dict[str, Any]) -> None:
         f"{cost['load_average'][0]:.1f}-{cost['load_average'][1]:.1f}; "
         f"NER: {', '.join(report['ner_models'])})"
     )
+    if len(cost["cpu_ms_runs"]) > 1:
+        print(f"  CPU ms/sentence of each run: {cost['cpu_ms_runs']} (median above)")
     print(f"engine load    {load['cpu_s']:.1f} s CPU, {load['wall_s']:.1f} s wall (once)")
     for miss in report.get("leaked", []):
         print(f"  leaked {miss['kind']:<14} {miss['value']!r}  in {miss['text']!r}")
@@ -237,9 +247,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--batch", type=int, default=64, help="texts per detect_many call (a write's batch)"
     )
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="time detection N times, report the median"
+    )
     args = parser.parse_args(argv)
-    if args.batch < 1:
-        parser.error("--batch must be at least 1")
+    if args.batch < 1 or args.repeat < 1:
+        parser.error("--batch and --repeat must be at least 1")
     reports = []
     datasets = []
     for path in args.data:
@@ -256,7 +269,9 @@ def main(argv: list[str] | None = None) -> int:
     engine_load = load_engine(args.policy)  # every file read first: a bad path fails fast
     for path, data in datasets:
         report = {"data": str(path), "split": args.split}
-        report.update(run(data, args.policy, misses=args.misses, batch=args.batch))
+        report.update(
+            run(data, args.policy, misses=args.misses, batch=args.batch, repeat=args.repeat)
+        )
         report["engine_load"] = engine_load
         reports.append(report)
         if not args.json:
