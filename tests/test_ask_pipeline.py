@@ -11,7 +11,16 @@ from typing import Any
 import pytest
 from helpers import Recorder, recording_server
 
-from privault.ask import AskSection, FakeChat, FollowupTokens, LeakyStubChat, RemoteChat, ask
+from privault.ask import (
+    AskEngines,
+    AskRequest,
+    AskSection,
+    FakeChat,
+    FollowupTokens,
+    LeakyStubChat,
+    RemoteChat,
+    ask,
+)
 from privault.ask.briefing import BRIEFING, build_messages
 from privault.privacy.leaks import MASK
 from privault.spans import Span
@@ -49,7 +58,8 @@ def run(sections: list[AskSection], tokens: FollowupTokens, **kw: Any) -> Any:
     }
     question = kw.pop("question", "What is the ACME total?")
     options.update(kw)
-    return ask(question, sections, **options)
+    engines = AskEngines(options.pop("chat"), options.pop("remote"), options.pop("tokens"))
+    return ask(AskRequest(question, tuple(sections), **options), engines)
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from typing import Any
 from privault.ask.briefing import AskSection
 from privault.ask.chat import ChatModel
 from privault.ask.followup import FollowupTokens
-from privault.ask.pipeline import AskReply
+from privault.ask.pipeline import AskEngines, AskReply, AskRequest
 from privault.ask.pipeline import ask as run_pipeline
 from privault.caller import Caller
 from privault.errors import InputError
@@ -104,21 +104,20 @@ class VaultAsk:
                 )
             )
         summary = reading.privacy()
-        return run_pipeline(
-            question,
-            sections,
+        request = AskRequest(
+            question=question,
+            sections=tuple(sections),
             caller_name=caller.name,
             policy_name=summary.policy,
             mode=summary.mode,
-            chat=self._chat_if_needed(sections),
-            remote=self.remote,
-            tokens=self.tokens,
             instruction=instruction,
             followup=followup,
             dropped=packed.dropped,
+            withheld=dict(summary.held_back),
             detect=_answer_detector(context.privacy, policy),
-            withheld=summary.held_back,
         )
+        engines = AskEngines(self._chat_if_needed(sections), self.remote, self.tokens)
+        return run_pipeline(request, engines)
 
     def _chat_if_needed(self, sections: list[AskSection]) -> ChatModel | None:
         # No sections: the pipeline answers "nothing matches" without a model.
