@@ -9,8 +9,12 @@ may answer, briefs the model, scans what it wrote and builds the reply:
 2. The model sees the sections as gated (placeholders under `redact`, stubs under
    `refuse`, as stored under `off`) with web pages and the agent's follow-up instruction
    marked untrusted (`briefing.py`).
-3. The answer is scanned before release — detector spans, and every PII value present in
-   the sections as stored, in any normalised or encoded form (`privacy/leaks.py`).
+3. The answer is scanned before release (`privacy/leaks.py`): every value the caller's
+   policy masks that the model was *shown* (a gate that missed it, a web page under
+   `off`), in any normalised or encoded form; and spans the detector finds in the answer
+   of a kind the policy masks, unless they repeat the caller's own words. A value the
+   model was not shown is not looked for: it can only come from the caller, and masking
+   it would tell the caller which of its guesses the vault holds (a presence oracle).
    Under `off` nothing is masked (the policy releases it all), unless every section came
    from the web: a web page alone is never the basis for releasing personal data.
 4. The reply carries citations, what was held back, and a follow-up token that lets the
@@ -35,7 +39,7 @@ from privault.ask.briefing import AskSection, build_messages
 from privault.ask.chat import ChatModel, ChatResult
 from privault.ask.followup import FollowupTokens
 from privault.errors import InputError
-from privault.privacy.leaks import MASK, find_leaks, mask_ranges
+from privault.privacy.leaks import MASK, echoes, find_leaks, mask_ranges, shown
 
 __all__ = [
     "AskEngines",
@@ -184,17 +188,28 @@ def _choose(
 
 
 def _scan(answer: str, request: AskRequest) -> tuple[str, AskHeldBack]:
-    """Mask detector spans and context PII values in the answer, per the mode."""
+    """Mask, per the mode, the context values the model was shown and the detector's spans
+    that the caller did not supply itself."""
     sections, mode = request.sections, request.mode
     web_only = all(section.untrusted for section in sections)
     if mode == "off" and not web_only:
         return answer, AskHeldBack()
-    values = [value for section in sections for value in section.pii_values]
+    values = [
+        value
+        for section in sections
+        for value in shown(section.pii_values, f"{section.title}\n{section.text}")
+    ]
     leaks = find_leaks(answer, values)
-    detect = request.detect
-    spans = list(detect(answer)) if detect is not None and mode != "off" else []
+    spans: list[SpanLike] = []
+    if request.detect is not None and mode != "off":
+        # The caller's own words come back as they were sent: masking them hides nothing.
+        supplied = f"{request.question}\n{request.instruction or ''}"
+        found = request.detect(answer)
+        spans = [
+            s for s in found if s.end > s.start and not echoes(answer[s.start : s.end], supplied)
+        ]
     ranges = [(leak.start, leak.end, MASK) for leak in leaks]
-    ranges += [(s.start, s.end, f"<{s.kind}>") for s in spans if s.end > s.start]
+    ranges += [(s.start, s.end, f"<{s.kind}>") for s in spans]
     text, _ = mask_ranges(answer, ranges)
     leaked = [(leak.start, leak.end) for leak in leaks]
     outside = [s for s in spans if not any(a <= s.start and s.end <= b for a, b in leaked)]
