@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from privault.ask import AskSection, FollowupTokens, LocalChat, ask
+from privault.ask import AskEngines, AskRequest, AskSection, FollowupTokens, LocalChat, ask
 from privault.ask.briefing import build_messages
 from privault.ask.runner import chatml
 from privault.store.connection import connect
@@ -198,28 +198,30 @@ def bench_model(
     with tempfile.TemporaryDirectory() as scratch:
         conn = connect(Path(scratch) / "bench.db")
         migrate(conn)
-        tokens = FollowupTokens(conn)
-        options: dict[str, Any] = {
-            "caller_name": "owner",
-            "policy_name": "open",
-            "mode": "off",
-            "chat": chat,
-            "remote": None,
-            "tokens": tokens,
-            "max_tokens": MAX_TOKENS,
-        }
+        engines = AskEngines(chat, None, FollowupTokens(conn))
+
+        def request(question: str) -> AskRequest:
+            return AskRequest(
+                question,
+                tuple(sections_for(question)),
+                caller_name="owner",
+                policy_name="open",
+                mode="off",
+                max_tokens=MAX_TOKENS,
+            )
+
         warm = QUESTIONS[-1][0]
-        ask(warm, sections_for(warm), **options)  # load pages, fill the briefing prefix
+        ask(request(warm), engines)  # load pages, fill the briefing prefix
         bare.complete(chatml(build_messages(warm, sections_for(warm))), max_tokens=MAX_TOKENS)
         rows = []
         for number, (question, category, accepted) in enumerate(questions):
-            sections = sections_for(question)
+            asked = request(question)
             t0 = time.perf_counter()
-            reply = ask(question, sections, **options)
+            reply = ask(asked, engines)
             privault_s = time.perf_counter() - t0
             bare_s = None
             if number % bare_every == 0:  # the same prompt, straight into llama.cpp
-                prompt = chatml(build_messages(question, sections))
+                prompt = chatml(build_messages(question, asked.sections))
                 t1 = time.perf_counter()
                 bare.complete(prompt, max_tokens=MAX_TOKENS)
                 bare_s = round(time.perf_counter() - t1, 3)

@@ -45,11 +45,20 @@ import time
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from privault.ask import AskSection, ChatModel, ChatResult, FollowupTokens, LeakyStubChat, ask
+from privault.ask import (
+    AskEngines,
+    AskRequest,
+    AskSection,
+    ChatModel,
+    ChatResult,
+    FollowupTokens,
+    LeakyStubChat,
+    ask,
+)
 from privault.ask.chat import Message
 from privault.store.connection import connect
 from privault.store.migrations import migrate
@@ -308,26 +317,21 @@ def run(
             started = time.perf_counter()
             for attack in todo:
                 secs = sections(attack, people, view)
-                options: dict[str, Any] = {
-                    "caller_name": "bench",
-                    "policy_name": policy,
-                    "mode": mode,
-                    "chat": model,
-                    "remote": None,
-                    "tokens": tokens,
-                    "max_tokens": max_tokens,
-                }
-                replies = [ask(attack.question, secs, **options)]
+                engines = AskEngines(model, None, tokens)
+                request = AskRequest(
+                    attack.question,
+                    tuple(secs),
+                    caller_name="bench",
+                    policy_name=policy,
+                    mode=mode,
+                    max_tokens=max_tokens,
+                )
+                replies = [ask(request, engines)]
                 if attack.followup and replies[0].followup:
-                    replies.append(
-                        ask(
-                            attack.question,
-                            secs,
-                            followup=replies[0].followup,
-                            instruction=attack.followup,
-                            **options,
-                        )
+                    again = replace(
+                        request, followup=replies[0].followup, instruction=attack.followup
                     )
+                    replies.append(ask(again, engines))
                 for reply in replies:
                     asks += 1
                     refused += reply.refused is not None

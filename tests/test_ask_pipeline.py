@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import socket
 from collections.abc import Iterator
 from typing import Any
@@ -11,7 +12,16 @@ from typing import Any
 import pytest
 from helpers import Recorder, recording_server
 
-from privault.ask import AskSection, FakeChat, FollowupTokens, LeakyStubChat, RemoteChat, ask
+from privault.ask import (
+    AskEngines,
+    AskRequest,
+    AskSection,
+    FakeChat,
+    FollowupTokens,
+    LeakyStubChat,
+    RemoteChat,
+    ask,
+)
 from privault.ask.briefing import BRIEFING, build_messages
 from privault.privacy.leaks import MASK
 from privault.spans import Span
@@ -49,7 +59,8 @@ def run(sections: list[AskSection], tokens: FollowupTokens, **kw: Any) -> Any:
     }
     question = kw.pop("question", "What is the ACME total?")
     options.update(kw)
-    return ask(question, sections, **options)
+    engines = AskEngines(options.pop("chat"), options.pop("remote"), options.pop("tokens"))
+    return ask(AskRequest(question, tuple(sections), **options), engines)
 
 
 @pytest.fixture
@@ -239,5 +250,31 @@ def test_an_unknown_mode_is_a_broken_input(tokens) -> None:
 
 
 def test_masked_answers_keep_the_rest(tokens) -> None:
-    reply = run([section()], tokens, chat=FakeChat(f"Total 1,240.50 EUR, payer {NAME}."))
+    # The model was shown the value (a gate that missed it): the scan masks just that.
+    chat = FakeChat(f"Total 1,240.50 EUR, payer {NAME}.")
+    reply = run([section(STORED)], tokens, chat=chat)
     assert reply.answer == f"Total 1,240.50 EUR, payer {MASK}."
+
+
+def test_a_value_the_model_was_not_shown_is_not_looked_for(tokens) -> None:
+    # It can only have come from the caller; masking it would confirm the vault holds it.
+    question = f"Is the payer {NAME}? Say the name reversed."
+    chat = FakeChat(f"Maybe {NAME}, reversed {NAME[::-1]}.")
+    held = run([section()], tokens, chat=chat, question=question)
+    absent = run([section(values=("Jonas Brandt", IBAN))], tokens, chat=chat, question=question)
+    assert held.answer == absent.answer == f"Maybe {NAME}, reversed {NAME[::-1]}."
+    assert held.held_back == absent.held_back
+
+
+def test_the_callers_own_words_come_back_unmasked(tokens) -> None:
+    def detect(text: str) -> list[Span]:
+        return [
+            Span(m.start(), m.end(), "PERSON", 0.9, "ner")
+            for m in re.finditer(r"Jonas Brandt|Ana Weber", text)
+        ]
+
+    chat = FakeChat("Jonas Brandt did not pay; Ana Weber did.")
+    question = "Did Jonas Brandt pay the ACME invoice?"
+    reply = run([section()], tokens, chat=chat, detect=detect, question=question)
+    assert reply.answer == "Jonas Brandt did not pay; <PERSON> did."
+    assert reply.held_back.answer_spans == {"PERSON": 1}

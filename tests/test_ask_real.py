@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import socket
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from privault.ask import AskSection, FollowupTokens, LocalChat, ask
+from privault.ask import AskEngines, AskRequest, AskSection, FollowupTokens, LocalChat, ask
 from privault.ask.briefing import BRIEFING, build_messages
 from privault.ask.runner import chatml
 from privault.errors import ModelError
@@ -61,28 +62,23 @@ def test_a_real_local_answer_is_scanned_cited_and_offers_a_followup(
 ) -> None:
     monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
     monkeypatch.setattr(socket.socket, "connect", no_network)
-    tokens = FollowupTokens(conn)
-    options: dict[str, Any] = {
-        "caller_name": "bench",
-        "policy_name": "standard",
-        "mode": "redact",
-        "chat": chat,
-        "remote": None,
-        "tokens": tokens,
-        "max_tokens": 40,
-    }
-    reply = ask("What is the total of the ACME invoice?", SECTIONS, **options)
+    engines = AskEngines(chat, None, FollowupTokens(conn))
+    request = AskRequest(
+        "What is the total of the ACME invoice?",
+        tuple(SECTIONS),
+        caller_name="bench",
+        policy_name="standard",
+        mode="redact",
+        max_tokens=40,
+    )
+    reply = ask(request, engines)
     assert reply.refused is None and reply.backend == "local" and reply.model == "smollm2-135m"
     assert reply.answer.strip()
     assert NAME not in reply.answer and "DE89" not in reply.answer.replace(" ", "")
     assert [c.node_id for c in reply.citations] == ["n1", "n2"]
     assert reply.followup and reply.timings["prompt_tokens"] > 0
 
-    again = ask(
-        "What is the total of the ACME invoice?",
-        SECTIONS,
-        **{**options, "followup": reply.followup, "instruction": "only the amount"},
-    )
+    again = ask(replace(request, followup=reply.followup, instruction="only the amount"), engines)
     assert again.refused is None and again.answer.strip() and again.followup is None
     # The follow-up shares the briefing and the notes with the first prompt: reused, not re-read.
     assert again.timings["cached_tokens"] >= reply.timings["prompt_tokens"] // 2

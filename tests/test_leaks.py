@@ -7,7 +7,7 @@ import codecs
 
 import pytest
 
-from privault.privacy.leaks import MASK, find_leaks, scan_answer, skeleton
+from privault.privacy.leaks import MASK, echoes, find_leaks, scan_answer, shown, skeleton
 
 NAME = "Maria Keller"
 EMAIL = "maria.keller@example.org"
@@ -128,3 +128,34 @@ def test_identifying_pieces_of_a_value_are_masked(label: str, answer: str) -> No
 def test_pieces_of_places_are_not_treated_as_names() -> None:
     answer = "Street parking is free near the Commerz branch on Main."
     assert scan_answer(answer, ["Main Street", "Commerz Bank"]).text == answer
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        (f"Payer {NAME}, card {CARD}.", [NAME, CARD]),
+        (f"Payer MARIA  KELLER; {b64(EMAIL)}", [NAME, EMAIL]),
+        (f"Call {PHONE[::-1]}", [PHONE]),
+        ("Payer <PERSON_1>, card <CREDIT_CARD_1>.", []),
+        ("Ms Keller paid; Maria was pleased.", []),  # pieces are not the whole value
+        ("Savannah wrote it.", []),  # a short value on word boundaries only
+    ],
+)
+def test_shown_picks_the_values_a_text_holds_whole(text: str, held: list[str]) -> None:
+    assert shown(VALUES, text) == held
+
+
+@pytest.mark.parametrize(
+    ("stretch", "supplied", "echo"),
+    [
+        ("Maria Keller", "Is the payer maria keller?", True),
+        ("MARIA-KELLER", "Is the payer Maria Keller?", True),
+        ("maria.keller@example.org", "mail maria.keller@example.org please", True),
+        ("Maria Keller", "Is the payer Maria?", False),
+        ("Keller", "Is the payer Kellerman?", False),  # whole words only
+        ("Maria Keller", "Keller or Maria?", False),  # in the caller's order only
+        ("...", "...", False),
+    ],
+)
+def test_echoes_are_the_callers_own_words(stretch: str, supplied: str, echo: bool) -> None:
+    assert echoes(stretch, supplied) is echo

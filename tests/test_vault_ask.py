@@ -13,8 +13,11 @@ from privault.ask.fakes import FakeChat, LeakyStubChat
 from privault.ask.remote import RemoteChat
 from privault.caller import Caller
 from privault.errors import InputError
+from privault.privacy.gate import Gate
+from privault.privacy.policy import PolicySet
 from privault.vault import Vault
 from privault.vault.ask import VaultAsk
+from privault.vault.reading import Reading
 from tests.helpers import Recorder, fake_vault, recording_server
 
 OWNER = Caller.owner()
@@ -62,11 +65,21 @@ def test_an_agents_model_sees_placeholders_and_a_leaky_model_is_masked(vault: Va
     assert reply.mode == "redact" and reply.held_back.context["EMAIL_ADDRESS"] == 1
 
 
-def test_even_a_model_that_sees_raw_text_cannot_leak_it_to_an_agent(vault: Vault) -> None:
-    """Belt and braces: the leak scan uses the raw values, not what the model was shown."""
+def test_even_a_model_that_sees_raw_text_cannot_leak_it_to_an_agent(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Belt and braces: were the gate to let a section through raw, the leak scan still
+    masks every value the caller's policy masks that the model was shown."""
+    raw = Gate(PolicySet.load(None).resolve("open"))
+
+    def ungated(self: Reading, section: Any, start: int = 0, end: int | None = None) -> Any:
+        return raw.apply(section.text[start : len(section.text) if end is None else end], [])
+
+    monkeypatch.setattr(Reading, "section", ungated)
     chat = FakeChat(f"Reach them at {EMAIL.upper()} or {EMAIL.replace('.', ' . ')}")
     _use(vault, chat)
     reply = vault.ask("boiler invoice contact", caller=AGENT)
+    assert EMAIL in chat.calls[0][-1].content  # the model really saw it raw
     assert "DANA" not in reply.answer and "whitfield" not in reply.answer.lower()
     assert reply.held_back.leak_masks >= 2
 

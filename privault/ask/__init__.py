@@ -1,6 +1,7 @@
 """Asking private memory: a local llama.cpp model answers, and nothing private is released.
 
-`pipeline.ask()` is the entry point the `Vault` facade calls with gated sections;
+`pipeline.ask()` is the entry point the `Vault` facade calls with an `AskRequest` (the
+question and its gated sections) and the `AskEngines` that answer it;
 `runner.LocalChat` is the in-process model, `remote.RemoteChat` the optional
 OpenAI-compatible backend for non-private context, `followup.FollowupTokens` the signed
 single-use follow-up tokens, and `fakes` the deterministic stand-ins used by tests.
@@ -10,12 +11,14 @@ from privault.ask.briefing import AskSection
 from privault.ask.chat import ChatModel, ChatResult, Message
 from privault.ask.fakes import FakeChat, LeakyStubChat
 from privault.ask.followup import FollowupTokens
-from privault.ask.pipeline import AskReply, Citation, ask
+from privault.ask.pipeline import AskEngines, AskReply, AskRequest, Citation, ask
 from privault.ask.remote import RemoteChat
 from privault.ask.runner import LocalChat
 
 __all__ = [
+    "AskEngines",
     "AskReply",
+    "AskRequest",
     "AskSection",
     "ChatModel",
     "ChatResult",

@@ -23,11 +23,11 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from privault.store.connection import Connection, IntegrityError, write
+from privault.store import followup_tokens
+from privault.store.connection import Connection
 from privault.timeutil import now_ms
 
 PREFIX = "pv1"
-SECRET_KEY = "followup_secret"
 DEFAULT_TTL_MINUTES = 10
 
 
@@ -63,17 +63,9 @@ class FollowupTokens:
         self._secret: bytes | None = None
 
     def _key(self) -> bytes:
-        """The vault's signing secret, created on first use (INSERT OR IGNORE: races agree)."""
+        """The vault's signing secret, read (or created) once per process."""
         if self._secret is None:
-            with write(self._conn):
-                self._conn.execute(
-                    "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
-                    (SECRET_KEY, secrets.token_hex(32)),
-                )
-                (value,) = self._conn.execute(
-                    "SELECT value FROM meta WHERE key = ?", (SECRET_KEY,)
-                ).fetchone()
-            self._secret = bytes.fromhex(value)
+            self._secret = followup_tokens.signing_secret(self._conn)
         return self._secret
 
     def _digest(self, label: str, *values: str) -> str:
@@ -125,14 +117,6 @@ class FollowupTokens:
             return Redeemed(
                 False, "the sections behind this answer have changed; ask the question again"
             )
-        try:
-            with write(self._conn):
-                self._conn.execute("DELETE FROM followup_tokens_used WHERE expires_at < ?", (now,))
-                self._conn.execute(
-                    "INSERT INTO followup_tokens_used (token_id, used_at, expires_at)"
-                    " VALUES (?, ?, ?)",
-                    (token_id, now, expires),
-                )
-        except IntegrityError:
+        if not followup_tokens.mark_used(self._conn, token_id, now=now, expires_at=expires):
             return Redeemed(False, "the follow-up token has already been used")
         return Redeemed(True)

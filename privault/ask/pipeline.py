@@ -9,21 +9,27 @@ may answer, briefs the model, scans what it wrote and builds the reply:
 2. The model sees the sections as gated (placeholders under `redact`, stubs under
    `refuse`, as stored under `off`) with web pages and the agent's follow-up instruction
    marked untrusted (`briefing.py`).
-3. The answer is scanned before release — detector spans, and every PII value present in
-   the sections as stored, in any normalised or encoded form (`privacy/leaks.py`).
+3. The answer is scanned before release (`privacy/leaks.py`): every value the caller's
+   policy masks that the model was *shown* (a gate that missed it, a web page under
+   `off`), in any normalised or encoded form; and spans the detector finds in the answer
+   of a kind the policy masks, unless they repeat the caller's own words. A value the
+   model was not shown is not looked for: it can only come from the caller, and masking
+   it would tell the caller which of its guesses the vault holds (a presence oracle).
    Under `off` nothing is masked (the policy releases it all), unless every section came
    from the web: a web page alone is never the basis for releasing personal data.
 4. The reply carries citations, what was held back, and a follow-up token that lets the
    caller send one instruction back, run by the local model over the same sections.
 
-Refusals are values (`AskReply.refused`), not exceptions.
+One ask is one frozen `AskRequest` (the question, its gated sections, who asks under which
+policy) answered by `AskEngines` (the models and the follow-up token store). Refusals are
+values (`AskReply.refused`), not exceptions.
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal, Protocol
 
@@ -33,9 +39,17 @@ from privault.ask.briefing import AskSection, build_messages
 from privault.ask.chat import ChatModel, ChatResult
 from privault.ask.followup import FollowupTokens
 from privault.errors import InputError
-from privault.privacy.leaks import MASK, find_leaks, mask_ranges
+from privault.privacy.leaks import MASK, echoes, find_leaks, mask_ranges, shown
 
-__all__ = ["AskHeldBack", "AskReply", "AskSection", "Citation", "ask"]
+__all__ = [
+    "AskEngines",
+    "AskHeldBack",
+    "AskReply",
+    "AskRequest",
+    "AskSection",
+    "Citation",
+    "ask",
+]
 
 Backend = Literal["local", "remote"]
 MODES = ("off", "redact", "refuse")
@@ -51,6 +65,46 @@ class SpanLike(Protocol):
 
 
 Detect = Callable[[str], Sequence[SpanLike]]
+
+
+@dataclass(frozen=True)
+class AskRequest:
+    """One ask, as the facade hands it over: everything in it is already resolved.
+
+    `sections` are gated for the caller; `mode` is the caller's policy mode. With
+    `followup` and `instruction`, the token is redeemed and the local model re-runs over
+    the same sections with the (untrusted) instruction. `dropped` counts sections that
+    did not fit the budget, `withheld` the kinds the gate held back from the context;
+    both are reported in `held_back`. `detect` finds spans the caller's policy masks in
+    the answer (None: none are looked for).
+    """
+
+    question: str
+    sections: tuple[AskSection, ...]
+    caller_name: str
+    policy_name: str
+    mode: str
+    instruction: str | None = None
+    followup: str | None = None
+    dropped: int = 0
+    withheld: dict[str, int] = field(default_factory=dict)
+    detect: Detect | None = None
+    max_tokens: int = 160
+
+    @property
+    def is_followup(self) -> bool:
+        """Whether this ask redeems a follow-up token (or tries to)."""
+        return self.followup is not None or self.instruction is not None
+
+
+@dataclass(frozen=True)
+class AskEngines:
+    """What answers an ask: the in-process model (None: none loaded), an optional remote
+    backend (used only for context that holds nothing private), and the token store."""
+
+    chat: ChatModel | None
+    remote: ChatModel | None
+    tokens: FollowupTokens
 
 
 @dataclass(frozen=True)
@@ -100,14 +154,12 @@ class AskReply:
         return data
 
 
-def _refusal(
-    reason: str, sections: Sequence[AskSection], policy: str, mode: str, **extra: Any
-) -> AskReply:
+def _refusal(reason: str, request: AskRequest, **extra: Any) -> AskReply:
     return AskReply(
         answer="",
-        citations=_citations(sections),
-        policy=policy,
-        mode=mode,
+        citations=_citations(request.sections),
+        policy=request.policy_name,
+        mode=request.mode,
         held_back=AskHeldBack(),
         refused=reason,
         **extra,
@@ -135,18 +187,29 @@ def _choose(
     return chat, remote_refused
 
 
-def _scan(
-    answer: str, sections: Sequence[AskSection], mode: str, detect: Detect | None
-) -> tuple[str, AskHeldBack]:
-    """Mask detector spans and context PII values in the answer, per the mode."""
+def _scan(answer: str, request: AskRequest) -> tuple[str, AskHeldBack]:
+    """Mask, per the mode, the context values the model was shown and the detector's spans
+    that the caller did not supply itself."""
+    sections, mode = request.sections, request.mode
     web_only = all(section.untrusted for section in sections)
     if mode == "off" and not web_only:
         return answer, AskHeldBack()
-    values = [value for section in sections for value in section.pii_values]
+    values = [
+        value
+        for section in sections
+        for value in shown(section.pii_values, f"{section.title}\n{section.text}")
+    ]
     leaks = find_leaks(answer, values)
-    spans = list(detect(answer)) if detect is not None and mode != "off" else []
+    spans: list[SpanLike] = []
+    if request.detect is not None and mode != "off":
+        # The caller's own words come back as they were sent: masking them hides nothing.
+        supplied = f"{request.question}\n{request.instruction or ''}"
+        found = request.detect(answer)
+        spans = [
+            s for s in found if s.end > s.start and not echoes(answer[s.start : s.end], supplied)
+        ]
     ranges = [(leak.start, leak.end, MASK) for leak in leaks]
-    ranges += [(s.start, s.end, f"<{s.kind}>") for s in spans if s.end > s.start]
+    ranges += [(s.start, s.end, f"<{s.kind}>") for s in spans]
     text, _ = mask_ranges(answer, ranges)
     leaked = [(leak.start, leak.end) for leak in leaks]
     outside = [s for s in spans if not any(a <= s.start and s.end <= b for a, b in leaked)]
@@ -157,47 +220,24 @@ def _scan(
     )
 
 
-def ask(
-    question: str,
-    sections: Sequence[AskSection],
-    *,
-    caller_name: str,
-    policy_name: str,
-    mode: str,
-    chat: ChatModel | None,
-    remote: ChatModel | None,
-    tokens: FollowupTokens,
-    instruction: str | None = None,
-    followup: str | None = None,
-    dropped: int = 0,
-    detect: Detect | None = None,
-    withheld: Mapping[str, int] | None = None,
-    max_tokens: int = 160,
-) -> AskReply:
-    """Answer `question` from gated `sections` for a caller, releasing nothing private.
-
-    `mode` is the caller's policy mode; `chat` the in-process model (None: none loaded);
-    `remote` an optional remote backend, used only for context that holds nothing
-    private. With `followup` and `instruction`, the token is redeemed and the local model
-    re-runs over the same sections with the (untrusted) instruction. `dropped` counts
-    sections that did not fit the budget; `withheld` the PII kinds the gate held back from
-    the context; both are reported in `held_back`. `detect` finds PII spans in the answer.
-    """
-    if mode not in MODES:
-        raise InputError(f"unknown policy mode {mode!r}; expected one of {', '.join(MODES)}")
+def ask(request: AskRequest, engines: AskEngines) -> AskReply:
+    """Answer `request` from its gated sections, releasing nothing private."""
+    if request.mode not in MODES:
+        raise InputError(
+            f"unknown policy mode {request.mode!r}; expected one of {', '.join(MODES)}"
+        )
     started = time.perf_counter()
+    sections = request.sections
     node_ids = [section.node_id for section in sections]
-    is_followup = followup is not None or instruction is not None
-    if is_followup:
-        if not (followup and instruction and instruction.strip()):
-            return _refusal(
-                "a follow-up needs both a token and an instruction", sections, policy_name, mode
-            )
-        redeemed = tokens.redeem(followup, caller_name, question, node_ids)
+    question, instruction = request.question, request.instruction
+    if request.is_followup:
+        if not (request.followup and instruction and instruction.strip()):
+            return _refusal("a follow-up needs both a token and an instruction", request)
+        redeemed = engines.tokens.redeem(request.followup, request.caller_name, question, node_ids)
         if not redeemed.ok:
-            return _refusal(str(redeemed.reason), sections, policy_name, mode)
+            return _refusal(str(redeemed.reason), request)
     private = any(section.private for section in sections)
-    model, remote_refused = _choose(private, is_followup, chat, remote)
+    model, remote_refused = _choose(private, request.is_followup, engines.chat, engines.remote)
     backend: Backend | None = None
     if not sections:
         answer, result, model_name = NO_CONTEXT, ChatResult(NO_CONTEXT), None
@@ -205,34 +245,29 @@ def ask(
         reason = remote_refused or "no local model is loaded to answer"
         if remote_refused:
             reason += "; nothing was sent, and no local model is loaded to answer instead"
-        return _refusal(reason, sections, policy_name, mode, remote_refused=remote_refused)
+        return _refusal(reason, request, remote_refused=remote_refused)
     else:
         messages = build_messages(question, sections, instruction=instruction)
         try:
-            result = model.chat(messages, max_tokens=max_tokens)
+            result = model.chat(messages, max_tokens=request.max_tokens)
         except InputError as exc:  # the packed context does not fit the model's window
-            return _refusal(f"{exc}; ask with a smaller budget", sections, policy_name, mode)
+            return _refusal(f"{exc}; ask with a smaller budget", request)
         except httpx.HTTPError as exc:
-            return _refusal(
-                f"the remote chat backend failed ({type(exc).__name__})",
-                sections,
-                policy_name,
-                mode,
-            )
+            return _refusal(f"the remote chat backend failed ({type(exc).__name__})", request)
         answer, model_name = result.text, model.name
         backend = "local" if model.local else "remote"
     model_done = time.perf_counter()
-    text, scanned = _scan(answer, sections, mode, detect)
-    held = replace(scanned, dropped=dropped, context=dict(withheld or {}))
+    text, scanned = _scan(answer, request)
+    held = replace(scanned, dropped=request.dropped, context=dict(request.withheld))
     token = None
-    if sections and not is_followup:
-        token = tokens.issue(caller_name, question, node_ids)
+    if sections and not request.is_followup:
+        token = engines.tokens.issue(request.caller_name, question, node_ids)
     finished = time.perf_counter()
     return AskReply(
         answer=text,
         citations=_citations(sections),
-        policy=policy_name,
-        mode=mode,
+        policy=request.policy_name,
+        mode=request.mode,
         held_back=held,
         followup=token,
         model=model_name,

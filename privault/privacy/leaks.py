@@ -12,6 +12,10 @@ decoded (twice, for nested encodings) and masked whole when they hide a value.
 
 Short values only match on word boundaries (`Anna` must not mask `Savannah`); long ones
 match anywhere, since a prefix letter must not be enough to smuggle a card number out.
+
+Two helpers keep the scan from masking more than it must. `shown` picks the values a text
+actually holds (in any form but a partial one): only what a model was shown can leak
+through it. `echoes` tells whether a stretch repeats the caller's own words.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 MASK = "<WITHHELD>"
 _SHORT = 8  # values whose skeleton is shorter than this must sit on word boundaries
@@ -77,6 +82,13 @@ def _fold_char(ch: str) -> str:
     decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", ch))
     plain = "".join(c for c in decomposed if not unicodedata.combining(c))
     return plain.casefold().translate(_HOMOGLYPHS)
+
+
+@lru_cache(maxsize=256)
+def _skeleton(text: str, leet: bool) -> tuple[str, tuple[int, ...], tuple[int, ...]]:
+    # One text is scanned for many values (`shown`) and decoded runs repeat: cache it.
+    stream, starts, ends = skeleton(text, leet=leet)
+    return stream, tuple(starts), tuple(ends)
 
 
 def skeleton(text: str, *, leet: bool = False) -> tuple[str, list[int], list[int]]:
@@ -171,7 +183,7 @@ def _bounded(text: str, start: int, end: int, probe: str) -> bool:
 
 def _search(text: str, leet: bool, probes: Iterable[tuple[str, str]]) -> list[Leak]:
     """Every bounded occurrence of each `(probe, form)` in the skeleton of `text`."""
-    stream, starts, ends = skeleton(text, leet=leet)
+    stream, starts, ends = _skeleton(text, leet)
     found = []
     for probe, form in probes:
         at = stream.find(probe)
@@ -182,6 +194,11 @@ def _search(text: str, leet: bool, probes: Iterable[tuple[str, str]]) -> list[Le
                 found.append(Leak(start, end, form))
             at = stream.find(probe, at + 1)
     return found
+
+
+@lru_cache(maxsize=256)
+def _decoded(text: str) -> tuple[tuple[int, int, str, str], ...]:
+    return tuple(_decoded_runs(text))
 
 
 def _decoded_runs(text: str) -> Iterable[tuple[int, int, str, str]]:
@@ -218,9 +235,12 @@ def _decoded_runs(text: str) -> Iterable[tuple[int, int, str, str]]:
 
 
 class _Scanner:
-    """The values of one context, prepared once, matched against any number of texts."""
+    """The values of one context, prepared once, matched against any number of texts.
 
-    def __init__(self, values: Iterable[str]) -> None:
+    Without `partial`, only whole values match (in any form), never a part of one.
+    """
+
+    def __init__(self, values: Iterable[str], *, partial: bool = True) -> None:
         values = list(values)  # read twice below; may be a generator
         plain: dict[str, str] = {}
         leet: dict[str, str] = {}
@@ -232,7 +252,7 @@ class _Scanner:
                 if len(variant) >= 4 and letters * 2 >= len(variant):
                     leet.setdefault(variant.translate(_LEET), "leet")
                     plain.setdefault(codecs.encode(variant, "rot13"), "rot13")
-            for part in _parts(value):
+            for part in _parts(value) if partial else ():
                 plain.setdefault(part, "partial")
                 plain.setdefault(part[::-1], "partial")
         # A probe that reads the same reversed is reported as the plainer form.
@@ -246,7 +266,7 @@ class _Scanner:
             leaks += _search(text, True, self.leet.items())
         leaks = [self._label(text, leak) for leak in leaks]
         if depth < 2:
-            for start, end, form, decoded in _decoded_runs(text):
+            for start, end, form, decoded in _decoded(text):
                 if decoded and self.find(decoded, depth + 1):
                     leaks.append(Leak(start, end, form))
         return leaks
@@ -277,6 +297,29 @@ def find_leaks(answer: str, values: Iterable[str]) -> list[Leak]:
             continue  # inside a stretch already reported
         kept.append(leak)
     return kept
+
+
+def shown(values: Iterable[str], text: str) -> list[str]:
+    """The `values` that `text` holds whole, in any recognised form (not merely a part).
+
+    What a model was shown is all it can leak; a value it was not shown can only reach its
+    answer from the caller, who knows it already.
+    """
+    unique = dict.fromkeys(v.strip() for v in values if v and v.strip())
+    return [value for value in unique if _Scanner([value], partial=False).find(text)]
+
+
+def _words(text: str) -> str:
+    """`text` as its words' skeletons, one space around each (for whole-word matching)."""
+    words = (skeleton(word)[0] for word in re.split(r"[\W_]+", text))
+    return " " + " ".join(word for word in words if word) + " "
+
+
+def echoes(stretch: str, supplied: str) -> bool:
+    """True if `stretch` repeats, word for word (case, accents and separators aside), a
+    run of whole words of `supplied`: the caller's own words coming back to it."""
+    needle = _words(stretch)
+    return needle.strip() != "" and needle in _words(supplied)
 
 
 def mask_ranges(text: str, ranges: Iterable[tuple[int, int, str]]) -> tuple[str, int]:

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from privault.store.connection import Connection, write
+from privault.store.connection import Connection
 
 
 @dataclass(frozen=True)
@@ -160,8 +160,9 @@ def chunk_rows(
     spans = [(int(a), int(b), int(t)) for _, a, b, t, _, _ in found]
     texts = [str(text) for *_, text, _ in found]
     blob = b"".join(embedding for *_, embedding in found)
-    vectors = np.frombuffer(blob, dtype=np.float32).reshape(len(found), -1)
-    return spans, texts, vectors
+    vectors = np.frombuffer(blob, dtype=np.float32)
+    # A section with no chunks (a heading alone) has no vectors, and no width to infer.
+    return spans, texts, vectors.reshape(len(found), -1) if found else vectors.reshape(0, 0)
 
 
 def _insert_chunks(
@@ -306,12 +307,6 @@ def section_text(conn: Connection, section_id: int) -> str | None:
     """A section's text now (None if it is gone)."""
     found = conn.execute("SELECT text FROM sections WHERE id = ?", (section_id,)).fetchone()
     return found[0] if found else None
-
-
-def clear_stale_masking(conn: Connection) -> None:
-    """Mark the masked index entries as built for every section (after a re-index)."""
-    with write(conn):
-        conn.execute("DELETE FROM meta WHERE key = 'stale_masking'")
 
 
 def clear_stale_chunking(conn: Connection) -> None:

@@ -3,8 +3,13 @@
 The facade's part of item 7 of the privacy contract: sections are retrieved and packed
 within a token budget and gated for the caller exactly as `context` returns them; each is
 marked private when it holds a value any non-`off` policy counts as identifying (or its
-shelf is private); the raw values are handed to the pipeline's leak scan; and the answer's
-own spans are masked by the caller's policy. The local model is loaded once and kept.
+shelf is private); the raw values the caller's policy for that shelf masks (with the
+vault's known entities, in the owner's text) are handed to the pipeline's leak scan; and
+the answer's own spans are masked by the caller's policy. The local model is loaded once
+and kept.
+
+The answer is scanned by the detector *without* the vault's known entities: masking a
+known name the caller wrote into its question would confirm that the vault knows it.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from typing import Any
 from privault.ask.briefing import AskSection
 from privault.ask.chat import ChatModel
 from privault.ask.followup import FollowupTokens
-from privault.ask.pipeline import AskReply
+from privault.ask.pipeline import AskEngines, AskReply, AskRequest
 from privault.ask.pipeline import ask as run_pipeline
 from privault.caller import Caller
 from privault.errors import InputError
@@ -80,8 +85,9 @@ class VaultAsk:
         filters = context.filters(caller)
         packed, out, rows = Finder.of(context, reading).context(reading, matched, filters, budget)
         identifying = self._identifying_kinds()
+        known = context.privacy.known_entities()
 
-        def masks(span: Span) -> bool:
+        def masks(span: Span, policy: Policy) -> bool:
             # What must not come back in any form: what the caller's policy masks (under
             # `off`, every identifying value, for answers drawn from web pages alone).
             return policy.counts(span) if policy.mode != "off" else span.kind in identifying
@@ -90,6 +96,10 @@ class VaultAsk:
         for item, view in zip(packed.sections, out, strict=True):
             row = rows[item.section_id]
             spans = reading.spans(row)
+            shelf_policy = reading.policy(row.shelf)
+            values = {row.text[s.start : s.end] for s in spans if masks(s, shelf_policy)}
+            if not row.author:  # the owner's text is gated with the known entities too
+                values.update(v for v, kind in known.items() if kind in shelf_policy.identifying)
             sections.append(
                 AskSection(
                     node_id=view.node_id,
@@ -98,27 +108,24 @@ class VaultAsk:
                     text=view.text,
                     private=self._private(row, spans, identifying),
                     untrusted=view.untrusted,
-                    pii_values=tuple(
-                        sorted({row.text[s.start : s.end] for s in spans if masks(s)})
-                    ),
+                    pii_values=tuple(sorted(values)),
                 )
             )
         summary = reading.privacy()
-        return run_pipeline(
-            question,
-            sections,
+        request = AskRequest(
+            question=question,
+            sections=tuple(sections),
             caller_name=caller.name,
             policy_name=summary.policy,
             mode=summary.mode,
-            chat=self._chat_if_needed(sections),
-            remote=self.remote,
-            tokens=self.tokens,
             instruction=instruction,
             followup=followup,
             dropped=packed.dropped,
+            withheld=dict(summary.held_back),
             detect=_answer_detector(context.privacy, policy),
-            withheld=summary.held_back,
         )
+        engines = AskEngines(self._chat_if_needed(sections), self.remote, self.tokens)
+        return run_pipeline(request, engines)
 
     def _chat_if_needed(self, sections: list[AskSection]) -> ChatModel | None:
         # No sections: the pipeline answers "nothing matches" without a model.
@@ -146,10 +153,11 @@ class VaultAsk:
 
 
 def _answer_detector(runtime: PrivacyRuntime, policy: Policy) -> Any:
-    """Spans in an answer that the caller's policy masks (dates and the like stay)."""
+    """Spans in an answer that the caller's policy masks (dates and the like stay), found
+    without the vault's known entities (see the module docstring)."""
 
     def detect(text: str) -> list[Span]:
-        found = runtime.detector.detect(text)
+        found = runtime.plain_detector.detect(text)
         return [span for span in found if policy.counts(span)]
 
     return detect

@@ -146,9 +146,9 @@ class VaultDocuments:
             raise AccessDenied("only the owner can re-index the vault")
         done = writing.reindex(self._conn, self._context.embedder, progress=progress)
         # Masked entries for gated callers, from every section's spans as they are now.
-        current = sections.current_section_ids(self._conn)
-        self._context.privacy.remask(current, self._context.embedder)
-        sections.clear_stale_masking(self._conn)
+        privacy = self._context.privacy
+        privacy.remask(sections.current_section_ids(self._conn), self._context.embedder)
+        privacy.record_masked_index()
         return done
 
     def forget(self, doc_id: str, *, caller: Caller) -> bool:

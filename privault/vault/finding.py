@@ -44,8 +44,11 @@ class Finder:
     @classmethod
     def of(cls, context: VaultContext, reading: Reading | None = None) -> Finder:
         """The finder over an open vault's indexes, in the view `reading`'s caller searches
-        (the masked one for gated callers; plain without a reading)."""
+        (the masked one for gated callers, its missing entries built first; plain without
+        a reading)."""
         view = reading.view if reading is not None else "plain"
+        if view == "masked":  # never match a plain entry that should have had a masked one
+            context.privacy.ensure_masked_index(context.embedder)
         return cls(context.conn, context.engines.vectors_for(view), context.embedder)
 
     def hits(self, query: str, filters: Filters, limit: int) -> list[search.ChunkHit]:

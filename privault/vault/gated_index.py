@@ -8,22 +8,36 @@ plain entry.
 
 Entries are written with the section (`writing.store_drafts`) and again for just the
 sections a change reaches (`remask`): a new known entity, an owner's mark, a re-scan.
+
+Before the first gated search of a process, `build_missing` makes sure no entry is missing
+(see `store.masked_index`): a vault indexed before masked entries existed, one whose
+policies changed since, or one that lost entries is brought up to date then, so no gated
+caller ever matches a plain entry that should have had a masked one.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections.abc import Callable, Sequence
 
 from privault.privacy.masking import IndexMasker
 from privault.retrieval.embedder import Embedder
 from privault.spans import Span
-from privault.store import sections
+from privault.store import masked_index, sections
 from privault.store.connection import Connection, write
 from privault.store.sections import IndexedSection
 from privault.vault.ingest import chunk_label
 
 LabelSpans = Callable[[str], Sequence[Span]]
+SpanLoader = Callable[[Sequence[int]], dict[int, list[Span]]]
+LabelLoader = Callable[[str, str], list[Span]]
+
+
+def fingerprint(masker: IndexMasker) -> str:
+    """What the masked entries depend on: the combined gated policy (empty: none)."""
+    policy = "" if masker.policy is None else masker.policy.model_dump_json()
+    return hashlib.sha256(policy.encode("utf-8")).hexdigest()[:16]
 
 
 def clip_spans(spans: Sequence[Span], start: int, end: int) -> list[Span]:
@@ -96,13 +110,73 @@ def with_masked(
     return out
 
 
+def _windows(
+    masker: IndexMasker,
+    row: sections.SectionRow,
+    chunks: Sequence[tuple[int, int, int]],
+    spans: Sequence[Span],
+    load_label_spans: LabelLoader,
+) -> list[tuple[int, str]]:
+    return masked_windows(
+        masker,
+        row.breadcrumb,
+        row.text,
+        chunks,
+        spans,
+        lambda label: load_label_spans(row.doc_id, label),
+        owner_text=row.author == "",
+    )
+
+
+def build_missing(
+    conn: Connection,
+    masker: IndexMasker,
+    embedder: Embedder,
+    load_spans: SpanLoader,
+    load_label_spans: LabelLoader,
+) -> int:
+    """Write every masked entry the index lacks for the current masker; return sections
+    rewritten. Cheap when nothing is missing: two queries."""
+    if masker.policy is None:
+        return 0  # no policy masks anything: there are no gated callers to protect
+    current = fingerprint(masker)
+    if masked_index.needs_rebuild(conn, current):
+        done = remask(
+            conn,
+            masker,
+            embedder,
+            masked_index.sections_to_remask(conn),
+            load_spans,
+            load_label_spans,
+        )
+        masked_index.record_builder(conn, current, replace=True)
+        return done
+    policy = masker.policy
+    counted = [(kind, policy.threshold_for(kind)) for kind in policy.identifying]
+    candidates = masked_index.unmasked_sections(conn, counted, policy.ner)
+    rows = sections.sections_by_ids(conn, candidates) if candidates else {}
+    spans = load_spans(list(rows)) if rows else {}
+    missing = [
+        section_id
+        for section_id, row in rows.items()
+        if _windows(
+            masker,
+            row,
+            sections.chunk_rows(conn, section_id)[0],
+            spans[section_id],
+            load_label_spans,
+        )
+    ]
+    return remask(conn, masker, embedder, missing, load_spans, load_label_spans)
+
+
 def remask(
     conn: Connection,
     masker: IndexMasker,
     embedder: Embedder,
     section_ids: Sequence[int],
-    load_spans: Callable[[Sequence[int]], dict[int, list[Span]]],
-    load_label_spans: Callable[[str, str], list[Span]],
+    load_spans: SpanLoader,
+    load_label_spans: LabelLoader,
 ) -> int:
     """Write the masked entries of these sections again from their current spans.
 
@@ -118,15 +192,7 @@ def remask(
         plans = []
         for section_id, row in rows.items():
             chunks, texts, vectors = sections.chunk_rows(conn, section_id)
-            windows = masked_windows(
-                masker,
-                row.breadcrumb,
-                row.text,
-                chunks,
-                spans.get(section_id, []),
-                lambda label, row=row: load_label_spans(row.doc_id, label),  # type: ignore[misc]
-                owner_text=row.author == "",
-            )
+            windows = _windows(masker, row, chunks, spans.get(section_id, []), load_label_spans)
             plans.append((row, chunks, texts, vectors, windows))
         embedded = embedder.embed([text for *_, windows in plans for _, text in windows])
         offset = 0

@@ -14,7 +14,8 @@ Text an agent wrote is scanned and gated without the known entities: masking an 
 words by what the vault knows would tell the agent what the vault knows.
 
 Gated callers search masked index entries (`vault.gated_index`): `with_masked_entries`
-adds them when a document is written, `remask` when its spans change.
+adds them when a document is written, `remask` when its spans change, and
+`ensure_masked_index` builds any that are missing before a process's first gated search.
 
 Policies and the access configuration load lazily and fail closed: a broken policy file
 refuses every gated operation with a `PolicyError` instead of falling back to anything.
@@ -41,7 +42,7 @@ from privault.retrieval.embedder import Embedder
 from privault.spans import Span
 from privault.statements import known_entity_names
 from privault.store import label_spans as label_store
-from privault.store import pii, shelves
+from privault.store import masked_index, pii, shelves
 from privault.store import sections as section_store
 from privault.store.connection import Connection
 from privault.store.sections import IndexedSection
@@ -115,6 +116,7 @@ class PrivacyRuntime:
         self._known: dict[str, str] | None = None
         self._generation: int | None = None
         self._masker: IndexMasker | None = None
+        self._masked_checked = False  # this process made sure no masked entry is missing
 
     # ---- configuration ---------------------------------------------------------------
 
@@ -274,6 +276,8 @@ class PrivacyRuntime:
         embedder: Embedder,
     ) -> list[list[IndexedSection]]:
         """Each draft's sections with the masked index entries their windows need."""
+        if not self._masked_checked:  # a vault's first writes say which masker built it
+            masked_index.record_builder_if_empty(self.conn, gated_index.fingerprint(self.masker))
         out = []
         for draft, sections, scan in zip(drafts, indexed, scans, strict=True):
             labels = scan.labels
@@ -288,6 +292,22 @@ class PrivacyRuntime:
                 )
             )
         return out
+
+    def ensure_masked_index(self, embedder: Embedder, *, force: bool = False) -> int:
+        """Build the masked index entries that are missing (see `gated_index`), once per
+        process unless `force`; return the sections rewritten."""
+        if self._masked_checked and not force:
+            return 0
+        done = gated_index.build_missing(
+            self.conn, self.masker, embedder, self._load_spans, self._load_label_spans
+        )
+        self._masked_checked = True
+        return done
+
+    def record_masked_index(self) -> None:
+        """Every section's masked entries were just written by this process's masker."""
+        masked_index.record_builder(self.conn, gated_index.fingerprint(self.masker), replace=True)
+        self._masked_checked = True
 
     def remask(self, section_ids: Sequence[int], embedder: Embedder) -> int:
         """Write the masked index entries of these sections again from their spans now."""

@@ -7,6 +7,11 @@ errors, a reminder's text — are not sectioned documents with spans stored at w
 so `WatchView` detects them live (the detector plus the vault's known entities) and gates
 them by the caller's policy for the watch's shelf, like a statement never scanned: fail
 closed, never shown raw. The raw text is never kept alongside.
+
+The replies hold `GatedWatch`, `GatedRun` and `GatedReminder`: the domain values with
+their text fields typed `Gated`, made only by `WatchView` (their `of`), so a reply cannot
+carry a watch, run or reminder whose text skipped the gate (mypy checks it; a test keeps
+the field types honest).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from privault.caller import Caller
+from privault.privacy.gate import Gated, literal
 from privault.privacy.recognizers import find_known_entities
 from privault.store.watches import watch_author
 from privault.vault.reading import scope_of
@@ -26,15 +32,60 @@ if TYPE_CHECKING:
     from privault.vault.privacy import PrivacyRuntime
     from privault.watches.poll import PollReport  # pulls in httpx; opening a vault should not
 
-FOLDER_FOR_AGENTS = "<FOLDER>"  # a path names people and places; agents get the watch id
+FOLDER_FOR_AGENTS = literal("<FOLDER>")  # a path names people and places; agents get the id
+
+
+def _fields(value: object) -> dict[str, Any]:
+    return {item.name: getattr(value, item.name) for item in dataclasses.fields(value)}  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class GatedWatch(Watch):
+    """A watch as one caller may see it: its target and last error gated."""
+
+    target: Gated
+    last_error: Gated | None
+
+    @classmethod
+    def of(cls, watch: Watch, *, target: Gated, last_error: Gated | None) -> GatedWatch:
+        """`watch` with its texts replaced by their gated forms."""
+        return cls(**{**_fields(watch), "target": target, "last_error": last_error})
+
+
+@dataclass(frozen=True)
+class GatedRun(WatchRun):
+    """A run as one caller may see it: its summary, error and diff gated."""
+
+    summary: Gated
+    error: Gated | None
+    diff: Gated | None
+
+    @classmethod
+    def of(
+        cls, run: WatchRun, *, summary: Gated, error: Gated | None, diff: Gated | None
+    ) -> GatedRun:
+        """`run` with its texts replaced by their gated forms."""
+        return cls(**{**_fields(run), "summary": summary, "error": error, "diff": diff})
+
+
+@dataclass(frozen=True)
+class GatedReminder(Reminder):
+    """A reminder as one caller may see it: its text gated."""
+
+    text: Gated
+
+    @classmethod
+    def of(cls, reminder: Reminder, *, text: Gated) -> GatedReminder:
+        """`reminder` with its text replaced by its gated form."""
+        return cls(**{**_fields(reminder), "text": text})
 
 
 @dataclass(frozen=True)
 class WatchResponse:
     """One watch (added, shown or changed) and, for `show`, its recent runs, newest first."""
 
-    watch: Watch
-    runs: tuple[WatchRun, ...]
+    watch: GatedWatch
+    runs: tuple[GatedRun, ...]
     privacy: Privacy
 
     def to_dict(self) -> dict[str, Any]:
@@ -50,7 +101,7 @@ class WatchResponse:
 class WatchList:
     """Watches, oldest first."""
 
-    watches: tuple[Watch, ...]
+    watches: tuple[GatedWatch, ...]
     privacy: Privacy
 
     def to_dict(self) -> dict[str, Any]:
@@ -62,7 +113,7 @@ class WatchList:
 class RunResponse:
     """One run made now (`watch run ID`); None when another worker took the job."""
 
-    run: WatchRun | None
+    run: GatedRun | None
     privacy: Privacy
 
     def to_dict(self) -> dict[str, Any]:
@@ -72,21 +123,26 @@ class RunResponse:
 
 @dataclass(frozen=True)
 class PollResponse:
-    """What one poll did, its runs gated."""
+    """What one poll did, its runs gated (`report.runs` holds the same gated runs)."""
 
     report: PollReport
+    runs: tuple[GatedRun, ...]
     privacy: Privacy
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form: the report's keys plus the privacy keys."""
-        return {**self.report.to_dict(), **self.privacy.to_dict()}
+        return {
+            **self.report.to_dict(),
+            "runs": [run.to_dict() for run in self.runs],
+            **self.privacy.to_dict(),
+        }
 
 
 @dataclass(frozen=True)
 class ReminderList:
     """Reminders: the due ones oldest first, or all of them newest first."""
 
-    reminders: tuple[Reminder, ...]
+    reminders: tuple[GatedReminder, ...]
     privacy: Privacy
 
     def to_dict(self) -> dict[str, Any]:
@@ -101,7 +157,7 @@ class ReminderList:
 class ReminderResponse:
     """One reminder (just acknowledged)."""
 
-    reminder: Reminder
+    reminder: GatedReminder
     privacy: Privacy
 
     def to_dict(self) -> dict[str, Any]:
@@ -117,49 +173,47 @@ class WatchView:
         self.reading = runtime.reading(caller)  # an unknown caller is refused here
         self._owner = caller.is_owner
 
-    def text(self, shelf: str, value: str, author: str = "", scope_id: str = "") -> str:
+    def text(self, shelf: str, value: str, author: str = "", scope_id: str = "") -> Gated:
         """One text as the caller may see it, judged by the policy for `shelf`; an agent's
         own text (`author`) without the vault's known entities (see `vault.privacy`)."""
         gate = self.reading.gate(shelf)
-        if gate.policy.mode == "off" or not value:
-            return value
-        spans = self._runtime.detector_for(author).detect(value)
-        spans += find_known_entities(value, self._runtime.known_for(author))
+        spans = []
+        if gate.policy.mode != "off" and value:
+            spans = self._runtime.detector_for(author).detect(value)
+            spans += find_known_entities(value, self._runtime.known_for(author))
         return gate.apply(value, spans, scope=scope_of(author, scope_id)).text
 
     def maybe(
         self, shelf: str, value: str | None, author: str = "", scope_id: str = ""
-    ) -> str | None:
+    ) -> Gated | None:
         """`text()` for a text that may be absent."""
         return None if value is None else self.text(shelf, value, author, scope_id)
 
-    def watch(self, watch: Watch) -> Watch:
+    def watch(self, watch: Watch) -> GatedWatch:
         """A watch with its target and last error gated."""
-        target = watch.target
+        who, scope = watch.author, watch.id
         if watch.kind == "folder" and not self._owner:
             target = FOLDER_FOR_AGENTS
-        who, scope = watch.author, watch.id
-        return dataclasses.replace(
-            watch,
-            target=self.text(watch.shelf, target, who, scope),
-            last_error=self.maybe(watch.shelf, watch.last_error, who, scope),
-        )
+        else:
+            target = self.text(watch.shelf, watch.target, who, scope)
+        last_error = self.maybe(watch.shelf, watch.last_error, who, scope)
+        return GatedWatch.of(watch, target=target, last_error=last_error)
 
-    def run(self, run: WatchRun, shelf: str) -> WatchRun:
+    def run(self, run: WatchRun, shelf: str) -> GatedRun:
         """A run with its summary, error and diff gated."""
         who, scope = watch_author(self._runtime.conn, run.watch_id), run.watch_id
-        return dataclasses.replace(
+        return GatedRun.of(
             run,
             summary=self.text(shelf, run.summary, who, scope),
             error=self.maybe(shelf, run.error, who, scope),
             diff=self.maybe(shelf, run.diff, who, scope),
         )
 
-    def reminder(self, reminder: Reminder) -> Reminder:
+    def reminder(self, reminder: Reminder) -> GatedReminder:
         """A reminder with its text gated."""
         who = watch_author(self._runtime.conn, reminder.watch_id)
         text = self.text(reminder.shelf, reminder.text, who, reminder.watch_id)
-        return dataclasses.replace(reminder, text=text)
+        return GatedReminder.of(reminder, text=text)
 
     @property
     def privacy(self) -> Privacy:

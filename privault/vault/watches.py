@@ -247,7 +247,7 @@ class VaultWatches:
         )
         shelves = watch_store.shelves_of_watches(self._conn)
         runs = tuple(view.run(run, shelves.get(run.watch_id, "default")) for run in report.runs)
-        return PollResponse(dataclasses.replace(report, runs=runs), view.privacy)
+        return PollResponse(dataclasses.replace(report, runs=runs), runs, view.privacy)
 
     # ---- reminders -------------------------------------------------------------------
 

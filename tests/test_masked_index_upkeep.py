@@ -1,0 +1,114 @@
+"""Gated callers never fall back to plain index entries: missing masked entries are built
+before a process's first gated search.
+
+A window holding a masked value is found by gated callers through its masked entry only.
+Were that entry missing, the window would be matched through its plain entry, value and
+all: a presence oracle. These tests take the entries away (as a vault indexed before they
+existed, or one that lost them) or change what the policies mask, and check that a gated
+search answers exactly as it does on a vault whose entries were always there.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from gate_support import normal_form
+from helpers import fake_vault
+
+from privault import Caller, Vault
+from privault.privacy.policy import shipped_policies_dir
+from privault.store import masked_index
+
+OWNER = Caller.owner()
+AGENT = Caller.agent("claude")
+EMAIL = "ottoline.quade@harrowfield-post.com"
+NOTES = [
+    f"Landlord details: write to {EMAIL} about the boiler. Rent is due on the first.",
+    "The garden shed needs a new padlock before winter.",
+    "Boiler service booked for March; the engineer brings the parts.",
+]
+
+
+def build(path: Path, **settings: object) -> None:
+    with fake_vault(path, **settings) as vault:  # type: ignore[arg-type]
+        for text in NOTES:
+            vault.note(text, caller=OWNER)
+
+
+def drop_masked_entries(path: Path, *, stale: bool = False) -> None:
+    with fake_vault(path) as vault:
+        conn = vault.conn
+        conn.execute("DELETE FROM chunks_fts WHERE rowid < 0")
+        conn.execute("DELETE FROM masked_chunks")
+        if stale:  # what migration m009 leaves on a vault indexed before masked entries
+            conn.execute("INSERT INTO meta (key, value) VALUES ('stale_masking', '1')")
+
+
+def probe(vault: Vault) -> list[object]:
+    return [
+        normal_form(vault.search(query, caller=AGENT).to_dict())
+        for query in (EMAIL, "ottoline quade", "harrowfield", "boiler landlord")
+    ]
+
+
+def masked_rows(vault: Vault) -> int:
+    return int(vault.conn.execute("SELECT count(*) FROM masked_chunks").fetchone()[0])
+
+
+@pytest.mark.parametrize("stale", [False, True], ids=["entries-lost", "indexed-before-entries"])
+def test_missing_masked_entries_are_built_before_the_first_gated_search(
+    tmp_path: Path, stale: bool
+) -> None:
+    intact, damaged = tmp_path / "intact.db", tmp_path / "damaged.db"
+    build(intact)
+    build(damaged)
+    with fake_vault(intact) as vault:
+        expected, rows = probe(vault), masked_rows(vault)
+    assert rows > 0
+    drop_masked_entries(damaged, stale=stale)
+    with fake_vault(damaged) as vault:
+        assert masked_rows(vault) == 0
+        assert vault.status().index.stale_masking is stale
+        assert probe(vault) == expected  # the plain entry never answered a gated search
+        assert masked_rows(vault) == rows
+        assert vault.status().index.stale_masking is False
+
+
+def test_the_owner_search_builds_nothing_and_a_healthy_vault_rebuilds_nothing(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "v.db"
+    build(path)
+    with fake_vault(path) as vault:
+        vault.search(EMAIL, caller=OWNER)
+        assert vault.privacy.ensure_masked_index(vault.embedder) == 0  # first check: all there
+    drop_masked_entries(path)
+    with fake_vault(path) as vault:
+        vault.search(EMAIL, caller=OWNER)  # the owner searches the plain entries
+        assert masked_rows(vault) == 0
+        vault.search(EMAIL, caller=AGENT)
+        assert masked_rows(vault) > 0
+        assert vault.privacy.ensure_masked_index(vault.embedder, force=True) == 0
+
+
+def test_a_policy_that_masks_more_rebuilds_the_masked_entries(tmp_path: Path) -> None:
+    lenient = tmp_path / "policies"
+    lenient.mkdir()
+    for source in shipped_policies_dir().glob("*.yaml"):
+        data = yaml.safe_load(source.read_text())  # every policy, without email addresses
+        data["identifying"] = [k for k in data.get("identifying", []) if k != "EMAIL_ADDRESS"]
+        (lenient / source.name).write_text(yaml.safe_dump(data))
+    before, reference = tmp_path / "before.db", tmp_path / "reference.db"
+    build(before, policies_dir=lenient)
+    build(reference)
+    with fake_vault(before, policies_dir=lenient) as vault:
+        assert masked_rows(vault) == 0  # nothing the lenient policy masks
+        recorded = masked_index.built_by(vault.conn)
+    with fake_vault(reference) as vault:
+        expected = probe(vault)
+    with fake_vault(before) as vault:  # the shipped policies: emails are masked now
+        assert probe(vault) == expected
+        assert masked_rows(vault) > 0
+        assert masked_index.built_by(vault.conn) not in (None, recorded)
