@@ -84,6 +84,22 @@ def test_known_entities(text: str, known: object, expected: list[tuple[str, str]
     assert _found(spans, text) == expected
 
 
+def test_known_entities_follow_a_changed_set() -> None:
+    # The compiled pattern is cached per set of entities: a set that changes in place (a
+    # new mark, a kind changed) must be matched as it is now, never as it was.
+    known = {"John Smith": "PERSON"}
+    text = "John Smith met Acme Corp"
+    assert _found(rec.find_known_entities(text, known), text) == [("John Smith", "PERSON")]
+    known["Acme Corp"] = "ORGANIZATION"
+    assert _found(rec.find_known_entities(text, known), text) == [
+        ("John Smith", "PERSON"),
+        ("Acme Corp", "ORGANIZATION"),
+    ]
+    known["John Smith"] = "NRP"
+    del known["Acme Corp"]
+    assert _found(rec.find_known_entities(text, known), text) == [("John Smith", "NRP")]
+
+
 def test_custom_pattern_context_raises_score() -> None:
     regex = re.compile(r"E-\d{5}")
     plain = rec.find_pattern("id E-12345", regex, "EMPLOYEE_ID", 0.4, ["employee"])

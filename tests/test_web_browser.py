@@ -7,12 +7,15 @@ itself and its protocol is pinned to those builds; Debian's `chromium` and
 `chromium-driver` come from one source package at one version, so WebDriver and browser
 always match and nothing is fetched at run time.
 
-The run writes `docs/web-search.png` (and a phone-width one), the screenshots the README
-shows. `.ci/run` installs the browser; without it these tests fail, saying what to install.
+The run takes the screenshots the README shows (`web-search.png` and a phone-width one)
+into the test's temporary folder; with `PRIVAULT_SCREENSHOTS=docs` it writes them into
+`docs/` instead, so an ordinary run leaves the work tree clean. `.ci/run` installs the
+browser; without it these tests fail, saying what to install.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import tempfile
@@ -86,6 +89,18 @@ def served(tmp_path: Path, pages: LocalServer) -> Iterator[tuple[str, LoginLinks
 
 
 @pytest.fixture
+def screenshots(tmp_path: Path) -> Path:
+    """Where screenshots go: `docs/` only when `PRIVAULT_SCREENSHOTS=docs` asks for the
+    README's copies; else the test's own folder (a test run must not change the repo)."""
+    wanted = os.environ.get("PRIVAULT_SCREENSHOTS", "")
+    if wanted not in ("", "docs"):
+        pytest.fail(f"PRIVAULT_SCREENSHOTS={wanted!r}: the one value it takes is `docs`")
+    folder = DOCS if wanted == "docs" else tmp_path / "screenshots"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+@pytest.fixture
 def browser() -> Iterator[Any]:
     missing = [path for path in (CHROMIUM, DRIVER) if not Path(path).exists()]
     if missing:
@@ -137,17 +152,16 @@ def text_of(driver: Any, selector: str) -> str:
     return str(driver.execute_script(script, selector))
 
 
-def shot(driver: Any, name: str, width: int, height: int) -> Path:
-    """A screenshot of the current page at a window size, into docs/."""
+def shot(driver: Any, folder: Path, name: str, width: int, height: int) -> Path:
+    """A screenshot of the current page at a window size, into `folder`."""
     driver.set_window_size(width, height)
     time.sleep(0.3)  # let the layout settle after the resize
-    DOCS.mkdir(exist_ok=True)
-    path = DOCS / name
-    driver.save_screenshot(str(path))
+    path = folder / name
+    assert driver.save_screenshot(str(path)), f"no screenshot written to {path}"
     return path
 
 
-def test_log_in_search_compare_mark_and_ack(browser: Any, served: Any) -> None:
+def test_log_in_search_compare_mark_and_ack(browser: Any, served: Any, screenshots: Path) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
@@ -192,13 +206,13 @@ def test_log_in_search_compare_mark_and_ack(browser: Any, served: Any) -> None:
     assert "Kofi Mensah" in text_of(driver, ".column.owner")
     assert "Kofi" not in text_of(driver, ".column.agent")
     driver.execute_script("document.activeElement.blur()")
-    shot(driver, "web-search.png", 1360, 900)
+    shot(driver, screenshots, "web-search.png", 1360, 900)
     driver.set_window_size(400, 860)
     # On a phone the agent's column stacks under the owner's: show where they meet.
     driver.execute_script(
         "document.getElementById('agent-h').scrollIntoView(); window.scrollBy(0, -140)"
     )
-    shot(driver, "web-search-phone.png", 400, 860)
+    shot(driver, screenshots, "web-search-phone.png", 400, 860)
     driver.set_window_size(1360, 900)
 
     # Acknowledge the due reminder.

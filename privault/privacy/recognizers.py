@@ -9,8 +9,10 @@ their own (`privacy.addresses`).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 
 from privault.privacy.addresses import find_addresses as find_addresses
 from privault.spans import Span, normalise_kind
@@ -89,13 +91,26 @@ def find_known_entities(
     """Every case-insensitive whole-word occurrence of a known value (value -> kind)."""
     if not known:
         return []
-    pattern = known_entities_pattern(known)
-    by_value = {" ".join(value.casefold().split()): kind for value, kind in known.items()}
+    pattern, by_value = _known_matcher(tuple(known.items()))
     found = []
     for match in pattern.finditer(text):
         kind = by_value.get(" ".join(match.group(0).casefold().split()), "PERSON")
         found.append(Span(match.start(), match.end(), kind, score, source))
     return found
+
+
+@functools.lru_cache(maxsize=32)
+def _known_matcher(
+    known: tuple[tuple[str, str], ...],
+) -> tuple[re.Pattern[str], Mapping[str, str]]:
+    """The pattern and normalised value -> kind map of one set of known entities.
+
+    Cached by the entries themselves: one response gates dozens of texts against the same
+    set, and building the alternation costs more than matching it. A changed set (a new
+    mark or statement entity) is a different key, so a stale pattern is never used.
+    """
+    by_value = {" ".join(value.casefold().split()): kind for value, kind in known}
+    return known_entities_pattern(value for value, _ in known), MappingProxyType(by_value)
 
 
 def known_entities_pattern(known: Iterable[str]) -> re.Pattern[str]:
