@@ -85,9 +85,7 @@ def test_a_gated_value_cannot_be_made_from_raw_text() -> None:
 
 
 @pytest.mark.parametrize("caller", [Caller.owner(), Caller.agent("claude")], ids=str)
-def test_the_facade_returns_gated_text_in_every_text_field(
-    tmp_path: Path, caller: Caller
-) -> None:
+def test_the_facade_returns_gated_text_in_every_text_field(tmp_path: Path, caller: Caller) -> None:
     with fake_vault(tmp_path / "v.db") as vault:
         watches = vault.watches
         text = "Call Mr Thaddeus Quillfeather at +44 20 7946 0321 about the boiler"
@@ -110,7 +108,7 @@ def test_the_facade_returns_gated_text_in_every_text_field(
                     assert "Quillfeather" not in field and "7946" not in field
 
 
-UNGATED = '''
+UNGATED = """
 from privault.vault.results import Privacy
 from privault.vault.watch_results import GatedReminder, RunResponse, WatchList
 from privault.watches.model import Reminder, Watch, WatchRun
@@ -126,7 +124,7 @@ def ran(run: WatchRun, privacy: Privacy) -> RunResponse:
 
 def reminded(reminder: Reminder) -> GatedReminder:
     return GatedReminder.of(reminder, text=reminder.text)
-'''
+"""
 
 
 def test_mypy_refuses_a_reply_holding_ungated_watch_text(tmp_path: Path) -> None:
