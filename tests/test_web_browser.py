@@ -187,6 +187,13 @@ def test_log_in_search_compare_mark_and_ack(browser: Any, served: Any, screensho
     assert "Maria" not in agent and "<PERSON_1>" in agent and "<EMAIL_ADDRESS_1>" in agent
     assert "not visible to claude" in owner and "Boiler fumes" not in agent
 
+    # The agent's context pack is fetched when its panel is opened, and is gated too.
+    assert "tokens" not in text_of(driver, "#pack-body")
+    driver.find_element(By.CSS_SELECTOR, "details.pack summary").click()
+    wait_for(driver, lambda d: "tokens" in text_of(d, "#pack-body"), "the context pack")
+    pack = text_of(driver, "#pack-body")
+    assert "repaired the boiler" in pack and "Maria" not in pack and "<PERSON_" in pack
+
     # Mark a value the detector missed: the agent column masks it at once.
     driver.get(f"{base}/doc/{site.team}?agent=claude")
     assert "Kofi Mensah" in text_of(driver, ".section-row .column.agent")
