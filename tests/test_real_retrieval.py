@@ -31,6 +31,33 @@ def test_embeddings_are_unit_length_and_semantic(embedder: FastEmbedder) -> None
     assert embedder.count_tokens("hello world") == 2
 
 
+def test_a_query_vector_is_computed_once_and_equals_the_passage_vector(
+    embedder: FastEmbedder,
+) -> None:
+    text = "when is the boiler service due"
+    first = embedder.embed_query(text)
+    runs = []
+    session = embedder._query_session
+
+    class Counting:
+        def run(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            runs.append(args)
+            return session.run(*args, **kwargs)
+
+    embedder._query_session = Counting()
+    try:
+        again = embedder.embed_query(text)
+        assert runs == [] and np.array_equal(first, again)  # remembered: no model run
+        with pytest.raises(ValueError):
+            again[0] = 1.0  # read-only: no caller can change the next one's vector
+        other = embedder.embed_query("a different question")
+        assert len(runs) == 1 and float(other @ first) < 0.99
+    finally:
+        embedder._query_session = session
+    # The query path gives the passage path's vector (statements rank queries with it).
+    assert float(first @ embedder.embed([text])[0]) > 0.9999
+
+
 def test_search_by_meaning_and_redaction_for_an_agent(
     tmp_path: Path, embedder: FastEmbedder, models_dir: Path
 ) -> None:

@@ -24,6 +24,7 @@ from privault import modelstore
 DEFAULT_EMBEDDER = "minilm-l6-v2-int8"
 QUERY_MAX_TOKENS = 512  # the model's context; fastembed truncates passages the same way
 _COUNT_CACHE = 4096  # token counts remembered, by text
+_QUERY_CACHE = 64  # query vectors remembered, by text
 
 
 class Embedder(Protocol):
@@ -79,6 +80,7 @@ class FastEmbedder:
         self._query_inputs = {node.name for node in self._query_session.get_inputs()}
         self._counts: OrderedDict[bytes, int] = OrderedDict()
         self._counts_lock = threading.Lock()
+        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
@@ -92,6 +94,24 @@ class FastEmbedder:
         return result
 
     def embed_query(self, text: str) -> np.ndarray:
+        # One query is often embedded several times in a row: a search and the statements
+        # it includes, the owner's and an agent's view of the same words side by side, a
+        # context pack after a search. Recent vectors are kept (read-only, so no caller can
+        # change what the next one gets).
+        with self._counts_lock:
+            found = self._queries.get(text)
+            if found is not None:
+                self._queries.move_to_end(text)
+                return found
+        vector = self._embed_query(text)
+        vector.flags.writeable = False
+        with self._counts_lock:
+            self._queries[text] = vector
+            if len(self._queries) > _QUERY_CACHE:
+                self._queries.popitem(last=False)
+        return vector
+
+    def _embed_query(self, text: str) -> np.ndarray:
         # One short text: the same model file through a single-threaded session, which on a
         # shared 2-core machine measured about twice as fast as fastembed's pooled path
         # (no thread hand-off, no batching machinery). Output equals fastembed's (mean
