@@ -157,6 +157,7 @@ def measure(path: Path, models: Path, repeat: int) -> dict[str, Any]:
     from starlette.testclient import TestClient
 
     from privault.caller import Caller
+    from privault.interfaces.cli.agents import settle_heap
     from privault.interfaces.web.app import build_web_app
     from privault.interfaces.web.auth import LoginLinks
     from privault.vault import Vault
@@ -165,8 +166,11 @@ def measure(path: Path, models: Path, repeat: int) -> dict[str, Any]:
     owner = Caller.owner()
     doc = vault.docs(caller=owner, kind="note", limit=1).documents[0].doc_id
     reminder = vault.watches.reminders(caller=owner).reminders[0].id
+    # What `privault serve` does before its first request (less the chat model, which no
+    # page uses): load the engines, then freeze the heap they leave.
     vault.embedder.embed_query("warm up")
     vault.privacy.detector.detect("Warm up with Dana Lee in Paris.")
+    settle_heap()
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as folder:
         links = LoginLinks(Path(folder))
