@@ -41,7 +41,7 @@ from privault.vault.statement_gate import (
     metadata_texts,
     short_texts,
 )
-from privault.vault.statement_matching import as_seen, author_of
+from privault.vault.statement_matching import as_seen, author_of, query_embedder
 from privault.vault.statement_results import (
     EntityList,
     GatedStatement,
@@ -63,13 +63,6 @@ class VaultStatements:
     def _embed(self, texts: list[str]) -> list[list[float]]:
         vectors: list[list[float]] = self._context.embedder.embed(texts).tolist()
         return vectors
-
-    def _embed_query(self, texts: list[str]) -> list[list[float]]:
-        # A query goes through the embedder's query path: the same vector as a batch of
-        # one, at about half the cost, and shared with the search that includes these
-        # statements (the embedder keeps recent query vectors).
-        embedder = self._context.embedder
-        return [embedder.embed_query(text).tolist() for text in texts]
 
     def _writer(self, caller: Caller) -> Reading:
         reading = self._context.privacy.reading(caller)  # unknown callers are refused first
@@ -343,7 +336,7 @@ class VaultStatements:
                 disputed=disputed,
                 order=order,
                 limit=limit,
-                embed=self._embed_query,
+                embed=query_embedder(self._context.embedder),
                 hidden=hidden,
             )
             return self._many(found, reading)
@@ -434,7 +427,7 @@ class VaultStatements:
                 include_closed=include_superseded,
                 order="relevance",
                 limit=limit,
-                embed=self._embed_query,
+                embed=query_embedder(self._context.embedder),
                 hidden=hidden,
             )
             return self._gated(found, reading)
