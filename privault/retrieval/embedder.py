@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,6 +25,10 @@ from privault import modelstore
 DEFAULT_EMBEDDER = "minilm-l6-v2-int8"
 QUERY_MAX_TOKENS = 512  # the model's context; fastembed truncates passages the same way
 _COUNT_CACHE = 4096  # token counts remembered, by text
+_QUERY_CACHE = 64  # query vectors remembered, by text...
+# ...for a moment only: long enough for the searches of one reply to share a vector, too
+# short for an agent to learn from its timing that someone else asked the same words.
+_QUERY_SECONDS = 2.0
 
 
 class Embedder(Protocol):
@@ -79,6 +84,7 @@ class FastEmbedder:
         self._query_inputs = {node.name for node in self._query_session.get_inputs()}
         self._counts: OrderedDict[bytes, int] = OrderedDict()
         self._counts_lock = threading.Lock()
+        self._queries: OrderedDict[str, tuple[float, np.ndarray]] = OrderedDict()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
@@ -92,6 +98,24 @@ class FastEmbedder:
         return result
 
     def embed_query(self, text: str) -> np.ndarray:
+        # One query is often embedded several times in a row: a search and the statements
+        # it includes, the owner's and an agent's view of the same words side by side.
+        # Recent vectors are kept briefly (read-only: no caller can change the next one's).
+        now = time.monotonic()
+        with self._counts_lock:
+            found = self._queries.get(text)
+            if found is not None and now - found[0] < _QUERY_SECONDS:
+                return found[1]
+        vector = self._embed_query(text)
+        vector.flags.writeable = False
+        with self._counts_lock:
+            self._queries.pop(text, None)
+            self._queries[text] = (now, vector)
+            while len(self._queries) > _QUERY_CACHE:
+                self._queries.popitem(last=False)
+        return vector
+
+    def _embed_query(self, text: str) -> np.ndarray:
         # One short text: the same model file through a single-threaded session, which on a
         # shared 2-core machine measured about twice as fast as fastembed's pooled path
         # (no thread hand-off, no batching machinery). Output equals fastembed's (mean
