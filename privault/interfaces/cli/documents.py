@@ -1,4 +1,5 @@
-"""Capture and find: init, note, add, search, context, read, tree, docs, forget, status."""
+"""Capture and find: init, note, add, search, context, read, tree, docs, forget, reindex,
+index, status."""
 
 from __future__ import annotations
 
@@ -354,6 +355,49 @@ def reindex(json_out: JsonOption = False) -> None:
         console.print(f"re-indexed {written} sections into {chunks} chunks")
 
 
+def index(
+    limit: Annotated[
+        int | None, typer.Option("--limit", help="Stop after this many windows.")
+    ] = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Compute the strong model's vectors for every index window that lacks them.
+
+    Writes keep search fast by leaving this to later: `privault serve` does it in the
+    background, this command in the foreground. Safe to stop and run again: it resumes
+    where it stopped. Without the strong model installed it does nothing.
+    """
+    with opened() as vault:
+        if json_out:
+            report = vault.strong.index(caller=Caller.owner(), limit=limit)
+        else:
+            with _progress("strong vectors") as bar:
+                task = bar.add_task("", total=None)
+                report = vault.strong.index(
+                    caller=Caller.owner(),
+                    limit=limit,
+                    progress=lambda done, total: bar.update(task, completed=done, total=total),
+                )
+    data = {
+        "model": report.model,
+        "windows": report.windows,
+        "embedded": report.embedded,
+        "remaining": report.remaining,
+    }
+    if json_out:
+        emit_json(data)
+    elif report.model is None:
+        console.print(
+            "no strong model installed (`privault models install embeddinggemma-300m`); "
+            "nothing to do"
+        )
+    else:
+        console.print(
+            f"{report.model}: {report.windows} windows indexed ({report.embedded} texts "
+            f"embedded), {report.remaining} remaining"
+        )
+
+
 def status(json_out: JsonOption = False) -> None:
     """Counts, file size, schema, models present, index health."""
     from privault import modelstore
@@ -386,6 +430,13 @@ def status(json_out: JsonOption = False) -> None:
             "index: no masked entries for gated callers yet — run `privault reindex`",
             style="yellow",
         )
+    strong = data.get("strong") or {}
+    if strong.get("model"):
+        share = strong["covered"] / strong["windows"] if strong["windows"] else 1.0
+        console.print(
+            f"strong model {strong['model']}: {strong['covered']} of {strong['windows']} "
+            f"windows ({share:.0%})" + ("" if strong["complete"] else " — `privault index`")
+        )
     if data["index"]["stale_chunking"]:
         console.print(
             "index: cut by an older chunking — run `privault reindex` to find more", style="yellow"
@@ -397,5 +448,6 @@ def status(json_out: JsonOption = False) -> None:
 
 def register(app: typer.Typer) -> None:
     """Add these commands to the app."""
-    for command in (init, note, add, search, context, read, tree, docs, forget, reindex, status):
+    commands = (init, note, add, search, context, read, tree, docs, forget, reindex, index, status)
+    for command in commands:
         app.command()(command)
