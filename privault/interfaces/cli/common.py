@@ -84,6 +84,7 @@ def open_vault() -> Vault:
         policies_dir=cfg.policies_dir,
         privacy=cfg.privacy,
         chat_model=cfg.chat_model,
+        strong_model=cfg.strong_model,
         remote_chat=cfg.remote_chat,
     )
     if cfg.search_backend:
