@@ -232,3 +232,22 @@ def test_only_the_owner_runs_the_pass(tmp_path: Path) -> None:
 )
 def test_strong_input_is_the_entry_s_own_line(indexed: str, expected: str) -> None:
     assert strong_input(indexed) == expected
+
+
+def test_the_server_clock_runs_the_pass_in_rounds(tmp_path: Path, monkeypatch: Any) -> None:
+    from privault.interfaces import scheduler
+
+    path = tmp_path / "v.db"
+    with strong_vault(path) as vault:
+        vault.note("\n".join(LINES), caller=OWNER)
+    monkeypatch.setattr(scheduler, "STRONG_BATCH", 2)
+    clock = scheduler.Clock(lambda: strong_vault(path))
+    clock._vault = strong_vault(path)  # the vault `start()` would open, without the timer
+    try:
+        clock.strong_index()
+        assert clock._vault.strong.coverage().covered == 2
+        for _ in range(3):
+            clock.strong_index()
+        assert clock._vault.strong.coverage().complete
+    finally:
+        clock.stop()

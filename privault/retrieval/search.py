@@ -62,13 +62,14 @@ def hybrid(
     limit: int,
     period: tuple[int, int] | None = None,
     strong: Sequence[int] = (),
-    strong_weight: float = STRONG_WEIGHT,
+    strong_weight: float | None = None,
 ) -> list[ChunkHit]:
     """The best `limit` chunks for a query under `filters`, by fused keyword+vector rank.
 
     Both legs search the view `vectors` holds (`plain`, or `masked` for gated callers).
     `strong` is a third leg ranked by the caller (chunk ids, best first, same view),
-    fused in with `strong_weight`; chunks it does not cover compete on the other legs.
+    fused in with `strong_weight` (default STRONG_WEIGHT); chunks it does not cover compete
+    on the other legs.
 
     With a `period` (dates the query names, epoch ms), both legs are ranked a second time
     among the documents dated inside it, and those rankings are fused in too: what was
@@ -99,7 +100,11 @@ def hybrid(
     vector_ids = [chunk_id for chunk_id, _ in vector if chunk_id in sections][:limit]
     strong_ids = [chunk_id for chunk_id in strong if chunk_id in sections][:limit]
     rankings = [keyword_ids, vector_ids, strong_ids]
-    weights = [KEYWORD_WEIGHT, VECTOR_WEIGHT, strong_weight]
+    weights = [
+        KEYWORD_WEIGHT,
+        VECTOR_WEIGHT,
+        STRONG_WEIGHT if strong_weight is None else strong_weight,
+    ]
     dated = filters.within(*period) if period else None
     if dated is not None:
         ranked_words = [chunk_id for chunk_id, _ in unfiltered]
