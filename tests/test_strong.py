@@ -251,3 +251,23 @@ def test_the_server_clock_runs_the_pass_in_rounds(tmp_path: Path, monkeypatch: A
         assert clock._vault.strong.coverage().complete
     finally:
         clock.stop()
+
+
+def test_the_index_command_runs_the_pass_and_status_shows_coverage(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from privault.interfaces.cli import app
+    from privault.interfaces.cli.common import EngineChoice, using_engines
+
+    engines = EngineChoice(
+        embedder=FakeEmbedder(), detector_factory=FakeDetector, strong=FakeStrongEmbedder()
+    )
+    runner = CliRunner()
+    with using_engines(engines):
+        assert runner.invoke(app, ["note", "\n".join(LINES)]).exit_code == 0
+        before = runner.invoke(app, ["status", "--json"])
+        done = runner.invoke(app, ["index", "--json"])
+        after = runner.invoke(app, ["status"])
+    assert '"covered": 0' in before.output
+    assert done.exit_code == 0 and '"remaining": 0' in done.output
+    assert f"{len(LINES)} of {len(LINES)} windows (100%)" in after.output

@@ -1,5 +1,4 @@
-"""Capture and find: init, note, add, search, context, read, tree, docs, forget, reindex,
-index, status."""
+"""Capture and find: init, note, add, search, context, read, tree, docs, forget, status."""
 
 from __future__ import annotations
 
@@ -355,49 +354,6 @@ def reindex(json_out: JsonOption = False) -> None:
         console.print(f"re-indexed {written} sections into {chunks} chunks")
 
 
-def index(
-    limit: Annotated[
-        int | None, typer.Option("--limit", help="Stop after this many windows.")
-    ] = None,
-    json_out: JsonOption = False,
-) -> None:
-    """Compute the strong model's vectors for every index window that lacks them.
-
-    Writes keep search fast by leaving this to later: `privault serve` does it in the
-    background, this command in the foreground. Safe to stop and run again: it resumes
-    where it stopped. Without the strong model installed it does nothing.
-    """
-    with opened() as vault:
-        if json_out:
-            report = vault.strong.index(caller=Caller.owner(), limit=limit)
-        else:
-            with _progress("strong vectors") as bar:
-                task = bar.add_task("", total=None)
-                report = vault.strong.index(
-                    caller=Caller.owner(),
-                    limit=limit,
-                    progress=lambda done, total: bar.update(task, completed=done, total=total),
-                )
-    data = {
-        "model": report.model,
-        "windows": report.windows,
-        "embedded": report.embedded,
-        "remaining": report.remaining,
-    }
-    if json_out:
-        emit_json(data)
-    elif report.model is None:
-        console.print(
-            "no strong model installed (`privault models install embeddinggemma-300m`); "
-            "nothing to do"
-        )
-    else:
-        console.print(
-            f"{report.model}: {report.windows} windows indexed ({report.embedded} texts "
-            f"embedded), {report.remaining} remaining"
-        )
-
-
 def status(json_out: JsonOption = False) -> None:
     """Counts, file size, schema, models present, index health."""
     from privault import modelstore
@@ -448,6 +404,5 @@ def status(json_out: JsonOption = False) -> None:
 
 def register(app: typer.Typer) -> None:
     """Add these commands to the app."""
-    commands = (init, note, add, search, context, read, tree, docs, forget, reindex, index, status)
-    for command in commands:
+    for command in (init, note, add, search, context, read, tree, docs, forget, reindex, status):
         app.command()(command)
