@@ -253,12 +253,17 @@ def build(model: Any, target: Path, *, download: Any, read_member: Any) -> None:
     import tempfile
     import zipfile
 
-    from privault import modelstore
+    def sha256_of(path: Path) -> str:
+        digest = hashlib.sha256()
+        with path.open("rb") as handle:
+            while block := handle.read(1 << 20):
+                digest.update(block)
+        return digest.hexdigest()
 
     recipe, file = model.build, model.files[0]
     final = target / file.path
     intact = final.is_file() and final.stat().st_size == file.size
-    if intact and modelstore.sha256_file(final) == file.sha256:
+    if intact and sha256_of(final) == file.sha256:
         return
     with tempfile.TemporaryDirectory(prefix=".build-", dir=target) as scratch_name:
         scratch = Path(scratch_name)
@@ -294,7 +299,7 @@ def build(model: Any, target: Path, *, download: Any, read_member: Any) -> None:
         shutil.rmtree(unpacked)
         partial = scratch / file.path
         quantize_q8_0(converted, partial)
-        found = modelstore.sha256_file(partial)
+        found = sha256_of(partial)
         if found != file.sha256:
             raise ModelError(
                 f"{model.name}/{file.path}: sha256 {found} of the converted file does not match "
