@@ -271,3 +271,22 @@ def test_the_index_command_runs_the_pass_and_status_shows_coverage(tmp_path: Pat
     assert '"covered": 0' in before.output
     assert done.exit_code == 0 and '"remaining": 0' in done.output
     assert f"{len(LINES)} of {len(LINES)} windows (100%)" in after.output
+
+
+def test_another_strong_model_starts_the_index_over(tmp_path: Path) -> None:
+    class Other(FakeStrongEmbedder):
+        name = "other-strong"
+
+    path = tmp_path / "v.db"
+    with strong_vault(path) as vault:
+        vault.note("\n".join(LINES), caller=OWNER)
+        vault.strong.index(caller=OWNER)
+    with strong_vault(path, Other(dim=32)) as vault:
+        # Not indexed by this model yet: no strong leg, and no vector of the other model.
+        assert vault.context("painted sunrise", caller=OWNER).text
+        report = vault.strong.index(caller=OWNER)
+        assert report.windows == len(LINES) and vault.strong.coverage().complete
+        index = vault.shared.engines.strong_vectors_for("plain")
+        assert index is not None
+        index.refresh(vault.conn)
+        assert len(index) == len(LINES)

@@ -24,6 +24,25 @@ class PendingChunk:
     masked_text: str | None
 
 
+MODEL_KEY = "strong_model"
+
+
+def built_by(conn: Connection) -> str | None:
+    """The strong model whose vectors the tables hold (None: none recorded yet)."""
+    found = conn.execute("SELECT value FROM meta WHERE key = ?", (MODEL_KEY,)).fetchone()
+    return str(found[0]) if found else None
+
+
+def claim(conn: Connection, model: str) -> None:
+    """Make the tables hold `model`'s vectors: another model's are deleted (vectors of
+    two models are not comparable), and the model is recorded."""
+    with write(conn):
+        if built_by(conn) not in (None, model):
+            conn.execute("DELETE FROM strong_chunks")
+            conn.execute("DELETE FROM strong_vectors")
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (MODEL_KEY, model))
+
+
 def pending(conn: Connection, limit: int) -> list[PendingChunk]:
     """Up to `limit` chunks of current documents that have no strong vectors, oldest first."""
     found = conn.execute(

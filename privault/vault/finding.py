@@ -13,7 +13,7 @@ from privault.privacy.gate import assembled, joined
 from privault.retrieval import packing, periods, search
 from privault.retrieval.embedder import Embedder
 from privault.retrieval.vectors import VectorIndex
-from privault.store import documents, index_reads, sections
+from privault.store import documents, index_reads, sections, strong_index
 from privault.store.connection import Connection
 from privault.store.index_reads import Filters
 from privault.timeutil import to_iso
@@ -70,7 +70,7 @@ class Finder:
         engines = self.engines if strong else None
         engine = engines.strong if engines is not None else None
         index = engines.strong_vectors_for(self.vectors.view) if engines and engine else None
-        if engine is None or index is None:
+        if engine is None or index is None or strong_index.built_by(self.conn) != engine.name:
             return search.hybrid(self.conn, self.vectors, query, vector, filters, limit, period)
         index.refresh(self.conn)
         strong_query = engine.embed_query(query)

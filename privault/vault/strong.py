@@ -91,6 +91,8 @@ class VaultStrong:
         engine = self._context.engines.strong
         if engine is None:
             return IndexReport(0, 0, strong_index.coverage(conn)[1], None)
+        if strong_index.built_by(conn) != engine.name:
+            strong_index.claim(conn, engine.name)  # a vault indexed by another model starts over
         covered, total = strong_index.coverage(conn)
         todo = total - covered if limit is None else min(limit, total - covered)
         windows = embedded = 0
