@@ -1,7 +1,7 @@
 """Performance benchmark: search latency on a large synthetic vault, and bulk ingest rate.
 
     python -m benchmarks.perf --sections 100000 [--json] [--data WORDLIST] [--queries N]
-        [--long-words N]
+        [--long-words N] [--strong N] [--strong-threads T]
 
 Builds a vault of `--sections` short sections (10 per document) from random Zipf-ish
 sentences over a word list (`--data`, one word a line; a built-in vocabulary otherwise).
@@ -18,6 +18,11 @@ run so ratios are fair on a shared machine:
 * FTS leg p50 (`fts.search` alone) and query-embedding p50;
 * bulk ingest rate in notes per second (sectioning, embedding, PII scan and write) of
   short notes of 10-30 everyday words;
+* with the strong model installed (`--strong N`, default 200; 0 skips): the rate of its
+  background pass (`vault.strong.index`) over N windows of the ingested notes, in
+  windows per second of wall time and CPU seconds per window, with `--strong-threads`
+  threads (default 1, what `privault serve` uses); `search` never uses it, so the search
+  figures above are the fast path whether it is installed or not;
 * the time `Vault.add` takes for one long Markdown file (`--long-words`, default 40,000
   words: about 90 pages, a heading every ~600 words, one sentence a line), in a vault of
   its own.
@@ -29,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
@@ -211,6 +217,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             timed(lambda q=q: fts.search(vault.conn, q, filters, vault_candidates()), 1)[0]
             for q in queries
         ]
+        strong = strong_rate(args, vault, owner)
         status = vault.status()
         vault.close()
         long_document = (
@@ -236,6 +243,34 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "ingest_tokens_per_note": round(note_tokens, 1),
         "detector": args.detector,
         "long_document": long_document,
+        "strong_index": strong,
+    }
+
+
+def strong_rate(args: argparse.Namespace, vault: Vault, owner: Caller) -> dict[str, Any] | None:
+    """Windows per second of the strong model's background pass over the ingested notes."""
+    from privault import modelstore
+    from privault.retrieval.strong import DEFAULT_STRONG_MODEL, GemmaEmbedder
+
+    if not args.strong or not modelstore.is_installed(args.models, DEFAULT_STRONG_MODEL):
+        return None
+    engine = GemmaEmbedder(args.models, threads=args.strong_threads)
+    strong_vault = Vault.open(
+        vault.path, models_dir=args.models, embedder=vault.embedder, strong_embedder=engine
+    )
+    try:
+        strong_vault.strong.index(caller=owner, limit=8)  # warm up
+        wall, cpu = time.perf_counter(), time.process_time()
+        report = strong_vault.strong.index(caller=owner, limit=args.strong)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    finally:
+        strong_vault.close()
+    return {
+        "windows": report.windows,
+        "threads": args.strong_threads,
+        "windows_per_second": round(report.windows / wall, 2),
+        "cpu_seconds_per_window": round(cpu / max(report.windows, 1), 4),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
     }
 
 
@@ -296,6 +331,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--long-words", type=int, default=40_000, help="words in the long file added (0: skip)"
     )
+    parser.add_argument("--strong", type=int, default=200, help="windows for the strong rate")
+    parser.add_argument("--strong-threads", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     if args.ingest + 10 > args.sections:
@@ -323,6 +360,13 @@ def main(argv: list[str] | None = None) -> int:
         f"({result['ingest_notes']} notes of {result['ingest_tokens_per_note']} tokens, "
         f"{result['detector']} detector)"
     )
+    if result["strong_index"]:
+        rate = result["strong_index"]
+        print(
+            f"  strong index           {rate['windows_per_second']} windows/s "
+            f"({rate['cpu_seconds_per_window']} CPU s a window, {rate['threads']} thread(s), "
+            f"load {rate['load_average'][0]})"
+        )
     if result["long_document"]:
         long = result["long_document"]
         print(

@@ -53,6 +53,24 @@ class ModelFile(BaseModel):
     source: str | None = Field(None, description="absolute path of an owner-provided file")
 
 
+class Build(BaseModel):
+    """A file made at install time from a pinned archive: assembled, unpacked, converted.
+
+    For a model that ships only in a form the runtime cannot load (EmbeddingGemma as a
+    sentence-transformers folder): the archive is assembled from `parts` and checked
+    against its own sha256, its folder `folder` is unpacked, converted by `convert` and
+    quantised to `quantize`; the result must then match the manifest's file hash.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    size: int = Field(gt=0, description="size of the assembled archive in bytes")
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="of the assembled archive")
+    parts: list[Part] = Field(min_length=1, description="concatenated in order into a zip")
+    folder: str = Field(description="the folder inside the zip that holds the model")
+    convert: Literal["embeddinggemma-gguf"]
+    quantize: Literal["Q8_0"]
+
+
 class Manifest(BaseModel):
     """A model privault can install and load."""
 
@@ -64,6 +82,7 @@ class Manifest(BaseModel):
     files: list[ModelFile] = Field(min_length=1)
     embed: dict[str, Any] | None = None
     chat: dict[str, Any] | None = None
+    build: Build | None = Field(None, description="how the one file is made at install time")
 
     @property
     def size(self) -> int:
@@ -148,6 +167,14 @@ def problems(models_dir: Path, model: Manifest) -> list[str]:
     return found
 
 
+def is_installed(models_dir: Path, name: str) -> bool:
+    """Whether every file of a known model is present (not whether it verifies)."""
+    known = manifests(models_dir)
+    return name in known and all(
+        file_path(models_dir, known[name], file).is_file() for file in known[name].files
+    )
+
+
 def verified_path(models_dir: Path, name: str) -> Path:
     """The folder of an installed model whose every file matches its manifest.
 
@@ -212,6 +239,11 @@ def install(models_dir: Path, name: str, *, download: Downloader = pip_download)
     model = manifest(models_dir, name)
     target = models_dir / model.name
     target.mkdir(parents=True, exist_ok=True)
+    if model.build is not None:
+        from privault import modelconvert
+
+        modelconvert.build(model, target, download=download, read_member=_read_member)
+        return target
     with tempfile.TemporaryDirectory(prefix="privault-models-") as scratch:
         archives: dict[tuple[str, str], Path] = {}
         for file in model.files:

@@ -32,6 +32,10 @@ class Config(BaseModel):
     max_note_bytes: int = Field(1024 * 1024, gt=0)
     max_file_bytes: int = Field(20 * 1024 * 1024, gt=0)
     chat_model: str | None = Field(None, description="the local answerer for ask")
+    strong_model: str | None = Field(
+        "embeddinggemma-300m",
+        description="the strong relevance model for context and ask (null: none, if installed)",
+    )
     remote_chat: dict[str, Any] | None = Field(None, description="OpenAI-compatible backend")
     search_backend: str | None = Field(None, description="SearXNG-compatible JSON endpoint")
 

@@ -1,5 +1,6 @@
 """The clock inside `privault serve`: due watches are polled, stale PII spans re-scanned,
-and (with `--sync DIR`) the vault is synced through a shared folder.
+index windows given the strong model's vectors, and (with `--sync DIR`) the vault is
+synced through a shared folder.
 
 APScheduler drives interval jobs in a background thread. They run on a vault opened
 just for them (its own SQLite connection; WAL lets it write beside the server's), so the
@@ -22,6 +23,8 @@ log = logging.getLogger("privault.scheduler")
 POLL_SECONDS = 60
 RESCAN_SECONDS = 30
 RESCAN_BATCH = 50
+STRONG_SECONDS = 20
+STRONG_BATCH = 64  # windows per tick of the strong model's pass (1 thread, ~15-30 s)
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,14 @@ class Clock:
             max_instances=1,
             coalesce=True,
             id="rescan",
+        )
+        scheduler.add_job(
+            self.strong_index,
+            "interval",
+            seconds=STRONG_SECONDS,
+            max_instances=1,
+            coalesce=True,
+            id="strong",
         )
         if self._sync is not None:
             scheduler.add_job(
@@ -107,6 +118,16 @@ class Clock:
                 log.info("re-scanned %d texts for PII", done)
         except Exception:
             log.exception("PII re-scan failed")
+
+    def strong_index(self) -> None:
+        """Give a batch of index windows their strong vectors (nothing without the model)."""
+        assert self._vault is not None
+        try:
+            report = self._vault.strong.index(caller=Caller.owner(), limit=STRONG_BATCH)
+            if report.windows:
+                log.info("strong vectors: %d windows, %d left", report.windows, report.remaining)
+        except Exception:
+            log.exception("strong indexing failed")
 
     def stop(self) -> None:
         """Stop the jobs (waiting for a running one) and close the clock's vault."""

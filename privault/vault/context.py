@@ -9,13 +9,17 @@ another facade through the `Vault`. The context is frozen; only the heavy engine
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from privault import modelstore
 from privault.caller import Caller
 from privault.errors import AccessDenied, NotFound
 from privault.retrieval.embedder import Embedder, FastEmbedder
+from privault.retrieval.strong import DEFAULT_STRONG_MODEL, GemmaEmbedder, StrongEmbedder
+from privault.retrieval.strong_vectors import StrongIndex
 from privault.retrieval.vectors import VectorIndex
 from privault.store import shelves
 from privault.store.connection import Connection
@@ -35,15 +39,61 @@ class VaultSettings:
     privacy: dict[str, Any] = field(default_factory=dict)  # caller/shelf → policy config
     chat_model: str | None = None  # the local answerer (None: the default)
     remote_chat: dict[str, Any] | None = None  # {url, model, api_key}: non-private asks only
+    strong_model: str | None = DEFAULT_STRONG_MODEL  # None: no strong leg even if installed
 
 
 class Engines:
-    """The embedder (given, or loaded and hash-checked on first use) and the vector mirror."""
+    """The embedders (given, or loaded and hash-checked on first use) and vector mirrors.
 
-    def __init__(self, models_dir: Path, embedder: Embedder | None = None) -> None:
+    The strong embedder is the one given; else, when the fast embedder was not given
+    either, the strong model if it is installed (an altered install is refused on load);
+    else none, and `context` and `ask` rank as they did before it existed.
+    """
+
+    def __init__(
+        self,
+        models_dir: Path,
+        embedder: Embedder | None = None,
+        *,
+        strong: StrongEmbedder | None = None,
+        strong_model: str | None = DEFAULT_STRONG_MODEL,
+    ) -> None:
         self._models_dir = models_dir
         self._embedder = embedder
         self._vectors: dict[str, VectorIndex] = {}
+        self._strong = strong
+        self._strong_model = strong_model if strong is None and embedder is None else None
+        self._strong_vectors: dict[str, StrongIndex] = {}
+        self._strong_lock = threading.Lock()
+
+    @property
+    def strong(self) -> StrongEmbedder | None:
+        """The strong embedder, loaded on first use; None when there is none."""
+        with self._strong_lock:
+            if self._strong is None and self._strong_model is not None:
+                if modelstore.is_installed(self._models_dir, self._strong_model):
+                    self._strong = GemmaEmbedder(self._models_dir, self._strong_model)
+                else:
+                    self._strong_model = None  # not installed: decided once per process
+            return self._strong
+
+    @property
+    def strong_model_name(self) -> str | None:
+        """The strong model's name, without loading it (None: there is none)."""
+        if self._strong is not None:
+            return self._strong.name
+        if self._strong_model and modelstore.is_installed(self._models_dir, self._strong_model):
+            return self._strong_model
+        return None
+
+    def strong_vectors_for(self, view: str) -> StrongIndex | None:
+        """The in-memory strong index of one view (None without a strong embedder)."""
+        engine = self.strong
+        if engine is None:
+            return None
+        if view not in self._strong_vectors:
+            self._strong_vectors[view] = StrongIndex(engine.dim, view)
+        return self._strong_vectors[view]
 
     @property
     def embedder(self) -> Embedder:

@@ -66,6 +66,7 @@ class VaultStatus:
     chunks: int
     index: IndexHealth
     privacy: PrivacyStatus
+    strong: Any = None  # StrongCoverage: windows the strong model covers
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
@@ -78,4 +79,5 @@ class VaultStatus:
             "chunks": self.chunks,
             "index": self.index.to_dict(),
             "privacy": self.privacy.to_dict(),
+            "strong": self.strong.to_dict() if self.strong is not None else None,
         }

@@ -16,6 +16,7 @@ from typing import Any
 from privault.ask.pipeline import AskReply
 from privault.caller import Caller
 from privault.retrieval.embedder import Embedder
+from privault.retrieval.strong import StrongEmbedder
 from privault.retrieval.vectors import VectorIndex
 from privault.store import documents
 from privault.store.connection import Connection, connect
@@ -29,6 +30,7 @@ from privault.vault.privacy import Detector, DetectorFactory, PrivacyRuntime
 from privault.vault.shelves import VaultShelves
 from privault.vault.statements import VaultStatements
 from privault.vault.status import IndexHealth, VaultStatus
+from privault.vault.strong import VaultStrong
 from privault.vault.sync import VaultSync
 from privault.vault.watches import VaultWatches
 
@@ -53,6 +55,7 @@ class Vault:
         *,
         embedder: Embedder | None = None,
         detector_factory: DetectorFactory = Detector,
+        strong_embedder: StrongEmbedder | None = None,
     ) -> None:
         privacy = PrivacyRuntime(
             conn,
@@ -62,9 +65,13 @@ class Vault:
             detector_factory=detector_factory,
         )
         # What every capability facade shares (see `privault.vault.context`).
-        self.shared = VaultContext(
-            conn, path, settings, privacy, Engines(settings.models_dir, embedder)
+        engines = Engines(
+            settings.models_dir,
+            embedder,
+            strong=strong_embedder,
+            strong_model=settings.strong_model,
         )
+        self.shared = VaultContext(conn, path, settings, privacy, engines)
         self.statements = VaultStatements(self.shared)
         self.documents = VaultDocuments(self.shared, self.statements)
         self.watches = VaultWatches(self.shared)
@@ -73,6 +80,7 @@ class Vault:
         self.agents = VaultAgents(self.shared)
         self.audit = VaultAudit(self.shared)
         self.sync = VaultSync(self.shared, self.statements)
+        self.strong = VaultStrong(self.shared)  # the strong model's background pass
         self.asking = VaultAsk(
             self.shared, chat_model=settings.chat_model, remote=remote_chat(settings.remote_chat)
         )
@@ -100,11 +108,14 @@ class Vault:
         key: str | None = None,
         embedder: Embedder | None = None,
         detector_factory: DetectorFactory = Detector,
+        strong_embedder: StrongEmbedder | None = None,
         **settings: Any,
     ) -> Vault:
         """Open (creating if needed) and migrate the vault file at `path`.
 
-        `embedder` and `detector_factory` replace the real engines (tests, benchmarks).
+        `embedder`, `detector_factory` and `strong_embedder` replace the real engines
+        (tests, benchmarks); a vault given an `embedder` but no `strong_embedder` has no
+        strong leg.
         """
         file = Path(path).expanduser()
         conn = connect(file, key=key)
@@ -114,7 +125,14 @@ class Vault:
             conn.close()
             raise
         vault_settings = VaultSettings(models_dir=Path(models_dir).expanduser(), **settings)
-        return cls(conn, file, vault_settings, embedder=embedder, detector_factory=detector_factory)
+        return cls(
+            conn,
+            file,
+            vault_settings,
+            embedder=embedder,
+            detector_factory=detector_factory,
+            strong_embedder=strong_embedder,
+        )
 
     def close(self) -> None:
         """Close the file (and the watch fetcher's connections)."""
@@ -200,4 +218,5 @@ class Vault:
             chunks=health["chunks"],
             index=IndexHealth(**health["index"]),
             privacy=self.privacy.status(),
+            strong=self.strong.coverage(),
         )

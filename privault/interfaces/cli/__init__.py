@@ -56,6 +56,7 @@ def _register() -> None:
         ask,
         demo,
         documents,
+        indexing,
         models,
         privacy,
         statements,
@@ -64,7 +65,8 @@ def _register() -> None:
         watches,
     )
 
-    for module in (documents, ask, statements, watches, privacy, agents, ui, models, sync, demo):
+    modules = (documents, indexing, ask, statements, watches, privacy, agents, ui, models, sync)
+    for module in (*modules, demo):
         module.register(app)
 
 

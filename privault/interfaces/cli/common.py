@@ -15,6 +15,7 @@ from rich.console import Console
 from privault.caller import Caller
 from privault.interfaces import config
 from privault.retrieval.embedder import Embedder
+from privault.retrieval.strong import StrongEmbedder
 from privault.timeutil import parse_time
 from privault.vault import Vault
 from privault.vault.privacy import Detector, DetectorFactory
@@ -49,6 +50,7 @@ class EngineChoice:
 
     embedder: Embedder | None = None
     detector_factory: DetectorFactory = Detector
+    strong: StrongEmbedder | None = None  # the strong model (None: the installed one, if any)
 
 
 _chosen: list[EngineChoice] = [EngineChoice()]
@@ -79,11 +81,13 @@ def open_vault() -> Vault:
         key=config.vault_key(path),
         embedder=engines.embedder,
         detector_factory=engines.detector_factory,
+        strong_embedder=engines.strong,
         max_note_bytes=cfg.max_note_bytes,
         max_file_bytes=cfg.max_file_bytes,
         policies_dir=cfg.policies_dir,
         privacy=cfg.privacy,
         chat_model=cfg.chat_model,
+        strong_model=cfg.strong_model,
         remote_chat=cfg.remote_chat,
     )
     if cfg.search_backend:

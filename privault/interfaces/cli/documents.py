@@ -386,6 +386,13 @@ def status(json_out: JsonOption = False) -> None:
             "index: no masked entries for gated callers yet — run `privault reindex`",
             style="yellow",
         )
+    strong = data.get("strong") or {}
+    if strong.get("model"):
+        share = strong["covered"] / strong["windows"] if strong["windows"] else 1.0
+        console.print(
+            f"strong model {strong['model']}: {strong['covered']} of {strong['windows']} "
+            f"windows ({share:.0%})" + ("" if strong["complete"] else " — `privault index`")
+        )
     if data["index"]["stale_chunking"]:
         console.print(
             "index: cut by an older chunking — run `privault reindex` to find more", style="yellow"
