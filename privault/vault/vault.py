@@ -5,7 +5,8 @@ decides visibility (shelves), applies the privacy gate to everything it returns,
 takes a policy from its caller. `Vault` only opens the file and builds one `VaultContext`
 that every capability facade shares: `documents` (whose verbs are the vault's own:
 `vault.note`, `vault.search`, …), `statements`, `watches`, `pii`, `asking`, `shelves`,
-`agents` and `audit`. No facade holds the `Vault`.
+`agents`, `audit` and `indexing` (the background work of deferred writes). No facade holds
+the `Vault`.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from privault.vault.agents import VaultAgents, VaultAudit
 from privault.vault.ask import VaultAsk, remote_chat
 from privault.vault.context import Engines, VaultContext, VaultSettings
 from privault.vault.documents import VaultDocuments
+from privault.vault.indexing import VaultIndexing
 from privault.vault.pii import VaultPII
 from privault.vault.privacy import Detector, DetectorFactory, PrivacyRuntime
 from privault.vault.shelves import VaultShelves
@@ -73,6 +75,7 @@ class Vault:
         self.agents = VaultAgents(self.shared)
         self.audit = VaultAudit(self.shared)
         self.sync = VaultSync(self.shared, self.statements)
+        self.indexing = VaultIndexing(self.shared)  # what deferred writes left to finish
         self.asking = VaultAsk(
             self.shared, chat_model=settings.chat_model, remote=remote_chat(settings.remote_chat)
         )
@@ -200,4 +203,5 @@ class Vault:
             chunks=health["chunks"],
             index=IndexHealth(**health["index"]),
             privacy=self.privacy.status(),
+            indexing=self.indexing.status(),
         )
