@@ -83,7 +83,10 @@ def shipped_folder(name: str) -> Path:
 def load_manifest(path: Path) -> Manifest:
     """Parse and validate one manifest file."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        # libyaml's safe loader when present: the same documents, parsed about ten times
+        # faster (every model load reads every manifest; a CLI search loads one model).
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)
         return Manifest.model_validate(data)
     except (OSError, yaml.YAMLError, ValidationError) as exc:
         first = str(exc).splitlines()[0]

@@ -78,9 +78,25 @@ def _keyring_get(path: Path) -> str | None:
         return None
 
 
+SQLITE_HEADER = b"SQLite format 3\x00"  # how every unencrypted SQLite file begins
+
+
 def vault_key(path: Path) -> str | None:
-    """The key for an encrypted vault: PRIVAULT_KEY, else the OS keyring, else None."""
-    return os.environ.get("PRIVAULT_KEY") or _keyring_get(path)
+    """The key for an encrypted vault: PRIVAULT_KEY, else the OS keyring, else None.
+
+    A vault file that is plain SQLite needs no key: the keyring (slow to load, and a
+    desktop prompt on some systems) is only asked about a file that may be encrypted.
+    """
+    explicit = os.environ.get("PRIVAULT_KEY")
+    if explicit:
+        return explicit
+    try:
+        with open(path, "rb") as file:
+            if file.read(len(SQLITE_HEADER)) == SQLITE_HEADER:
+                return None
+    except OSError:
+        pass  # no file yet (a new vault), or unreadable: as before
+    return _keyring_get(path)
 
 
 def new_key(path: Path) -> tuple[str, str]:

@@ -12,9 +12,8 @@ the `Vault`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from privault.ask.pipeline import AskReply
 from privault.caller import Caller
 from privault.retrieval.embedder import Embedder
 from privault.retrieval.vectors import VectorIndex
@@ -22,7 +21,6 @@ from privault.store import documents
 from privault.store.connection import Connection, connect
 from privault.store.migrations import migrate
 from privault.vault.agents import VaultAgents, VaultAudit
-from privault.vault.ask import VaultAsk, remote_chat
 from privault.vault.context import Engines, VaultContext, VaultSettings
 from privault.vault.documents import VaultDocuments
 from privault.vault.indexing import VaultIndexing
@@ -33,6 +31,10 @@ from privault.vault.statements import VaultStatements
 from privault.vault.status import IndexHealth, VaultStatus
 from privault.vault.sync import VaultSync
 from privault.vault.watches import VaultWatches
+
+if TYPE_CHECKING:  # asking loads the ask pipeline (an HTTP client): on its first use only
+    from privault.ask.pipeline import AskReply
+    from privault.vault.ask import VaultAsk
 
 
 def create(path: Path, *, key: str | None = None) -> int:
@@ -76,9 +78,7 @@ class Vault:
         self.audit = VaultAudit(self.shared)
         self.sync = VaultSync(self.shared, self.statements)
         self.indexing = VaultIndexing(self.shared)  # what deferred writes left to finish
-        self.asking = VaultAsk(
-            self.shared, chat_model=settings.chat_model, remote=remote_chat(settings.remote_chat)
-        )
+        self._asking: VaultAsk | None = None
         # The document operations are the vault's own verbs.
         self.note = self.documents.note
         self.note_many = self.documents.note_many
@@ -119,10 +119,30 @@ class Vault:
         vault_settings = VaultSettings(models_dir=Path(models_dir).expanduser(), **settings)
         return cls(conn, file, vault_settings, embedder=embedder, detector_factory=detector_factory)
 
+    @property
+    def asking(self) -> VaultAsk:
+        """Questions answered by the local model (built on first use)."""
+        if self._asking is None:
+            from privault.vault.ask import VaultAsk, remote_chat
+
+            settings = self.shared.settings
+            self._asking = VaultAsk(
+                self.shared,
+                chat_model=settings.chat_model,
+                remote=remote_chat(settings.remote_chat),
+            )
+        return self._asking
+
+    @asking.setter
+    def asking(self, facade: VaultAsk) -> None:
+        """Answer with another ask facade (tests and benchmarks choose the chat model)."""
+        self._asking = facade
+
     def close(self) -> None:
         """Close the file (and the watch fetcher's connections)."""
         self.watches.close()
-        self.asking.close()
+        if self._asking is not None:
+            self._asking.close()
         self.conn.close()
 
     def __enter__(self) -> Vault:
