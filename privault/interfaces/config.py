@@ -84,7 +84,8 @@ SQLITE_HEADER = b"SQLite format 3\x00"  # how every unencrypted SQLite file begi
 def vault_key(path: Path) -> str | None:
     """The key for an encrypted vault: PRIVAULT_KEY, else the OS keyring, else None.
 
-    A vault file that is plain SQLite needs no key: the keyring (slow to load, and a
+    A vault file that is plain SQLite, or no file yet (a new vault is encrypted only by
+    `init --encrypt` or PRIVAULT_KEY), needs no key: the keyring (slow to load, and a
     desktop prompt on some systems) is only asked about a file that may be encrypted.
     """
     explicit = os.environ.get("PRIVAULT_KEY")
@@ -94,8 +95,10 @@ def vault_key(path: Path) -> str | None:
         with open(path, "rb") as file:
             if file.read(len(SQLITE_HEADER)) == SQLITE_HEADER:
                 return None
+    except FileNotFoundError:
+        return None
     except OSError:
-        pass  # no file yet (a new vault), or unreadable: as before
+        pass  # unreadable: let the keyring and the open say what is wrong
     return _keyring_get(path)
 
 
