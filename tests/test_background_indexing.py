@@ -311,3 +311,46 @@ def test_cli_index_runs_what_is_queued(tmp_path: Path, monkeypatch: pytest.Monke
     assert json.loads(result.stdout) == {"done": 2, "remaining": 0, "dead": 0, "errors": []}
     status = json.loads(runner.invoke(app, ["status", "--json"]).stdout)
     assert status["indexing"]["sections"] == 0 and status["index"]["healthy"]
+
+
+def test_the_rows_of_a_worker_killed_on_this_host_are_taken_over_at_once(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()  # a process that held a lease and is no more
+    with _vault(tmp_path / "v.db") as vault:
+        vault.note("Some words", caller=OWNER, background=True)
+        owner = f"{socket.gethostname()}:{gone.pid}"
+        claimed = index_queue.claim(
+            vault.conn, now=now_ms(), lease_ms=600_000, limit=10, owner=owner
+        )
+        assert not claimed.empty
+        assert vault.indexing.step(caller=OWNER).done == 2  # no ten-minute wait
+        alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        try:
+            vault.note("More words", caller=OWNER, background=True)
+            owner = f"{socket.gethostname()}:{alive.pid}"
+            index_queue.claim(vault.conn, now=now_ms(), lease_ms=600_000, limit=10, owner=owner)
+            assert vault.indexing.step(caller=OWNER).idle  # its worker lives: its rows wait
+        finally:
+            alive.kill()
+            alive.wait()
+        assert vault.indexing.step(caller=OWNER).done == 2
+
+
+def test_a_torn_document_is_found(tmp_path: Path) -> None:
+    from privault.store import integrity
+
+    with _vault(tmp_path / "v.db") as vault:
+        vault.note("Some words here", caller=OWNER)
+        vault.note("Queued words", caller=OWNER, background=True)
+        assert not any(integrity.half_written(vault.conn).values())
+        with write(vault.conn):
+            vault.conn.execute("DELETE FROM pii_scans")  # spans lost, nothing queued
+            vault.conn.execute("DELETE FROM masked_chunks WHERE embedding = x''")
+        torn = integrity.half_written(vault.conn)
+        assert torn["sections_neither_scanned_nor_queued"] == 1
+        assert torn["queued_windows_not_withheld"] == 1
+        assert integrity.integrity_check(vault.conn) == "ok"

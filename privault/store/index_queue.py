@@ -64,8 +64,10 @@ def enqueue(conn: Connection, doc_id: str, section_ids: Sequence[int], now: int)
         " (SELECT 1 FROM index_queue WHERE doc_id = ? AND section_id IS NULL)",
         (doc_id, now, now, doc_id),
     )
+    # A worker scanning the old labels must not complete the row: its lease ends here.
     conn.execute(
-        "UPDATE index_queue SET status = 'queued', attempts = 0, claims = 0, available_at = ?"
+        "UPDATE index_queue SET status = 'queued', attempts = 0, claims = 0, available_at = ?,"
+        " lease_token = NULL, lease_owner = NULL, lease_expires_at = NULL"
         " WHERE doc_id = ? AND section_id IS NULL",
         (now, doc_id),
     )
@@ -88,6 +90,7 @@ def claim(
     limit: int,
     max_chars: int = 1 << 62,
     retry_dead: bool = False,
+    owner: str = "",
 ) -> Claimed:
     """Lease up to `limit` rows holding up to about `max_chars` of section text (at least
     one row), oldest first, in one transaction.
@@ -133,9 +136,9 @@ def claim(
             chosen.append((row_id, section_id))
             chars += size
         conn.executemany(
-            "UPDATE index_queue SET lease_token = ?, lease_expires_at = ?, claims = claims + 1"
-            " WHERE id = ?",
-            [(token, now + lease_ms, row_id) for row_id, _ in chosen],
+            "UPDATE index_queue SET lease_token = ?, lease_owner = ?, lease_expires_at = ?,"
+            " claims = claims + 1 WHERE id = ?",
+            [(token, owner, now + lease_ms, row_id) for row_id, _ in chosen],
         )
     return Claimed(
         token,
@@ -143,6 +146,31 @@ def claim(
         tuple(section_id for _, section_id in chosen if section_id is not None),
         tuple(row_id for row_id, _ in chosen),
     )
+
+
+def lease_owners(conn: Connection, now: int) -> list[str]:
+    """Owners of leases that have not run out (to see whether their workers still live)."""
+    return [
+        str(owner)
+        for (owner,) in conn.execute(
+            "SELECT DISTINCT lease_owner FROM index_queue WHERE lease_expires_at > ?"
+            " AND lease_owner IS NOT NULL AND lease_owner != ''",
+            (now,),
+        )
+    ]
+
+
+def expire_leases(conn: Connection, owners: Sequence[str], now: int) -> None:
+    """End the leases of these owners now (their workers are gone)."""
+    if not owners:
+        return
+    marks = ",".join("?" * len(owners))
+    with write(conn):
+        conn.execute(
+            f"UPDATE index_queue SET lease_expires_at = ? WHERE lease_owner IN ({marks})"
+            " AND lease_expires_at > ?",
+            (now, *owners, now),
+        )
 
 
 def holds(conn: Connection, claimed: Claimed) -> set[int]:
@@ -202,8 +230,9 @@ def release(conn: Connection, claimed: Claimed) -> None:
     marks = ",".join("?" * len(claimed.row_ids))
     with write(conn):
         conn.execute(
-            "UPDATE index_queue SET lease_token = NULL, lease_expires_at = NULL,"
-            f" claims = max(claims - 1, 0) WHERE lease_token = ? AND id IN ({marks})",
+            "UPDATE index_queue SET lease_token = NULL, lease_owner = NULL,"
+            " lease_expires_at = NULL, claims = max(claims - 1, 0)"
+            f" WHERE lease_token = ? AND id IN ({marks})",
             (claimed.token, *claimed.row_ids),
         )
 
@@ -217,7 +246,7 @@ def fail(conn: Connection, claimed: Claimed, error: str, *, now: int) -> None:
     with write(conn):
         conn.execute(
             "UPDATE index_queue SET attempts = attempts + 1, last_error = ?,"
-            " lease_token = NULL, lease_expires_at = NULL,"
+            " lease_token = NULL, lease_owner = NULL, lease_expires_at = NULL,"
             " available_at = ? + ? * (1 << min(attempts, 10)),"
             " status = CASE WHEN attempts + 1 >= ? THEN 'dead' ELSE status END"
             f" WHERE lease_token = ? AND id IN ({marks})",

@@ -17,6 +17,8 @@ needs no change to those loops.
 
 from __future__ import annotations
 
+import os
+import socket
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -39,7 +41,8 @@ if TYPE_CHECKING:
 BATCH = 128  # queue rows claimed per step: labels and sections, oldest first
 BATCH_CHARS = 24_000  # and about this much section text (a few seconds of work; a long
 # file's sections go in several steps, so progress shows and a lease is never outlived)
-LEASE_MS = 5 * 60_000  # far beyond a batch's work; a killed worker's rows wait this long
+LEASE_MS = 2 * 60_000  # far beyond a batch's work (see BATCH_CHARS); a worker killed on
+# another host leaves its rows this long, one on this host only until the next claim
 SCAN_STAGE = "PII scan and embedding"
 
 
@@ -121,13 +124,16 @@ class VaultIndexing:
 
     def _scan_and_embed(self, limit: int, retry_dead: bool) -> int | None:
         conn = self._conn
+        now = now_ms()
+        index_queue.expire_leases(conn, gone_owners(index_queue.lease_owners(conn, now)), now)
         claimed = index_queue.claim(
             conn,
-            now=now_ms(),
+            now=now,
             lease_ms=LEASE_MS,
             limit=limit,
             max_chars=BATCH_CHARS,
             retry_dead=retry_dead,
+            owner=LEASE_OWNER,
         )
         if claimed.empty:
             return None
@@ -275,6 +281,28 @@ class VaultIndexing:
                 index_queue.finish_section(conn, claimed, row.id)
                 done += 1
         return done
+
+
+LEASE_OWNER = f"{socket.gethostname()}:{os.getpid()}"
+
+
+def gone_owners(owners: Sequence[str]) -> list[str]:
+    """Lease owners on this host whose process no longer runs (killed mid-batch): their
+    rows need not wait for the lease to run out. A process id taken again by another
+    process looks alive, which only means waiting for the lease, as on another host."""
+    host = socket.gethostname()
+    gone = []
+    for owner in owners:
+        name, _, pid = owner.rpartition(":")
+        if name != host or not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            gone.append(owner)
+        except OSError:  # alive, but another user's: leave it
+            continue
+    return gone
 
 
 class _BatchFailed(Exception):

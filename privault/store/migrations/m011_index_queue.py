@@ -10,10 +10,11 @@
   (`section_id` NULL) whose labels — title, headings, tags — are still to be scanned. Until
   its row is gone, a section is withheld from every gated caller, and its index windows
   have an empty masked entry (no gated caller can match them). A row is leased by the
-  worker that claims it (`lease_token`, `lease_expires_at`); a worker that dies leaves the
-  lease to expire and the row is claimed again. `attempts` counts recorded failures: after
-  too many the row is `dead` (still withheld, listed by `status`) until `privault index`
-  tries it again.
+  worker that claims it (`lease_token`, `lease_owner`, `lease_expires_at`); a worker that
+  dies leaves the lease to expire — or to the next worker on the same host, which sees
+  that the owner's process is gone — and the row is claimed again. `attempts` counts
+  recorded failures: after too many the row is `dead` (still withheld, listed by
+  `status`) until `privault index` tries it again.
 """
 
 FOREIGN_KEYS_OFF = True
@@ -49,6 +50,7 @@ STEPS = [
         claims           INTEGER NOT NULL DEFAULT 0,  -- times leased (a killed worker's too)
         available_at     INTEGER NOT NULL,            -- not claimable before (backoff)
         lease_token      TEXT,
+        lease_owner      TEXT,                        -- host:pid of the worker holding it
         lease_expires_at INTEGER,
         last_error       TEXT,
         queued_at        INTEGER NOT NULL
