@@ -126,6 +126,8 @@ class VaultIndexing:
         conn = self._conn
         now = now_ms()
         index_queue.expire_leases(conn, gone_owners(index_queue.lease_owners(conn, now)), now)
+        if not retry_dead and not index_queue.has_claimable(conn, now):
+            return None  # read-only when idle: serve asks every two seconds
         claimed = index_queue.claim(
             conn,
             now=now,
