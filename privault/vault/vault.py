@@ -29,12 +29,12 @@ from privault.vault.privacy import Detector, DetectorFactory, PrivacyRuntime
 from privault.vault.shelves import VaultShelves
 from privault.vault.statements import VaultStatements
 from privault.vault.status import IndexHealth, VaultStatus
-from privault.vault.sync import VaultSync
-from privault.vault.watches import VaultWatches
 
-if TYPE_CHECKING:  # asking loads the ask pipeline (an HTTP client): on its first use only
+if TYPE_CHECKING:  # asking, sync and watches load what a search never needs: on first use
     from privault.ask.pipeline import AskReply
     from privault.vault.ask import VaultAsk
+    from privault.vault.sync import VaultSync
+    from privault.vault.watches import VaultWatches
 
 
 def create(path: Path, *, key: str | None = None) -> int:
@@ -71,12 +71,12 @@ class Vault:
         )
         self.statements = VaultStatements(self.shared)
         self.documents = VaultDocuments(self.shared, self.statements)
-        self.watches = VaultWatches(self.shared)
+        self._watches: VaultWatches | None = None  # built on first use (a search needs none)
         self.pii = VaultPII(self.shared, self.statements)
         self.shelves = VaultShelves(self.shared)
         self.agents = VaultAgents(self.shared)
         self.audit = VaultAudit(self.shared)
-        self.sync = VaultSync(self.shared, self.statements)
+        self._sync: VaultSync | None = None  # built on first use (bundle crypto loads slowly)
         self.indexing = VaultIndexing(self.shared)  # what deferred writes left to finish
         self._asking: VaultAsk | None = None
         # The document operations are the vault's own verbs.
@@ -138,9 +138,28 @@ class Vault:
         """Answer with another ask facade (tests and benchmarks choose the chat model)."""
         self._asking = facade
 
+    @property
+    def sync(self) -> VaultSync:
+        """Export, import and sync of bundles (built on first use)."""
+        if self._sync is None:
+            from privault.vault.sync import VaultSync
+
+            self._sync = VaultSync(self.shared, self.statements)
+        return self._sync
+
+    @property
+    def watches(self) -> VaultWatches:
+        """Watches, their runs and reminders (built on first use)."""
+        if self._watches is None:
+            from privault.vault.watches import VaultWatches
+
+            self._watches = VaultWatches(self.shared)
+        return self._watches
+
     def close(self) -> None:
         """Close the file (and the watch fetcher's connections)."""
-        self.watches.close()
+        if self._watches is not None:
+            self._watches.close()
         if self._asking is not None:
             self._asking.close()
         self.conn.close()
