@@ -82,9 +82,28 @@ def _keyring_get(path: Path) -> str | None:
         return None
 
 
+SQLITE_HEADER = b"SQLite format 3\x00"  # how every unencrypted SQLite file begins
+
+
 def vault_key(path: Path) -> str | None:
-    """The key for an encrypted vault: PRIVAULT_KEY, else the OS keyring, else None."""
-    return os.environ.get("PRIVAULT_KEY") or _keyring_get(path)
+    """The key for an encrypted vault: PRIVAULT_KEY, else the OS keyring, else None.
+
+    A vault file that is plain SQLite, or no file yet (a new vault is encrypted only by
+    `init --encrypt` or PRIVAULT_KEY), needs no key: the keyring (slow to load, and a
+    desktop prompt on some systems) is only asked about a file that may be encrypted.
+    """
+    explicit = os.environ.get("PRIVAULT_KEY")
+    if explicit:
+        return explicit
+    try:
+        with open(path, "rb") as file:
+            if file.read(len(SQLITE_HEADER)) == SQLITE_HEADER:
+                return None
+    except FileNotFoundError:
+        return None
+    except OSError:
+        pass  # unreadable: let the keyring and the open say what is wrong
+    return _keyring_get(path)
 
 
 def new_key(path: Path) -> tuple[str, str]:

@@ -4,7 +4,9 @@ The real engine is all-MiniLM-L6-v2 (int8 ONNX) run by fastembed from a verified
 folder: no hub, no network. Passages go through fastembed's batched path; a query, one
 short text on the latency path, goes through a single-threaded onnxruntime session over
 the same verified model file. fastembed and onnxruntime are imported only when the real
-engine is built, so code and tests that use the fake never pay for them.
+engine is built, so code and tests that use the fake never pay for them; fastembed's
+passage session only on the first passage batch, so a process that only searches (the
+CLI's `privault search`) never loads it.
 """
 
 from __future__ import annotations
@@ -56,24 +58,15 @@ class FastEmbedder:
     def __init__(self, models_dir: Path, name: str = DEFAULT_EMBEDDER, threads: int = 2):
         folder = modelstore.verified_path(models_dir, name)
         spec = modelstore.manifest(models_dir, name).embed or {}
-        from fastembed import TextEmbedding
-        from fastembed.common.model_description import ModelSource, PoolingType
         from tokenizers import Tokenizer
 
-        model_id = f"privault/{name}"
-        known = {entry["model"] for entry in TextEmbedding.list_supported_models()}
-        if model_id not in known:
-            TextEmbedding.add_custom_model(
-                model=model_id,
-                pooling=PoolingType.MEAN,
-                normalization=bool(spec.get("normalize", True)),
-                sources=ModelSource(hf=model_id),
-                dim=int(spec.get("dim", 384)),
-                model_file="model.onnx",
-            )
         self.name = name
         self.dim = int(spec.get("dim", 384))
-        self._model = TextEmbedding(model_id, specific_model_path=str(folder), threads=threads)
+        self._folder, self._spec, self._threads = folder, spec, threads
+        # fastembed's passage session is built on the first `embed`: a search only embeds
+        # its query (below), and importing fastembed costs more than the query session.
+        self._model: Any = None
+        self._model_lock = threading.Lock()
         self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
@@ -86,13 +79,37 @@ class FastEmbedder:
         self._counts_lock = threading.Lock()
         self._queries: OrderedDict[str, tuple[float, np.ndarray]] = OrderedDict()
 
+    def _passage_model(self) -> Any:
+        """fastembed's model over the verified folder, built once (first `embed`)."""
+        with self._model_lock:
+            if self._model is None:
+                from fastembed import TextEmbedding
+                from fastembed.common.model_description import ModelSource, PoolingType
+
+                model_id = f"privault/{self.name}"
+                known = {entry["model"] for entry in TextEmbedding.list_supported_models()}
+                if model_id not in known:
+                    TextEmbedding.add_custom_model(
+                        model=model_id,
+                        pooling=PoolingType.MEAN,
+                        normalization=bool(self._spec.get("normalize", True)),
+                        sources=ModelSource(hf=model_id),
+                        dim=self.dim,
+                        model_file="model.onnx",
+                    )
+                self._model = TextEmbedding(
+                    model_id, specific_model_path=str(self._folder), threads=self._threads
+                )
+            return self._model
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         # Batches are padded to their longest text: sorted by length, a batch holds texts
         # of similar size and little compute is spent on padding.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        vectors = list(self._model.embed([texts[i] for i in order], batch_size=32))
+        model = self._passage_model()
+        vectors = list(model.embed([texts[i] for i in order], batch_size=32))
         result = np.empty((len(texts), self.dim), dtype=np.float32)
         result[order] = np.asarray(vectors, dtype=np.float32)
         return result

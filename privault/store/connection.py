@@ -12,13 +12,15 @@ and SQLCipher gives optional encryption at rest with a key that is never stored.
 
 from __future__ import annotations
 
+import functools
+import importlib.util
+import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import sqlite_vec
 from sqlcipher3 import dbapi2 as sqlite
 
 from privault.errors import VaultError
@@ -33,6 +35,16 @@ IntegrityError = sqlite.IntegrityError
 
 BUSY_TIMEOUT_MS = 15_000
 _HEX_KEY = re.compile(r"^[0-9a-fA-F]{64}$")
+
+
+@functools.cache
+def vec_extension() -> str:
+    """The sqlite-vec loadable extension shipped in its package, found without importing
+    the package (whose `__init__` imports numpy: a note captured from the CLI needs none)."""
+    spec = importlib.util.find_spec("sqlite_vec")
+    if spec is None or not spec.submodule_search_locations:
+        raise VaultError("sqlite-vec is not installed; reinstall privault")
+    return os.path.normpath(os.path.join(list(spec.submodule_search_locations)[0], "vec0"))
 
 
 def _key_pragma(key: str) -> str:
@@ -74,7 +86,7 @@ def connect(path: str | Path, *, key: str | None = None, readonly: bool = False)
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
         conn.enable_load_extension(True)
-        sqlite_vec.load(conn)
+        conn.load_extension(vec_extension())
         conn.enable_load_extension(False)
     except sqlite.DatabaseError as exc:
         conn.close()

@@ -44,7 +44,11 @@ def claim(conn: Connection, model: str) -> None:
 
 
 def pending(conn: Connection, limit: int) -> list[PendingChunk]:
-    """Up to `limit` chunks of current documents that have no strong vectors, oldest first."""
+    """Up to `limit` chunks of current documents that have no strong vectors, oldest first.
+
+    A section still waiting for the background indexer (`index_queue`) is left for later:
+    its windows have no masked entries yet and are re-cut under new ids when it is indexed.
+    """
     found = conn.execute(
         "SELECT c.id, p.text, m.text FROM chunks c "
         "JOIN sections s ON s.id = c.section_id JOIN documents d ON d.id = s.doc_id "
@@ -52,6 +56,7 @@ def pending(conn: Connection, limit: int) -> list[PendingChunk]:
         "LEFT JOIN chunks_fts m ON m.rowid = -c.id "
         "WHERE d.current = 1 "
         "AND NOT EXISTS (SELECT 1 FROM strong_chunks k WHERE k.chunk_id = c.id) "
+        "AND NOT EXISTS (SELECT 1 FROM index_queue q WHERE q.section_id = c.section_id) "
         "ORDER BY c.id LIMIT ?",
         (limit,),
     ).fetchall()

@@ -106,7 +106,8 @@ class VaultAsk:
                     doc_id=view.doc_id,
                     title=view.title,
                     text=view.text,
-                    private=self._private(row, spans, identifying),
+                    # Not scanned yet: nothing says it holds no PII, so only a local model.
+                    private=reading.is_pending(row) or self._private(row, spans, identifying),
                     untrusted=view.untrusted,
                     pii_values=tuple(sorted(values)),
                 )

@@ -17,13 +17,14 @@ from typing import Any
 from privault import modelstore
 from privault.caller import Caller
 from privault.errors import AccessDenied, NotFound
-from privault.retrieval.embedder import Embedder, FastEmbedder
+from privault.retrieval.embedder import Embedder
 from privault.retrieval.strong import DEFAULT_STRONG_MODEL, GemmaEmbedder, StrongEmbedder
 from privault.retrieval.strong_vectors import StrongIndex
 from privault.retrieval.vectors import VectorIndex
 from privault.store import shelves
 from privault.store.connection import Connection
 from privault.store.index_reads import Filters
+from privault.vault.embedding import default_embedder
 from privault.vault.ingest import DEFAULT_MAX_NOTE_BYTES
 from privault.vault.privacy import PrivacyRuntime
 
@@ -97,9 +98,9 @@ class Engines:
 
     @property
     def embedder(self) -> Embedder:
-        """The embedder, loaded on first use."""
+        """The embedder, loaded on first use (see `vault.embedding`)."""
         if self._embedder is None:
-            self._embedder = FastEmbedder(self._models_dir)
+            self._embedder = default_embedder(self._models_dir)
         return self._embedder
 
     @property

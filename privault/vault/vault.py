@@ -5,15 +5,15 @@ decides visibility (shelves), applies the privacy gate to everything it returns,
 takes a policy from its caller. `Vault` only opens the file and builds one `VaultContext`
 that every capability facade shares: `documents` (whose verbs are the vault's own:
 `vault.note`, `vault.search`, …), `statements`, `watches`, `pii`, `asking`, `shelves`,
-`agents` and `audit`. No facade holds the `Vault`.
+`agents`, `audit` and `indexing` (the background work of deferred writes). No facade holds
+the `Vault`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from privault.ask.pipeline import AskReply
 from privault.caller import Caller
 from privault.retrieval.embedder import Embedder
 from privault.retrieval.strong import StrongEmbedder
@@ -22,17 +22,21 @@ from privault.store import documents
 from privault.store.connection import Connection, connect
 from privault.store.migrations import migrate
 from privault.vault.agents import VaultAgents, VaultAudit
-from privault.vault.ask import VaultAsk, remote_chat
 from privault.vault.context import Engines, VaultContext, VaultSettings
 from privault.vault.documents import VaultDocuments
+from privault.vault.indexing import VaultIndexing
 from privault.vault.pii import VaultPII
 from privault.vault.privacy import Detector, DetectorFactory, PrivacyRuntime
 from privault.vault.shelves import VaultShelves
 from privault.vault.statements import VaultStatements
 from privault.vault.status import IndexHealth, VaultStatus
 from privault.vault.strong import VaultStrong
-from privault.vault.sync import VaultSync
-from privault.vault.watches import VaultWatches
+
+if TYPE_CHECKING:  # asking, sync and watches load what a search never needs: on first use
+    from privault.ask.pipeline import AskReply
+    from privault.vault.ask import VaultAsk
+    from privault.vault.sync import VaultSync
+    from privault.vault.watches import VaultWatches
 
 
 def create(path: Path, *, key: str | None = None) -> int:
@@ -74,16 +78,15 @@ class Vault:
         self.shared = VaultContext(conn, path, settings, privacy, engines)
         self.statements = VaultStatements(self.shared)
         self.documents = VaultDocuments(self.shared, self.statements)
-        self.watches = VaultWatches(self.shared)
+        self._watches: VaultWatches | None = None  # built on first use (a search needs none)
         self.pii = VaultPII(self.shared, self.statements)
         self.shelves = VaultShelves(self.shared)
         self.agents = VaultAgents(self.shared)
         self.audit = VaultAudit(self.shared)
-        self.sync = VaultSync(self.shared, self.statements)
+        self._sync: VaultSync | None = None  # built on first use (bundle crypto loads slowly)
+        self.indexing = VaultIndexing(self.shared)  # what deferred writes left to finish
         self.strong = VaultStrong(self.shared)  # the strong model's background pass
-        self.asking = VaultAsk(
-            self.shared, chat_model=settings.chat_model, remote=remote_chat(settings.remote_chat)
-        )
+        self._asking: VaultAsk | None = None
         # The document operations are the vault's own verbs.
         self.note = self.documents.note
         self.note_many = self.documents.note_many
@@ -134,10 +137,49 @@ class Vault:
             strong_embedder=strong_embedder,
         )
 
+    @property
+    def asking(self) -> VaultAsk:
+        """Questions answered by the local model (built on first use)."""
+        if self._asking is None:
+            from privault.vault.ask import VaultAsk, remote_chat
+
+            settings = self.shared.settings
+            self._asking = VaultAsk(
+                self.shared,
+                chat_model=settings.chat_model,
+                remote=remote_chat(settings.remote_chat),
+            )
+        return self._asking
+
+    @asking.setter
+    def asking(self, facade: VaultAsk) -> None:
+        """Answer with another ask facade (tests and benchmarks choose the chat model)."""
+        self._asking = facade
+
+    @property
+    def sync(self) -> VaultSync:
+        """Export, import and sync of bundles (built on first use)."""
+        if self._sync is None:
+            from privault.vault.sync import VaultSync
+
+            self._sync = VaultSync(self.shared, self.statements)
+        return self._sync
+
+    @property
+    def watches(self) -> VaultWatches:
+        """Watches, their runs and reminders (built on first use)."""
+        if self._watches is None:
+            from privault.vault.watches import VaultWatches
+
+            self._watches = VaultWatches(self.shared)
+        return self._watches
+
     def close(self) -> None:
         """Close the file (and the watch fetcher's connections)."""
-        self.watches.close()
-        self.asking.close()
+        if self._watches is not None:
+            self._watches.close()
+        if self._asking is not None:
+            self._asking.close()
         self.conn.close()
 
     def __enter__(self) -> Vault:
@@ -218,5 +260,6 @@ class Vault:
             chunks=health["chunks"],
             index=IndexHealth(**health["index"]),
             privacy=self.privacy.status(),
+            indexing=self.indexing.status(),
             strong=self.strong.coverage(),
         )
