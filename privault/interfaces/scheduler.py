@@ -16,6 +16,7 @@ already running when serve started, the clock takes the lock once that worker is
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -60,6 +61,7 @@ class Clock:
         self._vault: Vault | None = None
         self._indexing_vault: Vault | None = None
         self._lock: IndexerLock | None = None
+        self._indexing = threading.Lock()  # one indexing run at a time, whoever calls it
         self._stopping = False
         self._scheduler: Any = None
 
@@ -165,16 +167,17 @@ class Clock:
     def index(self) -> None:
         """Finish what deferred writes left in the index queue (see the module docstring)."""
         assert self._lock is not None
-        if not self._lock.acquire():
-            return  # a worker started before serve still runs; it will be done soon
-        try:
-            if self._indexing_vault is None:
-                self._indexing_vault = self._open_vault()
-            done = run_until_idle(self._indexing_vault, stop=lambda: self._stopping)
-            if done:
-                log.info("indexed %d sections and titles", done)
-        except Exception:
-            log.exception("indexing failed")
+        with self._indexing:  # one run at a time: a direct call waits for the scheduled one
+            if not self._lock.acquire():
+                return  # a worker started before serve still runs; it will be done soon
+            try:
+                if self._indexing_vault is None:
+                    self._indexing_vault = self._open_vault()
+                done = run_until_idle(self._indexing_vault, stop=lambda: self._stopping)
+                if done:
+                    log.info("indexed %d sections and titles", done)
+            except Exception:
+                log.exception("indexing failed")
 
     def stop(self) -> None:
         """Stop the jobs (waiting for a running one) and close the clock's vaults."""
