@@ -8,6 +8,11 @@ bandwidth floor for exact search. The copy is refreshed incrementally: chunk ids
 grow (AUTOINCREMENT), so new rows are those above the last id seen, and rows deleted
 since are dropped when results are joined back to live chunks.
 
+One index may serve several connections to the same file (a server's pool of readers):
+the change token is per connection (`data_version` and `total_changes` count that
+connection's view only), so each connection's last token is kept apart, weakly, and a
+connection whose token has not moved since its last refresh has nothing new to load.
+
 A `masked` index is the view gated callers search: a chunk that has a masked entry
 (`masked_chunks`) is represented by that entry's vector instead of its plain one. A
 chunk's entries never change after it is written, so the same incremental refresh holds.
@@ -15,7 +20,9 @@ chunk's entries never change after it is written, so the same incremental refres
 
 from __future__ import annotations
 
+import contextlib
 import threading
+import weakref
 
 import numpy as np
 
@@ -38,7 +45,10 @@ class VectorIndex:
         self._matrix = np.zeros((0, dim), dtype=np.float32)
         self._created = np.zeros(0, dtype=np.int64)  # each row's document created_at (ms)
         self._max_id = 0
-        self._token: tuple[int, int] | None = None  # (data_version, total_changes) seen
+        # Per connection: (data_version, total_changes) at its last refresh.
+        self._tokens: weakref.WeakKeyDictionary[Connection, tuple[int, int]] = (
+            weakref.WeakKeyDictionary()
+        )
         self._lock = threading.Lock()
         self._last: tuple[bytes, np.ndarray, np.ndarray] | None = None  # query, matrix, scores
 
@@ -56,7 +66,7 @@ class VectorIndex:
         """
         with self._lock:
             token = index_reads.change_token(conn)
-            if token == self._token:
+            if self._seen(conn) == token:
                 return
             live = index_reads.live_chunk_count(conn)
             if len(self._ids) - live > max(64, _RELOAD_STALE_SHARE * len(self._ids)):
@@ -72,7 +82,7 @@ class VectorIndex:
                 fetched = index_reads.vectors_after(conn, self._max_id)
             if self.view == "masked" and fetched:
                 fetched = self._masked(conn, fetched)
-            self._token = token
+            self._remember(conn, token)
             if new_ids:
                 self._max_id = max(self._max_id, int(new_ids[-1]))
             if not fetched:
@@ -85,6 +95,16 @@ class VectorIndex:
             dates = np.fromiter((created[int(i)] for i in ids), dtype=np.int64, count=len(ids))
             self._created = np.concatenate([self._created, dates])
             self._max_id = max(self._max_id, int(ids[-1]))
+
+    def _seen(self, conn: Connection) -> tuple[int, int] | None:
+        try:
+            return self._tokens.get(conn)
+        except TypeError:  # a driver connection without weak references: always look
+            return None
+
+    def _remember(self, conn: Connection, token: tuple[int, int]) -> None:
+        with contextlib.suppress(TypeError):
+            self._tokens[conn] = token
 
     def _masked(
         self, conn: Connection, fetched: list[tuple[int, bytes]]
