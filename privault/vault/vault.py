@@ -6,6 +6,11 @@ takes a policy from its caller. `Vault` only opens the file and builds one `Vaul
 that every capability facade shares: `documents` (whose verbs are the vault's own:
 `vault.note`, `vault.search`, …), `statements`, `watches`, `pii`, `asking`, `shelves`,
 `agents` and `audit`. No facade holds the `Vault`.
+
+`sibling()` opens another handle on the same file: its own connection and facades, the
+same settings and the same `Engines` (embedder, vector mirrors, detectors, chat model). A
+server serves concurrent calls with one handle per thread at a time, so the facades and
+their caches stay single-threaded and only the shared engines need to be thread-safe.
 """
 
 from __future__ import annotations
@@ -53,18 +58,21 @@ class Vault:
         *,
         embedder: Embedder | None = None,
         detector_factory: DetectorFactory = Detector,
+        engines: Engines | None = None,
+        key: str | None = None,
     ) -> None:
+        if engines is None:
+            engines = Engines(settings.models_dir, embedder, detector_factory)
         privacy = PrivacyRuntime(
             conn,
             settings.policies_dir,
             settings.privacy,
             models_dir=settings.models_dir,
-            detector_factory=detector_factory,
+            detector_factory=engines.detector,
         )
+        self._key = key  # to open siblings; never stored anywhere
         # What every capability facade shares (see `privault.vault.context`).
-        self.shared = VaultContext(
-            conn, path, settings, privacy, Engines(settings.models_dir, embedder)
-        )
+        self.shared = VaultContext(conn, path, settings, privacy, engines)
         self.statements = VaultStatements(self.shared)
         self.documents = VaultDocuments(self.shared, self.statements)
         self.watches = VaultWatches(self.shared)
@@ -114,7 +122,27 @@ class Vault:
             conn.close()
             raise
         vault_settings = VaultSettings(models_dir=Path(models_dir).expanduser(), **settings)
-        return cls(conn, file, vault_settings, embedder=embedder, detector_factory=detector_factory)
+        return cls(
+            conn,
+            file,
+            vault_settings,
+            embedder=embedder,
+            detector_factory=detector_factory,
+            key=key,
+        )
+
+    def sibling(self) -> Vault:
+        """Another handle on this file (its own connection) sharing this one's settings and
+        engines; the caller closes it. For serving calls in parallel (see the docstring)."""
+        other = Vault(
+            connect(self.path, key=self._key),
+            self.path,
+            self.settings,
+            engines=self.shared.engines,
+            key=self._key,
+        )
+        other.watches.search_backend = self.watches.search_backend
+        return other
 
     def close(self) -> None:
         """Close the file (and the watch fetcher's connections)."""
