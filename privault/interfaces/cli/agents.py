@@ -23,6 +23,7 @@ from privault.interfaces.cli.common import (
     opened,
     optional_time,
 )
+from privault.interfaces.mcp.lanes import DEFAULT_ASK_QUEUE, DEFAULT_READERS
 from privault.interfaces.scheduler import POLL_SECONDS, Clock, SyncJob
 from privault.vault import Vault
 from privault.vault.shelves import Shelf
@@ -346,6 +347,25 @@ def serve(
     sync_minutes: Annotated[
         int, typer.Option("--sync-minutes", min=1, help="Minutes between syncs.")
     ] = 5,
+    readers: Annotated[
+        int,
+        typer.Option(
+            "--readers",
+            min=0,
+            max=32,
+            help="Connections serving read calls in parallel (0: every call through one "
+            "connection, one at a time).",
+        ),
+    ] = DEFAULT_READERS,
+    ask_queue: Annotated[
+        int,
+        typer.Option(
+            "--ask-queue",
+            min=0,
+            max=100,
+            help="ask_memory calls that may wait while one runs; more are answered busy.",
+        ),
+    ] = DEFAULT_ASK_QUEUE,
 ) -> None:
     """Serve MCP at http://HOST:PORT/mcp (bearer token per agent) and the owner's page at
     http://HOST:PORT/ (log in with the link `privault ui` prints)."""
@@ -380,7 +400,14 @@ def serve(
         )
         announce(host, port)
         try:
-            http.serve(vault, host=host, port=port, web=web_factory(vault, host, port))
+            http.serve(
+                vault,
+                host=host,
+                port=port,
+                web=web_factory(vault, host, port),
+                readers=readers,
+                ask_queue=ask_queue,
+            )
         finally:
             clock.stop()
 
