@@ -5,8 +5,10 @@ scheduler and the warm chat model) can share the event loop and the open vault. 
 in the lanes of `lanes.Lanes`: reads in parallel on a pool of handles, writes on one
 writer, asks one at a time behind a bounded queue. Every request to `/mcp` — POST, GET
 stream, DELETE — must carry `Authorization: Bearer <token>` of an active agent; anything
-else gets a bare 401 that says nothing about why. Host and Origin headers are checked by
-the SDK's DNS-rebinding protection for the bound address.
+else gets a bare 401 that says nothing about why, and an audit row (refused, named after
+the revoked agent whose token it was, else `(unknown)`), bounded against floods by
+`refusals.RefusalLog`. Host and Origin headers are checked by the SDK's DNS-rebinding
+protection for the bound address.
 
 With `web`, every other path goes to the owner's page (`privault.interfaces.web`), which
 has its own guard (a session cookie from a one-time login link) and runs on the primary
@@ -27,9 +29,11 @@ from privault.caller import Caller
 from privault.errors import AccessDenied
 from privault.interfaces.agents import authenticate
 from privault.interfaces.mcp.lanes import DEFAULT_ASK_QUEUE, DEFAULT_READERS, Lanes
+from privault.interfaces.mcp.refusals import UNKNOWN, RefusalLog
 from privault.interfaces.mcp.runtime import ToolRuntime
 from privault.interfaces.mcp.server import server_for
 from privault.vault import Vault
+from privault.vault.agents import AuditEntry
 
 CALLER_KEY = "privault.caller"
 MCP_PATH = "/mcp"
@@ -54,12 +58,13 @@ def _caller_of(_vault: Vault, request: Any) -> Caller:
 
 
 class BearerAuth:
-    """ASGI middleware: an active agent's token, or 401 and nothing else. With lifespan
-    events it closes the server's lanes at shutdown."""
+    """ASGI middleware: an active agent's token, or 401 and nothing else (and an audit row,
+    see `refusals`). With lifespan events it closes the server's lanes at shutdown."""
 
     def __init__(self, app: ASGIApp, runtime: ToolRuntime) -> None:
         self.app = app
         self.runtime = runtime
+        self.refusals = RefusalLog()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -78,16 +83,25 @@ class BearerAuth:
         scheme, _, token = header.partition(" ")
         token = token.strip()
         caller = None
+        who = UNKNOWN
         if scheme.lower() == "bearer" and token:
 
-            def check(vault: Vault) -> Caller | None:
+            def check(vault: Vault) -> tuple[Caller | None, str]:
                 try:
-                    return authenticate(vault, token)
+                    return authenticate(vault, token), ""
                 except AccessDenied:
-                    return None
+                    return None, vault.agents.revoked_holder(token) or UNKNOWN
 
-            caller = await self.runtime.on_reader(check)
+            caller, who = await self.runtime.on_reader(check)
         if caller is None:
+            if not token:
+                reason = "access_denied: no bearer token"
+            elif who == UNKNOWN:
+                reason = "access_denied: unknown token"
+            else:
+                reason = "access_denied: revoked token"
+            where = f"{scope.get('method', '')} {scope.get('path', '')}"
+            await self._audit(self.refusals.refused(who, where, reason))
             await send(
                 {
                     "type": "http.response.start",
@@ -104,8 +118,18 @@ class BearerAuth:
         await self.app(scope, receive, send)
 
     async def stopped(self) -> None:
-        """The server stopped: close the lanes."""
+        """The server stopped: write the refusals still counted, close the lanes."""
+        await self._audit(self.refusals.flush())
         self.runtime.lane.close()
+
+    async def _audit(self, entries: list[AuditEntry]) -> None:
+        if entries:
+
+            def record(vault: Vault) -> None:
+                for entry in entries:
+                    vault.audit.record(entry)
+
+            await self.runtime.on_reader(record)
 
 
 def allowed_hosts(host: str, port: int) -> list[str]:
