@@ -56,13 +56,19 @@ class VaultAsk:
     def chat(self) -> ChatModel:
         """The local model, loaded (and hash-checked) on first use and then kept warm; one
         per process for all handles on the file."""
+        return self.load()
+
+    def load(self, threads: int | None = None) -> ChatModel:
+        """The local model; loaded now, computing with `threads` CPU threads (default: the
+        runner's), unless this process already holds it."""
         if self._chat is not None:
             return self._chat
 
         def load() -> ChatModel:
-            from privault.ask.runner import LocalChat
+            from privault.ask.runner import DEFAULT_THREADS, LocalChat
 
-            return LocalChat(self._context.settings.models_dir, self.chat_model)
+            models = self._context.settings.models_dir
+            return LocalChat(models, self.chat_model, n_threads=threads or DEFAULT_THREADS)
 
         return self._context.engines.chat(self.chat_model, load)
 

@@ -210,9 +210,10 @@ class Vault:
             question, caller=caller, budget=budget, instruction=instruction, followup=followup
         )
 
-    def load_chat_model(self) -> str:
-        """Load the local answerer now (so the first ask is not slow); return its name."""
-        return self.asking.chat.name
+    def load_chat_model(self, threads: int | None = None) -> str:
+        """Load the local answerer now (so the first ask is not slow), computing with
+        `threads` CPU threads (default: the runner's); return its name."""
+        return self.asking.load(threads).name
 
     def status(self) -> VaultStatus:
         """Counts, file size, schema and index health (owner view)."""

@@ -366,6 +366,16 @@ def serve(
             help="ask_memory calls that may wait while one runs; more are answered busy.",
         ),
     ] = DEFAULT_ASK_QUEUE,
+    chat_threads: Annotated[
+        int | None,
+        typer.Option(
+            "--chat-threads",
+            min=1,
+            max=256,
+            help="CPU threads the local chat model computes with (default: one fewer than "
+            "the machine has, so calls beside an ask keep a core).",
+        ),
+    ] = None,
 ) -> None:
     """Serve MCP at http://HOST:PORT/mcp (bearer token per agent) and the owner's page at
     http://HOST:PORT/ (log in with the link `privault ui` prints)."""
@@ -389,7 +399,7 @@ def serve(
         job = SyncJob(sync_folder, secret, sync_minutes * 60)
     clock = Clock(open_vault, job)
     with opened() as vault:
-        _warm_up(vault)
+        _warm_up(vault, chat_threads or max(1, (os.cpu_count() or 2) - 1))
         clock.start()
         err_console.print(
             f"privault MCP on http://{host}:{port}{http.MCP_PATH} · the owner's page on "
@@ -412,12 +422,14 @@ def serve(
             clock.stop()
 
 
-def _warm_up(vault: Vault) -> None:
+def _warm_up(vault: Vault, chat_threads: int) -> None:
     """Load the embedder and the local chat model now, so the first call is not slow."""
     vault.embedder.embed_query("warm up")
     try:
-        name = vault.load_chat_model()
-        err_console.print(f"local model {name} loaded", highlight=False)
+        name = vault.load_chat_model(threads=chat_threads)
+        err_console.print(
+            f"local model {name} loaded ({chat_threads} CPU threads)", highlight=False
+        )
     except PrivaultError as exc:
         err_console.print(f"[yellow]ask_memory unavailable:[/yellow] {exc}", highlight=False)
 
