@@ -15,6 +15,7 @@ tools from read-only agents and audits calls that fail before a tool body runs.
 from __future__ import annotations
 
 import contextvars
+import logging
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import nullcontext, suppress
 from dataclasses import dataclass, field
@@ -43,6 +44,8 @@ T = TypeVar("T")
 # (a vault handle, the transport's request or None) -> Caller
 CallerResolver = Callable[[Vault, Any], Caller]
 BUSY = "busy"  # the code of a call refused because its lane is full: retry later
+INTERNAL = "internal_error: the vault could not complete this call (see the server's log)"
+log = logging.getLogger("privault.mcp")
 
 
 @dataclass
@@ -157,20 +160,24 @@ class ToolRuntime:
             state.audited = True  # success or failure, the body records its own row
 
         def run(vault: Vault) -> T:
-            log = vault.audit
+            audit = vault.audit
             try:
                 # A read audits in its own write.
-                with log.transaction() if writes else nullcontext():
+                with audit.transaction() if writes else nullcontext():
                     result, outcome = body(vault, caller)
-                    log.record(_entry(caller, tool, outcome))
+                    audit.record(_entry(caller, tool, outcome))
                 return result
             except PrivaultError as exc:
                 # The write (if any) rolled back; the failure gets a row of its own.
                 _record_failure(vault, caller.name, tool, exc)
                 raise ToolError(f"{error_code(exc)}: {exc}") from None
             except Exception:
+                # A bug, not a refusal: the owner gets the traceback in the server's log;
+                # the agent gets a fixed line, never the exception's text (which may quote
+                # what the gate would have withheld).
+                log.exception("tool %s failed for %s", tool, caller.name)
                 _record_failure(vault, caller.name, tool, None)
-                raise
+                raise ToolError(INTERNAL) from None
 
         try:
             return await lane(run)
