@@ -19,7 +19,6 @@ from privault.interfaces.cli.common import (
     console,
     emit_json,
     err_console,
-    open_vault,
     opened,
     optional_time,
 )
@@ -397,8 +396,9 @@ def serve(
     if sync_folder is not None:
         secret = bundle_secret(vault_key=False, confirm=False)
         job = SyncJob(sync_folder, secret, sync_minutes * 60)
-    clock = Clock(open_vault, job)
     with opened() as vault:
+        # The clock's own connection, on the server's engines: one embedder, one detector.
+        clock = Clock(vault.sibling, job)
         _warm_up(vault, chat_threads or max(1, (os.cpu_count() or 2) - 1))
         clock.start()
         err_console.print(
@@ -428,7 +428,9 @@ def _warm_up(vault: Vault, chat_threads: int) -> None:
     try:
         name = vault.load_chat_model(threads=chat_threads)
         err_console.print(
-            f"local model {name} loaded ({chat_threads} CPU threads)", highlight=False
+            f"local model {name} loaded ({chat_threads} CPU thread"
+            + ("s)" if chat_threads != 1 else ")"),
+            highlight=False,
         )
     except PrivaultError as exc:
         err_console.print(f"[yellow]ask_memory unavailable:[/yellow] {exc}", highlight=False)

@@ -181,7 +181,7 @@ def build_app(
     parallel (0: every call on `vault` under one lock); `ask_queue` asks may wait while
     one runs."""
     lanes = Lanes(vault, readers=readers, ask_queue=ask_queue)
-    runtime = ToolRuntime(vault, _caller_of, lanes=lanes)
+    runtime = ToolRuntime(vault, _caller_of, lanes=lanes, resolver_reads_vault=False)
     server = server_for(runtime)
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,

@@ -104,6 +104,9 @@ class ToolRuntime:
     write_tools: set[str] = field(default_factory=set)
     agent_name: str | None = None  # the agent a stdio server was launched as, for the audit
     lanes: Lanes | None = None
+    # False when `resolve_caller` reads only the request (HTTP: the bearer check already
+    # looked the agent up): it then runs on the event loop, without a handle.
+    resolver_reads_vault: bool = True
 
     def __post_init__(self) -> None:
         if self.lanes is None:
@@ -125,6 +128,8 @@ class ToolRuntime:
 
     async def caller_for(self, request: Any) -> Caller:
         """Who sent `request` (AccessDenied when no active agent did)."""
+        if not self.resolver_reads_vault:
+            return self.resolve_caller(self.vault, request)
         return await self.lane.read(lambda vault: self.resolve_caller(vault, request))
 
     def caller(self) -> Caller:
