@@ -29,6 +29,7 @@ import argparse
 import json
 import os
 import random
+import re
 import socket
 import subprocess
 import sys
@@ -199,12 +200,24 @@ class Session:
         return list(answer["result"]["tools"])
 
 
+SSE_LINES = re.compile(r"\r\n|\r|\n")  # an event stream's line ends, and no others
+
+
 def answer_of(reply: Any) -> Any:
-    """The JSON-RPC message in a JSON or an event-stream answer (None if there is none)."""
+    """The JSON-RPC message in a JSON or an event-stream answer (None if there is none).
+
+    Event-stream lines end only at CR, LF or CRLF: `str.splitlines` would also cut at
+    U+0085, U+2028 and the like, which may sit inside the JSON of an answer."""
     kind = reply.headers.get("content-type", "")
     text = reply.text
     if "text/event-stream" in kind:
-        data = [line[5:].strip() for line in text.splitlines() if line.startswith("data:")]
+        events = [[]]  # the data lines of each event
+        for line in SSE_LINES.split(text):
+            if not line:
+                events.append([])
+            elif line.startswith("data:"):
+                events[-1].append(line[5:].removeprefix(" "))
+        data = ["\n".join(event) for event in events if event]
         text = data[-1] if data else ""
     try:
         return json.loads(text) if text else None
@@ -242,12 +255,17 @@ async def drive(
             await session.open()
             for call in calls[index::clients]:
                 started = time.perf_counter()
+                detail = ""
                 try:
                     body = call.body(session.next_id(), session.harvest.ids)
                     status, answer = await session.send(body)
                     outcome = outcome_of(status, answer)
                     if outcome == "ok":
                         session.harvest.take(answer["result"].get("structuredContent"))
+                    else:
+                        detail = json.dumps(answer)[:300]
+                        if outcome == "empty":  # nothing came back: say what was asked
+                            detail = body[:300].decode(errors="replace")
                 except httpx2.TransportError as exc:  # the server went away mid-call
                     status, outcome = 0, f"transport: {type(exc).__name__}"
                 results.append(
@@ -257,6 +275,7 @@ async def drive(
                         "kind": call.kind,
                         "status": status,
                         "outcome": outcome,
+                        "detail": detail,
                         "ms": round((time.perf_counter() - started) * 1000, 1),
                     }
                 )

@@ -4,6 +4,7 @@ quick): no unhandled exception, no HTTP 5xx, no partial write."""
 
 from __future__ import annotations
 
+import json
 import logging
 import socket
 import threading
@@ -99,3 +100,21 @@ def test_the_same_seed_generates_the_same_calls(
     first = fuzz_calls.generate(tools, ids, 50, seed=3)
     again = fuzz_calls.generate(tools, ids, 50, seed=3)
     assert [call.body(1) for call in first] == [call.body(1) for call in again]
+
+
+class Reply:
+    """Just what `fuzz.answer_of` reads of an HTTP response."""
+
+    def __init__(self, text: str, kind: str = "text/event-stream") -> None:
+        self.text = text
+        self.headers = {"content-type": kind}
+
+
+def test_an_event_stream_answer_is_read_whole_whatever_its_text_holds() -> None:
+    # U+0085 and U+2028 end lines for str.splitlines, not for an event stream.
+    message = {"jsonrpc": "2.0", "id": 3, "result": {"text": "a\x85b\u2028c"}}
+    stream = "event: message\r\ndata: " + json.dumps(message, ensure_ascii=False) + "\r\n\r\n"
+    assert fuzz.answer_of(Reply(stream)) == message
+    assert fuzz.answer_of(Reply(": ping\n\ndata: \n\n" + stream.replace("\r\n", "\n"))) == message
+    assert fuzz.answer_of(Reply(json.dumps(message), "application/json")) == message
+    assert fuzz.answer_of(Reply("", "application/json")) is None
