@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio
 import pytest
-from helpers import fake_vault
+from helpers import fake_vault, mcp_ok
 
 from benchmarks import fuzz, fuzz_calls
 from privault.interfaces.mcp.http import build_app
@@ -118,3 +118,32 @@ def test_an_event_stream_answer_is_read_whole_whatever_its_text_holds() -> None:
     assert fuzz.answer_of(Reply(": ping\n\ndata: \n\n" + stream.replace("\r\n", "\n"))) == message
     assert fuzz.answer_of(Reply(json.dumps(message), "application/json")) == message
     assert fuzz.answer_of(Reply("", "application/json")) is None
+
+
+# ---- what the fuzz found ----------------------------------------------------------------
+
+
+def test_a_blank_statement_source_is_no_source(tmp_path: Path) -> None:
+    """`source: ""` passed the write and then failed the gate (an unhandled exception)."""
+    vault = fake_vault(tmp_path / "v.db")
+    vault.agents.issue("claude")
+    try:
+        first = mcp_ok(vault, "claude", "write_statement", content="Ana leads", source="")
+        new_id = first["statement"]["id"]
+        later = mcp_ok(
+            vault, "claude", "supersede_statement", statement_id=new_id, content="Bo", source=""
+        )
+        again = mcp_ok(
+            vault,
+            "claude",
+            "revise_statement",
+            statement_id=later["statement"]["id"],
+            content="Bo leads",
+            source="",
+        )
+        mcp_ok(
+            vault, "claude", "confirm_statement", statement_id=again["statement"]["id"], source=""
+        )
+        assert [first["statement"]["source"], again["statement"]["source"]] == [None, None]
+    finally:
+        vault.close()
