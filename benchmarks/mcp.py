@@ -56,7 +56,19 @@ WORDS = (
 SECTIONS_PER_NOTE = 10
 MAX_CALLS = 50_000
 CHAT_MODELS = ("qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b", "smollm2-135m")
-QUESTION = "What do my notes say about the boiler invoice and the garden budget?"
+# Each ask reads different sections (a repeated question would find its whole prompt in
+# the model's cache and answer in a second, which is not what an agent's ask costs).
+QUESTIONS = [
+    f"What do my notes say about the {first} and the {second}?"
+    for first, second in (
+        ("boiler invoice", "garden budget"),
+        ("dentist", "school"),
+        ("passport", "holiday"),
+        ("museum concert", "library"),
+        ("car repair", "garage"),
+        ("rent contract", "energy bill"),
+    )
+]
 BOOT = (
     "from privault.interfaces import cli; from privault.interfaces.cli import agents;\n"
     "names = {g.name for g in cli.app.registered_groups}\n"
@@ -227,10 +239,12 @@ async def idle(url: str, token: str, calls: int) -> dict[str, Any]:
     return {**percentiles(await session(url, token, work)), "load_average": load}
 
 
-async def timed_ask(asker: Any, reply: dict[str, Any], finished: anyio.Event) -> None:
+async def timed_ask(
+    asker: Any, question: str, reply: dict[str, Any], finished: anyio.Event
+) -> None:
     """One ask_memory; what it answered and how long it took go into `reply`."""
     started = time.perf_counter()
-    result = await asker.call_tool("ask_memory", {"question": QUESTION, "budget": 800})
+    result = await asker.call_tool("ask_memory", {"question": question, "budget": 800})
     reply["seconds"] = round(time.perf_counter() - started, 2)
     reply["error"] = result.content[0].text if result.is_error else None
     reply["model"] = (result.structured_content or {}).get("model")
@@ -251,8 +265,9 @@ async def during_ask(url: str, token: str, calls: int, seconds: float) -> dict[s
             while len(times) < calls and time.monotonic() < deadline:
                 reply: dict[str, Any] = {}
                 finished = anyio.Event()
+                question = QUESTIONS[len(asks) % len(QUESTIONS)]
                 async with anyio.create_task_group() as group:
-                    group.start_soon(timed_ask, asker, reply, finished)
+                    group.start_soon(timed_ask, asker, question, reply, finished)
                     await anyio.sleep(0.2)  # the ask is past its retrieval, in the model
                     while not finished.is_set():
                         times.append(await search(client, rng))
