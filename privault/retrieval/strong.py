@@ -32,6 +32,7 @@ from privault import modelstore
 DEFAULT_STRONG_MODEL = "embeddinggemma-300m"
 BATCH_TOKENS = 128  # one llama_decode: measured fastest of 64..2048 on 2 shared cores
 MAX_TOKENS = 120  # a longer line is cut: the start of a line says what it is about
+TEXTS_PER_TURN = 8  # texts embedded per hold of the model lock (~1 s of one thread)
 
 
 class StrongEmbedder(Protocol):
@@ -112,12 +113,16 @@ class GemmaEmbedder:
     def _embed(self, texts: Sequence[str], threads: int) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        with self._lock:
-            self._set_threads(self._llama.ctx, threads, threads)
-            # Whole texts, cut to MAX_TOKENS by the tokenizer's own count, so a batch never
-            # holds a sequence llama.cpp would have to cut mid-way (it drops the end token).
-            clipped = [self._clip(text) for text in texts]
-            rows = self._llama.embed(clipped, normalize=False)
+        rows: list[Any] = []
+        # A few texts per turn of the lock: a query waits for at most one turn (about a
+        # second) while a background pass on a sibling handle embeds a long batch.
+        for start in range(0, len(texts), TEXTS_PER_TURN):
+            with self._lock:
+                self._set_threads(self._llama.ctx, threads, threads)
+                # Whole texts, cut to MAX_TOKENS by the tokenizer's own count, so a batch
+                # never holds a sequence llama.cpp would cut mid-way (it drops the end token).
+                clipped = [self._clip(text) for text in texts[start : start + TEXTS_PER_TURN]]
+                rows.extend(self._llama.embed(clipped, normalize=False))
         return _unit(np.asarray(rows, dtype=np.float32))
 
     def _clip(self, text: str) -> str:

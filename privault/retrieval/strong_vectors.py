@@ -8,6 +8,9 @@ rows were also deleted or arrived out of order, the view is reloaded whole.
 In the `masked` view a chunk that has a masked entry is represented by the strong vector of
 its masked text, and is absent until that vector exists: gated callers are never ranked by
 the plain text of a window whose values they may not see.
+
+One mirror serves every handle on the file in a process (a server's pool), so each
+connection's change token is kept apart (`ChangeTokens`).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import threading
 
 import numpy as np
 
+from privault.retrieval.vectors import ChangeTokens
 from privault.store import index_reads, strong_index
 from privault.store.connection import Connection
 
@@ -31,7 +35,7 @@ class StrongIndex:
         self._ids = np.zeros(0, dtype=np.int64)
         self._matrix = np.zeros((0, dim), dtype=np.float32)
         self._rows_seen = (0, 0)  # (row count, highest chunk id) of strong_chunks loaded
-        self._token: tuple[int, int] | None = None
+        self._tokens = ChangeTokens()
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -41,7 +45,7 @@ class StrongIndex:
         """Load rows added since the last refresh (all of them if others were deleted)."""
         with self._lock:
             token = index_reads.change_token(conn)
-            if token == self._token:
+            if self._tokens.unchanged(conn, token):
                 return
             count, highest = strong_index.state(conn)
             seen_count, seen_highest = self._rows_seen
@@ -59,7 +63,7 @@ class StrongIndex:
                 self._ids = np.concatenate([self._ids, ids])
                 self._matrix = np.concatenate([self._matrix, vectors])
             self._rows_seen = (count, highest)
-            self._token = token
+            self._tokens.remember(conn, token)
 
     def search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
         """The `k` nearest chunk ids by cosine similarity, best first."""

@@ -7,6 +7,11 @@ that every capability facade shares: `documents` (whose verbs are the vault's ow
 `vault.note`, `vault.search`, …), `statements`, `watches`, `pii`, `asking`, `shelves`,
 `agents`, `audit` and `indexing` (the background work of deferred writes). No facade holds
 the `Vault`.
+
+`sibling()` opens another handle on the same file: its own connection and facades, the
+same settings and the same `Engines` (embedders, vector mirrors, detectors, chat model). A
+server serves concurrent calls with one handle per thread at a time, so the facades and
+their caches stay single-threaded and only the shared engines need to be thread-safe.
 """
 
 from __future__ import annotations
@@ -60,21 +65,26 @@ class Vault:
         embedder: Embedder | None = None,
         detector_factory: DetectorFactory = Detector,
         strong_embedder: StrongEmbedder | None = None,
+        engines: Engines | None = None,
+        key: str | None = None,
     ) -> None:
+        if engines is None:
+            engines = Engines(
+                settings.models_dir,
+                embedder,
+                detector_factory,
+                strong=strong_embedder,
+                strong_model=settings.strong_model,
+            )
         privacy = PrivacyRuntime(
             conn,
             settings.policies_dir,
             settings.privacy,
             models_dir=settings.models_dir,
-            detector_factory=detector_factory,
+            detector_factory=engines.detector,
         )
+        self._key = key  # to open siblings; never stored anywhere
         # What every capability facade shares (see `privault.vault.context`).
-        engines = Engines(
-            settings.models_dir,
-            embedder,
-            strong=strong_embedder,
-            strong_model=settings.strong_model,
-        )
         self.shared = VaultContext(conn, path, settings, privacy, engines)
         self.statements = VaultStatements(self.shared)
         self.documents = VaultDocuments(self.shared, self.statements)
@@ -135,7 +145,22 @@ class Vault:
             embedder=embedder,
             detector_factory=detector_factory,
             strong_embedder=strong_embedder,
+            key=key,
         )
+
+    def sibling(self) -> Vault:
+        """Another handle on this file (its own connection) sharing this one's settings and
+        engines; the caller closes it. For serving calls in parallel (see the docstring)."""
+        other = Vault(
+            connect(self.path, key=self._key),
+            self.path,
+            self.settings,
+            engines=self.shared.engines,
+            key=self._key,
+        )
+        if self._watches is not None:
+            other.watches.search_backend = self._watches.search_backend
+        return other
 
     @property
     def asking(self) -> VaultAsk:
@@ -242,9 +267,10 @@ class Vault:
             question, caller=caller, budget=budget, instruction=instruction, followup=followup
         )
 
-    def load_chat_model(self) -> str:
-        """Load the local answerer now (so the first ask is not slow); return its name."""
-        return self.asking.chat.name
+    def load_chat_model(self, threads: int | None = None) -> str:
+        """Load the local answerer now (so the first ask is not slow), computing with
+        `threads` CPU threads (default: the runner's); return its name."""
+        return self.asking.load(threads).name
 
     def status(self) -> VaultStatus:
         """Counts, file size, schema and index health (owner view)."""
