@@ -16,7 +16,7 @@ def test_serve_loads_its_engines_then_freezes_the_heap(tmp_path: Path) -> None:
     try:
         gc.unfreeze()
         assert vault.privacy._detector is None
-        _warm_up(vault)
+        _warm_up(vault, chat_threads=1)
         assert vault.privacy._detector is not None  # the detector too, not only the embedder
         assert gc.get_freeze_count() > 0
     finally:
