@@ -371,7 +371,7 @@ def _agent_figures(
             if any(part in value for part in parts for value in masked if len(part) >= 3):
                 over_masked.append(question)
         plain = normalise(row["answer"])
-        leaks += [value for value in masked if value in plain]
+        leaks += [(value, value in normalise(question)) for value in masked if value in plain]
     return {
         "open_questions": len(open_rows),
         "open_accuracy": round(sum(r["correct"] for r in open_rows) / len(open_rows), 3)
@@ -380,7 +380,9 @@ def _agent_figures(
         "open_wrong": [r["question"] for r in open_rows if not r["correct"]],
         "open_answers_masked": over_masked,
         "masked_values_in_answers": len(leaks),
-        "masked_values_found": sorted(set(leaks)),
+        "masked_values_found": sorted({value for value, _ in leaks}),
+        # Of those, the ones the question did not hold itself: what came from the vault.
+        "masked_values_not_in_question": len([value for value, asked in leaks if not asked]),
     }
 
 
