@@ -2,6 +2,11 @@
 
     python -m benchmarks.ask --json [--models smollm2-135m,qwen2.5-coder-0.5b,...]
                              [--models-dir DIR] [--limit N] [--via-vault]
+    python -m benchmarks.ask --locomo PATH [--limit N] [--budgets 300,600,1000] [--no-strong]
+
+`--locomo` answers sampled LoCoMo questions through `Vault.ask` instead (see
+`benchmarks/ask_locomo.py`: token F1 and gold-contained, MiniLM-only against the strong
+leg, per budget); `--models` then names the one answering model (default: the vault's).
 
 33 questions about invoices, appointments, contacts and lists, each with accepted answers
 (normalised substring match; `a&b` means both must appear). For each model it reports
@@ -397,7 +402,13 @@ def main(argv: list[str] | None = None) -> int:
         "--as-agent", action="store_true", help="with --via-vault: ask as an agent (redact)"
     )
     parser.add_argument("--json", action="store_true", help="print the full JSON report")
+    parser.add_argument("--locomo", type=Path, default=None, help="LoCoMo JSON: answer benchmark")
+    parser.add_argument("--budgets", default="300,600,1000", help="with --locomo: token budgets")
+    parser.add_argument("--no-strong", action="store_true", help="with --locomo: MiniLM only")
+    parser.add_argument("--cache", type=Path, default=None, help="with --locomo: strong vectors")
     args = parser.parse_args(argv)
+    if args.locomo is not None:
+        return _locomo(args)
     questions = QUESTIONS[: args.limit] if args.limit else QUESTIONS
     names = [name.strip() for name in args.models.split(",")]
     if args.via_vault:
@@ -419,6 +430,33 @@ def main(argv: list[str] | None = None) -> int:
                 f"p95 {r['p95_s']:.2f}s  overhead {r.get('overhead_vs_bare_pct')}% vs bare, "
                 f"{r['pipeline_overhead_pct']}% in pipeline"
             )
+    return 0
+
+
+def _locomo(args: argparse.Namespace) -> int:
+    import os
+
+    from benchmarks.ask_locomo import run
+    from privault.vault.ask import DEFAULT_CHAT_MODEL
+
+    model = DEFAULT_CHAT_MODEL if args.models == DEFAULT_MODELS else args.models
+    budgets = [int(b) for b in args.budgets.split(",")]
+    report = run(
+        args.locomo,
+        args.models_dir,
+        model,
+        args.limit or 150,
+        budgets,
+        not args.no_strong,
+        args.cache,
+    )
+    report["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    if args.json:
+        json.dump(report, sys.stdout, indent=2, ensure_ascii=False)
+        print()
+    else:
+        for key, figures in report["summary"].items():
+            print(f"{key:14} {figures}")
     return 0
 
 

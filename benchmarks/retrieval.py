@@ -1,7 +1,8 @@
 """Retrieval benchmark: does `Vault.context` pack the evidence for LoCoMo questions?
 
     python -m benchmarks.retrieval --data ../shared/data/locomo/locomo_dev.json \
-        --budget 1000 [--json] [--limit N] [--baseline]
+        --budget 1000 [--json] [--limit N] [--baseline] [--no-strong] [--strong-mode M]
+        [--strong-weight W] [--tune 1-3] [--cache FILE]
 
 Each LoCoMo conversation goes into a fresh vault (temp dir, real embedder): one note per
 session, dated with the session's date. Every question that names evidence (category 5,
@@ -12,6 +13,14 @@ overall:
 * **hit** — share of questions where at least one evidence turn's text is inside the pack;
 * **all** — share where every evidence turn's text is inside;
 * p50/p95 latency of `context()` (query embedding included).
+
+With the strong model installed (EmbeddingGemma-300M), the same vaults are also indexed by
+its background pass (`vault.strong.index`) and every question is asked again with its leg
+(`--strong-mode leg|rerank`, `--strong-weight W`): `privault` is MiniLM + FTS only,
+`strong` adds it, in the same run. Both are reported over all conversations and over the
+tuning ones (`--tune 1-3`) and the others apart, so over-fitting shows. `--cache FILE`
+keeps the strong model's document vectors between runs (queries are always embedded live:
+their time is part of the latency).
 
 `--baseline` also runs the naive reference: 6-turn chunks, BM25 only (FTS5 in memory),
 packed best first into the same budget, counted with the same tokenizer.
@@ -25,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sqlite3
 import statistics
@@ -37,11 +47,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from privault import modelstore
 from privault.caller import Caller
 from privault.privacy.detector import FakeDetector
+from privault.retrieval import search
 from privault.retrieval.embedder import FastEmbedder
 from privault.retrieval.fts import match_expression
-from privault.vault import Vault
+from privault.retrieval.strong import DEFAULT_STRONG_MODEL, GemmaEmbedder
+from privault.vault import Vault, finding
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 _EVIDENCE = re.compile(r"D(\d+):(\d+)")
@@ -112,18 +127,19 @@ def questions(sample: dict[str, Any]) -> list[tuple[int, str, list[str]]]:
 
 
 class Tally:
-    """Hit / all counts per category, and latencies."""
+    """Hit / all counts per category (and per group of conversations), and latencies."""
 
     def __init__(self) -> None:
         self.counts: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0])  # n, hit, all
+        self.groups: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
         self.latencies: list[float] = []
 
-    def add(self, category: int, context: str, evidence: list[str]) -> None:
+    def add(self, category: int, context: str, evidence: list[str], group: str = "") -> None:
         inside = [text in context for text in evidence]
-        counts = self.counts[category]
-        counts[0] += 1
-        counts[1] += any(inside)
-        counts[2] += all(inside)
+        for counts in (self.counts[category], self.groups[group]):
+            counts[0] += 1
+            counts[1] += any(inside)
+            counts[2] += all(inside)
 
     def report(self) -> dict[str, Any]:
         def figures(n: int, hit: int, every: int) -> dict[str, Any]:
@@ -137,6 +153,8 @@ class Tally:
                 for cat in sorted(self.counts)
             },
         }
+        if len(self.groups) > 1:
+            out["by_group"] = {name: figures(*self.groups[name]) for name in sorted(self.groups)}
         if self.latencies:
             ordered = sorted(self.latencies)
             out["latency_ms"] = {
@@ -148,35 +166,89 @@ class Tally:
 
 
 def run_vault(
-    samples: list[dict[str, Any]], embedder: FastEmbedder, budget: int, real_detector: bool
+    samples: list[dict[str, Any]],
+    embedder: FastEmbedder,
+    budget: int,
+    real_detector: bool,
+    strong: Any = None,
+    tune: set[int] | None = None,
 ) -> dict[str, Any]:
-    """privault itself: a fresh vault per conversation, `context()` per question."""
-    tally = Tally()
+    """privault itself: a fresh vault per conversation, `context()` per question; with a
+    strong embedder, each question also through a second vault object on the same file
+    that has the strong leg (after its background pass ran)."""
+    tallies = {"privault": Tally(), **({"strong": Tally()} if strong is not None else {})}
     owner = Caller.owner()
-    ingest_seconds = 0.0
-    for sample in samples:
+    ingest_seconds = strong_seconds = 0.0
+    strong_windows = 0
+    for number, sample in enumerate(samples, start=1):
+        group = "" if tune is None else ("tune" if number in tune else "held_out")
         with tempfile.TemporaryDirectory() as folder:
             fake = {} if real_detector else {"detector_factory": FakeDetector}
-            vault = Vault.open(
-                Path(folder) / "vault.db",
-                models_dir=embedder_dir(embedder),
-                embedder=embedder,
-                **fake,
-            )
+            path = Path(folder) / "vault.db"
+            vault = Vault.open(path, models_dir=embedder_dir(embedder), embedder=embedder, **fake)
             notes = [session_note(*s) for s in sessions(sample["conversation"])]
             started = time.perf_counter()
             vault.note_many(notes, caller=owner)
             ingest_seconds += time.perf_counter() - started
-            vault.context("warm up", caller=owner, budget=budget)
-            for category, question, evidence in questions(sample):
+            vaults = {"privault": vault}
+            if strong is not None:
+                vaults["strong"] = Vault.open(
+                    path,
+                    models_dir=embedder_dir(embedder),
+                    embedder=embedder,
+                    strong_embedder=strong,
+                    **fake,
+                )
                 started = time.perf_counter()
-                pack = vault.context(question, caller=owner, budget=budget)
-                tally.latencies.append((time.perf_counter() - started) * 1000)
-                tally.add(category, norm(pack.text), evidence)
-            vault.close()
-    report = tally.report()
-    report["ingest_seconds"] = round(ingest_seconds, 2)
-    return report
+                strong_windows += vaults["strong"].strong.index(caller=owner).windows
+                strong_seconds += time.perf_counter() - started
+            for opened in vaults.values():
+                opened.context("warm up", caller=owner, budget=budget)
+            for category, question, evidence in questions(sample):
+                for name, opened in vaults.items():
+                    started = time.perf_counter()
+                    pack = opened.context(question, caller=owner, budget=budget)
+                    tallies[name].latencies.append((time.perf_counter() - started) * 1000)
+                    tallies[name].add(category, norm(pack.text), evidence, group)
+            for opened in vaults.values():
+                opened.close()
+    reports = {name: tally.report() for name, tally in tallies.items()}
+    reports["privault"]["ingest_seconds"] = round(ingest_seconds, 2)
+    if strong is not None:
+        reports["strong"]["index_seconds"] = round(strong_seconds, 2)
+        reports["strong"]["windows_indexed"] = strong_windows
+    return reports
+
+
+class CachedStrong:
+    """The strong embedder with its document vectors kept in a file between runs."""
+
+    def __init__(self, engine: Any, path: Path | None) -> None:
+        self.engine, self.path = engine, path
+        self.name, self.dim = engine.name, engine.dim
+        self.cache: dict[str, np.ndarray] = {}
+        if path is not None and path.exists():
+            with np.load(path, allow_pickle=False) as data:
+                self.cache = dict(zip(data["texts"].tolist(), data["vectors"], strict=True))
+        self.embedded = 0
+
+    def embed_documents(self, texts: Any) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if t not in self.cache]
+        if missing:
+            self.embedded += len(missing)
+            for text, vector in zip(missing, self.engine.embed_documents(missing), strict=True):
+                self.cache[text] = vector
+        return np.stack([self.cache[t] for t in texts]) if texts else np.zeros((0, self.dim))
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.engine.embed_query(text)
+
+    def save(self) -> None:
+        if self.path is not None and self.embedded:
+            texts = list(self.cache)
+            np.savez(
+                self.path, texts=np.array(texts), vectors=np.stack([self.cache[t] for t in texts])
+            )
 
 
 def run_baseline(
@@ -231,24 +303,43 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", type=Path, default=Path.home() / ".privault" / "models")
     parser.add_argument("--baseline", action="store_true", help="also run the naive baseline")
     parser.add_argument("--detector", choices=("fake", "real"), default="fake")
+    parser.add_argument("--no-strong", action="store_true", help="MiniLM + FTS only")
+    parser.add_argument("--strong-mode", choices=("leg", "rerank"), default=finding.STRONG_MODE)
+    parser.add_argument("--strong-weight", type=float, default=search.STRONG_WEIGHT)
+    parser.add_argument("--tune", default="1-3", help="conversations tuned on (1-based range)")
+    parser.add_argument("--cache", type=Path, default=None, help="strong document vectors")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     samples = json.loads(args.data.read_text())[: args.limit]
     embedder = FastEmbedder(args.models)
     embedder.models_dir = args.models  # type: ignore[attr-defined]
+    strong = None
+    if not args.no_strong and modelstore.is_installed(args.models, DEFAULT_STRONG_MODEL):
+        strong = CachedStrong(GemmaEmbedder(args.models), args.cache)
+        finding.STRONG_MODE = args.strong_mode
+        search.STRONG_WEIGHT = args.strong_weight
+    low, _, high = args.tune.partition("-")
+    tune = set(range(int(low), int(high or low) + 1))
+    reports = run_vault(samples, embedder, args.budget, args.detector == "real", strong, tune)
+    if strong is not None:
+        strong.save()
     result: dict[str, Any] = {
         "data": str(args.data),
         "conversations": len(samples),
         "budget": args.budget,
-        "privault": run_vault(samples, embedder, args.budget, args.detector == "real"),
+        "tune": sorted(tune),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        **reports,
     }
+    if strong is not None:
+        result["strong_settings"] = {"mode": args.strong_mode, "weight": args.strong_weight}
     if args.baseline:
         result["baseline"] = run_baseline(samples, embedder.count_tokens, args.budget)
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
     print(f"{result['conversations']} conversations, budget {args.budget} tokens")
-    for name in ("privault", "baseline"):
+    for name in ("privault", "strong", "baseline"):
         if name not in result:
             continue
         report = result[name]
@@ -258,6 +349,10 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"  {cat:<16} hit {figures['hit']:.3f}  all {figures['all']:.3f}  "
                 f"(n={figures['n']})"
+            )
+        for group, figures in report.get("by_group", {}).items():
+            print(
+                f"  [{group}] hit {figures['hit']:.3f}  all {figures['all']:.3f}  n={figures['n']}"
             )
         if "latency_ms" in report:
             lat = report["latency_ms"]

@@ -145,3 +145,17 @@ def test_files_in_subfolders_are_installed_in_place(tmp_path: Path) -> None:
     folder = modelstore.install(models, "toy", download=download)
     assert (folder / "ner" / "toy.gguf").read_bytes() == PAYLOAD
     assert modelstore.verified_path(models, "toy") == folder
+
+
+def test_a_manifest_changed_on_disk_is_read_again(tmp_path: Path) -> None:
+    # Parsed manifests are cached by file: a change must never be served from the cache.
+    _manifest(tmp_path, "a" * 64, PARTS)
+    first = modelstore.manifest(tmp_path, "toy")
+    assert first.files[0].sha256 == "a" * 64
+    first.files[0].sha256 = "c" * 64  # a caller changing its copy changes nothing cached
+    assert modelstore.manifest(tmp_path, "toy").files[0].sha256 == "a" * 64
+    _manifest(tmp_path, "b" * 64, PARTS)
+    assert modelstore.manifest(tmp_path, "toy").files[0].sha256 == "b" * 64
+    (tmp_path / "manifests" / "toy.yaml").write_text("name: toy\nrole: chat\nfiles: []\n")
+    with pytest.raises(ModelError, match="invalid"):
+        modelstore.manifests(tmp_path)

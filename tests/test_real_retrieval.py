@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from privault.caller import Caller
+from privault.retrieval import embedder as embedder_module
 from privault.retrieval.embedder import FastEmbedder
 from privault.vault import Vault
 
@@ -29,6 +30,36 @@ def test_embeddings_are_unit_length_and_semantic(embedder: FastEmbedder) -> None
     query = embedder.embed_query("a small cat lying down")
     assert float(query @ kitten) > float(query @ market)
     assert embedder.count_tokens("hello world") == 2
+
+
+def test_a_query_vector_is_kept_for_a_moment_and_equals_the_passage_vector(
+    embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = "when is the boiler service due"
+    first = embedder.embed_query(text)
+    runs = []
+    session = embedder._query_session
+
+    class Counting:
+        def run(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            runs.append(args)
+            return session.run(*args, **kwargs)
+
+    embedder._query_session = Counting()
+    try:
+        again = embedder.embed_query(text)
+        assert runs == [] and np.array_equal(first, again)  # remembered: no model run
+        with pytest.raises(ValueError):
+            again[0] = 1.0  # read-only: no caller can change the next one's vector
+        other = embedder.embed_query("a different question")
+        assert len(runs) == 1 and float(other @ first) < 0.99
+        # Only for a moment: an agent must not learn from its timing what others asked.
+        monkeypatch.setattr(embedder_module, "_QUERY_SECONDS", 0.0)
+        assert np.array_equal(embedder.embed_query(text), first) and len(runs) == 2
+    finally:
+        embedder._query_session = session
+    # The query path gives the passage path's vector (statements rank queries with it).
+    assert float(first @ embedder.embed([text])[0]) > 0.9999
 
 
 def test_search_by_meaning_and_redaction_for_an_agent(

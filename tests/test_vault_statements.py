@@ -275,3 +275,36 @@ def test_statements_block_flags_what_is_not_current(vault: Vault) -> None:
     assert "- The contact is Ben (since 2025-06-01; s_" in block[1]
     assert block[2].startswith("- [NOT current: superseded] The contact is Ana Lima (2025-01-01")
     assert statements_block([]) == ""
+
+
+class CountingEmbedder(FakeEmbedder):
+    """The fake embedder, counting passage batches and queries."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.batches: list[list[str]] = []
+        self.queries: list[str] = []
+
+    def embed(self, texts):  # type: ignore[no-untyped-def]
+        self.batches.append(list(texts))
+        return super().embed(texts)
+
+    def embed_query(self, text):  # type: ignore[no-untyped-def]
+        self.queries.append(text)
+        return super().embed_query(text)
+
+
+def test_a_query_is_embedded_as_a_query_not_as_a_passage(tmp_path: Path) -> None:
+    embedder = CountingEmbedder()
+    with Vault.open(
+        tmp_path / "v.db", models_dir=tmp_path, embedder=embedder, detector_factory=FakeDetector
+    ) as vault:
+        vault.statements.add("The boiler was serviced in May", caller=OWNER, entities=["boiler"])
+        assert embedder.batches == [["The boiler was serviced in May"]]  # written: a passage
+        embedder.batches.clear()
+        found = vault.statements.query(caller=OWNER, text="boiler service").statements
+        assert [item.statement.content for item in found] == ["The boiler was serviced in May"]
+        facts = vault.search("boiler service", caller=OWNER).statements
+        assert [item.statement.content for item in facts] == ["The boiler was serviced in May"]
+        assert embedder.batches == []  # no passage batch on the read path
+        assert embedder.queries.count("boiler service") == 3  # the query, the search, its facts

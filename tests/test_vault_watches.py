@@ -285,3 +285,39 @@ def test_bad_inputs_are_refused(vault: Vault) -> None:
         watches.add("remind", "x", caller=OWNER)
     with pytest.raises(NotFound):
         watches.show("wnothere", caller=OWNER)
+
+
+def test_recent_is_show_for_the_newest_watches_in_one_reply(
+    vault: Vault, server: LocalServer
+) -> None:
+    watches = _watches(vault)
+    vault.shelves.add("family", restricted=True)
+    page = watches.add("url", server.url("/shop"), caller=OWNER, every="1h", allow_private=True)
+    watches.poll(caller=OWNER, now=now_ms() + 1000)
+    PAGE["paragraphs"] = ["Write to shop@example.com for hours."]
+    try:
+        watches.run(page.watch.id, caller=OWNER)
+    finally:
+        PAGE["paragraphs"] = ["The price is 10 euros.", "Opening hours are nine to five."]
+    quiet = watches.add("remind", "water the plants", caller=OWNER, every="1w")
+    hidden = watches.add("remind", "birthday gift", caller=OWNER, every="1w", shelf="family")
+    cancelled = watches.add("remind", "old chore", caller=OWNER, every="1w")
+    watches.cancel(cancelled.watch.id, caller=OWNER)
+
+    for caller in (OWNER, AGENT):
+        recent = watches.recent(caller=caller, runs=5)
+        for item in recent.watches:  # the same watch and runs as `show` gives, one by one
+            one = watches.show(item.watch.id, caller=caller, runs=5)
+            assert item.watch == one.watch and item.runs == one.runs
+    owner = watches.recent(caller=OWNER)
+    assert [w.watch.id for w in owner.watches] == [hidden.watch.id, quiet.watch.id, page.watch.id]
+    assert owner.total == 3 and len(owner.watches[2].runs) == 2  # first fetch, then the change
+    agent = watches.recent(caller=AGENT, limit=1, runs=1)
+    assert [w.watch.id for w in agent.watches] == [quiet.watch.id] and agent.total == 2
+    gated = watches.recent(caller=AGENT).watches[1]
+    assert "shop@example.com" not in (gated.runs[0].diff or "") and gated.runs[0].diff
+    assert gated.privacy.held_back["EMAIL_ADDRESS"] >= 1
+    everything = watches.recent(caller=OWNER, include_cancelled=True)
+    assert everything.watches[0].watch.id == cancelled.watch.id
+    with pytest.raises(InputError):
+        watches.recent(caller=OWNER, limit=0)

@@ -21,7 +21,17 @@ from privault.interfaces.web.app import build_web_app
 from privault.interfaces.web.auth import LoginLinks
 from privault.vault import Vault
 
-PAGES = ["/", "/?q=boiler", "/docs", "/statements", "/watches", "/agents", "/audit", "/status"]
+PAGES = [
+    "/",
+    "/?q=boiler",
+    "/pack?q=boiler&agent=claude",
+    "/docs",
+    "/statements",
+    "/watches",
+    "/agents",
+    "/audit",
+    "/status",
+]
 
 
 @pytest.fixture

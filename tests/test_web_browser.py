@@ -187,6 +187,13 @@ def test_log_in_search_compare_mark_and_ack(browser: Any, served: Any, screensho
     assert "Maria" not in agent and "<PERSON_1>" in agent and "<EMAIL_ADDRESS_1>" in agent
     assert "not visible to claude" in owner and "Boiler fumes" not in agent
 
+    # The agent's context pack is fetched when its panel is opened, and is gated too.
+    assert "tokens" not in text_of(driver, "#pack-body")
+    driver.find_element(By.CSS_SELECTOR, "details.pack summary").click()
+    wait_for(driver, lambda d: "tokens" in text_of(d, "#pack-body"), "the context pack")
+    pack = text_of(driver, "#pack-body")
+    assert "repaired the boiler" in pack and "Maria" not in pack and "<PERSON_" in pack
+
     # Mark a value the detector missed: the agent column masks it at once.
     driver.get(f"{base}/doc/{site.team}?agent=claude")
     assert "Kofi Mensah" in text_of(driver, ".section-row .column.agent")
@@ -208,6 +215,11 @@ def test_log_in_search_compare_mark_and_ack(browser: Any, served: Any, screensho
     driver.execute_script("document.activeElement.blur()")
     shot(driver, screenshots, "web-search.png", 1360, 900)
     driver.set_window_size(400, 860)
+    owner_box, agent_box = driver.execute_script(
+        "return ['.column.owner', '.column.agent'].map("
+        "s => document.querySelector(s).getBoundingClientRect().toJSON())"
+    )
+    assert agent_box["top"] >= owner_box["bottom"] - 1  # stacked, the agent's view under yours
     # On a phone the agent's column stacks under the owner's: show where they meet.
     driver.execute_script(
         "document.getElementById('agent-h').scrollIntoView(); window.scrollBy(0, -140)"
@@ -245,3 +257,36 @@ def test_a_script_in_a_note_does_not_run(browser: Any, served: Any) -> None:
             driver.switch_to.alert  # noqa: B018 - an alert() would be open now
         assert driver.find_elements(By.TAG_NAME, "img") == []
         assert '<script>alert("pwned")</script>' in text_of(driver, "main")
+
+
+def test_every_page_fits_a_phone_width(browser: Any, served: Any) -> None:
+    base, links, site = served
+    driver = browser
+    driver.get(f"{base}/login?token={links.issue()}")
+    driver.set_window_size(400, 860)
+    time.sleep(0.3)
+    too_wide = {}
+    for path in (
+        "/?q=boiler+invoice&agent=claude",
+        "/pack?q=boiler+invoice&agent=claude",
+        f"/doc/{site.plumber}?agent=claude",
+        "/docs",
+        "/statements?entity=Acme",
+        "/watches",
+        "/agents",
+        "/audit",
+        "/status",
+    ):
+        driver.get(base + path)
+        # The widest element, if any sticks out past the window (what to fix, not just where).
+        wide = driver.execute_script(
+            "const w = document.documentElement.clientWidth;"
+            "const out = [...document.querySelectorAll('main *')]"
+            "  .map(e => [e, Math.round(e.getBoundingClientRect().right)])"
+            "  .filter(([e, right]) => right > w + 1)"
+            "  .map(([e, right]) => `${e.tagName}.${e.className} ${right}`);"
+            "return document.documentElement.scrollWidth > w ? out.slice(0, 3) : [];"
+        )
+        if wide:
+            too_wide[path] = wide
+    assert too_wide == {}, f"wider than a phone: {too_wide}"

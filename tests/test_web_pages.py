@@ -77,10 +77,33 @@ def test_search_shows_owner_and_agent_side_by_side(client: TestClient, site: Sit
     assert "&lt;EMAIL_ADDRESS_1&gt;" in agent
     assert "standard · redact" in agent and "open · off" in owner
     assert "PERSON ×" in agent and "EMAIL_ADDRESS ×" in agent  # what was held back
-    assert "Context pack" in agent and "tokens" in agent
+    # The context pack is a third search: only a link to it until the owner opens it.
+    assert '<details class="pack" hx-get="/pack?q=boiler+invoice&amp;agent=claude"' in agent
+    assert "Dr. Maria" not in agent and "tokens" not in agent
     # The restricted shelf: the owner's hit is flagged, the agent never gets it.
     assert "Boiler fumes" in owner and "not visible to claude" in owner
     assert "Boiler fumes" not in agent and "shelves claude cannot see" in agent
+
+
+def test_the_context_pack_is_what_the_agent_would_get(client: TestClient, site: Site) -> None:
+    reply = client.get("/pack", params={"q": "boiler invoice", "agent": "claude"})
+    assert reply.status_code == 200
+    body = re.search(r'<div id="pack-body">.*?</div>', reply.text, re.S)
+    assert body, "the part htmx swaps in"
+    pack = body.group(0)
+    assert "standard · redact" in pack and " / 600 tokens" in pack
+    assert "boiler" in pack and "Maria" not in pack and "maria.gonzalez" not in pack
+    assert re.search(r"&lt;PERSON_\d+&gt;</span> repaired the boiler", pack)
+    assert "Boiler fumes" not in pack  # nor the restricted shelf's note
+    reader = client.get("/pack", params={"q": "boiler invoice", "agent": "reader"}).text
+    assert "standard · redact" in reader and "Maria" not in reader
+    for params, status, says in (
+        ({"q": "boiler", "agent": "nobody"}, 404, "no active agent"),
+        ({"q": " ", "agent": "claude"}, 400, "give the words"),
+    ):
+        refused = client.get("/pack", params=params)
+        assert refused.status_code == status and says in refused.text
+        assert '<div id="pack-body">' in refused.text  # the error lands where the pack would
 
 
 def test_search_without_a_query_or_agent_says_what_to_do(client: TestClient, vault: Vault) -> None:

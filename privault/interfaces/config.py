@@ -32,6 +32,10 @@ class Config(BaseModel):
     max_note_bytes: int = Field(1024 * 1024, gt=0)
     max_file_bytes: int = Field(20 * 1024 * 1024, gt=0)
     chat_model: str | None = Field(None, description="the local answerer for ask")
+    strong_model: str | None = Field(
+        "embeddinggemma-300m",
+        description="the strong relevance model for context and ask (null: none, if installed)",
+    )
     remote_chat: dict[str, Any] | None = Field(None, description="OpenAI-compatible backend")
     search_backend: str | None = Field(None, description="SearXNG-compatible JSON endpoint")
 
@@ -78,9 +82,28 @@ def _keyring_get(path: Path) -> str | None:
         return None
 
 
+SQLITE_HEADER = b"SQLite format 3\x00"  # how every unencrypted SQLite file begins
+
+
 def vault_key(path: Path) -> str | None:
-    """The key for an encrypted vault: PRIVAULT_KEY, else the OS keyring, else None."""
-    return os.environ.get("PRIVAULT_KEY") or _keyring_get(path)
+    """The key for an encrypted vault: PRIVAULT_KEY, else the OS keyring, else None.
+
+    A vault file that is plain SQLite, or no file yet (a new vault is encrypted only by
+    `init --encrypt` or PRIVAULT_KEY), needs no key: the keyring (slow to load, and a
+    desktop prompt on some systems) is only asked about a file that may be encrypted.
+    """
+    explicit = os.environ.get("PRIVAULT_KEY")
+    if explicit:
+        return explicit
+    try:
+        with open(path, "rb") as file:
+            if file.read(len(SQLITE_HEADER)) == SQLITE_HEADER:
+                return None
+    except FileNotFoundError:
+        return None
+    except OSError:
+        pass  # unreadable: let the keyring and the open say what is wrong
+    return _keyring_get(path)
 
 
 def new_key(path: Path) -> tuple[str, str]:

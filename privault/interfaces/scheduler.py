@@ -1,27 +1,39 @@
 """The clock inside `privault serve`: due watches are polled, stale PII spans re-scanned,
-and (with `--sync DIR`) the vault is synced through a shared folder.
+deferred writes indexed, index windows given the strong model's vectors, and (with
+`--sync DIR`) the vault is synced through a shared folder.
 
 APScheduler drives interval jobs in a background thread. They run on a vault opened
 just for them (its own SQLite connection; WAL lets it write beside the server's), so the
 clock never shares a connection with request handlers. A job that fails is logged and
 tried again at the next tick: one bad watch or one bad section never stops the clock.
+
+The indexer (`interfaces.indexer`) runs on a vault of its own too, so a long batch never
+holds up a poll. While serve runs it holds the vault's indexer lock: a CLI command that
+queues work then leaves it to the server instead of starting a worker. If a worker was
+already running when serve started, the clock takes the lock once that worker is done.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from privault.caller import Caller
+from privault.interfaces.indexer import IndexerLock, run_until_idle
 from privault.vault import Vault
 
 log = logging.getLogger("privault.scheduler")
 POLL_SECONDS = 60
 RESCAN_SECONDS = 30
 RESCAN_BATCH = 50
+INDEX_SECONDS = 2  # deferred writes wait at most about this long for the server's indexer
+STRONG_SECONDS = 20
+STRONG_BATCH = 64  # windows per tick of the strong model's pass (1 thread, ~15-30 s)
 
 
 @dataclass(frozen=True)
@@ -36,10 +48,21 @@ class SyncJob:
 class Clock:
     """Background jobs for one vault file; `start()` then `stop()`."""
 
-    def __init__(self, open_vault: Callable[[], Vault], sync: SyncJob | None = None):
+    def __init__(
+        self,
+        open_vault: Callable[[], Vault],
+        sync: SyncJob | None = None,
+        *,
+        poll_seconds: float = POLL_SECONDS,
+    ):
         self._open_vault = open_vault
         self._sync = sync
+        self._poll_seconds = poll_seconds
         self._vault: Vault | None = None
+        self._indexing_vault: Vault | None = None
+        self._lock: IndexerLock | None = None
+        self._indexing = threading.Lock()  # one indexing run at a time, whoever calls it
+        self._stopping = False
         self._scheduler: Any = None
 
     def start(self) -> None:
@@ -49,7 +72,22 @@ class Clock:
         self._vault = self._open_vault()
         scheduler = BackgroundScheduler(timezone="UTC")
         scheduler.add_job(
-            self.poll, "interval", seconds=POLL_SECONDS, max_instances=1, coalesce=True, id="poll"
+            self.poll,
+            "interval",
+            seconds=self._poll_seconds,
+            max_instances=1,
+            coalesce=True,
+            id="poll",
+        )
+        self._lock = IndexerLock(self._vault.path)
+        scheduler.add_job(
+            self.index,
+            "interval",
+            seconds=INDEX_SECONDS,
+            max_instances=1,
+            coalesce=True,
+            id="index",
+            next_run_time=datetime.now(UTC),  # work queued before serve started: now
         )
         scheduler.add_job(
             self.rescan,
@@ -58,6 +96,14 @@ class Clock:
             max_instances=1,
             coalesce=True,
             id="rescan",
+        )
+        scheduler.add_job(
+            self.strong_index,
+            "interval",
+            seconds=STRONG_SECONDS,
+            max_instances=1,
+            coalesce=True,
+            id="strong",
         )
         if self._sync is not None:
             scheduler.add_job(
@@ -108,9 +154,38 @@ class Clock:
         except Exception:
             log.exception("PII re-scan failed")
 
+    def strong_index(self) -> None:
+        """Give a batch of index windows their strong vectors (nothing without the model)."""
+        assert self._vault is not None
+        try:
+            report = self._vault.strong.index(caller=Caller.owner(), limit=STRONG_BATCH)
+            if report.windows:
+                log.info("strong vectors: %d windows, %d left", report.windows, report.remaining)
+        except Exception:
+            log.exception("strong indexing failed")
+
+    def index(self) -> None:
+        """Finish what deferred writes left in the index queue (see the module docstring)."""
+        assert self._lock is not None
+        with self._indexing:  # one run at a time: a direct call waits for the scheduled one
+            if not self._lock.acquire():
+                return  # a worker started before serve still runs; it will be done soon
+            try:
+                if self._indexing_vault is None:
+                    self._indexing_vault = self._open_vault()
+                done = run_until_idle(self._indexing_vault, stop=lambda: self._stopping)
+                if done:
+                    log.info("indexed %d sections and titles", done)
+            except Exception:
+                log.exception("indexing failed")
+
     def stop(self) -> None:
-        """Stop the jobs (waiting for a running one) and close the clock's vault."""
+        """Stop the jobs (waiting for a running one) and close the clock's vaults."""
+        self._stopping = True  # a long indexing run ends after its current batch
         if self._scheduler is not None:
             self._scheduler.shutdown(wait=True)
-        if self._vault is not None:
-            self._vault.close()
+        for vault in (self._vault, self._indexing_vault):
+            if vault is not None:
+                vault.close()
+        if self._lock is not None:
+            self._lock.release()

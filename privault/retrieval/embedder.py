@@ -4,7 +4,9 @@ The real engine is all-MiniLM-L6-v2 (int8 ONNX) run by fastembed from a verified
 folder: no hub, no network. Passages go through fastembed's batched path; a query, one
 short text on the latency path, goes through a single-threaded onnxruntime session over
 the same verified model file. fastembed and onnxruntime are imported only when the real
-engine is built, so code and tests that use the fake never pay for them.
+engine is built, so code and tests that use the fake never pay for them; fastembed's
+passage session only on the first passage batch, so a process that only searches (the
+CLI's `privault search`) never loads it.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,6 +27,10 @@ from privault import modelstore
 DEFAULT_EMBEDDER = "minilm-l6-v2-int8"
 QUERY_MAX_TOKENS = 512  # the model's context; fastembed truncates passages the same way
 _COUNT_CACHE = 4096  # token counts remembered, by text
+_QUERY_CACHE = 64  # query vectors remembered, by text...
+# ...for a moment only: long enough for the searches of one reply to share a vector, too
+# short for an agent to learn from its timing that someone else asked the same words.
+_QUERY_SECONDS = 2.0
 
 
 class Embedder(Protocol):
@@ -51,24 +58,15 @@ class FastEmbedder:
     def __init__(self, models_dir: Path, name: str = DEFAULT_EMBEDDER, threads: int = 2):
         folder = modelstore.verified_path(models_dir, name)
         spec = modelstore.manifest(models_dir, name).embed or {}
-        from fastembed import TextEmbedding
-        from fastembed.common.model_description import ModelSource, PoolingType
         from tokenizers import Tokenizer
 
-        model_id = f"privault/{name}"
-        known = {entry["model"] for entry in TextEmbedding.list_supported_models()}
-        if model_id not in known:
-            TextEmbedding.add_custom_model(
-                model=model_id,
-                pooling=PoolingType.MEAN,
-                normalization=bool(spec.get("normalize", True)),
-                sources=ModelSource(hf=model_id),
-                dim=int(spec.get("dim", 384)),
-                model_file="model.onnx",
-            )
         self.name = name
         self.dim = int(spec.get("dim", 384))
-        self._model = TextEmbedding(model_id, specific_model_path=str(folder), threads=threads)
+        self._folder, self._spec, self._threads = folder, spec, threads
+        # fastembed's passage session is built on the first `embed`: a search only embeds
+        # its query (below), and importing fastembed costs more than the query session.
+        self._model: Any = None
+        self._model_lock = threading.Lock()
         self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
@@ -79,6 +77,30 @@ class FastEmbedder:
         self._query_inputs = {node.name for node in self._query_session.get_inputs()}
         self._counts: OrderedDict[bytes, int] = OrderedDict()
         self._counts_lock = threading.Lock()
+        self._queries: OrderedDict[str, tuple[float, np.ndarray]] = OrderedDict()
+
+    def _passage_model(self) -> Any:
+        """fastembed's model over the verified folder, built once (first `embed`)."""
+        with self._model_lock:
+            if self._model is None:
+                from fastembed import TextEmbedding
+                from fastembed.common.model_description import ModelSource, PoolingType
+
+                model_id = f"privault/{self.name}"
+                known = {entry["model"] for entry in TextEmbedding.list_supported_models()}
+                if model_id not in known:
+                    TextEmbedding.add_custom_model(
+                        model=model_id,
+                        pooling=PoolingType.MEAN,
+                        normalization=bool(self._spec.get("normalize", True)),
+                        sources=ModelSource(hf=model_id),
+                        dim=self.dim,
+                        model_file="model.onnx",
+                    )
+                self._model = TextEmbedding(
+                    model_id, specific_model_path=str(self._folder), threads=self._threads
+                )
+            return self._model
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
@@ -86,12 +108,31 @@ class FastEmbedder:
         # Batches are padded to their longest text: sorted by length, a batch holds texts
         # of similar size and little compute is spent on padding.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        vectors = list(self._model.embed([texts[i] for i in order], batch_size=32))
+        model = self._passage_model()
+        vectors = list(model.embed([texts[i] for i in order], batch_size=32))
         result = np.empty((len(texts), self.dim), dtype=np.float32)
         result[order] = np.asarray(vectors, dtype=np.float32)
         return result
 
     def embed_query(self, text: str) -> np.ndarray:
+        # One query is often embedded several times in a row: a search and the statements
+        # it includes, the owner's and an agent's view of the same words side by side.
+        # Recent vectors are kept briefly (read-only: no caller can change the next one's).
+        now = time.monotonic()
+        with self._counts_lock:
+            found = self._queries.get(text)
+            if found is not None and now - found[0] < _QUERY_SECONDS:
+                return found[1]
+        vector = self._embed_query(text)
+        vector.flags.writeable = False
+        with self._counts_lock:
+            self._queries.pop(text, None)
+            self._queries[text] = (now, vector)
+            while len(self._queries) > _QUERY_CACHE:
+                self._queries.popitem(last=False)
+        return vector
+
+    def _embed_query(self, text: str) -> np.ndarray:
         # One short text: the same model file through a single-threaded session, which on a
         # shared 2-core machine measured about twice as fast as fastembed's pooled path
         # (no thread hand-off, no batching machinery). Output equals fastembed's (mean

@@ -24,6 +24,9 @@ VECTOR_OVERFETCH = 4  # the vector leg is unfiltered: fetch extra to survive fil
 MIN_SIMILARITY = 0.15
 KEYWORD_WEIGHT = 1.0
 VECTOR_WEIGHT = 1.0
+# The strong leg (`context`, `ask`): on LoCoMo conversations 1-3, weights 1..10 were tried;
+# 2 packed the most evidence (above 3 the strong model alone crowds out keyword matches).
+STRONG_WEIGHT = 2.0
 
 
 @dataclass(frozen=True)
@@ -60,10 +63,15 @@ def hybrid(
     filters: Filters,
     limit: int,
     period: tuple[int, int] | None = None,
+    strong: Sequence[int] = (),
+    strong_weight: float | None = None,
 ) -> list[ChunkHit]:
     """The best `limit` chunks for a query under `filters`, by fused keyword+vector rank.
 
     Both legs search the view `vectors` holds (`plain`, or `masked` for gated callers).
+    `strong` is a third leg ranked by the caller (chunk ids, best first, same view),
+    fused in with `strong_weight` (default STRONG_WEIGHT); chunks it does not cover compete
+    on the other legs.
 
     With a `period` (dates the query names, epoch ms), both legs are ranked a second time
     among the documents dated inside it, and those rankings are fused in too: what was
@@ -81,7 +89,9 @@ def hybrid(
     # fetched unfiltered first, then checked together with the vector neighbours.
     fetch = limit * fts.OVERFETCH
     unfiltered = fts.ranked(conn, query, fetch, vectors.view)
-    candidate_ids = list(dict.fromkeys([c for c, _ in unfiltered] + [c for c, _ in vector]))
+    candidate_ids = list(
+        dict.fromkeys([c for c, _ in unfiltered] + [c for c, _ in vector] + list(strong))
+    )
     sections = index_reads.visible_chunks(conn, candidate_ids, filters)
     keyword_ids = [chunk_id for chunk_id, _ in unfiltered if chunk_id in sections][:limit]
     if len(unfiltered) == fetch and len(keyword_ids) < limit:
@@ -90,11 +100,18 @@ def hybrid(
         ]
         sections.update(index_reads.visible_chunks(conn, keyword_ids, filters))
     vector_ids = [chunk_id for chunk_id, _ in vector if chunk_id in sections][:limit]
-    rankings = [keyword_ids, vector_ids]
+    strong_ids = [chunk_id for chunk_id in strong if chunk_id in sections][:limit]
+    rankings = [keyword_ids, vector_ids, strong_ids]
+    weights = [
+        KEYWORD_WEIGHT,
+        VECTOR_WEIGHT,
+        STRONG_WEIGHT if strong_weight is None else strong_weight,
+    ]
     dated = filters.within(*period) if period else None
     if dated is not None:
         ranked_words = [chunk_id for chunk_id, _ in unfiltered]
         rankings += _dated_legs(conn, vectors, query_vector, ranked_words, dated, limit, sections)
+        weights += [KEYWORD_WEIGHT, VECTOR_WEIGHT]
     keyword_rank = {chunk_id: rank for rank, chunk_id in enumerate(keyword_ids)}
     vector_rank = {chunk_id: rank for rank, chunk_id in enumerate(vector_ids)}
     hits = [
@@ -105,9 +122,7 @@ def hybrid(
             keyword_rank.get(chunk_id),
             vector_rank.get(chunk_id),
         )
-        for chunk_id, score in fuse(
-            rankings, weights=(KEYWORD_WEIGHT, VECTOR_WEIGHT, KEYWORD_WEIGHT, VECTOR_WEIGHT)
-        )
+        for chunk_id, score in fuse(rankings, weights=weights)
         if chunk_id in sections
     ]
     return hits[:limit]

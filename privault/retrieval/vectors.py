@@ -8,6 +8,11 @@ bandwidth floor for exact search. The copy is refreshed incrementally: chunk ids
 grow (AUTOINCREMENT), so new rows are those above the last id seen, and rows deleted
 since are dropped when results are joined back to live chunks.
 
+One index may serve several connections to the same file (a server's pool of readers):
+the change token is per connection (`data_version` and `total_changes` count that
+connection's view only), so each connection's last token is kept apart, weakly, and a
+connection whose token has not moved since its last refresh has nothing new to load.
+
 A `masked` index is the view gated callers search: a chunk that has a masked entry
 (`masked_chunks`) is represented by that entry's vector instead of its plain one. A
 chunk's entries never change after it is written, so the same incremental refresh holds.
@@ -15,7 +20,9 @@ chunk's entries never change after it is written, so the same incremental refres
 
 from __future__ import annotations
 
+import contextlib
 import threading
+import weakref
 
 import numpy as np
 
@@ -24,6 +31,27 @@ from privault.store.connection import Connection
 
 _RELOAD_STALE_SHARE = 0.2  # reload whole when this share of the cache is deleted rows
 _POINT_LOOKUPS = 64  # up to this many new rows, fetch each by rowid rather than scan
+
+
+class ChangeTokens:
+    """The change token each connection had at its last refresh of one mirror (weakly)."""
+
+    def __init__(self) -> None:
+        self._tokens: weakref.WeakKeyDictionary[Connection, tuple[int, int]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def unchanged(self, conn: Connection, token: tuple[int, int]) -> bool:
+        """Whether `conn` saw this same token at its last refresh."""
+        try:
+            return self._tokens.get(conn) == token
+        except TypeError:  # a driver connection without weak references: always look
+            return False
+
+    def remember(self, conn: Connection, token: tuple[int, int]) -> None:
+        """Note the token `conn` has refreshed up to."""
+        with contextlib.suppress(TypeError):
+            self._tokens[conn] = token
 
 
 class VectorIndex:
@@ -38,7 +66,7 @@ class VectorIndex:
         self._matrix = np.zeros((0, dim), dtype=np.float32)
         self._created = np.zeros(0, dtype=np.int64)  # each row's document created_at (ms)
         self._max_id = 0
-        self._token: tuple[int, int] | None = None  # (data_version, total_changes) seen
+        self._tokens = ChangeTokens()  # per connection: (data_version, total_changes)
         self._lock = threading.Lock()
         self._last: tuple[bytes, np.ndarray, np.ndarray] | None = None  # query, matrix, scores
 
@@ -56,7 +84,7 @@ class VectorIndex:
         """
         with self._lock:
             token = index_reads.change_token(conn)
-            if token == self._token:
+            if self._tokens.unchanged(conn, token):
                 return
             live = index_reads.live_chunk_count(conn)
             if len(self._ids) - live > max(64, _RELOAD_STALE_SHARE * len(self._ids)):
@@ -72,7 +100,7 @@ class VectorIndex:
                 fetched = index_reads.vectors_after(conn, self._max_id)
             if self.view == "masked" and fetched:
                 fetched = self._masked(conn, fetched)
-            self._token = token
+            self._tokens.remember(conn, token)
             if new_ids:
                 self._max_id = max(self._max_id, int(new_ids[-1]))
             if not fetched:

@@ -179,6 +179,11 @@ def clean_content(content: str) -> str:
     return text
 
 
+def clean_source(source: str | None) -> str | None:
+    """Where a statement comes from, as given; a blank one is no source at all (None)."""
+    return source if source and source.strip() else None
+
+
 def check_unit(name: str, value: float) -> float:
     """A salience or confidence, which must lie in 0..1."""
     number = float(value)

@@ -25,6 +25,7 @@ from privault.statements.model import (
     check_window,
     clean_content,
     clean_entities,
+    clean_source,
     dump_metadata,
 )
 from privault.statements.vectors import embed_many, embed_one, window_start
@@ -77,7 +78,7 @@ def add(
     check_window(start, valid_to)
     fields = {
         "content": text,
-        "source": source,
+        "source": clean_source(source),
         "salience": check_unit("salience", salience),
         "confidence": check_unit("confidence", confidence),
         "occurred_at": occurred_at,
@@ -135,7 +136,7 @@ def supersede(
         names = clean_entities(entities) if entities is not None else entities_of(conn, old["id"])
         fields = {
             "content": text,
-            "source": source,
+            "source": clean_source(source),
             "salience": old["salience"] if salience is None else check_unit("salience", salience),
             "confidence": check_unit("confidence", confidence),
             "occurred_at": occurred_at,
@@ -182,7 +183,7 @@ def revise(
         names = clean_entities(entities) if entities is not None else entities_of(conn, old["id"])
         fields = {
             "content": text,
-            "source": old["source"] if source is None else source,
+            "source": old["source"] if source is None else clean_source(source),
             "salience": old["salience"] if salience is None else check_unit("salience", salience),
             "confidence": old["confidence"]
             if confidence is None
@@ -221,7 +222,7 @@ def confirm(
         raise InputError(f"attested_at {timeutil.to_iso(heard)} is in the future")
     with transaction(conn):
         open_row(conn, statement_id, now, "confirm")
-        add_attestation(conn, statement_id, heard, now, source)
+        add_attestation(conn, statement_id, heard, now, clean_source(source))
     return load(conn, [statement_id], now)[0]
 
 

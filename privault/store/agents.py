@@ -127,6 +127,19 @@ def by_token(conn: Connection, token: str) -> Agent | None:
     return _agent(conn, found[0])
 
 
+def revoked_holder(conn: Connection, token: str) -> str | None:
+    """The name of the revoked agent whose token this was, or None (for the audit of a
+    refused request; never for deciding access)."""
+    wanted = hash_token(token)
+    found = conn.execute(
+        "SELECT name, token_hash FROM agents WHERE token_hash = ? AND revoked_at IS NOT NULL",
+        (wanted,),
+    ).fetchone()
+    if found is None or not hmac.compare_digest(found[1], wanted):
+        return None
+    return str(found[0])
+
+
 def shelves_of(conn: Connection, agent: str) -> tuple[str, ...]:
     """Shelves whose access list names `agent`."""
     return tuple(

@@ -6,19 +6,29 @@ is the source of truth, not a cache), foreign keys on, a busy timeout so concurr
 queue instead of failing, and sqlite-vec loaded. Writes go through `write()`, which opens
 `BEGIN IMMEDIATE` so that a writer takes the lock before it reads what it will change.
 
+Within one process, writers to the same file also queue on one lock (`writer_lock`) before
+they ask SQLite for its write lock. A server holds several connections to the file (one per
+concurrent reader, one writer); without it, two of them wanting to write at once would meet
+in SQLite's busy handler, which sleeps and polls (up to 100 ms a turn) instead of handing the
+lock over when it is free. Other processes still queue through `BEGIN IMMEDIATE` and the
+busy timeout.
+
 The driver is sqlcipher3: the stdlib `sqlite3` of some Python builds cannot load extensions,
 and SQLCipher gives optional encryption at rest with a key that is never stored.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.util
+import os
 import re
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import sqlite_vec
 from sqlcipher3 import dbapi2 as sqlite
 
 from privault.errors import VaultError
@@ -33,6 +43,41 @@ IntegrityError = sqlite.IntegrityError
 
 BUSY_TIMEOUT_MS = 15_000
 _HEX_KEY = re.compile(r"^[0-9a-fA-F]{64}$")
+_WRITER_LOCKS: dict[str, threading.RLock] = {}  # resolved file path -> its writers' lock
+_WRITER_LOCKS_GUARD = threading.Lock()
+
+
+class VaultConnection(sqlite.Connection):
+    """A connection from `connect()`: it knows the lock its file's writers share.
+
+    (The driver's own class takes no attributes and no weak references; this one does,
+    so caches can remember a connection without keeping it alive.)"""
+
+    writer_lock: threading.RLock
+
+
+def _writer_lock_for(target: Path) -> threading.RLock:
+    if str(target) == ":memory:":
+        return threading.RLock()  # every in-memory connection is a database of its own
+    key = str(target.resolve())
+    with _WRITER_LOCKS_GUARD:
+        return _WRITER_LOCKS.setdefault(key, threading.RLock())
+
+
+def writer_lock(conn: Connection) -> threading.RLock | None:
+    """The in-process lock every writer of this connection's file takes (None for a
+    connection not made by `connect()`)."""
+    return getattr(conn, "writer_lock", None)
+
+
+@functools.cache
+def vec_extension() -> str:
+    """The sqlite-vec loadable extension shipped in its package, found without importing
+    the package (whose `__init__` imports numpy: a note captured from the CLI needs none)."""
+    spec = importlib.util.find_spec("sqlite_vec")
+    if spec is None or not spec.submodule_search_locations:
+        raise VaultError("sqlite-vec is not installed; reinstall privault")
+    return os.path.normpath(os.path.join(list(spec.submodule_search_locations)[0], "vec0"))
 
 
 def _key_pragma(key: str) -> str:
@@ -59,7 +104,9 @@ def connect(path: str | Path, *, key: str | None = None, readonly: bool = False)
             isolation_level=None,
             check_same_thread=False,
             timeout=BUSY_TIMEOUT_MS / 1000,
+            factory=VaultConnection,
         )
+        conn.writer_lock = _writer_lock_for(target)
     except sqlite.OperationalError as exc:
         raise VaultError(f"cannot open vault {target}: {exc}") from None
     try:
@@ -74,7 +121,7 @@ def connect(path: str | Path, *, key: str | None = None, readonly: bool = False)
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
         conn.enable_load_extension(True)
-        sqlite_vec.load(conn)
+        conn.load_extension(vec_extension())
         conn.enable_load_extension(False)
     except sqlite.DatabaseError as exc:
         conn.close()
@@ -98,24 +145,32 @@ def write(conn: Connection) -> Iterator[Connection]:
     """Run a block as one `BEGIN IMMEDIATE` transaction: all of it lands, or none of it.
 
     Nested use joins the outer transaction, so a repository function can be called both on
-    its own and inside a larger write.
+    its own and inside a larger write. Writers in this process queue on the file's
+    `writer_lock` first (see the module docstring), for at most the busy timeout.
     """
     if conn.in_transaction:
         yield conn
         return
+    lock = writer_lock(conn)
+    if lock is not None and not lock.acquire(timeout=BUSY_TIMEOUT_MS / 1000):
+        raise VaultError("the vault is locked by another writer; try again")
     try:
-        conn.execute("BEGIN IMMEDIATE")
-    except sqlite.OperationalError as exc:
-        if "locked" in str(exc) or "busy" in str(exc):
-            raise VaultError("the vault is locked by another writer; try again") from None
-        raise
-    try:
-        yield conn
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    else:
-        conn.execute("COMMIT")
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise VaultError("the vault is locked by another writer; try again") from None
+            raise
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        else:
+            conn.execute("COMMIT")
+    finally:
+        if lock is not None:
+            lock.release()
 
 
 def rows(conn: Connection, sql: str, params: Any = ()) -> list[dict[str, Any]]:

@@ -263,13 +263,17 @@ def health(conn: Connection) -> dict[str, Any]:
         for name in ("documents", "sections", "chunks")
     }
     (indexed,) = conn.execute("SELECT count(*) FROM chunks_fts WHERE rowid > 0").fetchone()
-    (masked,) = conn.execute("SELECT count(*) FROM masked_chunks").fetchone()
+    # Windows still queued for the indexer have keyword rows and an empty masked entry only.
+    (masked,) = conn.execute("SELECT count(*) FROM masked_chunks WHERE embedding != x''").fetchone()
+    (pending,) = conn.execute(
+        "SELECT count(*) FROM chunks c JOIN index_queue q ON q.section_id = c.section_id"
+    ).fetchone()
     (vectors,) = conn.execute("SELECT count(*) FROM chunks_vec").fetchone()
     (searchable,) = conn.execute(
         "SELECT count(*) FROM chunks c JOIN sections s ON s.id = c.section_id "
         "JOIN documents d ON d.id = s.doc_id WHERE d.current = 1"
     ).fetchone()
-    healthy = indexed == vectors == searchable
+    healthy = indexed == vectors + pending == searchable
     stale = conn.execute("SELECT value FROM meta WHERE key = 'stale_chunking'").fetchone()
     unmasked = conn.execute("SELECT 1 FROM meta WHERE key = 'stale_masking'").fetchone()
     index = {
@@ -279,6 +283,7 @@ def health(conn: Connection) -> dict[str, Any]:
         "healthy": healthy,
         "stale_chunking": stale[0] if stale else None,  # set: `privault reindex` finds more
         "masked_rows": masked,  # second entries gated callers search instead
+        "pending_chunks": pending,  # keyword rows only, until the indexer finishes them
         "stale_masking": unmasked is not None,  # True: `privault reindex` builds them
     }
     return {**counts, "index": index}

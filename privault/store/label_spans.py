@@ -44,13 +44,20 @@ def get(conn: Connection, doc_id: str, label: str) -> list[Span] | None:
     return load_spans(found[0]) if found else None
 
 
-def stale(conn: Connection, detector_version: str, limit: int) -> list[tuple[str, str]]:
-    """(doc id, label) of labels scanned by another detector version."""
+def stale(
+    conn: Connection, detector_version: str, limit: int, *, agent_version: str | None = None
+) -> list[tuple[str, str, str, str, str]]:
+    """(doc id, label, author, document body, its first section's text) of labels scanned
+    by another detector version than their author's (the owner's text `detector_version`,
+    an agent's `agent_version`)."""
     return [
-        (doc_id, label)
-        for doc_id, label in conn.execute(
-            "SELECT doc_id, label FROM label_spans WHERE detector_version != ? LIMIT ?",
-            (detector_version, limit),
+        (str(doc_id), str(label), str(author), str(body), str(opening or ""))
+        for doc_id, label, author, body, opening in conn.execute(
+            "SELECT l.doc_id, l.label, d.author, d.body, (SELECT s.text FROM sections s"
+            " WHERE s.doc_id = l.doc_id ORDER BY s.position LIMIT 1) FROM label_spans l"
+            " JOIN documents d ON d.id = l.doc_id"
+            " WHERE l.detector_version != CASE WHEN d.author = '' THEN ? ELSE ? END LIMIT ?",
+            (detector_version, agent_version or detector_version, limit),
         ).fetchall()
     ]
 
@@ -58,9 +65,17 @@ def stale(conn: Connection, detector_version: str, limit: int) -> list[tuple[str
 def update(
     conn: Connection, found: Sequence[tuple[str, str, Sequence[Span]]], detector_version: str
 ) -> None:
-    """Store fresh spans for (doc id, label, spans) rows in one transaction."""
+    """Store fresh spans for (doc id, label, spans) rows in one transaction.
+
+    A label is only updated while it is still stale: a document rewritten since the label
+    was read stored spans of its own, with the current version, and those stay.
+    """
     with write(conn):
         conn.executemany(
-            "UPDATE label_spans SET spans = ?, detector_version = ? WHERE doc_id = ? AND label = ?",
-            [(dump_spans(spans), detector_version, doc, label) for doc, label, spans in found],
+            "UPDATE label_spans SET spans = ?, detector_version = ?"
+            " WHERE doc_id = ? AND label = ? AND detector_version != ?",
+            [
+                (dump_spans(spans), detector_version, doc, label, detector_version)
+                for doc, label, spans in found
+            ],
         )

@@ -21,6 +21,10 @@ from privault.store.connection import Connection, write
 FINGERPRINT_KEY = "masked_index"
 STALE_KEY = "stale_masking"
 
+# Chunks of sections the indexer has finished: a queued section's windows hold an empty
+# masked entry whatever the masker (see `sections`), so they say nothing of which built them.
+_SCANNED = "NOT EXISTS (SELECT 1 FROM index_queue q WHERE q.section_id = c.section_id)"
+
 _NO_MASKED_ENTRY = (
     "NOT EXISTS (SELECT 1 FROM chunks c JOIN masked_chunks m ON m.chunk_id = c.id"
     " WHERE c.section_id = s.id)"
@@ -39,7 +43,9 @@ def needs_rebuild(conn: Connection, fingerprint: str) -> bool:
         return True
     recorded = built_by(conn)
     if recorded is None:  # written before fingerprints were kept, or nothing written yet
-        return conn.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
+        return (
+            conn.execute(f"SELECT 1 FROM chunks c WHERE {_SCANNED} LIMIT 1").fetchone() is not None
+        )
     return recorded != fingerprint
 
 
@@ -55,11 +61,12 @@ def record_builder(conn: Connection, fingerprint: str, *, replace: bool = False)
 
 
 def record_builder_if_empty(conn: Connection, fingerprint: str) -> None:
-    """Record the masker of a vault about to get its first entries (nothing else to trust)."""
+    """Record the masker of a vault about to get its first entries (nothing else to trust;
+    windows still queued for the indexer have none yet)."""
     with write(conn):
         conn.execute(
             "INSERT OR IGNORE INTO meta (key, value) SELECT ?, ? "
-            "WHERE NOT EXISTS (SELECT 1 FROM chunks)",
+            f"WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE {_SCANNED})",
             (FINGERPRINT_KEY, fingerprint),
         )
 

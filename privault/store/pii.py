@@ -88,19 +88,53 @@ def is_scanned(conn: Connection, section_id: int, detector_version: str) -> bool
 
 
 def sections_to_scan(
-    conn: Connection, detector_version: str, limit: int = 100
+    conn: Connection, detector_version: str, limit: int = 100, *, agent_version: str | None = None
 ) -> list[tuple[int, str, str]]:
-    """(section id, text, heading) of sections never scanned or scanned by another version."""
+    """(section id, text, author) of sections never scanned or scanned by another version.
+
+    The owner's text is judged against `detector_version`, text an agent wrote against
+    `agent_version` (its detector knows no known entities; default: the same version).
+    Sections waiting in the index queue are left to the indexer.
+    """
     return [
-        (row["id"], row["text"], row["heading"])
+        (row["id"], row["text"], row["author"])
         for row in rows(
             conn,
-            "SELECT s.id, s.text, s.heading FROM sections s"
-            " LEFT JOIN pii_scans p ON p.section_id = s.id"
-            " WHERE p.section_id IS NULL OR p.detector_version != ? ORDER BY s.id LIMIT ?",
-            (detector_version, limit),
+            f"SELECT s.id, s.text, d.author {_STALE_SECTIONS} ORDER BY s.id LIMIT ?",
+            (detector_version, agent_version or detector_version, limit),
         )
     ]
+
+
+# Sections whose spans are missing or from another detector version than their author's.
+_STALE_SECTIONS = (
+    "FROM sections s JOIN documents d ON d.id = s.doc_id"
+    " LEFT JOIN pii_scans p ON p.section_id = s.id"
+    " WHERE (p.section_id IS NULL"
+    " OR p.detector_version != CASE WHEN d.author = '' THEN ? ELSE ? END)"
+    " AND NOT EXISTS (SELECT 1 FROM index_queue q WHERE q.section_id = s.id)"
+)
+
+
+def save_spans_if_current(
+    conn: Connection, found: Sequence[tuple[int, str, Sequence[Span], str]]
+) -> list[int]:
+    """`save_spans` for sections scanned outside the write lock — (section id, the text
+    scanned, its spans, detector version) each — in one transaction, for those that still
+    hold exactly the text scanned; returns their ids.
+
+    Section ids are never reused (m011), and the text is compared too, so spans found in
+    one text are never stored as another's: a section deleted or rewritten meanwhile keeps
+    what its own write stored.
+    """
+    saved = []
+    with write(conn):
+        for section_id, text, spans, version in found:
+            row = conn.execute("SELECT text FROM sections WHERE id = ?", (section_id,)).fetchone()
+            if row is not None and row[0] == text:
+                save_spans(conn, section_id, spans, version)
+                saved.append(section_id)
+    return saved
 
 
 def mark_for_rescan(conn: Connection, doc_id: str | None = None) -> int:
@@ -175,12 +209,13 @@ def marked_values(conn: Connection) -> dict[str, str]:
     }
 
 
-def sections_to_rescan_count(conn: Connection, detector_version: str) -> int:
-    """How many sections were never scanned, or scanned by another detector version."""
+def sections_to_rescan_count(
+    conn: Connection, detector_version: str, agent_version: str | None = None
+) -> int:
+    """How many sections were never scanned, or scanned by another detector version than
+    their author's (see `sections_to_scan`)."""
     (pending,) = conn.execute(
-        "SELECT count(*) FROM sections s LEFT JOIN pii_scans p ON p.section_id = s.id "
-        "WHERE p.section_id IS NULL OR p.detector_version != ?",
-        (detector_version,),
+        f"SELECT count(*) {_STALE_SECTIONS}", (detector_version, agent_version or detector_version)
     ).fetchone()
     return int(pending)
 

@@ -7,6 +7,12 @@ A chunk whose window holds a value gated callers may not see has a second, maske
 its FTS row at rowid `-chunk_id` and its vector in `masked_chunks` (see migration m009).
 A chunk's entries never change after it is written: re-masking writes new chunks, so the
 in-memory vector mirrors can keep loading only ids above the last one they saw.
+
+A section written for background indexing (`pending`, see `store.index_queue`) gets its
+chunks and their plain keyword rows only: no vectors, and an empty masked entry (a
+`masked_chunks` row with no vector and no masked keyword row). Gated callers search masked
+entries where a chunk has one, so they match nothing of a text not yet scanned; the owner
+finds it by its words at once. The indexer then replaces those chunks with complete ones.
 """
 
 from __future__ import annotations
@@ -14,11 +20,14 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from privault.store.connection import Connection
+
+if TYPE_CHECKING:  # numpy is imported where vectors are handled: capturing a note needs none
+    import numpy as np
+
+WITHHELD = b""  # the masked entry of a window not yet scanned: nothing to match
 
 
 @dataclass(frozen=True)
@@ -66,7 +75,7 @@ def drop_index(conn: Connection, section_ids: Sequence[int]) -> None:
 
 # (chunk position, masked text, its vector): the second entry of a chunk holding a value
 # gated callers may not see.
-Masked = tuple[tuple[int, str, np.ndarray], ...]
+Masked = tuple[tuple[int, str, "np.ndarray"], ...]
 
 
 @dataclass(frozen=True)
@@ -84,7 +93,7 @@ class IndexedSection:
     end: int
     chunks: tuple[tuple[int, int, int], ...]  # (start, end, tokens) within text
     chunk_texts: tuple[str, ...]  # what is indexed (breadcrumb-prefixed chunk text)
-    vectors: np.ndarray  # (len(chunks), dim)
+    vectors: np.ndarray | None  # (len(chunks), dim); None: not embedded yet (pending)
     masked: Masked = ()  # the masked entries of chunks that need one
 
 
@@ -93,7 +102,8 @@ def replace_sections(
 ) -> list[int]:
     """Make a document's sections exactly `sections`; index them unless `indexed` is False.
 
-    Returns the new section row ids in order.
+    Sections without vectors are written pending (keyword rows only, see the module
+    docstring). Returns the new section row ids in order.
     """
     old = [sid for (sid,) in conn.execute("SELECT id FROM sections WHERE doc_id = ?", (doc_id,))]
     drop_index(conn, old)
@@ -137,7 +147,7 @@ def replace_chunks(
     section_id: int,
     chunks: Sequence[tuple[int, int, int]],
     chunk_texts: Sequence[str],
-    vectors: np.ndarray,
+    vectors: np.ndarray | None,
     masked: Masked = (),
 ) -> None:
     """Swap one section's chunks and their index rows for new ones (a re-index or a
@@ -157,6 +167,8 @@ def chunk_rows(
         "WHERE c.section_id = ? ORDER BY c.position",
         (section_id,),
     ).fetchall()
+    import numpy as np
+
     spans = [(int(a), int(b), int(t)) for _, a, b, t, _, _ in found]
     texts = [str(text) for *_, text, _ in found]
     blob = b"".join(embedding for *_, embedding in found)
@@ -170,7 +182,7 @@ def _insert_chunks(
     section_id: int,
     chunks: Sequence[tuple[int, int, int]],
     chunk_texts: Sequence[str],
-    vectors: np.ndarray,
+    vectors: np.ndarray | None,
     masked: Masked,
     *,
     indexed: bool,
@@ -188,9 +200,15 @@ def _insert_chunks(
             conn.execute(
                 "INSERT INTO chunks_fts (rowid, text) VALUES (?, ?)", (chunk_id, indexed_text)
             )
+            if vectors is None:
+                conn.execute(
+                    "INSERT INTO masked_chunks (chunk_id, embedding) VALUES (?, ?)",
+                    (chunk_id, WITHHELD),
+                )
+                continue
             conn.execute(
                 "INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)",
-                (chunk_id, vectors[position].astype(np.float32).tobytes()),
+                (chunk_id, vectors[position].astype("float32").tobytes()),
             )
             if position in second:
                 text, vector = second[position]
@@ -199,7 +217,7 @@ def _insert_chunks(
                 )
                 conn.execute(
                     "INSERT INTO masked_chunks (chunk_id, embedding) VALUES (?, ?)",
-                    (chunk_id, vector.astype(np.float32).tobytes()),
+                    (chunk_id, vector.astype("float32").tobytes()),
                 )
 
 

@@ -6,7 +6,7 @@ every function that changes a row expects to run inside the caller's write trans
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from privault.store.connection import Connection, row, rows
@@ -160,6 +160,28 @@ def run_rows(conn: Connection, watch_id: str, limit: int) -> list[dict[str, Any]
         "SELECT * FROM watch_runs WHERE watch_id = ? ORDER BY id DESC LIMIT ?",
         (watch_id, limit),
     )
+
+
+def recent_run_rows(
+    conn: Connection, watch_ids: Sequence[str], limit: int
+) -> dict[str, list[dict[str, Any]]]:
+    """The `limit` most recent runs of each of these watches, newest first, by watch id
+    (one query per 500 watches, not one per watch)."""
+    found: dict[str, list[dict[str, Any]]] = {watch_id: [] for watch_id in watch_ids}
+    ids = list(found)
+    for first in range(0, len(ids), 500):
+        chunk = ids[first : first + 500]
+        marks = ", ".join("?" * len(chunk))
+        for item in rows(
+            conn,
+            "SELECT * FROM (SELECT *, ROW_NUMBER() OVER "
+            "(PARTITION BY watch_id ORDER BY id DESC) AS recent "
+            f"FROM watch_runs WHERE watch_id IN ({marks})) WHERE recent <= ? "
+            "ORDER BY watch_id, id DESC",
+            (*chunk, limit),
+        ):
+            found[item["watch_id"]].append(item)
+    return found
 
 
 # -- reminders -------------------------------------------------------------------------

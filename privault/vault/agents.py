@@ -44,6 +44,11 @@ class VaultAgents:
         """The active agent holding `token`, or None (unknown and revoked look the same)."""
         return agents.by_token(self._conn, token)
 
+    def revoked_holder(self, token: str) -> str | None:
+        """The revoked agent this token belonged to, or None: who to name in the audit row
+        of a refused request."""
+        return agents.revoked_holder(self._conn, token)
+
     def revoke(self, name: str) -> bool:
         """Revoke an agent's token; False if it was already revoked."""
         return agents.revoke(self._conn, name)

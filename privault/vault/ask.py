@@ -6,7 +6,8 @@ marked private when it holds a value any non-`off` policy counts as identifying 
 shelf is private); the raw values the caller's policy for that shelf masks (with the
 vault's known entities, in the owner's text) are handed to the pipeline's leak scan; and
 the spans the caller's policy masks, in the answer and in the caller's own question, are
-masked in the answer. The local model is loaded once and kept.
+masked in the answer. The local model is loaded once and kept, in the vault's `Engines`:
+every handle on the file shares it.
 
 Answer and question are scanned by the detector *without* the vault's known entities:
 masking a known name the caller wrote into its question (and only a known one) would
@@ -15,7 +16,6 @@ confirm that the vault knows it.
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from privault.ask.briefing import AskSection
@@ -52,18 +52,27 @@ class VaultAsk:
         self.chat_model = chat_model or DEFAULT_CHAT_MODEL
         self.remote = remote
         self._chat = chat
-        self._load_lock = threading.Lock()
         self.tokens = FollowupTokens(context.conn)
 
     @property
     def chat(self) -> ChatModel:
-        """The local model, loaded (and hash-checked) on first use and then kept warm."""
-        with self._load_lock:
-            if self._chat is None:
-                from privault.ask.runner import LocalChat
+        """The local model, loaded (and hash-checked) on first use and then kept warm; one
+        per process for all handles on the file."""
+        return self.load()
 
-                self._chat = LocalChat(self._context.settings.models_dir, self.chat_model)
+    def load(self, threads: int | None = None) -> ChatModel:
+        """The local model; loaded now, computing with `threads` CPU threads (default: the
+        runner's), unless this process already holds it."""
+        if self._chat is not None:
             return self._chat
+
+        def load() -> ChatModel:
+            from privault.ask.runner import DEFAULT_THREADS, LocalChat
+
+            models = self._context.settings.models_dir
+            return LocalChat(models, self.chat_model, n_threads=threads or DEFAULT_THREADS)
+
+        return self._context.engines.chat(self.chat_model, load)
 
     def ask(
         self,
@@ -107,7 +116,8 @@ class VaultAsk:
                     doc_id=view.doc_id,
                     title=view.title,
                     text=view.text,
-                    private=self._private(row, spans, identifying),
+                    # Not scanned yet: nothing says it holds no PII, so only a local model.
+                    private=reading.is_pending(row) or self._private(row, spans, identifying),
                     untrusted=view.untrusted,
                     pii_values=tuple(sorted(values)),
                 )

@@ -5,23 +5,57 @@ watches, pii, ask, shelves, agents) instead of itself: a facade reaches the file
 settings, the privacy runtime, the embedder and shelf visibility through it, and never
 another facade through the `Vault`. The context is frozen; only the heavy engines inside
 `Engines` are loaded lazily, on first use.
+
+`Engines` is the part several handles on one file may share (a server opens one `Vault`
+per pooled connection, all on one `Engines`): the embedder, the in-memory vector mirrors,
+the detectors and the local chat model are loaded once per process, not once per
+connection. What was found about each when they became shared:
+
+* embedder: onnxruntime's `InferenceSession.run` is safe to call from several threads and
+  the tokenizers' `encode` does not mutate the tokenizer; its token-count cache has a lock.
+  Loading is guarded here so two first calls do not load it twice.
+* vector mirrors (`VectorIndex`): refreshes and snapshot reads happen under its own lock,
+  and it keeps each connection's change token apart.
+* detectors: spaCy makes no promise for concurrent calls on one pipeline (its vocabulary
+  grows as it reads) and the detector's cache of recent short texts is an unlocked
+  `OrderedDict`, so every detection in the process runs under one lock (`SerialDetector`).
+  spaCy holds the GIL for nearly all of its work, so the lock costs little parallelism.
+* strong embedder: its llama.cpp context runs one batch at a time under its own lock, and
+  its mirrors (`StrongIndex`) refresh under theirs, like the vector mirrors.
+* chat model: a llama.cpp context is not safe from two threads; `LocalChat` serialises its
+  calls with its own lock, never a database lock. It is loaded once per name, here.
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from privault import modelstore
 from privault.caller import Caller
 from privault.errors import AccessDenied, NotFound
-from privault.retrieval.embedder import Embedder, FastEmbedder
+from privault.privacy.detector import Detector, DetectorConfig
+from privault.retrieval.embedder import Embedder
+from privault.retrieval.strong import DEFAULT_STRONG_MODEL, GemmaEmbedder, StrongEmbedder
+from privault.retrieval.strong_vectors import StrongIndex
 from privault.retrieval.vectors import VectorIndex
+from privault.spans import Span
 from privault.store import shelves
 from privault.store.connection import Connection
 from privault.store.index_reads import Filters
+from privault.vault.embedding import default_embedder
 from privault.vault.ingest import DEFAULT_MAX_NOTE_BYTES
-from privault.vault.privacy import PrivacyRuntime
+from privault.vault.privacy import DetectorFactory, PrivacyRuntime, SpanDetector
+
+if TYPE_CHECKING:
+    from privault.ask.chat import ChatModel
+
+_DETECTION_LOCK = threading.RLock()  # one spaCy pipeline per process: one detection at a time
+_KEPT_DETECTORS = 8  # detector versions kept (a new known entity makes a new version)
 
 
 @dataclass(frozen=True)
@@ -35,21 +69,99 @@ class VaultSettings:
     privacy: dict[str, Any] = field(default_factory=dict)  # caller/shelf → policy config
     chat_model: str | None = None  # the local answerer (None: the default)
     remote_chat: dict[str, Any] | None = None  # {url, model, api_key}: non-private asks only
+    strong_model: str | None = DEFAULT_STRONG_MODEL  # None: no strong leg even if installed
+
+
+class SerialDetector:
+    """A detector whose calls run one at a time in this process (see the module docstring).
+
+    Everything else (`version`, `config`, `load`, ...) is the wrapped detector's."""
+
+    def __init__(self, detector: SpanDetector) -> None:
+        self.wrapped = detector
+        self.version = detector.version
+
+    def detect(self, text: str) -> list[Span]:
+        """The wrapped detector's spans in one text."""
+        with _DETECTION_LOCK:
+            return self.wrapped.detect(text)
+
+    def detect_many(self, texts: Sequence[str]) -> list[list[Span]]:
+        """The wrapped detector's spans in each of many texts."""
+        with _DETECTION_LOCK:
+            return self.wrapped.detect_many(texts)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.wrapped, name)
 
 
 class Engines:
-    """The embedder (given, or loaded and hash-checked on first use) and the vector mirror."""
+    """The heavy engines of a vault file, shared by every handle on it in this process: the
+    embedders (given, or loaded and hash-checked on first use), the vector mirrors, the
+    detectors (one per configuration) and the local chat model (one per name).
 
-    def __init__(self, models_dir: Path, embedder: Embedder | None = None) -> None:
+    The strong embedder is the one given; else, when the fast embedder was not given
+    either, the strong model if it is installed (an altered install is refused on load);
+    else none, and `context` and `ask` rank as they did before it existed.
+    """
+
+    def __init__(
+        self,
+        models_dir: Path,
+        embedder: Embedder | None = None,
+        detector_factory: DetectorFactory = Detector,
+        *,
+        strong: StrongEmbedder | None = None,
+        strong_model: str | None = DEFAULT_STRONG_MODEL,
+    ) -> None:
         self._models_dir = models_dir
         self._embedder = embedder
+        self._detector_factory = detector_factory
         self._vectors: dict[str, VectorIndex] = {}
+        self._detectors: OrderedDict[str, SerialDetector] = OrderedDict()
+        self._chats: dict[str, ChatModel] = {}
+        self._lock = threading.Lock()  # lazy loads of the embedder, mirrors and detectors
+        self._chat_lock = threading.Lock()  # loading a chat model takes seconds: apart
+        self._strong = strong
+        self._strong_model = strong_model if strong is None and embedder is None else None
+        self._strong_vectors: dict[str, StrongIndex] = {}
+        self._strong_lock = threading.Lock()  # loading the strong model takes seconds too
+
+    @property
+    def strong(self) -> StrongEmbedder | None:
+        """The strong embedder, loaded on first use; None when there is none."""
+        with self._strong_lock:
+            if self._strong is None and self._strong_model is not None:
+                if modelstore.is_installed(self._models_dir, self._strong_model):
+                    self._strong = GemmaEmbedder(self._models_dir, self._strong_model)
+                else:
+                    self._strong_model = None  # not installed: decided once per process
+            return self._strong
+
+    @property
+    def strong_model_name(self) -> str | None:
+        """The strong model's name, without loading it (None: there is none)."""
+        if self._strong is not None:
+            return self._strong.name
+        if self._strong_model and modelstore.is_installed(self._models_dir, self._strong_model):
+            return self._strong_model
+        return None
+
+    def strong_vectors_for(self, view: str) -> StrongIndex | None:
+        """The in-memory strong index of one view (None without a strong embedder)."""
+        engine = self.strong
+        if engine is None:
+            return None
+        with self._lock:
+            return self._strong_vectors.setdefault(view, StrongIndex(engine.dim, view))
 
     @property
     def embedder(self) -> Embedder:
-        """The embedder, loaded on first use."""
+        """The embedder, loaded on first use (see `vault.embedding`)."""
         if self._embedder is None:
-            self._embedder = FastEmbedder(self._models_dir)
+            with self._lock:
+                if self._embedder is None:
+                    self._embedder = default_embedder(self._models_dir)
         return self._embedder
 
     @property
@@ -59,9 +171,34 @@ class Engines:
 
     def vectors_for(self, view: str) -> VectorIndex:
         """The in-memory vector index of one view (`plain`, or `masked` for gated callers)."""
-        if view not in self._vectors:
-            self._vectors[view] = VectorIndex(self.embedder.dim, view)
-        return self._vectors[view]
+        found = self._vectors.get(view)
+        if found is None:
+            dim = self.embedder.dim
+            with self._lock:
+                found = self._vectors.setdefault(view, VectorIndex(dim, view))
+        return found
+
+    def detector(self, config: DetectorConfig) -> SpanDetector:
+        """The detector for `config`, built once and shared (a `DetectorFactory`)."""
+        version = config.version
+        with self._lock:
+            found = self._detectors.get(version)
+            if found is None:
+                found = SerialDetector(self._detector_factory(config))
+                self._detectors[version] = found
+                while len(self._detectors) > _KEPT_DETECTORS:
+                    self._detectors.popitem(last=False)
+            else:
+                self._detectors.move_to_end(version)
+            return found
+
+    def chat(self, name: str, load: Callable[[], ChatModel]) -> ChatModel:
+        """The chat model called `name`, loaded by `load()` the first time and then kept."""
+        with self._chat_lock:
+            found = self._chats.get(name)
+            if found is None:
+                found = self._chats[name] = load()
+            return found
 
 
 @dataclass(frozen=True)

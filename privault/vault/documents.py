@@ -36,6 +36,13 @@ from privault.vault.results import (
 from privault.vault.statement_results import statements_block
 from privault.vault.statements import VaultStatements
 
+BACKGROUND_CHARS = 50_000  # a file longer than this is indexed in the background by default
+
+
+def _deferred(draft: Draft, background: bool | None) -> bool:
+    """Whether a file's scan and embedding are left to the indexer (see `VaultDocuments.add`)."""
+    return len(draft.text) > BACKGROUND_CHARS if background is None else background
+
 
 class VaultDocuments:
     """Notes, files and pages of one open vault, for callers."""
@@ -58,8 +65,14 @@ class VaultDocuments:
         created_at: int | None = None,
         kind: str = "note",
         metadata: dict[str, object] | None = None,
+        background: bool = False,
     ) -> Added:
-        """Store a note. The same text on the same shelf again is a no-op (`unchanged`)."""
+        """Store a note. The same text on the same shelf again is a no-op (`unchanged`).
+
+        With `background`, the note is stored keyword-searchable for the owner at once and
+        its PII scan and embedding are left to `vault.indexing`; gated callers see none of
+        it until then.
+        """
         item = {
             "text": text,
             "title": title,
@@ -69,19 +82,26 @@ class VaultDocuments:
             "kind": kind,
             "metadata": metadata or {},
         }
-        return self.note_many([item], caller=caller)[0]
+        return self.note_many([item], caller=caller, background=background)[0]
 
-    def note_many(self, notes: Iterable[dict[str, Any]], *, caller: Caller) -> list[Added]:
-        """Store many notes with one embedding batch and one transaction (bulk import)."""
+    def note_many(
+        self, notes: Iterable[dict[str, Any]], *, caller: Caller, background: bool = False
+    ) -> list[Added]:
+        """Store many notes with one embedding batch and one transaction (bulk import);
+        `background` as for `note`."""
         limit = self._context.settings.max_note_bytes
         author = "" if caller.is_owner else caller.name  # whose text it is: see `privacy`
         drafts = [writing.note_draft({**item, "author": author}, limit) for item in notes]
         for draft in drafts:
             self._context.check_write(caller, draft.shelf)
-        return self._store(drafts)
+        return self._store(drafts, background=background)
 
-    def _store(self, drafts: Sequence[Draft], *, versioned: bool = False) -> list[Added]:
+    def _store(
+        self, drafts: Sequence[Draft], *, versioned: bool = False, background: bool = False
+    ) -> list[Added]:
         context = self._context
+        if background:
+            return writing.store_drafts(context.conn, None, None, drafts, background=True)
         return writing.store_drafts(
             context.conn, context.embedder, context.privacy, drafts, versioned=versioned
         )
@@ -95,29 +115,34 @@ class VaultDocuments:
         tags: Sequence[str] = (),
         progress: Callable[[str], None] | None = None,
         batch: int = 16,
+        background: bool | None = None,
     ) -> AddReport:
         """Add files and folders (recursively). Each file is added, updated, unchanged or
         failed with a reason; one bad file never stops the others. Without `shelf`, a
-        Markdown file's front matter may name one; otherwise it is `default`."""
+        Markdown file's front matter may name one; otherwise it is `default`.
+
+        `background`: True leaves every file's PII scan and embedding to `vault.indexing`
+        (see `note`); None (the default) only files longer than `BACKGROUND_CHARS`, which
+        return once their text is keyword-searchable; False none.
+        """
         shelf = ingest.check_shelf(shelf) if shelf is not None else None
         self._context.check_write(caller, shelf or "default")
-        tag_list = ingest.check_tags(tags)
-        files, failed = writing.expand_paths(paths)
-        limit = self._context.settings.max_file_bytes
         added: list[Added] = []
-        for start in range(0, len(files), batch):
-            drafts = []
-            for file in files[start : start + batch]:
-                try:
-                    draft = writing.file_draft(file, shelf, tag_list, limit)
-                    if draft is not None:
-                        self._context.check_write(caller, draft.shelf)
-                        drafts.append(draft)
-                except (InputError, NotFound) as exc:
-                    failed.append((str(file), str(exc)))
-                if progress:
-                    progress(str(file))
-            added.extend(self._store(drafts) if drafts else [])
+        failed: list[tuple[str, str]] = []
+        for drafts in writing.file_batches(
+            paths,
+            shelf,
+            ingest.check_tags(tags),
+            self._context.settings.max_file_bytes,
+            check=lambda on: self._context.check_write(caller, on),
+            failed=failed,
+            progress=progress,
+            batch=batch,
+        ):
+            now = [d for d in drafts if not _deferred(d, background)]
+            later = [d for d in drafts if _deferred(d, background)]
+            added.extend(self._store(now) if now else [])
+            added.extend(self._store(later, background=True) if later else [])
         return AddReport(tuple(added), tuple(failed))
 
     def file_page(

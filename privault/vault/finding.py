@@ -13,11 +13,11 @@ from privault.privacy.gate import assembled, joined
 from privault.retrieval import packing, periods, search
 from privault.retrieval.embedder import Embedder
 from privault.retrieval.vectors import VectorIndex
-from privault.store import documents, index_reads, sections
+from privault.store import documents, index_reads, sections, strong_index
 from privault.store.connection import Connection
 from privault.store.index_reads import Filters
 from privault.timeutil import to_iso
-from privault.vault.context import VaultContext
+from privault.vault.context import Engines, VaultContext
 from privault.vault.reading import Reading
 from privault.vault.results import (
     ContextSection,
@@ -31,6 +31,10 @@ from privault.vault.results import (
 
 EXCERPT_CHARS = 1500  # a section longer than this comes back as an excerpt around its hit
 CANDIDATES = 60  # chunk hits considered before grouping and packing
+# How `context` and `ask` use the strong model: "leg" fuses its ranking of the whole index
+# as a third leg; "rerank" re-orders the fast legs' best RERANK_DEPTH hits by it.
+STRONG_MODE = "leg"
+RERANK_DEPTH = 200
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,7 @@ class Finder:
     conn: Connection
     vectors: VectorIndex
     embedder: Embedder
+    engines: Engines | None = None  # for the strong leg of `context` (loaded there only)
 
     @classmethod
     def of(cls, context: VaultContext, reading: Reading | None = None) -> Finder:
@@ -49,15 +54,41 @@ class Finder:
         view = reading.view if reading is not None else "plain"
         if view == "masked":  # never match a plain entry that should have had a masked one
             context.privacy.ensure_masked_index(context.embedder)
-        return cls(context.conn, context.engines.vectors_for(view), context.embedder)
+        return cls(
+            context.conn, context.engines.vectors_for(view), context.embedder, context.engines
+        )
 
-    def hits(self, query: str, filters: Filters, limit: int) -> list[search.ChunkHit]:
-        """Fused chunk hits for a (PII-free) query."""
+    def hits(
+        self, query: str, filters: Filters, limit: int, *, strong: bool = False
+    ) -> list[search.ChunkHit]:
+        """Fused chunk hits for a query; with `strong`, the strong model's ranking joins
+        them where the vault has one (see STRONG_MODE)."""
         if not query.strip():
             return []
         vector = self.embedder.embed_query(query)
         period = periods.envelope(periods.mentioned_periods(query))
-        return search.hybrid(self.conn, self.vectors, query, vector, filters, limit, period)
+        engines = self.engines if strong else None
+        engine = engines.strong if engines is not None else None
+        index = engines.strong_vectors_for(self.vectors.view) if engines and engine else None
+        if engine is None or index is None or strong_index.built_by(self.conn) != engine.name:
+            return search.hybrid(self.conn, self.vectors, query, vector, filters, limit, period)
+        index.refresh(self.conn)
+        strong_query = engine.embed_query(query)
+        if STRONG_MODE == "leg":
+            ranked = [cid for cid, _ in index.search(strong_query, limit * search.VECTOR_OVERFETCH)]
+            return search.hybrid(
+                self.conn, self.vectors, query, vector, filters, limit, period, strong=ranked
+            )
+        base = search.hybrid(
+            self.conn, self.vectors, query, vector, filters, max(limit, RERANK_DEPTH), period
+        )
+        scores = index.scores(strong_query, [hit.chunk_id for hit in base])
+        by_strong = sorted(scores, key=lambda cid: -scores[cid])
+        by_id = {hit.chunk_id: hit for hit in base}
+        fused = search.fuse(
+            [[hit.chunk_id for hit in base], by_strong], weights=(1.0, search.STRONG_WEIGHT)
+        )
+        return [by_id[cid] for cid, _ in fused][:limit]
 
     def search(self, reading: Reading, query: str, filters: Filters, limit: int) -> list[Hit]:
         """The best `limit` sections, whole or as excerpts, gated."""
@@ -99,8 +130,9 @@ class Finder:
     def context(
         self, reading: Reading, query: str, filters: Filters, budget: int
     ) -> tuple[packing.Pack, list[ContextSection], dict[int, sections.SectionRow]]:
-        """The best pieces packed into `budget` tokens of gated text (and their sections)."""
-        hits = self.hits(query, filters, CANDIDATES)
+        """The best pieces packed into `budget` tokens of gated text (and their sections),
+        ranked with the strong model's leg where the vault has one."""
+        hits = self.hits(query, filters, CANDIDATES, strong=True)
         rows = sections.sections_by_ids(self.conn, list({h.section_id for h in hits}))
         reading.prefetch(list(rows))
         spans = index_reads.chunk_spans(self.conn, [hit.chunk_id for hit in hits])

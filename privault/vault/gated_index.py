@@ -87,26 +87,51 @@ def with_masked(
     owner_text: bool,
 ) -> list[IndexedSection]:
     """Sections about to be written, each with the masked entries its windows need."""
+    return with_masked_many(
+        masker, embedder, [MaskingJob(indexed, section_spans, label_spans, owner_text)]
+    )[0]
+
+
+@dataclasses.dataclass(frozen=True)
+class MaskingJob:
+    """One document's sections about to be written, their spans, and whose text it is."""
+
+    sections: Sequence[IndexedSection]
+    section_spans: Sequence[Sequence[Span]]
+    label_spans: LabelSpans
+    owner_text: bool
+
+
+def with_masked_many(
+    masker: IndexMasker, embedder: Embedder, jobs: Sequence[MaskingJob]
+) -> list[list[IndexedSection]]:
+    """`with_masked` for many documents, their masked windows embedded in one batch."""
     plans = [
-        masked_windows(
-            masker,
-            section.breadcrumb,
-            section.text,
-            section.chunks,
-            spans,
-            label_spans,
-            owner_text=owner_text,
-        )
-        for section, spans in zip(indexed, section_spans, strict=True)
+        [
+            masked_windows(
+                masker,
+                section.breadcrumb,
+                section.text,
+                section.chunks,
+                spans,
+                job.label_spans,
+                owner_text=job.owner_text,
+            )
+            for section, spans in zip(job.sections, job.section_spans, strict=True)
+        ]
+        for job in jobs
     ]
-    vectors = embedder.embed([text for plan in plans for _, text in plan])
+    vectors = embedder.embed([text for plan in plans for windows in plan for _, text in windows])
     out, offset = [], 0
-    for section, plan in zip(indexed, plans, strict=True):
-        masked = tuple(
-            (position, text, vectors[offset + i]) for i, (position, text) in enumerate(plan)
-        )
-        offset += len(plan)
-        out.append(dataclasses.replace(section, masked=masked))
+    for job, plan in zip(jobs, plans, strict=True):
+        sections = []
+        for section, windows in zip(job.sections, plan, strict=True):
+            masked = tuple(
+                (position, text, vectors[offset + i]) for i, (position, text) in enumerate(windows)
+            )
+            offset += len(windows)
+            sections.append(dataclasses.replace(section, masked=masked))
+        out.append(sections)
     return out
 
 

@@ -4,21 +4,29 @@ Heavy work (sectioning, chunking, embedding) happens before the write transactio
 so the lock is held only for the inserts. Re-adding unchanged content is a no-op; changed
 content replaces a document's sections in one transaction, keeping its id (so owner
 overrides and links survive).
+
+`plan_many` cuts sections and chunks only (no model: what a deferred write stores);
+`embed_plans` adds the vectors. numpy and the embedder are not imported here at run time,
+so capturing a note loads neither.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from privault.errors import InputError
-from privault.retrieval.embedder import Embedder
-from privault.retrieval.sectioning import ChunkDraft, split_chunks, split_sections
+from privault.retrieval.sectioning import ChunkDraft, estimate_tokens, split_chunks, split_sections
 from privault.store.sections import IndexedSection
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from privault.retrieval.embedder import Embedder
 
 DEFAULT_MAX_NOTE_BYTES = 1024 * 1024
 _SHELF = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
@@ -111,9 +119,15 @@ def chunk_label(breadcrumb: Sequence[str], text: str) -> str:
 
 
 def chunk_section(breadcrumb: Sequence[str], text: str) -> tuple[list[ChunkDraft], tuple[str, ...]]:
-    """A section's chunks and the text each is indexed by (its breadcrumb line on top)."""
+    """A section's chunks and the text each is indexed by (its breadcrumb line on top).
+
+    A heading with no text of its own ("# Call mum" as a whole note) is text too: it gets
+    one empty window, indexed by its breadcrumb line alone, so every search can find it.
+    """
     chunks = split_chunks(text)
     label = chunk_label(breadcrumb, text)
+    if not chunks and label.strip():
+        return [ChunkDraft(0, 0, 0, estimate_tokens(label))], (label,)
     return chunks, tuple(f"{label}\n{text[c.start : c.end]}".lstrip("\n") for c in chunks)
 
 
@@ -134,35 +148,55 @@ def rechunk(
 
 def index_many(drafts: Sequence[Draft], embedder: Embedder) -> list[list[IndexedSection]]:
     """Like `index_sections` for many drafts, embedding all chunks in one batch."""
-    plans = []
-    texts: list[str] = []
-    for draft in drafts:
-        plan = []
-        for section in split_sections(draft.text, draft.title):
-            chunks, chunk_texts = chunk_section(section.breadcrumb, section.text)
-            plan.append((section, chunks, chunk_texts, len(texts)))
-            texts.extend(chunk_texts)
-        plans.append(plan)
-    vectors = embedder.embed(texts)
-    indexed: list[list[IndexedSection]] = []
-    for plan in plans:
-        sections = []
-        for section, chunks, chunk_texts, offset in plan:
-            sections.append(
-                IndexedSection(
-                    path=section.path,
-                    parent_path=section.parent_path,
-                    position=section.position,
-                    depth=section.depth,
-                    heading=section.heading,
-                    breadcrumb=section.breadcrumb,
-                    text=section.text,
-                    start=section.start,
-                    end=section.end,
-                    chunks=tuple((c.start, c.end, c.tokens) for c in chunks),
-                    chunk_texts=chunk_texts,
-                    vectors=vectors[offset : offset + len(chunks)],
-                )
+    plans = plan_many(drafts)
+    return embed_plans(plans, embedder.embed(chunk_texts(plans)))
+
+
+def plan_many(drafts: Sequence[Draft]) -> list[list[IndexedSection]]:
+    """Each draft's sections and chunks, not yet embedded (`vectors` None)."""
+    return [plan_sections(draft.text, draft.title) for draft in drafts]
+
+
+def plan_sections(text: str, title: str) -> list[IndexedSection]:
+    """One text's section tree and chunks, not yet embedded."""
+    planned = []
+    for section in split_sections(text, title):
+        chunks, texts = chunk_section(section.breadcrumb, section.text)
+        planned.append(
+            IndexedSection(
+                path=section.path,
+                parent_path=section.parent_path,
+                position=section.position,
+                depth=section.depth,
+                heading=section.heading,
+                breadcrumb=section.breadcrumb,
+                text=section.text,
+                start=section.start,
+                end=section.end,
+                chunks=tuple((c.start, c.end, c.tokens) for c in chunks),
+                chunk_texts=texts,
+                vectors=None,
             )
-        indexed.append(sections)
-    return indexed
+        )
+    return planned
+
+
+def chunk_texts(plans: Sequence[Sequence[IndexedSection]]) -> list[str]:
+    """Every indexed chunk text of planned drafts, in order (what `embed_plans` takes)."""
+    return [text for plan in plans for section in plan for text in section.chunk_texts]
+
+
+def embed_plans(
+    plans: Sequence[Sequence[IndexedSection]], vectors: np.ndarray
+) -> list[list[IndexedSection]]:
+    """Planned drafts with their vectors (`vectors`: one row per `chunk_texts` entry)."""
+    out: list[list[IndexedSection]] = []
+    offset = 0
+    for plan in plans:
+        embedded = []
+        for section in plan:
+            count = len(section.chunks)
+            embedded.append(dataclasses.replace(section, vectors=vectors[offset : offset + count]))
+            offset += count
+        out.append(embedded)
+    return out

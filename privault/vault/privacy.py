@@ -41,13 +41,15 @@ from privault.privacy.recognizers import find_known_entities
 from privault.retrieval.embedder import Embedder
 from privault.spans import Span
 from privault.statements import known_entity_names
+from privault.store import index_queue, masked_index, pii, shelves
 from privault.store import label_spans as label_store
-from privault.store import masked_index, pii, shelves
 from privault.store import sections as section_store
 from privault.store.connection import Connection
 from privault.store.sections import IndexedSection
 from privault.vault import gated_index
 from privault.vault.ingest import Draft
+from privault.vault.labels import document_labels, found_in, is_first_line, label_text
+from privault.vault.labels import label_spans as label_spans  # re-exported for tests
 from privault.vault.reading import Reading
 from privault.vault.status import PrivacyStatus
 
@@ -241,27 +243,25 @@ class PrivacyRuntime:
         texts: list[str] = []
         plans = []
         for draft, sections in zip(drafts, indexed, strict=True):
-            # Labels: the title, the headings and the tags, each judged whole.
-            labels = [
-                label
-                for label in dict.fromkeys(
-                    [draft.title, *(s.heading for s in sections), *draft.tags]
-                )
-                if label
-            ]
+            labels = document_labels(draft.title, [s.heading for s in sections], draft.tags)
+            opening = sections[0].text if sections else ""
+            # A title made from the first line takes the first section's spans (`labels`).
+            scanned = [label for label in labels if not is_first_line(label, opening)]
             first = len(texts)
             texts.extend(section.text for section in sections)
-            texts.extend(label_text(label, draft.text) for label in labels)
-            plans.append((first, len(sections), labels))
+            texts.extend(label_text(label, draft.text) for label in scanned)
+            plans.append((first, len(sections), labels, scanned, opening))
         found = detector.detect_many(texts)
         scans = []
-        for first, count, labels in plans:
+        for first, count, labels, scanned, opening in plans:
+            sections_found = found[first : first + count]
+            hits = {label: found[first + count + i] for i, label in enumerate(scanned)}
             scans.append(
                 Scan(
-                    sections=tuple(tuple(spans) for spans in found[first : first + count]),
+                    sections=tuple(tuple(spans) for spans in sections_found),
                     labels={
-                        label: tuple(s for s in found[first + count + i] if s.end <= len(label))
-                        for i, label in enumerate(labels)
+                        label: tuple(found_in(label, opening, hits.get(label) or sections_found[0]))
+                        for label in labels
                     },
                     detector_version=detector.version,
                 )
@@ -275,23 +275,20 @@ class PrivacyRuntime:
         scans: Sequence[Scan],
         embedder: Embedder,
     ) -> list[list[IndexedSection]]:
-        """Each draft's sections with the masked index entries their windows need."""
+        """Each draft's sections with the masked index entries their windows need (all of
+        the batch's masked windows embedded in one call)."""
         if not self._masked_checked:  # a vault's first writes say which masker built it
             masked_index.record_builder_if_empty(self.conn, gated_index.fingerprint(self.masker))
-        out = []
-        for draft, sections, scan in zip(drafts, indexed, scans, strict=True):
-            labels = scan.labels
-            out.append(
-                gated_index.with_masked(
-                    self.masker,
-                    embedder,
-                    sections,
-                    scan.sections,
-                    lambda label, labels=labels: labels.get(label, ()),  # type: ignore[misc]
-                    owner_text=draft.author == "",
-                )
+        jobs = [
+            gated_index.MaskingJob(
+                sections,
+                scan.sections,
+                lambda label, labels=scan.labels: labels.get(label, ()),  # type: ignore[misc]
+                draft.author == "",
             )
-        return out
+            for draft, sections, scan in zip(drafts, indexed, scans, strict=True)
+        ]
+        return gated_index.with_masked_many(self.masker, embedder, jobs)
 
     def ensure_masked_index(self, embedder: Embedder, *, force: bool = False) -> int:
         """Build the masked index entries that are missing (see `gated_index`), once per
@@ -329,19 +326,24 @@ class PrivacyRuntime:
         label_store.replace(self.conn, doc_id, scan.labels, scan.detector_version)
 
     def rescan(self, limit: int = 200, embedder: Embedder | None = None) -> int:
-        """Re-scan sections whose spans came from another detector version; return count.
+        """Re-scan sections and labels whose spans came from another detector version than
+        their author's; return how many were read (see `vault.rescanning`). With
+        `embedder`, the masked entries of re-scanned sections are rewritten too."""
+        from privault.vault.rescanning import rescan
 
-        With `embedder`, their masked index entries are written again too."""
-        detector = self.detector
-        pending = pii.sections_to_scan(self.conn, detector.version, limit)
-        for section_id, text, _heading in pending:
-            pii.save_spans(self.conn, section_id, detector.detect(text), detector.version)
-        if embedder is not None:
-            self.remask([section_id for section_id, _, _ in pending], embedder)
-        stale = label_store.stale(self.conn, detector.version, limit)
-        found = [(doc_id, label, detector.detect(label)) for doc_id, label in stale]
-        label_store.update(self.conn, found, detector.version)
-        return len(pending) + len(stale)
+        return rescan(self, limit, embedder)
+
+    def detect_by_author(self, texts: Sequence[tuple[str, str]]) -> list[list[Span]]:
+        """Spans of (author, text) pairs, each by its author's detector (the owner's text:
+        with the known entities; an agent's: without), one batch each."""
+        found: dict[int, list[Span]] = {}
+        for is_agent in (False, True):
+            chosen = [i for i, (author, _) in enumerate(texts) if bool(author) == is_agent]
+            if chosen:
+                detector = self.plain_detector if is_agent else self.detector
+                batch = detector.detect_many([texts[i][1] for i in chosen])
+                found.update(zip(chosen, batch, strict=True))
+        return [found[i] for i in range(len(texts))]
 
     # ---- reading ---------------------------------------------------------------------
 
@@ -356,6 +358,8 @@ class PrivacyRuntime:
             policy_for_shelf=lambda shelf: self.policy_for(caller, shelf),
             load_spans=self._load_spans,
             load_label_spans=self._load_label_spans,
+            load_pending=lambda ids: index_queue.pending_sections(self.conn, ids),
+            labels_pending=lambda doc_id: index_queue.labels_pending(self.conn, doc_id),
         )
 
     def view_for(self, caller: Caller, base: Policy) -> str:
@@ -383,6 +387,10 @@ class PrivacyRuntime:
             result[sid] = apply_overrides(text, spans, overrides, doc_id=doc_id, node_id=node_id)
         return result
 
+    def label_spans_of(self, doc_id: str, label: str) -> list[Span]:
+        """A stored label's spans as readers apply them (overrides, known entities)."""
+        return self._load_label_spans(doc_id, label)
+
     def _load_label_spans(self, doc_id: str, label: str) -> list[Span]:
         author = section_store.document_authors(self.conn, [doc_id]).get(doc_id, "")
         found = label_store.get(self.conn, doc_id, label)
@@ -400,24 +408,8 @@ class PrivacyRuntime:
             return PrivacyStatus(error=str(exc))
         return PrivacyStatus(
             detector_version=version,
-            sections_to_rescan=pii.sections_to_rescan_count(self.conn, version),
+            sections_to_rescan=pii.sections_to_rescan_count(
+                self.conn, version, self.plain_detector.version
+            ),
             policies=tuple(self.policies.names()),
         )
-
-
-LABEL_CONTEXT_CHARS = 300
-
-
-def label_spans(detector: SpanDetector, label: str, body: str) -> list[Span]:
-    """Spans in a title or heading, detected with the start of its document after it.
-
-    NER guesses wildly on a lone word ("Plumber" as a place, "Dentist" as a company);
-    with the document's opening as context it judges a label as it would in running text.
-    """
-    return [span for span in detector.detect(label_text(label, body)) if span.end <= len(label)]
-
-
-def label_text(label: str, body: str) -> str:
-    """The text a label is scanned in: the label, a blank line, its document's opening."""
-    prose = (line for line in body.splitlines() if not line.lstrip().startswith("#"))
-    return f"{label}\n\n{' '.join(prose)[:LABEL_CONTEXT_CHARS]}"

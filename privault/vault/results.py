@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from privault.privacy.gate import Gated
 from privault.timeutil import now_ms, to_iso
+from privault.vault.added import Added as Added  # re-exported: writes return it, gate-free
+from privault.vault.added import AddReport as AddReport
 
 if TYPE_CHECKING:  # statement_results imports this module
     from privault.vault.statement_results import GatedStatement
@@ -229,49 +231,6 @@ class DocumentTree:
             "kind": self.kind,
             "shelf": self.shelf,
             "nodes": [node.to_dict() for node in self.nodes],
-        }
-
-
-@dataclass(frozen=True)
-class Added:
-    """The outcome of writing one document: `added`, `updated` or `unchanged`."""
-
-    doc_id: str
-    status: str
-    title: str
-    sections: int
-    source: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {
-            "doc_id": self.doc_id,
-            "status": self.status,
-            "title": self.title,
-            "sections": self.sections,
-            "source": self.source,
-        }
-
-
-@dataclass(frozen=True)
-class AddReport:
-    """The outcome of adding many files: each one added, updated, unchanged or failed."""
-
-    added: tuple[Added, ...]
-    failed: tuple[tuple[str, str], ...]  # (path, reason)
-
-    def count(self, status: str) -> int:
-        """How many files ended with this status."""
-        return sum(1 for item in self.added if item.status == status)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {
-            "added": self.count("added"),
-            "updated": self.count("updated"),
-            "unchanged": self.count("unchanged"),
-            "failed": [{"path": path, "reason": reason} for path, reason in self.failed],
-            "documents": [item.to_dict() for item in self.added],
         }
 
 

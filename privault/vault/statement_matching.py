@@ -1,4 +1,5 @@
-"""Matching statements as a gated caller sees them, and who a write is by.
+"""Matching statements as a gated caller sees them, how a query is embedded to rank them,
+and who a write is by.
 
 A gated caller's words are matched against statements after the gate, placeholders in
 place of masked values, so no form of a masked value can match; a source filter compares
@@ -11,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from privault.caller import Caller
+from privault.retrieval.embedder import Embedder
+from privault.statements.model import Embed
 from privault.statements.ranking import overlap_scores
 from privault.vault.statement_results import GatedStatement
 
@@ -31,3 +34,10 @@ def as_seen(
     scores = overlap_scores({str(i): item.statement.content for i, item in enumerate(kept)}, text)
     ranked = sorted(scores, key=lambda key: (-scores[key], int(key)))
     return [kept[int(key)] for key in ranked]
+
+
+def query_embedder(embedder: Embedder) -> Embed:
+    """What statement ranking embeds a query with: the embedder's query path, which gives
+    the passage path's vector at about half the cost and shares it with the search the
+    statements join (the embedder keeps a query's vector for a moment)."""
+    return lambda texts: [embedder.embed_query(text).tolist() for text in texts]

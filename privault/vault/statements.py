@@ -41,7 +41,7 @@ from privault.vault.statement_gate import (
     metadata_texts,
     short_texts,
 )
-from privault.vault.statement_matching import as_seen, author_of
+from privault.vault.statement_matching import as_seen, author_of, query_embedder
 from privault.vault.statement_results import (
     EntityList,
     GatedStatement,
@@ -336,7 +336,7 @@ class VaultStatements:
                 disputed=disputed,
                 order=order,
                 limit=limit,
-                embed=self._embed,
+                embed=query_embedder(self._context.embedder),
                 hidden=hidden,
             )
             return self._many(found, reading)
@@ -427,7 +427,7 @@ class VaultStatements:
                 include_closed=include_superseded,
                 order="relevance",
                 limit=limit,
-                embed=self._embed,
+                embed=query_embedder(self._context.embedder),
                 hidden=hidden,
             )
             return self._gated(found, reading)

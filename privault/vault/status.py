@@ -20,6 +20,7 @@ class IndexHealth:
     stale_chunking: str | None  # set: the chunks were cut by an older chunking (reindex)
     masked_rows: int = 0  # masked second entries (what gated callers search)
     stale_masking: bool = False  # True: written before masked entries existed (reindex)
+    pending_chunks: int = 0  # windows with keyword rows only, until the indexer finishes them
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
@@ -31,6 +32,7 @@ class IndexHealth:
             "stale_chunking": self.stale_chunking,
             "masked_rows": self.masked_rows,
             "stale_masking": self.stale_masking,
+            "pending_chunks": self.pending_chunks,
         }
 
 
@@ -55,6 +57,27 @@ class PrivacyStatus:
 
 
 @dataclass(frozen=True)
+class IndexingStatus:
+    """Background indexing: what waits in the index queue (withheld from gated callers)."""
+
+    sections: int = 0  # sections whose PII scan, embedding and masked entries are to come
+    documents: int = 0  # documents with anything still queued (their labels too)
+    dead: int = 0  # rows that failed too often; `privault index` tries them again
+    oldest_queued_at: int | None = None  # epoch ms of the oldest queued row
+    errors: tuple[str, ...] = ()  # the last errors of dead rows, for the owner
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "sections": self.sections,
+            "documents": self.documents,
+            "dead": self.dead,
+            "oldest_queued_at": self.oldest_queued_at,
+            "errors": list(self.errors),
+        }
+
+
+@dataclass(frozen=True)
 class VaultStatus:
     """The owner's view of the vault file."""
 
@@ -66,6 +89,8 @@ class VaultStatus:
     chunks: int
     index: IndexHealth
     privacy: PrivacyStatus
+    indexing: IndexingStatus = IndexingStatus()
+    strong: Any = None  # StrongCoverage: windows the strong model covers
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
@@ -78,4 +103,6 @@ class VaultStatus:
             "chunks": self.chunks,
             "index": self.index.to_dict(),
             "privacy": self.privacy.to_dict(),
+            "indexing": self.indexing.to_dict(),
+            "strong": self.strong.to_dict() if self.strong is not None else None,
         }

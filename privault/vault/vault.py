@@ -5,32 +5,43 @@ decides visibility (shelves), applies the privacy gate to everything it returns,
 takes a policy from its caller. `Vault` only opens the file and builds one `VaultContext`
 that every capability facade shares: `documents` (whose verbs are the vault's own:
 `vault.note`, `vault.search`, …), `statements`, `watches`, `pii`, `asking`, `shelves`,
-`agents` and `audit`. No facade holds the `Vault`.
+`agents`, `audit` and `indexing` (the background work of deferred writes). No facade holds
+the `Vault`.
+
+`sibling()` opens another handle on the same file: its own connection and facades, the
+same settings and the same `Engines` (embedders, vector mirrors, detectors, chat model). A
+server serves concurrent calls with one handle per thread at a time, so the facades and
+their caches stay single-threaded and only the shared engines need to be thread-safe.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from privault.ask.pipeline import AskReply
 from privault.caller import Caller
 from privault.retrieval.embedder import Embedder
+from privault.retrieval.strong import StrongEmbedder
 from privault.retrieval.vectors import VectorIndex
 from privault.store import documents
 from privault.store.connection import Connection, connect
 from privault.store.migrations import migrate
 from privault.vault.agents import VaultAgents, VaultAudit
-from privault.vault.ask import VaultAsk, remote_chat
 from privault.vault.context import Engines, VaultContext, VaultSettings
 from privault.vault.documents import VaultDocuments
+from privault.vault.indexing import VaultIndexing
 from privault.vault.pii import VaultPII
 from privault.vault.privacy import Detector, DetectorFactory, PrivacyRuntime
 from privault.vault.shelves import VaultShelves
 from privault.vault.statements import VaultStatements
 from privault.vault.status import IndexHealth, VaultStatus
-from privault.vault.sync import VaultSync
-from privault.vault.watches import VaultWatches
+from privault.vault.strong import VaultStrong
+
+if TYPE_CHECKING:  # asking, sync and watches load what a search never needs: on first use
+    from privault.ask.pipeline import AskReply
+    from privault.vault.ask import VaultAsk
+    from privault.vault.sync import VaultSync
+    from privault.vault.watches import VaultWatches
 
 
 def create(path: Path, *, key: str | None = None) -> int:
@@ -53,29 +64,39 @@ class Vault:
         *,
         embedder: Embedder | None = None,
         detector_factory: DetectorFactory = Detector,
+        strong_embedder: StrongEmbedder | None = None,
+        engines: Engines | None = None,
+        key: str | None = None,
     ) -> None:
+        if engines is None:
+            engines = Engines(
+                settings.models_dir,
+                embedder,
+                detector_factory,
+                strong=strong_embedder,
+                strong_model=settings.strong_model,
+            )
         privacy = PrivacyRuntime(
             conn,
             settings.policies_dir,
             settings.privacy,
             models_dir=settings.models_dir,
-            detector_factory=detector_factory,
+            detector_factory=engines.detector,
         )
+        self._key = key  # to open siblings; never stored anywhere
         # What every capability facade shares (see `privault.vault.context`).
-        self.shared = VaultContext(
-            conn, path, settings, privacy, Engines(settings.models_dir, embedder)
-        )
+        self.shared = VaultContext(conn, path, settings, privacy, engines)
         self.statements = VaultStatements(self.shared)
         self.documents = VaultDocuments(self.shared, self.statements)
-        self.watches = VaultWatches(self.shared)
+        self._watches: VaultWatches | None = None  # built on first use (a search needs none)
         self.pii = VaultPII(self.shared, self.statements)
         self.shelves = VaultShelves(self.shared)
         self.agents = VaultAgents(self.shared)
         self.audit = VaultAudit(self.shared)
-        self.sync = VaultSync(self.shared, self.statements)
-        self.asking = VaultAsk(
-            self.shared, chat_model=settings.chat_model, remote=remote_chat(settings.remote_chat)
-        )
+        self._sync: VaultSync | None = None  # built on first use (bundle crypto loads slowly)
+        self.indexing = VaultIndexing(self.shared)  # what deferred writes left to finish
+        self.strong = VaultStrong(self.shared)  # the strong model's background pass
+        self._asking: VaultAsk | None = None
         # The document operations are the vault's own verbs.
         self.note = self.documents.note
         self.note_many = self.documents.note_many
@@ -100,11 +121,14 @@ class Vault:
         key: str | None = None,
         embedder: Embedder | None = None,
         detector_factory: DetectorFactory = Detector,
+        strong_embedder: StrongEmbedder | None = None,
         **settings: Any,
     ) -> Vault:
         """Open (creating if needed) and migrate the vault file at `path`.
 
-        `embedder` and `detector_factory` replace the real engines (tests, benchmarks).
+        `embedder`, `detector_factory` and `strong_embedder` replace the real engines
+        (tests, benchmarks); a vault given an `embedder` but no `strong_embedder` has no
+        strong leg.
         """
         file = Path(path).expanduser()
         conn = connect(file, key=key)
@@ -114,12 +138,73 @@ class Vault:
             conn.close()
             raise
         vault_settings = VaultSettings(models_dir=Path(models_dir).expanduser(), **settings)
-        return cls(conn, file, vault_settings, embedder=embedder, detector_factory=detector_factory)
+        return cls(
+            conn,
+            file,
+            vault_settings,
+            embedder=embedder,
+            detector_factory=detector_factory,
+            strong_embedder=strong_embedder,
+            key=key,
+        )
+
+    def sibling(self) -> Vault:
+        """Another handle on this file (its own connection) sharing this one's settings and
+        engines; the caller closes it. For serving calls in parallel (see the docstring)."""
+        other = Vault(
+            connect(self.path, key=self._key),
+            self.path,
+            self.settings,
+            engines=self.shared.engines,
+            key=self._key,
+        )
+        if self._watches is not None:
+            other.watches.search_backend = self._watches.search_backend
+        return other
+
+    @property
+    def asking(self) -> VaultAsk:
+        """Questions answered by the local model (built on first use)."""
+        if self._asking is None:
+            from privault.vault.ask import VaultAsk, remote_chat
+
+            settings = self.shared.settings
+            self._asking = VaultAsk(
+                self.shared,
+                chat_model=settings.chat_model,
+                remote=remote_chat(settings.remote_chat),
+            )
+        return self._asking
+
+    @asking.setter
+    def asking(self, facade: VaultAsk) -> None:
+        """Answer with another ask facade (tests and benchmarks choose the chat model)."""
+        self._asking = facade
+
+    @property
+    def sync(self) -> VaultSync:
+        """Export, import and sync of bundles (built on first use)."""
+        if self._sync is None:
+            from privault.vault.sync import VaultSync
+
+            self._sync = VaultSync(self.shared, self.statements)
+        return self._sync
+
+    @property
+    def watches(self) -> VaultWatches:
+        """Watches, their runs and reminders (built on first use)."""
+        if self._watches is None:
+            from privault.vault.watches import VaultWatches
+
+            self._watches = VaultWatches(self.shared)
+        return self._watches
 
     def close(self) -> None:
         """Close the file (and the watch fetcher's connections)."""
-        self.watches.close()
-        self.asking.close()
+        if self._watches is not None:
+            self._watches.close()
+        if self._asking is not None:
+            self._asking.close()
         self.conn.close()
 
     def __enter__(self) -> Vault:
@@ -182,9 +267,10 @@ class Vault:
             question, caller=caller, budget=budget, instruction=instruction, followup=followup
         )
 
-    def load_chat_model(self) -> str:
-        """Load the local answerer now (so the first ask is not slow); return its name."""
-        return self.asking.chat.name
+    def load_chat_model(self, threads: int | None = None) -> str:
+        """Load the local answerer now (so the first ask is not slow), computing with
+        `threads` CPU threads (default: the runner's); return its name."""
+        return self.asking.load(threads).name
 
     def status(self) -> VaultStatus:
         """Counts, file size, schema and index health (owner view)."""
@@ -200,4 +286,6 @@ class Vault:
             chunks=health["chunks"],
             index=IndexHealth(**health["index"]),
             privacy=self.privacy.status(),
+            indexing=self.indexing.status(),
+            strong=self.strong.coverage(),
         )

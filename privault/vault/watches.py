@@ -26,6 +26,7 @@ it is imported only when a watch operation runs.
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from privault.caller import Caller
@@ -33,6 +34,7 @@ from privault.errors import AccessDenied, InputError, NotFound
 from privault.store import watches as watch_store
 from privault.timeutil import Time, now_ms, to_ms
 from privault.vault.context import VaultContext
+from privault.vault.results import Privacy
 from privault.vault.watch_filer import WatchFiler
 from privault.vault.watch_results import (
     PollResponse,
@@ -179,6 +181,32 @@ class VaultWatches:
         watch = self._visible(watch_id, caller)
         return self._one(watch, view, tuple(watch_runs(self._conn, watch.id, limit=runs)))
 
+    def recent(
+        self, *, caller: Caller, limit: int = 100, runs: int = 10, include_cancelled: bool = False
+    ) -> WatchHistory:
+        """The newest `limit` watches, newest first, each with its `runs` most recent runs:
+        `show` for many watches in one read (one gate, one query for all their runs)."""
+        from privault.watches.manage import list_watches, recent_runs
+
+        if not 1 <= limit <= 1000 or not 0 <= runs <= 100:
+            raise InputError("limit must be 1-1000 watches and runs 0-100 per watch")
+        view = WatchView(self._context.privacy, caller)
+        hidden = set(self._context.hidden_shelves(caller))
+        found = list_watches(self._conn, include_cancelled=include_cancelled)
+        visible = [watch for watch in found if watch.shelf not in hidden]
+        newest = visible[::-1][:limit]
+        by_watch = recent_runs(self._conn, [w.id for w in newest], limit=runs) if runs else {}
+        gated = [
+            (
+                view.watch(watch),
+                tuple(view.run(run, watch.shelf) for run in by_watch.get(watch.id, ())),
+            )
+            for watch in newest
+        ]
+        privacy = view.privacy  # of the whole reply, once every text in it was gated
+        shown = tuple(WatchResponse(watch, done, privacy) for watch, done in gated)
+        return WatchHistory(shown, len(visible), privacy)
+
     def cancel(self, watch_id: str, *, caller: Caller) -> WatchResponse:
         """Stop a watch for good; its runs and what it filed are kept."""
         from privault.watches.manage import cancel_watch
@@ -278,6 +306,15 @@ class VaultWatches:
         found = list_watches(self._conn, include_cancelled=include_cancelled)
         shown = tuple(view.watch(watch) for watch in found if watch.shelf not in hidden)
         return WatchList(shown, view.privacy)
+
+
+@dataclass(frozen=True)
+class WatchHistory:
+    """The newest watches with their recent runs (`VaultWatches.recent`)."""
+
+    watches: tuple[WatchResponse, ...]  # newest first; each holds its runs, newest first
+    total: int  # watches the caller can see, of which these are the newest
+    privacy: Privacy
 
 
 AGENT_FLOOR_MS = 15 * 60_000  # an agent's watch runs at most every 15 minutes

@@ -4,24 +4,41 @@ Heavy work (sectioning, embedding, PII detection) runs before the write lock is 
 the transaction then only compares hashes and inserts. Unchanged content is a no-op;
 changed content replaces a document's sections under the same id, so owner overrides and
 links survive; a changed web page becomes a new version and the old one stays readable.
+
+The two heavy engines run at once: the chunks are embedded on other threads while the
+detector scans sections and labels on this one (onnxruntime releases the GIL), and only
+the masked windows, which need the spans, are embedded after. Every document is still
+written in one transaction with its spans, vectors and masked entries.
+
+A deferred write (`background=True`) stores the text, sections and keyword rows at once,
+with no model at all, and queues the rest in the same transaction (`store.index_queue`):
+`vault.indexing` finishes it later, and until then gated callers see none of it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from privault.errors import InputError
-from privault.retrieval.embedder import Embedder
+from privault.errors import InputError, NotFound
 from privault.retrieval.extract import SUPPORTED_SUFFIXES, extract_file
-from privault.store import documents, sections
+from privault.store import documents, index_queue, sections
 from privault.store.connection import Connection, write
+from privault.store.sections import IndexedSection
 from privault.timeutil import now_ms, parse_time
 from privault.vault import ingest
+from privault.vault.added import Added
 from privault.vault.ingest import Draft
-from privault.vault.privacy import PrivacyRuntime
-from privault.vault.results import Added
+
+T = TypeVar("T")
+
+if TYPE_CHECKING:  # a deferred write needs neither: capturing a note imports no model code
+    import numpy as np
+
+    from privault.retrieval.embedder import Embedder
+    from privault.vault.privacy import PrivacyRuntime, Scan
 
 
 def note_draft(item: Mapping[str, Any], max_bytes: int) -> Draft:
@@ -101,13 +118,18 @@ def _existing(conn: Connection, draft: Draft) -> documents.Document | None:
 
 def store_drafts(
     conn: Connection,
-    embedder: Embedder,
-    scanner: PrivacyRuntime,
+    embedder: Embedder | None,
+    scanner: PrivacyRuntime | None,
     drafts: Sequence[Draft],
     *,
     versioned: bool = False,
+    background: bool = False,
 ) -> list[Added]:
-    """Write drafts in one transaction; return what happened to each, in order."""
+    """Write drafts in one transaction; return what happened to each, in order.
+
+    With `background`, nothing is scanned or embedded here (`embedder` and `scanner` may be
+    None): the documents are stored keyword-searchable and queued for the indexer.
+    """
     results: dict[int, Added] = {}
     pending: list[tuple[int, Draft]] = []
     for index, draft in enumerate(drafts):
@@ -123,9 +145,13 @@ def store_drafts(
         else:
             pending.append((index, draft))
     todo = [draft for _, draft in pending]
-    indexed = ingest.index_many(todo, embedder) if todo else []
-    scans = scanner.scan_drafts(todo, indexed) if todo else []
-    indexed = scanner.with_masked_entries(todo, indexed, scans, embedder) if todo else []
+    scans: list[Scan | None]
+    if background or not todo:
+        indexed, scans = ingest.plan_many(todo), [None] * len(todo)
+    else:
+        assert embedder is not None and scanner is not None
+        indexed, found = index_and_scan(todo, embedder, scanner)
+        scans = list(found)
     now = now_ms()
     with write(conn):
         for (index, draft), drafted, scan in zip(pending, indexed, scans, strict=True):
@@ -138,9 +164,39 @@ def store_drafts(
                 continue
             doc_id, status = _upsert(conn, draft, existing, versioned, now)
             section_ids = sections.replace_sections(conn, doc_id, drafted)
-            scanner.store_scan(doc_id, section_ids, scan)
+            if scan is None:
+                index_queue.enqueue(conn, doc_id, section_ids, now)
+            else:
+                assert scanner is not None
+                index_queue.drop_document(conn, doc_id)  # labels scanned here, not later
+                scanner.store_scan(doc_id, section_ids, scan)
             results[index] = Added(doc_id, status, draft.title, len(drafted), draft.source)
     return [results[index] for index in range(len(drafts))]
+
+
+def index_and_scan(
+    drafts: Sequence[Draft], embedder: Embedder, scanner: PrivacyRuntime
+) -> tuple[list[list[IndexedSection]], list[Scan]]:
+    """Drafts sectioned, embedded and scanned, with their masked entries: the chunks are
+    embedded on other threads while this one runs the detector."""
+    plans = ingest.plan_many(drafts)
+    vectors, scans = embed_while(
+        embedder, ingest.chunk_texts(plans), lambda: scanner.scan_drafts(drafts, plans)
+    )
+    indexed = ingest.embed_plans(plans, vectors)
+    return scanner.with_masked_entries(drafts, indexed, scans, embedder), scans
+
+
+def embed_while(
+    embedder: Embedder, texts: Sequence[str], work: Callable[[], T]
+) -> tuple[np.ndarray, T]:
+    """Vectors of `texts`, embedded on another thread while `work()` runs on this one
+    (onnxruntime releases the GIL; the vault's embedder spreads a long list over two
+    threads, see `vault.embedding`); returns both results."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="privault-write") as pool:
+        vectors = pool.submit(embedder.embed, list(texts))
+        result = work()
+        return vectors.result(), result
 
 
 def _upsert(
@@ -202,7 +258,11 @@ def reindex(
     edited meanwhile is skipped (its new text was indexed by the edit). Returns (sections,
     chunks) written; `progress(done, total)` is called after each batch.
     """
-    todo = sections.current_section_ids(conn)
+    # Sections still queued are left to the indexer: their chunks must keep the empty masked
+    # entry that hides them from gated callers until they are scanned.
+    current = sections.current_section_ids(conn)
+    queued = index_queue.pending_sections(conn, current)
+    todo = [sid for sid in current if sid not in queued]
     written = chunks = 0
     for start in range(0, len(todo), batch):
         rows = sections.sections_by_ids(conn, todo[start : start + batch])
@@ -220,6 +280,36 @@ def reindex(
     with write(conn):
         sections.clear_stale_chunking(conn)
     return written, chunks
+
+
+def file_batches(
+    paths: Sequence[str | Path],
+    shelf: str | None,
+    tags: tuple[str, ...],
+    max_bytes: int,
+    *,
+    check: Callable[[str], None],
+    failed: list[tuple[str, str]],
+    progress: Callable[[str], None] | None = None,
+    batch: int = 16,
+) -> Iterator[list[Draft]]:
+    """The drafts of the files under `paths`, `batch` files at a time; a file that cannot
+    be read, or whose shelf `check` refuses, goes into `failed` with the reason."""
+    files, unlisted = expand_paths(paths)
+    failed.extend(unlisted)
+    for start in range(0, len(files), batch):
+        drafts = []
+        for file in files[start : start + batch]:
+            try:
+                draft = file_draft(file, shelf, tags, max_bytes)
+                if draft is not None:
+                    check(draft.shelf)
+                    drafts.append(draft)
+            except (InputError, NotFound) as exc:
+                failed.append((str(file), str(exc)))
+            if progress:
+                progress(str(file))
+        yield drafts
 
 
 def expand_paths(paths: Sequence[str | Path]) -> tuple[list[Path], list[tuple[str, str]]]:

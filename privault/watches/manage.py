@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +119,14 @@ def watch_runs(conn: Connection, watch_id: str, *, limit: int = 20) -> list[Watc
     """The most recent runs of a watch (errors included), newest first."""
     get_watch(conn, watch_id)
     return [WatchRun.from_row(item) for item in store.run_rows(conn, watch_id, limit)]
+
+
+def recent_runs(
+    conn: Connection, watch_ids: Sequence[str], *, limit: int = 20
+) -> dict[str, list[WatchRun]]:
+    """The most recent runs of each of these watches, newest first, by watch id."""
+    found = store.recent_run_rows(conn, watch_ids, limit)
+    return {key: [WatchRun.from_row(item) for item in runs] for key, runs in found.items()}
 
 
 def cancel_watch(conn: Connection, watch_id: str, *, now_ms: int | None = None) -> Watch:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import Annotated
 
@@ -22,13 +23,42 @@ _USAGE_ERRORS = (
     *{c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError"},
 )
 
-app = typer.Typer(
-    name="privault",
-    help="A local, privacy-gated memory vault for AI agents and the person who owns them.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
+# Which module registers each top-level command. Running one command imports only its
+# module (and what that needs): `privault note` must not pay for the MCP server, the
+# scheduler or the detector. Help, and any word not listed, registers every module.
+# `tests/test_cli_registry.py` checks this table against what the modules register.
+MODULES = (
+    "documents",
+    "indexing",
+    "ask",
+    "statements",
+    "watches",
+    "privacy",
+    "agents",
+    "ui",
+    "models",
+    "sync",
+    "demo",
 )
+COMMANDS = {
+    **dict.fromkeys(
+        ("init", "note", "add", "search", "context", "read", "tree", "docs", "forget"),
+        "documents",
+    ),
+    **dict.fromkeys(("index", "reindex", "status"), "indexing"),
+    "ask": "ask",
+    "statement": "statements",
+    "st": "statements",
+    "watch": "watches",
+    "reminders": "watches",
+    "policy": "privacy",
+    "pii": "privacy",
+    **dict.fromkeys(("agents", "shelf", "audit", "mcp", "serve"), "agents"),
+    "ui": "ui",
+    "models": "models",
+    **dict.fromkeys(("export", "import", "sync"), "sync"),
+    "demo": "demo",
+}
 
 
 def _version(value: bool) -> None:
@@ -37,7 +67,6 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def _root(
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show version.")
@@ -50,25 +79,41 @@ def _root(
     """
 
 
-def _register() -> None:
-    from privault.interfaces.cli import (
-        agents,
-        ask,
-        demo,
-        documents,
-        models,
-        privacy,
-        statements,
-        sync,
-        ui,
-        watches,
+def build_app(command: str | None = None) -> typer.Typer:
+    """The `privault` app with every command, or only the module that registers `command`."""
+    built = typer.Typer(
+        name="privault",
+        help="A local, privacy-gated memory vault for AI agents and the person who owns them.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
     )
+    built.callback()(_root)
+    for name in (COMMANDS[command],) if command in COMMANDS else MODULES:
+        importlib.import_module(f"{__name__}.{name}").register(built)
+    return built
 
-    for module in (documents, ask, statements, watches, privacy, agents, ui, models, sync, demo):
-        module.register(app)
+
+_full: list[typer.Typer] = []
 
 
-_register()
+def __getattr__(name: str) -> typer.Typer:
+    # `app`: the whole command line (tests drive it; `main` builds only what it runs).
+    if name == "app":
+        if not _full:
+            _full.append(build_app())
+        return _full[0]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _command(argv: list[str]) -> str | None:
+    """The command a command line runs (its first word), if it names one."""
+    for word in argv:
+        if word in ("--help", "-h", "--version"):
+            return None
+        if not word.startswith("-"):
+            return word
+    return None
 
 
 def _usage_error(exc: Exception) -> int:
@@ -85,7 +130,7 @@ def _usage_error(exc: Exception) -> int:
 def main() -> None:
     """Entry point: run the app; a privault error is one line on stderr and exit code 1."""
     try:
-        code = app(standalone_mode=False)
+        code = build_app(_command(sys.argv[1:]))(standalone_mode=False)
     except PrivaultError as exc:
         err_console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
         sys.exit(1)

@@ -3,21 +3,28 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
 from privault.caller import Caller
 from privault.interfaces import config
-from privault.retrieval.embedder import Embedder
 from privault.timeutil import parse_time
-from privault.vault import Vault
-from privault.vault.privacy import Detector, DetectorFactory
+
+if TYPE_CHECKING:  # loaded by the commands that open the whole vault, not by `note`
+    from rich.progress import Progress
+
+    from privault.retrieval.embedder import Embedder
+    from privault.retrieval.strong import StrongEmbedder
+    from privault.vault import Vault
+    from privault.vault.capture import Capture
+    from privault.vault.privacy import DetectorFactory
 
 console = Console()
 err_console = Console(stderr=True)
@@ -48,10 +55,18 @@ class EngineChoice:
     """
 
     embedder: Embedder | None = None
-    detector_factory: DetectorFactory = Detector
+    detector_factory: DetectorFactory | None = None  # None: the real detector
+    strong: StrongEmbedder | None = None  # the strong model (None: the installed one, if any)
+
+    @property
+    def injected(self) -> bool:
+        """Whether a program chose the engines (then deferred writes are indexed in the
+        command itself, with them, instead of by a detached worker with the real ones)."""
+        return self.embedder is not None or self.detector_factory is not None
 
 
-_chosen: list[EngineChoice] = [EngineChoice()]
+_DEFAULT = EngineChoice()
+_chosen: list[EngineChoice] = [_DEFAULT]
 
 
 @contextmanager
@@ -70,6 +85,9 @@ def _engines() -> EngineChoice:
 
 def open_vault() -> Vault:
     """The configured vault, opened with the configured settings (the caller closes it)."""
+    from privault.vault import Vault
+    from privault.vault.privacy import Detector
+
     cfg = config.load_config()
     path = config.vault_path()
     engines = _engines()
@@ -78,12 +96,14 @@ def open_vault() -> Vault:
         models_dir=config.models_dir(),
         key=config.vault_key(path),
         embedder=engines.embedder,
-        detector_factory=engines.detector_factory,
+        detector_factory=engines.detector_factory or Detector,
+        strong_embedder=engines.strong,
         max_note_bytes=cfg.max_note_bytes,
         max_file_bytes=cfg.max_file_bytes,
         policies_dir=cfg.policies_dir,
         privacy=cfg.privacy,
         chat_model=cfg.chat_model,
+        strong_model=cfg.strong_model,
         remote_chat=cfg.remote_chat,
     )
     if cfg.search_backend:
@@ -94,14 +114,69 @@ def open_vault() -> Vault:
     return vault
 
 
+def open_capture() -> Capture:
+    """The configured vault for deferred writes only: no model, no policy is loaded."""
+    from privault.vault.capture import Capture
+
+    cfg = config.load_config()
+    path = config.vault_path()
+    return Capture.open(
+        path,
+        key=config.vault_key(path),
+        max_note_bytes=cfg.max_note_bytes,
+        max_file_bytes=cfg.max_file_bytes,
+    )
+
+
 @contextmanager
 def opened() -> Iterator[Vault]:
-    """The configured vault for the length of a command."""
+    """The configured vault for the length of a command. Afterwards, work left in the
+    index queue is handed to an indexer if none runs (see `index_in_background`)."""
     vault = open_vault()
     try:
         yield vault
+        has_work = vault.indexing.has_work()
     finally:
         vault.close()
+    if has_work:
+        index_in_background()
+
+
+INDEXER_ENV = "PRIVAULT_INDEXER"  # `off`: leave queued work to `privault index` or serve
+
+
+def index_in_background() -> None:
+    """See that deferred writes get indexed: by a detached worker with the real engines,
+    or — when a program chose the engines (`using_engines`) — right here with those.
+    `PRIVAULT_INDEXER=off` starts nothing (the work waits for `privault index` or serve)."""
+    if os.environ.get(INDEXER_ENV) == "off":
+        return
+    if not _engines().injected:
+        from privault.interfaces import indexer
+
+        indexer.kick(config.vault_path(), has_work=True)
+        return
+    from privault.interfaces.indexer import run_until_idle
+
+    vault = open_vault()
+    try:
+        run_until_idle(vault)
+    finally:
+        vault.close()
+
+
+def progress_bar(label: str) -> Progress:
+    """A bar that counts done/total and names the current item; gone when finished."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    return Progress(
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.description}"),
+        console=console,
+        transient=True,
+    )
 
 
 def emit_json(data: Any) -> None:

@@ -1,4 +1,4 @@
-"""Capture and find: init, note, add, search, context, read, tree, docs, forget, status."""
+"""Capture and find: init, note, add, search, context, read, tree, docs, forget."""
 
 from __future__ import annotations
 
@@ -6,8 +6,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-from rich.table import Table
 
 from privault.caller import Caller
 from privault.errors import VaultError
@@ -19,13 +17,14 @@ from privault.interfaces.cli.common import (
     caller_for,
     console,
     emit_json,
+    index_in_background,
+    open_capture,
     opened,
     optional_time,
     privacy_line,
+    progress_bar,
     read_text_argument,
 )
-from privault.vault import create
-from privault.vault.writing import expand_paths
 
 KindOption = Annotated[str | None, typer.Option("--kind", help="note, file, page or reminder.")]
 TagOption = Annotated[str | None, typer.Option("--tag", help="Only documents with this tag.")]
@@ -53,6 +52,8 @@ def init(
     existed = path.exists() and path.stat().st_size > 0
     if encrypt and existed:
         raise VaultError(f"{path} already exists; encryption is chosen when a vault is created")
+    from privault.vault import create
+
     key, where = config.new_key(path) if encrypt else (config.vault_key(path), None)
     version = create(path, key=key)
     data = {
@@ -80,10 +81,15 @@ def note(
     shelf: Annotated[str, typer.Option("--shelf", help="Shelf to store it on.")] = "default",
     json_out: JsonOption = False,
 ) -> None:
-    """Store a note. Markdown headings split it into sections."""
+    """Store a note. Markdown headings split it into sections.
+
+    It is stored and searchable by its words at once; its PII scan and embedding run in
+    the background (see `privault index`), and agents see none of it until then."""
     body = read_text_argument(text)
-    with opened() as vault:
-        added = vault.note(body, caller=Caller.owner(), title=title, tags=tag or [], shelf=shelf)
+    with open_capture() as capture:
+        added = capture.note(body, caller=Caller.owner(), title=title, tags=tag or [], shelf=shelf)
+    if added.status != "unchanged":
+        index_in_background()
     if json_out:
         emit_json(added.to_dict())
     else:
@@ -92,18 +98,6 @@ def note(
             f"{'s' if added.sections != 1 else ''})",
             highlight=False,
         )
-
-
-def _progress(label: str) -> Progress:
-    """A bar that counts done/total and names the current item; gone when finished."""
-    return Progress(
-        TextColumn(label),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.description}"),
-        console=console,
-        transient=True,
-    )
 
 
 def add(
@@ -122,21 +116,27 @@ def add(
     """Add files: .md .txt .html (main text) .pdf. Unchanged files are skipped.
 
     A Markdown file's YAML front matter gives its title, tags, shelf and created date
-    (what `privault export --markdown` writes)."""
+    (what `privault export --markdown` writes). Files are stored and searchable by their
+    words at once; their PII scan and embedding run in the background (`privault index`
+    shows the progress)."""
+    from privault.vault.writing import expand_paths
+
     files, _ = expand_paths(paths)
-    with opened() as vault:
+    with open_capture() as capture:
         if json_out or not files:
-            report = vault.add(paths, caller=Caller.owner(), shelf=shelf, tags=tag or [])
+            report = capture.add(paths, caller=Caller.owner(), shelf=shelf, tags=tag or [])
         else:
-            with _progress("adding") as bar:
+            with progress_bar("adding") as bar:
                 task = bar.add_task("", total=len(files))
-                report = vault.add(
+                report = capture.add(
                     paths,
                     caller=Caller.owner(),
                     shelf=shelf,
                     tags=tag or [],
                     progress=lambda name: bar.update(task, advance=1, description=Path(name).name),
                 )
+    if report.count("added") or report.count("updated"):
+        index_in_background()
     if json_out:
         emit_json(report.to_dict())
     else:
@@ -304,6 +304,8 @@ def docs(
     if json_out:
         emit_json(listed.to_dict())
         return
+    from rich.table import Table
+
     table = Table("doc id", "kind", "shelf", "title", "tags", "created")
     for entry in listed.documents:
         doc = entry.to_dict()
@@ -331,71 +333,7 @@ def forget(
         console.print(f"forgot {doc_id}" if gone else f"{doc_id} was already gone")
 
 
-def reindex(json_out: JsonOption = False) -> None:
-    """Cut and embed every section's chunks again with this version's chunking.
-
-    Needed once after an upgrade that changed how text is chunked (`privault status`
-    says so). Sections, node ids, tags and PII spans stay as they are; search keeps
-    working while it runs. Takes about as long as adding the same text anew.
-    """
-    with opened() as vault:
-        if json_out:
-            written, chunks = vault.reindex(caller=Caller.owner())
-        else:
-            with _progress("re-indexing sections") as bar:
-                task = bar.add_task("", total=None)
-                written, chunks = vault.reindex(
-                    caller=Caller.owner(),
-                    progress=lambda done, total: bar.update(task, completed=done, total=total),
-                )
-    if json_out:
-        emit_json({"sections": written, "chunks": chunks})
-    else:
-        console.print(f"re-indexed {written} sections into {chunks} chunks")
-
-
-def status(json_out: JsonOption = False) -> None:
-    """Counts, file size, schema, models present, index health."""
-    from privault import modelstore
-
-    models = {}
-    for name, manifest in modelstore.manifests(config.models_dir()).items():
-        folder = config.models_dir() / name
-        present = all(
-            modelstore.file_path(config.models_dir(), manifest, file).exists()
-            for file in manifest.files
-        )
-        models[name] = {"role": manifest.role, "installed": present, "path": str(folder)}
-    with opened() as vault:
-        data = vault.status().to_dict()
-    data["models"] = models
-    if json_out:
-        emit_json(data)
-        return
-    console.print(f"vault {data['path']} · {data['bytes'] / 1e6:.1f} MB · schema {data['schema']}")
-    console.print(
-        f"documents {data['documents']} · sections {data['sections']} · chunks {data['chunks']}"
-    )
-    health = "healthy" if data["index"]["healthy"] else "NEEDS REPAIR"
-    console.print(
-        f"index: {data['index']['fts_rows']} keyword rows, "
-        f"{data['index']['vector_rows']} vectors — {health}"
-    )
-    if data["index"].get("stale_masking"):
-        console.print(
-            "index: no masked entries for gated callers yet — run `privault reindex`",
-            style="yellow",
-        )
-    if data["index"]["stale_chunking"]:
-        console.print(
-            "index: cut by an older chunking — run `privault reindex` to find more", style="yellow"
-        )
-    for name, model in models.items():
-        mark = "installed" if model["installed"] else "not installed"
-        console.print(f"model {name} ({model['role']}): {mark}")
-
-
 def register(app: typer.Typer) -> None:
     """Add these commands to the app."""
-    for command in (init, note, add, search, context, read, tree, docs, forget, reindex, status):
+    for command in (init, note, add, search, context, read, tree, docs, forget):
         app.command()(command)

@@ -15,6 +15,7 @@ from privault.ask.pipeline import AskReply
 from privault.caller import Caller
 from privault.interfaces.mcp.runtime import Outcome, ToolRuntime
 from privault.interfaces.mcp.tools import READ
+from privault.vault import Vault
 from privault.vault.results import Privacy
 
 
@@ -54,7 +55,6 @@ def _privacy(reply: AskReply) -> Privacy:
 
 def register(server: MCPServer, runtime: ToolRuntime) -> None:
     """Add `ask_memory` to `server`."""
-    vault = runtime.vault
 
     @server.tool(annotations=READ)
     async def ask_memory(
@@ -85,7 +85,7 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
         another form (encoded, reversed, spelled out) is masked too. To refine an answer,
         call again with the same question, the `followup` token and an `instruction`."""
 
-        def body(caller: Caller) -> tuple[AskResult, Outcome]:
+        def body(vault: Vault, caller: Caller) -> tuple[AskResult, Outcome]:
             reply = vault.ask(
                 question, caller=caller, budget=budget, instruction=instruction, followup=followup
             )
@@ -93,4 +93,4 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
             ids = [citation.node_id for citation in reply.citations]
             return result, Outcome(ids, _privacy(reply), refused=reply.refused)
 
-        return await runtime.read("ask_memory", body)
+        return await runtime.ask("ask_memory", body)

@@ -1,14 +1,18 @@
 """Streamable HTTP: one server for every agent, each request authenticated by bearer token.
 
 `build_app` returns the ASGI app without running it, so `privault serve` (and later the
-scheduler and the warm chat model) can share the event loop and the one open vault. Every
-request to `/mcp` — POST, GET stream, DELETE — must carry `Authorization: Bearer <token>`
-of an active agent; anything else gets a bare 401 that says nothing about why. Host and
-Origin headers are checked by the SDK's DNS-rebinding protection for the bound address.
+scheduler and the warm chat model) can share the event loop and the open vault. Calls run
+in the lanes of `lanes.Lanes`: reads in parallel on a pool of handles, writes on one
+writer, asks one at a time behind a bounded queue. Every request to `/mcp` — POST, GET
+stream, DELETE — must carry `Authorization: Bearer <token>` of an active agent; anything
+else gets a bare 401 that says nothing about why, and an audit row (refused, named after
+the revoked agent whose token it was, else `(unknown)`), bounded against floods by
+`refusals.RefusalLog`. Host and Origin headers are checked by the SDK's DNS-rebinding
+protection for the bound address.
 
 With `web`, every other path goes to the owner's page (`privault.interfaces.web`), which
-has its own guard (a session cookie from a one-time login link) and shares the vault and
-its lock with the tool calls. Neither credential opens the other side.
+has its own guard (a session cookie from a one-time login link) and runs on the primary
+vault under its own lock. Neither credential opens the other side.
 """
 
 from __future__ import annotations
@@ -24,9 +28,12 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from privault.caller import Caller
 from privault.errors import AccessDenied
 from privault.interfaces.agents import authenticate
+from privault.interfaces.mcp.lanes import DEFAULT_ASK_QUEUE, DEFAULT_READERS, Lanes
+from privault.interfaces.mcp.refusals import UNKNOWN, RefusalLog
 from privault.interfaces.mcp.runtime import ToolRuntime
 from privault.interfaces.mcp.server import server_for
 from privault.vault import Vault
+from privault.vault.agents import AuditEntry
 
 CALLER_KEY = "privault.caller"
 MCP_PATH = "/mcp"
@@ -44,33 +51,57 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _caller_of(request: Any) -> Caller:
+def _caller_of(_vault: Vault, request: Any) -> Caller:
     if isinstance(request, Request) and isinstance(request.scope.get(CALLER_KEY), Caller):
         return request.scope[CALLER_KEY]  # type: ignore[no-any-return]
     raise AccessDenied("unauthenticated request")
 
 
 class BearerAuth:
-    """ASGI middleware: an active agent's token, or 401 and nothing else."""
+    """ASGI middleware: an active agent's token, or 401 and nothing else (and an audit row,
+    see `refusals`). With lifespan events it closes the server's lanes at shutdown."""
 
     def __init__(self, app: ASGIApp, runtime: ToolRuntime) -> None:
         self.app = app
         self.runtime = runtime
+        self.refusals = RefusalLog()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+
+            async def on_lifespan(message: Any) -> None:
+                if message.get("type") == "lifespan.shutdown.complete":
+                    await self.stopped()  # the app has stopped: no call runs now
+                await send(message)
+
+            await self.app(scope, receive, on_lifespan)
+            return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         header = Request(scope).headers.get("authorization", "")
         scheme, _, token = header.partition(" ")
+        token = token.strip()
         caller = None
-        if scheme.lower() == "bearer" and token.strip():
-            vault = self.runtime.vault
-            try:
-                caller = await self.runtime.in_vault(lambda: authenticate(vault, token.strip()))
-            except AccessDenied:
-                caller = None
+        who = UNKNOWN
+        if scheme.lower() == "bearer" and token:
+
+            def check(vault: Vault) -> tuple[Caller | None, str]:
+                try:
+                    return authenticate(vault, token), ""
+                except AccessDenied:
+                    return None, vault.agents.revoked_holder(token) or UNKNOWN
+
+            caller, who = await self.runtime.on_reader(check)
         if caller is None:
+            if not token:
+                reason = "access_denied: no bearer token"
+            elif who == UNKNOWN:
+                reason = "access_denied: unknown token"
+            else:
+                reason = "access_denied: revoked token"
+            where = f"{scope.get('method', '')} {scope.get('path', '')}"
+            await self._audit(self.refusals.refused(who, where, reason))
             await send(
                 {
                     "type": "http.response.start",
@@ -85,6 +116,20 @@ class BearerAuth:
             return
         scope[CALLER_KEY] = caller
         await self.app(scope, receive, send)
+
+    async def stopped(self) -> None:
+        """The server stopped: write the refusals still counted, close the lanes."""
+        await self._audit(self.refusals.flush())
+        self.runtime.lane.close()
+
+    async def _audit(self, entries: list[AuditEntry]) -> None:
+        if entries:
+
+            def record(vault: Vault) -> None:
+                for entry in entries:
+                    vault.audit.record(entry)
+
+            await self.runtime.on_reader(record)
 
 
 def allowed_hosts(host: str, port: int) -> list[str]:
@@ -128,10 +173,15 @@ def build_app(
     host: str = "127.0.0.1",
     port: int = 8765,
     web: WebFactory | None = None,
+    readers: int = DEFAULT_READERS,
+    ask_queue: int = DEFAULT_ASK_QUEUE,
 ) -> ASGIApp:
     """The ASGI app for `privault serve`: bearer auth in front of the MCP endpoint, and
-    (with `web`) the owner's page on every other path."""
-    runtime = ToolRuntime(vault, _caller_of)
+    (with `web`) the owner's page on every other path. `readers` handles serve reads in
+    parallel (0: every call on `vault` under one lock); `ask_queue` asks may wait while
+    one runs."""
+    lanes = Lanes(vault, readers=readers, ask_queue=ask_queue)
+    runtime = ToolRuntime(vault, _caller_of, lanes=lanes, resolver_reads_vault=False)
     server = server_for(runtime)
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
@@ -145,13 +195,19 @@ def build_app(
 
 
 def serve(
-    vault: Vault, *, host: str = "127.0.0.1", port: int = 8765, web: WebFactory | None = None
+    vault: Vault,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    web: WebFactory | None = None,
+    readers: int = DEFAULT_READERS,
+    ask_queue: int = DEFAULT_ASK_QUEUE,
 ) -> None:
     """Run the HTTP server in this process until interrupted."""
     import uvicorn
 
     config = uvicorn.Config(
-        build_app(vault, host=host, port=port, web=web),
+        build_app(vault, host=host, port=port, web=web, readers=readers, ask_queue=ask_queue),
         host=host,
         port=port,
         log_level="warning",

@@ -1,8 +1,10 @@
-"""How every MCP tool call runs: who is calling, one vault operation at a time, an audit row.
+"""How every MCP tool call runs: who is calling, on which vault handle, with an audit row.
 
-The server holds one open `Vault` (one SQLite connection). Tool bodies run on a worker
-thread, one at a time under a lock, so the event loop keeps serving other clients while a
-search embeds its query and no two calls ever share a transaction by accident.
+Tool bodies run on worker threads, each on a vault handle it has to itself, chosen by the
+call's lane (`lanes.Lanes`): read tools on a pool of reader handles in parallel, write tools
+on the one writer handle (the write and its audit row in one transaction), `ask_memory` on
+the ask handle behind a bounded queue (a full queue answers `busy:` at once). The event
+loop keeps serving other clients meanwhile, and no two calls ever share a connection.
 
 Identity is resolved per message by `CallerMiddleware`, never taken from tool arguments:
 stdio re-reads the agent it was launched as (a revoke applies to the next call), HTTP reads
@@ -13,13 +15,12 @@ tools from read-only agents and audits calls that fail before a tool body runs.
 from __future__ import annotations
 
 import contextvars
-import threading
-from collections.abc import Callable, Sequence
-from contextlib import nullcontext
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import nullcontext, suppress
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-import anyio
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 
@@ -34,12 +35,17 @@ from privault.errors import (
     PrivaultError,
     VaultError,
 )
+from privault.interfaces.mcp.lanes import LaneBusy, Lanes
 from privault.vault import Vault
 from privault.vault.agents import AuditEntry
 from privault.vault.results import Privacy
 
 T = TypeVar("T")
-CallerResolver = Callable[[Any], Caller]  # (the transport's request or None) -> Caller
+# (a vault handle, the transport's request or None) -> Caller
+CallerResolver = Callable[[Vault, Any], Caller]
+BUSY = "busy"  # the code of a call refused because its lane is full: retry later
+INTERNAL = "internal_error: the vault could not complete this call (see the server's log)"
+log = logging.getLogger("privault.mcp")
 
 
 @dataclass
@@ -83,24 +89,48 @@ class Outcome:
     refused: str | None = None  # why the call was refused, when its reply is a refusal
 
 
+# What a tool registers: given its handle and caller, the reply and what to audit.
+ToolBody = Callable[[Vault, Caller], tuple[T, Outcome]]
+
+
 @dataclass
 class ToolRuntime:
-    """The vault behind an MCP server, with its lock, caller resolution and audit."""
+    """The vault behind an MCP server: its lanes, caller resolution and audit.
+
+    Without `lanes`, every call shares `vault` under one lock (the in-process server)."""
 
     vault: Vault
     resolve_caller: CallerResolver
     write_tools: set[str] = field(default_factory=set)
     agent_name: str | None = None  # the agent a stdio server was launched as, for the audit
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    lanes: Lanes | None = None
+    # False when `resolve_caller` reads only the request (HTTP: the bearer check already
+    # looked the agent up): it then runs on the event loop, without a handle.
+    resolver_reads_vault: bool = True
+
+    def __post_init__(self) -> None:
+        if self.lanes is None:
+            self.lanes = Lanes(self.vault, readers=0)
+
+    @property
+    def lane(self) -> Lanes:
+        """The lanes calls run in."""
+        assert self.lanes is not None  # set in __post_init__
+        return self.lanes
 
     async def in_vault(self, fn: Callable[[], T]) -> T:
-        """Run `fn` on a worker thread with the vault to itself."""
+        """Run `fn` on a worker thread with the primary vault to itself (the owner's page)."""
+        return await self.lane.in_primary(fn)
 
-        def locked() -> T:
-            with self._lock:
-                return fn()
+    async def on_reader(self, fn: Callable[[Vault], T]) -> T:
+        """Run `fn(handle)` on a reader handle (token checks, lookups)."""
+        return await self.lane.read(fn)
 
-        return await anyio.to_thread.run_sync(locked)
+    async def caller_for(self, request: Any) -> Caller:
+        """Who sent `request` (AccessDenied when no active agent did)."""
+        if not self.resolver_reads_vault:
+            return self.resolve_caller(self.vault, request)
+        return await self.lane.read(lambda vault: self.resolve_caller(vault, request))
 
     def caller(self) -> Caller:
         """The caller of the tool call being served."""
@@ -109,54 +139,75 @@ class ToolRuntime:
             raise ToolError("access_denied: no authenticated caller")
         return state.caller
 
-    async def read(self, tool: str, body: Callable[[Caller], tuple[T, Outcome]]) -> T:
-        """Run a read-only tool body and audit it."""
-        return await self._run(tool, body, writes=False)
+    async def read(self, tool: str, body: ToolBody[T]) -> T:
+        """Run a read-only tool body on a reader handle and audit it."""
+        return await self._run(tool, body, self.lane.read, writes=False)
 
-    async def write(self, tool: str, body: Callable[[Caller], tuple[T, Outcome]]) -> T:
-        """Run a write tool body and its audit row in one transaction."""
-        return await self._run(tool, body, writes=True)
+    async def write(self, tool: str, body: ToolBody[T]) -> T:
+        """Run a write tool body and its audit row in one transaction on the writer."""
+        return await self._run(tool, body, self.lane.write, writes=True)
+
+    async def ask(self, tool: str, body: ToolBody[T]) -> T:
+        """Run an ask on the ask handle, or answer `busy:` when its queue is full."""
+        return await self._run(tool, body, self.lane.ask, writes=False)
 
     async def _run(
-        self, tool: str, body: Callable[[Caller], tuple[T, Outcome]], *, writes: bool
+        self,
+        tool: str,
+        body: ToolBody[T],
+        lane: Callable[[Callable[[Vault], T]], Awaitable[T]],
+        *,
+        writes: bool,
     ) -> T:
         caller = self.caller()
-        log = self.vault.audit
         state = _current_call.get()
         if state is not None:
             state.audited = True  # success or failure, the body records its own row
 
-        def run() -> T:
+        def run(vault: Vault) -> T:
+            audit = vault.audit
             try:
                 # A read audits in its own write.
-                with log.transaction() if writes else nullcontext():
-                    result, outcome = body(caller)
-                    log.record(_entry(caller, tool, outcome))
+                with audit.transaction() if writes else nullcontext():
+                    result, outcome = body(vault, caller)
+                    audit.record(_entry(caller, tool, outcome))
                 return result
             except PrivaultError as exc:
                 # The write (if any) rolled back; the failure gets a row of its own.
-                self._record_failure(caller.name, tool, exc)
+                _record_failure(vault, caller.name, tool, exc)
                 raise ToolError(f"{error_code(exc)}: {exc}") from None
             except Exception:
-                self._record_failure(caller.name, tool, None)
-                raise
+                # A bug, not a refusal: the owner gets the traceback in the server's log;
+                # the agent gets a fixed line, never the exception's text (which may quote
+                # what the gate would have withheld).
+                log.exception("tool %s failed for %s", tool, caller.name)
+                _record_failure(vault, caller.name, tool, None)
+                raise ToolError(INTERNAL) from None
 
-        return await self.in_vault(run)
-
-    def _record_failure(self, agent: str, tool: str, exc: PrivaultError | None) -> None:
-        reason = f"{error_code(exc)}: {exc}" if exc else "internal error"
-        refused = isinstance(exc, REFUSALS)
-        self.vault.audit.record(
-            AuditEntry(agent=agent, tool=tool, ok=False, refused=refused, reason=reason)
-        )
+        try:
+            return await lane(run)
+        except LaneBusy as exc:
+            reason = f"{BUSY}: {exc}"
+            await self.record_rejected(caller.name, tool, reason)
+            raise ToolError(reason) from None
 
     async def record_rejected(
         self, agent: str, tool: str, reason: str, *, refused: bool = False
     ) -> None:
-        """Audit a call that never reached its body (bad arguments, unknown tool, a caller
-        refused before it: revoked since the session opened)."""
+        """Audit a call that never reached its body (bad arguments, unknown tool, a full
+        queue, a caller refused before it: revoked since the session opened)."""
         entry = AuditEntry(agent=agent, tool=tool[:100], ok=False, refused=refused, reason=reason)
-        await self.in_vault(lambda: self.vault.audit.record(entry))
+        await self.lane.read(lambda vault: vault.audit.record(entry))
+
+
+def _record_failure(vault: Vault, agent: str, tool: str, exc: PrivaultError | None) -> None:
+    reason = f"{error_code(exc)}: {exc}" if exc else "internal error"
+    refused = isinstance(exc, REFUSALS)
+    entry = AuditEntry(agent=agent, tool=tool, ok=False, refused=refused, reason=reason)
+    # When the file cannot take even the audit row (locked past the busy timeout, a full
+    # disk), the call still fails with its own error rather than this one.
+    with suppress(VaultError):
+        vault.audit.record(entry)
 
 
 def _entry(caller: Caller, tool: str, outcome: Outcome) -> AuditEntry:
@@ -191,7 +242,7 @@ class CallerMiddleware:
             return await call_next(ctx)
         runtime = self.runtime
         try:
-            caller = await runtime.in_vault(lambda: runtime.resolve_caller(ctx.request))
+            caller = await runtime.caller_for(ctx.request)
         except AccessDenied as exc:
             if ctx.method == "tools/list":
                 return {"tools": []}

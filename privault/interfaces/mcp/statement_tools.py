@@ -20,6 +20,7 @@ from privault.interfaces.mcp.statement_models import (
     StatementReply,
     StatementsReply,
 )
+from privault.vault import Vault
 
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
@@ -83,7 +84,6 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
 
 def _write_statement(server: MCPServer, runtime: ToolRuntime) -> None:
     """Add the `write_statement` tool."""
-    facts = runtime.vault.statements
 
     @server.tool(annotations=WRITE)
     async def write_statement(
@@ -102,9 +102,9 @@ def _write_statement(server: MCPServer, runtime: ToolRuntime) -> None:
         Berlin office"). To change a fact later use supersede_statement (the world changed)
         or revise_statement (better wording), not a second write."""
 
-        def body(caller: Caller) -> tuple[StatementReply, Outcome]:
+        def body(vault: Vault, caller: Caller) -> tuple[StatementReply, Outcome]:
             return _reply(
-                facts.add(
+                vault.statements.add(
                     content,
                     caller=caller,
                     entities=entities or (),
@@ -124,7 +124,6 @@ def _write_statement(server: MCPServer, runtime: ToolRuntime) -> None:
 
 def _query_statements(server: MCPServer, runtime: ToolRuntime) -> None:
     """Add the `query_statements` tool."""
-    facts = runtime.vault.statements
 
     @server.tool(annotations=READ)
     async def query_statements(
@@ -146,9 +145,9 @@ def _query_statements(server: MCPServer, runtime: ToolRuntime) -> None:
         world, known_at about what the vault believed then. Results not current are
         labelled so — never present them as current."""
 
-        def body(caller: Caller) -> tuple[StatementsReply, Outcome]:
+        def body(vault: Vault, caller: Caller) -> tuple[StatementsReply, Outcome]:
             return _replies(
-                facts.query(
+                vault.statements.query(
                     caller=caller,
                     text=text,
                     entities=entities or (),
@@ -167,7 +166,6 @@ def _query_statements(server: MCPServer, runtime: ToolRuntime) -> None:
 
 def _supersede_statement(server: MCPServer, runtime: ToolRuntime) -> None:
     """Add the `supersede_statement` tool."""
-    facts = runtime.vault.statements
 
     @server.tool(annotations=WRITE)
     async def supersede_statement(
@@ -182,9 +180,9 @@ def _supersede_statement(server: MCPServer, runtime: ToolRuntime) -> None:
         (valid_from, default now) and record the new fact. Entities are inherited unless
         given. Returns the new statement."""
 
-        def body(caller: Caller) -> tuple[StatementReply, Outcome]:
+        def body(vault: Vault, caller: Caller) -> tuple[StatementReply, Outcome]:
             return _reply(
-                facts.supersede(
+                vault.statements.supersede(
                     statement_id,
                     content,
                     caller=caller,
@@ -200,7 +198,6 @@ def _supersede_statement(server: MCPServer, runtime: ToolRuntime) -> None:
 
 def _revise_statement(server: MCPServer, runtime: ToolRuntime) -> None:
     """Add the `revise_statement` tool."""
-    facts = runtime.vault.statements
 
     @server.tool(annotations=WRITE)
     async def revise_statement(
@@ -212,9 +209,11 @@ def _revise_statement(server: MCPServer, runtime: ToolRuntime) -> None:
         """Fix the wording of a fact without saying the world changed (a typo, a more
         precise phrasing). The revision replaces the original; its window is kept."""
 
-        def body(caller: Caller) -> tuple[StatementReply, Outcome]:
+        def body(vault: Vault, caller: Caller) -> tuple[StatementReply, Outcome]:
             return _reply(
-                facts.revise(statement_id, content, caller=caller, entities=entities, source=source)
+                vault.statements.revise(
+                    statement_id, content, caller=caller, entities=entities, source=source
+                )
             )
 
         return await runtime.write("revise_statement", body)
@@ -222,21 +221,19 @@ def _revise_statement(server: MCPServer, runtime: ToolRuntime) -> None:
 
 def _confirm_statement(server: MCPServer, runtime: ToolRuntime) -> None:
     """Add the `confirm_statement` tool."""
-    facts = runtime.vault.statements
 
     @server.tool(annotations=WRITE)
     async def confirm_statement(statement_id: StatementId, source: Source = None) -> StatementReply:
         """You heard a fact again: add an attestation (raises its confirmed_count)."""
 
-        def body(caller: Caller) -> tuple[StatementReply, Outcome]:
-            return _reply(facts.confirm(statement_id, caller=caller, source=source))
+        def body(vault: Vault, caller: Caller) -> tuple[StatementReply, Outcome]:
+            return _reply(vault.statements.confirm(statement_id, caller=caller, source=source))
 
         return await runtime.write("confirm_statement", body)
 
 
 def _dispute_statements(server: MCPServer, runtime: ToolRuntime) -> None:
     """Add the `dispute_statements` tool."""
-    facts = runtime.vault.statements
 
     @server.tool(annotations=WRITE)
     async def dispute_statements(
@@ -245,15 +242,16 @@ def _dispute_statements(server: MCPServer, runtime: ToolRuntime) -> None:
         """Two current facts contradict each other and you cannot tell which is right:
         flag both as disputed (both stay open) so the user can decide."""
 
-        def body(caller: Caller) -> tuple[StatementsReply, Outcome]:
-            return _replies(facts.dispute(statement_id, other_id, caller=caller, reason=reason))
+        def body(vault: Vault, caller: Caller) -> tuple[StatementsReply, Outcome]:
+            return _replies(
+                vault.statements.dispute(statement_id, other_id, caller=caller, reason=reason)
+            )
 
         return await runtime.write("dispute_statements", body)
 
 
 def _invalidate_statement(server: MCPServer, runtime: ToolRuntime) -> None:
     """Add the `invalidate_statement` tool."""
-    facts = runtime.vault.statements
 
     @server.tool(annotations=WRITE)
     async def invalidate_statement(
@@ -262,9 +260,11 @@ def _invalidate_statement(server: MCPServer, runtime: ToolRuntime) -> None:
         """A fact stopped being true (or never was) and nothing replaces it: close it at
         valid_to (default now) with a reason. Nothing is deleted."""
 
-        def body(caller: Caller) -> tuple[StatementReply, Outcome]:
+        def body(vault: Vault, caller: Caller) -> tuple[StatementReply, Outcome]:
             return _reply(
-                facts.invalidate(statement_id, caller=caller, valid_to=valid_to, reason=reason)
+                vault.statements.invalidate(
+                    statement_id, caller=caller, valid_to=valid_to, reason=reason
+                )
             )
 
         return await runtime.write("invalidate_statement", body)
@@ -272,7 +272,6 @@ def _invalidate_statement(server: MCPServer, runtime: ToolRuntime) -> None:
 
 def _statement_history(server: MCPServer, runtime: ToolRuntime) -> None:
     """Add the `statement_history` tool."""
-    facts = runtime.vault.statements
 
     @server.tool(annotations=READ)
     async def statement_history(
@@ -280,15 +279,16 @@ def _statement_history(server: MCPServer, runtime: ToolRuntime) -> None:
     ) -> StatementsReply:
         """Every version of a fact (supersessions and revisions), oldest first."""
 
-        def body(caller: Caller) -> tuple[StatementsReply, Outcome]:
-            return _replies(facts.history(statement_id, caller=caller, known_at=known_at))
+        def body(vault: Vault, caller: Caller) -> tuple[StatementsReply, Outcome]:
+            return _replies(
+                vault.statements.history(statement_id, caller=caller, known_at=known_at)
+            )
 
         return await runtime.read("statement_history", body)
 
 
 def _list_entities(server: MCPServer, runtime: ToolRuntime) -> None:
     """Add the `list_entities` tool."""
-    facts = runtime.vault.statements
 
     @server.tool(annotations=READ)
     async def list_entities(
@@ -299,8 +299,8 @@ def _list_entities(server: MCPServer, runtime: ToolRuntime) -> None:
         """The people, organisations and things the recorded facts are about, most named
         first. Names withheld by the privacy policy are left out."""
 
-        def body(caller: Caller) -> tuple[EntitiesReply, Outcome]:
-            found = facts.entities(
+        def body(vault: Vault, caller: Caller) -> tuple[EntitiesReply, Outcome]:
+            found = vault.statements.entities(
                 caller=caller, include_closed=include_closed, valid_at=valid_at, min_count=min_count
             )
             return EntitiesReply.model_validate(found.to_dict()), Outcome(privacy=found.privacy)

@@ -23,6 +23,7 @@ from privault.interfaces.mcp.watch_models import (
     WatchesReply,
     WatchReply,
 )
+from privault.vault import Vault
 
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 # Adding a watch makes the vault reach the web later, on its schedule.
@@ -44,8 +45,6 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
 
 def _watch(server: MCPServer, runtime: ToolRuntime) -> None:
     """Add the `watch` tool."""
-    vault = runtime.vault
-    watches = vault.watches
 
     @server.tool(annotations=WATCH)
     async def watch(
@@ -93,11 +92,11 @@ def _watch(server: MCPServer, runtime: ToolRuntime) -> None:
         the user asks to be reminded, or to follow a page or topic over time. Returns the
         watch with its id (for cancel_watch) and next_run_at."""
 
-        def body(caller: Caller) -> tuple[WatchReply, Outcome]:
+        def body(vault: Vault, caller: Caller) -> tuple[WatchReply, Outcome]:
             if shelf not in {s.name for s in vault.shelves.visible(caller)}:
                 # Same answer for a missing and a hidden shelf: agents cannot probe names.
                 raise NotFound(f"no shelf {shelf!r} (see list_shelves)")
-            added = watches.add(kind, target, caller=caller, every=every, at=at, shelf=shelf)
+            added = vault.watches.add(kind, target, caller=caller, every=every, at=at, shelf=shelf)
             reply = WatchReply.model_validate(added.to_dict())
             return reply, Outcome([added.watch.id], added.privacy)
 
@@ -106,8 +105,6 @@ def _watch(server: MCPServer, runtime: ToolRuntime) -> None:
 
 def _list_watches(server: MCPServer, runtime: ToolRuntime) -> None:
     """Add the `list_watches` tool."""
-    vault = runtime.vault
-    watches = vault.watches
 
     @server.tool(annotations=READ)
     async def list_watches(
@@ -120,8 +117,8 @@ def _list_watches(server: MCPServer, runtime: ToolRuntime) -> None:
         not add the same one twice. Targets may hold placeholders such as <PERSON_1>:
         personal data withheld by the vault's privacy policy."""
 
-        def body(caller: Caller) -> tuple[WatchesReply, Outcome]:
-            found = watches.list(caller=caller, include_cancelled=include_cancelled)
+        def body(vault: Vault, caller: Caller) -> tuple[WatchesReply, Outcome]:
+            found = vault.watches.list(caller=caller, include_cancelled=include_cancelled)
             ids = [item.id for item in found.watches]
             return WatchesReply.model_validate(found.to_dict()), Outcome(ids, found.privacy)
 
@@ -130,15 +127,14 @@ def _list_watches(server: MCPServer, runtime: ToolRuntime) -> None:
 
 def _cancel_watch(server: MCPServer, runtime: ToolRuntime) -> None:
     """Add the `cancel_watch` tool."""
-    watches = runtime.vault.watches
 
     @server.tool(annotations=WRITE)
     async def cancel_watch(watch_id: WatchId) -> WatchReply:
         """Stop a watch for good (when the user no longer wants it). What it already
         filed stays in memory. Returns the watch with status cancelled."""
 
-        def body(caller: Caller) -> tuple[WatchReply, Outcome]:
-            done = watches.cancel(watch_id, caller=caller)
+        def body(vault: Vault, caller: Caller) -> tuple[WatchReply, Outcome]:
+            done = vault.watches.cancel(watch_id, caller=caller)
             return WatchReply.model_validate(done.to_dict()), Outcome([watch_id], done.privacy)
 
         return await runtime.write("cancel_watch", body)
@@ -146,8 +142,6 @@ def _cancel_watch(server: MCPServer, runtime: ToolRuntime) -> None:
 
 def _list_reminders(server: MCPServer, runtime: ToolRuntime) -> None:
     """Add the `list_reminders` tool."""
-    vault = runtime.vault
-    watches = vault.watches
 
     @server.tool(annotations=READ)
     async def list_reminders(
@@ -160,8 +154,8 @@ def _list_reminders(server: MCPServer, runtime: ToolRuntime) -> None:
         and tell the user what is due. Text may hold placeholders such as <PERSON_1>:
         personal data withheld by the vault's privacy policy; do not guess it."""
 
-        def body(caller: Caller) -> tuple[RemindersReply, Outcome]:
-            found = watches.reminders(caller=caller, include_acked=include_acked)
+        def body(vault: Vault, caller: Caller) -> tuple[RemindersReply, Outcome]:
+            found = vault.watches.reminders(caller=caller, include_acked=include_acked)
             ids = [item.id for item in found.reminders]
             return RemindersReply.model_validate(found.to_dict()), Outcome(ids, found.privacy)
 
@@ -170,7 +164,6 @@ def _list_reminders(server: MCPServer, runtime: ToolRuntime) -> None:
 
 def _ack_reminder(server: MCPServer, runtime: ToolRuntime) -> None:
     """Add the `ack_reminder` tool."""
-    watches = runtime.vault.watches
 
     @server.tool(annotations=WRITE)
     async def ack_reminder(
@@ -181,8 +174,8 @@ def _ack_reminder(server: MCPServer, runtime: ToolRuntime) -> None:
         """Mark a due reminder as dealt with, once the user has seen it or said it is done,
         so it stops showing in list_reminders. Acknowledging twice changes nothing."""
 
-        def body(caller: Caller) -> tuple[ReminderReply, Outcome]:
-            done = watches.ack(reminder_id, caller=caller)
+        def body(vault: Vault, caller: Caller) -> tuple[ReminderReply, Outcome]:
+            done = vault.watches.ack(reminder_id, caller=caller)
             reply = ReminderReply.model_validate(done.to_dict())
             return reply, Outcome([reminder_id], done.privacy)
 

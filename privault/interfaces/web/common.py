@@ -116,10 +116,14 @@ MESSAGES = {  # fixed texts: a link cannot make the page say something of its ch
 }
 
 
+def status_of(exc: PrivaultError) -> int:
+    """The HTTP status of a known failure: 404 not found, 400 bad input, else 403."""
+    return 404 if isinstance(exc, NotFound) else 400 if isinstance(exc, InputError) else 403
+
+
 def error_page(request: Request, exc: PrivaultError) -> Response:
     """A known failure as a page with one line, and the matching status."""
-    status = 404 if isinstance(exc, NotFound) else 400 if isinstance(exc, InputError) else 403
-    response = page(request, "error.html", "", status_code=status, error=str(exc))
+    response = page(request, "error.html", "", status_code=status_of(exc), error=str(exc))
     if request.headers.get("hx-request"):
         # htmx asked for a part of the page: show the error in place of the whole page.
         response.headers.update(

@@ -9,7 +9,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from privault.interfaces.web.common import OWNER, Web, action, page, url, web_of
-from privault.watches.model import Reminder, Watch, WatchRun
+from privault.vault.watch_results import GatedReminder, GatedRun, GatedWatch
 
 MAX_WATCHES = 100
 RUNS_PER_WATCH = 10
@@ -19,11 +19,11 @@ RUNS_PER_WATCH = 10
 class WatchRow:
     """One watch and its most recent runs, newest first."""
 
-    watch: Watch
-    runs: tuple[WatchRun, ...]
+    watch: GatedWatch
+    runs: tuple[GatedRun, ...]
 
     @property
-    def versions(self) -> list[WatchRun]:
+    def versions(self) -> list[GatedRun]:
         """Runs that filed a new page version (they carry a diff or new documents)."""
         return [run for run in self.runs if run.status == "changed" or run.diff]
 
@@ -34,21 +34,20 @@ class WatchesPage:
 
     watches: list[WatchRow]
     more: int
-    due: tuple[Reminder, ...]
-    acked: list[Reminder]
+    due: list[GatedReminder]
+    acked: list[GatedReminder]
 
 
 def _gather(web: Web, show_cancelled: bool) -> WatchesPage:
     watches = web.vault.watches
-    listed = watches.list(caller=OWNER, include_cancelled=show_cancelled).watches
-    rows = [
-        WatchRow(item, watches.show(item.id, caller=OWNER, runs=RUNS_PER_WATCH).runs)
-        for item in listed[-MAX_WATCHES:][::-1]  # newest first
-    ]
-    due = watches.reminders(caller=OWNER).reminders
-    every = watches.reminders(caller=OWNER, include_acked=True).reminders
+    recent = watches.recent(
+        caller=OWNER, limit=MAX_WATCHES, runs=RUNS_PER_WATCH, include_cancelled=show_cancelled
+    )
+    rows = [WatchRow(item.watch, item.runs) for item in recent.watches]
+    every = watches.reminders(caller=OWNER, include_acked=True).reminders  # newest first
+    due = [item for item in every if item.due][::-1]  # oldest first, as `privault reminders`
     acked = [item for item in every if not item.due][:20]
-    return WatchesPage(rows, max(0, len(listed) - MAX_WATCHES), due, acked)
+    return WatchesPage(rows, recent.total - len(rows), due, acked)
 
 
 async def watches_page(request: Request) -> Response:

@@ -4,6 +4,12 @@ Each module `mNNN_name.py` in this package defines `STEPS`, a list of SQL statem
 is applied once, in order, inside one transaction together with its row in
 `schema_migrations`. A vault whose newest migration is beyond what this code knows was
 written by a newer privault and is refused rather than half-understood.
+
+A migration that rebuilds a table other tables point at sets `FOREIGN_KEYS_OFF = True`:
+SQLite's way to change such a table is to copy it into a new one, drop the old and rename
+the new, and with foreign keys on, dropping the old table would cascade into every row
+that points at it. Foreign keys are switched off around its transaction (the pragma is a
+no-op inside one), and `PRAGMA foreign_key_check` must find nothing before it commits.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ class Migration:
     version: int
     name: str
     steps: tuple[str, ...]
+    foreign_keys_off: bool = False
 
 
 def known_migrations() -> list[Migration]:
@@ -33,7 +40,14 @@ def known_migrations() -> list[Migration]:
         if not (info.name.startswith("m") and info.name[1:4].isdigit()):
             continue
         module = importlib.import_module(f"{__name__}.{info.name}")
-        found.append(Migration(int(info.name[1:4]), info.name[5:], tuple(module.STEPS)))
+        found.append(
+            Migration(
+                int(info.name[1:4]),
+                info.name[5:],
+                tuple(module.STEPS),
+                bool(getattr(module, "FOREIGN_KEYS_OFF", False)),
+            )
+        )
     found.sort(key=lambda migration: migration.version)
     versions = [migration.version for migration in found]
     if len(set(versions)) != len(versions):
@@ -81,18 +95,39 @@ def migrate(conn: Connection) -> int:
     for migration in migrations:
         if migration.version in applied:
             continue
-        with write(conn):
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS schema_migrations ("
-                " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)"
-            )
-            # Re-read inside the lock: another process may have migrated meanwhile.
-            if migration.version in _applied(conn):
-                continue
-            for step in migration.steps:
-                conn.execute(step)
-            conn.execute(
-                "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
-                (migration.version, migration.name, now_ms()),
-            )
+        if migration.foreign_keys_off:
+            conn.execute("PRAGMA foreign_keys = OFF")
+        try:
+            _apply(conn, migration)
+        finally:
+            if migration.foreign_keys_off:
+                conn.execute("PRAGMA foreign_keys = ON")
     return latest
+
+
+def _dangling(conn: Connection) -> int:
+    return len(conn.execute("PRAGMA foreign_key_check").fetchall())
+
+
+def _apply(conn: Connection, migration: Migration) -> None:
+    with write(conn):
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations ("
+            " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)"
+        )
+        # Re-read inside the lock: another process may have migrated meanwhile.
+        if migration.version in _applied(conn):
+            return
+        # Rows that already point at nothing are not this migration's to judge; new ones are.
+        before = _dangling(conn) if migration.foreign_keys_off else 0
+        for step in migration.steps:
+            conn.execute(step)
+        if migration.foreign_keys_off and _dangling(conn) > before:
+            raise VaultError(
+                f"migration {migration.version} would leave rows pointing at nothing; "
+                "the vault is unchanged"
+            )
+        conn.execute(
+            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+            (migration.version, migration.name, now_ms()),
+        )

@@ -1,0 +1,190 @@
+"""Whole-process benchmark: the installed `privault` command, run as a user runs it.
+
+    python -m benchmarks.cli [--notes 10000] [--runs 15] [--vault PATH] [--data WORDLIST]
+        [--indexer detached|off] [--detector real|fake] [--json]
+
+Builds (or reuses, with `--vault`) a vault of `--notes` short notes — written through
+`Vault.note_many` with the real embedder and, unless `--detector fake`, the real PII
+detector, so the vault is what a user's would be after indexing — then times `--runs`
+runs of each of:
+
+* `privault note "…"` — a new text each run (never "unchanged"); with `--indexer
+  detached` (the default, what a user gets) the command starts the background worker
+  when none runs, and the worker indexes while the later runs go on;
+* `privault search QUERY` as the owner — a different everyday query each run — after the
+  notes' indexing has finished.
+
+Each run is a fresh process of the command found on PATH (or beside this Python).
+Reported per command: wall-time median, p90 and max, and the median CPU seconds the
+process used (user + system, from the OS), which says what the run costs on a quiet
+machine when others share this one. The load average is reported at the start and end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.perf import _COMMON, Sentences, vocabulary
+
+QUERIES = (
+    "when is the dentist",
+    "budget for the kitchen",
+    "flight and hotel",
+    "invoice from the client",
+    "birthday dinner plans",
+    "school report",
+    "train to the city",
+    "coffee with a friend",
+    "music and film",
+    "contract review",
+)
+
+
+def privault_command() -> str:
+    """The installed `privault` executable (PATH first, then beside this Python)."""
+    found = shutil.which("privault")
+    beside = Path(sys.executable).with_name("privault")
+    if found:
+        return found
+    if beside.exists():
+        return str(beside)
+    raise SystemExit("no installed `privault` command found (pip install -e .)")
+
+
+def build(vault: Path, models: Path, notes: int, words: Path | None, detector: str) -> int:
+    """Fill `vault` with `notes` short notes (fully indexed); return how many it holds."""
+    from privault.caller import Caller
+    from privault.privacy.detector import FakeDetector
+    from privault.vault import Vault
+
+    choice: dict[str, Any] = {"detector_factory": FakeDetector} if detector == "fake" else {}
+    with Vault.open(vault, models_dir=models, **choice) as opened:
+        have = opened.status().documents
+        text = Sentences(vocabulary(words)[: len(_COMMON)], seed=17)
+        owner = Caller.owner()
+        while have < notes:
+            batch = [{"text": text.sentence(10, 30)} for _ in range(min(500, notes - have))]
+            have += sum(a.status == "added" for a in opened.note_many(batch, caller=owner))
+        return have
+
+
+def timed_runs(command: list[list[str]], env: dict[str, str]) -> dict[str, Any]:
+    """Wall and CPU seconds of each command line, run one after another."""
+    walls, cpus = [], []
+    for argv in command:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)
+        walls.append(time.perf_counter() - started)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
+        if done.returncode != 0:
+            raise SystemExit(f"{' '.join(argv[1:3])} failed: {done.stderr.strip()}")
+    ordered = sorted(walls)
+    return {
+        "runs": len(walls),
+        "wall_median_s": round(statistics.median(walls), 3),
+        "wall_p90_s": round(ordered[int(0.9 * (len(ordered) - 1))], 3),
+        "wall_max_s": round(ordered[-1], 3),
+        "cpu_median_s": round(statistics.median(cpus), 3),
+    }
+
+
+def wait_for_indexer(vault: Path, seconds: float = 1800) -> float:
+    """Seconds until the vault's index queue is empty and no indexer holds its lock."""
+    from privault.interfaces.indexer import IndexerLock
+    from privault.vault.capture import Capture
+
+    started = time.monotonic()
+    while time.monotonic() - started < seconds:
+        with Capture.open(vault) as capture:
+            idle = not capture.has_work()
+        if idle and not IndexerLock(vault).held_elsewhere():
+            break
+        time.sleep(0.5)
+    return time.monotonic() - started
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    load_start = round(os.getloadavg()[0], 2)
+    folder = Path(tempfile.mkdtemp(prefix="privault-cli-"))
+    vault = args.vault or folder / "vault.db"
+    started = time.perf_counter()
+    held = build(vault, args.models, args.notes, args.data, args.detector)
+    build_seconds = time.perf_counter() - started
+    env = {
+        **os.environ,
+        "PRIVAULT_HOME": str(vault.parent),
+        "PRIVAULT_VAULT": str(vault),
+        "PRIVAULT_MODELS": str(args.models),
+    }
+    if args.indexer == "off":
+        env["PRIVAULT_INDEXER"] = "off"
+    else:
+        env.pop("PRIVAULT_INDEXER", None)
+    exe = privault_command()
+    rng = random.Random(5)
+    text = Sentences(vocabulary(args.data)[: len(_COMMON)], seed=rng.randint(0, 10**6))
+    notes = [[exe, "note", f"{text.sentence(8, 20)} {time.time_ns()}"] for _ in range(args.runs)]
+    note = timed_runs(notes, env)
+    indexed_after = wait_for_indexer(vault) if args.indexer == "detached" else None
+    searches = [[exe, "search", QUERIES[i % len(QUERIES)]] for i in range(args.runs)]
+    search = timed_runs(searches, env)
+    return {
+        "command": exe,
+        "notes_in_vault": held,
+        "build_seconds": round(build_seconds, 1),
+        "indexer": args.indexer,
+        "note": note,
+        "indexer_done_after_notes_s": round(indexed_after, 1) if indexed_after else None,
+        "search": search,
+        "targets": {"note_s": 0.5, "search_s": 1.0},
+        "load_average": {"start": load_start, "end": round(os.getloadavg()[0], 2)},
+        "vault": str(vault),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--notes", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--vault", type=Path, default=None, help="build here, or reuse it")
+    parser.add_argument("--data", type=Path, default=None, help="word list, one word a line")
+    parser.add_argument("--models", type=Path, default=Path.home() / ".privault" / "models")
+    parser.add_argument("--indexer", choices=("detached", "off"), default="detached")
+    parser.add_argument("--detector", choices=("real", "fake"), default="real")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+    if args.runs < 10:
+        parser.error("--runs must be at least 10 (a median of fewer says little)")
+    result = run(args)
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    print(f"{result['notes_in_vault']} notes in {result['vault']} ({result['command']})")
+    for name in ("note", "search"):
+        got = result[name]
+        print(
+            f"  privault {name:<7} median {got['wall_median_s']:.3f} s  p90 {got['wall_p90_s']:.3f}"
+            f"  max {got['wall_max_s']:.3f}  cpu median {got['cpu_median_s']:.3f} s"
+            f"  (target {result['targets'][name + '_s']} s, {got['runs']} runs)"
+        )
+    load = result["load_average"]
+    print(f"  load average {load['start']} at the start, {load['end']} at the end")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

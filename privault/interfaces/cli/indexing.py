@@ -1,0 +1,195 @@
+"""Keeping the index whole: index (the background work, in the foreground), reindex, status.
+
+`privault index` runs both background stages: first what deferred writes left (PII scan,
+fast embeddings, masked entries), then the strong model's vectors for every index window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from privault.caller import Caller
+from privault.interfaces import config
+from privault.interfaces.cli.common import JsonOption, console, emit_json, opened, progress_bar
+
+if TYPE_CHECKING:
+    from privault.vault import Vault
+
+
+def index(
+    retry: Annotated[
+        bool, typer.Option("--retry", help="Also try again what failed too often before.")
+    ] = False,
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", help="Give at most this many windows their strong vectors."),
+    ] = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Run the background indexing now, in the foreground, with a progress bar.
+
+    `note` and `add` store text at once and leave its PII scan and embedding to a
+    background indexer (`privault serve`, or a worker the CLI starts); until it has run,
+    agents see none of that text. Then every index window gets the strong model's vector
+    (when it is installed), which `context` and `ask` rank with. This does the same work
+    here and returns when it is done; safe to stop and run again: it resumes where it
+    stopped.
+    """
+    owner = Caller.owner()
+    with opened() as vault:
+        if json_out:
+            done, errors = _run(vault, retry, lambda stage, done, remaining: None)
+            strong = vault.strong.index(caller=owner, limit=limit)
+        else:
+            with progress_bar("indexing") as bar:
+                task = bar.add_task("", total=vault.indexing.status().sections or None)
+
+                def show(stage: str, done: int, remaining: int) -> None:
+                    bar.update(task, total=done + remaining, completed=done, description=stage)
+
+                done, errors = _run(vault, retry, show)
+            with progress_bar("strong vectors") as bar:
+                task = bar.add_task("", total=None)
+                strong = vault.strong.index(
+                    caller=owner,
+                    limit=limit,
+                    progress=lambda done, total: bar.update(task, completed=done, total=total),
+                )
+        left = vault.indexing.status()
+    data = {
+        "done": done,
+        "remaining": left.sections,
+        "dead": left.dead,
+        "errors": errors,
+        "strong": None
+        if strong.model is None
+        else {
+            "model": strong.model,
+            "windows": strong.windows,
+            "embedded": strong.embedded,
+            "remaining": strong.remaining,
+        },
+    }
+    if json_out:
+        emit_json(data)
+    else:
+        console.print(f"indexed {done} sections and titles; {left.sections} sections left")
+        for error in errors[:3]:
+            console.print(f"  failed: {error}", highlight=False, markup=False)
+        if strong.model is not None:
+            console.print(
+                f"{strong.model}: {strong.windows} windows given strong vectors "
+                f"({strong.embedded} texts embedded), {strong.remaining} remaining"
+            )
+    if errors and left.sections:
+        raise typer.Exit(1)
+
+
+def _run(vault: Vault, retry: bool, show: Callable[[str, int, int], None]) -> tuple[int, list[str]]:
+    """Step the indexer until it is idle (or fails three times); (done, errors)."""
+    owner = Caller.owner()
+    done, errors = 0, []
+    while len(errors) < 3:  # the same cause again and again: stop and say it
+        step = vault.indexing.step(caller=owner, retry_dead=retry)
+        if step.idle:
+            break
+        if step.error:
+            errors.append(step.error)
+            continue
+        done += step.done
+        show(step.stage, done, step.remaining)
+    return done, errors
+
+
+def reindex(json_out: JsonOption = False) -> None:
+    """Cut and embed every section's chunks again with this version's chunking.
+
+    Needed once after an upgrade that changed how text is chunked (`privault status`
+    says so). Sections, node ids, tags and PII spans stay as they are; search keeps
+    working while it runs. Takes about as long as adding the same text anew.
+    """
+    with opened() as vault:
+        if json_out:
+            written, chunks = vault.reindex(caller=Caller.owner())
+        else:
+            with progress_bar("re-indexing sections") as bar:
+                task = bar.add_task("", total=None)
+                written, chunks = vault.reindex(
+                    caller=Caller.owner(),
+                    progress=lambda done, total: bar.update(task, completed=done, total=total),
+                )
+    if json_out:
+        emit_json({"sections": written, "chunks": chunks})
+    else:
+        console.print(f"re-indexed {written} sections into {chunks} chunks")
+
+
+def status(json_out: JsonOption = False) -> None:
+    """Counts, file size, schema, models present, index health."""
+    from privault import modelstore
+
+    models = {}
+    for name, manifest in modelstore.manifests(config.models_dir()).items():
+        folder = config.models_dir() / name
+        present = all(
+            modelstore.file_path(config.models_dir(), manifest, file).exists()
+            for file in manifest.files
+        )
+        models[name] = {"role": manifest.role, "installed": present, "path": str(folder)}
+    with opened() as vault:
+        data = vault.status().to_dict()
+    data["models"] = models
+    if json_out:
+        emit_json(data)
+        return
+    console.print(f"vault {data['path']} · {data['bytes'] / 1e6:.1f} MB · schema {data['schema']}")
+    console.print(
+        f"documents {data['documents']} · sections {data['sections']} · chunks {data['chunks']}"
+    )
+    health = "healthy" if data["index"]["healthy"] else "NEEDS REPAIR"
+    console.print(
+        f"index: {data['index']['fts_rows']} keyword rows, "
+        f"{data['index']['vector_rows']} vectors — {health}"
+    )
+    if data["index"].get("stale_masking"):
+        console.print(
+            "index: no masked entries for gated callers yet — run `privault reindex`",
+            style="yellow",
+        )
+    queued = data["indexing"]
+    if queued["sections"] or queued["dead"]:
+        console.print(
+            f"indexing: {queued['sections']} sections of {queued['documents']} documents "
+            "wait for their PII scan and embedding (withheld from agents until then)"
+            + (
+                f"; {queued['dead']} failed — `privault index` tries again"
+                if queued["dead"]
+                else ""
+            ),
+            style="yellow",
+        )
+        for error in queued["errors"]:
+            console.print(f"  last error: {error}", highlight=False, markup=False)
+    if data["index"]["stale_chunking"]:
+        console.print(
+            "index: cut by an older chunking — run `privault reindex` to find more", style="yellow"
+        )
+    strong = data.get("strong") or {}
+    if strong.get("model"):
+        share = strong["covered"] / strong["windows"] if strong["windows"] else 1.0
+        console.print(
+            f"strong model {strong['model']}: {strong['covered']} of {strong['windows']} "
+            f"windows ({share:.0%})" + ("" if strong["complete"] else " — `privault index`")
+        )
+    for name, model in models.items():
+        mark = "installed" if model["installed"] else "not installed"
+        console.print(f"model {name} ({model['role']}): {mark}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add these commands to the app."""
+    for command in (index, reindex, status):
+        app.command()(command)

@@ -1,0 +1,155 @@
+"""Reads and writes of the strong model's vectors (tables of migration m012).
+
+The background pass asks for chunks that have no `strong_chunks` row yet, with the texts
+their plain and masked entries are indexed by, and writes each chunk's row together with
+any vector it names that the vault does not hold yet. Search loads the vectors of one
+view: `plain`, or `masked`, where a chunk with a masked entry is represented by the
+vector of its masked text and never by its plain one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from privault.store.connection import Connection, write
+
+
+@dataclass(frozen=True)
+class PendingChunk:
+    """A chunk without strong vectors: its indexed text, and its masked entry's (or None)."""
+
+    chunk_id: int
+    text: str
+    masked_text: str | None
+
+
+MODEL_KEY = "strong_model"
+
+
+def built_by(conn: Connection) -> str | None:
+    """The strong model whose vectors the tables hold (None: none recorded yet)."""
+    found = conn.execute("SELECT value FROM meta WHERE key = ?", (MODEL_KEY,)).fetchone()
+    return str(found[0]) if found else None
+
+
+def claim(conn: Connection, model: str) -> None:
+    """Make the tables hold `model`'s vectors: another model's are deleted (vectors of
+    two models are not comparable), and the model is recorded."""
+    with write(conn):
+        if built_by(conn) not in (None, model):
+            conn.execute("DELETE FROM strong_chunks")
+            conn.execute("DELETE FROM strong_vectors")
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (MODEL_KEY, model))
+
+
+def pending(conn: Connection, limit: int) -> list[PendingChunk]:
+    """Up to `limit` chunks of current documents that have no strong vectors, oldest first.
+
+    A section still waiting for the background indexer (`index_queue`) is left for later:
+    its windows have no masked entries yet and are re-cut under new ids when it is indexed.
+    """
+    found = conn.execute(
+        "SELECT c.id, p.text, m.text FROM chunks c "
+        "JOIN sections s ON s.id = c.section_id JOIN documents d ON d.id = s.doc_id "
+        "JOIN chunks_fts p ON p.rowid = c.id "
+        "LEFT JOIN chunks_fts m ON m.rowid = -c.id "
+        "WHERE d.current = 1 "
+        "AND NOT EXISTS (SELECT 1 FROM strong_chunks k WHERE k.chunk_id = c.id) "
+        "AND NOT EXISTS (SELECT 1 FROM index_queue q WHERE q.section_id = c.section_id) "
+        "ORDER BY c.id LIMIT ?",
+        (limit,),
+    ).fetchall()
+    return [PendingChunk(int(cid), str(text), masked) for cid, text, masked in found]
+
+
+def known_digests(conn: Connection, digests: Sequence[bytes]) -> set[bytes]:
+    """Which of these digests already have a vector."""
+    out: set[bytes] = set()
+    for start in range(0, len(digests), 500):
+        batch = list(digests[start : start + 500])
+        marks = ",".join("?" * len(batch))
+        out.update(
+            bytes(d)
+            for (d,) in conn.execute(
+                f"SELECT digest FROM strong_vectors WHERE digest IN ({marks})", batch
+            )
+        )
+    return out
+
+
+def store(
+    conn: Connection,
+    vectors: dict[bytes, bytes],
+    rows: Sequence[tuple[int, bytes, bytes | None]],
+) -> int:
+    """Write new vectors and the (chunk id, plain digest, masked digest) rows in one
+    transaction; chunks deleted in the meantime are skipped. Returns rows written."""
+    with write(conn):
+        conn.executemany(
+            "INSERT OR IGNORE INTO strong_vectors (digest, embedding) VALUES (?, ?)",
+            list(vectors.items()),
+        )
+        before = conn.total_changes
+        conn.executemany(
+            "INSERT OR IGNORE INTO strong_chunks (chunk_id, plain, masked) "
+            "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE id = ?)",
+            [(cid, plain, masked, cid) for cid, plain, masked in rows],
+        )
+        return conn.total_changes - before
+
+
+def drop_orphans(conn: Connection) -> int:
+    """Delete vectors no chunk names any more (their windows were deleted or re-cut)."""
+    with write(conn):
+        cursor = conn.execute(
+            "DELETE FROM strong_vectors WHERE digest NOT IN (SELECT plain FROM strong_chunks) "
+            "AND digest NOT IN (SELECT masked FROM strong_chunks WHERE masked IS NOT NULL)"
+        )
+        return int(cursor.rowcount or 0)
+
+
+def coverage(conn: Connection) -> tuple[int, int]:
+    """(chunks of current documents with strong vectors, chunks of current documents)."""
+    done, total = conn.execute(
+        "SELECT count(k.chunk_id), count(*) FROM chunks c "
+        "JOIN sections s ON s.id = c.section_id JOIN documents d ON d.id = s.doc_id "
+        "LEFT JOIN strong_chunks k ON k.chunk_id = c.id WHERE d.current = 1"
+    ).fetchone()
+    return int(done), int(total)
+
+
+def state(conn: Connection) -> tuple[int, int]:
+    """(row count, highest chunk id) of `strong_chunks`: what an in-memory copy compares."""
+    count, highest = conn.execute(
+        "SELECT count(*), coalesce(max(chunk_id), 0) FROM strong_chunks"
+    ).fetchone()
+    return int(count), int(highest)
+
+
+def count_above(conn: Connection, after_id: int) -> int:
+    """How many `strong_chunks` rows have a chunk id above `after_id`."""
+    (count,) = conn.execute(
+        "SELECT count(*) FROM strong_chunks WHERE chunk_id > ?", (after_id,)
+    ).fetchone()
+    return int(count)
+
+
+def vectors_after(conn: Connection, after_id: int, view: str) -> list[tuple[int, bytes]]:
+    """(chunk id, vector) of chunks above `after_id` in one view, in id order. In the
+    masked view a chunk with a masked entry gets its masked vector, or is left out."""
+    if view == "plain":
+        sql = (
+            "SELECT k.chunk_id, v.embedding FROM strong_chunks k "
+            "JOIN strong_vectors v ON v.digest = k.plain WHERE k.chunk_id > ? ORDER BY k.chunk_id"
+        )
+    elif view == "masked":
+        sql = (
+            "SELECT k.chunk_id, v.embedding FROM strong_chunks k "
+            "LEFT JOIN masked_chunks m ON m.chunk_id = k.chunk_id "
+            "JOIN strong_vectors v ON v.digest = CASE WHEN m.chunk_id IS NULL "
+            "THEN k.plain ELSE k.masked END WHERE k.chunk_id > ? ORDER BY k.chunk_id"
+        )
+    else:
+        raise ValueError(f"unknown index view {view!r}")
+    return [(int(cid), bytes(blob)) for cid, blob in conn.execute(sql, (after_id,))]

@@ -1,0 +1,64 @@
+"""Bringing stored spans up to the current detector, without racing the writers.
+
+When the detector changes (a new known entity, a policy pattern, a new recognizer) the
+spans stored before are stale. The background re-scan reads a batch of stale sections and
+labels, scans them outside the write lock, and saves what it found only where the text is
+still the one it scanned: section ids are never reused (m011) and the text is compared in
+the saving transaction (`pii.save_spans_if_current`), labels are only updated while still
+stale. Each text is judged by its author's detector — the owner's with the vault's known
+entities, an agent's without (matching an agent's words against them would tell it what
+the vault knows) — and a label the way it was judged when written (`vault.labels`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from privault.store import label_spans as label_store
+from privault.store import pii
+from privault.vault.labels import found_in, scan_text
+
+if TYPE_CHECKING:
+    from privault.retrieval.embedder import Embedder
+    from privault.vault.privacy import PrivacyRuntime
+
+
+def rescan(privacy: PrivacyRuntime, limit: int = 200, embedder: Embedder | None = None) -> int:
+    """Re-scan sections and labels whose spans came from another detector version than
+    their author's (the owner's text: the detector with known entities; an agent's: the
+    one without); return how many were read.
+
+    Texts are read, scanned in one batch, and saved only if they are still what was
+    scanned (`pii.save_spans_if_current`): a section deleted or rewritten meanwhile
+    keeps what its own write stored. With `embedder`, masked entries are rewritten too.
+    """
+    privacy.refresh()
+    owner, agent = privacy.detector.version, privacy.plain_detector.version
+    pending = pii.sections_to_scan(privacy.conn, owner, limit, agent_version=agent)
+    found = privacy.detect_by_author([(author, text) for _, text, author in pending])
+    saved = pii.save_spans_if_current(
+        privacy.conn,
+        [
+            (section_id, text, spans, privacy.detector_for(author).version)
+            for (section_id, text, author), spans in zip(pending, found, strict=True)
+        ],
+    )
+    if embedder is not None:
+        privacy.remask(saved, embedder)
+    stale = label_store.stale(privacy.conn, owner, limit, agent_version=agent)
+    # Judged as at write time: a title made from the first line as that line, any other
+    # label with the opening of its document after it.
+    spans = privacy.detect_by_author(
+        [(author, scan_text(label, body, opening)) for _, label, author, body, opening in stale]
+    )
+    for version, is_agent in ((owner, False), (agent, True)):
+        label_store.update(
+            privacy.conn,
+            [
+                (doc_id, label, found_in(label, opening, found))
+                for (doc_id, label, author, _, opening), found in zip(stale, spans, strict=True)
+                if bool(author) == is_agent
+            ],
+            version,
+        )
+    return len(pending) + len(stale)

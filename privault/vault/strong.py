@@ -1,0 +1,130 @@
+"""The strong model's background pass and its coverage, through the facade.
+
+Writes index every window for keywords and the fast embedder at once; strong vectors come
+later, from `index()`: `privault index` runs it in the foreground with a progress bar and
+`privault serve` runs it in the background. Each round takes the oldest windows without
+strong vectors, embeds the texts of their plain and masked entries that the vault does not
+hold a vector for yet (texts are content-addressed: a window re-cut or re-masked under a
+new id costs nothing), and writes them with one transaction per round. A pass killed at
+any point resumes where it stopped; running it twice does nothing the second time.
+
+Until every window is covered, `context` and `ask` rank uncovered windows by the other
+legs alone; without the model installed the vault works exactly as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from privault.caller import Caller
+from privault.errors import AccessDenied
+from privault.retrieval.strong import digest, strong_input
+from privault.store import strong_index
+from privault.vault.context import VaultContext
+
+ROUND = 32  # windows per round: one transaction, one progress tick
+
+
+@dataclass(frozen=True)
+class StrongCoverage:
+    """How much of the index the strong model covers (`model` None: not installed)."""
+
+    model: str | None
+    covered: int
+    windows: int
+
+    @property
+    def complete(self) -> bool:
+        """Whether every window of a current document has its strong vectors."""
+        return self.covered >= self.windows
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "model": self.model,
+            "covered": self.covered,
+            "windows": self.windows,
+            "complete": self.complete,
+        }
+
+
+@dataclass(frozen=True)
+class IndexReport:
+    """What one run of the pass did."""
+
+    windows: int  # windows given strong vectors
+    embedded: int  # texts the model embedded (the rest were already known)
+    remaining: int  # windows still without strong vectors
+    model: str | None
+
+
+class VaultStrong:
+    """The strong relevance model's index for one open vault."""
+
+    def __init__(self, context: VaultContext) -> None:
+        self._context = context
+
+    def coverage(self) -> StrongCoverage:
+        """Windows with strong vectors, out of all windows of current documents."""
+        covered, windows = strong_index.coverage(self._context.conn)
+        return StrongCoverage(self._context.engines.strong_model_name, covered, windows)
+
+    def index(
+        self,
+        *,
+        caller: Caller,
+        progress: Callable[[int, int], None] | None = None,
+        limit: int | None = None,
+    ) -> IndexReport:
+        """Give up to `limit` windows (default: all) their strong vectors; owner only.
+
+        `progress(done, total)` is called after every round. Without the model installed
+        nothing is done and `model` is None.
+        """
+        if not caller.is_owner:
+            raise AccessDenied("only the owner can index the vault")
+        conn = self._context.conn
+        engine = self._context.engines.strong
+        if engine is None:
+            return IndexReport(0, 0, strong_index.coverage(conn)[1], None)
+        if strong_index.built_by(conn) != engine.name:
+            strong_index.claim(conn, engine.name)  # a vault indexed by another model starts over
+        covered, total = strong_index.coverage(conn)
+        todo = total - covered if limit is None else min(limit, total - covered)
+        windows = embedded = 0
+        while windows < todo:
+            batch = strong_index.pending(conn, min(ROUND, todo - windows))
+            if not batch:
+                break
+            rows = []
+            texts: dict[bytes, str] = {}
+            for chunk in batch:
+                plain = strong_input(chunk.text)
+                masked = None if chunk.masked_text is None else strong_input(chunk.masked_text)
+                plain_key = digest(engine.name, plain)
+                texts[plain_key] = plain
+                masked_key = None
+                if masked is not None:
+                    masked_key = digest(engine.name, masked)
+                    texts[masked_key] = masked
+                rows.append((chunk.chunk_id, plain_key, masked_key))
+            known = strong_index.known_digests(conn, list(texts))
+            missing = [key for key in texts if key not in known]
+            vectors = engine.embed_documents([texts[key] for key in missing])
+            blobs = {
+                key: np.asarray(vector, dtype=np.float32).tobytes()
+                for key, vector in zip(missing, vectors, strict=True)
+            }
+            strong_index.store(conn, blobs, rows)
+            windows += len(batch)
+            embedded += len(missing)
+            if progress is not None:
+                progress(windows, todo)
+        covered, total = strong_index.coverage(conn)
+        if covered == total and (windows or limit is None):  # deleted windows leave vectors
+            strong_index.drop_orphans(conn)
+        return IndexReport(windows, embedded, total - covered, engine.name)

@@ -1,0 +1,292 @@
+"""The strong model's two stages with the deterministic fakes: the background pass is
+complete, idempotent and crash-safe, `context` fuses its leg and falls back while coverage
+is incomplete, and gated callers are ranked by strong vectors of masked text only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from gate_support import normal_form
+
+from privault import Caller, Vault
+from privault.privacy.detector import FakeDetector
+from privault.retrieval.embedder import FakeEmbedder
+from privault.retrieval.strong import FakeStrongEmbedder, strong_input
+from privault.store import strong_index
+from privault.vault import finding
+
+OWNER = Caller.owner()
+AGENT = Caller.agent("claude")
+LINES = [
+    "Caroline: I went to the support group yesterday and it was powerful.",
+    "Melanie: I painted a lake sunrise last year.",
+    "Caroline: my friends gave me a necklace for my birthday.",
+    "Melanie: we went camping in the mountains with the kids.",
+    "Caroline: I am researching adoption agencies.",
+]
+
+
+def strong_vault(path: Path, strong: Any | None = None, **settings: Any) -> Vault:
+    """A real vault file with the fake fast embedder, fake detector and a fake strong one."""
+    return Vault.open(
+        path,
+        models_dir=path.parent / "models",
+        embedder=FakeEmbedder(),
+        detector_factory=FakeDetector,
+        strong_embedder=strong if strong is not None else FakeStrongEmbedder(),
+        **settings,
+    )
+
+
+def test_the_pass_covers_every_window_once(tmp_path: Path) -> None:
+    strong = FakeStrongEmbedder()
+    with strong_vault(tmp_path / "v.db", strong) as vault:
+        vault.note("\n".join(LINES), caller=OWNER, title="Chat")
+        assert vault.strong.coverage().covered == 0
+        seen: list[tuple[int, int]] = []
+        report = vault.strong.index(caller=OWNER, progress=lambda d, t: seen.append((d, t)))
+        coverage = vault.strong.coverage()
+        assert coverage.complete and coverage.covered == coverage.windows == len(LINES)
+        assert report.windows == len(LINES) and report.remaining == 0
+        assert seen[-1] == (len(LINES), len(LINES))
+        calls = strong.calls
+        again = vault.strong.index(caller=OWNER)
+        assert (again.windows, again.embedded, strong.calls) == (0, 0, calls)
+        assert vault.status().to_dict()["strong"]["complete"] is True
+
+
+def test_a_re_cut_index_reuses_the_vectors_it_had(tmp_path: Path) -> None:
+    strong = FakeStrongEmbedder()
+    with strong_vault(tmp_path / "v.db", strong) as vault:
+        vault.note("\n".join(LINES), caller=OWNER, title="Chat")
+        vault.strong.index(caller=OWNER)
+        calls = strong.calls
+        vault.reindex(caller=OWNER)  # new chunk ids for the same windows
+        assert vault.strong.coverage().covered == 0
+        report = vault.strong.index(caller=OWNER)
+        assert report.windows == len(LINES) and report.embedded == 0
+        assert strong.calls == calls
+
+
+class Failing(FakeStrongEmbedder):
+    """Fails on the n-th call, as a killed process would stop mid-pass."""
+
+    def __init__(self, fail_at: int) -> None:
+        super().__init__()
+        self.fail_at = fail_at
+        self.rounds = 0
+
+    def embed_documents(self, texts: Any) -> np.ndarray:
+        self.rounds += 1
+        if self.rounds == self.fail_at:
+            raise RuntimeError("killed")
+        return super().embed_documents(texts)
+
+
+def test_a_pass_that_dies_loses_only_its_round_and_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from privault.vault import strong as strong_pass
+
+    monkeypatch.setattr(strong_pass, "ROUND", 2)
+    path = tmp_path / "v.db"
+    with strong_vault(path, Failing(fail_at=2)) as vault:
+        vault.note("\n".join(LINES), caller=OWNER, title="Chat")
+        with pytest.raises(RuntimeError):
+            vault.strong.index(caller=OWNER)
+        assert vault.strong.coverage().covered == 2  # the first round landed whole
+    with strong_vault(path) as vault:
+        report = vault.strong.index(caller=OWNER)
+        assert report.windows == len(LINES) - 2 and vault.strong.coverage().complete
+
+
+class Oracle(FakeStrongEmbedder):
+    """A strong model that alone ties "zebra" lines to questions about striped animals."""
+
+    def embed_documents(self, texts: Any) -> np.ndarray:
+        self.calls += len(texts)
+        rows = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in zip(rows, texts, strict=True):
+            row[0 if "zebra" in text.lower() else 1] = 1.0
+        return rows
+
+    def embed_query(self, text: str) -> np.ndarray:
+        vector = np.zeros(self.dim, dtype=np.float32)
+        vector[0 if "striped" in text else 2] = 1.0
+        return vector
+
+
+def test_context_uses_the_strong_leg_and_falls_back_without_it(tmp_path: Path) -> None:
+    target = "We saw zebras crossing the road at dawn."
+    text = "\n".join([*LINES, target])
+    query = "which striped animal did they see"
+    with strong_vault(tmp_path / "a.db", Oracle()) as vault:
+        vault.note(text, caller=OWNER, title="Trip")
+        before = vault.context(query, caller=OWNER, budget=1000)  # nothing covered yet
+        assert target not in before.text  # no word of the query: no other leg finds it
+        vault.strong.index(caller=OWNER)
+        packs = {}
+        for mode in ("leg", "rerank"):
+            finding.STRONG_MODE = mode
+            try:
+                packs[mode] = vault.context(query, caller=OWNER, budget=1000)
+            finally:
+                finding.STRONG_MODE = "leg"
+        searched = vault.search(query, caller=OWNER)  # the fast path has no strong leg
+    assert target in packs["leg"].text
+    # Re-ranking orders what the fast legs found: a window they never found stays out.
+    assert target not in packs["rerank"].text
+    assert all(target not in hit.text for hit in searched.results)
+    with Vault.open(
+        tmp_path / "b.db",
+        models_dir=tmp_path / "models",
+        embedder=FakeEmbedder(),
+        detector_factory=FakeDetector,
+    ) as plain:
+        plain.note(text, caller=OWNER, title="Trip")
+        without = plain.context(query, caller=OWNER, budget=1000)
+    assert [s.text for s in before.sections] == [s.text for s in without.sections]
+
+
+def _masked_rows(vault: Vault) -> dict[int, bytes]:
+    index = vault.shared.engines.strong_vectors_for("masked")
+    assert index is not None
+    index.refresh(vault.conn)
+    return dict(strong_index.vectors_after(vault.conn, 0, "masked"))
+
+
+def test_gated_callers_are_ranked_by_strong_vectors_of_masked_text(tmp_path: Path) -> None:
+    strong = FakeStrongEmbedder()
+    email = "dana.quill@kazor-post.com"
+    line = f"Write to {email} about the invoice."
+    with strong_vault(tmp_path / "v.db", strong) as vault:
+        vault.note(f"Contacts\n{line}\nThe plumber came on Monday.", caller=OWNER, title="T")
+        vault.context("warm up", caller=AGENT, budget=200)  # builds the masked entries
+        vault.strong.index(caller=OWNER)
+        masked = _masked_rows(vault)
+        plain = dict(strong_index.vectors_after(vault.conn, 0, "plain"))
+        masked_text = vault.conn.execute(  # test-only peek at the masked entry
+            "SELECT f.text FROM chunks_fts f WHERE f.rowid < 0"
+        ).fetchall()
+    assert masked_text, "the window with the email has a masked entry"
+    (entry,) = [text for (text,) in masked_text if "invoice" in strong_input(text)]
+    assert email not in entry
+    expected = strong.embed_documents([strong_input(entry)])[0].astype(np.float32).tobytes()
+    leaked = strong.embed_documents([line])[0].astype(np.float32).tobytes()
+    assert expected in masked.values()
+    assert leaked in plain.values() and leaked not in masked.values()
+
+
+def test_no_strong_presence_oracle(tmp_path: Path) -> None:
+    """An agent's context pack is the same whichever email the vault holds."""
+
+    def reply(folder: str, email: str) -> Any:
+        path = tmp_path / folder / "v.db"
+        path.parent.mkdir()
+        with strong_vault(path) as vault:
+            vault.note(
+                f"Contacts\nWrite to {email} about the invoice.\nThe plumber came on Monday.",
+                caller=OWNER,
+                title="T",
+            )
+            vault.context("warm up", caller=AGENT, budget=200)
+            vault.strong.index(caller=OWNER)
+            probe = "dana.quill@kazor-post.com invoice"
+            return normal_form(vault.context(probe, caller=AGENT, budget=60).to_dict())
+
+    assert reply("a", "dana.quill@kazor-post.com") == reply("b", "lon.vik@zorbu-post.com")
+
+
+def test_a_vault_without_the_model_has_no_strong_leg(tmp_path: Path) -> None:
+    with Vault.open(
+        tmp_path / "v.db",
+        models_dir=tmp_path / "models",
+        embedder=FakeEmbedder(),
+        detector_factory=FakeDetector,
+    ) as vault:
+        vault.note("\n".join(LINES), caller=OWNER)
+        report = vault.strong.index(caller=OWNER)
+        assert report.model is None and report.windows == 0
+        assert vault.status().to_dict()["strong"]["model"] is None
+        assert vault.context("painted sunrise", caller=OWNER).text
+
+
+def test_only_the_owner_runs_the_pass(tmp_path: Path) -> None:
+    from privault.errors import AccessDenied
+
+    with strong_vault(tmp_path / "v.db") as vault, pytest.raises(AccessDenied):
+        vault.strong.index(caller=AGENT)
+
+
+@pytest.mark.parametrize(
+    ("indexed", "expected"),
+    [
+        ("Chat › 8 May\nA: one\nB: two\nC: three", "C: three"),
+        ("only line", "only line"),
+        ("label\nA: <PERSON> said hi\n", "A: <PERSON> said hi"),
+        ("label\n   ", "label"),
+    ],
+)
+def test_strong_input_is_the_entry_s_own_line(indexed: str, expected: str) -> None:
+    assert strong_input(indexed) == expected
+
+
+def test_the_server_clock_runs_the_pass_in_rounds(tmp_path: Path, monkeypatch: Any) -> None:
+    from privault.interfaces import scheduler
+
+    path = tmp_path / "v.db"
+    with strong_vault(path) as vault:
+        vault.note("\n".join(LINES), caller=OWNER)
+    monkeypatch.setattr(scheduler, "STRONG_BATCH", 2)
+    clock = scheduler.Clock(lambda: strong_vault(path))
+    clock._vault = strong_vault(path)  # the vault `start()` would open, without the timer
+    try:
+        clock.strong_index()
+        assert clock._vault.strong.coverage().covered == 2
+        for _ in range(3):
+            clock.strong_index()
+        assert clock._vault.strong.coverage().complete
+    finally:
+        clock.stop()
+
+
+def test_the_index_command_runs_the_pass_and_status_shows_coverage(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from privault.interfaces.cli import app
+    from privault.interfaces.cli.common import EngineChoice, using_engines
+
+    engines = EngineChoice(
+        embedder=FakeEmbedder(), detector_factory=FakeDetector, strong=FakeStrongEmbedder()
+    )
+    runner = CliRunner()
+    with using_engines(engines):
+        assert runner.invoke(app, ["note", "\n".join(LINES)]).exit_code == 0
+        before = runner.invoke(app, ["status", "--json"])
+        done = runner.invoke(app, ["index", "--json"])
+        after = runner.invoke(app, ["status"])
+    assert '"covered": 0' in before.output
+    assert done.exit_code == 0 and '"remaining": 0' in done.output
+    assert f"{len(LINES)} of {len(LINES)} windows (100%)" in after.output
+
+
+def test_another_strong_model_starts_the_index_over(tmp_path: Path) -> None:
+    class Other(FakeStrongEmbedder):
+        name = "other-strong"
+
+    path = tmp_path / "v.db"
+    with strong_vault(path) as vault:
+        vault.note("\n".join(LINES), caller=OWNER)
+        vault.strong.index(caller=OWNER)
+    with strong_vault(path, Other(dim=32)) as vault:
+        # Not indexed by this model yet: no strong leg, and no vector of the other model.
+        assert vault.context("painted sunrise", caller=OWNER).text
+        report = vault.strong.index(caller=OWNER)
+        assert report.windows == len(LINES) and vault.strong.coverage().complete
+        index = vault.shared.engines.strong_vectors_for("plain")
+        assert index is not None
+        index.refresh(vault.conn)
+        assert len(index) == len(LINES)
