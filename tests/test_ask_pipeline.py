@@ -144,9 +144,11 @@ def test_leaks_planted_by_a_stub_are_masked_in_every_encoding(tokens) -> None:
 def test_detected_spans_in_the_answer_are_masked_too(tokens) -> None:
     answer = "Call Jonas Brandt about it."
 
-    def detect(text: str) -> list[Span]:
-        start = text.index("Jonas")
-        return [Span(start, start + len("Jonas Brandt"), "PERSON", 0.9, "ner")]
+    def detect(text: str) -> list[Span]:  # the question is scanned too: it finds nothing
+        return [
+            Span(m.start(), m.end(), "PERSON", 0.9, "ner")
+            for m in re.finditer("Jonas Brandt", text)
+        ]
 
     reply = run([section()], tokens, chat=FakeChat(answer), detect=detect)
     assert reply.answer == "Call <PERSON> about it."
@@ -266,15 +268,44 @@ def test_a_value_the_model_was_not_shown_is_not_looked_for(tokens) -> None:
     assert held.held_back == absent.held_back
 
 
-def test_the_callers_own_words_come_back_unmasked(tokens) -> None:
+def test_the_callers_own_values_come_back_masked_in_any_form(tokens) -> None:
+    # They once came back as sent. Masked whether or not the vault holds them, they tell
+    # the caller nothing, and the model cannot confirm a guess by repeating it.
     def detect(text: str) -> list[Span]:
         return [
             Span(m.start(), m.end(), "PERSON", 0.9, "ner")
             for m in re.finditer(r"Jonas Brandt|Ana Weber", text)
         ]
 
-    chat = FakeChat("Jonas Brandt did not pay; Ana Weber did.")
-    question = "Did Jonas Brandt pay the ACME invoice?"
-    reply = run([section()], tokens, chat=chat, detect=detect, question=question)
-    assert reply.answer == "Jonas Brandt did not pay; <PERSON> did."
-    assert reply.held_back.answer_spans == {"PERSON": 1}
+    chat = FakeChat("It is JONAS BRANDT, not Ana Weber (tdnarB sanoJ). Total 1,240.50 EUR.")
+    question = "Is the payer Jonas Brandt or Ana Weber?"
+    held = run([section()], tokens, chat=chat, detect=detect, question=question)
+    absent = run(
+        [section(values=("Jonas Brandt", IBAN))],
+        tokens,
+        chat=chat,
+        detect=detect,
+        question=question,
+    )
+    assert held.answer == "It is <PERSON>, not <PERSON> (<PERSON>). Total 1,240.50 EUR."
+    assert absent.answer == held.answer and absent.held_back == held.held_back
+    assert held.held_back.answer_spans == {"PERSON": 3}
+
+
+def test_values_in_a_followup_instruction_are_masked_too(tokens) -> None:
+    def detect(text: str) -> list[Span]:
+        return [
+            Span(m.start(), m.end(), "PERSON", 0.9, "ner") for m in re.finditer("Ana Weber", text)
+        ]
+
+    first = run([section()], tokens)
+    chat = FakeChat("Yes: ana weber.")
+    again = run(
+        [section()],
+        tokens,
+        chat=chat,
+        detect=detect,
+        followup=first.followup,
+        instruction="say whether the payer is Ana Weber",
+    )
+    assert again.refused is None and again.answer == "Yes: <PERSON>."

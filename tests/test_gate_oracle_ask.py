@@ -11,6 +11,8 @@ and clock times normalised (the model's and the scan's milliseconds are noise, n
 from __future__ import annotations
 
 import base64
+import contextlib
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -92,3 +94,34 @@ def test_asking_about_a_number_cannot_confirm_it(tmp_path: Path, value: str, con
     if value.startswith("+") != control.startswith("+"):
         return  # same shape only: a phone against a phone, an IBAN against an IBAN
     indistinguishable(tmp_path, "number", value, control, is_name=False)
+
+
+def _repeats(answer: str, value: str) -> bool:
+    """Whether `answer` holds `value` as letters and digits, forwards, backwards or inside a
+    base64 run (a check of its own, apart from the scanner it tests)."""
+
+    def plain(text: str) -> str:
+        return "".join(ch for ch in text.casefold() if ch.isalnum())
+
+    core = plain(value)
+    texts = [answer]
+    for run in re.findall(r"[A-Za-z0-9+/=]{12,}", answer):
+        with contextlib.suppress(ValueError):
+            texts.append(base64.b64decode(run + "=" * (-len(run) % 4)).decode("utf-8", "ignore"))
+    return any(core in plain(text) or core[::-1] in plain(text) for text in texts)
+
+
+@SETTINGS
+@given(value=st.one_of(emails, phones, ibans), held=st.booleans())
+def test_an_answer_never_gives_back_a_masked_value_the_agent_supplied(
+    tmp_path: Path, value: str, held: bool
+) -> None:
+    """The parrot repeats the question, forwards, backwards and in base64: every form of
+    the agent's own value comes back masked, whether the vault holds it or not."""
+    stored = value if held else "+44 20 7946 0000"
+    with build(tmp_path / f"echo-{held}-{abs(hash(value))}.db", stored, is_name=False) as vault:
+        vault.asking = VaultAsk(vault.shared, chat=FakeChat(parrot))
+        for form in dict.fromkeys([value, value.lower(), value.upper()]):
+            reply = vault.ask(f"Landlord {form}: when is the rent due?", caller=AGENT)
+            assert not _repeats(reply.answer, value), (form, reply.answer)
+            assert reply.held_back.answer_spans

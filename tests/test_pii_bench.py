@@ -60,3 +60,19 @@ def test_a_bad_batch_or_file_is_a_one_line_error(
     assert "--batch and --repeat must be at least 1" in capsys.readouterr().err
     assert bench.main(["--data", str(tmp_path / "missing.json")]) == 2
     assert capsys.readouterr().err.startswith("error: cannot read")
+
+
+@pytest.mark.real
+def test_the_profile_splits_the_write_time_cost_into_stages(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from benchmarks import pii_profile
+
+    data = _dataset(tmp_path / "set.json")
+    assert pii_profile.main(["--data", str(data), "--batch", "2", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    stages = report["stages_cpu_ms_per_sentence"]
+    assert report["sentences"] == 3 and report["cpu_ms_per_sentence"] > 0
+    assert stages["small_pipeline"] > 0 and "presidio.PhoneRecognizer" in stages
+    assert sum(stages.values()) <= report["cpu_ms_per_sentence"] + 0.01
+    assert 0 <= report["second_ner_share"] <= 1

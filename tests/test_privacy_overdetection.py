@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from privault.privacy import Detector, DetectorConfig, PolicySet
+from privault.privacy.names import ORGANISATION_WORDS, load_name_lists
 from privault.spans import Span
 
 pytestmark = pytest.mark.real
@@ -156,3 +157,35 @@ def test_honorifics_days_and_i_are_not_masked(
     assert kept in masked
     for word in dropped:
         assert not any(word in value.split() for value in masked), (word, masked)
+
+
+@pytest.mark.parametrize(
+    ("text", "readable", "masked"),
+    [
+        # a company word is not a name, a legal form makes a "place" a company...
+        ("Invoice BE-7731 from Bauer Elektro for the wiring.", ["Elektro"], []),
+        ("Invoice from ACME Hosting GmbH, due in May.", ["ACME", "Hosting", "GmbH"], []),
+        ("Electricity bill from Stadtwerke Köln for May.", ["Stadtwerke"], ["Köln"]),
+        # ...but a person's name in a company's name is still masked
+        ("Quote from Maria Keller Sanitär for the boiler.", ["Sanitär"], ["Maria Keller"]),
+        # the minutes of a time are no house number, a customer number is no phone
+        ("Check-up on 2026-03-12 at 09:30, Hauptstraße 5, Bonn.", ["09:30"], ["Hauptstraße 5"]),
+        ("Customer number 44-2281-07. Status: paid.", ["44-2281-07"], []),
+    ],
+)
+def test_company_words_ids_and_times_stay_readable(
+    detector: Detector, text: str, readable: list[str], masked: list[str]
+) -> None:
+    spans = [s for s in detector.detect(text) if STANDARD.counts(s)]
+    for word in readable:
+        start = text.index(word)
+        hit = [s for s in spans if s.start < start + len(word) and start < s.end]
+        assert not hit, (word, _counted(spans, text))
+    for value in masked:
+        start = text.index(value)
+        assert any(s.start <= start and start + len(value) <= s.end for s in spans), value
+
+
+def test_no_company_word_is_a_listed_name() -> None:
+    lists = load_name_lists()
+    assert [w for w in ORGANISATION_WORDS if lists.is_first(w) or lists.is_last(w)] == []

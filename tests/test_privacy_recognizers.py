@@ -37,6 +37,9 @@ def _found(spans: list[Span], text: str) -> list[tuple[str, str]]:
         ),
         ("Send it to Suite 828.", ["Suite 828"]),
         ("We sold 20 songs in 3 days.", []),
+        # The minutes of a time are not a house number.
+        ("Check-up on 2026-03-12 at 09:30, Hauptstraße 5, Bonn.", ["Hauptstraße 5, Bonn"]),
+        ("Meet at 09:30 Hauptstraße 5 then", ["Hauptstraße 5"]),
     ],
 )
 def test_addresses(text: str, expected: list[str]) -> None:
@@ -52,6 +55,9 @@ def test_addresses(text: str, expected: list[str]) -> None:
         ("Phone: 0378 3549890", ["0378 3549890"]),
         ("Paid on 2021-03-04 for 1,000 items", []),
         ("Order 12345 shipped", []),
+        # An identifier's own number word is not a phone word.
+        ("Customer number 44-2281-07. Status: paid", []),
+        ("Call the customer number 44 2281 0722", ["44 2281 0722"]),
     ],
 )
 def test_phone_numbers(text: str, expected: list[str]) -> None:
@@ -240,9 +246,10 @@ def test_a_date_is_not_an_address(text: str) -> None:
 
 
 def test_an_address_stops_at_the_end_of_its_sentence() -> None:
+    # The full stop ends the sentence and is left in the text (it once went with the town).
     text = "Her practice: 221 Baker Street, London. Phone her."
     (span,) = rec.find_addresses(text)
-    assert text[span.start : span.end] == "221 Baker Street, London."
+    assert text[span.start : span.end] == "221 Baker Street, London"
 
 
 _WORDY = "aAbéßЖ_1 .,'’-\n"

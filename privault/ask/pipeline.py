@@ -11,12 +11,16 @@ may answer, briefs the model, scans what it wrote and builds the reply:
    marked untrusted (`briefing.py`).
 3. The answer is scanned before release (`privacy/leaks.py`): every value the caller's
    policy masks that the model was *shown* (a gate that missed it, a web page under
-   `off`), in any normalised or encoded form; and spans the detector finds in the answer
-   of a kind the policy masks, unless they repeat the caller's own words. A value the
-   model was not shown is not looked for: it can only come from the caller, and masking
-   it would tell the caller which of its guesses the vault holds (a presence oracle).
-   Under `off` nothing is masked (the policy releases it all), unless every section came
-   from the web: a web page alone is never the basis for releasing personal data.
+   `off`), in any normalised or encoded form; every span the detector finds in the
+   answer of a kind the policy masks; and every such value the detector finds in the
+   caller's own question or instruction, in any form, whether the vault holds it or not.
+   So an answer never carries a value of a masked kind, whoever supplied it: the model
+   cannot confirm a guess by repeating it, nor pick the right one out of a list. What is
+   masked depends only on what the model was shown and on the caller's own words, never
+   on what else the vault holds, so a present value and an absent one of the same shape
+   come back alike (no presence oracle). Under `off` nothing is masked (the policy
+   releases it all), unless every section came from the web: a web page alone is never
+   the basis for releasing personal data.
 4. The reply carries citations, what was held back, and a follow-up token that lets the
    caller send one instruction back, run by the local model over the same sections.
 
@@ -39,7 +43,7 @@ from privault.ask.briefing import AskSection, build_messages
 from privault.ask.chat import ChatModel, ChatResult
 from privault.ask.followup import FollowupTokens
 from privault.errors import InputError
-from privault.privacy.leaks import MASK, echoes, find_leaks, mask_ranges, shown
+from privault.privacy.leaks import MASK, find_leaks, mask_ranges, shown
 
 __all__ = [
     "AskEngines",
@@ -188,8 +192,9 @@ def _choose(
 
 
 def _scan(answer: str, request: AskRequest) -> tuple[str, AskHeldBack]:
-    """Mask, per the mode, the context values the model was shown and the detector's spans
-    that the caller did not supply itself."""
+    """Mask, per the mode, the context values the model was shown, the detector's spans in
+    the answer, and the caller's own values of a masked kind wherever the answer repeats
+    them."""
     sections, mode = request.sections, request.mode
     web_only = all(section.untrusted for section in sections)
     if mode == "off" and not web_only:
@@ -200,24 +205,39 @@ def _scan(answer: str, request: AskRequest) -> tuple[str, AskHeldBack]:
         for value in shown(section.pii_values, f"{section.title}\n{section.text}")
     ]
     leaks = find_leaks(answer, values)
-    spans: list[SpanLike] = []
-    if request.detect is not None and mode != "off":
-        # The caller's own words come back as they were sent: masking them hides nothing.
-        supplied = f"{request.question}\n{request.instruction or ''}"
-        found = request.detect(answer)
-        spans = [
-            s for s in found if s.end > s.start and not echoes(answer[s.start : s.end], supplied)
-        ]
     ranges = [(leak.start, leak.end, MASK) for leak in leaks]
-    ranges += [(s.start, s.end, f"<{s.kind}>") for s in spans]
+    labelled: list[tuple[int, int, str]] = []
+    if request.detect is not None and mode != "off":
+        labelled += [(s.start, s.end, s.kind) for s in request.detect(answer) if s.end > s.start]
+        supplied = f"{request.question}\n{request.instruction or ''}"
+        asked: dict[str, set[str]] = {}
+        for span in request.detect(supplied):
+            asked.setdefault(span.kind, set()).add(supplied[span.start : span.end])
+        for kind, kind_values in sorted(asked.items()):
+            labelled += [(leak.start, leak.end, kind) for leak in find_leaks(answer, kind_values)]
+    ranges += [(start, end, f"<{kind}>") for start, end, kind in labelled]
     text, _ = mask_ranges(answer, ranges)
     leaked = [(leak.start, leak.end) for leak in leaks]
-    outside = [s for s in spans if not any(a <= s.start and s.end <= b for a, b in leaked)]
+    outside = [
+        (start, end, kind)
+        for start, end, kind in _merged(labelled)
+        if not any(a <= start and end <= b for a, b in leaked)
+    ]
     return text, AskHeldBack(
-        answer_spans=dict(Counter(span.kind for span in outside)),
+        answer_spans=dict(Counter(kind for _, _, kind in outside)),
         leak_masks=len(leaks),
         leak_forms=dict(Counter(leak.form for leak in leaks)),
     )
+
+
+def _merged(ranges: Sequence[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """Overlapping stretches of the same kind counted once (the widest first)."""
+    kept: list[tuple[int, int, str]] = []
+    for start, end, kind in sorted(set(ranges), key=lambda r: (r[0], -r[1])):
+        if any(k == kind and a <= start and end <= b for a, b, k in kept):
+            continue
+        kept.append((start, end, kind))
+    return kept
 
 
 def ask(request: AskRequest, engines: AskEngines) -> AskReply:

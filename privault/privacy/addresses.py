@@ -175,11 +175,29 @@ def _grow_address(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+# A number right after "09:" or "12." is the rest of a time, a decimal or a date, never a
+# house number: "at 09:30, Hauptstraße 5" starts at the street.
+_NUMBER_TAIL = re.compile(r"\d+[A-Za-z]?[ \t]*,?[ \t]*")
+
+
+def _not_after_time(text: str, start: int, end: int) -> int:
+    """`start`, moved past a leading number that continues a time, decimal or date."""
+    if start >= 2 and text[start - 1] in ":." and text[start - 2].isdigit():
+        tail = _NUMBER_TAIL.match(text, start, end)
+        if tail:
+            return tail.end()
+    return start
+
+
 def find_addresses(text: str) -> list[Span]:
     """Street addresses, unit and PO box lines, military addresses, grown to the whole block."""
     found: list[Span] = []
     for pattern in _CORES:
         for match in pattern.finditer(text):
             start, end = _grow_address(text, match.start(), match.end())
-            found.append(Span(start, end, "ADDRESS", 0.75, "address"))
+            start = _not_after_time(text, start, end)
+            if text.endswith(".", start, end) and re.search(r"[^\W\d_]{4}\.$", text[start:end]):
+                end -= 1  # "Bonn." ends the sentence: the full stop is not the address
+            if end > start:
+                found.append(Span(start, end, "ADDRESS", 0.75, "address"))
     return merge_spans(found)

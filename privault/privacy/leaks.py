@@ -13,9 +13,9 @@ decoded (twice, for nested encodings) and masked whole when they hide a value.
 Short values only match on word boundaries (`Anna` must not mask `Savannah`); long ones
 match anywhere, since a prefix letter must not be enough to smuggle a card number out.
 
-Two helpers keep the scan from masking more than it must. `shown` picks the values a text
-actually holds (in any form but a partial one): only what a model was shown can leak
-through it. `echoes` tells whether a stretch repeats the caller's own words.
+`shown` keeps the scan from masking more than it must: it picks the values a text actually
+holds (in any form but a partial one), since only what a model was shown can leak through
+it.
 """
 
 from __future__ import annotations
@@ -307,19 +307,6 @@ def shown(values: Iterable[str], text: str) -> list[str]:
     """
     unique = dict.fromkeys(v.strip() for v in values if v and v.strip())
     return [value for value in unique if _Scanner([value], partial=False).find(text)]
-
-
-def _words(text: str) -> str:
-    """`text` as its words' skeletons, one space around each (for whole-word matching)."""
-    words = (skeleton(word)[0] for word in re.split(r"[\W_]+", text))
-    return " " + " ".join(word for word in words if word) + " "
-
-
-def echoes(stretch: str, supplied: str) -> bool:
-    """True if `stretch` repeats, word for word (case, accents and separators aside), a
-    run of whole words of `supplied`: the caller's own words coming back to it."""
-    needle = _words(stretch)
-    return needle.strip() != "" and needle in _words(supplied)
 
 
 def mask_ranges(text: str, ranges: Iterable[tuple[int, int, str]]) -> tuple[str, int]:

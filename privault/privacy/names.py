@@ -58,6 +58,22 @@ _ORG_WORDS = re.compile(
     r"services|partners|international|holdings|media|labs?|studios?|records|club|council|"
     r"ministry|department|hospital|church|agency|bureau|museum|center|centre|hotel)\.?$"
 )
+# Company legal forms and trade words of the languages notes are written in, beyond the
+# English ones above (English trade words, "Hosting", "Plumbing", are dictionary words and
+# ordinary already). None is a listed given name or surname: "Handel" and "Markt" are
+# left out, so no one's surname is ever read as a company word.
+_ORGANISATION_WORDS = """gmbh mbh kg ohg gbr ug kgaa sarl srl sprl bv nv vof oyj aps plc llp pty pte
+    sro zrt kft doo ltda spa sca
+    elektro elektrik elektrotechnik autohaus autoservice stadtwerke werke bauunternehmen
+    haustechnik sanitär sanitaer heizung installateur immobilien versicherung versicherungen
+    apotheke zahnarztpraxis klinik kanzlei steuerberatung bäckerei baeckerei metzgerei
+    gärtnerei gaertnerei schreinerei tischlerei malerbetrieb dachdecker reinigung umzüge
+    umzuege spedition logistik technik systeme vertrieb gruppe verlag stiftung verein
+    genossenschaft sparkasse volksbank touristik gastronomie brauerei kaufhaus supermarkt
+    drogerie optik friseur boulangerie pharmacie société agence assurances banque
+    immobilier construcciones servicios inmobiliaria farmacia ferretería seguros
+    costruzioni servizi assicurazioni bouwbedrijf installatiebedrijf verzekeringen
+    makelaardij"""
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 _INITIAL = re.compile(r"[^\W\d_]\.?")
 # Letters NFKD does not split into base letter + accent.
@@ -71,6 +87,15 @@ def fold(word: str) -> str:
     """The lookup form of a word: lower case ASCII letters, accents removed."""
     decomposed = unicodedata.normalize("NFKD", word.translate(_FOLD))
     return "".join(char for char in decomposed if not unicodedata.combining(char)).lower()
+
+
+# Looked up folded, like every word (`fold("Sanitär")` is "sanitar").
+ORGANISATION_WORDS = frozenset(fold(word) for word in _ORGANISATION_WORDS.split())
+
+
+def is_organisation_word(word: str) -> bool:
+    """True when `word` marks a company or institution ("GmbH", "Elektro", "Hospital")."""
+    return bool(_ORG_WORDS.match(word)) or fold(word.strip(".'’")) in ORGANISATION_WORDS
 
 
 @dataclass(frozen=True)
@@ -217,7 +242,7 @@ def _grow(
         if not re.fullmatch(dot + r"[ \t]{1,2}", gap):
             break
         value = _POSSESSIVE.sub("", nxt.group(0))
-        if value.islower() != lower or fold(value) in _NOT_NAMES or _ORG_WORDS.match(value):
+        if value.islower() != lower or fold(value) in _NOT_NAMES or is_organisation_word(value):
             break
         if not lower and not _is_title(value):
             break
@@ -246,7 +271,7 @@ def people_in_entity(text: str, start: int, end: int, lists: NameLists) -> list[
         if not words:
             continue
         plain = [_POSSESSIVE.sub("", w.group(0)) for w in words]
-        if len(plain) > 3 or any(not _is_title(w) or _ORG_WORDS.match(w) for w in plain):
+        if len(plain) > 3 or any(not _is_title(w) or is_organisation_word(w) for w in plain):
             return []
         if any(fold(w) in _NOT_NAMES or lists.is_word(w) for w in plain):
             return []

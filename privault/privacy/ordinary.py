@@ -9,10 +9,15 @@ other use of the word in the same text.
 
 A PERSON span is cut into the words of one line each; a word is *ordinary* when it is in
 the English dictionary (lower case entry), and not a listed given name, or is an acronym,
-or holds a digit, or is a label, greeting, honorific ("Dr Prado" masks "Prado") or a
-contraction of "I". Ordinary words are trimmed from both ends of
-each line's run; a run left empty is dropped. So a surname that is also a word ("Baker")
-is not masked on capitalisation alone, while "Ann Baker" keeps both words.
+or holds a digit, or is a label, greeting, honorific ("Dr Prado" masks "Prado"), a
+contraction of "I", or a company word ("GmbH", "Elektro", "Stadtwerke", see
+`names.is_organisation_word`). Ordinary words are trimmed from both ends of each line's
+run; a run left empty is dropped. So a surname that is also a word ("Baker") is not
+masked on capitalisation alone, while "Ann Baker" keeps both words, and "Bauer Elektro"
+masks the surname but leaves the trade readable.
+
+A spaCy "place" followed by a company's legal form ("ACME Hosting GmbH") is the company's
+name, not a place, and is dropped.
 
 Spans from the vault's known entities, owner marks and explicit cues ("Mr", "my name is")
 are left alone: the evidence there is not the capital letter.
@@ -22,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from privault.privacy.names import NameLists, fold
+from privault.privacy.names import NameLists, fold, is_organisation_word
 from privault.spans import Span
 
 # Sources whose only evidence for PERSON is capitalisation or a statistical guess.
@@ -33,6 +38,7 @@ _PLACE_PREFIXES = frozenset(
     great little bad nieder ober new grand la le los las el""".split()
 )
 _WORD = re.compile(r"[^\s,;:()\[\]|<>\"/]+")
+_NEXT_WORD = re.compile(r"[ \t]+([^\W\d_][\w.&-]*)")
 # Words a note uses as labels or greetings that some name list also holds.
 _LABELS = frozenset(
     """dear hi hello hey thanks thank cheers best regards kind sincerely yours ask call
@@ -62,6 +68,8 @@ def is_ordinary(word: str, lists: NameLists) -> bool:
         return True  # SSN, GP, VPN, IBAN; a short all-caps given name ("ANA") stays
     if lists.is_first(bare):
         return False
+    if is_organisation_word(bare):
+        return True  # "Bauer Elektro", "Stadtwerke Köln": the company word is not a name
     stem = key[:-1] if key.endswith("s") and key[:-1] in lists.words else key
     return stem in lists.words or key in lists.words
 
@@ -81,8 +89,12 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
             return []  # "to Maria" is a person (found elsewhere), "in March" a month
         return [span]
     if span.kind == "LOCATION" and span.source == "ner":
-        # spaCy labels reference numbers and dates GPE now and then ("REF-2023").
-        return [] if any(char.isdigit() for char in text[span.start : span.end]) else [span]
+        # spaCy labels reference numbers and dates GPE now and then ("REF-2023"), and
+        # company names too: a "place" followed by "GmbH" or "Ltd" is a company's name.
+        if any(char.isdigit() for char in text[span.start : span.end]):
+            return []
+        after = _NEXT_WORD.match(text, span.end)
+        return [] if after and is_organisation_word(after.group(1)) else [span]
     if span.kind != "PERSON" or span.source not in _GUESSED:
         return [span]
     kept: list[Span] = []

@@ -31,6 +31,15 @@ _PHONE_CONTEXT = re.compile(
     r"number|contact|reach|text|whatsapp|sms|dial|answering|messages?|line|landline|"
     r"emergency|hotline|ring)\b"
 )
+# "Number" is a phone word unless it names some other number: a customer, account, order
+# or card number is an identifier of its own kind, not a way to call anyone.
+_OTHER_NUMBER = re.compile(
+    r"(?i)\b(?:customer|client|account|acct|order|invoice|reference|ref|booking|reservation|"
+    r"confirmation|member|membership|policy|serial|tracking|ticket|case|claim|contract|"
+    r"patient|tax|vat|transaction|item|part|model|product|registration|licen[cs]e|passport|"
+    r"id|employee|student|parcel|shipment|flight|room|seat|table|house|batch|lot|version|"
+    r"issue|page|badge|card|routing|sort|meter|vehicle|chassis)\s+(?:number|no\.?|nr\.?)"
+)
 # Contact lists label a number after it: "416 60 039 office", "(37) 788-063-Office".
 _PHONE_LABEL_AFTER = re.compile(
     r"(?i)[ \t]*[-–,:(]?[ \t]*(?:office|fax|mobile|cell|home|work|tel|phone|landline)\b"
@@ -55,7 +64,7 @@ def find_phone_numbers(text: str) -> list[Span]:
         strong = value.startswith(("+", "(")) or bool(re.search(r"x\s?\d|ext", value))
         if value.startswith(("+", "00")) and _valid_international(value):
             strong = grouped = True
-        window = text[max(0, match.start() - 60) : match.start()]
+        window = _OTHER_NUMBER.sub(" ", text[max(0, match.start() - 60) : match.start()])
         context = bool(_PHONE_CONTEXT.search(window)) or bool(
             _PHONE_LABEL_AFTER.match(text, match.end())
         )

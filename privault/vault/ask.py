@@ -5,11 +5,13 @@ within a token budget and gated for the caller exactly as `context` returns them
 marked private when it holds a value any non-`off` policy counts as identifying (or its
 shelf is private); the raw values the caller's policy for that shelf masks (with the
 vault's known entities, in the owner's text) are handed to the pipeline's leak scan; and
-the answer's own spans are masked by the caller's policy. The local model is loaded once
-and kept, in the vault's `Engines`: every handle on the file shares it.
+the spans the caller's policy masks, in the answer and in the caller's own question, are
+masked in the answer. The local model is loaded once and kept, in the vault's `Engines`:
+every handle on the file shares it.
 
-The answer is scanned by the detector *without* the vault's known entities: masking a
-known name the caller wrote into its question would confirm that the vault knows it.
+Answer and question are scanned by the detector *without* the vault's known entities:
+masking a known name the caller wrote into its question (and only a known one) would
+confirm that the vault knows it.
 """
 
 from __future__ import annotations
@@ -162,8 +164,8 @@ class VaultAsk:
 
 
 def _answer_detector(runtime: PrivacyRuntime, policy: Policy) -> Any:
-    """Spans in an answer that the caller's policy masks (dates and the like stay), found
-    without the vault's known entities (see the module docstring)."""
+    """Spans in an answer or a question that the caller's policy masks (dates and the like
+    stay), found without the vault's known entities (see the module docstring)."""
 
     def detect(text: str) -> list[Span]:
         found = runtime.plain_detector.detect(text)
