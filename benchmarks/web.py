@@ -22,7 +22,9 @@ Starlette's test client: no network, so the time is the server's, the `Server-Ti
 the page guard sets (from the request reaching the app to the response starting), and
 the process CPU time of each request (the client's share of it is small). Reports p50 /
 p95 / max per page in ms against the 150 ms target, and the load average before and
-after, since the machine may be shared.
+after, since the machine may be shared. Marking a value (which re-scans and re-indexes the
+sections holding it) is timed too, with the document page it redirects to, as an action
+apart from the pages: the target is for rendering a page.
 """
 
 from __future__ import annotations
@@ -199,7 +201,7 @@ def measure(path: Path, models: Path, repeat: int) -> dict[str, Any]:
             server.append((time.perf_counter() - began) * 1000)
             cpu.append((time.process_time() - began_cpu) * 1000)
             assert reply.status_code == 200
-        results["mark a value + reload the document"] = _summary(server, cpu)
+        actions = {"mark a value + reload the document": _summary(server, cpu)}
         client.post(f"/reminders/{reminder}/ack", data={"csrf": csrf})
     status = vault.status()
     vault.close()
@@ -210,6 +212,7 @@ def measure(path: Path, models: Path, repeat: int) -> dict[str, Any]:
         "load_average_before": [round(x, 2) for x in load_before],
         "load_average_after": [round(x, 2) for x in os.getloadavg()],
         "pages": results,
+        "actions": actions,  # state changes, timed apart: the target is for page renders
     }
 
 
@@ -259,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     report["build_seconds"] = None if args.data else round(built, 1)
     report["fast_build"] = bool(args.fast_build and not args.data)
     report["target_ms"] = TARGET_MS
-    report["all_within_target"] = all(
+    report["all_within_target"] = all(  # every page; actions are reported apart
         page["p95_ms"] <= TARGET_MS for page in report["pages"].values()
     )
     if args.json:
@@ -269,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{report['sections']} sections in {report['documents']} documents; load average "
             f"{report['load_average_before']} before, {report['load_average_after']} after"
         )
-        for name, page in report["pages"].items():
+        for name, page in {**report["pages"], **report["actions"]}.items():
             print(
                 f"{name:40s} p50 {page['p50_ms']:7.1f}  p95 {page['p95_ms']:7.1f}  "
                 f"max {page['max_ms']:7.1f} ms   CPU p50 {page['cpu_p50_ms']:7.1f} ms"
