@@ -24,7 +24,7 @@ import importlib.util
 import os
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -178,6 +178,18 @@ def rows(conn: Connection, sql: str, params: Any = ()) -> list[dict[str, Any]]:
     cursor = conn.execute(sql, params)
     names = [column[0] for column in cursor.description or ()]
     return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+IN_BATCH = 500  # bound parameters per `IN (...)`: SQLite caps how many one statement takes
+
+
+def first_column_in(conn: Connection, sql: str, values: Sequence[Any]) -> Iterator[Any]:
+    """The first column of `sql` run over `values` in batches; `sql` holds `{marks}` where
+    the `IN (...)` list of one batch's placeholders goes."""
+    for start in range(0, len(values), IN_BATCH):
+        batch = list(values[start : start + IN_BATCH])
+        query = sql.format(marks=",".join("?" * len(batch)))
+        yield from (found for (found,) in conn.execute(query, batch))
 
 
 def row(conn: Connection, sql: str, params: Any = ()) -> dict[str, Any] | None:

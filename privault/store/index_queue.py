@@ -20,7 +20,7 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from privault.store.connection import Connection, write
+from privault.store.connection import Connection, first_column_in, write
 
 MAX_ATTEMPTS = 5  # recorded failures before a row is dead
 MAX_CLAIMS = 25  # leases without completion (workers killed on it) before it is dead
@@ -256,17 +256,8 @@ def fail(conn: Connection, claimed: Claimed, error: str, *, now: int) -> None:
 
 def pending_sections(conn: Connection, section_ids: Sequence[int]) -> set[int]:
     """Which of these sections still wait for their PII scan (queued or dead)."""
-    found: set[int] = set()
-    for start in range(0, len(section_ids), 500):
-        batch = list(section_ids[start : start + 500])
-        marks = ",".join("?" * len(batch))
-        found.update(
-            int(section_id)
-            for (section_id,) in conn.execute(
-                f"SELECT section_id FROM index_queue WHERE section_id IN ({marks})", batch
-            )
-        )
-    return found
+    sql = "SELECT section_id FROM index_queue WHERE section_id IN ({marks})"
+    return {int(section_id) for section_id in first_column_in(conn, sql, section_ids)}
 
 
 def labels_pending(conn: Connection, doc_id: str) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from privault.store.connection import Connection, write
+from privault.store.connection import Connection, first_column_in, write
 
 
 @dataclass(frozen=True)
@@ -65,17 +65,8 @@ def pending(conn: Connection, limit: int) -> list[PendingChunk]:
 
 def known_digests(conn: Connection, digests: Sequence[bytes]) -> set[bytes]:
     """Which of these digests already have a vector."""
-    out: set[bytes] = set()
-    for start in range(0, len(digests), 500):
-        batch = list(digests[start : start + 500])
-        marks = ",".join("?" * len(batch))
-        out.update(
-            bytes(d)
-            for (d,) in conn.execute(
-                f"SELECT digest FROM strong_vectors WHERE digest IN ({marks})", batch
-            )
-        )
-    return out
+    sql = "SELECT digest FROM strong_vectors WHERE digest IN ({marks})"
+    return {bytes(digest) for digest in first_column_in(conn, sql, digests)}
 
 
 def store(
