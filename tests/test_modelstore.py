@@ -159,3 +159,76 @@ def test_a_manifest_changed_on_disk_is_read_again(tmp_path: Path) -> None:
     (tmp_path / "manifests" / "toy.yaml").write_text("name: toy\nrole: chat\nfiles: []\n")
     with pytest.raises(ModelError, match="invalid"):
         modelstore.manifests(tmp_path)
+
+
+def _installed_toy(tmp_path: Path) -> tuple[Path, Path]:
+    models = tmp_path / "models"
+    _manifest(models, hashlib.sha256(PAYLOAD).hexdigest(), PARTS)
+    download, _ = _downloader(tmp_path)
+    return models, modelstore.install(models, "toy", download=download) / "toy.gguf"
+
+
+def _counting_hashes(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    hashed: list[Path] = []
+    real = modelstore.sha256_file
+
+    def counting(path: Path) -> str:
+        hashed.append(path)
+        return real(path)
+
+    monkeypatch.setattr(modelstore, "sha256_file", counting)
+    return hashed
+
+
+def test_an_unchanged_file_is_known_by_its_stamp_and_a_changed_one_is_hashed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    models, weights = _installed_toy(tmp_path)
+    monkeypatch.setattr(modelstore, "_SETTLED_NS", 0)  # the file counts as settled at once
+    hashed = _counting_hashes(monkeypatch)
+    modelstore.verified_path(models, "toy")
+    assert hashed == [weights]
+    modelstore.verified_path(models, "toy")
+    assert hashed == [weights]  # the stamp said unchanged: not read again
+    data = bytearray(weights.read_bytes())
+    data[100] ^= 0xFF  # same size, same name: only the stat's times and the content move
+    weights.write_bytes(bytes(data))
+    with pytest.raises(ModelError, match="sha256 does not match"):
+        modelstore.verified_path(models, "toy")
+    assert hashed == [weights, weights]
+
+
+def test_a_file_written_a_moment_ago_is_hashed_on_every_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It may still change within the same timestamp tick: no stamp is kept for it yet.
+    models, weights = _installed_toy(tmp_path)
+    hashed = _counting_hashes(monkeypatch)
+    modelstore.verified_path(models, "toy")
+    modelstore.verified_path(models, "toy")
+    assert hashed == [weights, weights]
+    assert not (models / modelstore.STAMPS).exists()
+
+
+def test_verify_rehashes_whatever_the_stamps_say(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    models, weights = _installed_toy(tmp_path)
+    monkeypatch.setattr(modelstore, "_SETTLED_NS", 0)
+    modelstore.verified_path(models, "toy")
+    hashed = _counting_hashes(monkeypatch)
+    assert modelstore.problems(models, modelstore.manifest(models, "toy"), rehash=True) == []
+    assert hashed == [weights]
+
+
+def test_a_broken_stamps_file_only_costs_a_hash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    models, weights = _installed_toy(tmp_path)
+    monkeypatch.setattr(modelstore, "_SETTLED_NS", 0)
+    (models / modelstore.STAMPS).write_text("{not json")
+    hashed = _counting_hashes(monkeypatch)
+    assert modelstore.verified_path(models, "toy") == weights.parent
+    assert hashed == [weights]
+    modelstore.verified_path(models, "toy")  # the file was rewritten whole, and now holds
+    assert hashed == [weights]

@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from privault import yamltext
 from privault.errors import PolicyError
 from privault.spans import Span, normalise_kind, normalise_value
 
@@ -177,8 +177,8 @@ def load_policy(path: str | Path) -> Policy:
     except (OSError, UnicodeDecodeError) as exc:
         raise PolicyError(f"cannot read policy file {file}: {exc}") from None
     try:
-        data = yaml.safe_load(raw)
-    except yaml.YAMLError as exc:
+        data = yamltext.safe_load(raw)
+    except yamltext.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
         raise PolicyError(f"policy file {file} is not valid YAML{where}") from None

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
-import yaml
+from privault import yamltext
 
 STATEMENTS_MARK = "statements"  # `privault: statements`: an export's statement tables
 
@@ -37,8 +37,8 @@ def split_front_matter(text: str) -> tuple[FrontMatter | None, str]:
     if end < 0:
         return None, text
     try:
-        data = yaml.safe_load(text[4:end])
-    except yaml.YAMLError:
+        data = yamltext.safe_load(text[4:end])
+    except yamltext.YAMLError:
         return None, text
     if not isinstance(data, dict):
         return None, text

@@ -82,7 +82,7 @@ def verify(
     ]
     results = {}
     for name in chosen:
-        results[name] = modelstore.problems(folder, modelstore.manifest(folder, name))
+        results[name] = modelstore.problems(folder, modelstore.manifest(folder, name), rehash=True)
     if json_out:
         emit_json(
             {name: {"ok": not issues, "problems": issues} for name, issues in results.items()}
