@@ -3,7 +3,8 @@
 The real engine is all-MiniLM-L6-v2 (int8 ONNX) run by fastembed from a verified local
 folder: no hub, no network. Passages go through fastembed's batched path; a query, one
 short text on the latency path, goes through a single-threaded onnxruntime session over
-the same verified model file. fastembed and onnxruntime are imported only when the real
+the same verified model file, optimised once and kept beside it (`retrieval.prepared`).
+fastembed and onnxruntime are imported only when the real
 engine is built, so code and tests that use the fake never pay for them; fastembed's
 passage session only on the first passage batch, so a process that only searches (the
 CLI's `privault search`) never loads it.
@@ -23,6 +24,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from privault import modelstore
+from privault.retrieval import prepared
 
 DEFAULT_EMBEDDER = "minilm-l6-v2-int8"
 QUERY_MAX_TOKENS = 512  # the model's context; fastembed truncates passages the same way
@@ -57,7 +59,9 @@ class FastEmbedder:
 
     def __init__(self, models_dir: Path, name: str = DEFAULT_EMBEDDER, threads: int = 2):
         folder = modelstore.verified_path(models_dir, name)
-        spec = modelstore.manifest(models_dir, name).embed or {}
+        model = modelstore.manifest(models_dir, name)
+        spec = model.embed or {}
+        graph_sha256 = next(file.sha256 for file in model.files if file.path == "model.onnx")
         from tokenizers import Tokenizer
 
         self.name = name
@@ -67,17 +71,28 @@ class FastEmbedder:
         # its query (below), and importing fastembed costs more than the query session.
         self._model: Any = None
         self._model_lock = threading.Lock()
-        self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
-        self._tokenizer.no_truncation()
-        self._tokenizer.no_padding()
+        self._tokenizer: Any = None  # for counting, built on the first count (~50 ms)
         self._query_tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self._query_tokenizer.no_padding()
         self._query_tokenizer.enable_truncation(QUERY_MAX_TOKENS)
-        self._query_session = _single_thread_session(folder / "model.onnx")
+        self._query_session = prepared.single_thread_session(folder / "model.onnx", graph_sha256)
         self._query_inputs = {node.name for node in self._query_session.get_inputs()}
         self._counts: OrderedDict[bytes, int] = OrderedDict()
         self._counts_lock = threading.Lock()
         self._queries: OrderedDict[str, tuple[float, np.ndarray]] = OrderedDict()
+
+    def _counting_tokenizer(self) -> Any:
+        """The tokenizer without truncation (a count must see the whole text), built once;
+        a search that counts nothing never loads it."""
+        with self._model_lock:
+            if self._tokenizer is None:
+                from tokenizers import Tokenizer
+
+                tokenizer = Tokenizer.from_file(str(self._folder / "tokenizer.json"))
+                tokenizer.no_truncation()
+                tokenizer.no_padding()
+                self._tokenizer = tokenizer
+            return self._tokenizer
 
     def _passage_model(self) -> Any:
         """fastembed's model over the verified folder, built once (first `embed`)."""
@@ -156,24 +171,12 @@ class FastEmbedder:
             if found is not None:
                 self._counts.move_to_end(key)
                 return found
-        count = len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+        count = len(self._counting_tokenizer().encode(text, add_special_tokens=False).ids)
         with self._counts_lock:
             self._counts[key] = count
             if len(self._counts) > _COUNT_CACHE:
                 self._counts.popitem(last=False)
         return count
-
-
-def _single_thread_session(model: Path) -> Any:
-    """An onnxruntime session for one query at a time: one thread, full graph optimisation."""
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
-    options.inter_op_num_threads = 1
-    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    return ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
 
 
 class FakeEmbedder:

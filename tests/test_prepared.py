@@ -1,0 +1,87 @@
+"""The query session's prepared graph: the same vectors, checked like a model, never trusted
+when it is altered (the real MiniLM, installed by `make test`)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from privault import modelstore
+from privault.retrieval import prepared
+
+pytestmark = pytest.mark.real
+
+TEXT_IDS = np.asarray([[101, 2043, 2003, 1996, 18847, 2326, 2349, 102]], dtype=np.int64)
+
+
+def _copy_of_minilm(models_dir: Path, tmp_path: Path) -> tuple[Path, str]:
+    folder = tmp_path / "minilm"
+    folder.mkdir()
+    shutil.copy(modelstore.verified_path(models_dir, "minilm-l6-v2-int8") / "model.onnx", folder)
+    manifest = modelstore.manifest(models_dir, "minilm-l6-v2-int8")
+    sha = next(file.sha256 for file in manifest.files if file.path == "model.onnx")
+    return folder / "model.onnx", sha
+
+
+def _vector(session) -> np.ndarray:
+    feeds = {
+        "input_ids": TEXT_IDS,
+        "attention_mask": np.ones_like(TEXT_IDS),
+        "token_type_ids": np.zeros_like(TEXT_IDS),
+    }
+    return session.run(None, feeds)[0][0].mean(axis=0)
+
+
+def _prepared_folder(model: Path) -> Path:
+    (found,) = [p for p in (model.parent / prepared.FOLDER).iterdir() if p.is_dir()]
+    return found
+
+
+def test_the_prepared_graph_gives_the_vectors_of_the_source(
+    models_dir: Path, tmp_path: Path
+) -> None:
+    model, sha = _copy_of_minilm(models_dir, tmp_path)
+    in_memory = _vector(prepared._session(model, optimise=True))
+    first = prepared.single_thread_session(model, sha)  # prepares, then loads the copy
+    folder = _prepared_folder(model)
+    assert (folder / prepared.WEIGHTS).stat().st_size > 0
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        [prepared.GRAPH, prepared.WEIGHTS, prepared.RECORD]
+    )
+    again = prepared.single_thread_session(model, sha)  # loads the copy made before
+    np.testing.assert_allclose(_vector(first), in_memory, atol=1e-5)
+    np.testing.assert_allclose(_vector(again), in_memory, atol=1e-5)
+
+
+def test_an_altered_prepared_copy_is_never_loaded(models_dir: Path, tmp_path: Path) -> None:
+    model, sha = _copy_of_minilm(models_dir, tmp_path)
+    in_memory = _vector(prepared._session(model, optimise=True))
+    prepared.single_thread_session(model, sha)
+    weights = _prepared_folder(model) / prepared.WEIGHTS
+    data = bytearray(weights.read_bytes())
+    data[len(data) // 2 : len(data) // 2 + 4096] = bytes(4096)  # zeroed weights, same size
+    weights.write_bytes(bytes(data))
+    assert not prepared._intact(weights.parent)
+    session = prepared.single_thread_session(model, sha)  # prepared again, from the source
+    assert prepared._intact(weights.parent)
+    np.testing.assert_allclose(_vector(session), in_memory, atol=1e-5)
+
+
+def test_a_folder_that_cannot_be_written_falls_back_to_the_source(
+    models_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model, sha = _copy_of_minilm(models_dir, tmp_path)
+    in_memory = _vector(prepared._session(model, optimise=True))
+
+    def refuse(*args: object, **kwargs: object) -> str:
+        raise PermissionError("read-only models folder")
+
+    monkeypatch.setattr(prepared.tempfile, "mkdtemp", refuse)
+    session = prepared.single_thread_session(model, sha)
+    np.testing.assert_allclose(_vector(session), in_memory, atol=1e-5)
+    assert not (model.parent / prepared.FOLDER).exists() or not any(
+        p.is_dir() for p in (model.parent / prepared.FOLDER).iterdir()
+    )
