@@ -95,32 +95,30 @@ class VectorIndex:
             created = index_reads.chunk_dates_after(conn, self._max_id)
             new_ids = list(created)
             if len(new_ids) <= _POINT_LOOKUPS:
-                fetched = index_reads.vectors_of(conn, new_ids)
+                ids, vectors = index_reads.vectors_of(conn, new_ids, self.dim)
             else:
-                fetched = index_reads.vectors_after(conn, self._max_id)
-            if self.view == "masked" and fetched:
-                fetched = self._masked(conn, fetched)
+                ids, vectors = index_reads.vectors_after(conn, self._max_id, self.dim)
+            if self.view == "masked" and len(ids):
+                vectors = self._masked(conn, ids, vectors)
             self._tokens.remember(conn, token)
             if new_ids:
                 self._max_id = max(self._max_id, int(new_ids[-1]))
-            if not fetched:
+            if not len(ids):
                 return
-            ids = np.fromiter((rowid for rowid, _ in fetched), dtype=np.int64, count=len(fetched))
-            blob = b"".join(embedding for _, embedding in fetched)
-            vectors = np.frombuffer(blob, dtype=np.float32).reshape(len(fetched), self.dim)
             self._ids = np.concatenate([self._ids, ids])
             self._matrix = np.concatenate([self._matrix, vectors])
             dates = np.fromiter((created[int(i)] for i in ids), dtype=np.int64, count=len(ids))
             self._created = np.concatenate([self._created, dates])
             self._max_id = max(self._max_id, int(ids[-1]))
 
-    def _masked(
-        self, conn: Connection, fetched: list[tuple[int, bytes]]
-    ) -> list[tuple[int, bytes]]:
-        """Plain rows with each masked chunk's vector put in place of its plain one."""
-        lowest = min(int(rowid) for rowid, _ in fetched)
-        masked = index_reads.masked_vectors_from(conn, lowest)
-        return [(rowid, masked.get(rowid, embedding)) for rowid, embedding in fetched]
+    def _masked(self, conn: Connection, ids: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+        """The plain rows with each masked chunk's vector put in place of its plain one."""
+        masked = index_reads.masked_vectors_from(conn, int(ids.min()))
+        rows = vectors.copy()
+        for position, rowid in enumerate(ids.tolist()):
+            if rowid in masked:
+                rows[position] = np.frombuffer(masked[rowid], dtype=np.float32)
+        return rows
 
     def search(
         self, query: np.ndarray, k: int, period: tuple[int, int] | None = None
