@@ -37,6 +37,7 @@ HEAVY = (
     "httpx",
     "apscheduler",
     "keyring",
+    "pydantic",  # a quarter of a second to import: not for a note (config is read by hand)
     "privault.privacy",
 )
 

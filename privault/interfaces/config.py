@@ -10,34 +10,79 @@ Only interfaces read environment variables; they pass plain values into the core
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import secrets
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from privault.errors import InputError, VaultError
 
 KEYRING_SERVICE = "privault"
 
 
-class Config(BaseModel):
-    """`$PRIVAULT_HOME/config.yaml`: optional settings; a broken file is an error, not ignored."""
+@dataclass(frozen=True)
+class Config:
+    """`$PRIVAULT_HOME/config.yaml`: optional settings; a broken file is an error, not ignored.
 
-    model_config = ConfigDict(extra="forbid")
-    privacy: dict[str, Any] = Field(default_factory=dict, description="caller/shelf policies")
-    policies_dir: Path | None = Field(None, description="a folder of policy YAML files")
-    max_note_bytes: int = Field(1024 * 1024, gt=0)
-    max_file_bytes: int = Field(20 * 1024 * 1024, gt=0)
-    chat_model: str | None = Field(None, description="the local answerer for ask")
-    strong_model: str | None = Field(
-        "embeddinggemma-300m",
-        description="the strong relevance model for context and ask (null: none, if installed)",
+    Checked by hand rather than by a pydantic model: this is read by every command, and
+    importing pydantic costs a quarter of a second of a `privault note` that must feel
+    instant. Each field's `help` is what an error about it says.
+    """
+
+    privacy: dict[str, Any] = field(
+        default_factory=dict, metadata={"help": "caller/shelf policies (a mapping)"}
     )
-    remote_chat: dict[str, Any] | None = Field(None, description="OpenAI-compatible backend")
-    search_backend: str | None = Field(None, description="SearXNG-compatible JSON endpoint")
+    policies_dir: Path | None = field(
+        default=None, metadata={"help": "a folder of policy YAML files (a path)"}
+    )
+    max_note_bytes: int = field(default=1024 * 1024, metadata={"help": "a positive integer"})
+    max_file_bytes: int = field(default=20 * 1024 * 1024, metadata={"help": "a positive integer"})
+    chat_model: str | None = field(
+        default=None, metadata={"help": "the local answerer for ask (a model name)"}
+    )
+    strong_model: str | None = field(
+        default="embeddinggemma-300m",
+        metadata={"help": "the strong relevance model for context and ask (a name, or null)"},
+    )
+    remote_chat: dict[str, Any] | None = field(
+        default=None, metadata={"help": "an OpenAI-compatible backend (a mapping)"}
+    )
+    search_backend: str | None = field(
+        default=None, metadata={"help": "a SearXNG-compatible JSON endpoint (a URL)"}
+    )
+
+    @classmethod
+    def from_mapping(cls, data: Any) -> Config:
+        """Settings from a parsed file; a ValueError names the first wrong field."""
+        if not isinstance(data, dict):
+            raise ValueError("the file must be a mapping of settings")
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        unknown = sorted(str(key) for key in data if key not in fields)
+        if unknown:
+            raise ValueError(f"{unknown[0]}: unknown setting (known: {', '.join(fields)})")
+        values: dict[str, Any] = {}
+        for name, value in data.items():
+            values[name] = _checked(name, value, fields[name])
+        return cls(**values)
+
+
+def _checked(name: str, value: Any, spec: dataclasses.Field[Any]) -> Any:
+    kinds = {
+        "privacy": (dict,),
+        "remote_chat": (dict, type(None)),
+        "max_note_bytes": (int,),
+        "max_file_bytes": (int,),
+    }.get(name, (str, type(None)))
+    ok = isinstance(value, kinds) and not isinstance(value, bool)
+    if ok and kinds == (int,):
+        ok = value > 0
+    if not ok:
+        raise ValueError(f"{name}: must be {spec.metadata['help']}, not {value!r}")
+    if name == "policies_dir" and value is not None:
+        return Path(value).expanduser()
+    return value
 
 
 def home() -> Path:
@@ -62,15 +107,15 @@ def load_config() -> Config:
     path = home() / "config.yaml"
     if not path.exists():
         return Config()
+    from privault import yamltext
+
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        return Config.model_validate(data)
-    except yaml.YAMLError as exc:
+        data = yamltext.safe_load(path.read_text(encoding="utf-8")) or {}
+        return Config.from_mapping(data)
+    except yamltext.YAMLError as exc:
         raise InputError(f"{path} is not valid YAML: {str(exc).splitlines()[0]}") from None
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise InputError(f"{path}: {where}: {first['msg']}") from None
+    except ValueError as exc:
+        raise InputError(f"{path}: {exc}") from None
 
 
 def _keyring_get(path: Path) -> str | None:
