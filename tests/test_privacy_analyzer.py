@@ -102,3 +102,19 @@ def test_prechecked_recognizers_find_what_presidio_finds(text: str) -> None:
         phone = check is analyzer.has_phone_digits
         kwargs: dict[str, Any] = {"supported_regions": analyzer.PHONE_REGIONS} if phone else {}
         assert _found(prechecked(**kwargs), text) == _found(_plain(recognizer_class), text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=80))
+def test_the_digit_prechecks_count_decimal_digits_of_every_script(text: str) -> None:
+    # What presidio's `\d` patterns and the phone parser can match: Unicode decimal digits,
+    # Arabic-Indic and full-width ones included (not superscripts, which no pattern reads).
+    digits = sum(char.isdecimal() for char in text)
+    assert analyzer.has_digit(text) == (digits > 0)
+    assert analyzer.has_phone_digits(text) == (digits >= analyzer.PHONE_MIN_DIGITS)
+
+
+def test_the_digit_prechecks_see_digits_of_other_scripts() -> None:
+    assert analyzer.has_digit("room ٣")
+    assert analyzer.has_phone_digits("call ０２０ ７９４６ ０９５８")
+    assert not analyzer.has_digit("x² and ½")

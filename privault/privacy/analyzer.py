@@ -20,6 +20,7 @@ privault's own `find_emails` takes any dotted domain.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -141,17 +142,18 @@ def _prechecked(recognizer_class: type[Any], check: Callable[[str], bool]) -> ty
 _DOT_LETTER = re.compile(r"\.[^\W\d_]")
 
 
+# A decimal digit of any script: what presidio's patterns (`\d`, `[0-9]`) and the phone
+# number parser can match. A regex scans in C: the check runs for each of a dozen
+# recognizers on every text written, and a Python loop over the characters was 7% of ingest.
+_DIGIT = re.compile(r"\d")
+
+
 def has_digit(text: str) -> bool:
-    """True when `text` holds a digit of any script (presidio's patterns match those too)."""
-    return any(char.isdigit() for char in text)
+    """True when `text` holds a decimal digit of any script."""
+    return _DIGIT.search(text) is not None
 
 
 def has_phone_digits(text: str) -> bool:
     """True when `text` has enough digits (of any script) to hold a valid phone number."""
-    count = 0
-    for char in text:
-        if char.isdigit():
-            count += 1
-            if count >= PHONE_MIN_DIGITS:
-                return True
-    return False
+    found = itertools.islice(_DIGIT.finditer(text), PHONE_MIN_DIGITS)
+    return sum(1 for _ in found) >= PHONE_MIN_DIGITS
