@@ -41,10 +41,6 @@ _SECOND_EXCLUDE = ["tok2vec", "tagger", "parser", "senter", "attribute_ruler", "
 # Components of the small pipeline detection does not read (see the module docstring).
 _SMALL_DISABLED = ["lemmatizer", "attribute_ruler"]
 
-# _NUMPY_MATMUL: the pipelines' matrix products go to numpy's BLAS, not thinc's default
-# (blis): on the 2-core machines measured, blis multiplied at 15-20 GFLOP/s and numpy's
-# OpenBLAS at 45-75 on one thread, and the small pipeline took a third less CPU (3.4 s
-# against 5.1 s for 1,000 short notes), with the same entities and tags on 1,500 sentences.
 PIPE_BATCH = 64  # texts per spaCy batch when a write scans many texts at once
 
 # spaCy entity labels kept as NER spans; the rest (CARDINAL, MONEY, ...) are not PII.
@@ -215,13 +211,17 @@ def load_engine(second_ner: Path | None = None) -> Engine:
         import spacy
     except ImportError as exc:  # pragma: no cover - spaCy is a hard dependency
         raise ModelError(f"spaCy is not installed ({exc}); reinstall privault") from None
+    # Both pipelines multiply through numpy's BLAS, not thinc's default (blis): on the
+    # 2-core machines measured blis ran at 15-20 GFLOP/s and numpy's OpenBLAS at 45-75 on
+    # one thread; the small pipeline took a third less CPU (3.4 s against 5.1 s for 1,000
+    # short notes), and both gave the same entities (and tags) on 1,500 test sentences.
     from thinc.api import use_ops
 
     nlp = None
     model_name = ""
     for name in SPACY_MODELS:
         try:
-            with use_ops("numpy", use_blis=False):  # see `_NUMPY_MATMUL`
+            with use_ops("numpy", use_blis=False):
                 nlp = spacy.load(name, disable=_SMALL_DISABLED)
             model_name = name
             break
