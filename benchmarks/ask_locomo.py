@@ -16,6 +16,10 @@ the strong leg. Reported per variant and budget:
 * **contains**: share of answers that contain the whole normalised gold answer;
 * p50/p95 of the whole ask, and the mean prompt tokens the model read.
 
+Hundreds of asks take hours on 2 cores: Ctrl-C stops the run and still reports what was
+measured (`interrupted: true`, `questions_answered`), each line of progress on stderr says
+the ask's F1 and whether it contained the gold answer.
+
 `--cache FILE` keeps the strong model's document vectors between runs (the file
 `benchmarks.retrieval --cache` writes; queries are always embedded live).
 """
@@ -106,55 +110,66 @@ def run(
     owner = Caller.owner()
     rows: list[dict[str, Any]] = []
     chat = None
-    for index in sorted({item[0] for item in asked}):
-        with tempfile.TemporaryDirectory() as folder:
-            file = Path(folder) / "vault.db"
-            common = {"models_dir": models_dir, "embedder": embedder, "chat_model": chat_model}
-            vaults = {"minilm": Vault.open(file, detector_factory=FakeDetector, **common)}
-            notes = [session_note(*s) for s in sessions(data[index]["conversation"])]
-            vaults["minilm"].note_many(notes, caller=owner)
-            if strong is not None:
-                vaults["strong"] = Vault.open(
-                    file, detector_factory=FakeDetector, strong_embedder=strong, **common
-                )
-                vaults["strong"].strong.index(caller=owner)
-            for vault in vaults.values():
-                if chat is not None:
-                    vault.asking._chat = chat  # one loaded model for every vault
-                else:
-                    chat = vault.asking.chat
-                vault.ask("warm up: what happened?", caller=owner, budget=min(budgets))
-            for _, category, question, gold in (item for item in asked if item[0] == index):
-                for budget in budgets:
-                    for variant, vault in vaults.items():
-                        started = time.perf_counter()
-                        reply = vault.ask(question, caller=owner, budget=budget)
-                        seconds = time.perf_counter() - started
-                        rows.append(
-                            {
-                                "variant": variant,
-                                "budget": budget,
-                                "category": category,
-                                "question": question,
-                                "gold": gold,
-                                "answer": reply.answer,
-                                "f1": round(score(category, reply.answer, gold), 4),
-                                "contains": normalise_answer(gold)
-                                in normalise_answer(reply.answer),
-                                "seconds": round(seconds, 3),
-                                "prompt_tokens": reply.timings.get("prompt_tokens", 0),
-                            }
-                        )
-                        print(
-                            f"{variant:6} {budget:5} {seconds:5.1f}s f1 {rows[-1]['f1']:.2f} "
-                            f"{question}",
-                            file=sys.stderr,
-                        )
-            for vault in vaults.values():
-                vault.close()
+    interrupted = False
+    try:
+        for index in sorted({item[0] for item in asked}):
+            with tempfile.TemporaryDirectory() as folder:
+                file = Path(folder) / "vault.db"
+                common = {"models_dir": models_dir, "embedder": embedder, "chat_model": chat_model}
+                vaults = {"minilm": Vault.open(file, detector_factory=FakeDetector, **common)}
+                notes = [session_note(*s) for s in sessions(data[index]["conversation"])]
+                vaults["minilm"].note_many(notes, caller=owner)
+                if strong is not None:
+                    vaults["strong"] = Vault.open(
+                        file, detector_factory=FakeDetector, strong_embedder=strong, **common
+                    )
+                    vaults["strong"].strong.index(caller=owner)
+                for vault in vaults.values():
+                    if chat is not None:
+                        vault.asking._chat = chat  # one loaded model for every vault
+                    else:
+                        chat = vault.asking.chat
+                    vault.ask("warm up: what happened?", caller=owner, budget=min(budgets))
+                for _, category, question, gold in (item for item in asked if item[0] == index):
+                    for budget in budgets:
+                        for variant, vault in vaults.items():
+                            started = time.perf_counter()
+                            reply = vault.ask(question, caller=owner, budget=budget)
+                            seconds = time.perf_counter() - started
+                            rows.append(
+                                {
+                                    "variant": variant,
+                                    "budget": budget,
+                                    "category": category,
+                                    "question": question,
+                                    "gold": gold,
+                                    "answer": reply.answer,
+                                    "f1": round(score(category, reply.answer, gold), 4),
+                                    "contains": normalise_answer(gold)
+                                    in normalise_answer(reply.answer),
+                                    "seconds": round(seconds, 3),
+                                    "prompt_tokens": reply.timings.get("prompt_tokens", 0),
+                                }
+                            )
+                            print(
+                                f"{variant:6} {budget:5} {seconds:5.1f}s f1 {rows[-1]['f1']:.2f} "
+                                f"contains {int(rows[-1]['contains'])} {question}",
+                                file=sys.stderr,
+                            )
+                for vault in vaults.values():
+                    vault.close()
+    except KeyboardInterrupt:  # hours of asks: Ctrl-C reports what was measured so far
+        interrupted = True
     if strong is not None:
         strong.save()
-    return {"questions": len(asked), "model": chat_model, "summary": summarise(rows), "rows": rows}
+    return {
+        "questions": len(asked),
+        "questions_answered": len({r["question"] for r in rows}),
+        "interrupted": interrupted,
+        "model": chat_model,
+        "summary": summarise(rows),
+        "rows": rows,
+    }
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
