@@ -184,8 +184,13 @@ def hash_matches(path: Path, sha256: str, stamps: Path | None) -> bool:
     moves ctime, which no unprivileged program can set back. Without `stamps` the file is
     always hashed (`privault models verify`).
     """
-    before = _stat_stamp(path)
     known = _read_stamps(stamps) if stamps is not None else {}
+    return _matches(path, sha256, stamps, known)
+
+
+def _matches(path: Path, sha256: str, stamps: Path | None, known: dict[str, list[Any]]) -> bool:
+    """`hash_matches` with the stamps file already read into `known` (updated in place)."""
+    before = _stat_stamp(path)
     key = str(path.resolve())
     if known.get(key) == [*before, sha256]:
         return True
@@ -232,6 +237,7 @@ def problems(models_dir: Path, model: Manifest, *, rehash: bool = False) -> list
 
     Files unchanged since they last matched are trusted (`hash_matches`) unless `rehash`."""
     stamps = None if rehash else models_dir / STAMPS
+    known = _read_stamps(stamps) if stamps is not None else {}
     found = []
     for file in model.files:
         path = file_path(models_dir, model, file)
@@ -239,7 +245,7 @@ def problems(models_dir: Path, model: Manifest, *, rehash: bool = False) -> list
             found.append(f"{file.path}: missing")
         elif path.stat().st_size != file.size:
             found.append(f"{file.path}: size {path.stat().st_size}, expected {file.size}")
-        elif not hash_matches(path, file.sha256, stamps):
+        elif not _matches(path, file.sha256, stamps, known):
             found.append(f"{file.path}: sha256 does not match the manifest")
     return found
 
@@ -258,6 +264,11 @@ def verified_path(models_dir: Path, name: str) -> Path:
     This is what loaders call: a missing or altered file raises `ModelError` and nothing
     is loaded.
     """
+    return verified_model(models_dir, name)[0]
+
+
+def verified_model(models_dir: Path, name: str) -> tuple[Path, Manifest]:
+    """`verified_path` and the manifest it checked the files against."""
     model = manifest(models_dir, name)
     issues = problems(models_dir, model)
     if issues:
@@ -266,8 +277,8 @@ def verified_path(models_dir: Path, name: str) -> Path:
             f"run `privault models install {name}`"
         )
     if len(model.files) == 1 and model.files[0].source:
-        return Path(model.files[0].source)
-    return models_dir / model.name
+        return Path(model.files[0].source), model
+    return models_dir / model.name, model
 
 
 Downloader = Callable[[str, str, Path], Path]

@@ -85,3 +85,30 @@ def test_a_folder_that_cannot_be_written_falls_back_to_the_source(
     assert not (model.parent / prepared.FOLDER).exists() or not any(
         p.is_dir() for p in (model.parent / prepared.FOLDER).iterdir()
     )
+
+
+@pytest.mark.parametrize("rival_intact", [True, False])
+def test_a_copy_another_process_made_first_is_used_only_when_intact(
+    models_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rival_intact: bool
+) -> None:
+    model, sha = _copy_of_minilm(models_dir, tmp_path)
+    in_memory = _vector(prepared._session(model, optimise=True))
+    real_rename = prepared.os.rename
+    rivals: list[Path] = []
+
+    def rival_first(source: str | Path, target: str | Path) -> None:
+        # Another process finishes its own preparation between our check and our rename.
+        shutil.copytree(source, target)
+        if not rival_intact:
+            weights = Path(target) / prepared.WEIGHTS
+            data = bytearray(weights.read_bytes())
+            data[:4096] = bytes(4096)
+            weights.write_bytes(bytes(data))
+        rivals.append(Path(target))
+        real_rename(source, target)  # fails: the folder is taken
+
+    monkeypatch.setattr(prepared.os, "rename", rival_first)
+    session = prepared.single_thread_session(model, sha)
+    assert rivals and prepared._intact(rivals[0]) is rival_intact
+    np.testing.assert_allclose(_vector(session), in_memory, atol=1e-5)
+    assert [p.name for p in rivals[0].parent.iterdir() if p.name.startswith(".partial-")] == []

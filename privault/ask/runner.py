@@ -38,10 +38,10 @@ def chatml(messages: Sequence[Message]) -> str:
 
 def gguf_file(models_dir: Path, name: str) -> tuple[Path, modelstore.Manifest]:
     """The verified GGUF file of chat model `name` and its manifest (raises ModelError)."""
-    model = modelstore.manifest(models_dir, name)
-    if model.role != "chat":
-        raise ModelError(f"model {name} is a {model.role} model, not a chat model")
-    folder = modelstore.verified_path(models_dir, name)  # re-hashes: never load a bad file
+    role = modelstore.manifest(models_dir, name).role
+    if role != "chat":  # asked before the files are checked: the wrong model is not hashed
+        raise ModelError(f"model {name} is a {role} model, not a chat model")
+    folder, model = modelstore.verified_model(models_dir, name)  # never load a bad file
     path = folder if folder.is_file() else folder / model.files[0].path
     return path, model
 

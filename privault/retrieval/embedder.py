@@ -58,8 +58,7 @@ class FastEmbedder:
     """all-MiniLM-L6-v2 through fastembed, loaded from a folder whose hashes were checked."""
 
     def __init__(self, models_dir: Path, name: str = DEFAULT_EMBEDDER, threads: int = 2):
-        folder = modelstore.verified_path(models_dir, name)
-        model = modelstore.manifest(models_dir, name)
+        folder, model = modelstore.verified_model(models_dir, name)
         spec = model.embed or {}
         graph_sha256 = next(file.sha256 for file in model.files if file.path == "model.onnx")
         from tokenizers import Tokenizer

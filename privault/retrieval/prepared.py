@@ -44,9 +44,7 @@ def single_thread_session(model: Path, model_sha256: str) -> Any:
     import onnxruntime as ort
 
     folder = model.parent / FOLDER / _key(model_sha256, ort.__version__)
-    if not _intact(folder):
-        _prepare(model, folder)
-    if _intact(folder):
+    if _intact(folder) or _prepare(model, folder):
         try:
             return _session(folder / GRAPH, optimise=False)
         except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own untyped errors
@@ -96,22 +94,28 @@ def _intact(folder: Path) -> bool:
         return False
 
 
-def _prepare(model: Path, folder: Path) -> None:
-    """Optimise `model` into `folder`, whole or not at all; a failure is logged, not raised."""
+def _prepare(model: Path, folder: Path) -> bool:
+    """Optimise `model` into `folder`, whole or not at all; whether an intact copy is there
+    now. A failure is logged, not raised."""
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
         scratch = Path(tempfile.mkdtemp(prefix=".partial-", dir=folder.parent))
     except OSError as exc:
         log.info("cannot prepare %s (%s); it is optimised in memory instead", model, exc)
-        return
+        return False
     try:
         _session(model, optimise=True, save_to=scratch)
         record = {name: sha256_file(scratch / name) for name in (GRAPH, WEIGHTS)}
         (scratch / RECORD).write_text(json.dumps(record), encoding="utf-8")
         if folder.exists():  # left by an interrupted or broken earlier preparation
             shutil.rmtree(folder, ignore_errors=True)
-        os.rename(scratch, folder)  # another process may have won the race: keep its copy
+        try:
+            os.rename(scratch, folder)
+        except OSError:  # another process won the race: its copy is kept, and checked
+            return _intact(folder)
+        return True  # the files just hashed into the record: no need to read them again
     except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own untyped errors
         log.info("cannot prepare %s (%s); it is optimised in memory instead", model, exc)
+        return False
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

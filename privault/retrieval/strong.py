@@ -84,8 +84,7 @@ class GemmaEmbedder:
         threads: int = 1,
         query_threads: int = 1,
     ) -> None:
-        folder = modelstore.verified_path(models_dir, name)
-        model = modelstore.manifest(models_dir, name)
+        folder, model = modelstore.verified_model(models_dir, name)
         spec = model.embed or {}
         import llama_cpp
 
