@@ -29,7 +29,7 @@ from privault.privacy.policy import Policy
 from privault.spans import Span
 from privault.store import shelves
 from privault.store.sections import SectionRow
-from privault.vault.context import VaultContext
+from privault.vault.context import DEFAULT_ASK_BUDGET, VaultContext
 from privault.vault.finding import Finder
 from privault.vault.privacy import PrivacyRuntime
 
@@ -79,7 +79,7 @@ class VaultAsk:
         question: str,
         *,
         caller: Caller,
-        budget: int = 1000,
+        budget: int = DEFAULT_ASK_BUDGET,
         instruction: str | None = None,
         followup: str | None = None,
     ) -> AskReply:

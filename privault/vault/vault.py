@@ -27,7 +27,7 @@ from privault.store import documents
 from privault.store.connection import Connection, connect
 from privault.store.migrations import migrate
 from privault.vault.agents import VaultAgents, VaultAudit
-from privault.vault.context import Engines, VaultContext, VaultSettings
+from privault.vault.context import DEFAULT_ASK_BUDGET, Engines, VaultContext, VaultSettings
 from privault.vault.documents import VaultDocuments
 from privault.vault.indexing import VaultIndexing
 from privault.vault.pii import VaultPII
@@ -254,7 +254,7 @@ class Vault:
         question: str,
         *,
         caller: Caller,
-        budget: int = 1000,
+        budget: int = DEFAULT_ASK_BUDGET,
         instruction: str | None = None,
         followup: str | None = None,
     ) -> AskReply:

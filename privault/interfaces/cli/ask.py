@@ -14,11 +14,14 @@ from privault.interfaces.cli.common import (
     emit_json,
     opened,
 )
+from privault.vault.context import DEFAULT_ASK_BUDGET
 
 
 def ask(
     question: Annotated[str, typer.Argument(help="The question.")],
-    budget: Annotated[int, typer.Option("--budget", help="Context token budget.")] = 1000,
+    budget: Annotated[
+        int, typer.Option("--budget", help="Tokens of memory the local model reads.")
+    ] = DEFAULT_ASK_BUDGET,
     instruction: Annotated[
         str | None,
         typer.Option("--instruction", help="With --followup: reshape the last answer once."),

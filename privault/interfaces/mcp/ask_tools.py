@@ -16,6 +16,7 @@ from privault.caller import Caller
 from privault.interfaces.mcp.runtime import Outcome, ToolRuntime
 from privault.interfaces.mcp.tools import READ
 from privault.vault import Vault
+from privault.vault.context import DEFAULT_ASK_BUDGET
 from privault.vault.results import Privacy
 
 
@@ -75,7 +76,7 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
         ] = None,
         budget: Annotated[
             int, Field(ge=100, le=8000, description="Tokens of memory the model may read.")
-        ] = 1000,
+        ] = DEFAULT_ASK_BUDGET,
     ) -> AskResult:
         """Ask a question of the user's private memory. The vault's own local model reads
         the relevant notes on the user's machine and writes a short answer; you get the
