@@ -26,6 +26,7 @@ the ask's F1 and whether it contained the gold answer.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import re
 import statistics
@@ -85,8 +86,7 @@ def sample(data: list[dict[str, Any]], limit: int) -> list[tuple[int, int, str, 
         for qa in conversation["qa"]
         if qa.get("category") != 5 and "answer" in qa
     ]
-    chosen = random.Random(SEED).sample(pool, min(limit, len(pool)))
-    return sorted(chosen, key=lambda item: item[0])
+    return random.Random(SEED).sample(pool, min(limit, len(pool)))
 
 
 def run(
@@ -109,57 +109,44 @@ def run(
         strong = CachedStrong(GemmaEmbedder(models_dir), cache)
     owner = Caller.owner()
     rows: list[dict[str, Any]] = []
-    chat = None
     interrupted = False
-    try:
-        for index in sorted({item[0] for item in asked}):
-            with tempfile.TemporaryDirectory() as folder:
-                file = Path(folder) / "vault.db"
-                common = {"models_dir": models_dir, "embedder": embedder, "chat_model": chat_model}
-                vaults = {"minilm": Vault.open(file, detector_factory=FakeDetector, **common)}
-                notes = [session_note(*s) for s in sessions(data[index]["conversation"])]
-                vaults["minilm"].note_many(notes, caller=owner)
-                if strong is not None:
-                    vaults["strong"] = Vault.open(
-                        file, detector_factory=FakeDetector, strong_embedder=strong, **common
-                    )
-                    vaults["strong"].strong.index(caller=owner)
-                for vault in vaults.values():
-                    if chat is not None:
-                        vault.asking._chat = chat  # one loaded model for every vault
-                    else:
-                        chat = vault.asking.chat
-                    vault.ask("warm up: what happened?", caller=owner, budget=min(budgets))
-                for _, category, question, gold in (item for item in asked if item[0] == index):
-                    for budget in budgets:
-                        for variant, vault in vaults.items():
-                            started = time.perf_counter()
-                            reply = vault.ask(question, caller=owner, budget=budget)
-                            seconds = time.perf_counter() - started
-                            rows.append(
-                                {
-                                    "variant": variant,
-                                    "budget": budget,
-                                    "category": category,
-                                    "question": question,
-                                    "gold": gold,
-                                    "answer": reply.answer,
-                                    "f1": round(score(category, reply.answer, gold), 4),
-                                    "contains": normalise_answer(gold)
-                                    in normalise_answer(reply.answer),
-                                    "seconds": round(seconds, 3),
-                                    "prompt_tokens": reply.timings.get("prompt_tokens", 0),
-                                }
-                            )
-                            print(
-                                f"{variant:6} {budget:5} {seconds:5.1f}s f1 {rows[-1]['f1']:.2f} "
-                                f"contains {int(rows[-1]['contains'])} {question}",
-                                file=sys.stderr,
-                            )
-                for vault in vaults.values():
-                    vault.close()
-    except KeyboardInterrupt:  # hours of asks: Ctrl-C reports what was measured so far
-        interrupted = True
+    with contextlib.ExitStack() as stack:
+        try:
+            # Every conversation's vaults first, then the questions in their sampled order:
+            # a run stopped early has asked a uniform sample, not the first conversations.
+            by_conversation = {
+                index: _vaults(stack, data[index], models_dir, embedder, strong, chat_model)
+                for index in sorted({item[0] for item in asked})
+            }
+            _share_one_model(by_conversation, min(budgets))
+            for index, category, question, gold in asked:
+                for budget in budgets:
+                    for variant, vault in by_conversation[index].items():
+                        started = time.perf_counter()
+                        reply = vault.ask(question, caller=owner, budget=budget)
+                        seconds = time.perf_counter() - started
+                        rows.append(
+                            {
+                                "variant": variant,
+                                "budget": budget,
+                                "category": category,
+                                "question": question,
+                                "gold": gold,
+                                "answer": reply.answer,
+                                "f1": round(score(category, reply.answer, gold), 4),
+                                "contains": normalise_answer(gold)
+                                in normalise_answer(reply.answer),
+                                "seconds": round(seconds, 3),
+                                "prompt_tokens": reply.timings.get("prompt_tokens", 0),
+                            }
+                        )
+                        print(
+                            f"{variant:6} {budget:5} {seconds:5.1f}s f1 {rows[-1]['f1']:.2f} "
+                            f"contains {int(rows[-1]['contains'])} {question}",
+                            file=sys.stderr,
+                        )
+        except KeyboardInterrupt:  # hours of asks: Ctrl-C reports what was measured so far
+            interrupted = True
     if strong is not None:
         strong.save()
     return {
@@ -170,6 +157,49 @@ def run(
         "summary": summarise(rows),
         "rows": rows,
     }
+
+
+def _vaults(
+    stack: contextlib.ExitStack,
+    conversation: dict[str, Any],
+    models_dir: Path,
+    embedder: FastEmbedder,
+    strong: CachedStrong | None,
+    chat_model: str,
+) -> dict[str, Vault]:
+    """One conversation in a fresh vault, opened twice: MiniLM + FTS, and with the strong leg
+    (its pass run); closed, and the folder removed, when `stack` closes."""
+    owner = Caller.owner()
+    file = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "vault.db"
+    common: dict[str, Any] = {
+        "models_dir": models_dir,
+        "embedder": embedder,
+        "chat_model": chat_model,
+    }
+    vaults = {"minilm": Vault.open(file, detector_factory=FakeDetector, **common)}
+    stack.callback(vaults["minilm"].close)
+    vaults["minilm"].note_many(
+        [session_note(*s) for s in sessions(conversation["conversation"])], caller=owner
+    )
+    if strong is not None:
+        vaults["strong"] = Vault.open(
+            file, detector_factory=FakeDetector, strong_embedder=strong, **common
+        )
+        stack.callback(vaults["strong"].close)
+        vaults["strong"].strong.index(caller=owner)
+    return vaults
+
+
+def _share_one_model(by_conversation: dict[int, dict[str, Vault]], budget: int) -> None:
+    """Load the answering model once for every vault, and warm each vault up (unscored)."""
+    chat = None
+    for vaults in by_conversation.values():
+        for vault in vaults.values():
+            if chat is None:
+                chat = vault.asking.chat
+            else:
+                vault.asking._chat = chat
+            vault.ask("warm up: what happened?", caller=Caller.owner(), budget=budget)
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
