@@ -145,6 +145,9 @@ def test_bad_questions(vault: Vault) -> None:
         vault.ask("   ", caller=OWNER)
     with pytest.raises(InputError):
         vault.ask("x" * 5000, caller=OWNER)
+    for budget in (-5, 0, 49, 8001):  # an empty pack, or more than the model holds
+        with pytest.raises(InputError, match="budget must be between 50 and 8000"):
+            vault.ask("how much is the boiler invoice", caller=OWNER, budget=budget)
 
 
 def test_no_match_needs_no_model(tmp_path: Path) -> None:

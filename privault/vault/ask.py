@@ -29,7 +29,7 @@ from privault.privacy.policy import Policy
 from privault.spans import Span
 from privault.store import shelves
 from privault.store.sections import SectionRow
-from privault.vault.context import DEFAULT_ASK_BUDGET, VaultContext
+from privault.vault.context import ASK_BUDGETS, DEFAULT_ASK_BUDGET, VaultContext
 from privault.vault.finding import Finder
 from privault.vault.privacy import PrivacyRuntime
 
@@ -88,6 +88,8 @@ class VaultAsk:
             raise InputError("empty question")
         if len(question) > MAX_QUESTION_CHARS:
             raise InputError(f"the question is over {MAX_QUESTION_CHARS} characters")
+        if not ASK_BUDGETS[0] <= budget <= ASK_BUDGETS[1]:
+            raise InputError(f"budget must be between {ASK_BUDGETS[0]} and {ASK_BUDGETS[1]} tokens")
         context = self._context
         reading = context.privacy.reading(caller)
         policy = reading.base

@@ -60,8 +60,9 @@ _KEPT_DETECTORS = 8  # detector versions kept (a new known entity makes a new ve
 # tool). On 29 LoCoMo questions 600 answered as well as 1,000 (token F1 .240 vs .247
 # MiniLM-only, .234 vs .229 with the strong leg) in 40% less time; 300 cost MiniLM-only
 # vaults a third of its F1. Kept here, beside the settings every interface imports, so the
-# three defaults cannot drift apart.
+# three defaults (and the bounds) cannot drift apart.
 DEFAULT_ASK_BUDGET = 600
+ASK_BUDGETS = (50, 8000)  # as `context` allows; more would not fit the model's context
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from privault.caller import Caller
 from privault.interfaces.mcp.runtime import Outcome, ToolRuntime
 from privault.interfaces.mcp.tools import READ
 from privault.vault import Vault
-from privault.vault.context import DEFAULT_ASK_BUDGET
+from privault.vault.context import ASK_BUDGETS, DEFAULT_ASK_BUDGET
 from privault.vault.results import Privacy
 
 
@@ -75,7 +75,12 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
             Field(description="The followup token of an earlier answer.", max_length=2000),
         ] = None,
         budget: Annotated[
-            int, Field(ge=100, le=8000, description="Tokens of memory the model may read.")
+            int,
+            Field(
+                ge=ASK_BUDGETS[0],
+                le=ASK_BUDGETS[1],
+                description="Tokens of memory the model may read.",
+            ),
         ] = DEFAULT_ASK_BUDGET,
     ) -> AskResult:
         """Ask a question of the user's private memory. The vault's own local model reads
