@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from privault.errors import VaultError
-from privault.store.connection import connect, write
+from privault.store.connection import IN_BATCH, connect, first_column_in, in_batches, write
 from privault.store.migrations import applied_version, known_migrations, migrate
 
 
@@ -114,3 +114,17 @@ def test_a_missing_lower_numbered_migration_is_still_applied(tmp_path: Path) -> 
     migrate(conn)
     assert conn.execute("SELECT count(*) FROM pii_spans").fetchone()[0] == 0
     assert 2 in {v for (v,) in conn.execute("SELECT version FROM schema_migrations")}
+
+
+@pytest.mark.parametrize("count", [0, 1, IN_BATCH - 1, IN_BATCH, IN_BATCH + 1, 3 * IN_BATCH + 7])
+def test_in_batches_covers_every_value_once_in_order(conn, count: int) -> None:
+    values = list(range(count))
+    batches = list(in_batches(values))
+    assert [v for batch, _ in batches for v in batch] == values
+    assert all(
+        0 < len(batch) <= IN_BATCH and marks.count("?") == len(batch) for batch, marks in batches
+    )
+    conn.execute("CREATE TEMP TABLE numbers (n INTEGER)")
+    conn.executemany("INSERT INTO numbers VALUES (?)", [(v,) for v in range(0, 2 * count + 1, 2)])
+    found = list(first_column_in(conn, "SELECT n FROM numbers WHERE n IN ({marks})", values))
+    assert sorted(found) == [v for v in values if v % 2 == 0]

@@ -183,13 +183,18 @@ def rows(conn: Connection, sql: str, params: Any = ()) -> list[dict[str, Any]]:
 IN_BATCH = 500  # bound parameters per `IN (...)`: SQLite caps how many one statement takes
 
 
+def in_batches(values: Sequence[Any]) -> Iterator[tuple[list[Any], str]]:
+    """`values` in batches one `IN (...)` may bind, each with its `?,?,…` placeholders."""
+    for start in range(0, len(values), IN_BATCH):
+        batch = list(values[start : start + IN_BATCH])
+        yield batch, ",".join("?" * len(batch))
+
+
 def first_column_in(conn: Connection, sql: str, values: Sequence[Any]) -> Iterator[Any]:
     """The first column of `sql` run over `values` in batches; `sql` holds `{marks}` where
     the `IN (...)` list of one batch's placeholders goes."""
-    for start in range(0, len(values), IN_BATCH):
-        batch = list(values[start : start + IN_BATCH])
-        query = sql.format(marks=",".join("?" * len(batch)))
-        yield from (found for (found,) in conn.execute(query, batch))
+    for batch, marks in in_batches(values):
+        yield from (found for (found,) in conn.execute(sql.format(marks=marks), batch))
 
 
 def row(conn: Connection, sql: str, params: Any = ()) -> dict[str, Any] | None:

@@ -10,7 +10,7 @@ that break one of those rules (0 everywhere: nothing half-written).
 
 from __future__ import annotations
 
-from privault.store.connection import Connection
+from privault.store.connection import Connection, in_batches
 
 _QUEUED = "EXISTS (SELECT 1 FROM index_queue q WHERE q.section_id = {})"
 
@@ -74,9 +74,7 @@ def half_written(conn: Connection) -> dict[str, int]:
 def missing_documents(conn: Connection, doc_ids: list[str]) -> list[str]:
     """Which of these document ids the vault does not hold."""
     held: set[str] = set()
-    for start in range(0, len(doc_ids), 500):
-        batch = doc_ids[start : start + 500]
-        marks = ",".join("?" * len(batch))
+    for batch, marks in in_batches(doc_ids):
         held.update(
             str(doc_id)
             for (doc_id,) in conn.execute(f"SELECT id FROM documents WHERE id IN ({marks})", batch)

@@ -14,7 +14,7 @@ from typing import Literal
 
 from privault.errors import InputError, NotFound
 from privault.spans import Override, Span, normalise_kind
-from privault.store.connection import Connection, rows, write
+from privault.store.connection import Connection, in_batches, rows, write
 from privault.timeutil import now_ms
 
 Field = Literal["text", "heading"]
@@ -61,9 +61,7 @@ def load_spans(conn: Connection, section_ids: Sequence[int]) -> dict[int, Sectio
     found: dict[int, dict[str, list[Span]]] = {
         sid: {"text": [], "heading": []} for sid in section_ids
     }
-    for offset in range(0, len(section_ids), 500):  # SQLite caps bound parameters
-        chunk = list(section_ids[offset : offset + 500])
-        marks = ",".join("?" * len(chunk))
+    for chunk, marks in in_batches(section_ids):
         for row in rows(
             conn,
             "SELECT section_id, field, start, end, kind, score, source FROM pii_spans"

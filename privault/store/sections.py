@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from privault.store.connection import Connection
+from privault.store.connection import Connection, in_batches
 
 if TYPE_CHECKING:  # numpy is imported where vectors are handled: capturing a note needs none
     import numpy as np
@@ -53,18 +53,14 @@ class SectionRow:
 
 def drop_index(conn: Connection, section_ids: Sequence[int]) -> None:
     """Remove the FTS and vector rows of these sections' chunks."""
-    for start in range(0, len(section_ids), 500):
-        batch = section_ids[start : start + 500]
-        marks = ",".join("?" * len(batch))
+    for batch, marks in in_batches(section_ids):
         chunk_ids = [
             cid
             for (cid,) in conn.execute(
                 f"SELECT id FROM chunks WHERE section_id IN ({marks})", batch
             )
         ]
-        for cstart in range(0, len(chunk_ids), 500):
-            cbatch = chunk_ids[cstart : cstart + 500]
-            cmarks = ",".join("?" * len(cbatch))
+        for cbatch, cmarks in in_batches(chunk_ids):
             conn.execute(f"DELETE FROM chunks_fts WHERE rowid IN ({cmarks})", cbatch)
             conn.execute(
                 f"DELETE FROM chunks_fts WHERE rowid IN ({cmarks})", [-cid for cid in cbatch]
@@ -267,9 +263,7 @@ def sections_of(conn: Connection, doc_id: str) -> list[SectionRow]:
 def sections_by_ids(conn: Connection, section_ids: Sequence[int]) -> dict[int, SectionRow]:
     """Sections by row id."""
     found: dict[int, SectionRow] = {}
-    for start in range(0, len(section_ids), 500):
-        batch = list(section_ids[start : start + 500])
-        marks = ",".join("?" * len(batch))
+    for batch, marks in in_batches(section_ids):
         for data in conn.execute(f"{_SECTION_SELECT} WHERE s.id IN ({marks})", batch):
             section = _section(data)
             found[section.id] = section

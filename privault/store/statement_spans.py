@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from privault.spans import Span
-from privault.store.connection import Connection, rows, write
+from privault.store.connection import Connection, in_batches, rows, write
 from privault.timeutil import now_ms
 
 
@@ -64,9 +64,7 @@ def add_texts(conn: Connection, statement_id: str, texts: Mapping[str, Sequence[
 def load_scans(conn: Connection, ids: Sequence[str]) -> dict[str, StatementScan]:
     """Stored scans of the statements that have one."""
     result: dict[str, StatementScan] = {}
-    for start in range(0, len(ids), 500):
-        part = list(ids[start : start + 500])
-        marks = ",".join("?" * len(part))
+    for part, marks in in_batches(ids):
         spans: dict[str, list[Span]] = {}
         for item in rows(
             conn,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from privault.store.connection import Connection, row, rows
+from privault.store.connection import Connection, in_batches, row, rows
 
 _WATCH_COLUMNS = (
     "id",
@@ -169,9 +169,7 @@ def recent_run_rows(
     (one query per 500 watches, not one per watch)."""
     found: dict[str, list[dict[str, Any]]] = {watch_id: [] for watch_id in watch_ids}
     ids = list(found)
-    for first in range(0, len(ids), 500):
-        chunk = ids[first : first + 500]
-        marks = ", ".join("?" * len(chunk))
+    for chunk, marks in in_batches(ids):
         for item in rows(
             conn,
             "SELECT * FROM (SELECT *, ROW_NUMBER() OVER "
