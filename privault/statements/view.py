@@ -14,15 +14,15 @@ from types import MappingProxyType
 from typing import Any
 
 from privault.statements.model import Statement
-from privault.store.connection import Connection
-from privault.store.statement_reads import BATCH, Loaded, load_rows
+from privault.store.connection import Connection, in_batches
+from privault.store.statement_reads import Loaded, load_rows
 
 
 def load(conn: Connection, ids: Sequence[str], known_at: int) -> list[Statement]:
     """The statements with these ids as seen at `known_at`, in the order of `ids`."""
     found: dict[str, Statement] = {}
-    for start in range(0, len(ids), BATCH):
-        loaded = load_rows(conn, list(ids[start : start + BATCH]), known_at)
+    for part, _ in in_batches(ids):
+        loaded = load_rows(conn, part, known_at)
         found.update((r["id"], _view(r, loaded, known_at)) for r in loaded.base)
     return [found[i] for i in ids if i in found]
 

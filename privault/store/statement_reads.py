@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from privault.store.connection import Connection, row, rows
+from privault.store.connection import Connection, in_batches, row, rows
 
 # The end of a statement's world window as known at :known (NULL = open-ended then).
 _VALID_TO_AT = (
@@ -29,8 +29,6 @@ _DISPUTED_AT = (
     "EXISTS (SELECT 1 FROM statement_disputes d WHERE (d.a_id = s.id OR d.b_id = s.id)"
     " AND d.recorded_at <= :known AND (d.settled_at IS NULL OR d.settled_at > :known))"
 )
-
-BATCH = 500  # ids per IN (...) list, well under SQLite's variable limit
 
 
 @dataclass(frozen=True)
@@ -72,7 +70,7 @@ class Loaded:
 
 
 def load_rows(conn: Connection, ids: list[str], known: int) -> Loaded:
-    """Everything needed to view the statements `ids` (at most BATCH) at `known`."""
+    """Everything needed to view the statements `ids` (at most `connection.IN_BATCH`) at `known`."""
     marks = _marks(ids)
     base = rows(conn, f"SELECT * FROM statements WHERE id IN ({marks})", ids)
     entities: dict[str, list[tuple[str, str]]] = {}
@@ -226,12 +224,11 @@ def vector_distances(
 ) -> list[tuple[float, int]]:
     """(cosine distance to `query`, rowid) for those of `rowids` that have a vector."""
     scored: list[tuple[float, int]] = []
-    for start in range(0, len(rowids), BATCH):
-        part = list(rowids[start : start + BATCH])
+    for part, marks in in_batches(rowids):
         for item in rows(
             conn,
             f"SELECT rowid, vec_distance_cosine(embedding, ?) AS distance FROM statements_vec"
-            f" WHERE rowid IN ({_marks(part)})",
+            f" WHERE rowid IN ({marks})",
             [query, *part],
         ):
             scored.append((item["distance"], item["rowid"]))
