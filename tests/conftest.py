@@ -22,6 +22,8 @@ def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PRIVAULT_VAULT", str(tmp_path / "home" / "vault.db"))
     monkeypatch.setenv("PRIVAULT_MODELS", str(REAL_MODELS))
     monkeypatch.delenv("PRIVAULT_KEY", raising=False)
+    # A warm searcher started by one test would outlive it: its own tests turn it on.
+    monkeypatch.setenv("PRIVAULT_WARM", "off")
 
 
 @pytest.fixture

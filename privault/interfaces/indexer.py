@@ -39,11 +39,12 @@ def lock_path(vault: Path) -> Path:
     return vault.with_name(vault.name + ".indexer.lock")
 
 
-class IndexerLock:
-    """The advisory lock that says an indexer runs for one vault file."""
+class ProcessLock:
+    """An advisory lock on a file that says one process does a job (the OS drops it when
+    the holder dies, even by SIGKILL)."""
 
-    def __init__(self, vault: Path) -> None:
-        self._path = lock_path(vault)
+    def __init__(self, path: Path) -> None:
+        self._path = path
         self._file: IO[str] | None = None
 
     def acquire(self) -> bool:
@@ -68,19 +69,26 @@ class IndexerLock:
         return True
 
     def release(self) -> None:
-        """Let another indexer take over (closing the file drops the lock)."""
+        """Let another process take over (closing the file drops the lock)."""
         if self._file is not None:
             self._file.close()
             self._file = None
 
     def held_elsewhere(self) -> bool:
-        """Whether another process holds the lock (an indexer runs for this vault)."""
+        """Whether another process holds the lock."""
         if self._file is not None:
             return False
         if not self.acquire():
             return True
         self.release()
         return False
+
+
+class IndexerLock(ProcessLock):
+    """The lock that says an indexer runs for one vault file."""
+
+    def __init__(self, vault: Path) -> None:
+        super().__init__(lock_path(vault))
 
 
 def kick(vault: Path, has_work: bool) -> bool:

@@ -165,6 +165,27 @@ def index_in_background() -> None:
         vault.close()
 
 
+def warm_search(options: dict[str, Any]) -> dict[str, Any]:
+    """`Vault.search` with the CLI's options, as JSON: answered by the vault's warm
+    searcher when one runs (see `interfaces.warm`), else here — and then one is started
+    for the next search. A program that chose the engines always searches here."""
+    from privault.interfaces import warm
+
+    if _engines().injected:
+        with opened() as vault:
+            return warm.run_search(vault, options)
+    path = config.vault_path().resolve()
+    answer = warm.ask(path, options)
+    if answer is not None:
+        if answer.has_work:
+            index_in_background()
+        return answer.data
+    with opened() as vault:
+        data = warm.run_search(vault, options)
+    warm.start(path)
+    return data
+
+
 def progress_bar(label: str) -> Progress:
     """A bar that counts done/total and names the current item; gone when finished."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn

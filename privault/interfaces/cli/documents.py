@@ -24,6 +24,7 @@ from privault.interfaces.cli.common import (
     privacy_line,
     progress_bar,
     read_text_argument,
+    warm_search,
 )
 
 KindOption = Annotated[str | None, typer.Option("--kind", help="note, file, page or reminder.")]
@@ -166,24 +167,28 @@ def search(
     json_out: JsonOption = False,
 ) -> None:
     """Hybrid search (keywords + meaning); prints whole sections or excerpts, and the
-    statements that hold now."""
-    with opened() as vault:
-        response = vault.search(
-            query,
-            caller=caller_for(as_agent, vault),
-            limit=limit,
-            shelf=shelf,
-            kind=kind,
-            tag=tag,
-            since=optional_time(since),
-            until=optional_time(until),
-            include_superseded=include_superseded,
-        )
-    data = response.to_dict()
+    statements that hold now.
+
+    A background process keeps the vault loaded for the next searches
+    (the same results, faster; it exits after ten idle minutes).
+    PRIVAULT_WARM=off: search in this process only, start nothing."""
+    data = warm_search(
+        {
+            "query": query,
+            "limit": limit,
+            "shelf": shelf,
+            "kind": kind,
+            "tag": tag,
+            "since": optional_time(since),
+            "until": optional_time(until),
+            "include_superseded": include_superseded,
+            "as_agent": as_agent,
+        }
+    )
     if json_out:
         emit_json(data)
         return
-    if not response.results and not response.statements:
+    if not data["results"] and not data["statements"]:
         console.print("no results")
     for fact in data["statements"]:
         label = "" if fact.get("current", True) else f"  [yellow]{fact['label']}[/yellow]"
