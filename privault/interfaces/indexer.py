@@ -97,20 +97,26 @@ def kick(vault: Path, has_work: bool) -> bool:
     if not has_work or IndexerLock(vault).held_elsewhere():
         return False
     log_file = vault.with_name(vault.name + ".indexer.log")
+    spawn_detached("privault.interfaces.indexer", vault, log_file)
+    return True
+
+
+def spawn_detached(module: str, vault: Path, log_file: Path) -> None:
+    """Run `python -m MODULE VAULT` detached from the terminal (closing it does not stop
+    the work), its output appended to `log_file` (started afresh beyond LOG_BYTES)."""
     with contextlib.suppress(OSError):
         if log_file.stat().st_size > LOG_BYTES:
             log_file.unlink()
     with open(log_file, "ab") as output:
         subprocess.Popen(
-            [sys.executable, "-m", "privault.interfaces.indexer", str(vault)],
+            [sys.executable, "-m", module, str(vault)],
             stdin=subprocess.DEVNULL,
             stdout=output,
             stderr=output,
-            start_new_session=True,  # not the terminal's: closing it does not stop the work
+            start_new_session=True,
             close_fds=True,
             env={**os.environ, "PRIVAULT_VAULT": str(vault)},
         )
-    return True
 
 
 def run_until_idle(vault: Any, *, stop: Any = None) -> int:

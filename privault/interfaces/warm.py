@@ -32,17 +32,19 @@ import os
 import signal
 import socket
 import struct
-import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from privault.interfaces import config
-from privault.interfaces.indexer import ProcessLock
+from privault.interfaces.indexer import ProcessLock, spawn_detached
 from privault.version import __version__
+
+if TYPE_CHECKING:
+    from privault.vault import Vault
 
 log = logging.getLogger("privault.warm")
 
@@ -160,30 +162,17 @@ def start(vault: Path) -> bool:
     path = socket_path(vault) if enabled() else None
     if path is None or ProcessLock(path.with_suffix(".lock")).held_elsewhere():
         return False
-    log_file = path.with_suffix(".log")
-    with contextlib.suppress(OSError):
-        if log_file.stat().st_size > 1_000_000:
-            log_file.unlink()
-    with open(log_file, "ab") as output:
-        subprocess.Popen(
-            [sys.executable, "-m", "privault.interfaces.warm", str(vault)],
-            stdin=subprocess.DEVNULL,
-            stdout=output,
-            stderr=output,
-            start_new_session=True,  # not the terminal's
-            close_fds=True,
-            env={**os.environ, "PRIVAULT_VAULT": str(vault)},
-        )
+    spawn_detached("privault.interfaces.warm", vault, path.with_suffix(".log"))
     return True
 
 
-def run_search(vault: Any, options: dict[str, Any]) -> dict[str, Any]:
+def run_search(vault: Vault, options: dict[str, Any]) -> dict[str, Any]:
     """`Vault.search` with the CLI's options (`as_agent`: preview as that agent), as JSON."""
     from privault.interfaces.cli.common import caller_for
 
     rest = dict(options)
     agent, query = rest.pop("as_agent"), rest.pop("query")
-    return vault.search(query, caller=caller_for(agent, vault), **rest).to_dict()  # type: ignore[no-any-return]
+    return vault.search(query, caller=caller_for(agent, vault), **rest).to_dict()
 
 
 def checked_options(options: Any) -> dict[str, Any]:
@@ -226,7 +215,7 @@ def _surroundings(vault: Path, policies_dir: Path | None) -> tuple[Any, ...]:
 class _Searcher:
     """The server side: one vault, opened once; one request per connection, in turn."""
 
-    def __init__(self, vault: Any, path: Path, policies_dir: Path | None) -> None:
+    def __init__(self, vault: Vault, path: Path, policies_dir: Path | None) -> None:
         self._vault = vault
         self._path = path
         self._policies_dir = policies_dir
