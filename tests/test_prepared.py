@@ -112,3 +112,31 @@ def test_a_copy_another_process_made_first_is_used_only_when_intact(
     assert rivals and prepared._intact(rivals[0]) is rival_intact
     np.testing.assert_allclose(_vector(session), in_memory, atol=1e-5)
     assert [p.name for p in rivals[0].parent.iterdir() if p.name.startswith(".partial-")] == []
+
+
+def test_the_prepared_graph_runs_each_gelu_as_one_node(models_dir: Path, tmp_path: Path) -> None:
+    import onnx
+
+    model, sha = _copy_of_minilm(models_dir, tmp_path)
+    source_ops = [node.op_type for node in onnx.load(str(model)).graph.node]
+    prepared.single_thread_session(model, sha)
+    graph = onnx.load(str(_prepared_folder(model) / prepared.GRAPH), load_external_data=False)
+    ops = [node.op_type for node in graph.graph.node]
+    assert source_ops.count("Erf") == 6 and "Erf" not in ops
+    assert ops.count("Gelu") + ops.count("BiasGelu") == 6
+
+
+def test_without_the_rewrite_the_copy_is_prepared_as_it_is(
+    models_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from privault.retrieval import gelu
+
+    def missing(*args: object) -> int:
+        raise ModuleNotFoundError("No module named 'onnx'")
+
+    model, sha = _copy_of_minilm(models_dir, tmp_path)
+    in_memory = _vector(prepared._session(model, optimise=True))
+    monkeypatch.setattr(gelu, "fuse", missing)
+    session = prepared.single_thread_session(model, sha)
+    assert prepared._intact(_prepared_folder(model))
+    np.testing.assert_allclose(_vector(session), in_memory, atol=1e-5)

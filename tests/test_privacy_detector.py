@@ -114,3 +114,39 @@ def test_proper_nouns_come_from_the_tag_table() -> None:
     spans = load_engine().analyze_many([text], ner=True)[0]
     found = {(text[s.start : s.end], s.kind, s.source) for s in spans}
     assert ("Rintanen", "PERSON", "propn") in found
+
+
+@pytest.mark.parametrize(
+    ("text", "parsed"),
+    [
+        ("Anna Schmidt called about the invoice.", False),
+        ("Anna Schmidt\ncalled about the invoice.", True),
+        ("Anna Schmidt\r\nLisbon", True),
+        ("Anna Schmidt\u2028Lisbon", True),
+    ],
+)
+def test_only_texts_of_several_lines_are_parsed(text: str, parsed: bool) -> None:
+    # The parser's sentences keep an entity from running across a line break; on one line
+    # it is skipped (a quarter of the pipeline's cost).
+    from privault.privacy.engine import load_engine
+
+    engine = load_engine()
+    batch = engine.parse(["A note of one line.", text, "Line one\nline two"])
+    assert [doc.text for doc in batch] == ["A note of one line.", text, "Line one\nline two"]
+    assert [doc.has_annotation("DEP") for doc in batch] == [False, parsed, True]
+
+
+def test_a_block_of_lines_is_read_as_the_whole_pipeline_reads_it() -> None:
+    # Entities of a multi-line block are the ones the full pipeline (parser included) finds.
+    from privault.privacy.engine import load_engine
+
+    engine = load_engine()
+    text = "Agatha Á Ottarsdóttir\n\nEBEN\nAustria"
+    parsed = engine.parse([text])[0]
+    whole = engine._nlp(text)
+    assert [(e.start_char, e.end_char, e.label_) for e in parsed.ents] == [
+        (e.start_char, e.end_char, e.label_) for e in whole.ents
+    ]
+    spans = engine.analyze_many([text], ner=True)[0]
+    eben = text.index("EBEN")
+    assert any(s.start <= eben and s.end >= eben + 4 for s in spans)

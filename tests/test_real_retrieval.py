@@ -38,14 +38,14 @@ def test_a_query_vector_is_kept_for_a_moment_and_equals_the_passage_vector(
     text = "when is the boiler service due"
     first = embedder.embed_query(text)
     runs = []
-    session = embedder._query_session
+    session = embedder._session
 
     class Counting:
         def run(self, *args, **kwargs):  # type: ignore[no-untyped-def]
             runs.append(args)
             return session.run(*args, **kwargs)
 
-    embedder._query_session = Counting()
+    embedder._session = Counting()
     try:
         again = embedder.embed_query(text)
         assert runs == [] and np.array_equal(first, again)  # remembered: no model run
@@ -57,7 +57,7 @@ def test_a_query_vector_is_kept_for_a_moment_and_equals_the_passage_vector(
         monkeypatch.setattr(embedder_module, "_QUERY_SECONDS", 0.0)
         assert np.array_equal(embedder.embed_query(text), first) and len(runs) == 2
     finally:
-        embedder._query_session = session
+        embedder._session = session
     # The query path gives the passage path's vector (statements rank queries with it).
     assert float(first @ embedder.embed([text])[0]) > 0.9999
 
@@ -114,3 +114,17 @@ def test_ask_as_an_agent_with_the_real_local_model(
             followup=reply.followup,
         )
         assert again.refused is None
+
+
+def test_a_passage_vector_is_the_same_alone_in_a_batch_and_as_a_query(
+    embedder: FastEmbedder,
+) -> None:
+    # Batches are padded to their longest text; padding must not move a text's vector.
+    short = "boiler service"
+    batch = embedder.embed(
+        [short, "the boiler service is due in March, call the plumber on Tuesday", "ok"]
+    )
+    alone = embedder.embed([short])[0]
+    np.testing.assert_allclose(batch[0], alone, atol=1e-5)
+    np.testing.assert_allclose(embedder.embed_query(short), alone, atol=1e-5)
+    assert batch.dtype == np.float32 and batch.shape == (3, 384)

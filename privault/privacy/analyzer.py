@@ -56,6 +56,10 @@ def nlp_engine(nlp: Any) -> Any:
         def load(self) -> None:
             """Nothing to load: the pipeline was given."""
 
+        def artifacts(self, doc: Any) -> Any:
+            """presidio's artifacts of an English doc the caller parsed."""
+            return self._doc_to_nlp_artifact(doc, "en")
+
         def _doc_to_nlp_artifact(self, doc: Any, language: str) -> Any:
             # As presidio's, except that lower-cased words stand in for the lemmas (no
             # lemmatizer runs, see the module docstring).

@@ -1,13 +1,13 @@
 """Text embeddings behind one narrow interface, with a real engine and a deterministic fake.
 
-The real engine is all-MiniLM-L6-v2 (int8 ONNX) run by fastembed from a verified local
-folder: no hub, no network. Passages go through fastembed's batched path; a query, one
-short text on the latency path, goes through a single-threaded onnxruntime session over
-the same verified model file, optimised once and kept beside it (`retrieval.prepared`).
-fastembed and onnxruntime are imported only when the real
-engine is built, so code and tests that use the fake never pay for them; fastembed's
-passage session only on the first passage batch, so a process that only searches (the
-CLI's `privault search`) never loads it.
+The real engine is all-MiniLM-L6-v2 (int8 ONNX) from a verified local folder: no hub, no
+network. One single-threaded onnxruntime session over that model file, optimised once and
+kept beside it (`retrieval.prepared`), embeds queries (one short text on the latency path,
+unpadded) and passages (in batches padded to their longest text); parallel passage work
+runs on threads (`vault.embedding`). A vector is the mean of the last layer over the
+text's own tokens, L2-normalised: sentence-transformers' recipe for this model.
+onnxruntime is imported only when the real engine is built, so code and tests that use
+the fake never pay for it.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ from privault import modelstore
 from privault.retrieval import prepared
 
 DEFAULT_EMBEDDER = "minilm-l6-v2-int8"
-QUERY_MAX_TOKENS = 512  # the model's context; fastembed truncates passages the same way
+QUERY_MAX_TOKENS = 512  # the model's context: longer texts are cut there, passages too
+PASSAGE_BATCH = 32  # passages a model call
 _COUNT_CACHE = 4096  # token counts remembered, by text
 _QUERY_CACHE = 64  # query vectors remembered, by text...
 # ...for a moment only: long enough for the searches of one reply to share a vector, too
@@ -55,9 +56,9 @@ class Embedder(Protocol):
 
 
 class FastEmbedder:
-    """all-MiniLM-L6-v2 through fastembed, loaded from a folder whose hashes were checked."""
+    """all-MiniLM-L6-v2 through onnxruntime, loaded from a folder whose hashes were checked."""
 
-    def __init__(self, models_dir: Path, name: str = DEFAULT_EMBEDDER, threads: int = 2):
+    def __init__(self, models_dir: Path, name: str = DEFAULT_EMBEDDER):
         folder, model = modelstore.verified_model(models_dir, name)
         spec = model.embed or {}
         graph_sha256 = next(file.sha256 for file in model.files if file.path == "model.onnx")
@@ -65,56 +66,40 @@ class FastEmbedder:
 
         self.name = name
         self.dim = int(spec.get("dim", 384))
-        self._folder, self._spec, self._threads = folder, spec, threads
-        # fastembed's passage session is built on the first `embed`: a search only embeds
-        # its query (below), and importing fastembed costs more than the query session.
-        self._model: Any = None
-        self._model_lock = threading.Lock()
+        self._folder = folder
+        self._normalise = bool(spec.get("normalize", True))
+        self._tokenizers_lock = threading.Lock()
         self._tokenizer: Any = None  # for counting, built on the first count (~50 ms)
+        self._batch_tokenizer: Any = None  # pads a batch: built on the first `embed`
         self._query_tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self._query_tokenizer.no_padding()
         self._query_tokenizer.enable_truncation(QUERY_MAX_TOKENS)
-        self._query_session = prepared.single_thread_session(folder / "model.onnx", graph_sha256)
-        self._query_inputs = {node.name for node in self._query_session.get_inputs()}
+        # onnxruntime runs one session from several threads at once (`vault.embedding`).
+        self._session = prepared.single_thread_session(folder / "model.onnx", graph_sha256)
+        self._inputs = {node.name for node in self._session.get_inputs()}
         self._counts: OrderedDict[bytes, int] = OrderedDict()
         self._counts_lock = threading.Lock()
         self._queries: OrderedDict[str, tuple[float, np.ndarray]] = OrderedDict()
 
-    def _counting_tokenizer(self) -> Any:
-        """The tokenizer without truncation (a count must see the whole text), built once;
-        a search that counts nothing never loads it."""
-        with self._model_lock:
-            if self._tokenizer is None:
+    def _tokenizer_for(self, *, counting: bool) -> Any:
+        """The counting tokenizer (no truncation: a count must see the whole text) or the
+        batch one (cut at the model's context, padded to a batch's longest), each built
+        once; a search that counts and embeds no passage loads neither."""
+        with self._tokenizers_lock:
+            built = self._tokenizer if counting else self._batch_tokenizer
+            if built is None:
                 from tokenizers import Tokenizer
 
-                tokenizer = Tokenizer.from_file(str(self._folder / "tokenizer.json"))
-                tokenizer.no_truncation()
-                tokenizer.no_padding()
-                self._tokenizer = tokenizer
-            return self._tokenizer
-
-    def _passage_model(self) -> Any:
-        """fastembed's model over the verified folder, built once (first `embed`)."""
-        with self._model_lock:
-            if self._model is None:
-                from fastembed import TextEmbedding
-                from fastembed.common.model_description import ModelSource, PoolingType
-
-                model_id = f"privault/{self.name}"
-                known = {entry["model"] for entry in TextEmbedding.list_supported_models()}
-                if model_id not in known:
-                    TextEmbedding.add_custom_model(
-                        model=model_id,
-                        pooling=PoolingType.MEAN,
-                        normalization=bool(self._spec.get("normalize", True)),
-                        sources=ModelSource(hf=model_id),
-                        dim=self.dim,
-                        model_file="model.onnx",
-                    )
-                self._model = TextEmbedding(
-                    model_id, specific_model_path=str(self._folder), threads=self._threads
-                )
-            return self._model
+                built = Tokenizer.from_file(str(self._folder / "tokenizer.json"))
+                if counting:
+                    built.no_truncation()
+                    built.no_padding()
+                    self._tokenizer = built
+                else:
+                    built.enable_truncation(QUERY_MAX_TOKENS)
+                    built.enable_padding()
+                    self._batch_tokenizer = built
+            return built
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
@@ -122,10 +107,14 @@ class FastEmbedder:
         # Batches are padded to their longest text: sorted by length, a batch holds texts
         # of similar size and little compute is spent on padding.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        model = self._passage_model()
-        vectors = list(model.embed([texts[i] for i in order], batch_size=32))
+        tokenizer = self._tokenizer_for(counting=False)
         result = np.empty((len(texts), self.dim), dtype=np.float32)
-        result[order] = np.asarray(vectors, dtype=np.float32)
+        for start in range(0, len(order), PASSAGE_BATCH):
+            batch = order[start : start + PASSAGE_BATCH]
+            encodings = tokenizer.encode_batch([texts[i] for i in batch])
+            ids = np.asarray([e.ids for e in encodings], dtype=np.int64)
+            mask = np.asarray([e.attention_mask for e in encodings], dtype=np.int64)
+            result[batch] = self._pooled(ids, mask)
         return result
 
     def embed_query(self, text: str) -> np.ndarray:
@@ -147,18 +136,21 @@ class FastEmbedder:
         return vector
 
     def _embed_query(self, text: str) -> np.ndarray:
-        # One short text: the same model file through a single-threaded session, which on a
-        # shared 2-core machine measured about twice as fast as fastembed's pooled path
-        # (no thread hand-off, no batching machinery). Output equals fastembed's (mean
-        # pooling over the attention mask, L2-normalised).
-        encoding = self._query_tokenizer.encode(text)
-        ids = np.asarray([encoding.ids], dtype=np.int64)
-        feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
-        if "token_type_ids" in self._query_inputs:
+        # One short text, unpadded: no batching machinery on the latency path.
+        ids = np.asarray([self._query_tokenizer.encode(text).ids], dtype=np.int64)
+        return self._pooled(ids, np.ones_like(ids))[0]
+
+    def _pooled(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Vectors of a batch: the last layer averaged over each text's own tokens."""
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._query_session.run(None, feeds)[0][0]
-        vector = hidden.mean(axis=0)
-        return (vector / max(float(np.linalg.norm(vector)), 1e-12)).astype(np.float32)
+        hidden = self._session.run(None, feeds)[0]
+        weights = mask[..., None].astype(np.float32)
+        vectors = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        if self._normalise:
+            vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        return vectors.astype(np.float32)
 
     def count_tokens(self, text: str) -> int:
         # Packing counts the same section texts over and over (every hit of a section, every
@@ -170,7 +162,7 @@ class FastEmbedder:
             if found is not None:
                 self._counts.move_to_end(key)
                 return found
-        count = len(self._counting_tokenizer().encode(text, add_special_tokens=False).ids)
+        count = len(self._tokenizer_for(counting=True).encode(text, add_special_tokens=False).ids)
         with self._counts_lock:
             self._counts[key] = count
             if len(self._counts) > _COUNT_CACHE:

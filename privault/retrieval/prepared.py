@@ -6,6 +6,10 @@ float ones the fast kernels run — and it was most of a `privault search` proce
 optimised graph is saved once, with its weights in a separate file that later sessions map
 from disk instead of parsing, and loaded with optimisation off: 0.09 s, the same vectors.
 
+Before it is optimised, the graph's spelled-out GELUs become one node each
+(`retrieval.gelu`): about 10% less CPU a passage, the same vectors to float rounding. A
+machine without the `onnx` package, or a graph with nothing to fuse, is prepared as it is.
+
 The saved files are derived, not shipped, so they cannot be pinned in a manifest: they live
 in `<model folder>/.prepared/<key>/` (the key names the source's sha256, the onnxruntime
 version and the machine), are written to a scratch folder and renamed into place whole,
@@ -35,6 +39,8 @@ WEIGHTS = "weights.bin"
 RECORD = "prepared.json"
 FOLDER = ".prepared"
 STAMPS = "stamps.json"  # in FOLDER: see `modelstore.hash_matches`
+RECIPE = "gelu1"  # how the copy is made: part of its folder's name, so a new way re-prepares
+_REWRITTEN = "rewritten.onnx"  # in the scratch folder while preparing
 _INLINE_BYTES = 1024  # initialisers at least this large go to the mapped weights file
 
 
@@ -53,7 +59,7 @@ def single_thread_session(model: Path, model_sha256: str) -> Any:
 
 
 def _key(model_sha256: str, ort_version: str) -> str:
-    return f"{model_sha256[:16]}-ort{ort_version}-{platform.machine() or 'cpu'}"
+    return f"{model_sha256[:16]}-ort{ort_version}-{platform.machine() or 'cpu'}-{RECIPE}"
 
 
 def _session(path: Path, *, optimise: bool, save_to: Path | None = None) -> Any:
@@ -104,7 +110,8 @@ def _prepare(model: Path, folder: Path) -> bool:
         log.info("cannot prepare %s (%s); it is optimised in memory instead", model, exc)
         return False
     try:
-        _session(model, optimise=True, save_to=scratch)
+        _session(_rewritten(model, scratch), optimise=True, save_to=scratch)
+        (scratch / _REWRITTEN).unlink(missing_ok=True)
         record = {name: sha256_file(scratch / name) for name in (GRAPH, WEIGHTS)}
         (scratch / RECORD).write_text(json.dumps(record), encoding="utf-8")
         if folder.exists():  # left by an interrupted or broken earlier preparation
@@ -119,3 +126,16 @@ def _prepare(model: Path, folder: Path) -> bool:
         return False
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _rewritten(model: Path, scratch: Path) -> Path:
+    """`model` with its GELUs fused, written into `scratch`; `model` itself when it cannot
+    be (no `onnx` package, nothing to fuse, a graph it cannot read)."""
+    from privault.retrieval import gelu
+
+    try:
+        if gelu.fuse(model, scratch / _REWRITTEN):
+            return scratch / _REWRITTEN
+    except Exception as exc:  # noqa: BLE001 - a missing package or an unreadable graph
+        log.info("cannot fuse the GELUs of %s (%s); preparing it as it is", model, exc)
+    return model

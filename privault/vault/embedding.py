@@ -72,4 +72,4 @@ def default_embedder(models_dir: Path) -> PartedEmbedder:
     """The embedder a vault loads when it is given none: the installed MiniLM, verified."""
     from privault.retrieval.embedder import FastEmbedder
 
-    return PartedEmbedder(FastEmbedder(models_dir, threads=1))
+    return PartedEmbedder(FastEmbedder(models_dir))
