@@ -9,6 +9,7 @@ checks the conversion, the prompts, the Dense projections and the pooling togeth
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -98,3 +99,11 @@ def test_an_altered_model_file_is_refused(tmp_path: Path, models_dir: Path) -> N
     broken.write_bytes(bytes(data))
     with pytest.raises(ModelError, match="sha256"):
         GemmaEmbedder(copy)
+
+
+def test_an_installed_model_without_llama_cpp_is_a_clear_error(
+    models_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # import fails
+    with pytest.raises(ModelError, match=r"llama-cpp-python is not: install privault\[llm\]"):
+        GemmaEmbedder(models_dir)

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from privault import modelstore
+from privault.errors import ModelError
 
 DEFAULT_STRONG_MODEL = "embeddinggemma-300m"
 BATCH_TOKENS = 128  # one llama_decode: measured fastest of 64..2048 on 2 shared cores
@@ -86,7 +87,13 @@ class GemmaEmbedder:
     ) -> None:
         folder, model = modelstore.verified_model(models_dir, name)
         spec = model.embed or {}
-        import llama_cpp
+        try:
+            import llama_cpp
+        except ImportError:
+            raise ModelError(
+                f"the strong model {name} is installed but llama-cpp-python is not: "
+                f"install privault[llm], or delete {folder} to work without it"
+            ) from None
 
         self.name = name
         self.dim = int(spec.get("dim", 768))
