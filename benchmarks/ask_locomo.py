@@ -42,9 +42,10 @@ from benchmarks.retrieval import CachedStrong, session_note, sessions
 from privault import modelstore
 from privault.caller import Caller
 from privault.privacy.detector import FakeDetector
-from privault.retrieval.embedder import FastEmbedder
+from privault.retrieval.embedder import Embedder
 from privault.retrieval.strong import DEFAULT_STRONG_MODEL, GemmaEmbedder
 from privault.vault import Vault
+from privault.vault.embedding import default_embedder
 
 SEED = 16
 
@@ -103,7 +104,7 @@ def run(
 
     data = json.loads(path.read_text())
     asked = sample(data, limit)
-    embedder = FastEmbedder(models_dir)
+    embedder = default_embedder(models_dir)
     strong = None
     if strong_on and modelstore.is_installed(models_dir, DEFAULT_STRONG_MODEL):
         strong = CachedStrong(GemmaEmbedder(models_dir), cache)
@@ -163,7 +164,7 @@ def _vaults(
     stack: contextlib.ExitStack,
     conversation: dict[str, Any],
     models_dir: Path,
-    embedder: FastEmbedder,
+    embedder: Embedder,
     strong: CachedStrong | None,
     chat_model: str,
 ) -> dict[str, Vault]:

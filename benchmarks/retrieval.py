@@ -53,10 +53,11 @@ from privault import modelstore
 from privault.caller import Caller
 from privault.privacy.detector import FakeDetector
 from privault.retrieval import search
-from privault.retrieval.embedder import FastEmbedder
+from privault.retrieval.embedder import Embedder
 from privault.retrieval.fts import match_expression
 from privault.retrieval.strong import DEFAULT_STRONG_MODEL, GemmaEmbedder
 from privault.vault import Vault, finding
+from privault.vault.embedding import default_embedder
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 _EVIDENCE = re.compile(r"D(\d+):(\d+)")
@@ -167,7 +168,7 @@ class Tally:
 
 def run_vault(
     samples: list[dict[str, Any]],
-    embedder: FastEmbedder,
+    embedder: Embedder,
     budget: int,
     real_detector: bool,
     strong: Any = None,
@@ -290,7 +291,7 @@ def run_baseline(
     return tally.report()
 
 
-def embedder_dir(embedder: FastEmbedder) -> Path:
+def embedder_dir(embedder: Embedder) -> Path:
     """The models folder the embedder was loaded from (the vault only needs it named)."""
     return getattr(embedder, "models_dir", Path("."))
 
@@ -311,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     samples = json.loads(args.data.read_text())[: args.limit]
-    embedder = FastEmbedder(args.models)
+    embedder = default_embedder(args.models)
     embedder.models_dir = args.models  # type: ignore[attr-defined]
     strong = None
     if not args.no_strong and modelstore.is_installed(args.models, DEFAULT_STRONG_MODEL):

@@ -65,9 +65,10 @@ def build(path: Path, sections: int, models: Path, *, fake_embedder: bool = Fals
     """
     from privault.caller import Caller
     from privault.privacy.detector import FakeDetector
-    from privault.retrieval.embedder import FakeEmbedder, FastEmbedder
+    from privault.retrieval.embedder import FakeEmbedder
     from privault.timeutil import now_ms
     from privault.vault import Vault
+    from privault.vault.embedding import default_embedder
 
     owner = Caller.owner()
     rng = random.Random(11)
@@ -75,7 +76,7 @@ def build(path: Path, sections: int, models: Path, *, fake_embedder: bool = Fals
         # The writes run the fake detector, which needs no model: an empty models folder
         # keeps the vault from re-verifying the NER model's hash each time a statement
         # teaches it a name. The embedder is given explicitly.
-        embedder = FakeEmbedder() if fake_embedder else FastEmbedder(models)
+        embedder = FakeEmbedder() if fake_embedder else default_embedder(models)
         vault = Vault.open(
             path, models_dir=no_models, detector_factory=FakeDetector, embedder=embedder
         )

@@ -27,7 +27,7 @@ AGENT = Caller.agent("claude")
 HEAVY = (
     "spacy",
     "presidio_analyzer",
-    "fastembed",
+    "onnx",  # only while the embedder's optimised copy is prepared
     "onnxruntime",
     "llama_cpp",
     "mcp",

@@ -1,11 +1,12 @@
-"""The vault's embedder: one-threaded model sessions, fed in parts on two threads.
+"""The vault's embedder: a one-threaded model session, fed in parts on two threads.
 
 onnxruntime runs a session's work on its own thread pool whose threads spin while they
 wait; on two cores shared with the detector (which runs beside the embedder on every
 write, see `writing`) a two-threaded session spent about 70% more CPU per note than a
-one-threaded one, for the same vectors. So the vault's sessions have one thread each, and
-a long list of texts is cut into parts of texts of about one length (a batch is padded to
-its longest) that run on two threads at once: the same two cores, without the spinning.
+one-threaded one, for the same vectors. So the vault's session runs each call on one
+thread, and a long list of texts is cut into parts of texts of about one length (a batch
+is padded to its longest) that run on two threads at once: the same two cores, without
+the spinning.
 Every vector is what the model gives the text alone.
 """
 
