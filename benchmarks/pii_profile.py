@@ -9,7 +9,7 @@ and reports this process's CPU milliseconds per sentence for the whole of `detec
 for its stages, each timed by wrapping the stage's own entry point:
 
 * `small_pipeline` — spaCy's small English pipeline over the batch (tokenizer, tok2vec,
-  tagger, parser, its entity recogniser);
+  tagger, its entity recogniser; the parser for texts of several lines: `Engine.parse`);
 * `presidio.<Recognizer>` — each of presidio's pattern recognizers (the phone recognizer
   runs python-phonenumbers in every listed region);
 * `second_ner` — the second entity recogniser, on the texts `second_pass_can_add` picks
@@ -91,7 +91,7 @@ def profile(texts: list[str], batch: int) -> dict[str, Any]:
 
     run(_detector(policy))  # warm: spaCy's vocabulary learns the sets' words once
     wraps: list[tuple[Any, str, str]] = [
-        (engine._nlp_engine, "process_batch", "small_pipeline"),
+        (engine, "parse", "small_pipeline"),
         (engine, "second_entities", "second_ner"),
         (Detector, "_own", "privault_own"),
         (detector_module, "_finished", "finishing"),
