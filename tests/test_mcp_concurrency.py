@@ -151,6 +151,37 @@ def test_a_search_is_answered_while_an_ask_is_inside_the_model(
     assert "400" in replies["ask"].structured_content["answer"]
 
 
+@pytest.mark.parametrize("readers", [2, 0])
+def test_the_lanes_count_the_calls_they_serve(vault: Vault, held: HeldChat, readers: int) -> None:
+    lanes = Lanes(vault, readers=readers)
+    server = for_agent(vault, AGENT, lanes=lanes)
+    seen: dict[str, bool] = {}
+
+    async def main() -> None:
+        seen["before"] = lanes.activity.busy()
+        async with Client(server) as asker:
+            async with anyio.create_task_group() as group:
+                group.start_soon(asker.call_tool, "ask_memory", {"question": "hotel budget"})
+                assert await anyio.to_thread.run_sync(held.entered.wait, WAIT)
+                seen["ask"] = lanes.activity.busy()
+                held.release.set()
+            seen["after"] = lanes.activity.busy()
+        seen["read"] = await lanes.read(lambda _handle: lanes.activity.busy())
+        seen["write"] = await lanes.write(lambda _handle: lanes.activity.busy())
+        seen["end"] = lanes.activity.busy()
+
+    run(main)
+    lanes.close()
+    assert seen == {
+        "before": False,
+        "ask": True,
+        "after": False,
+        "read": True,
+        "write": True,
+        "end": False,
+    }
+
+
 def test_a_full_ask_queue_answers_busy_at_once(vault: Vault, held: HeldChat) -> None:
     lanes = Lanes(vault, readers=2, ask_queue=1)
     server = for_agent(vault, AGENT, lanes=lanes)

@@ -86,17 +86,12 @@ class Failing(FakeStrongEmbedder):
         return super().embed_documents(texts)
 
 
-def test_a_pass_that_dies_loses_only_its_round_and_resumes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from privault.vault import strong as strong_pass
-
-    monkeypatch.setattr(strong_pass, "ROUND", 2)
+def test_a_pass_that_dies_loses_only_its_round_and_resumes(tmp_path: Path) -> None:
     path = tmp_path / "v.db"
     with strong_vault(path, Failing(fail_at=2)) as vault:
         vault.note("\n".join(LINES), caller=OWNER, title="Chat")
         with pytest.raises(RuntimeError):
-            vault.strong.index(caller=OWNER)
+            vault.strong.index(caller=OWNER, round_windows=2)
         assert vault.strong.coverage().covered == 2  # the first round landed whole
     with strong_vault(path) as vault:
         report = vault.strong.index(caller=OWNER)
@@ -248,6 +243,35 @@ def test_the_server_clock_runs_the_pass_in_rounds(tmp_path: Path, monkeypatch: A
         assert clock._vault.strong.coverage().covered == 2
         for _ in range(3):
             clock.strong_index()
+        assert clock._vault.strong.coverage().complete
+    finally:
+        clock.stop()
+
+
+def test_the_server_clock_s_pass_steps_aside_while_calls_are_served(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    from privault.interfaces import scheduler
+
+    path = tmp_path / "v.db"
+    with strong_vault(path) as vault:
+        vault.note("\n".join(LINES), caller=OWNER)
+    monkeypatch.setattr(scheduler, "STRONG_STEP", 1)
+    answers: list[bool] = []  # what `busy` says next, then False
+
+    def busy() -> bool:
+        return answers.pop(0) if answers else False
+
+    clock = scheduler.Clock(lambda: strong_vault(path), busy=busy)
+    clock._vault = strong_vault(path)
+    try:
+        answers[:] = [True]  # a call is being served: the tick does nothing
+        clock.strong_index()
+        assert clock._vault.strong.coverage().covered == 0
+        answers[:] = [False, True]  # one step, then a call comes in
+        clock.strong_index()
+        assert clock._vault.strong.coverage().covered == 1
+        clock.strong_index()  # idle: the rest
         assert clock._vault.strong.coverage().complete
     finally:
         clock.stop()

@@ -1,9 +1,13 @@
 """What `privault serve` does before it answers the first request (the page's latency
-depends on it): every engine loaded, then the long-lived heap frozen out of the collector."""
+depends on it): every engine loaded, then the long-lived heap frozen out of the collector,
+and numpy's BLAS kept to one thread."""
 
 from __future__ import annotations
 
 import gc
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 from helpers import fake_vault
@@ -22,3 +26,17 @@ def test_serve_loads_its_engines_then_freezes_the_heap(tmp_path: Path) -> None:
     finally:
         gc.unfreeze()
         vault.close()
+
+
+def test_serve_keeps_numpy_s_blas_to_one_thread() -> None:
+    # In a process of its own: the limit is process-wide and stays.
+    script = (
+        "import json; from threadpoolctl import threadpool_info\n"
+        "from privault.interfaces.cli.agents import _one_blas_thread\n"
+        "_one_blas_thread()\n"
+        "print(json.dumps([i['num_threads'] for i in threadpool_info() "
+        "if i['user_api'] == 'blas']))"
+    )
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    threads = json.loads(ran.stdout)
+    assert threads and set(threads) == {1}  # numpy's BLAS is loaded, and on one thread

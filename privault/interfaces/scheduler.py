@@ -7,6 +7,11 @@ just for them (its own SQLite connection; WAL lets it write beside the server's)
 clock never shares a connection with request handlers. A job that fails is logged and
 tried again at the next tick: one bad watch or one bad section never stops the clock.
 
+The strong model's pass is the one long CPU-bound job (about an hour for 10,000 windows
+on two cores). It runs in steps of a few windows and ends its tick at the first step that
+finds the server busy (`busy`: a call is being served), so agents' calls never share the
+cores with it; the next tick tries again.
+
 The indexer (`interfaces.indexer`) runs on a vault of its own too, so a long batch never
 holds up a poll. While serve runs it holds the vault's indexer lock: a CLI command that
 queues work then leaves it to the server instead of starting a worker. If a worker was
@@ -17,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -33,7 +39,9 @@ RESCAN_SECONDS = 30
 RESCAN_BATCH = 50
 INDEX_SECONDS = 2  # deferred writes wait at most about this long for the server's indexer
 STRONG_SECONDS = 20
-STRONG_BATCH = 64  # windows per tick of the strong model's pass (1 thread, ~15-30 s)
+STRONG_BATCH = 64  # at most this many windows a tick of the strong model's pass
+STRONG_STEP = 8  # windows a step (1 thread, ~3 s): a call waits for the cores at most that
+STRONG_TICK_SECONDS = 15  # no new step after this, so a tick ends before the next is due
 
 
 @dataclass(frozen=True)
@@ -54,10 +62,12 @@ class Clock:
         sync: SyncJob | None = None,
         *,
         poll_seconds: float = POLL_SECONDS,
+        busy: Callable[[], bool] | None = None,
     ):
         self._open_vault = open_vault
         self._sync = sync
         self._poll_seconds = poll_seconds
+        self._busy = busy or (lambda: False)
         self._vault: Vault | None = None
         self._indexing_vault: Vault | None = None
         self._lock: IndexerLock | None = None
@@ -155,10 +165,18 @@ class Clock:
             log.exception("PII re-scan failed")
 
     def strong_index(self) -> None:
-        """Give a batch of index windows their strong vectors (nothing without the model)."""
+        """Give up to `STRONG_BATCH` index windows their strong vectors, a step at a time
+        while the server is idle (nothing without the model)."""
         assert self._vault is not None
+        deadline = time.monotonic() + STRONG_TICK_SECONDS
+
+        def stop() -> bool:
+            return self._stopping or self._busy() or time.monotonic() > deadline
+
         try:
-            report = self._vault.strong.index(caller=Caller.owner(), limit=STRONG_BATCH)
+            report = self._vault.strong.index(
+                caller=Caller.owner(), limit=STRONG_BATCH, stop=stop, round_windows=STRONG_STEP
+            )
             if report.windows:
                 log.info("strong vectors: %d windows, %d left", report.windows, report.remaining)
         except Exception:

@@ -79,11 +79,14 @@ class VaultStrong:
         caller: Caller,
         progress: Callable[[int, int], None] | None = None,
         limit: int | None = None,
+        stop: Callable[[], bool] | None = None,
+        round_windows: int = ROUND,
     ) -> IndexReport:
         """Give up to `limit` windows (default: all) their strong vectors; owner only.
 
-        `progress(done, total)` is called after every round. Without the model installed
-        nothing is done and `model` is None.
+        Works in rounds of `round_windows` windows, each its own transaction; `progress(done,
+        total)` is called after every round, and a true `stop()` before a round ends the
+        pass there. Without the model installed nothing is done and `model` is None.
         """
         if not caller.is_owner:
             raise AccessDenied("only the owner can index the vault")
@@ -96,8 +99,8 @@ class VaultStrong:
         covered, total = strong_index.coverage(conn)
         todo = total - covered if limit is None else min(limit, total - covered)
         windows = embedded = 0
-        while windows < todo:
-            batch = strong_index.pending(conn, min(ROUND, todo - windows))
+        while windows < todo and not (stop is not None and stop()):
+            batch = strong_index.pending(conn, min(round_windows, todo - windows))
             if not batch:
                 break
             rows = []

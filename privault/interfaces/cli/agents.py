@@ -23,7 +23,7 @@ from privault.interfaces.cli.common import (
     opened,
     optional_time,
 )
-from privault.interfaces.mcp.lanes import DEFAULT_ASK_QUEUE, DEFAULT_READERS
+from privault.interfaces.mcp.lanes import DEFAULT_ASK_QUEUE, DEFAULT_READERS, Activity
 from privault.interfaces.scheduler import POLL_SECONDS, Clock, SyncJob
 from privault.vault import Vault
 from privault.vault.shelves import Shelf
@@ -399,7 +399,10 @@ def serve(
         job = SyncJob(sync_folder, secret, sync_minutes * 60)
     with opened() as vault:
         # The clock's own connection, on the server's engines: one embedder, one detector.
-        clock = Clock(vault.sibling, job)
+        # Its strong-model pass steps aside while the server serves calls.
+        activity = Activity()
+        clock = Clock(vault.sibling, job, busy=activity.busy)
+        _one_blas_thread()
         _warm_up(vault, chat_threads or max(1, (os.cpu_count() or 2) - 1))
         clock.start()
         err_console.print(
@@ -418,9 +421,21 @@ def serve(
                 web=web_factory(vault, host, port),
                 readers=readers,
                 ask_queue=ask_queue,
+                activity=activity,
             )
         finally:
             clock.stop()
+
+
+def _one_blas_thread() -> None:
+    """numpy's BLAS on one thread for the whole server. Its calls already run in parallel
+    across the lanes; a vector search spread over two cores left the helper thread
+    spinning for a while after each one (a memory_search at 10,000 sections: 52 CPU-ms
+    with two threads, 27 with one, the same wall time)."""
+    import numpy  # noqa: F401 - its BLAS must be loaded for the limit to reach it
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
 
 
 def _warm_up(vault: Vault, chat_threads: int) -> None:

@@ -28,7 +28,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from privault.caller import Caller
 from privault.errors import AccessDenied
 from privault.interfaces.agents import authenticate
-from privault.interfaces.mcp.lanes import DEFAULT_ASK_QUEUE, DEFAULT_READERS, Lanes
+from privault.interfaces.mcp.lanes import DEFAULT_ASK_QUEUE, DEFAULT_READERS, Activity, Lanes
 from privault.interfaces.mcp.refusals import UNKNOWN, RefusalLog
 from privault.interfaces.mcp.runtime import ToolRuntime
 from privault.interfaces.mcp.server import server_for
@@ -175,12 +175,13 @@ def build_app(
     web: WebFactory | None = None,
     readers: int = DEFAULT_READERS,
     ask_queue: int = DEFAULT_ASK_QUEUE,
+    activity: Activity | None = None,
 ) -> ASGIApp:
     """The ASGI app for `privault serve`: bearer auth in front of the MCP endpoint, and
     (with `web`) the owner's page on every other path. `readers` handles serve reads in
     parallel (0: every call on `vault` under one lock); `ask_queue` asks may wait while
-    one runs."""
-    lanes = Lanes(vault, readers=readers, ask_queue=ask_queue)
+    one runs; `activity` counts the calls being served."""
+    lanes = Lanes(vault, readers=readers, ask_queue=ask_queue, activity=activity)
     runtime = ToolRuntime(vault, _caller_of, lanes=lanes, resolver_reads_vault=False)
     server = server_for(runtime)
     app = server.streamable_http_app(
@@ -202,12 +203,22 @@ def serve(
     web: WebFactory | None = None,
     readers: int = DEFAULT_READERS,
     ask_queue: int = DEFAULT_ASK_QUEUE,
+    activity: Activity | None = None,
 ) -> None:
     """Run the HTTP server in this process until interrupted."""
     import uvicorn
 
+    app = build_app(
+        vault,
+        host=host,
+        port=port,
+        web=web,
+        readers=readers,
+        ask_queue=ask_queue,
+        activity=activity,
+    )
     config = uvicorn.Config(
-        build_app(vault, host=host, port=port, web=web, readers=readers, ask_queue=ask_queue),
+        app,
         host=host,
         port=port,
         log_level="warning",

@@ -32,13 +32,17 @@ The lanes:
 
 With `readers=0` every lane is the primary under one lock: the single-lock server, kept
 for the in-process test server and as the baseline of `benchmarks/mcp.py`.
+
+Every call in every lane is counted in the lanes' `Activity`, which the server's clock
+reads: its long background work (the strong model's pass) steps aside while calls run.
 """
 
 from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TypeVar
 
 import anyio
@@ -54,6 +58,30 @@ class LaneBusy(Exception):
     """A lane cannot take the call now (the ask queue is full): retry later."""
 
 
+class Activity:
+    """How many calls a server is serving now, across its lanes."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._calls = 0
+
+    @contextmanager
+    def call(self) -> Iterator[None]:
+        """Count a call for as long as the block runs."""
+        with self._lock:
+            self._calls += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._calls -= 1
+
+    def busy(self) -> bool:
+        """True while any call is being served."""
+        with self._lock:
+            return self._calls > 0
+
+
 class Lanes:
     """The handles of one server and the lanes calls run in (see the module docstring)."""
 
@@ -64,6 +92,7 @@ class Lanes:
         readers: int = DEFAULT_READERS,
         ask_queue: int = DEFAULT_ASK_QUEUE,
         open_handle: Callable[[], Vault] | None = None,
+        activity: Activity | None = None,
     ) -> None:
         if readers < 0 or ask_queue < 0:
             raise ValueError("readers and ask_queue cannot be negative")
@@ -71,6 +100,7 @@ class Lanes:
         self.readers = readers
         self.ask_queue = ask_queue
         self._open_handle = open_handle or primary.sibling
+        self.activity = activity or Activity()
         self._primary_lock = threading.Lock()
         self._guard = threading.Lock()  # the handle list and counts below
         self._free: queue.LifoQueue[Vault] = queue.LifoQueue()  # warm handles first
@@ -130,10 +160,14 @@ class Lanes:
     # ---- on the worker thread ----------------------------------------------------------
 
     def _on_primary(self, fn: Callable[[Vault], T]) -> T:
-        with self._primary_lock:
+        with self.activity.call(), self._primary_lock:
             return fn(self.primary)
 
     def _on_reader(self, fn: Callable[[Vault], T]) -> T:
+        with self.activity.call():
+            return self._with_reader(fn)
+
+    def _with_reader(self, fn: Callable[[Vault], T]) -> T:
         handle = self._take_reader()
         try:
             return fn(handle)
@@ -162,13 +196,13 @@ class Lanes:
             raise
 
     def _on_writer(self, fn: Callable[[Vault], T]) -> T:
-        with self._writer_lock:
+        with self.activity.call(), self._writer_lock:
             if self._writer is None:
                 self._writer = self._open()
             return fn(self._writer)
 
     def _on_asker(self, fn: Callable[[Vault], T]) -> T:
-        with self._asker_lock:
+        with self.activity.call(), self._asker_lock:
             if self._asker is None:
                 self._asker = self._open()
             return fn(self._asker)
