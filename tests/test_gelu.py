@@ -17,10 +17,16 @@ WIDTH = 8
 
 
 def _graph(
-    tmp_path: Path, *, half_first: bool = True, root: float = math.sqrt(2), leak: bool = False
+    tmp_path: Path,
+    *,
+    half_first: bool = True,
+    root: float = math.sqrt(2),
+    leak: bool = False,
+    outputs_half: bool = False,
 ) -> Path:
     """y = x * ((erf(x / root) + 1) * 0.5) after a bias add (0.5 first or last); `leak`
-    also outputs the erf's result, which the rewrite must then keep."""
+    also outputs the erf's result, which the rewrite must then keep; `outputs_half` also
+    outputs the constant 0.5 itself."""
     constants = {
         "bias": np.linspace(-1, 1, WIDTH, dtype=np.float32),
         "root": np.array(root, dtype=np.float32),
@@ -46,6 +52,8 @@ def _graph(
     outputs = [helper.make_tensor_value_info("output", TensorProto.FLOAT, [None, WIDTH])]
     if leak:
         outputs.append(helper.make_tensor_value_info("erf", TensorProto.FLOAT, [None, WIDTH]))
+    if outputs_half:
+        outputs.append(helper.make_tensor_value_info("half", TensorProto.FLOAT, []))
     graph = helper.make_graph(
         nodes,
         "gelu",
@@ -88,3 +96,17 @@ def test_a_graph_that_is_not_exactly_gelu_is_left_as_it_is(
     target = tmp_path / "fused.onnx"
     assert gelu.fuse(source, target) == 0
     assert not target.exists()
+
+
+def test_a_fused_constant_that_is_also_a_graph_output_is_kept(tmp_path: Path) -> None:
+    source = _graph(tmp_path, outputs_half=True)
+    target = tmp_path / "fused.onnx"
+    assert gelu.fuse(source, target) == 1
+    fused = onnx.load(str(target))
+    onnx.checker.check_model(fused)
+    assert {i.name for i in fused.graph.initializer} == {"bias", "half"}
+    session = ort.InferenceSession(str(target), providers=["CPUExecutionProvider"])
+    x = np.random.default_rng(4).normal(0, 3, (2, WIDTH)).astype(np.float32)
+    output, half = session.run(["output", "half"], {"input": x})
+    np.testing.assert_allclose(output, _run(source, x), atol=1e-6)
+    assert float(half) == 0.5

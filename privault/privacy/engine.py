@@ -116,8 +116,10 @@ class Engine:
         """The small pipeline's docs of `texts`, in order: a text with a line break through
         every component detection reads, a text of one line without the parser."""
         docs: list[Any] = [None] * len(texts)
-        broken = [i for i, text in enumerate(texts) if _LINE_BREAK.search(text)]
-        whole = [i for i, text in enumerate(texts) if not _LINE_BREAK.search(text)]
+        broken: list[int] = []
+        whole: list[int] = []
+        for i, text in enumerate(texts):
+            (broken if _LINE_BREAK.search(text) else whole).append(i)
         for indices, skips in ((broken, []), (whole, _ONE_LINE_SKIPS)):
             # `disable` here leaves the pipeline as it is: other threads share it.
             piped = self._nlp.pipe(

@@ -62,18 +62,13 @@ class FastEmbedder:
         folder, model = modelstore.verified_model(models_dir, name)
         spec = model.embed or {}
         graph_sha256 = next(file.sha256 for file in model.files if file.path == "model.onnx")
-        from tokenizers import Tokenizer
-
         self.name = name
         self.dim = int(spec.get("dim", 384))
         self._folder = folder
         self._normalise = bool(spec.get("normalize", True))
         self._tokenizers_lock = threading.Lock()
-        self._tokenizer: Any = None  # for counting, built on the first count (~50 ms)
-        self._batch_tokenizer: Any = None  # pads a batch: built on the first `embed`
-        self._query_tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
-        self._query_tokenizer.no_padding()
-        self._query_tokenizer.enable_truncation(QUERY_MAX_TOKENS)
+        self._tokenizers: dict[tuple[bool, bool], Any] = {}
+        self._query_tokenizer = self._tokenizer(truncate=True, pad=False)
         # onnxruntime runs one session from several threads at once (`vault.embedding`).
         self._session = prepared.single_thread_session(folder / "model.onnx", graph_sha256)
         self._inputs = {node.name for node in self._session.get_inputs()}
@@ -81,25 +76,26 @@ class FastEmbedder:
         self._counts_lock = threading.Lock()
         self._queries: OrderedDict[str, tuple[float, np.ndarray]] = OrderedDict()
 
-    def _tokenizer_for(self, *, counting: bool) -> Any:
-        """The counting tokenizer (no truncation: a count must see the whole text) or the
-        batch one (cut at the model's context, padded to a batch's longest), each built
-        once; a search that counts and embeds no passage loads neither."""
+    def _tokenizer(self, *, truncate: bool, pad: bool) -> Any:
+        """The model's tokenizer, cut at the model's context or not (a count must see the
+        whole text), padding a batch to its longest or not; each kind built on its first
+        use (~50 ms), so a search that counts and embeds no passage builds only the query's."""
+        key = (truncate, pad)
         with self._tokenizers_lock:
-            built = self._tokenizer if counting else self._batch_tokenizer
-            if built is None:
+            if key not in self._tokenizers:
                 from tokenizers import Tokenizer
 
                 built = Tokenizer.from_file(str(self._folder / "tokenizer.json"))
-                if counting:
-                    built.no_truncation()
-                    built.no_padding()
-                    self._tokenizer = built
-                else:
+                if truncate:
                     built.enable_truncation(QUERY_MAX_TOKENS)
+                else:
+                    built.no_truncation()
+                if pad:
                     built.enable_padding()
-                    self._batch_tokenizer = built
-            return built
+                else:
+                    built.no_padding()
+                self._tokenizers[key] = built
+            return self._tokenizers[key]
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
@@ -107,7 +103,7 @@ class FastEmbedder:
         # Batches are padded to their longest text: sorted by length, a batch holds texts
         # of similar size and little compute is spent on padding.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        tokenizer = self._tokenizer_for(counting=False)
+        tokenizer = self._tokenizer(truncate=True, pad=True)
         result = np.empty((len(texts), self.dim), dtype=np.float32)
         for start in range(0, len(order), PASSAGE_BATCH):
             batch = order[start : start + PASSAGE_BATCH]
@@ -162,7 +158,9 @@ class FastEmbedder:
             if found is not None:
                 self._counts.move_to_end(key)
                 return found
-        count = len(self._tokenizer_for(counting=True).encode(text, add_special_tokens=False).ids)
+        count = len(
+            self._tokenizer(truncate=False, pad=False).encode(text, add_special_tokens=False).ids
+        )
         with self._counts_lock:
             self._counts[key] = count
             if len(self._counts) > _COUNT_CACHE:

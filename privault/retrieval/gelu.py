@@ -44,7 +44,9 @@ def fuse(source: Path, target: Path) -> int:
             nodes.append(node)
     del model.graph.node[:]
     model.graph.node.extend(nodes)
-    used = {name for node in nodes for name in node.input}
+    # Drop the constants only the fused nodes read (√2, 1, 0.5): never one a graph output,
+    # a kept node or a subgraph of one still names.
+    used = _names_read(nodes) | {output.name for output in model.graph.output}
     kept = [i for i in model.graph.initializer if i.name in used]
     del model.graph.initializer[:]
     model.graph.initializer.extend(kept)
@@ -52,6 +54,21 @@ def fuse(source: Path, target: Path) -> int:
         model.opset_import.append(helper.make_opsetid(_CONTRIB, 1))
     onnx.save(model, str(target))
     return len(found)
+
+
+def _names_read(nodes: Any) -> set[str]:
+    """Every tensor name `nodes` read, with the nodes of their subgraphs (If, Loop)."""
+    names: set[str] = set()
+    for node in nodes:
+        names.update(node.input)
+        for attribute in node.attribute:
+            subgraphs = list(attribute.graphs)
+            if attribute.HasField("g"):
+                subgraphs.append(attribute.g)
+            for subgraph in subgraphs:
+                names |= _names_read(subgraph.node)
+                names |= {output.name for output in subgraph.output}
+    return names
 
 
 class _Graph:
