@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import multiprocessing
+import threading
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from privault.caller import Caller
-from privault.errors import AccessDenied, InputError, NotFound
+from privault.errors import AccessDenied, InputError, ModelError, NotFound
+from privault.privacy.detector import FakeDetector
+from privault.retrieval.embedder import FakeEmbedder
 from privault.store.connection import write
 from privault.timeutil import parse_time
+from privault.vault import Vault
 from tests.helpers import fake_vault
 
 OWNER = Caller.owner()
@@ -238,3 +243,39 @@ def test_forgetting_a_page_removes_every_version(vault) -> None:
     assert _counts(vault) == (0, 0, 0, 0)
     tombs = {i for (i,) in vault.conn.execute("SELECT id FROM tombstones")}
     assert tombs == {first.doc_id, second.doc_id}
+
+
+class ThreadNotingEmbedder(FakeEmbedder):
+    """The fake embedder, noting which thread embeds each query; `fail` makes it raise."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.query_threads: list[str] = []
+        self.fail = False
+
+    def embed_query(self, text: str) -> np.ndarray:
+        self.query_threads.append(threading.current_thread().name)
+        if self.fail:
+            raise ModelError("the embedder is gone")
+        return super().embed_query(text)
+
+
+def test_a_search_embeds_its_query_beside_the_keyword_leg(tmp_path: Path) -> None:
+    embedder = ThreadNotingEmbedder()
+    vault = Vault.open(
+        tmp_path / "v.db",
+        models_dir=tmp_path / "models",
+        embedder=embedder,
+        detector_factory=FakeDetector,
+    )
+    try:
+        vault.note("# Boiler\n\nThe boiler invoice is due in May.", caller=OWNER)
+        found = vault.search("boiler invoice", caller=OWNER)
+        assert [hit.title for hit in found.results] == ["Boiler"]
+        assert any(name.startswith("privault-query") for name in embedder.query_threads)
+        assert threading.current_thread().name not in embedder.query_threads
+        embedder.fail = True  # the worker's error reaches the caller as it is
+        with pytest.raises(ModelError, match="the embedder is gone"):
+            vault.search("garden budget", caller=OWNER)
+    finally:
+        vault.close()

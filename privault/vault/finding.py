@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from privault.privacy.gate import assembled, joined
 from privault.retrieval import packing, periods, search
 from privault.retrieval.embedder import Embedder
@@ -65,7 +67,11 @@ class Finder:
         them where the vault has one (see STRONG_MODE)."""
         if not query.strip():
             return []
-        vector = self.embedder.embed_query(query)
+        embedder = self.embedder
+
+        def vector() -> np.ndarray:
+            return embedder.embed_query(query)
+
         period = periods.envelope(periods.mentioned_periods(query))
         engines = self.engines if strong else None
         engine = engines.strong if engines is not None else None
