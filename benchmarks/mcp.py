@@ -19,6 +19,10 @@ without the SDK client's CPU on the machine's cores):
 * throughput: `--clients` concurrent sessions calling memory_search for `--seconds`,
   calls/s, errors (must be 0) and the server's CPU seconds per call (from /proc).
 
+Each mode also reports the index windows the server's strong-model pass gave vectors
+while it was measured (`strong_windows_indexed`): the pass steps aside while calls run,
+so this stays near 0 unless the phases leave the server idle.
+
 The chat model is `--chat-model`, else the default answerer (qwen2.5-coder-1.5b) if it is
 installed, else the smallest installed one; the report names it. With `--rounds N` the
 modes alternate N times (pooled, single, pooled, ...) so a change in the machine's load
@@ -324,10 +328,23 @@ async def throughput(
     }
 
 
+def strong_windows(path: Path) -> int:
+    """Index windows with the strong model's vectors so far."""
+    from privault.store import strong_index
+    from privault.store.connection import connect
+
+    conn = connect(path, readonly=True)
+    try:
+        return strong_index.coverage(conn)[0]
+    finally:
+        conn.close()
+
+
 def run_mode(
     mode: str, path: Path, home: Path, models: Path, token: str, args: argparse.Namespace
 ) -> dict[str, Any]:
-    """Start `privault serve` in `mode` and measure it."""
+    """Start `privault serve` in `mode` and measure it. The windows its strong-model pass
+    indexed meanwhile are reported: that pass works only while no call is being served."""
     port = free_port()
     url = f"http://127.0.0.1:{port}/mcp"
     env = {
@@ -352,6 +369,7 @@ def run_mode(
                     raise SystemExit("privault serve did not start") from None
                 time.sleep(0.2)
         result: dict[str, Any] = {"readers": READERS[mode]}
+        strong_before = strong_windows(path)
         if "idle" in args.phases:
             result["idle"] = anyio.run(idle, url, token, args.calls)
         if "ask" in args.phases:
@@ -360,6 +378,7 @@ def run_mode(
             result["throughput"] = anyio.run(
                 throughput, url, token, args.clients, args.seconds, server.pid
             )
+        result["strong_windows_indexed"] = strong_windows(path) - strong_before
         return result
     finally:
         server.terminate()

@@ -22,7 +22,7 @@ from privault.ask.chat import ChatResult, Message
 from privault.caller import Caller
 from privault.errors import AccessDenied
 from privault.interfaces.agents import known_caller
-from privault.interfaces.mcp.lanes import Lanes
+from privault.interfaces.mcp.lanes import Activity, Lanes
 from privault.interfaces.mcp.server import for_agent
 from privault.privacy.detector import FakeDetector
 from privault.retrieval.embedder import FakeEmbedder
@@ -153,7 +153,7 @@ def test_a_search_is_answered_while_an_ask_is_inside_the_model(
 
 @pytest.mark.parametrize("readers", [2, 0])
 def test_the_lanes_count_the_calls_they_serve(vault: Vault, held: HeldChat, readers: int) -> None:
-    lanes = Lanes(vault, readers=readers)
+    lanes = Lanes(vault, readers=readers, activity=Activity(quiet=0))
     server = for_agent(vault, AGENT, lanes=lanes)
     seen: dict[str, bool] = {}
 
@@ -180,6 +180,19 @@ def test_the_lanes_count_the_calls_they_serve(vault: Vault, held: HeldChat, read
         "write": True,
         "end": False,
     }
+
+
+def test_activity_stays_busy_for_a_quiet_moment_after_the_last_call() -> None:
+    now = [100.0]
+    activity = Activity(quiet=1.0, clock=lambda: now[0])
+    assert not activity.busy()
+    with activity.call():
+        now[0] += 5.0
+        assert activity.busy()
+    now[0] += 0.9
+    assert activity.busy()  # the agent's next call is likely this close behind
+    now[0] += 0.2
+    assert not activity.busy()
 
 
 def test_a_full_ask_queue_answers_busy_at_once(vault: Vault, held: HeldChat) -> None:

@@ -34,13 +34,16 @@ With `readers=0` every lane is the primary under one lock: the single-lock serve
 for the in-process test server and as the baseline of `benchmarks/mcp.py`.
 
 Every call in every lane is counted in the lanes' `Activity`, which the server's clock
-reads: its long background work (the strong model's pass) steps aside while calls run.
+reads: its long background work (the strong model's pass) steps aside while calls run
+and for a moment after.
 """
 
 from __future__ import annotations
 
+import math
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
@@ -59,11 +62,16 @@ class LaneBusy(Exception):
 
 
 class Activity:
-    """How many calls a server is serving now, across its lanes."""
+    """Whether a server is serving calls, across its lanes: busy while any call runs and
+    for `quiet` seconds after the last one ended (an agent's next call is usually that
+    close behind its last)."""
 
-    def __init__(self) -> None:
+    def __init__(self, quiet: float = 1.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.quiet = quiet
+        self._clock = clock
         self._lock = threading.Lock()
         self._calls = 0
+        self._ended = -math.inf  # when the last call ended, by `clock`
 
     @contextmanager
     def call(self) -> Iterator[None]:
@@ -75,11 +83,12 @@ class Activity:
         finally:
             with self._lock:
                 self._calls -= 1
+                self._ended = self._clock()
 
     def busy(self) -> bool:
-        """True while any call is being served."""
+        """True while a call runs, or one ended less than `quiet` seconds ago."""
         with self._lock:
-            return self._calls > 0
+            return self._calls > 0 or self._clock() - self._ended < self.quiet
 
 
 class Lanes:
