@@ -9,8 +9,8 @@ tried again at the next tick: one bad watch or one bad section never stops the c
 
 The strong model's pass is the one long CPU-bound job (about an hour for 10,000 windows
 on two cores). It runs in steps of a few windows and ends its tick at the first step that
-finds the server busy (`busy`: a call is being served), so agents' calls never share the
-cores with it; the next tick tries again.
+finds the server busy (`busy`: a call is being served, or one ended a moment ago), so
+agents' calls never share the cores with it; the next tick tries again.
 
 The indexer (`interfaces.indexer`) runs on a vault of its own too, so a long batch never
 holds up a poll. While serve runs it holds the vault's indexer lock: a CLI command that
