@@ -8,8 +8,7 @@ into token-budgeted context packs. Every text it returns went through the `Readi
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import numpy as np
+from functools import partial
 
 from privault.privacy.gate import assembled, joined
 from privault.retrieval import packing, periods, search
@@ -67,11 +66,7 @@ class Finder:
         them where the vault has one (see STRONG_MODE)."""
         if not query.strip():
             return []
-        embedder = self.embedder
-
-        def vector() -> np.ndarray:
-            return embedder.embed_query(query)
-
+        vector = partial(self.embedder.embed_query, query)  # embedded beside the keyword leg
         period = periods.envelope(periods.mentioned_periods(query))
         engines = self.engines if strong else None
         engine = engines.strong if engines is not None else None
