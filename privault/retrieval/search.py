@@ -68,7 +68,7 @@ def hybrid(
     conn: Connection,
     vectors: VectorIndex,
     query: str,
-    embed: Callable[[], np.ndarray] | None,
+    embed: Callable[[], np.ndarray],
     filters: Filters,
     limit: int,
     period: tuple[int, int] | None = None,
@@ -78,7 +78,7 @@ def hybrid(
     """The best `limit` chunks for a query under `filters`, by fused keyword+vector rank.
 
     Both legs search the view `vectors` holds (`plain`, or `masked` for gated callers).
-    `embed()` gives the query's vector (None: no vector leg); it runs on a worker thread
+    `embed()` gives the query's vector; it runs on a worker thread
     while the keywords are ranked, so it must not touch `conn`. `strong` is a third leg
     ranked by the caller (chunk ids, best first, same view), fused in with
     `strong_weight` (default STRONG_WEIGHT); chunks it does not cover compete on the
@@ -88,20 +88,14 @@ def hybrid(
     among the documents dated inside it, and those rankings are fused in too: what was
     written then gains rank, and everything else still competes.
     """
-    embedding = _QUERY_EMBEDDINGS.submit(embed) if embed is not None else None
+    embedding = _QUERY_EMBEDDINGS.submit(embed)
     # One filter lookup for both legs' candidates: the keyword leg's best rows are
     # fetched unfiltered first, then checked together with the vector neighbours.
     fetch = limit * fts.OVERFETCH
     unfiltered = fts.ranked(conn, query, fetch, vectors.view)
-    query_vector = embedding.result() if embedding is not None else None
-    vector: list[tuple[int, float]] = []
-    if query_vector is not None:
-        vectors.refresh(conn)
-        vector = [
-            (chunk_id, similarity)
-            for chunk_id, similarity in vectors.search(query_vector, limit * VECTOR_OVERFETCH)
-            if similarity >= MIN_SIMILARITY
-        ]
+    query_vector = embedding.result()
+    vectors.refresh(conn)
+    vector = _nearest(vectors, query_vector, limit)
     candidate_ids = list(
         dict.fromkeys([c for c, _ in unfiltered] + [c for c, _ in vector] + list(strong))
     )
@@ -141,10 +135,25 @@ def hybrid(
     return hits[:limit]
 
 
+def _nearest(
+    vectors: VectorIndex,
+    query_vector: np.ndarray,
+    limit: int,
+    period: tuple[int, int] | None = None,
+) -> list[tuple[int, float]]:
+    """The vector leg: the nearest chunks (over-fetched, to survive filtering) that are
+    related text at all, best first."""
+    return [
+        (chunk_id, similarity)
+        for chunk_id, similarity in vectors.search(query_vector, limit * VECTOR_OVERFETCH, period)
+        if similarity >= MIN_SIMILARITY
+    ]
+
+
 def _dated_legs(
     conn: Connection,
     vectors: VectorIndex,
-    query_vector: np.ndarray | None,
+    query_vector: np.ndarray,
     keyword: list[int],
     dated: Filters,
     limit: int,
@@ -154,15 +163,7 @@ def _dated_legs(
     leg's own best rows that fall inside, and an exact vector ranking inside the period
     (`sections` learns the section of every chunk they return)."""
     assert dated.since is not None and dated.until is not None
-    vector: list[tuple[int, float]] = []
-    if query_vector is not None:
-        vector = [
-            (chunk_id, similarity)
-            for chunk_id, similarity in vectors.search(
-                query_vector, limit * VECTOR_OVERFETCH, (dated.since, dated.until)
-            )
-            if similarity >= MIN_SIMILARITY
-        ]
+    vector = _nearest(vectors, query_vector, limit, (dated.since, dated.until))
     inside = index_reads.visible_chunks(conn, keyword + [chunk_id for chunk_id, _ in vector], dated)
     sections.update(inside)
     return [
