@@ -155,3 +155,21 @@ def test_no_match_needs_no_model(tmp_path: Path) -> None:
         vault.asking = VaultAsk(vault.shared, chat=None)
         reply = vault.ask("anything at all", caller=OWNER)
         assert reply.refused is None and "Nothing in the vault" in reply.answer
+
+
+def test_the_model_is_told_when_a_note_was_written_and_where_the_section_sits(
+    tmp_path: Path,
+) -> None:
+    written = 1_683_849_600_000  # 12 May 2023, 00:00 UTC
+    with fake_vault(tmp_path / "dated.db") as vault:
+        vault.note(
+            "# Pets\n## Coco\nWe got Coco yesterday, a grey kitten.",
+            caller=OWNER,
+            created_at=written,
+        )
+        chat = FakeChat("11 May 2023")
+        _use(vault, chat)
+        vault.ask("when did we get Coco the kitten", caller=OWNER)
+    prompt = chat.calls[0][-1].content
+    assert "| written 12 May 2023 | Pets › Coco]" in prompt
+    assert "We got Coco yesterday (11 May 2023), a grey kitten." in prompt

@@ -25,10 +25,12 @@ from privault.ask.pipeline import AskEngines, AskReply, AskRequest
 from privault.ask.pipeline import ask as run_pipeline
 from privault.caller import Caller
 from privault.errors import InputError
+from privault.privacy.gate import joined
 from privault.privacy.policy import Policy
 from privault.spans import Span
 from privault.store import shelves
 from privault.store.sections import SectionRow
+from privault.timeutil import to_iso
 from privault.vault.context import ASK_BUDGETS, DEFAULT_ASK_BUDGET, VaultContext
 from privault.vault.finding import Finder
 from privault.vault.privacy import PrivacyRuntime
@@ -122,6 +124,8 @@ class VaultAsk:
                     private=reading.is_pending(row) or self._private(row, spans, identifying),
                     untrusted=view.untrusted,
                     pii_values=tuple(sorted(values)),
+                    day=(to_iso(row.created_at) or "")[:10],
+                    place=joined(" › ", view.breadcrumb),
                 )
             )
         summary = reading.privacy()
