@@ -14,7 +14,8 @@ the strong leg. Reported per variant and budget:
   paper's evaluation (lower case, punctuation and articles removed; no stemming here);
   multi-hop answers are scored part by part (comma-separated) as there;
 * **contains**: share of answers that contain the whole normalised gold answer;
-* p50/p95 of the whole ask, and the mean prompt tokens the model read.
+* p50/p95 of the whole ask, and the mean prompt tokens the model read (of them, how
+  many the KV cache already held) and the tokens it wrote.
 
 Hundreds of asks take hours on 2 cores: Ctrl-C stops the run and still reports what was
 measured (`interrupted: true`, `questions_answered`), each line of progress on stderr says
@@ -139,6 +140,8 @@ def run(
                                 in normalise_answer(reply.answer),
                                 "seconds": round(seconds, 3),
                                 "prompt_tokens": reply.timings.get("prompt_tokens", 0),
+                                "cached_tokens": reply.timings.get("cached_tokens", 0),
+                                "completion_tokens": reply.timings.get("completion_tokens", 0),
                             }
                         )
                         print(
@@ -217,5 +220,9 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
                 "p50_s": round(statistics.median(seconds), 2),
                 "p95_s": round(seconds[min(len(seconds) - 1, int(0.95 * len(seconds)))], 2),
                 "mean_prompt_tokens": round(statistics.mean(r["prompt_tokens"] for r in chosen)),
+                "mean_cached_tokens": round(statistics.mean(r["cached_tokens"] for r in chosen)),
+                "mean_completion_tokens": round(
+                    statistics.mean(r["completion_tokens"] for r in chosen)
+                ),
             }
     return out
