@@ -7,7 +7,7 @@ times: a time without an offset is ambiguous, and guessing the zone would silent
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 from privault.errors import InputError
 
@@ -48,6 +48,12 @@ def to_iso(ms: int | None) -> str | None:
     moment = datetime.fromtimestamp(ms / 1000, tz=UTC)
     text = moment.isoformat(timespec="milliseconds" if ms % 1000 else "seconds")
     return text.replace("+00:00", "Z")
+
+
+def local_day(ms: int) -> date:
+    """The calendar day of epoch milliseconds where this machine is: the owner's day, the
+    one a note's "yesterday" counts back from."""
+    return datetime.fromtimestamp(ms / 1000).date()
 
 
 Time = str | int | None  # a time option: ISO 8601 text with an offset, epoch ms, or absent

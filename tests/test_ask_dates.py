@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
 from datetime import date
 
 import pytest
 
 from privault.ask.briefing import AskSection, build_messages
 from privault.ask.dates import anchored, spoken
+from privault.timeutil import local_day
 
 FRIDAY = date(2023, 5, 12)
 
@@ -64,7 +67,7 @@ def test_the_prompt_shows_the_day_written_and_anchors_the_note() -> None:
         False,
         False,
         (),
-        day="2023-08-11",
+        day=date(2023, 8, 11),
         place="Diary › August",
     )
     undated = AskSection("n2", "d2", "List", "Buy milk today.", False, False, ())
@@ -74,3 +77,20 @@ def test_the_prompt_shows_the_day_written_and_anchors_the_note() -> None:
     # A section without a known day is shown as it is: nothing to count from.
     assert "[note 2 | trusted | List]\nBuy milk today.\n" in user
     assert spoken(date(2023, 8, 1)) == "1 August 2023"
+
+
+@pytest.fixture
+def zone(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.parametrize(("tz", "day"), [("UTC", 12), ("America/Los_Angeles", 11)])
+def test_a_notes_day_is_the_owners_local_day(
+    zone: None, monkeypatch: pytest.MonkeyPatch, tz: str, day: int
+) -> None:
+    # 03:00 UTC on 12 May 2023 is still the evening of 11 May in California.
+    monkeypatch.setenv("TZ", tz)
+    time.tzset()
+    assert local_day(1_683_860_400_000) == date(2023, 5, day)

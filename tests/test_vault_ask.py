@@ -160,7 +160,7 @@ def test_no_match_needs_no_model(tmp_path: Path) -> None:
 def test_the_model_is_told_when_a_note_was_written_and_where_the_section_sits(
     tmp_path: Path,
 ) -> None:
-    written = 1_683_849_600_000  # 12 May 2023, 00:00 UTC
+    written = 1_683_892_800_000  # 12 May 2023, 12:00 UTC: that day wherever the tests run
     with fake_vault(tmp_path / "dated.db") as vault:
         vault.note(
             "# Pets\n## Coco\nWe got Coco yesterday, a grey kitten.",

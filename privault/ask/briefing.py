@@ -43,7 +43,7 @@ class AskSection:
     private: bool  # holds identifying PII, or its shelf is private
     untrusted: bool  # from a web page
     pii_values: tuple[str, ...] = ()  # raw PII values in the section as stored (leak scan)
-    day: str = ""  # the day its document was written, YYYY-MM-DD ("" if unknown)
+    day: date | None = None  # the day its document was written (None: not known)
     place: str = ""  # where it sits, "title › heading", gated ("": the title alone)
 
 
@@ -70,9 +70,8 @@ def render_sections(sections: Sequence[AskSection]) -> str:
         where = _one_line(section.place or section.title) or "untitled"
         text = defuse(section.text).strip()
         written = ""
-        if section.day:
-            day = date.fromisoformat(section.day)
-            written, text = f" | written {spoken(day)}", anchored(text, day)
+        if section.day is not None:
+            written, text = f" | written {spoken(section.day)}", anchored(text, section.day)
         head = f"[note {number} | {trust}{written} | {where}]"
         blocks.append(f"{head}\n{text}\n[end of note {number}]")
     return "\n\n".join(blocks) if blocks else "(no notes matched)"

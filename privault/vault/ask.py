@@ -30,7 +30,7 @@ from privault.privacy.policy import Policy
 from privault.spans import Span
 from privault.store import shelves
 from privault.store.sections import SectionRow
-from privault.timeutil import to_iso
+from privault.timeutil import local_day
 from privault.vault.context import ASK_BUDGETS, DEFAULT_ASK_BUDGET, VaultContext
 from privault.vault.finding import Finder
 from privault.vault.privacy import PrivacyRuntime
@@ -124,7 +124,7 @@ class VaultAsk:
                     private=reading.is_pending(row) or self._private(row, spans, identifying),
                     untrusted=view.untrusted,
                     pii_values=tuple(sorted(values)),
-                    day=(to_iso(row.created_at) or "")[:10],
+                    day=local_day(row.created_at),
                     place=joined(" › ", view.breadcrumb),
                 )
             )
