@@ -7,6 +7,7 @@ import json
 import re
 import socket
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -170,6 +171,15 @@ def test_a_web_page_alone_never_releases_personal_data(tokens) -> None:
     page = section(f"Contact {NAME} at {PHONE}.", untrusted=True, values=(NAME, PHONE))
     reply = run([page], tokens, mode="off", chat=FakeChat(f"It is {NAME}, {PHONE}."))
     assert NAME not in reply.answer and reply.held_back.leak_masks == 2
+
+
+def test_a_value_shown_only_in_a_pages_headings_is_scanned_for_too(tokens) -> None:
+    page = replace(
+        section("Opening hours: 9 to 5.", untrusted=True, values=(NAME,)),
+        place=f"Team page › {NAME}",
+    )
+    reply = run([page], tokens, mode="off", chat=FakeChat(f"Ask {NAME}."))
+    assert NAME not in reply.answer and reply.held_back.leak_masks == 1
 
 
 def test_reply_has_citations_policy_and_a_json_form(tokens) -> None:
