@@ -57,11 +57,12 @@ if TYPE_CHECKING:
 _DETECTION_LOCK = threading.RLock()  # one spaCy pipeline per process: one detection at a time
 _KEPT_DETECTORS = 8  # detector versions kept (a new known entity makes a new version)
 # Tokens of memory the local model reads for one answer (`Vault.ask`, the CLI, the MCP
-# tool). On 29 LoCoMo questions 600 answered as well as 1,000 (token F1 .240 vs .247
-# MiniLM-only, .234 vs .229 with the strong leg) in 40% less time; 300 cost MiniLM-only
-# vaults a third of its F1. Kept here, beside the settings every interface imports, so the
-# three defaults (and the bounds) cannot drift apart.
-DEFAULT_ASK_BUDGET = 600
+# tool). On 150 LoCoMo questions (answers asked for alone, relative dates anchored) 300
+# answered as well as 600 (token F1 .40 to .41 both, with and without the strong leg) at
+# half the time (ask p50 4.4 against 9.3 s on 2 cores): a small model is distracted by
+# more text as much as it is helped. Kept here, beside the settings every interface
+# imports, so the three defaults (and the bounds) cannot drift apart.
+DEFAULT_ASK_BUDGET = 300
 ASK_BUDGETS = (50, 8000)  # as `context` allows; more would not fit the model's context
 
 
