@@ -46,6 +46,11 @@ class AskSection:
     day: date | None = None  # the day its document was written (None: not known)
     place: str = ""  # where it sits, "title › heading", gated ("": the title alone)
 
+    @property
+    def where(self) -> str:
+        """What the prompt's header names it by: its breadcrumb, else its title."""
+        return self.place or self.title
+
 
 # Chat-template control tokens (ChatML and the common Llama/Mistral ones).
 _CONTROL = re.compile(r"<\|[^|<>\n]{0,40}\|>|\[/?INST\]|<</?SYS>>|</?s>")
@@ -67,7 +72,7 @@ def render_sections(sections: Sequence[AskSection]) -> str:
     blocks = []
     for number, section in enumerate(sections, start=1):
         trust = "UNTRUSTED web page" if section.untrusted else "trusted"
-        where = _one_line(section.place or section.title) or "untitled"
+        where = _one_line(section.where) or "untitled"
         text = defuse(section.text).strip()
         written = ""
         if section.day is not None:

@@ -20,21 +20,11 @@ from datetime import date, timedelta
 __all__ = ["anchored", "spoken"]
 
 _WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
-_NUMBERS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
+_NUMBERS = {"a": 1, "an": 1} | {
+    word: number
+    for number, word in enumerate("one two three four five six seven eight nine ten".split(), 1)
 }
-_COUNT = r"(?P<count>\d{1,2}|an?|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|several)"  # noqa: E501
+_COUNT = rf"(?P<count>\d{{1,2}}|{'|'.join(_NUMBERS)}|a few|a couple of|several)"
 _UNIT = r"(?P<unit>day|week|month|year)s?"
 
 
@@ -92,7 +82,7 @@ _RULES: tuple[_Rule, ...] = (
     _rule(rf"last {_WEEKDAY}", _last_weekday),
     _rule(rf"next {_WEEKDAY}", _next_weekday),
 )
-# One pass over the text finds them all, leftmost and longest first, so an expression is
+# One pass over the text finds them all, leftmost first, so an expression is
 # bracketed once ("the day before yesterday" is not bracketed again for its "yesterday").
 _ANY = re.compile(
     "|".join(re.sub(r"\(\?P<\w+>", "(?:", pattern.pattern) for pattern, _ in _RULES),

@@ -202,7 +202,7 @@ def _scan(answer: str, request: AskRequest) -> tuple[str, AskHeldBack]:
     values = [
         value
         for section in sections
-        for value in shown(section.pii_values, f"{section.title}\n{section.place}\n{section.text}")
+        for value in shown(section.pii_values, f"{section.where}\n{section.text}")
     ]
     leaks = find_leaks(answer, values)
     ranges = [(leak.start, leak.end, MASK) for leak in leaks]

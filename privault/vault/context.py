@@ -58,7 +58,7 @@ _DETECTION_LOCK = threading.RLock()  # one spaCy pipeline per process: one detec
 _KEPT_DETECTORS = 8  # detector versions kept (a new known entity makes a new version)
 # Tokens of memory the local model reads for one answer (`Vault.ask`, the CLI, the MCP
 # tool). On 150 LoCoMo questions (answers asked for alone, relative dates anchored) 300
-# answered as well as 600 (token F1 .40 to .41 both, with and without the strong leg) at
+# answered as well as 600 (token F1 .38 to .39 both, with and without the strong leg) at
 # half the time (ask p50 4.4 against 9.3 s on 2 cores): a small model is distracted by
 # more text as much as it is helped. Kept here, beside the settings every interface
 # imports, so the three defaults (and the bounds) cannot drift apart.
