@@ -37,6 +37,7 @@ from privault.ask.briefing import build_messages
 from privault.ask.runner import chatml
 from privault.store.connection import connect
 from privault.store.migrations import migrate
+from privault.vault.context import DEFAULT_ASK_BUDGET
 
 DEFAULT_MODELS = "smollm2-135m,qwen2.5-coder-0.5b,qwen2.5-coder-1.5b"
 MAX_TOKENS = 48
@@ -314,11 +315,11 @@ def bench_via_vault(
         for title, text in NOTES:
             vault.note(text, title=title, caller=Caller.owner())
         warm = QUESTIONS[-1][0]
-        vault.ask(warm, caller=asker, budget=400)
+        vault.ask(warm, caller=asker)
         rows = []
         for question, category, accepted in questions:
             t0 = time.perf_counter()
-            reply = vault.ask(question, caller=asker, budget=400)
+            reply = vault.ask(question, caller=asker)
             rows.append(
                 {
                     "question": question,
@@ -336,6 +337,7 @@ def bench_via_vault(
         masked = _masked_values(vault, asker) if agent else set()
         vault.close()
     summary = summarise(name, rows, 0.0)
+    summary["budget"] = DEFAULT_ASK_BUDGET  # what `Vault.ask` packs when not told otherwise
     if agent:
         summary.update(_agent_figures(rows, questions, masked))
     return summary
