@@ -409,6 +409,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-strong", action="store_true", help="with --locomo: MiniLM only")
     parser.add_argument("--cache", type=Path, default=None, help="with --locomo: strong vectors")
     args = parser.parse_args(argv)
+    if args.as_agent and not args.via_vault:
+        parser.error("--as-agent asks through the vault: add --via-vault")
     if args.locomo is not None:
         return _locomo(args)
     questions = QUESTIONS[: args.limit] if args.limit else QUESTIONS

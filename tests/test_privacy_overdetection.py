@@ -171,9 +171,15 @@ def test_honorifics_days_and_i_are_not_masked(
         # the minutes of a time are no house number, a customer number is no phone
         ("Check-up on 2026-03-12 at 09:30, Hauptstraße 5, Bonn.", ["09:30"], ["Hauptstraße 5"]),
         ("Customer number 44-2281-07. Status: paid.", ["44-2281-07"], []),
+        # a currency after an amount is money, in a short answer too; a name after a
+        # number is still a name, and a given name is never taken for a currency
+        ("12 Eur", ["Eur"], []),
+        ("1,240.50 Eur", ["Eur"], []),
+        ("Paid 40 Francs to Anna Weber.", ["Francs"], ["Anna Weber"]),
+        ("Room 4 Mark Weber", [], ["Mark Weber"]),
     ],
 )
-def test_company_words_ids_and_times_stay_readable(
+def test_company_words_ids_times_and_currencies_stay_readable(
     detector: Detector, text: str, readable: list[str], masked: list[str]
 ) -> None:
     spans = [s for s in detector.detect(text) if STANDARD.counts(s)]

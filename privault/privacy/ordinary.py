@@ -16,6 +16,10 @@ run; a run left empty is dropped. So a surname that is also a word ("Baker") is 
 masked on capitalisation alone, while "Ann Baker" keeps both words, and "Bauer Elektro"
 masks the surname but leaves the trade readable.
 
+A word right after an amount that names a currency in use ("12 Eur", "40 Francs": an ISO
+4217 code in any case, or a currency's English name that is not a given name) is money,
+not a person: short answers ("12 Eur") give the NER nothing else to go on.
+
 A spaCy "place" followed by a company's legal form ("ACME Hosting GmbH") is the company's
 name, not a place, and is dropped.
 
@@ -25,6 +29,7 @@ are left alone: the evidence there is not the capital letter.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from privault.privacy.names import NameLists, fold, is_organisation_word
@@ -53,6 +58,39 @@ CALENDAR = frozenset(
     """monday tuesday wednesday thursday friday saturday sunday january february march april
     may june july august september october november december""".split()
 )
+
+
+# An amount ends right before the word: a digit, then at most one space.
+_AFTER_AMOUNT = re.compile(r"\d[ \t\u00a0]?$")
+
+
+@functools.cache
+def _currency_words() -> tuple[frozenset[str], frozenset[str]]:
+    """ISO 4217 codes of every currency in use (lower case) and their English names' last
+    words, singular and plural ("euro", "francs"), from the CLDR data babel ships."""
+    from babel.core import get_global
+    from babel.numbers import get_currency_name, get_territory_currencies
+
+    codes = {
+        code
+        for territory in get_global("territory_currencies")
+        for code in get_territory_currencies(territory, tender=True)
+    }
+    words = {
+        get_currency_name(code, count=count, locale="en").split()[-1]
+        for code in codes
+        for count in (1, 2)
+    }
+    return frozenset(c.lower() for c in codes), frozenset(fold(w) for w in words)
+
+
+def _is_currency(text: str, start: int, word: str, lists: NameLists) -> bool:
+    """True when `word`, at `start` in `text`, follows an amount and names a currency."""
+    if not _AFTER_AMOUNT.search(text, max(0, start - 2), start):
+        return False
+    codes, names = _currency_words()
+    key = fold(word.strip(".'’-"))
+    return key in codes or (key in names and not lists.is_first(word.strip(".'’-")))
 
 
 def is_ordinary(word: str, lists: NameLists) -> bool:
@@ -101,7 +139,11 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
     offset = span.start
     for line in text[span.start : span.end].split("\n"):
         words = list(_WORD.finditer(line))
-        flags = [is_ordinary(w.group(0), lists) for w in words]
+        flags = [
+            is_ordinary(w.group(0), lists)
+            or _is_currency(text, offset + w.start(), w.group(0), lists)
+            for w in words
+        ]
         while words and flags[0]:
             words, flags = words[1:], flags[1:]
         while words and flags[-1]:
