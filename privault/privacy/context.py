@@ -105,7 +105,8 @@ _PLACE_AFTER = re.compile(
     + _NAME_WORD
     + r"){0,2})"
 )
-# Chat logs and dialogue: a speaker's name at the start of a line, before a colon.
+# Chat logs and dialogue: a speaker's name at the start of a line, before a colon (see
+# `_names_speaker` for two words).
 _SPEAKER = re.compile(
     r"(?m)^[ \t>]*(?:\[[^\]\n]{1,20}\][ \t]*)?([^\W\d_][\w'’-]+(?:[ \t][^\W\d_][\w'’-]+)?)"
     r":[ \t]"
@@ -118,8 +119,19 @@ def find_guessed_entities(text: str) -> list[Span]:
         Span(m.start(1), m.end(1), "LOCATION", 0.45, "place-cue")
         for m in _PLACE_AFTER.finditer(text)
     ]
-    spans += [Span(m.start(1), m.end(1), "PERSON", 0.5, "speaker") for m in _SPEAKER.finditer(text)]
+    spans += [
+        Span(m.start(1), m.end(1), "PERSON", 0.5, "speaker")
+        for m in _SPEAKER.finditer(text)
+        if _names_speaker(m.group(1))
+    ]
     return spans
+
+
+def _names_speaker(label: str) -> bool:
+    """False for a label written like a sentence: "Trip plan:", "Amount due:" (a capital, then
+    a lower-case word); "Anna Weber:" and a chat's "anna weber:" name their speaker."""
+    words = label.split()
+    return len(words) == 1 or not (words[0][0].isupper() and words[1][0].islower())
 
 
 def _end_of(text: str, start: int, words: str) -> int:

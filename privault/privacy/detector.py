@@ -31,7 +31,7 @@ from privault.privacy.second_pass import second_pass_can_add
 from privault.spans import Span
 
 # Bump when recognizer code changes in a way that changes spans: stored spans get rescanned.
-DETECTOR_REVISION = "10"
+DETECTOR_REVISION = "11"
 _CACHE_CHARS = 500  # only short texts (queries, titles) are worth remembering
 _CACHE_ENTRIES = 256
 # Spans below this score are not worth storing: no shipped policy would mask them.

@@ -10,8 +10,9 @@ text. A gazetteer of given names fixes most of that without a bigger model:
 * surnames come from `names` (MIT), the US census 1990 surname list. They are only used as
   supporting evidence inside a span NER already found, because many surnames are words;
 * ordinary English words come from Webster's 2nd (`web2`, public domain) as packaged by
-  `english-words` (MIT): a given name that is also a word ("Rose", "Patient", "Meet") is
-  only taken with a surname after it that is not.
+  `english-words` (MIT), with the everyday words it is too old to know (`NEWER_WORDS`:
+  "Website", "Laptop", "Babysitter"): a given name that is also a word ("Rose", "Patient",
+  "Meet") is only taken with a surname after it that is not.
 
 Both lists are stored ASCII-folded, so text is folded the same way before lookup
 ("Miklós" -> "miklos"). A hit alone is not enough: the word must be capitalised like a name
@@ -92,6 +93,19 @@ def fold(word: str) -> str:
 # Looked up folded, like every word (`fold("Sanitär")` is "sanitar").
 ORGANISATION_WORDS = frozenset(fold(word) for word in _ORGANISATION_WORDS.split())
 
+# Everyday words newer than Webster's 2nd (1934) that notes capitalise in headings and
+# labels ("## Laptop", "Website: …"); none is a listed given name.
+NEWER_WORDS = frozenset(
+    """email emails e-mail website websites webpage homepage online offline internet app apps
+    laptop laptops smartphone smartphones tablet wifi wi-fi bluetooth usb modem hotspot
+    broadband firmware touchscreen desktop webcam screenshot smartwatch headphones earbuds
+    username inbox voicemail texting download downloads uploads info podcast podcasts blog
+    blogs vlog selfie hashtag emoji chatbot playlist livestream ebook audiobook barcode
+    spreadsheet database workflow roadmap helpdesk startup startups freelance freelancer
+    meetup carpool babysitter babysitting daycare playdate healthcare skincare takeout
+    takeaway smoothie vegan workouts jogging signup onboarding handover url urls api pdf""".split()
+)
+
 
 def is_organisation_word(word: str) -> bool:
     """True when `word` marks a company or institution ("GmbH", "Elektro", "Hospital")."""
@@ -147,7 +161,7 @@ def load_name_lists() -> NameLists:
         if int(match.group(2)) >= FIRST_NAME_MIN_SOURCES
     )
     last = frozenset(line.split()[0].lower() for line in census.splitlines() if line.strip())
-    words = frozenset(word for word in _dictionary() if word.islower())
+    words = frozenset(word for word in _dictionary() if word.islower()) | NEWER_WORDS
     if min(len(first), len(last), len(words)) < 1000:
         raise ModelError("the name lists are truncated; reinstall nomquamgender and names")
     return NameLists(first, last, words)

@@ -18,7 +18,10 @@ masks the surname but leaves the trade readable.
 
 A word right after an amount that names a currency in use ("12 Eur", "40 Francs": an ISO
 4217 code in any case, or a currency's English name that is not a given name) is money,
-not a person: short answers ("12 Eur") give the NER nothing else to go on.
+not a person: short answers ("12 Eur") give the NER nothing else to go on. Likewise a
+month or weekday is a date, not a person, unless it is also a given name ("April") and no
+day number stands next to it ("April 5", "5th of April" are dates). Two capital letters
+("WA", "NY") are a code, never a name written out.
 
 A spaCy "place" followed by a company's legal form ("ACME Hosting GmbH") is the company's
 name, not a place, and is dropped.
@@ -58,6 +61,9 @@ CALENDAR = frozenset(
     """monday tuesday wednesday thursday friday saturday sunday january february march april
     may june july august september october november december""".split()
 )
+# Months that are given names too ("April Jones"); the name lists leave every calendar word
+# out, so they are named here.
+_CALENDAR_NAMES = frozenset({"april", "may", "june", "august"})
 
 
 # An amount ends right before the word: a digit, then at most one space.
@@ -93,6 +99,21 @@ def _is_currency(text: str, start: int, word: str, lists: NameLists) -> bool:
     return key in codes or (key in names and not lists.is_first(word.strip(".'’-")))
 
 
+# A day of the month next to a month's name: "20 February", "February 20", "5th of June".
+_DAY_BEFORE = re.compile(r"\b[0-3]?\d(?:st|nd|rd|th)?(?:[ \t]+of)?[ \t]+$")
+_DAY_AFTER = re.compile(r"[ \t]+[0-3]?\d(?:st|nd|rd|th)?\b")
+
+
+def _is_date(text: str, start: int, word: str) -> bool:
+    """True when `word`, at `start` in `text`, is a month with a day number beside it."""
+    if fold(word.strip(".'’-")) not in CALENDAR:
+        return False
+    return bool(
+        _DAY_BEFORE.search(text, max(0, start - 12), start)
+        or _DAY_AFTER.match(text, start + len(word))
+    )
+
+
 def is_ordinary(word: str, lists: NameLists) -> bool:
     """True when `word` reads as an ordinary word rather than part of a name."""
     bare = word.strip(".'’-")
@@ -102,10 +123,12 @@ def is_ordinary(word: str, lists: NameLists) -> bool:
     key = re.sub(r"['’]s$", "", key)
     if key in _LABELS:
         return True
-    if bare.isupper() and len(bare) <= 4 and not lists.is_first(bare):
-        return True  # SSN, GP, VPN, IBAN; a short all-caps given name ("ANA") stays
+    if bare.isupper() and (len(bare) == 2 or (len(bare) <= 4 and not lists.is_first(bare))):
+        return True  # WA, GP, SSN, IBAN; a short all-caps given name ("ANA") stays
     if lists.is_first(bare):
         return False
+    if key in CALENDAR and key not in _CALENDAR_NAMES:
+        return True  # "February", "Thursday" (a month by a day number: `_is_date`)
     if is_organisation_word(bare):
         return True  # "Bauer Elektro", "Stadtwerke Köln": the company word is not a name
     stem = key[:-1] if key.endswith("s") and key[:-1] in lists.words else key
@@ -142,6 +165,7 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
         flags = [
             is_ordinary(w.group(0), lists)
             or _is_currency(text, offset + w.start(), w.group(0), lists)
+            or _is_date(text, offset + w.start(), w.group(0))
             for w in words
         ]
         while words and flags[0]:
