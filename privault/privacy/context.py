@@ -219,22 +219,22 @@ def _list_mates(text: str, people: list[Span]) -> list[Span]:
         )
         candidates = []
         if after:
-            candidates.append((after.start(1), after.end(1)))
+            candidates.append((after.start(1), after.end(1), False))
         if before:
             offset = max(0, span.start - 60)
-            candidates.append((offset + before.start(1), offset + before.end(1)))
-        for start, end in candidates:
-            words = text[start:end].split()
-            # keep to the casing of the list's first word: "Reed met" is "Reed"
-            same = [w for w in words if w[0].islower() == words[0][0].islower() or len(w) <= 2]
-            while len(same) < len(words):
-                words = words[:-1]
-                same = [w for w in words if w[0].islower() == words[0][0].islower()]
-            end = start + len(" ".join(words)) if len(words) > 1 else start + len(words[0])
+            candidates.append((offset + before.start(1), offset + before.end(1), True))
+        for start, end, before_name in candidates:
+            # keep to the found name's casing, from the words next to it outwards: "Reed
+            # met" is "Reed", "with Okonkwo" is "Okonkwo"
+            words = [w.span() for w in re.finditer(r"\S+", text[start:end])]
+            cased = [text[start + w[0]].islower() == lower for w in words]
+            while not all(cased):  # drop the word farthest from the name
+                words, cased = (words[1:], cased[1:]) if before_name else (words[:-1], cased[:-1])
+            if not words:
+                continue
+            start, end = start + words[0][0], start + words[-1][1]
             value = text[start:end]
             if (start, end) in seen or value.split()[0] in _NOT_NAMES:
-                continue
-            if value[0].islower() != lower:  # keep to the list's own casing
                 continue
             seen.add((start, end))
             mate = Span(start, end, "PERSON", 0.5, "list")

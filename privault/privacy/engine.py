@@ -220,7 +220,9 @@ def _gazetteer_spans(text: str, doc: Any, pos: Sequence[str]) -> list[Span]:
     }
     spans = find_names(text, lists, tags)
     for entity in doc.ents:
-        if entity.label_ == "ORG":
+        # spaCy calls some people a company ("Usamov and Bowers") or, when a name sounds
+        # foreign to it, a nationality ("Arild Nguyen"); one capitalised word stays one.
+        if entity.label_ == "ORG" or (entity.label_ == "NORP" and len(entity) > 1):
             spans.extend(people_in_entity(text, entity.start_char, entity.end_char, lists))
     return spans + find_places(text, load_gazetteer(), lists)
 

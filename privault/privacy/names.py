@@ -271,7 +271,8 @@ def _grow(
 
 
 def people_in_entity(text: str, start: int, end: int, lists: NameLists) -> list[Span]:
-    """PERSON spans for an `ORG` entity that is really people ("Usamov and Bowers").
+    """PERSON spans for an `ORG` or `NORP` entity that is really people ("Usamov and
+    Bowers", "Arild Nguyen").
 
     Taken only when every part is one to three capitalised words without an organisation
     word, and some part holds a listed given name or surname that is not also an ordinary

@@ -13,8 +13,9 @@ or holds a digit, or is a label, greeting, honorific ("Dr Prado" masks "Prado"),
 contraction of "I", or a company word ("GmbH", "Elektro", "Stadtwerke", see
 `names.is_organisation_word`). Ordinary words are trimmed from both ends of each line's
 run; a run left empty is dropped. So a surname that is also a word ("Baker") is not
-masked on capitalisation alone, while "Ann Baker" keeps both words, and "Bauer Elektro"
-masks the surname but leaves the trade readable.
+masked on capitalisation alone, while "Ann Baker" keeps both words, "Ann and Baker" too
+(a listed surname coordinated with a name is one), and "Bauer Elektro" masks the surname
+but leaves the trade readable.
 
 A word right after an amount that names a currency in use ("12 Eur", "40 Francs": an ISO
 4217 code in any case, or a currency's English name that is not a given name) is money,
@@ -114,8 +115,12 @@ def _is_date(text: str, start: int, word: str) -> bool:
     )
 
 
-def is_ordinary(word: str, lists: NameLists) -> bool:
-    """True when `word` reads as an ordinary word rather than part of a name."""
+def is_ordinary(word: str, lists: NameLists, *, surnames: bool = False) -> bool:
+    """True when `word` reads as an ordinary word rather than part of a name.
+
+    With `surnames`, a listed surname is a name even when it is a dictionary word too: for
+    a word coordinated with a name found already ("Usamov and Bowers").
+    """
     bare = word.strip(".'’-")
     if not bare or any(char.isdigit() for char in bare):
         return True
@@ -131,6 +136,8 @@ def is_ordinary(word: str, lists: NameLists) -> bool:
         return True  # "February", "Thursday" (a month by a day number: `_is_date`)
     if is_organisation_word(bare):
         return True  # "Bauer Elektro", "Stadtwerke Köln": the company word is not a name
+    if surnames and lists.is_last(bare):
+        return False
     stem = key[:-1] if key.endswith("s") and key[:-1] in lists.words else key
     return stem in lists.words or key in lists.words
 
@@ -163,7 +170,7 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
     for line in text[span.start : span.end].split("\n"):
         words = list(_WORD.finditer(line))
         flags = [
-            is_ordinary(w.group(0), lists)
+            is_ordinary(w.group(0), lists, surnames=span.source == "list")
             or _is_currency(text, offset + w.start(), w.group(0), lists)
             or _is_date(text, offset + w.start(), w.group(0))
             for w in words
