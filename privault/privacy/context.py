@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 
+from privault.privacy.names import CALENDAR
 from privault.spans import Span
 
 _UPPER = r"[^\W\d_a-zß-ÿа-яα-ω]"  # an upper-case letter, any script
@@ -48,10 +49,9 @@ _PLACE_CUES = re.compile(
 _ALL_CAPS = re.compile(r"^[^\W\d_a-zß-ÿа-яα-ω]{3,}(?:[ \t]+[^\W\d_a-zß-ÿа-яα-ω]{2,})?$")
 _STRONG_PLACE_CUE = re.compile(r"(?i)^(?!from|in|to)")
 # Capitalised words that follow such cues without being names.
-_NOT_NAMES = frozenset(
+_NOT_NAMES = frozenset(word.capitalize() for word in CALENDAR) | frozenset(
     """The A An This That These Those My Your Our Their His Her It I We You They He She
-    Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April
-    May June July August September October November December Mr Mrs Ms Dr Sir Madam
+    Mr Mrs Ms Dr Sir Madam
     Yes No Not Thanks Thank Please Hello Hi Sorry Here There What When Where Who Why How
     Bot User Customer Agent Today Tomorrow Yesterday Also And But Or So If All Any Some
     English French German Spanish Italian Internet Email Phone Address Name Account Card

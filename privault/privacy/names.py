@@ -36,9 +36,15 @@ from privault.spans import Span
 # A name listed by this many independent sources is a real given name, not noise.
 FIRST_NAME_MIN_SOURCES = 5
 
+# Days and months: the one list of calendar words the detector's rules share (the name
+# lists leave them out; `ordinary` says which of them are given names too).
+CALENDAR = frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday january february march april
+    may june july august september october november december""".split()
+)
 # Words a name list may contain that are far more often ordinary English at the start of a
 # name-like run: function words, calendar words, forms of address, document labels.
-_NOT_NAMES = frozenset(
+_NOT_NAMES = CALENDAR | frozenset(
     """a about after again all also am an and any are as at be because been before being
     but by can could did do does doing down during each few for from further had has have
     having he her here hers herself him himself his how i if in into is it its itself just
@@ -46,9 +52,8 @@ _NOT_NAMES = frozenset(
     same she should so some such than that the their theirs them then there these they this
     those through to too under until up very was we were what when where which while who
     whom why will with would you your yours yourself ok okay yes hi hello dear thanks thank
-    please sorry well oh hey monday tuesday wednesday thursday friday saturday sunday
-    january february march april may june july august september october november december
-    mr mrs ms miss dr prof sir madam lord lady king queen prince princess saint st god
+    please sorry well oh hey mr mrs ms miss dr prof sir madam lord lady king queen prince
+    princess saint st god
     name phone address email fax mobile office home work user customer agent bot card bank
     street avenue road city country note subject date re fwd iban swift""".split()
 )

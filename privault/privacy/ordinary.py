@@ -36,7 +36,7 @@ from __future__ import annotations
 import functools
 import re
 
-from privault.privacy.names import NameLists, fold, is_organisation_word
+from privault.privacy.names import CALENDAR, NameLists, fold, is_organisation_word
 from privault.spans import Span
 
 # Sources whose only evidence for PERSON is capitalisation or a statistical guess.
@@ -56,11 +56,6 @@ _LABELS = frozenset(
     contacts signed beneficiary employee from to cc bcc date total card license licence
     city country state street grandma grandpa mum mom dad auntie uncle producer todo ps nb
     faq mr mrs ms miss mx dr prof sir madam i'm i've i'd i'll""".split()
-)
-# Days and months follow "in", "on", "to" as often as places do ("back in December").
-CALENDAR = frozenset(
-    """monday tuesday wednesday thursday friday saturday sunday january february march april
-    may june july august september october november december""".split()
 )
 # Months that are given names too ("April Jones"); the name lists leave every calendar word
 # out, so they are named here.

@@ -25,8 +25,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from privault.privacy.names import NameLists, fold
-from privault.privacy.ordinary import CALENDAR, is_ordinary
+from privault.privacy.names import CALENDAR, NameLists, fold
+from privault.privacy.ordinary import is_ordinary
 from privault.spans import Span
 
 # Kinds whose spans mean "this word is already a name or a place".
