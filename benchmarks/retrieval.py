@@ -2,7 +2,7 @@
 
     python -m benchmarks.retrieval --data ../shared/data/locomo/locomo_dev.json \
         --budget 1000 [--json] [--limit N] [--baseline] [--no-strong] [--strong-mode M]
-        [--strong-weight W] [--tune 1-3] [--cache FILE]
+        [--strong-weight W] [--tune 1-3] [--cache FILE] [--blas-threads N]
 
 Each LoCoMo conversation goes into a fresh vault (temp dir, real embedder): one note per
 session, dated with the session's date. Every question that names evidence (category 5,
@@ -21,6 +21,11 @@ its background pass (`vault.strong.index`) and every question is asked again wit
 tuning ones (`--tune 1-3`) and the others apart, so over-fitting shows. `--cache FILE`
 keeps the strong model's document vectors between runs (queries are always embedded live:
 their time is part of the latency).
+
+Latency depends on numpy's BLAS: by default it uses every core and its helper thread
+spins for a while after each vector scan, which takes a core from the strong model's
+query (two threads) in a loop of back-to-back calls. `privault serve` keeps BLAS on one
+thread; `--blas-threads 1` measures `context` as the server runs it.
 
 `--baseline` also runs the naive reference: 6-turn chunks, BM25 only (FTS5 in memory),
 packed best first into the same budget, counted with the same tokenizer.
@@ -309,8 +314,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strong-weight", type=float, default=search.STRONG_WEIGHT)
     parser.add_argument("--tune", default="1-3", help="conversations tuned on (1-based range)")
     parser.add_argument("--cache", type=Path, default=None, help="strong document vectors")
+    parser.add_argument("--blas-threads", type=int, default=None, help="numpy's BLAS threads")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
+    if args.blas_threads is not None:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=args.blas_threads, user_api="blas")
     samples = json.loads(args.data.read_text())[: args.limit]
     embedder = default_embedder(args.models)
     embedder.models_dir = args.models  # type: ignore[attr-defined]
@@ -329,6 +339,7 @@ def main(argv: list[str] | None = None) -> int:
         "conversations": len(samples),
         "budget": args.budget,
         "tune": sorted(tune),
+        "blas_threads": args.blas_threads,
         "load_average": [round(x, 2) for x in os.getloadavg()],
         **reports,
     }
