@@ -32,9 +32,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from privault.ask import AskEngines, AskRequest, AskSection, FollowupTokens, LocalChat, ask
+from privault.ask import AskEngines, AskRequest, AskSection, FollowupTokens, ask
 from privault.ask.briefing import build_messages
-from privault.ask.runner import chatml
+from privault.models.chat import chatml
+from privault.models.handles import local_chat
+from privault.models.llama import LlamaChat
 from privault.store.connection import connect
 from privault.store.migrations import migrate
 from privault.vault.context import DEFAULT_ASK_BUDGET
@@ -213,9 +215,10 @@ def bench_model(
 ) -> dict[str, Any]:
     """Run every question through privault and through a bare llama.cpp call."""
     started = time.perf_counter()
-    chat = LocalChat(models_dir, name, n_threads=2)
+    chat = local_chat(models_dir, name, threads=2)  # privault's way: in its worker process
+    chat.start()
     load_s = time.perf_counter() - started
-    bare = LocalChat(models_dir, name, n_threads=2)  # same weights, own KV cache
+    bare = LlamaChat(models_dir, name, n_threads=2)  # same weights, in this process
     with tempfile.TemporaryDirectory() as scratch:
         conn = connect(Path(scratch) / "bench.db")
         migrate(conn)

@@ -40,11 +40,12 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.retrieval import CachedStrong, session_note, sessions
-from privault import modelstore
 from privault.caller import Caller
+from privault.models import catalog
+from privault.models.handles import local_embedder
 from privault.privacy.detector import FakeDetector
 from privault.retrieval.embedder import Embedder
-from privault.retrieval.strong import DEFAULT_STRONG_MODEL, GemmaEmbedder
+from privault.retrieval.strong import DEFAULT_STRONG_MODEL
 from privault.vault import Vault
 from privault.vault.embedding import default_embedder
 
@@ -107,8 +108,8 @@ def run(
     asked = sample(data, limit)
     embedder = default_embedder(models_dir)
     strong = None
-    if strong_on and modelstore.is_installed(models_dir, DEFAULT_STRONG_MODEL):
-        strong = CachedStrong(GemmaEmbedder(models_dir), cache)
+    if strong_on and catalog.is_installed(models_dir, DEFAULT_STRONG_MODEL):
+        strong = CachedStrong(local_embedder(models_dir, DEFAULT_STRONG_MODEL), cache)
     owner = Caller.owner()
     rows: list[dict[str, Any]] = []
     interrupted = False

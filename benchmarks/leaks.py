@@ -59,7 +59,7 @@ from privault.ask import (
     LeakyStubChat,
     ask,
 )
-from privault.ask.chat import Message
+from privault.models.chat import Message
 from privault.store.connection import connect
 from privault.store.migrations import migrate
 
@@ -472,9 +472,9 @@ def main(argv: list[str] | None = None) -> int:
             "stub": run(stub, todo, people, list(VIEWS), args.max_tokens),
         }
         if args.model != "stub":
-            from privault.ask import LocalChat
+            from privault.models.handles import local_chat
 
-            chat = LocalChat(args.models_dir, args.model, n_threads=2)
+            chat = local_chat(args.models_dir, args.model, threads=2)
             picked = sample(todo, args.model_limit)
             result["model"] = {
                 "name": args.model,

@@ -258,12 +258,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def strong_rate(args: argparse.Namespace, vault: Vault, owner: Caller) -> dict[str, Any] | None:
     """Windows per second of the strong model's background pass over the ingested notes."""
-    from privault import modelstore
-    from privault.retrieval.strong import DEFAULT_STRONG_MODEL, GemmaEmbedder
+    from privault.models import catalog
+    from privault.models.handles import local_embedder
+    from privault.retrieval.strong import DEFAULT_STRONG_MODEL
 
-    if not args.strong or not modelstore.is_installed(args.models, DEFAULT_STRONG_MODEL):
+    if not args.strong or not catalog.is_installed(args.models, DEFAULT_STRONG_MODEL):
         return None
-    engine = GemmaEmbedder(args.models, threads=args.strong_threads)
+    engine = local_embedder(args.models, DEFAULT_STRONG_MODEL, threads=args.strong_threads)
     strong_vault = Vault.open(
         vault.path, models_dir=args.models, embedder=vault.embedder, strong_embedder=engine
     )

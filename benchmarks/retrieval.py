@@ -54,13 +54,14 @@ from typing import Any
 
 import numpy as np
 
-from privault import modelstore
 from privault.caller import Caller
+from privault.models import catalog
+from privault.models.handles import local_embedder
 from privault.privacy.detector import FakeDetector
 from privault.retrieval import search
 from privault.retrieval.embedder import Embedder
 from privault.retrieval.fts import match_expression
-from privault.retrieval.strong import DEFAULT_STRONG_MODEL, GemmaEmbedder
+from privault.retrieval.strong import DEFAULT_STRONG_MODEL
 from privault.vault import Vault, finding
 from privault.vault.embedding import default_embedder
 
@@ -325,8 +326,8 @@ def main(argv: list[str] | None = None) -> int:
     embedder = default_embedder(args.models)
     embedder.models_dir = args.models  # type: ignore[attr-defined]
     strong = None
-    if not args.no_strong and modelstore.is_installed(args.models, DEFAULT_STRONG_MODEL):
-        strong = CachedStrong(GemmaEmbedder(args.models), args.cache)
+    if not args.no_strong and catalog.is_installed(args.models, DEFAULT_STRONG_MODEL):
+        strong = CachedStrong(local_embedder(args.models, DEFAULT_STRONG_MODEL), args.cache)
         finding.STRONG_MODE = args.strong_mode
         search.STRONG_WEIGHT = args.strong_weight
     low, _, high = args.tune.partition("-")

@@ -13,6 +13,7 @@ the interfaces turn each into one line on stderr (CLI) or a structured tool erro
     ├── PolicyError             a policy is missing, unparsable, invalid or unknown (fail closed)
     ├── AccessDenied            the caller may not do this (unknown agent, read-only, revoked)
     └── ModelError              a model file is missing or its sha256 does not match
+        └── ModelUnavailable    the local model's worker stopped or hangs (or failed for good)
 """
 
 from __future__ import annotations
@@ -54,3 +55,14 @@ class AccessDenied(PrivaultError, PermissionError):
 
 class ModelError(PrivaultError):
     """A model is not installed, or its file does not match its manifest."""
+
+
+class ModelUnavailable(ModelError):
+    """The local model's worker process died or stopped answering during this call.
+
+    `failed` is False while it is being restarted (the next call may succeed) and True once
+    it has stopped too often in a row or cannot load: callers then work without it."""
+
+    def __init__(self, message: str, *, failed: bool = False) -> None:
+        super().__init__(message)
+        self.failed = failed

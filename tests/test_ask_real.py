@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from privault.ask import AskEngines, AskRequest, AskSection, FollowupTokens, LocalChat, ask
+from privault.ask import AskEngines, AskRequest, AskSection, FollowupTokens, ask
 from privault.ask.briefing import BRIEFING, build_messages
-from privault.ask.runner import chatml
 from privault.errors import ModelError
+from privault.models.chat import chatml
+from privault.models.handles import WorkerChat, local_chat
 from privault.store.connection import Connection
 
 pytestmark = pytest.mark.real
@@ -43,22 +45,49 @@ SECTIONS = [
 
 
 @pytest.fixture(scope="module")
-def chat() -> LocalChat:
+def chat() -> Iterator[WorkerChat]:
     # Module-scoped, so it runs before conftest's per-test fixture sets PRIVAULT_MODELS;
     # fall back to the same default that conftest uses.
     models = Path(os.environ.get("PRIVAULT_MODELS", Path.home() / ".privault" / "models"))
     try:
-        return LocalChat(models, "smollm2-135m", n_threads=2)
+        handle = local_chat(models, "smollm2-135m", threads=2)
     except ModelError as exc:
         pytest.skip(f"SmolLM2 not installed: {exc}")
+    yield handle
+    handle.process.close()
 
 
 def no_network(*args: Any, **kwargs: Any) -> None:
     raise AssertionError("the local model opened a network connection")
 
 
+def inet_socket_inodes() -> set[str]:
+    """Inodes of every TCP and UDP socket on this machine (IPv4 and IPv6)."""
+    found: set[str] = set()
+    for table in ("tcp", "tcp6", "udp", "udp6"):
+        lines = Path(f"/proc/net/{table}").read_text().splitlines()[1:]
+        found.update(line.split()[9] for line in lines)
+    return found
+
+
+def socket_inodes(pid: int) -> set[str]:
+    """Inodes of the sockets process `pid` holds open."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        target = os.readlink(fd)
+        if target.startswith("socket:["):
+            inodes.add(target[len("socket:[") : -1])
+    return inodes
+
+
+def unix_socket_paths() -> dict[str, str]:
+    """Each unix socket's inode and the path it is bound to ('' for an anonymous one)."""
+    lines = Path("/proc/net/unix").read_text().splitlines()[1:]
+    return {parts[6]: (parts[7] if len(parts) > 7 else "") for parts in map(str.split, lines)}
+
+
 def test_a_real_local_answer_is_scanned_cited_and_offers_a_followup(
-    chat: LocalChat, conn: Connection, monkeypatch: pytest.MonkeyPatch
+    chat: WorkerChat, conn: Connection, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
     monkeypatch.setattr(socket.socket, "connect", no_network)
@@ -84,7 +113,19 @@ def test_a_real_local_answer_is_scanned_cited_and_offers_a_followup(
     assert again.timings["cached_tokens"] >= reply.timings["prompt_tokens"] // 2
 
 
-def test_the_briefing_prefix_is_reused_across_questions(chat: LocalChat) -> None:
+def test_the_worker_holds_no_network_socket_and_no_socket_path(chat: WorkerChat) -> None:
+    """Private text reaches the model only over the inherited anonymous socket pair."""
+    chat.chat(build_messages("When is the invoice due?", SECTIONS[:1]), max_tokens=4)
+    pid = chat.process.pid
+    assert pid is not None
+    held = socket_inodes(pid)
+    assert held, "the worker talks to its parent over a socket pair"
+    assert not held & inet_socket_inodes()
+    unix = unix_socket_paths()
+    assert all(inode in unix and unix[inode] == "" for inode in held)
+
+
+def test_the_briefing_prefix_is_reused_across_questions(chat: WorkerChat) -> None:
     briefing_tokens = len(chat.tokens(chatml(build_messages("q", [])[:1])))
     chat.chat(build_messages("When is the invoice due?", SECTIONS[:1]), max_tokens=8)
     other = [AskSection("n9", "d9", "List", "Shopping: milk, eggs.", False, False, ())]
@@ -98,4 +139,4 @@ def test_a_model_file_that_does_not_match_its_manifest_is_never_loaded(tmp_path:
     folder.mkdir()
     (folder / "SmolLM2-135M-Instruct.Q4_1.gguf").write_bytes(b"not a model")
     with pytest.raises(ModelError, match="cannot be used"):
-        LocalChat(tmp_path, "smollm2-135m")
+        local_chat(tmp_path, "smollm2-135m")

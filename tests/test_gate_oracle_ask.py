@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from test_gate_oracle import SETTINGS, build, emails, ibans, names, phones, variants
 
 from privault import Caller, Vault
-from privault.ask.chat import Message
 from privault.ask.fakes import FakeChat
+from privault.models.chat import Message
 from privault.vault.ask import VaultAsk
 
 AGENT = Caller.agent("claude")

@@ -18,12 +18,12 @@ import pytest
 from helpers import fake_vault
 from mcp import Client
 
-from privault.ask.chat import ChatResult, Message
 from privault.caller import Caller
 from privault.errors import AccessDenied
 from privault.interfaces.agents import known_caller
 from privault.interfaces.mcp.lanes import Activity, Lanes
 from privault.interfaces.mcp.server import for_agent
+from privault.models.chat import ChatResult, Message
 from privault.privacy.detector import FakeDetector
 from privault.retrieval.embedder import FakeEmbedder
 from privault.store import audit

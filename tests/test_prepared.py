@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from privault import modelstore
+from privault.models import catalog
 from privault.retrieval import prepared
 
 pytestmark = pytest.mark.real
@@ -20,8 +20,8 @@ TEXT_IDS = np.asarray([[101, 2043, 2003, 1996, 18847, 2326, 2349, 102]], dtype=n
 def _copy_of_minilm(models_dir: Path, tmp_path: Path) -> tuple[Path, str]:
     folder = tmp_path / "minilm"
     folder.mkdir()
-    shutil.copy(modelstore.verified_path(models_dir, "minilm-l6-v2-int8") / "model.onnx", folder)
-    manifest = modelstore.manifest(models_dir, "minilm-l6-v2-int8")
+    shutil.copy(catalog.verified_path(models_dir, "minilm-l6-v2-int8") / "model.onnx", folder)
+    manifest = catalog.manifest(models_dir, "minilm-l6-v2-int8")
     sha = next(file.sha256 for file in manifest.files if file.path == "model.onnx")
     return folder / "model.onnx", sha
 

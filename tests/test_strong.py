@@ -12,9 +12,10 @@ import pytest
 from gate_support import normal_form
 
 from privault import Caller, Vault
+from privault.models.fakes import FakeStrongEmbedder
 from privault.privacy.detector import FakeDetector
 from privault.retrieval.embedder import FakeEmbedder
-from privault.retrieval.strong import FakeStrongEmbedder, strong_input
+from privault.retrieval.strong import strong_input
 from privault.store import strong_index
 from privault.vault import finding
 

@@ -9,28 +9,34 @@ checks the conversion, the prompts, the Dense projections and the pooling togeth
 from __future__ import annotations
 
 import json
+import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from privault import Caller, Vault, modelstore
+from privault import Caller, Vault
 from privault.errors import ModelError
+from privault.models import catalog
+from privault.models.handles import WorkerEmbedder, local_embedder
 from privault.privacy.detector import FakeDetector
 from privault.retrieval.embedder import FakeEmbedder
-from privault.retrieval.strong import DEFAULT_STRONG_MODEL, GemmaEmbedder
+from privault.retrieval.strong import DEFAULT_STRONG_MODEL
 
 pytestmark = pytest.mark.real
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
 @pytest.fixture(scope="module")
-def gemma(models_dir: Path) -> GemmaEmbedder:
-    return GemmaEmbedder(models_dir)
+def gemma(models_dir: Path) -> Iterator[WorkerEmbedder]:
+    embedder = local_embedder(models_dir, DEFAULT_STRONG_MODEL)
+    yield embedder
+    embedder.process.close()
 
 
-def test_vectors_match_sentence_transformers(gemma: GemmaEmbedder) -> None:
+def test_vectors_match_sentence_transformers(gemma: WorkerEmbedder) -> None:
     texts = json.loads((FIXTURES / "embeddinggemma_reference.json").read_text(encoding="utf-8"))
     with np.load(FIXTURES / "embeddinggemma_reference.npz") as reference:
         queries = reference["queries"].astype(np.float32)
@@ -46,7 +52,7 @@ def test_vectors_match_sentence_transformers(gemma: GemmaEmbedder) -> None:
     assert list((got_queries @ got_documents.T).argmax(axis=1)) == [0, 1, 2]
 
 
-def test_a_batch_gives_the_vectors_one_at_a_time_gives(gemma: GemmaEmbedder) -> None:
+def test_a_batch_gives_the_vectors_one_at_a_time_gives(gemma: WorkerEmbedder) -> None:
     texts = [f"Line {i}: the boiler was fixed on day {i} by the plumber." for i in range(7)]
     together = gemma.embed_documents(texts)
     alone = np.stack([gemma.embed_documents([text])[0] for text in texts])
@@ -68,7 +74,7 @@ def test_the_vault_indexes_and_ranks_with_the_real_model(tmp_path: Path, models_
         models_dir=models_dir,
         embedder=FakeEmbedder(),
         detector_factory=FakeDetector,
-        strong_embedder=GemmaEmbedder(models_dir),
+        strong_embedder=local_embedder(models_dir, DEFAULT_STRONG_MODEL),
     ) as vault:
         vault.note("\n".join(lines), caller=owner, title="Chat")
         report = vault.strong.index(caller=owner)
@@ -89,7 +95,7 @@ def test_the_vault_indexes_and_ranks_with_the_real_model(tmp_path: Path, models_
 
 
 def test_an_altered_model_file_is_refused(tmp_path: Path, models_dir: Path) -> None:
-    model = modelstore.manifest(models_dir, DEFAULT_STRONG_MODEL)
+    model = catalog.manifest(models_dir, DEFAULT_STRONG_MODEL)
     copy = tmp_path / "models"
     (copy / DEFAULT_STRONG_MODEL).mkdir(parents=True)
     source = models_dir / DEFAULT_STRONG_MODEL / model.files[0].path
@@ -98,12 +104,22 @@ def test_an_altered_model_file_is_refused(tmp_path: Path, models_dir: Path) -> N
     data[len(data) // 2] ^= 0xFF
     broken.write_bytes(bytes(data))
     with pytest.raises(ModelError, match="sha256"):
-        GemmaEmbedder(copy)
+        local_embedder(copy, DEFAULT_STRONG_MODEL)
 
 
 def test_an_installed_model_without_llama_cpp_is_a_clear_error(
-    models_dir: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, models_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # import fails
-    with pytest.raises(ModelError, match=r"llama-cpp-python is not: install privault\[llm\]"):
-        GemmaEmbedder(models_dir)
+    shadow = tmp_path / "shadow" / "llama_cpp"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('not built')\n")
+    # The worker process imports llama.cpp; this one never does.
+    paths = [str(shadow.parent), *sys.path]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(paths))
+    embedder = local_embedder(models_dir, DEFAULT_STRONG_MODEL)
+    try:
+        with pytest.raises(ModelError, match=r"llama-cpp-python is not: install privault\[llm\]"):
+            embedder.embed_query("a query")
+        assert embedder.health().state == "failed"
+    finally:
+        embedder.process.close()

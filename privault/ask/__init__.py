@@ -2,18 +2,18 @@
 
 `pipeline.ask()` is the entry point the `Vault` facade calls with an `AskRequest` (the
 question and its gated sections) and the `AskEngines` that answer it;
-`runner.LocalChat` is the in-process model, `remote.RemoteChat` the optional
+the local model comes from `privault.models` (run in a supervised worker),
+`remote.RemoteChat` is the optional
 OpenAI-compatible backend for non-private context, `followup.FollowupTokens` the signed
 single-use follow-up tokens, and `fakes` the deterministic stand-ins used by tests.
 """
 
 from privault.ask.briefing import AskSection
-from privault.ask.chat import ChatModel, ChatResult, Message
 from privault.ask.fakes import FakeChat, LeakyStubChat
 from privault.ask.followup import FollowupTokens
 from privault.ask.pipeline import AskEngines, AskReply, AskRequest, Citation, ask
 from privault.ask.remote import RemoteChat
-from privault.ask.runner import LocalChat
+from privault.models.chat import ChatModel, ChatResult, Message
 
 __all__ = [
     "AskEngines",
@@ -26,7 +26,6 @@ __all__ = [
     "FakeChat",
     "FollowupTokens",
     "LeakyStubChat",
-    "LocalChat",
     "Message",
     "RemoteChat",
     "ask",

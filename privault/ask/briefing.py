@@ -3,7 +3,7 @@
 Three choices shape it:
 
 * The system briefing is one constant string, first in every prompt, so llama.cpp keeps it
-  in the KV cache and a warm model never re-reads it (see `runner.py`).
+  in the KV cache and a warm model never re-reads it (see `privault/models/llama.py`).
 * Everything after it is data, labelled by where it came from: notes the owner wrote are
   `trusted`, web pages are `UNTRUSTED`, and the agent's follow-up instruction is untrusted
   too. The briefing tells the model that instructions inside any of them are not orders.
@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from privault.ask.chat import Message
 from privault.ask.dates import anchored, spoken
+from privault.models.chat import Message
 
 BRIEFING = """You are privault. You answer the owner's questions from their saved notes.
 Rules:

@@ -15,7 +15,7 @@ import codecs
 import re
 from collections.abc import Callable, Sequence
 
-from privault.ask.chat import ChatResult, Message
+from privault.models.chat import ChatResult, Message
 
 Reply = str | Callable[[Sequence[Message]], str]
 

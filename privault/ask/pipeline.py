@@ -4,8 +4,9 @@ The facade retrieves, packs and gates the sections for the caller; this module d
 may answer, briefs the model, scans what it wrote and builds the reply:
 
 1. Private context (any section holding identifying PII, or from a private shelf) is
-   answered only by an in-process model. A configured remote backend is passed over
-   *before* a single byte is sent; with no local model the ask is refused.
+   answered only by a local model (run by privault in its supervised worker). A
+   configured remote backend is passed over *before* a single byte is sent; with no local
+   model the ask is refused.
 2. The model sees the sections as gated (placeholders under `redact`, stubs under
    `refuse`, as stored under `off`) with web pages and the agent's follow-up instruction
    marked untrusted (`briefing.py`).
@@ -40,9 +41,9 @@ from typing import Any, Literal, Protocol
 import httpx
 
 from privault.ask.briefing import AskSection, build_messages
-from privault.ask.chat import ChatModel, ChatResult
 from privault.ask.followup import FollowupTokens
-from privault.errors import InputError
+from privault.errors import InputError, ModelUnavailable
+from privault.models.chat import ChatModel, ChatResult
 from privault.privacy.leaks import MASK, find_leaks, mask_ranges, shown
 
 __all__ = [
@@ -103,7 +104,7 @@ class AskRequest:
 
 @dataclass(frozen=True)
 class AskEngines:
-    """What answers an ask: the in-process model (None: none loaded), an optional remote
+    """What answers an ask: the local model (None: none loaded), an optional remote
     backend (used only for context that holds nothing private), and the token store."""
 
     chat: ChatModel | None
@@ -187,7 +188,7 @@ def _choose(
         else:
             return remote, None
     if chat is not None and not chat.local:
-        return None, "the configured answerer is not an in-process model"
+        return None, "the configured answerer is not a local model"
     return chat, remote_refused
 
 
@@ -272,6 +273,11 @@ def ask(request: AskRequest, engines: AskEngines) -> AskReply:
             result = model.chat(messages, max_tokens=request.max_tokens)
         except InputError as exc:  # the packed context does not fit the model's window
             return _refusal(f"{exc}; ask with a smaller budget", request)
+        except ModelUnavailable as exc:
+            if not exc.failed:
+                raise  # it is restarting: this call gets the error, the next one may work
+            # Never a remote model instead: the context was judged for the local one.
+            return _refusal(str(exc), request)
         except httpx.HTTPError as exc:
             return _refusal(f"the remote chat backend failed ({type(exc).__name__})", request)
         answer, model_name = result.text, model.name

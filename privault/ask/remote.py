@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import httpx
 
-from privault.ask.chat import ChatResult, Message
+from privault.models.chat import ChatResult, Message
 
 
 class RemoteChat:

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from privault import modelstore
+from privault.models import catalog
 from privault.privacy import recognizers as rec
 from privault.privacy.context import find_guessed_entities, propagate
 from privault.privacy.names import load_name_lists
@@ -46,10 +46,10 @@ def second_ner_folder(models_dir: Path) -> Path | None:
     Without it detection runs the small pipeline alone (and the detector version says
     so). Installed but altered or partial files raise `ModelError`: never a silent fallback.
     """
-    model = modelstore.manifest(models_dir, SECOND_NER_MODEL)
-    if not any(modelstore.file_path(models_dir, model, f).exists() for f in model.files):
+    model = catalog.manifest(models_dir, SECOND_NER_MODEL)
+    if not any(catalog.file_path(models_dir, model, f).exists() for f in model.files):
         return None
-    return modelstore.verified_path(models_dir, SECOND_NER_MODEL)
+    return catalog.verified_path(models_dir, SECOND_NER_MODEL)
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from privault import modelstore
+from privault.models import catalog
 from privault.retrieval import prepared
 
 DEFAULT_EMBEDDER = "minilm-l6-v2-int8"
@@ -59,7 +59,7 @@ class FastEmbedder:
     """all-MiniLM-L6-v2 through onnxruntime, loaded from a folder whose hashes were checked."""
 
     def __init__(self, models_dir: Path, name: str = DEFAULT_EMBEDDER):
-        folder, model = modelstore.verified_model(models_dir, name)
+        folder, model = catalog.verified_model(models_dir, name)
         spec = model.embed or {}
         graph_sha256 = next(file.sha256 for file in model.files if file.path == "model.onnx")
         self.name = name

@@ -14,7 +14,7 @@ The saved files are derived, not shipped, so they cannot be pinned in a manifest
 in `<model folder>/.prepared/<key>/` (the key names the source's sha256, the onnxruntime
 version and the machine), are written to a scratch folder and renamed into place whole,
 and their sha256 are recorded then and checked on every load, as a model's own files are
-(`modelstore.hash_matches`).
+(`catalog.hash_matches`).
 Anything wrong — files missing or altered, a folder that cannot be written, a session that
 will not load them — falls back to optimising the verified source in memory, as before.
 """
@@ -30,7 +30,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from privault.modelstore import hash_matches, sha256_file
+from privault.models.catalog import hash_matches, sha256_file
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +38,7 @@ GRAPH = "model.onnx"
 WEIGHTS = "weights.bin"
 RECORD = "prepared.json"
 FOLDER = ".prepared"
-STAMPS = "stamps.json"  # in FOLDER: see `modelstore.hash_matches`
+STAMPS = "stamps.json"  # in FOLDER: see `catalog.hash_matches`
 RECIPE = "gelu1"  # how the copy is made: part of its folder's name, so a new way re-prepares
 _REWRITTEN = "rewritten.onnx"  # in the scratch folder while preparing
 _INLINE_BYTES = 1024  # initialisers at least this large go to the mapped weights file

@@ -19,12 +19,13 @@ from __future__ import annotations
 from typing import Any
 
 from privault.ask.briefing import AskSection
-from privault.ask.chat import ChatModel
 from privault.ask.followup import FollowupTokens
 from privault.ask.pipeline import AskEngines, AskReply, AskRequest
 from privault.ask.pipeline import ask as run_pipeline
 from privault.caller import Caller
 from privault.errors import InputError
+from privault.models.chat import ChatModel
+from privault.models.handles import local_chat
 from privault.privacy.gate import joined
 from privault.privacy.policy import Policy
 from privault.spans import Span
@@ -40,7 +41,7 @@ MAX_QUESTION_CHARS = 2000
 
 
 class VaultAsk:
-    """Answers questions from the vault with an in-process model; one per open vault."""
+    """Answers questions from the vault with a local model; one per open vault."""
 
     def __init__(
         self,
@@ -63,16 +64,16 @@ class VaultAsk:
         return self.load()
 
     def load(self, threads: int | None = None) -> ChatModel:
-        """The local model; loaded now, computing with `threads` CPU threads (default: the
-        runner's), unless this process already holds it."""
+        """The local model's handle, computing with `threads` CPU threads (default: the
+        engine's) unless this process already holds it; its worker starts on first use."""
         if self._chat is not None:
             return self._chat
 
         def load() -> ChatModel:
-            from privault.ask.runner import DEFAULT_THREADS, LocalChat
-
             models = self._context.settings.models_dir
-            return LocalChat(models, self.chat_model, n_threads=threads or DEFAULT_THREADS)
+            if threads is None:
+                return local_chat(models, self.chat_model)
+            return local_chat(models, self.chat_model, threads=threads)
 
         return self._context.engines.chat(self.chat_model, load)
 

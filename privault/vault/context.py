@@ -20,10 +20,10 @@ connection. What was found about each when they became shared:
   grows as it reads) and the detector's cache of recent short texts is an unlocked
   `OrderedDict`, so every detection in the process runs under one lock (`SerialDetector`).
   spaCy holds the GIL for nearly all of its work, so the lock costs little parallelism.
-* strong embedder: its llama.cpp context runs one batch at a time under its own lock, and
-  its mirrors (`StrongIndex`) refresh under theirs, like the vector mirrors.
-* chat model: a llama.cpp context is not safe from two threads; `LocalChat` serialises its
-  calls with its own lock, never a database lock. It is loaded once per name, here.
+* strong embedder and chat model: each runs in its own supervised worker process
+  (`models.supervisor`), which answers one call at a time; the handle serialises calls with
+  its own lock, never a database lock. Each is started once per name, here, and a crash in
+  one costs a call an error, never this process.
 """
 
 from __future__ import annotations
@@ -35,12 +35,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from privault import modelstore
 from privault.caller import Caller
 from privault.errors import AccessDenied, NotFound
+from privault.models import catalog
+from privault.models.handles import local_embedder
+from privault.models.supervisor import Health
 from privault.privacy.detector import Detector, DetectorConfig
 from privault.retrieval.embedder import Embedder
-from privault.retrieval.strong import DEFAULT_STRONG_MODEL, GemmaEmbedder, StrongEmbedder
+from privault.retrieval.strong import DEFAULT_STRONG_MODEL, StrongEmbedder
 from privault.retrieval.strong_vectors import StrongIndex
 from privault.retrieval.vectors import VectorIndex
 from privault.spans import Span
@@ -52,7 +54,7 @@ from privault.vault.ingest import DEFAULT_MAX_NOTE_BYTES
 from privault.vault.privacy import DetectorFactory, PrivacyRuntime, SpanDetector
 
 if TYPE_CHECKING:
-    from privault.ask.chat import ChatModel
+    from privault.models.chat import ChatModel
 
 _DETECTION_LOCK = threading.RLock()  # one spaCy pipeline per process: one detection at a time
 _KEPT_DETECTORS = 8  # detector versions kept (a new known entity makes a new version)
@@ -140,8 +142,8 @@ class Engines:
         """The strong embedder, loaded on first use; None when there is none."""
         with self._strong_lock:
             if self._strong is None and self._strong_model is not None:
-                if modelstore.is_installed(self._models_dir, self._strong_model):
-                    self._strong = GemmaEmbedder(self._models_dir, self._strong_model)
+                if catalog.is_installed(self._models_dir, self._strong_model):
+                    self._strong = local_embedder(self._models_dir, self._strong_model)
                 else:
                     self._strong_model = None  # not installed: decided once per process
             return self._strong
@@ -151,7 +153,7 @@ class Engines:
         """The strong model's name, without loading it (None: there is none)."""
         if self._strong is not None:
             return self._strong.name
-        if self._strong_model and modelstore.is_installed(self._models_dir, self._strong_model):
+        if self._strong_model and catalog.is_installed(self._models_dir, self._strong_model):
             return self._strong_model
         return None
 
@@ -199,6 +201,11 @@ class Engines:
             else:
                 self._detectors.move_to_end(version)
             return found
+
+    def model_health(self) -> list[Health]:
+        """The state of each model worker this process has started or holds."""
+        handles: list[Any] = [*self._chats.values(), self._strong]
+        return [handle.health() for handle in handles if hasattr(handle, "health")]
 
     def chat(self, name: str, load: Callable[[], ChatModel]) -> ChatModel:
         """The chat model called `name`, loaded by `load()` the first time and then kept."""

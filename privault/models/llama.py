@@ -1,9 +1,9 @@
-"""The in-process llama.cpp chat model that answers questions over private text.
+"""The llama.cpp engines: a chat model and an embedding model, loaded in this process.
 
-Why in-process: private text never crosses a socket, not even to localhost, so no proxy
-variable, firewall rule or stray server can see it. The model is loaded once (from a file
-whose sha256 `modelstore.verified_path` has just checked) and kept loaded by the long-running
-process that owns it.
+Only the model worker (`worker.py`) builds them: a process that serves callers reaches them
+through `supervisor.py`, so a native fault in llama.cpp ends the worker, never the server.
+Each is loaded once (from a file whose sha256 `catalog.verified_model` has just checked) and
+kept loaded by the worker for every call after.
 
 Why the prompt is formatted here rather than by llama.cpp's chat handler: we tokenize the
 prompt ourselves, so we can tell how many leading tokens match what is already in the KV
@@ -20,33 +20,38 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from privault import modelstore
-from privault.ask.chat import ChatResult, Message
+import numpy as np
+
 from privault.errors import InputError, ModelError
+from privault.models import catalog
+from privault.models.chat import CHATML_STOPS, ChatResult, Message, chatml
 
 DEFAULT_CONTEXT = 4096
 DEFAULT_THREADS = 2
-# Stops for the ChatML family (SmolLM2, Qwen2.5): the end of the assistant turn.
-_CHATML_STOPS = ("<|im_end|>", "<|endoftext|>", "<|im_start|>")
+# The embedding context: one llama_decode holds BATCH_TOKENS tokens (measured fastest of
+# 64..2048 on 2 shared cores); a longer text is cut to MAX_TOKENS, since the start of a line
+# says what it is about.
+BATCH_TOKENS = 128
+MAX_TOKENS = 120
+# Threads per llama_decode. A query is one short sequence that a caller waits for: two
+# threads roughly halve its time for about the same CPU. Documents are the background pass's
+# long batches, where two threads on shared cores measured slower than one and would take
+# the core a server's calls need (benchmarks.retrieval --blas-threads).
+DOCUMENT_THREADS = 1
+QUERY_THREADS = 2
 
 
-def chatml(messages: Sequence[Message]) -> str:
-    """Render messages in ChatML, ending with an open assistant turn."""
-    turns = [f"<|im_start|>{m.role}\n{m.content}<|im_end|>\n" for m in messages]
-    return "".join(turns) + "<|im_start|>assistant\n"
-
-
-def gguf_file(models_dir: Path, name: str) -> tuple[Path, modelstore.Manifest]:
+def gguf_file(models_dir: Path, name: str) -> tuple[Path, catalog.Manifest]:
     """The verified GGUF file of chat model `name` and its manifest (raises ModelError)."""
-    role = modelstore.manifest(models_dir, name).role
+    role = catalog.manifest(models_dir, name).role
     if role != "chat":  # asked before the files are checked: the wrong model is not hashed
         raise ModelError(f"model {name} is a {role} model, not a chat model")
-    folder, model = modelstore.verified_model(models_dir, name)  # never load a bad file
+    folder, model = catalog.verified_model(models_dir, name)  # never load a bad file
     path = folder if folder.is_file() else folder / model.files[0].path
     return path, model
 
 
-class LocalChat:
+class LlamaChat:
     """A GGUF chat model loaded in this process with llama.cpp (greedy, deterministic).
 
     One instance holds one loaded model; calls are serialised with a lock because a
@@ -114,7 +119,7 @@ class LocalChat:
                 tokens,
                 max_tokens=budget,
                 temperature=0.0,
-                stop=list(_CHATML_STOPS),
+                stop=list(CHATML_STOPS),
             )
             seconds = time.perf_counter() - started
         usage = output.get("usage", {})
@@ -140,3 +145,85 @@ class LocalChat:
             shared += 1
         # llama.cpp re-evaluates one token when the whole prompt is cached.
         return min(shared, len(tokens) - 1)
+
+
+class LlamaEmbedder:
+    """An embedding model (EmbeddingGemma) as a verified GGUF in a llama.cpp context.
+
+    One llama.cpp context in embedding mode, many sequences per `llama_decode` (the model is
+    non-causal: a batch must fit one micro-batch, so both are the same size). llama.cpp
+    applies the model's Dense projections and mean pooling itself; vectors are
+    L2-normalised here, with the model's own document and query prompts."""
+
+    def __init__(
+        self,
+        models_dir: Path,
+        name: str,
+        *,
+        threads: int = DOCUMENT_THREADS,
+        query_threads: int = QUERY_THREADS,
+    ) -> None:
+        folder, model = catalog.verified_model(models_dir, name)
+        spec = model.embed or {}
+        try:
+            import llama_cpp
+        except ImportError:
+            raise ModelError(
+                f"the strong model {name} is installed but llama-cpp-python is not: "
+                f"install privault[llm], or delete {folder} to work without it"
+            ) from None
+
+        self.name = name
+        self.dim = int(spec.get("dim", 768))
+        self._document_prompt = str(spec.get("document_prompt", ""))
+        self._query_prompt = str(spec.get("query_prompt", ""))
+        self._threads = threads
+        self._query_threads = query_threads
+        self._lock = threading.Lock()
+        self._llama: Any = llama_cpp.Llama(
+            model_path=str(folder / model.files[0].path),
+            embedding=True,
+            pooling_type=llama_cpp.LLAMA_POOLING_TYPE_MEAN,
+            n_ctx=BATCH_TOKENS,
+            n_batch=BATCH_TOKENS,
+            n_ubatch=BATCH_TOKENS,
+            n_threads=threads,
+            n_threads_batch=threads,
+            flash_attn=True,
+            verbose=False,
+        )
+        self._set_threads = llama_cpp.llama_set_n_threads
+
+    def _embed(self, texts: Sequence[str], threads: int) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            self._set_threads(self._llama.ctx, threads, threads)
+            # Whole texts, cut to MAX_TOKENS by the tokenizer's own count, so a batch never
+            # holds a sequence llama.cpp would cut mid-way (it drops the end token).
+            rows = self._llama.embed([self._clip(text) for text in texts], normalize=False)
+        return _unit(np.asarray(rows, dtype=np.float32))
+
+    def _clip(self, text: str) -> str:
+        tokens = self._llama.tokenize(text.encode("utf-8", "replace"), add_bos=False)
+        if len(tokens) <= MAX_TOKENS - 2:  # room for the start and end tokens
+            return text
+        return self._llama.detokenize(tokens[: MAX_TOKENS - 2]).decode("utf-8", "ignore")
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        return self._embed([self._document_prompt + text for text in texts], self._threads)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._embed([self._query_prompt + text], self._query_threads)[0]
+
+
+def _unit(matrix: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return (matrix / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+def system_info() -> str:
+    """llama.cpp's own line of the CPU features this build computes with (`AVX2 = 1 | …`)."""
+    import llama_cpp
+
+    return bytes(llama_cpp.llama_print_system_info()).decode("utf-8", "replace").strip()

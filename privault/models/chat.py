@@ -1,6 +1,6 @@
 """The narrow interface every chat backend speaks: messages in, one answer out.
 
-The pipeline only ever sees a `ChatModel`: the in-process llama.cpp runner, the remote
+The pipeline only ever sees a `ChatModel`: the local llama.cpp model in its worker, the remote
 OpenAI-compatible backend and the deterministic fakes used by tests all fit it, so the
 privacy rules in the pipeline are exercised the same way whichever model answers.
 """
@@ -39,7 +39,8 @@ class ChatResult:
 
 @runtime_checkable
 class ChatModel(Protocol):
-    """A chat model that answers a prompt. `local` is True only for in-process models."""
+    """A chat model that answers a prompt. `local` is True only for models run by privault
+    on this machine (in its supervised worker process), never for a remote backend."""
 
     name: str
     local: bool
@@ -47,3 +48,13 @@ class ChatModel(Protocol):
     def chat(self, messages: Sequence[Message], *, max_tokens: int = 256) -> ChatResult:
         """Answer the conversation `messages` with at most `max_tokens` new tokens."""
         ...
+
+
+# Stops for the ChatML family (SmolLM2, Qwen2.5): the end of the assistant turn.
+CHATML_STOPS = ("<|im_end|>", "<|endoftext|>", "<|im_start|>")
+
+
+def chatml(messages: Sequence[Message]) -> str:
+    """Render messages in ChatML, ending with an open assistant turn."""
+    turns = [f"<|im_start|>{m.role}\n{m.content}<|im_end|>\n" for m in messages]
+    return "".join(turns) + "<|im_start|>assistant\n"

@@ -1,0 +1,331 @@
+"""The parent's side of a model worker: start it, talk to it, and survive its death.
+
+A native fault in llama.cpp (a kernel that does not run on this CPU, an out-of-memory kill)
+ends the process it happens in. So a model never runs in a process that serves callers: a
+`ModelProcess` starts `worker.py` as a child, hands it one end of an anonymous socket pair
+(the only way private text travels: no port, no socket path), and sends it one call at a
+time. What can go wrong, and what the caller sees:
+
+* the child dies (a signal, an exit) or stops answering within the call's deadline (it is
+  then killed): the call raises `ModelUnavailable` ("the local model stopped (signal 11);
+  it is restarting — retry"), and a new child is started at once in the background, after
+  a backoff that grows with the failures in a row;
+* `MAX_FAILURES` failures in a row: the model is marked failed with the reason; calls are
+  refused at once with `ModelUnavailable(failed=True)` (ask then answers that the local
+  model is unavailable, context ranks without it) until `RETRY_FAILED_AFTER` has passed,
+  when one call may try again;
+* the model file is bad (a hash mismatch, a missing runtime): a `ModelError` the child
+  reports while loading, and the model is marked failed at once — retrying cannot help.
+
+The model is loaded once per child, so its cost is paid at start and after a crash, not per
+call, and llama.cpp's KV cache (the briefing's shared prefix) lives as long as the child.
+`health()` says what state each model is in, for `status` and the owner's page.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from multiprocessing import Pipe
+from multiprocessing.connection import Connection
+from typing import Any, Literal
+
+from privault.errors import InputError, ModelError, ModelUnavailable
+from privault.models.engines import Spec
+
+MAX_FAILURES = 3  # failures in a row before a model is marked failed
+RETRY_FAILED_AFTER = 300.0  # seconds a failed model is left alone before one more try
+BACKOFF = (0.0, 1.0, 4.0)  # seconds before the restart after the 1st, 2nd, 3rd… failure
+LOAD_SECONDS = 180.0  # a model that has not loaded by then is taken as hung
+
+State = Literal["idle", "starting", "ready", "restarting", "failed"]
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """How long a call may take before its worker is taken as hung: a fixed part plus the
+    time the slowest machine privault supports would need for the call's size, stretched
+    by how busy the machine is (a model on a machine with twice as much work as cores gets
+    about half of what it would; killing it then would turn slowness into failures)."""
+
+    base: float = 15.0  # seconds
+    per_prompt_char: float = 0.0125  # ~20 prompt tokens/s at ~4 characters a token
+    per_new_token: float = 0.25  # 4 new tokens/s
+    per_text: float = 1.0  # an embedded text (a ~120-token line on one thread)
+    load_scaled: bool = True
+
+    def chat(self, prompt_chars: int, max_tokens: int) -> float:
+        """Seconds allowed for a chat call."""
+        seconds = prompt_chars * self.per_prompt_char + max_tokens * self.per_new_token
+        return self._scaled(self.base + seconds)
+
+    def embed(self, texts: int) -> float:
+        """Seconds allowed for embedding `texts` texts."""
+        return self._scaled(self.base + texts * self.per_text)
+
+    def _scaled(self, seconds: float) -> float:
+        if not self.load_scaled:
+            return seconds
+        busy = os.getloadavg()[0] / (os.cpu_count() or 1)
+        return seconds * max(1.0, busy)
+
+
+@dataclass(frozen=True)
+class Health:
+    """A model's worker as `status` shows it."""
+
+    name: str
+    role: str
+    state: State
+    failures: int = 0  # in a row, since the last call that succeeded
+    restarts: int = 0  # workers started after the first
+    reason: str | None = None  # why the last worker stopped (or could not load)
+    pid: int | None = None
+    load_seconds: float | None = None  # the last load
+
+    def to_dict(self) -> dict[str, Any]:
+        """The plain-JSON form."""
+        return {
+            "name": self.name,
+            "role": self.role,
+            "state": self.state,
+            "failures": self.failures,
+            "restarts": self.restarts,
+            "reason": self.reason,
+            "pid": self.pid,
+            "load_seconds": self.load_seconds,
+        }
+
+
+class _Stopped(Exception):
+    """The worker died or hung; `reason` says how."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def describe_exit(returncode: int | None) -> str:
+    """`signal 11 (SIGSEGV)` or `exit status 1`: how a worker ended, in words."""
+    if returncode is None:
+        return "it stopped answering"
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            return f"signal {-returncode}"
+        return f"signal {-returncode} ({name})"
+    return f"exit status {returncode}"
+
+
+_LIVE: weakref.WeakSet[ModelProcess] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:  # a worker never outlives its parent, even on a clean exit
+    for process in list(_LIVE):
+        process.close()
+
+
+class ModelProcess:
+    """One supervised worker for one model (see the module docstring)."""
+
+    def __init__(
+        self,
+        spec: Spec,
+        *,
+        load_seconds: float = LOAD_SECONDS,
+        max_failures: int = MAX_FAILURES,
+        retry_failed_after: float = RETRY_FAILED_AFTER,
+        backoff: Sequence[float] = BACKOFF,
+        on_change: Callable[[Health], None] | None = None,
+    ) -> None:
+        self.spec = spec
+        self._load_seconds = load_seconds
+        self._max_failures = max_failures
+        self._retry_failed_after = retry_failed_after
+        self._backoff = tuple(backoff)
+        self._on_change = on_change
+        self._lock = threading.RLock()  # one call at a time; start and stop under it too
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._pipe: Connection | None = None
+        self._health = Health(spec.name, spec.role, "idle")
+        self._failed_at = 0.0
+        self._permanent = False  # the model cannot load: no retry would help
+        self._started_once = False
+        self._closed = False
+        self.facts: dict[str, Any] = {}
+        _LIVE.add(self)
+
+    @property
+    def pid(self) -> int | None:
+        """The live worker's process id (None when none runs)."""
+        proc = self._proc
+        return proc.pid if proc is not None and proc.poll() is None else None
+
+    def health(self) -> Health:
+        """The worker's state now."""
+        return replace(self._health, pid=self.pid)
+
+    def call(
+        self, request: dict[str, Any], *, seconds: float, binary: bool = False
+    ) -> tuple[dict[str, Any], bytes | None]:
+        """Send one call and wait up to `seconds` for its reply (and its binary part)."""
+        with self._lock:
+            self._refuse_if_failed()
+            if self._pipe is None:
+                self._start()
+            assert self._pipe is not None
+            try:
+                self._pipe.send_bytes(json.dumps(request).encode())
+                reply = json.loads(self._receive(seconds))
+                payload = self._receive(seconds) if binary and reply.get("ok") else None
+            except (_Stopped, EOFError, OSError) as exc:
+                reason = exc.reason if isinstance(exc, _Stopped) else None
+                raise self._failure(self._stop(reason)) from None
+            if self._health.failures or self._health.state != "ready":
+                self._set(state="ready", failures=0)
+        if not reply.get("ok"):
+            raise _error(reply)
+        return reply, payload
+
+    def start(self) -> None:
+        """Start the worker now and wait until its model has loaded (a no-op if it runs)."""
+        with self._lock:
+            self._refuse_if_failed()
+            if self._pipe is None:
+                self._start()
+
+    def close(self) -> None:
+        """Stop the worker (its pipe closes; it is killed if it does not exit at once)."""
+        with self._lock:
+            self._closed = True
+            self._stop(None)
+
+    # -- inside the lock ---------------------------------------------------------------
+
+    def _refuse_if_failed(self) -> None:
+        if self._closed:
+            raise ModelUnavailable(f"the local model {self.spec.name} was shut down", failed=True)
+        if self._health.state != "failed":
+            return
+        waited = time.monotonic() - self._failed_at
+        if self._permanent or waited < self._retry_failed_after:
+            raise ModelUnavailable(
+                f"the local model {self.spec.name} is unavailable: {self._health.reason}",
+                failed=True,
+            )
+        self._set(state="restarting")  # one more try after the pause
+
+    def _start(self) -> None:
+        self._set(state="starting" if not self._started_once else "restarting")
+        parent, child = Pipe(duplex=True)
+        started = time.perf_counter()
+        try:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-m", "privault.models.worker", str(child.fileno())],
+                pass_fds=(child.fileno(),),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,  # the worker logs nothing; its errors come by pipe
+            )
+        finally:
+            child.close()
+        self._pipe = parent
+        restarted = self._started_once
+        self._started_once = True
+        try:
+            parent.send_bytes(json.dumps(self.spec.to_json()).encode())
+            ready = json.loads(self._receive(self._load_seconds))
+        except (_Stopped, EOFError, OSError) as exc:
+            reason = exc.reason if isinstance(exc, _Stopped) else None
+            raise self._failure(self._stop(reason), loading=True) from None
+        if not ready.get("ok"):
+            self._stop(None)
+            error = _error(ready)
+            self._permanent = True
+            self._failed_at = time.monotonic()
+            self._set(state="failed", reason=str(error))
+            raise error
+        self.facts = {k: v for k, v in ready.items() if k not in ("ok", "ready")}
+        self._set(
+            state="ready",
+            restarts=self._health.restarts + (1 if restarted else 0),
+            load_seconds=round(time.perf_counter() - started, 3),
+        )
+
+    def _receive(self, seconds: float) -> bytes:
+        assert self._pipe is not None
+        if not self._pipe.poll(seconds):
+            raise _Stopped(f"no answer within {seconds:.0f} s")
+        return self._pipe.recv_bytes()
+
+    def _stop(self, reason: str | None) -> str:
+        """End the worker (killed if it still runs) and say how it ended."""
+        proc, pipe = self._proc, self._pipe
+        self._proc = self._pipe = None
+        if pipe is not None:
+            pipe.close()
+        if proc is None:
+            return reason or "it was not running"
+        try:
+            returncode = proc.wait(timeout=0.5 if reason is None else 0.05)
+        except subprocess.TimeoutExpired:
+            proc.kill()  # hung, or slow to leave: it holds nothing that must be saved
+            proc.wait()
+            return reason or "it stopped answering"
+        return reason or describe_exit(returncode)
+
+    def _failure(self, reason: str, *, loading: bool = False) -> ModelUnavailable:
+        """Count a failure, schedule the restart (or mark the model failed); the error for
+        the call that saw it."""
+        failures = self._health.failures + 1
+        name = self.spec.name
+        what = "while loading" if loading else ""
+        if failures >= self._max_failures:
+            self._failed_at = time.monotonic()
+            summary = f"it stopped {failures} times in a row (last: {reason}{what and ', ' + what})"
+            self._set(state="failed", failures=failures, reason=summary)
+            return ModelUnavailable(
+                f"the local model {name} is unavailable: {summary}; "
+                "run `privault doctor` to see why",
+                failed=True,
+            )
+        self._set(state="restarting", failures=failures, reason=reason)
+        delay = self._backoff[min(failures - 1, len(self._backoff) - 1)]
+        threading.Thread(target=self._restart, args=(delay,), daemon=True).start()
+        return ModelUnavailable(
+            f"the local model {name} stopped ({reason}{what and ', ' + what}); "
+            "it is restarting — retry"
+        )
+
+    def _restart(self, delay: float) -> None:
+        time.sleep(delay)
+        with self._lock:
+            if self._closed or self._pipe is not None or self._health.state == "failed":
+                return
+            with contextlib.suppress(ModelError):  # counted (and maybe rescheduled) by `_failure`
+                self._start()
+
+    def _set(self, **changes: Any) -> None:
+        self._health = replace(self._health, **changes)
+        if self._on_change is not None:
+            self._on_change(self.health())
+
+
+def _error(reply: dict[str, Any]) -> Exception:
+    """The exception a worker's error reply stands for (a bad call, or a bad model)."""
+    message = str(reply.get("error", "the model worker failed"))
+    if reply.get("type") == "InputError":
+        return InputError(message)
+    return ModelError(message)

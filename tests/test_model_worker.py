@@ -1,0 +1,197 @@
+"""The supervised model worker: a crash, a kill or a hang costs one call, never the caller.
+
+The fake engines run inside real worker processes and fault for real on a directive in
+their text (a read of address 0, `abort()`, a SIGKILL of themselves, an endless sleep), so
+these tests exercise the same supervisor a real model runs under.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from helpers import fake_vault, mcp_call
+
+from privault.caller import Caller
+from privault.errors import ModelError, ModelUnavailable
+from privault.models.chat import Message
+from privault.models.engines import Spec
+from privault.models.handles import WorkerChat, WorkerEmbedder
+from privault.models.supervisor import Deadline, ModelProcess, describe_exit
+from privault.store import agents, audit
+from privault.vault import Vault
+from privault.vault.ask import VaultAsk
+
+QUICK = Deadline(2.0, per_prompt_char=0.0, per_new_token=0.0, per_text=0.0, load_scaled=False)
+
+
+def chat_worker(**options: Any) -> WorkerChat:
+    process = ModelProcess(Spec("fake-chat", "fake"), **options)
+    return WorkerChat(process.spec, deadline=QUICK, process=process)
+
+
+def say(text: str) -> list[Message]:
+    return [Message("system", "briefing"), Message("user", text)]
+
+
+@pytest.fixture
+def chat() -> Iterator[WorkerChat]:
+    handle = chat_worker(backoff=(0.0,))
+    yield handle
+    handle.process.close()
+
+
+@pytest.mark.parametrize(
+    ("directive", "how"),
+    [("[[crash:segv]]", "SIGSEGV"), ("[[crash:abort]]", "SIGABRT"), ("[[kill]]", "SIGKILL")],
+)
+def test_a_crash_is_one_calls_error_and_the_next_call_is_answered(
+    chat: WorkerChat, directive: str, how: str
+) -> None:
+    assert chat.chat(say("first answer")).text == "first answer"
+    first_pid = chat.process.pid
+    with pytest.raises(ModelUnavailable, match=f"stopped \\(signal .*{how}.*restarting — retry"):
+        chat.chat(say(f"please {directive}"))
+    assert chat.chat(say("second answer")).text == "second answer"
+    health = chat.health()
+    assert health.state == "ready" and health.failures == 0 and health.restarts == 1
+    assert how in (health.reason or "") and health.pid not in (None, first_pid)
+
+
+def test_a_hang_is_cut_at_the_calls_deadline_and_the_worker_replaced(chat: WorkerChat) -> None:
+    chat.chat(say("warm"))
+    hung = chat.process.pid
+    started = time.monotonic()
+    with pytest.raises(ModelUnavailable, match="no answer within 2 s"):
+        chat.chat(say("[[hang]]"))
+    assert time.monotonic() - started < QUICK.base + 1.5
+    assert hung is not None and not Path(f"/proc/{hung}").exists()  # killed and reaped
+    assert chat.chat(say("after the hang")).text == "after the hang"
+
+
+def test_kill_9_in_the_middle_of_an_answer(chat: WorkerChat) -> None:
+    chat.chat(say("warm"))
+    pid = chat.process.pid
+    assert pid is not None
+    killer = threading.Timer(0.3, os.kill, (pid, signal.SIGKILL))
+    killer.start()
+    with pytest.raises(ModelUnavailable, match="SIGKILL"):
+        chat.chat(say("[[slow:5]] a long answer"))
+    killer.join()
+    assert chat.chat(say("next")).text == "next"
+
+
+def test_failures_in_a_row_mark_the_model_failed_until_the_pause_is_over() -> None:
+    chat = chat_worker(max_failures=2, retry_failed_after=1.0, backoff=(0.0,))
+    try:
+        with pytest.raises(ModelUnavailable) as first:
+            chat.chat(say("[[crash:segv]]"))
+        assert not first.value.failed
+        with pytest.raises(ModelUnavailable) as second:
+            chat.chat(say("[[crash:abort]]"))
+        assert second.value.failed and "2 times in a row" in str(second.value)
+        health = chat.health()
+        assert health.state == "failed" and "SIGABRT" in (health.reason or "")
+        started = time.monotonic()
+        with pytest.raises(ModelUnavailable, match="is unavailable") as refused:
+            chat.chat(say("refused at once"))
+        assert refused.value.failed and time.monotonic() - started < 0.5
+        time.sleep(1.1)  # the pause is over: one more try, which works
+        assert chat.chat(say("back")).text == "back"
+        assert chat.health().state == "ready"
+    finally:
+        chat.process.close()
+
+
+def test_a_model_that_cannot_load_is_failed_at_once_with_the_reason(tmp_path: Path) -> None:
+    process = ModelProcess(Spec("llama-chat", "smollm2-135m", str(tmp_path)))
+    with pytest.raises(ModelError, match="not installed|cannot be used|missing"):
+        process.start()
+    assert process.health().state == "failed"
+    with pytest.raises(ModelUnavailable, match="is unavailable"):
+        process.start()  # retrying cannot help a missing file: refused, no new worker
+
+
+def test_the_worker_writes_no_core_dump_and_dies_with_its_parent(chat: WorkerChat) -> None:
+    chat.chat(say("warm"))
+    pid = chat.process.pid
+    limits = Path(f"/proc/{pid}/limits").read_text()
+    core = next(line for line in limits.splitlines() if line.startswith("Max core file size"))
+    assert core.split()[4:6] == ["0", "0"]
+    status = Path(f"/proc/{pid}/status").read_text()
+    assert "SigIgn" in status  # Ctrl-C is the parent's to handle
+    sigign = int(
+        next(line for line in status.splitlines() if line.startswith("SigIgn")).split()[1], 16
+    )
+    assert sigign & (1 << (signal.SIGINT - 1))
+
+
+def test_the_embedder_worker_returns_the_fakes_vectors_and_survives_a_crash() -> None:
+    spec = Spec("fake-embed", "fake-strong", dim=64)
+    embedder = WorkerEmbedder(spec, deadline=QUICK, process=ModelProcess(spec, backoff=(0.0,)))
+    try:
+        texts = [f"line {n} about the garden" for n in range(19)]
+        vectors = embedder.embed_documents(texts)
+        assert vectors.shape == (19, 64) and vectors.dtype == np.float32
+        assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+        assert np.allclose(embedder.embed_query(texts[0]), embedder.embed_query(texts[0]))
+        with pytest.raises(ModelUnavailable):
+            embedder.embed_documents(["[[crash:segv]]"])
+        assert embedder.embed_query("the garden").shape == (64,)
+    finally:
+        embedder.process.close()
+
+
+def test_describe_exit_names_signals_and_statuses() -> None:
+    assert describe_exit(-11) == "signal 11 (SIGSEGV)"
+    assert describe_exit(3) == "exit status 3"
+    assert describe_exit(None) == "it stopped answering"
+
+
+# -- through the vault and the MCP server --------------------------------------------------
+
+
+@pytest.fixture
+def vault(tmp_path: Path, chat: WorkerChat) -> Iterator[Vault]:
+    found = fake_vault(tmp_path / "vault.db")
+    agents.issue(found.conn, "alice")
+    found.note("# Boiler\n\nThe boiler service is booked for 3 March.", caller=Caller.owner())
+    found.asking = VaultAsk(found.shared, chat=chat)
+    yield found
+    found.close()
+
+
+def test_an_ask_whose_worker_crashes_is_a_structured_error_audited_and_the_vault_goes_on(
+    vault: Vault, chat: WorkerChat
+) -> None:
+    crashed = mcp_call(vault, "alice", "ask_memory", question="boiler service [[crash:segv]]")
+    assert crashed.is_error
+    text = crashed.content[0].text
+    assert "model_unavailable: the local model fake stopped (signal 11 (SIGSEGV))" in text
+    entry = audit.entries(vault.conn, agent="alice")[0]
+    assert entry.tool == "ask_memory" and not entry.ok and "signal 11" in (entry.reason or "")
+    found = mcp_call(vault, "alice", "memory_search", query="boiler")
+    assert not found.is_error and found.structured_content["results"]
+    again = mcp_call(vault, "alice", "ask_memory", question="when is the boiler service")
+    assert not again.is_error and again.structured_content["refused"] is None
+
+
+def test_a_failed_model_makes_ask_answer_that_it_is_unavailable(vault: Vault) -> None:
+    chat = chat_worker(max_failures=1)
+    vault.asking = VaultAsk(vault.shared, chat=chat)
+    try:
+        crashed = vault.ask("boiler [[crash:abort]]", caller=Caller.owner())
+        assert crashed.refused is not None and "SIGABRT" in crashed.refused
+        reply = vault.ask("when is the boiler service", caller=Caller.owner())
+        assert reply.refused is not None and "is unavailable" in reply.refused
+        assert reply.backend is None  # never a remote model instead
+        assert vault.search("boiler", caller=Caller.owner()).results  # everything else works
+    finally:
+        chat.process.close()
