@@ -7,6 +7,7 @@ these tests exercise the same supervisor a real model runs under.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import threading
@@ -24,6 +25,7 @@ from privault.errors import ModelError, ModelUnavailable
 from privault.models.chat import Message
 from privault.models.engines import Spec
 from privault.models.handles import WorkerChat, WorkerEmbedder
+from privault.models.health import board_path, read_board
 from privault.models.supervisor import Deadline, ModelProcess, describe_exit
 from privault.store import agents, audit
 from privault.vault import Vault
@@ -195,3 +197,28 @@ def test_a_failed_model_makes_ask_answer_that_it_is_unavailable(vault: Vault) ->
         assert vault.search("boiler", caller=Caller.owner()).results  # everything else works
     finally:
         chat.process.close()
+
+
+def test_status_shows_a_failed_worker_with_its_reason_to_every_process(vault: Vault) -> None:
+    engines = vault.shared.engines
+    spec = Spec("fake-chat", "fake-answerer")
+    process = ModelProcess(spec, max_failures=1, on_change=engines.on_health)
+    vault.asking = VaultAsk(vault.shared, chat=WorkerChat(spec, deadline=QUICK, process=process))
+    try:
+        assert vault.ask("boiler", caller=Caller.owner()).refused is None
+        (ready,) = [w for w in vault.status().workers if w["name"] == "fake-answerer"]
+        assert ready["state"] == "ready" and ready["pid"] == process.pid
+        vault.ask("boiler [[crash:segv]]", caller=Caller.owner())
+        (failed,) = [w for w in vault.status().workers if w["name"] == "fake-answerer"]
+        assert failed["state"] == "failed" and "SIGSEGV" in failed["reason"]
+        # What another process reads: the file beside the vault, rows of live processes only.
+        board = board_path(vault.path)
+        rows = json.loads(board.read_text())
+        assert [row["state"] for row in rows.values() if row["name"] == "fake-answerer"] == [
+            "failed"
+        ]
+        rows["ghost@999999999"] = dict(failed, process=999999999)
+        board.write_text(json.dumps(rows))
+        assert len([w for w in read_board(board) if w["name"] == "fake-answerer"]) == 1
+    finally:
+        process.close()

@@ -69,6 +69,7 @@ class Clock:
         self._poll_seconds = poll_seconds
         self._busy = busy or (lambda: False)
         self._vault: Vault | None = None
+        self._strong_paused: str | None = None  # the last reason the strong pass stopped
         self._indexing_vault: Vault | None = None
         self._lock: IndexerLock | None = None
         self._indexing = threading.Lock()  # one indexing run at a time, whoever calls it
@@ -179,6 +180,9 @@ class Clock:
             )
             if report.windows:
                 log.info("strong vectors: %d windows, %d left", report.windows, report.remaining)
+            if report.stopped and report.stopped != self._strong_paused:
+                log.warning("strong vectors paused: %s", report.stopped)  # once per cause
+            self._strong_paused = report.stopped
         except Exception:
             log.exception("strong indexing failed")
 

@@ -8,7 +8,7 @@ at once, with no worker started) and return a handle whose worker starts on firs
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -115,7 +115,12 @@ class WorkerEmbedder:
 
 
 def local_chat(
-    models_dir: Path, name: str, *, threads: int = DEFAULT_THREADS, deadline: Deadline | None = None
+    models_dir: Path,
+    name: str,
+    *,
+    threads: int = DEFAULT_THREADS,
+    deadline: Deadline | None = None,
+    on_change: Callable[[Health], None] | None = None,
 ) -> WorkerChat:
     """The chat model `name`, checked now (role, files, sha256) and run in a worker that
     starts on the first call."""
@@ -124,7 +129,7 @@ def local_chat(
         raise ModelError(f"model {name} is a {role} model, not a chat model")
     catalog.verified_model(models_dir, name)  # a bad file is refused here, in the caller
     spec = Spec("llama-chat", name, str(models_dir), threads=threads)
-    return WorkerChat(spec, deadline=deadline)
+    return WorkerChat(spec, deadline=deadline, process=ModelProcess(spec, on_change=on_change))
 
 
 def local_embedder(
@@ -134,6 +139,7 @@ def local_embedder(
     threads: int = DOCUMENT_THREADS,
     query_threads: int = QUERY_THREADS,
     deadline: Deadline | None = None,
+    on_change: Callable[[Health], None] | None = None,
 ) -> WorkerEmbedder:
     """The embedding model `name`, checked now and run in a worker started on first use."""
     _, model = catalog.verified_model(models_dir, name)
@@ -141,4 +147,4 @@ def local_embedder(
     spec = Spec(
         "llama-embed", name, str(models_dir), threads=threads, query_threads=query_threads, dim=dim
     )
-    return WorkerEmbedder(spec, deadline=deadline)
+    return WorkerEmbedder(spec, deadline=deadline, process=ModelProcess(spec, on_change=on_change))

@@ -71,9 +71,10 @@ class VaultAsk:
 
         def load() -> ChatModel:
             models = self._context.settings.models_dir
+            on_change = self._context.engines.on_health
             if threads is None:
-                return local_chat(models, self.chat_model)
-            return local_chat(models, self.chat_model, threads=threads)
+                return local_chat(models, self.chat_model, on_change=on_change)
+            return local_chat(models, self.chat_model, threads=threads, on_change=on_change)
 
         return self._context.engines.chat(self.chat_model, load)
 

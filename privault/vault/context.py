@@ -39,6 +39,7 @@ from privault.caller import Caller
 from privault.errors import AccessDenied, NotFound
 from privault.models import catalog
 from privault.models.handles import local_embedder
+from privault.models.health import HealthBoard
 from privault.models.supervisor import Health
 from privault.privacy.detector import Detector, DetectorConfig
 from privault.retrieval.embedder import Embedder
@@ -123,8 +124,10 @@ class Engines:
         *,
         strong: StrongEmbedder | None = None,
         strong_model: str | None = DEFAULT_STRONG_MODEL,
+        board: HealthBoard | None = None,
     ) -> None:
         self._models_dir = models_dir
+        self.board = board  # where model workers' states are shown to other processes
         self._embedder = embedder
         self._detector_factory = detector_factory
         self._vectors: dict[str, VectorIndex] = {}
@@ -143,7 +146,9 @@ class Engines:
         with self._strong_lock:
             if self._strong is None and self._strong_model is not None:
                 if catalog.is_installed(self._models_dir, self._strong_model):
-                    self._strong = local_embedder(self._models_dir, self._strong_model)
+                    self._strong = local_embedder(
+                        self._models_dir, self._strong_model, on_change=self.on_health
+                    )
                 else:
                     self._strong_model = None  # not installed: decided once per process
             return self._strong
@@ -201,6 +206,11 @@ class Engines:
             else:
                 self._detectors.move_to_end(version)
             return found
+
+    @property
+    def on_health(self) -> Callable[[Health], None] | None:
+        """What a model worker started for this file calls when its state changes."""
+        return self.board.record if self.board is not None else None
 
     def model_health(self) -> list[Health]:
         """The state of each model worker this process has started or holds."""

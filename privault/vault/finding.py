@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 
+from privault.errors import ModelUnavailable
 from privault.privacy.gate import assembled, joined
 from privault.retrieval import packing, periods, search
 from privault.retrieval.embedder import Embedder
@@ -74,7 +75,10 @@ class Finder:
         if engine is None or index is None or strong_index.built_by(self.conn) != engine.name:
             return search.hybrid(self.conn, self.vectors, query, vector, filters, limit, period)
         index.refresh(self.conn)
-        strong_query = engine.embed_query(query)
+        try:
+            strong_query = engine.embed_query(query)
+        except ModelUnavailable:  # its worker is restarting or failed: rank without it
+            return search.hybrid(self.conn, self.vectors, query, vector, filters, limit, period)
         if STRONG_MODE == "leg":
             ranked = [cid for cid, _ in index.search(strong_query, limit * search.VECTOR_OVERFETCH)]
             return search.hybrid(

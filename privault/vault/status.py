@@ -91,6 +91,9 @@ class VaultStatus:
     privacy: PrivacyStatus
     indexing: IndexingStatus = IndexingStatus()
     strong: Any = None  # StrongCoverage: windows the strong model covers
+    # The model workers of every live process on this file (`models.health`): name, role,
+    # state (idle, starting, ready, restarting, failed), failures in a row, restarts, reason.
+    workers: tuple[dict[str, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
@@ -105,4 +108,5 @@ class VaultStatus:
             "privacy": self.privacy.to_dict(),
             "indexing": self.indexing.to_dict(),
             "strong": self.strong.to_dict() if self.strong is not None else None,
+            "workers": [dict(worker) for worker in self.workers],
         }

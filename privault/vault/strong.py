@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from privault.caller import Caller
-from privault.errors import AccessDenied
+from privault.errors import AccessDenied, ModelUnavailable
 from privault.retrieval.strong import digest, strong_input
 from privault.store import strong_index
 from privault.vault.context import VaultContext
@@ -60,6 +60,7 @@ class IndexReport:
     embedded: int  # texts the model embedded (the rest were already known)
     remaining: int  # windows still without strong vectors
     model: str | None
+    stopped: str | None = None  # why the pass ended early: the model's worker failed
 
 
 class VaultStrong:
@@ -117,7 +118,11 @@ class VaultStrong:
                 rows.append((chunk.chunk_id, plain_key, masked_key))
             known = strong_index.known_digests(conn, list(texts))
             missing = [key for key in texts if key not in known]
-            vectors = engine.embed_documents([texts[key] for key in missing])
+            try:
+                vectors = engine.embed_documents([texts[key] for key in missing])
+            except ModelUnavailable as exc:  # its worker restarts; the next pass goes on
+                covered, total = strong_index.coverage(conn)
+                return IndexReport(windows, embedded, total - covered, engine.name, str(exc))
             blobs = {
                 key: np.asarray(vector, dtype=np.float32).tobytes()
                 for key, vector in zip(missing, vectors, strict=True)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from privault.caller import Caller
+from privault.models.health import board_for, board_path, read_board
 from privault.models.supervisor import Health
 from privault.retrieval.embedder import Embedder
 from privault.retrieval.strong import StrongEmbedder
@@ -76,6 +77,7 @@ class Vault:
                 detector_factory,
                 strong=strong_embedder,
                 strong_model=settings.strong_model,
+                board=board_for(path),
             )
         privacy = PrivacyRuntime(
             conn,
@@ -298,4 +300,5 @@ class Vault:
             privacy=self.privacy.status(),
             indexing=self.indexing.status(),
             strong=self.strong.coverage(),
+            workers=tuple(read_board(board_path(path))),
         )

@@ -13,7 +13,14 @@ import typer
 
 from privault.caller import Caller
 from privault.interfaces import config
-from privault.interfaces.cli.common import JsonOption, console, emit_json, opened, progress_bar
+from privault.interfaces.cli.common import (
+    JsonOption,
+    console,
+    emit_json,
+    err_console,
+    opened,
+    progress_bar,
+)
 
 if TYPE_CHECKING:
     from privault.vault import Vault
@@ -71,6 +78,7 @@ def index(
             "windows": strong.windows,
             "embedded": strong.embedded,
             "remaining": strong.remaining,
+            "stopped": strong.stopped,
         },
     }
     if json_out:
@@ -84,6 +92,8 @@ def index(
                 f"{strong.model}: {strong.windows} windows given strong vectors "
                 f"({strong.embedded} texts embedded), {strong.remaining} remaining"
             )
+        if strong.stopped:
+            err_console.print(f"strong vectors paused: {strong.stopped}", markup=False)
     if errors and left.sections:
         raise typer.Exit(1)
 
@@ -187,6 +197,18 @@ def status(json_out: JsonOption = False) -> None:
     for name, model in models.items():
         mark = "installed" if model["installed"] else "not installed"
         console.print(f"model {name} ({model['role']}): {mark}")
+    for worker in data["workers"]:
+        restarts = f", {worker['restarts']} restarts" if worker["restarts"] else ""
+        line = (
+            f"model {worker['name']} runs in process {worker['pid'] or '-'} "
+            f"(for process {worker['process']}): {worker['state']}{restarts}"
+        )
+        if worker["state"] in ("failed", "restarting") and worker["reason"]:
+            line += f" — {worker['reason']}"
+        style = {"failed": "red", "restarting": "yellow"}.get(worker["state"])
+        console.print(line, style=style, highlight=False, markup=False)
+        if worker["state"] == "failed":
+            console.print("  run `privault doctor` to see whether the model runs on this machine")
 
 
 def register(app: typer.Typer) -> None:
