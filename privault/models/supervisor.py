@@ -222,7 +222,7 @@ class ModelProcess:
         waited = time.monotonic() - self._failed_at
         if self._permanent or waited < self._retry_failed_after:
             raise ModelUnavailable(
-                f"the local model {self.spec.name} is unavailable: {self._health.reason}",
+                f"the local model {self.spec.name} is unavailable: {self._summary()}",
                 failed=True,
             )
         self._set(state="restarting")  # one more try after the pause
@@ -294,10 +294,9 @@ class ModelProcess:
         what = "while loading" if loading else ""
         if failures >= self._max_failures:
             self._failed_at = time.monotonic()
-            summary = f"it stopped {failures} times in a row (last: {reason}{what and ', ' + what})"
-            self._set(state="failed", failures=failures, reason=summary)
+            self._set(state="failed", failures=failures, reason=f"{reason}{what and ', ' + what}")
             return ModelUnavailable(
-                f"the local model {name} is unavailable: {summary}; "
+                f"the local model {name} is unavailable: {self._summary()}; "
                 "run `privault doctor` to see why",
                 failed=True,
             )
@@ -308,6 +307,12 @@ class ModelProcess:
             f"the local model {name} stopped ({reason}{what and ', ' + what}); "
             "it is restarting — retry"
         )
+
+    def _summary(self) -> str:
+        health = self._health
+        if self._permanent or health.failures <= 1:
+            return str(health.reason)
+        return f"it stopped {health.failures} times in a row (last: {health.reason})"
 
     def _restart(self, delay: float) -> None:
         time.sleep(delay)

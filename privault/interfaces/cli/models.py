@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -120,6 +121,59 @@ def add(
         console.print(f"registered {name}: {path} (sha256 {manifest.files[0].sha256[:16]}…)")
 
 
+def doctor(json_out: JsonOption = False) -> None:
+    """Run each installed model once, in a child process, and say whether it works here.
+
+    For every model: one short real prompt (chat models), a few lines (embedders) or one
+    sentence (the PII detector's NER), with the speed it ran at; and the CPU features the
+    local model runtime (llama.cpp) was built for, against this CPU. A runtime that crashes
+    on this machine is reported here in words, with the command that fixes it, instead of
+    as exit 139 of a later `ask`. Exits 1 when any model crashed or is broken.
+    """
+    from privault.vault.doctor import check_build, check_models
+
+    build = check_build()
+    checks = check_models(config.models_dir())
+    bad = any(check.verdict in ("crashed", "broken") for check in checks)
+    bad = bad or (build is not None and build.problem is not None)
+    if json_out:
+        emit_json(
+            {
+                "build": build.to_dict() if build is not None else None,
+                "models": [check.to_dict() for check in checks],
+            }
+        )
+    else:
+        if build is None:
+            console.print("llama.cpp: not installed (install privault[llm] to ask questions)")
+        else:
+            kind = "portable" if build.portable else "tuned to its build machine"
+            console.print(f"llama.cpp: {kind} build ({', '.join(build.features) or 'unknown'})")
+            if build.problem:
+                console.print(f"  problem: {build.problem}", style="red", markup=False)
+                console.print(f"  {build.advice}", markup=False, highlight=False)
+        if not checks:
+            console.print("no models installed: `privault models install NAME`")
+        load, cores = os.getloadavg()[0], os.cpu_count() or 1
+        if load > cores:
+            console.print(
+                f"[dim]load average {load:.1f} on {cores} cores: the speeds below are lower "
+                "than on an idle machine[/dim]"
+            )
+        for check in checks:
+            style = {"works": "green", "too slow": "yellow"}.get(check.verdict, "red")
+            console.print(
+                f"{check.name} ({check.role}): [{style}]{check.verdict}[/{style}] — ",
+                end="",
+            )
+            console.print(check.detail, markup=False, highlight=False)
+            if check.advice:
+                console.print(f"  {check.advice}", markup=False, highlight=False)
+    if bad:
+        raise typer.Exit(1)
+
+
 def register(app: typer.Typer) -> None:
-    """Add `models` to the app."""
+    """Add `models` and `doctor` to the app."""
     app.add_typer(models_app, name="models")
+    app.command()(doctor)
