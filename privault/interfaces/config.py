@@ -42,6 +42,13 @@ class Config:
     chat_model: str | None = field(
         default=None, metadata={"help": "the local answerer for ask (a model name)"}
     )
+    ask_timeout: int | None = field(
+        default=None,
+        metadata={
+            "help": "the most seconds an answer may take before the local model is taken "
+            "as hung and restarted (a positive integer, or null: sized to the question)"
+        },
+    )
     strong_model: str | None = field(
         default="embeddinggemma-300m",
         metadata={"help": "the strong relevance model for context and ask (a name, or null)"},
@@ -74,9 +81,10 @@ def _checked(name: str, value: Any, spec: dataclasses.Field[Any]) -> Any:
         "remote_chat": (dict, type(None)),
         "max_note_bytes": (int,),
         "max_file_bytes": (int,),
+        "ask_timeout": (int, type(None)),
     }.get(name, (str, type(None)))
     ok = isinstance(value, kinds) and not isinstance(value, bool)
-    if ok and kinds == (int,):
+    if ok and isinstance(value, int):
         ok = value > 0
     if not ok:
         raise ValueError(f"{name}: must be {spec.metadata['help']}, not {value!r}")

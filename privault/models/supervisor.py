@@ -63,11 +63,13 @@ class Deadline:
     per_new_token: float = 0.25  # 4 new tokens/s
     per_text: float = 1.0  # an embedded text (a ~120-token line on one thread)
     load_scaled: bool = True
+    cap: float | None = None  # the owner's limit on a chat call (`ask_timeout`)
 
     def chat(self, prompt_chars: int, max_tokens: int) -> float:
         """Seconds allowed for a chat call."""
         seconds = prompt_chars * self.per_prompt_char + max_tokens * self.per_new_token
-        return self._scaled(self.base + seconds)
+        allowed = self._scaled(self.base + seconds)
+        return allowed if self.cap is None else min(allowed, self.cap)
 
     def embed(self, texts: int) -> float:
         """Seconds allowed for embedding `texts` texts."""

@@ -26,6 +26,8 @@ from privault.caller import Caller
 from privault.errors import InputError
 from privault.models.chat import ChatModel
 from privault.models.handles import local_chat
+from privault.models.llama import DEFAULT_THREADS
+from privault.models.supervisor import Deadline
 from privault.privacy.gate import joined
 from privault.privacy.policy import Policy
 from privault.spans import Span
@@ -70,11 +72,14 @@ class VaultAsk:
             return self._chat
 
         def load() -> ChatModel:
-            models = self._context.settings.models_dir
-            on_change = self._context.engines.on_health
-            if threads is None:
-                return local_chat(models, self.chat_model, on_change=on_change)
-            return local_chat(models, self.chat_model, threads=threads, on_change=on_change)
+            settings = self._context.settings
+            return local_chat(
+                settings.models_dir,
+                self.chat_model,
+                threads=threads or DEFAULT_THREADS,
+                deadline=Deadline(cap=settings.ask_timeout),
+                on_change=self._context.engines.on_health,
+            )
 
         return self._context.engines.chat(self.chat_model, load)
 

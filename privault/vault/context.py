@@ -79,6 +79,7 @@ class VaultSettings:
     policies_dir: Path | None = None  # None: the shipped policies/ folder
     privacy: dict[str, Any] = field(default_factory=dict)  # caller/shelf → policy config
     chat_model: str | None = None  # the local answerer (None: the default)
+    ask_timeout: float | None = None  # seconds before its worker counts as hung (None: sized)
     remote_chat: dict[str, Any] | None = None  # {url, model, api_key}: non-private asks only
     strong_model: str | None = DEFAULT_STRONG_MODEL  # None: no strong leg even if installed
 

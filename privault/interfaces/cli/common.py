@@ -103,6 +103,7 @@ def open_vault() -> Vault:
         policies_dir=cfg.policies_dir,
         privacy=cfg.privacy,
         chat_model=cfg.chat_model,
+        ask_timeout=cfg.ask_timeout,
         strong_model=cfg.strong_model,
         remote_chat=cfg.remote_chat,
     )
