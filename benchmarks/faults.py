@@ -5,8 +5,8 @@ while agents search and write. The server must never die and never lose a write.
         [--chat-model smollm2-135m] [--ask-timeout 6] [--sections 500]
 
 Starts `privault serve` on a free 127.0.0.1 port with the real chat model (SmolLM2 unless
-`--chat-model`) and `ask_timeout` set (so a hang is cut after that many seconds; it must exceed a slow real
-answer on a busy machine, or real answers count as hangs), then:
+`--chat-model`) and `ask_timeout` set (so a hang is cut after that many seconds; it must
+exceed a slow real answer on a busy machine, or real answers count as hangs), then:
 
 * `--searchers` agents call memory_search back to back, and one agent calls `remember`
   (each acknowledged write is kept, to be checked at the end);
