@@ -95,9 +95,8 @@ class VaultAsk:
         context = self._context
         reading = context.privacy.reading(caller)
         policy = reading.base
-        matched = question  # gated callers search the masked index: nothing to cut
         filters = context.filters(caller)
-        packed, out, rows = Finder.of(context, reading).context(reading, matched, filters, budget)
+        packed, out, rows = Finder.of(context, reading).context(reading, question, filters, budget)
         identifying = self._identifying_kinds()
         known = context.privacy.known_entities()
 

@@ -210,11 +210,10 @@ class VaultDocuments:
         if not 1 <= limit <= 100:
             raise InputError("limit must be between 1 and 100")
         reading = self._context.privacy.reading(caller)
-        matched = query  # gated callers search the masked index: nothing to cut
         filters = self._context.filters(
             caller, shelf=shelf, kind=kind, tag=tag, since=since, until=until
         )
-        results = Finder.of(self._context, reading).search(reading, matched, filters, limit)
+        results = Finder.of(self._context, reading).search(reading, query, filters, limit)
         hidden = self._context.hidden_shelves(caller)
         facts = self._statements.for_context(reading, query, include_superseded, hidden=hidden)
         return SearchResponse(query, tuple(results), reading.privacy(), tuple(facts))
@@ -239,7 +238,6 @@ class VaultDocuments:
         if not 50 <= budget <= 100_000:
             raise InputError("budget must be between 50 and 100000 tokens")
         reading = self._context.privacy.reading(caller)
-        matched = query  # gated callers search the masked index: nothing to cut
         filters = self._context.filters(
             caller, shelf=shelf, kind=kind, tag=tag, since=since, until=until
         )
@@ -252,7 +250,7 @@ class VaultDocuments:
         block = statements_block(facts)
         reserved = count(block) + 2 if block else 0
         finder = Finder.of(self._context, reading)
-        packed, out, _ = finder.context(reading, matched, filters, budget - reserved)
+        packed, out, _ = finder.context(reading, query, filters, budget - reserved)
         text = assembled(
             f"{block}\n\n{packed.text}" if block and packed.text else block or packed.text
         )

@@ -183,13 +183,9 @@ class Reading:
         main = max(gates, key=lambda gate: order.get(gate.policy.mode, 3))
         held: dict[str, int] = {}
         withheld = self._withheld_unscanned
-        removed: list[str] = []
         for gate in gates:
             summary = gate.held_back()
             for kind, count in summary.kinds.items():
                 held[kind] = held.get(kind, 0) + count
             withheld += summary.texts_withheld
-            removed.extend(kind for kind in summary.query_kinds if kind not in removed)
-        return Privacy(
-            main.policy.name, main.policy.mode, dict(sorted(held.items())), withheld, tuple(removed)
-        )
+        return Privacy(main.policy.name, main.policy.mode, dict(sorted(held.items())), withheld)

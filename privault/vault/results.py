@@ -39,7 +39,6 @@ class Privacy:
     mode: str
     held_back: dict[str, int] = field(default_factory=dict)
     withheld_sections: int = 0
-    query_removed: tuple[str, ...] = ()  # PII kinds cut out of the caller's query
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
@@ -48,7 +47,6 @@ class Privacy:
             "mode": self.mode,
             "held_back": dict(self.held_back),
             "withheld_sections": self.withheld_sections,
-            "query_removed": list(self.query_removed),
         }
 
 
