@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import FakeEngineRunner
 
 from privault.caller import Caller
 from privault.interfaces.cli import app
@@ -22,6 +21,7 @@ from privault.timeutil import now_ms
 from privault.vault import Vault
 from privault.vault.capture import Capture
 from privault.vault.reading import BEING_INDEXED, LABEL_BEING_INDEXED
+from tests.helpers import FakeEngineRunner
 
 OWNER = Caller.owner()
 AGENT = Caller.agent("claude")

@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from gate_support import normal_form
 
 from privault import Caller, Vault
 from privault.privacy.detector import FakeDetector
@@ -17,6 +16,7 @@ from privault.retrieval.embedder import FakeEmbedder
 from privault.retrieval.strong import FakeStrongEmbedder, strong_input
 from privault.store import strong_index
 from privault.vault import finding
+from tests.gate_support import normal_form
 
 OWNER = Caller.owner()
 AGENT = Caller.agent("claude")

@@ -30,11 +30,10 @@ INVOICE = (
 
 
 @pytest.fixture
-def vault(tmp_path: Path) -> Iterator[Vault]:
-    with fake_vault(tmp_path / "v.db") as opened:
-        opened.note(INVOICE, caller=OWNER)
-        opened.note("# Garden\nPlant the tulip bulbs before the frost.", caller=OWNER)
-        yield opened
+def vault(vault: Vault) -> Vault:
+    vault.note(INVOICE, caller=OWNER)
+    vault.note("# Garden\nPlant the tulip bulbs before the frost.", caller=OWNER)
+    return vault
 
 
 def _use(vault: Vault, chat: Any, remote: Any = None) -> None:
