@@ -1,7 +1,7 @@
 """What the facade returns: frozen values with a stable JSON form (`to_dict()`).
 
 The JSON shapes are part of privault's interface (CLI `--json`, MCP structured output) and
-are documented in the README; add fields, never rename them.
+are documented in docs/python-api.md; add fields, never rename them.
 
 Every text field that can carry stored text is typed `Gated`: only the gate makes one, so
 mypy refuses a result built from text that skipped it (ids, kinds, shelf names and the
