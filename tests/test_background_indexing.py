@@ -208,9 +208,10 @@ def test_an_update_between_claim_and_save_is_left_to_its_own_write(tmp_path: Pat
         assert [text for _, text in rows if text] == ["Meet nobody at all"]
         assert index_queue.pending_sections(vault.conn, [sid for sid, _ in rows])
         assert vault.read(f"{added.doc_id}.1", caller=AGENT).text == BEING_INDEXED
+        assert index_queue.labels_pending(vault.conn, [added.doc_id, "d0"]) == {added.doc_id}
         _drain(vault)
         assert vault.read(f"{added.doc_id}.1", caller=AGENT).text == "Meet nobody at all"
-        assert index_queue.labels_pending(vault.conn, added.doc_id) is False
+        assert index_queue.labels_pending(vault.conn, [added.doc_id]) == set()
 
 
 def _section_ids(vault: Vault) -> list[int]:

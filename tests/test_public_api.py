@@ -75,6 +75,7 @@ FACADE_NAMES = {
         "note",
         "note_many",
         "read",
+        "read_document",
         "reindex",
         "search",
         "tree",

@@ -131,7 +131,7 @@ class Gate:
         """
         if self.policy.mode == "off" or not text:
             return GatedText(Gated(text, _SEAL), self.policy.name)
-        chosen = self._spans_to_mask(text, spans, deny=scope == OWNER_SCOPE)
+        chosen = self.spans_to_mask(text, spans, deny=scope == OWNER_SCOPE)
         if not chosen:
             return GatedText(Gated(text, _SEAL), self.policy.name)
         counts = Counter(span.kind for span in chosen)
@@ -155,7 +155,7 @@ class Gate:
         This is the text gated callers' search indexes hold (see `privacy.masking`): a
         value that is not in the index cannot be matched by any form of it.
         """
-        chosen = self._spans_to_mask(text, spans, deny=deny)
+        chosen = self.spans_to_mask(text, spans, deny=deny)
         pieces, cursor = [], 0
         for span in chosen:
             pieces += [text[cursor : span.start], f"<{span.kind}>"]
@@ -172,8 +172,10 @@ class Gate:
             texts_withheld=self._withheld,
         )
 
-    def _spans_to_mask(self, text: str, spans: Iterable[Span], *, deny: bool = True) -> list[Span]:
-        """The policy's identifying spans plus deny-list hits, merged, minus allowed values."""
+    def spans_to_mask(self, text: str, spans: Iterable[Span], *, deny: bool = True) -> list[Span]:
+        """What this policy masks in `text`: its identifying spans plus deny-list hits (with
+        `deny`: the owner's text only), merged, minus allowed values. The one place that
+        decides it, for the gate, the masked index and the ask pipeline's leak scan."""
         picked = [s for s in spans if s.end <= len(text) and self.policy.counts(s)]
         if self._deny is not None and deny:
             for match in self._deny.finditer(text):
