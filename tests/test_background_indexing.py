@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import FakeEngineRunner
 
 from privault.caller import Caller
 from privault.interfaces.cli import app
@@ -22,6 +21,7 @@ from privault.timeutil import now_ms
 from privault.vault import Vault
 from privault.vault.capture import Capture
 from privault.vault.reading import BEING_INDEXED, LABEL_BEING_INDEXED
+from tests.helpers import FakeEngineRunner
 
 OWNER = Caller.owner()
 AGENT = Caller.agent("claude")
@@ -208,9 +208,10 @@ def test_an_update_between_claim_and_save_is_left_to_its_own_write(tmp_path: Pat
         assert [text for _, text in rows if text] == ["Meet nobody at all"]
         assert index_queue.pending_sections(vault.conn, [sid for sid, _ in rows])
         assert vault.read(f"{added.doc_id}.1", caller=AGENT).text == BEING_INDEXED
+        assert index_queue.labels_pending(vault.conn, [added.doc_id, "d0"]) == {added.doc_id}
         _drain(vault)
         assert vault.read(f"{added.doc_id}.1", caller=AGENT).text == "Meet nobody at all"
-        assert index_queue.labels_pending(vault.conn, added.doc_id) is False
+        assert index_queue.labels_pending(vault.conn, [added.doc_id]) == set()
 
 
 def _section_ids(vault: Vault) -> list[int]:

@@ -15,12 +15,12 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import fake_vault
 
 from privault.caller import Caller
 from privault.interfaces import cli, indexer
 from privault.interfaces.scheduler import Clock
 from privault.vault.capture import Capture
+from tests.helpers import fake_vault
 
 OWNER = Caller.owner()
 AGENT = Caller.agent("claude")

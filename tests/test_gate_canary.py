@@ -9,18 +9,15 @@ agent, and none of their output may hold it in any case.
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import FakeEngineRunner, fake_vault, mcp_session
 
 from privault import Caller, Vault
 from privault.ask.fakes import LeakyStubChat
 from privault.interfaces.cli import app
 from privault.store import agents
+from tests.helpers import FakeEngineRunner, mcp_session
 
 CANARY = "Zorbulon"
 OWNER = Caller.owner()
@@ -28,42 +25,40 @@ runner = FakeEngineRunner()
 
 
 @pytest.fixture
-def vault() -> Iterator[Vault]:
-    opened = fake_vault(Path(os.environ["PRIVAULT_VAULT"]))
-    agents.issue(opened.conn, "claude")
-    opened.statements.add(
+def vault(vault: Vault) -> Vault:
+    agents.issue(vault.conn, "claude")
+    vault.statements.add(
         f"{CANARY} is the caretaker, says {CANARY}",
         caller=OWNER,
         entities=[f"person:{CANARY}", "org:Caretaking Ltd"],
         source=f"told by {CANARY}",
         metadata={"who": CANARY, CANARY.lower(): "key"},
     )
-    added = opened.note(
+    added = vault.note(
         f"# Call {CANARY} about the caretaking\n\n## {CANARY} and the keys\n\n"
         "The caretaking keys are in the drawer.",
         caller=OWNER,
         tags=[CANARY.lower(), f"who:{CANARY.lower()}"],
         metadata={"contact": CANARY},
     )
-    opened.note(
+    vault.note(
         f"Caretaking rota: the long first line mentions that {CANARY} will come on Monday "
         "and again on Thursday morning with the spare keys",
         caller=OWNER,
     )
-    opened.watches.add(
+    vault.watches.add(
         "remind",
         f"Ring {CANARY} about the caretaking",
         caller=OWNER,
         every="1d",
         at="2030-01-01T08:00:00Z",
     )
-    opened.watches.add(
+    vault.watches.add(
         "url", f"https://example.org/{CANARY.lower()}/caretaking", caller=OWNER, every="1d"
     )
-    opened.watches.poll(caller=OWNER, now="2030-01-01T08:00:30Z")
-    opened.doc_id = added.doc_id  # type: ignore[attr-defined]
-    yield opened
-    opened.close()
+    vault.watches.poll(caller=OWNER, now="2030-01-01T08:00:30Z")
+    vault.doc_id = added.doc_id  # type: ignore[attr-defined]
+    return vault
 
 
 def _cli(*args: str) -> Any:

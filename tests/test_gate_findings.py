@@ -8,17 +8,16 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from gate_support import normal_form
-from helpers import FakeEngineRunner, fake_vault, mcp_call, mcp_ok, mcp_session
 
 from privault import Caller, Vault
 from privault.interfaces.cli import app
 from privault.store import agents, audit
+from tests.gate_support import normal_form
+from tests.helpers import FakeEngineRunner, fake_vault, mcp_call, mcp_ok, mcp_session
 
 OWNER = Caller.owner()
 AGENT = Caller.agent("claude")
@@ -38,13 +37,11 @@ def cli_json(*args: str, input: str | None = None) -> dict[str, Any]:
 
 
 @pytest.fixture
-def vault() -> Iterator[Vault]:
+def vault(vault: Vault) -> Vault:
     """The vault the CLI uses (PRIVAULT_VAULT), opened through the public API, with agents."""
-    opened = fake_vault(Path(os.environ["PRIVAULT_VAULT"]))
     for name in ("claude", "helper"):
-        agents.issue(opened.conn, name)
-    yield opened
-    opened.close()
+        agents.issue(vault.conn, name)
+    return vault
 
 
 def _dumps(data: Any) -> str:
@@ -187,12 +184,12 @@ def test_f05_partial_and_other_forms_of_a_masked_value_confirm_nothing(
     assert seen[0] == seen[1], probe
 
 
-def test_f06_query_removed_does_not_confirm_a_statement_entity(vault: Vault) -> None:
+def test_f06_a_search_does_not_confirm_a_statement_entity(vault: Vault) -> None:
     vault.statements.add("Acme invoices monthly", caller=OWNER, entities=["acme"])
     one = cli_json("search", "acme", "--as", "claude")
     two = cli_json("search", "acne", "--as", "claude")
-    assert one["query_removed"] == two["query_removed"]
-    assert [h["node_id"] for h in one["results"]] == [h["node_id"] for h in two["results"]]
+    assert one.pop("query") == "acme" and two.pop("query") == "acne"
+    assert one == two
 
 
 def test_f07_placeholder_numbers_are_not_shared_with_the_agents_own_text(vault: Vault) -> None:
@@ -247,7 +244,7 @@ def test_f09_an_agents_statement_entities_do_not_mask_for_others(vault: Vault) -
     mcp_ok(vault, "claude", "write_statement", content="boiler is old", entities=["boiler"])
     seen = mcp_ok(vault, "helper", "memory_search", query="boiler serviced")
     assert "boiler was serviced" in _dumps(seen["results"])
-    assert seen["query_removed"] == []
+    assert seen["held_back"] == {}
 
 
 # ---- 10: reminder floods -------------------------------------------------------------------------

@@ -13,12 +13,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gate_support import normal_form
-from helpers import fake_vault
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from privault import Caller, Vault
+from tests.gate_support import normal_form
+from tests.helpers import fake_vault
 
 OWNER = Caller.owner()
 AGENT = Caller.agent("claude")

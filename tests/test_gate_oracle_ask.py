@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from gate_support import normal_form
 from hypothesis import given
 from hypothesis import strategies as st
 from test_gate_oracle import SETTINGS, build, emails, ibans, names, phones, variants
@@ -26,6 +25,7 @@ from privault import Caller, Vault
 from privault.ask.fakes import FakeChat
 from privault.models.chat import Message
 from privault.vault.ask import VaultAsk
+from tests.gate_support import normal_form
 
 AGENT = Caller.agent("claude")
 

@@ -30,7 +30,6 @@ NOT_STORED_TEXT = {
     "mode",
     "status",
     "query",
-    "query_removed",
     "children",
     "parent",
     "previous_id",

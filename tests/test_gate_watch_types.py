@@ -14,13 +14,13 @@ import typing
 from pathlib import Path
 
 import pytest
-from helpers import fake_vault
 
 from privault import Caller
 from privault.privacy.gate import Gated
 from privault.vault import watch_results
 from privault.vault.watch_results import GatedReminder, GatedRun, GatedWatch
 from privault.watches.poll import PollReport
+from tests.helpers import fake_vault
 
 # Plain `str` on purpose: ids, kinds, states, shelf and agent names, a schedule (an
 # interval or cron expression the vault parsed: it cannot hold free text) and options (flags

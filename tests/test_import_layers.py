@@ -65,6 +65,15 @@ def test_a_capability_importing_another_independent_one_breaks_the_layers(copy: 
     assert "privault.watches.model -> privault.statements.model" in result.stdout
 
 
+def test_sync_is_a_layer_between_the_facade_and_the_capabilities(copy: Path) -> None:
+    _add_import(copy / "privault/sync/rows.py", "import privault.vault.context  # noqa")
+    _add_import(copy / "privault/statements/model.py", "import privault.sync.hlc  # noqa")
+    result = _lint(copy)
+    assert result.returncode != 0
+    assert "privault.sync.rows -> privault.vault.context" in result.stdout
+    assert "privault.statements.model -> privault.sync.hlc" in result.stdout
+
+
 def test_an_interface_importing_the_store_is_refused(copy: Path) -> None:
     _add_import(copy / "privault/interfaces/agents.py", "import privault.store.agents  # noqa")
     result = _lint(copy)

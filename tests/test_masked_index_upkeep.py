@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-from gate_support import normal_form
-from helpers import fake_vault
 
 from privault import Caller, Vault
 from privault.privacy.policy import shipped_policies_dir
 from privault.store import masked_index
+from tests.gate_support import normal_form
+from tests.helpers import fake_vault
 
 OWNER = Caller.owner()
 AGENT = Caller.agent("claude")

@@ -2,32 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import fake_vault, mcp_call, mcp_session
 
 from privault.ask.fakes import LeakyStubChat
 from privault.caller import Caller
 from privault.store import agents, audit
 from privault.vault import Vault
 from privault.vault.ask import VaultAsk
+from tests.helpers import mcp_call, mcp_session
 
 EMAIL = "jane@example.com"
 
 
 @pytest.fixture
-def vault(tmp_path: Path) -> Iterator[Vault]:
-    found = fake_vault(tmp_path / "vault.db")
-    agents.issue(found.conn, "alice")
-    found.note(
+def vault(vault: Vault) -> Vault:
+    agents.issue(vault.conn, "alice")
+    vault.note(
         f"# Trip\n\nMeet Dr. Jane Roe at {EMAIL} about the hotel budget.", caller=Caller.owner()
     )
-    found.asking = VaultAsk(found.shared, chat=LeakyStubChat(targets=[EMAIL, "Jane Roe"]))
-    yield found
-    found.close()
+    vault.asking = VaultAsk(vault.shared, chat=LeakyStubChat(targets=[EMAIL, "Jane Roe"]))
+    return vault
 
 
 def call(vault: Vault, tool: str, **arguments: Any) -> Any:

@@ -9,13 +9,11 @@ model is one that stops inside its answer until the test lets it go.
 from __future__ import annotations
 
 import threading
-from collections.abc import Awaitable, Callable, Iterator, Sequence
-from pathlib import Path
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import anyio
 import pytest
-from helpers import fake_vault
 from mcp import Client
 
 from privault.caller import Caller
@@ -56,13 +54,11 @@ class HeldChat:
 
 
 @pytest.fixture
-def vault(tmp_path: Path) -> Iterator[Vault]:
-    found = fake_vault(tmp_path / "vault.db")
-    found.agents.issue(AGENT)
+def vault(vault: Vault) -> Vault:
+    vault.agents.issue(AGENT)
     for index in range(6):
-        found.note(f"# Trip {index}\n\nThe hotel budget for trip {index} is 400.", caller=OWNER)
-    yield found
-    found.close()
+        vault.note(f"# Trip {index}\n\nThe hotel budget for trip {index} is 400.", caller=OWNER)
+    return vault
 
 
 @pytest.fixture

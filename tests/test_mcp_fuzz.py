@@ -15,10 +15,10 @@ from typing import Any
 
 import anyio
 import pytest
-from helpers import fake_vault, mcp_ok
 
 from benchmarks import fuzz, fuzz_calls
 from privault.interfaces.mcp.http import build_app
+from tests.helpers import fake_vault, mcp_ok
 
 CALLS = 400
 

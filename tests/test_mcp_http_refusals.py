@@ -5,11 +5,7 @@ the audit table one row per request."""
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
-from helpers import fake_vault
 from starlette.testclient import TestClient
 
 from privault.interfaces.mcp.http import build_app
@@ -29,13 +25,6 @@ INIT = {
         "clientInfo": {"name": "test", "version": "1"},
     },
 }
-
-
-@pytest.fixture
-def vault(tmp_path: Path) -> Iterator[Vault]:
-    opened = fake_vault(tmp_path / "v.db")
-    yield opened
-    opened.close()
 
 
 def refusal_rows(vault: Vault) -> list[audit.AuditEntry]:

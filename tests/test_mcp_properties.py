@@ -8,7 +8,6 @@ from typing import Any
 
 import anyio
 import pytest
-from helpers import fake_vault
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
@@ -17,6 +16,7 @@ from privault.caller import Caller
 from privault.interfaces.mcp.server import for_agent
 from privault.store import agents
 from privault.vault import Vault
+from tests.helpers import fake_vault
 
 TOOLS = {
     "memory_search": ["query", "limit", "shelf", "kind", "tag", "since", "until"],

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from helpers import fake_vault
 from mcp import Client
 
 from privault.interfaces.mcp.server import for_agent
@@ -29,12 +26,10 @@ STATEMENT_TOOLS = {
 
 
 @pytest.fixture
-def vault(tmp_path: Path) -> Iterator[Vault]:
-    found = fake_vault(tmp_path / "vault.db")
-    agents.issue(found.conn, "bob")
-    agents.issue(found.conn, "reader", read_only=True)
-    yield found
-    found.close()
+def vault(vault: Vault) -> Vault:
+    agents.issue(vault.conn, "bob")
+    agents.issue(vault.conn, "reader", read_only=True)
+    return vault
 
 
 def test_statement_lifecycle(vault: Vault) -> None:

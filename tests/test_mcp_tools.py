@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import fake_vault, mcp_call, mcp_error, mcp_ok, mcp_session
 from mcp import Client
 
 from privault.caller import Caller
 from privault.store import agents, audit
 from privault.vault import Vault
+from tests.helpers import mcp_call, mcp_error, mcp_ok, mcp_session
 
 OWNER = Caller.owner()
 WRITE_TOOLS = {"remember", "memory_forget"}
@@ -20,21 +18,19 @@ FORBIDDEN_ARGUMENTS = {"policy", "pii", "model", "override", "caller", "agent", 
 
 
 @pytest.fixture
-def vault(tmp_path: Path) -> Iterator[Vault]:
-    found = fake_vault(tmp_path / "vault.db")
+def vault(vault: Vault) -> Vault:
     for name in ("alice", "bob"):
-        agents.issue(found.conn, name)
-    agents.issue(found.conn, "reader", read_only=True)
-    found.shelves.add("health", agent_names=["alice"])
-    found.note(
+        agents.issue(vault.conn, name)
+    agents.issue(vault.conn, "reader", read_only=True)
+    vault.shelves.add("health", agent_names=["alice"])
+    vault.note(
         "# Trip\n\nMeet Dr. Jane Roe at jane@example.com about the budget.\n\n"
         "## Hotel\n\nThe hotel is booked for three nights.",
         caller=OWNER,
         tags=["travel"],
     )
-    found.note("Blood pressure budget log: 120/80 in March.", caller=OWNER, shelf="health")
-    yield found
-    found.close()
+    vault.note("Blood pressure budget log: 120/80 in March.", caller=OWNER, shelf="health")
+    return vault
 
 
 def test_tools_are_listed_with_hints_and_no_policy_arguments(vault: Vault) -> None:

@@ -3,13 +3,11 @@ and read reminders, gated and audited; folders and owner-only options stay out o
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from helpers import fake_vault, mcp_error, mcp_ok, mcp_session
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
@@ -19,6 +17,7 @@ from privault.interfaces.mcp.server import for_agent
 from privault.store import agents, audit
 from privault.timeutil import now_ms
 from privault.vault import Vault
+from tests.helpers import mcp_error, mcp_ok, mcp_session
 
 OWNER = Caller.owner()
 WATCH_TOOLS = {"watch", "list_watches", "cancel_watch", "list_reminders", "ack_reminder"}
@@ -27,14 +26,12 @@ OWNER_ONLY = {"allow_private", "policy", "pii", "model", "override", "caller", "
 
 
 @pytest.fixture
-def vault(tmp_path: Path) -> Iterator[Vault]:
-    found = fake_vault(tmp_path / "vault.db")
-    agents.issue(found.conn, "bob")
-    agents.issue(found.conn, "alice")
-    agents.issue(found.conn, "reader", read_only=True)
-    found.shelves.add("health", agent_names=["alice"])
-    yield found
-    found.close()
+def vault(vault: Vault) -> Vault:
+    agents.issue(vault.conn, "bob")
+    agents.issue(vault.conn, "alice")
+    agents.issue(vault.conn, "reader", read_only=True)
+    vault.shelves.add("health", agent_names=["alice"])
+    return vault
 
 
 def watch_count(vault: Vault) -> int:

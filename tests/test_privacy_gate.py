@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from privault.privacy import FakeDetector, Gate, Override, Policy, PolicySet, Span
 from privault.privacy.detector import DetectorConfig
 from privault.privacy.overrides import apply_overrides
@@ -84,25 +82,6 @@ def test_ner_false_ignores_ner_spans() -> None:
     policy = STANDARD.model_copy(update={"ner": False})
     text = "Jane came"
     assert Gate(policy).apply(text, [Span(0, 4, "PERSON", 0.9, "ner")]).text == text
-
-
-@pytest.mark.parametrize(
-    ("query", "clean", "removed"),
-    [
-        ("notes about Ada Lovelace", "notes about", ("PERSON",)),
-        ("mail from ada@example.org in march", "mail from in march", ("EMAIL_ADDRESS",)),
-        ("grocery list", "grocery list", ()),
-    ],
-)
-def test_query_scrubbing(query: str, clean: str, removed: tuple[str, ...]) -> None:
-    gate = Gate(STANDARD)
-    result = gate.query(query, DETECTOR)
-    assert (result.text, result.removed) == (clean, removed)
-    assert gate.held_back().query_kinds == removed
-
-
-def test_owner_query_is_not_scrubbed() -> None:
-    assert Gate(OPEN).query("Ada Lovelace", DETECTOR).text == "Ada Lovelace"
 
 
 def test_overrides_mark_and_unmark() -> None:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import fake_vault
-
 from privault.caller import Caller
 from privault.interfaces.scheduler import Clock
 from privault.timeutil import now_ms
+from tests.helpers import fake_vault
 
 OWNER = Caller.owner()
 

@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from gate_support import normal_form
 
 from privault import Caller, Vault
 from privault.models.fakes import FakeStrongEmbedder
@@ -18,6 +17,7 @@ from privault.retrieval.embedder import FakeEmbedder
 from privault.retrieval.strong import strong_input
 from privault.store import strong_index
 from privault.vault import finding
+from tests.gate_support import normal_form
 
 OWNER = Caller.owner()
 AGENT = Caller.agent("claude")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from privault.ask.remote import RemoteChat
 from privault.caller import Caller
 from privault.errors import InputError
 from privault.privacy.gate import Gate
-from privault.privacy.policy import PolicySet
+from privault.privacy.policy import PolicySet, shipped_policies_dir
 from privault.vault import Vault
 from privault.vault.ask import VaultAsk
 from privault.vault.reading import Reading
@@ -30,11 +31,10 @@ INVOICE = (
 
 
 @pytest.fixture
-def vault(tmp_path: Path) -> Iterator[Vault]:
-    with fake_vault(tmp_path / "v.db") as opened:
-        opened.note(INVOICE, caller=OWNER)
-        opened.note("# Garden\nPlant the tulip bulbs before the frost.", caller=OWNER)
-        yield opened
+def vault(vault: Vault) -> Vault:
+    vault.note(INVOICE, caller=OWNER)
+    vault.note("# Garden\nPlant the tulip bulbs before the frost.", caller=OWNER)
+    return vault
 
 
 def _use(vault: Vault, chat: Any, remote: Any = None) -> None:
@@ -82,6 +82,33 @@ def test_even_a_model_that_sees_raw_text_cannot_leak_it_to_an_agent(
     assert EMAIL in chat.calls[0][-1].content  # the model really saw it raw
     assert "DANA" not in reply.answer and "whitfield" not in reply.answer.lower()
     assert reply.held_back.leak_masks >= 2
+
+
+def test_the_leak_scan_masks_what_the_gate_masks_deny_list_included(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A policy's deny-list masks a value no detector finds; the answer's leak scan takes
+    what it masks from the gate, so it masks that value too (and an allowed one not)."""
+    policies = tmp_path / "policies"
+    shutil.copytree(shipped_policies_dir(), policies)
+    standard = policies / "standard.yaml"
+    text = standard.read_text().replace(
+        "deny: []", "deny:\n  - value: Bluebell Cottage\n    kind: LOCATION"
+    )
+    standard.write_text(text)
+    raw = Gate(PolicySet.load(None).resolve("open"))
+
+    def ungated(self: Reading, section: Any, start: int = 0, end: int | None = None) -> Any:
+        return raw.apply(section.text[start : len(section.text) if end is None else end], [])
+
+    with fake_vault(tmp_path / "deny.db", policies_dir=policies) as vault:
+        vault.note("# Keys\nThe spare keys are at Bluebell Cottage.", caller=OWNER)
+        monkeypatch.setattr(Reading, "section", ungated)
+        chat = FakeChat("They are at Bluebell Cottage.")
+        _use(vault, chat)
+        reply = vault.ask("where are the spare keys", caller=AGENT)
+    assert "Bluebell Cottage" in chat.calls[0][-1].content  # the model really saw it raw
+    assert "Bluebell" not in reply.answer and reply.held_back.leak_masks >= 1
 
 
 @pytest.fixture

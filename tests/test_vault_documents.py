@@ -22,12 +22,6 @@ OWNER = Caller.owner()
 AGENT = Caller.agent("claude")
 
 
-@pytest.fixture
-def vault(tmp_path: Path):
-    with fake_vault(tmp_path / "vault.db") as opened:
-        yield opened
-
-
 def _counts(vault) -> tuple[int, int, int, int]:
     tables = ("documents", "sections", "chunks_fts", "chunks_vec")
     return tuple(vault.conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables)
@@ -205,7 +199,7 @@ def test_query_pii_is_not_used_for_matching(vault) -> None:
     response = vault.search("bob@example.org", caller=AGENT)
     # Agents search the masked index: the value is not there to match, and nothing is
     # said about the query (what a scan of it reported could confirm a known name).
-    assert response.privacy.query_removed == ()
+    assert response.privacy.held_back == {}
     assert response.results == ()
     assert vault.search("bob@example.org", caller=OWNER).results
 

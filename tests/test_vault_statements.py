@@ -186,7 +186,7 @@ def test_for_context_shares_the_response_placeholders(vault: Vault) -> None:
 def test_gated_queries_cannot_confirm_a_value(vault: Vault) -> None:
     vault.statements.add("Invoices go to ana@example.com", caller=OWNER, entities=["Ana Lima"])
     by_value = vault.statements.query(caller=AGENT, text="ana@example.com")
-    assert by_value.statements == () and by_value.privacy.query_removed == ()
+    assert by_value.statements == ()
     with pytest.raises(AccessDenied):
         vault.statements.query(caller=AGENT, entities=["Ana Lima"])
     owner = vault.statements.query(caller=OWNER, entities=["ana lima"])

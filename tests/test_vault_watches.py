@@ -12,7 +12,6 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
-from helpers import fake_vault
 from test_watches_support import LocalServer, html_page, send, serve
 
 from privault.caller import Caller
@@ -59,12 +58,9 @@ def server() -> Iterator[LocalServer]:
 
 
 @pytest.fixture
-def vault(tmp_path: Path) -> Iterator[Vault]:
-    opened = fake_vault(tmp_path / "v.db")
-    opened.watches._fetcher = Fetcher(limits=FetchLimits(total_seconds=5.0))
-    yield opened
-    opened.watches.close()
-    opened.close()
+def vault(vault: Vault) -> Vault:
+    vault.watches._fetcher = Fetcher(limits=FetchLimits(total_seconds=5.0))
+    return vault
 
 
 def _watches(vault: Vault) -> VaultWatches:

@@ -7,19 +7,17 @@ needs this session's CSRF token and this origin; the Host header is checked.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import fake_vault
 from starlette.testclient import TestClient
-from web_site import OWNER, Site, seed
 
 from privault.interfaces.mcp.http import build_app
 from privault.interfaces.web import auth
 from privault.interfaces.web.app import build_web_app
 from privault.interfaces.web.auth import LoginLinks
 from privault.vault import Vault
+from tests.web_site import OWNER, Site, seed
 
 PAGES = [
     "/",
@@ -32,13 +30,6 @@ PAGES = [
     "/audit",
     "/status",
 ]
-
-
-@pytest.fixture
-def vault(tmp_path: Path) -> Iterator[Vault]:
-    opened = fake_vault(tmp_path / "v.db")
-    yield opened
-    opened.close()
 
 
 @pytest.fixture

@@ -13,16 +13,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import fake_vault
 from markupsafe import escape
 from starlette.testclient import TestClient
 from test_watches_support import LocalServer, serve
-from web_site import OWNER, XSS, Site, seed, shop_page
 
 from privault.interfaces.web.app import build_web_app
 from privault.interfaces.web.auth import LoginLinks
 from privault.vault import Vault
 from privault.watches.fetcher import Fetcher, FetchLimits
+from tests.web_site import OWNER, XSS, Site, seed, shop_page
 
 
 @pytest.fixture(scope="module")
@@ -32,11 +31,9 @@ def server() -> Iterator[LocalServer]:
 
 
 @pytest.fixture
-def vault(tmp_path: Path) -> Iterator[Vault]:
-    opened = fake_vault(tmp_path / "v.db")
-    opened.watches._fetcher = Fetcher(limits=FetchLimits(total_seconds=5.0))
-    yield opened
-    opened.close()
+def vault(vault: Vault) -> Vault:
+    vault.watches._fetcher = Fetcher(limits=FetchLimits(total_seconds=5.0))
+    return vault
 
 
 @pytest.fixture

@@ -10,9 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from helpers import fake_vault
-
 from privault.interfaces.cli.agents import _warm_up
+from tests.helpers import fake_vault
 
 
 def test_serve_loads_its_engines_then_freezes_the_heap(tmp_path: Path) -> None:

@@ -40,7 +40,7 @@ RESCAN_BATCH = 50
 INDEX_SECONDS = 2  # deferred writes wait at most about this long for the server's indexer
 STRONG_SECONDS = 20
 STRONG_BATCH = 64  # at most this many windows a tick of the strong model's pass
-STRONG_STEP = 8  # windows a step (1 thread, ~3 s): a call shares the cores for one at most
+STRONG_STEP = 8  # windows a step (seconds on 1 thread): a call shares the cores for one at most
 STRONG_TICK_SECONDS = 15  # no new step after this, so a tick ends before the next is due
 
 

@@ -7,13 +7,13 @@ How the facade uses it:
   `detector.version`;
 * read time — `policy_for(caller, shelf_policy, access, policy_set)` gives the policy; one
   `Gate(policy)` per response; for each text: stored spans → `apply_overrides` → `gate.apply`;
-  a search query goes through `gate.query` first; `gate.held_back()` goes in the response and
-  the audit log.
+  `gate.held_back()` goes in the response and the audit log. A search query is never cut:
+  gated callers search the masked index, where no form of a masked value is present.
 """
 
 from privault.privacy.access import AccessConfig, policy_for
 from privault.privacy.detector import Detector, DetectorConfig, FakeDetector
-from privault.privacy.gate import CleanQuery, Gate, GatedText, HeldBack
+from privault.privacy.gate import Gate, GatedText, HeldBack
 from privault.privacy.overrides import apply_overrides
 from privault.privacy.policy import Policy, PolicySet, load_policy, shipped_policies_dir
 from privault.spans import KINDS, Override, Span, merge_spans, normalise_kind
@@ -21,7 +21,6 @@ from privault.spans import KINDS, Override, Span, merge_spans, normalise_kind
 __all__ = [
     "KINDS",
     "AccessConfig",
-    "CleanQuery",
     "Detector",
     "DetectorConfig",
     "FakeDetector",

@@ -148,7 +148,8 @@ _DOT_LETTER = re.compile(r"\.[^\W\d_]")
 
 # A decimal digit of any script: what presidio's patterns (`\d`, `[0-9]`) and the phone
 # number parser can match. A regex scans in C: the check runs for each of a dozen
-# recognizers on every text written, and a Python loop over the characters was 7% of ingest.
+# recognizers on every text written, and a Python loop over the characters showed in the
+# write profile (`benchmarks.pii_profile`).
 _DIGIT = re.compile(r"\d")
 
 

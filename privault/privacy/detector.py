@@ -151,7 +151,8 @@ class Detector:
         self.version: str = self.config.version
         self._compiled = _compile(self.config)
         # A query is scanned by search and again by the statements it includes; short texts
-        # repeat, and spaCy costs ~15 ms a call, so recent short results are kept.
+        # repeat, and a spaCy call costs more than the rest of a search, so recent short
+        # results are kept.
         self._recent: OrderedDict[str, list[Span]] = OrderedDict()
 
     @property

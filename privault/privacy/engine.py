@@ -243,9 +243,9 @@ def load_engine(second_ner: Path | None = None) -> Engine:
     except ImportError as exc:  # pragma: no cover - spaCy is a hard dependency
         raise ModelError(f"spaCy is not installed ({exc}); reinstall privault") from None
     # Both pipelines multiply through numpy's BLAS, not thinc's default (blis): on the
-    # 2-core machines measured blis ran at 15-20 GFLOP/s and numpy's OpenBLAS at 45-75 on
-    # one thread; the small pipeline took a third less CPU (3.4 s against 5.1 s for 1,000
-    # short notes), and both gave the same entities (and tags) on 1,500 test sentences.
+    # machines measured OpenBLAS ran several times faster on one thread, the small pipeline
+    # took a third less CPU, and both gave the same entities and tags
+    # (`benchmarks.pii_profile`).
     from thinc.api import use_ops
 
     nlp = None

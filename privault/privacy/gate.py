@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from privault.privacy.policy import Policy
 from privault.privacy.recognizers import known_entities_pattern
@@ -89,12 +88,6 @@ def literal(text: str) -> Gated:
     return Gated(text, _SEAL)
 
 
-class SpanSource(Protocol):
-    """Anything with `detect(text) -> list[Span]` (a `Detector` or a `FakeDetector`)."""
-
-    def detect(self, text: str) -> list[Span]: ...
-
-
 @dataclass(frozen=True)
 class GatedText:
     """Text as a caller may see it, and what was held back from it."""
@@ -113,15 +106,6 @@ class HeldBack:
     mode: str
     kinds: dict[str, int]
     texts_withheld: int
-    query_kinds: tuple[str, ...]  # kinds removed from the caller's query
-
-
-@dataclass(frozen=True)
-class CleanQuery:
-    """A caller's query with its PII removed, and the kinds that were removed."""
-
-    text: str
-    removed: tuple[str, ...]
 
 
 class Gate:
@@ -133,7 +117,6 @@ class Gate:
         self._numbers: Counter[str] = Counter()
         self._held: Counter[str] = Counter()
         self._withheld = 0
-        self._query_kinds: list[str] = []
         self._deny = (
             known_entities_pattern(entry.value for entry in policy.deny) if policy.deny else None
         )
@@ -148,7 +131,7 @@ class Gate:
         """
         if self.policy.mode == "off" or not text:
             return GatedText(Gated(text, _SEAL), self.policy.name)
-        chosen = self._spans_to_mask(text, spans, deny=scope == OWNER_SCOPE)
+        chosen = self.spans_to_mask(text, spans, deny=scope == OWNER_SCOPE)
         if not chosen:
             return GatedText(Gated(text, _SEAL), self.policy.name)
         counts = Counter(span.kind for span in chosen)
@@ -172,33 +155,13 @@ class Gate:
         This is the text gated callers' search indexes hold (see `privacy.masking`): a
         value that is not in the index cannot be matched by any form of it.
         """
-        chosen = self._spans_to_mask(text, spans, deny=deny)
+        chosen = self.spans_to_mask(text, spans, deny=deny)
         pieces, cursor = [], 0
         for span in chosen:
             pieces += [text[cursor : span.start], f"<{span.kind}>"]
             cursor = span.end
         pieces.append(text[cursor:])
         return "".join(pieces)
-
-    def query(self, query: str, detector: SpanSource) -> CleanQuery:
-        """Remove PII from a gated caller's search query so it cannot confirm a value.
-
-        Under `off` the query is used as given. Otherwise every identifying span (by this
-        policy's kinds and thresholds, plus its deny-list) is cut out before matching.
-        """
-        if self.policy.mode == "off" or not query.strip():
-            return CleanQuery(query, ())
-        chosen = self._spans_to_mask(query, detector.detect(query))
-        if not chosen:
-            return CleanQuery(query, ())
-        kept, cursor = [], 0
-        for span in chosen:
-            kept.append(query[cursor : span.start])
-            cursor = span.end
-        kept.append(query[cursor:])
-        kinds = tuple(dict.fromkeys(span.kind for span in chosen))
-        self._query_kinds.extend(kind for kind in kinds if kind not in self._query_kinds)
-        return CleanQuery(" ".join("".join(kept).split()), kinds)
 
     def held_back(self) -> HeldBack:
         """What this gate has held back so far, for the response and the audit log."""
@@ -207,11 +170,12 @@ class Gate:
             mode=self.policy.mode,
             kinds=dict(sorted(self._held.items())),
             texts_withheld=self._withheld,
-            query_kinds=tuple(self._query_kinds),
         )
 
-    def _spans_to_mask(self, text: str, spans: Iterable[Span], *, deny: bool = True) -> list[Span]:
-        """The policy's identifying spans plus deny-list hits, merged, minus allowed values."""
+    def spans_to_mask(self, text: str, spans: Iterable[Span], *, deny: bool = True) -> list[Span]:
+        """What this policy masks in `text`: its identifying spans plus deny-list hits (with
+        `deny`: the owner's text only), merged, minus allowed values. The one place that
+        decides it, for the gate, the masked index and the ask pipeline's leak scan."""
         picked = [s for s in spans if s.end <= len(text) and self.policy.counts(s)]
         if self._deny is not None and deny:
             for match in self._deny.finditer(text):

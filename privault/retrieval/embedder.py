@@ -150,7 +150,7 @@ class FastEmbedder:
 
     def count_tokens(self, text: str) -> int:
         # Packing counts the same section texts over and over (every hit of a section, every
-        # query); WordPiece on a 1,000-token text costs about 1 ms, a digest microseconds.
+        # query); WordPiece on a long text costs a thousand times what its digest does.
         # Keyed by digest so the cache never holds large texts alive.
         key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
         with self._counts_lock:

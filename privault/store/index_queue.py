@@ -260,14 +260,10 @@ def pending_sections(conn: Connection, section_ids: Sequence[int]) -> set[int]:
     return {int(section_id) for section_id in first_column_in(conn, sql, section_ids)}
 
 
-def labels_pending(conn: Connection, doc_id: str) -> bool:
-    """Whether a document's title, headings and tags still wait for their PII scan."""
-    return (
-        conn.execute(
-            "SELECT 1 FROM index_queue WHERE doc_id = ? AND section_id IS NULL", (doc_id,)
-        ).fetchone()
-        is not None
-    )
+def labels_pending(conn: Connection, doc_ids: Sequence[str]) -> set[str]:
+    """Which of these documents' titles, headings and tags still wait for their PII scan."""
+    sql = "SELECT DISTINCT doc_id FROM index_queue WHERE section_id IS NULL AND doc_id IN ({marks})"
+    return {str(doc_id) for doc_id in first_column_in(conn, sql, doc_ids)}
 
 
 def has_claimable(conn: Connection, now: int) -> bool:

@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping, Sequence
 
 from privault.spans import Span
-from privault.store.connection import Connection, write
+from privault.store.connection import Connection, in_batches, write
 
 
 def dump_spans(spans: Sequence[Span]) -> str:
@@ -42,6 +42,18 @@ def get(conn: Connection, doc_id: str, label: str) -> list[Span] | None:
         "SELECT spans FROM label_spans WHERE doc_id = ? AND label = ?", (doc_id, label)
     ).fetchone()
     return load_spans(found[0]) if found else None
+
+
+def of_documents(conn: Connection, doc_ids: Sequence[str]) -> dict[str, dict[str, list[Span]]]:
+    """Every stored label's spans of these documents: doc id -> label -> spans (a document
+    without stored labels maps to an empty dict)."""
+    found: dict[str, dict[str, list[Span]]] = {doc_id: {} for doc_id in doc_ids}
+    for batch, marks in in_batches(doc_ids):
+        for doc_id, label, spans in conn.execute(
+            f"SELECT doc_id, label, spans FROM label_spans WHERE doc_id IN ({marks})", batch
+        ):
+            found[doc_id][label] = load_spans(spans)
+    return found
 
 
 def stale(

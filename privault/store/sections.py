@@ -270,18 +270,6 @@ def sections_by_ids(conn: Connection, section_ids: Sequence[int]) -> dict[int, S
     return found
 
 
-def section_texts(conn: Connection, section_ids: Sequence[int]) -> dict[int, tuple[str, str, str]]:
-    """(doc id, node id, text) of sections by row id."""
-    marks = ",".join("?" * len(section_ids))
-    return {
-        sid: (doc_id, node_id, text)
-        for sid, doc_id, node_id, text in conn.execute(
-            f"SELECT id, doc_id, node_id, text FROM sections WHERE id IN ({marks})",
-            list(section_ids),
-        )
-    }
-
-
 def child_nodes(conn: Connection, node_id: str) -> tuple[str, ...]:
     """Node ids of a section's children, in order."""
     return tuple(

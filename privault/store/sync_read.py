@@ -17,12 +17,51 @@ from privault.store.connection import Connection, row
 SEP = "\x1f"  # joins the parts of a child row's stable id (see migration m010)
 Payload = dict[str, Any] | None
 
+# Fixed column lists, one per synced table: a payload's keys never reach SQL text, and the
+# columns read for another device are the columns written from its rows.
+# A document row's columns another device needs (its metadata, tags and sections follow).
+DOCUMENT_FIELDS = (
+    "kind",
+    "title",
+    "source",
+    "shelf",
+    "content_hash",
+    "body",
+    "created_at",
+    "updated_at",
+    "untrusted",
+    "previous_id",
+    "current",
+    "author",  # who wrote it: '' for the owner (agent text is gated in a scope of its own)
+)
+
+# A statement version's columns another device needs (its entities follow).
+STATEMENT_FIELDS = (
+    "chain_id",
+    "content",
+    "source",
+    "salience",
+    "confidence",
+    "occurred_at",
+    "valid_from",
+    "valid_to",
+    "recorded_at",
+    "invalidated_at",
+    "invalidation_reason",
+    "supersedes",
+    "superseded_by",
+    "revises",
+    "revised_by",
+    "metadata",
+    "shelf",  # statements live on shelves: visibility and policy travel with them
+    "author",
+)
+
 
 def _document(conn: Connection, doc_id: str) -> Payload:
     found = row(
         conn,
-        "SELECT kind, title, source, shelf, content_hash, body, created_at, updated_at,"
-        " untrusted, previous_id, current, metadata, author FROM documents WHERE id = ?",
+        f"SELECT {', '.join(DOCUMENT_FIELDS)}, metadata FROM documents WHERE id = ?",
         (doc_id,),
     )
     if found is None:
@@ -56,10 +95,7 @@ def _tombstone(conn: Connection, doc_id: str) -> Payload:
 def _statement(conn: Connection, statement_id: str) -> Payload:
     found = row(
         conn,
-        "SELECT chain_id, content, source, salience, confidence, occurred_at, valid_from,"
-        " valid_to, recorded_at, invalidated_at, invalidation_reason, supersedes,"
-        " superseded_by, revises, revised_by, metadata, shelf, author FROM statements"
-        " WHERE id = ?",
+        f"SELECT {', '.join(STATEMENT_FIELDS)} FROM statements WHERE id = ?",
         (statement_id,),
     )
     if found is None:

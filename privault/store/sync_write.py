@@ -12,22 +12,7 @@ from typing import Any
 
 from privault.store import documents, sections
 from privault.store.connection import Connection
-from privault.store.sync_read import SEP
-
-_DOC_FIELDS = (
-    "kind",
-    "title",
-    "source",
-    "shelf",
-    "content_hash",
-    "body",
-    "created_at",
-    "updated_at",
-    "untrusted",
-    "previous_id",
-    "current",
-    "author",  # who wrote it: '' for the owner (agent text is gated in a scope of its own)
-)
+from privault.store.sync_read import DOCUMENT_FIELDS, SEP, STATEMENT_FIELDS
 
 
 def defer_foreign_keys(conn: Connection) -> None:
@@ -38,9 +23,9 @@ def defer_foreign_keys(conn: Connection) -> None:
 
 def put_document(conn: Connection, doc_id: str, data: dict[str, Any]) -> None:
     """Insert or overwrite a document row and its tags (sections: `sections.replace_sections`)."""
-    values = [data[name] for name in _DOC_FIELDS]
-    columns = ", ".join(_DOC_FIELDS)
-    updates = ", ".join(f"{name} = excluded.{name}" for name in (*_DOC_FIELDS, "metadata"))
+    values = [data[name] for name in DOCUMENT_FIELDS]
+    columns = ", ".join(DOCUMENT_FIELDS)
+    updates = ", ".join(f"{name} = excluded.{name}" for name in (*DOCUMENT_FIELDS, "metadata"))
     marks = ", ".join("?" * (len(values) + 2))
     conn.execute(
         f"INSERT INTO documents (id, {columns}, metadata) VALUES ({marks})"
@@ -105,27 +90,6 @@ def exists(conn: Connection, kind: str, row_id: str) -> bool:
     return kind == "document" and is_tombstoned(conn, row_id) is not None
 
 
-# Fixed column lists: a payload's keys never reach SQL text.
-STATEMENT_FIELDS = (
-    "chain_id",
-    "content",
-    "source",
-    "salience",
-    "confidence",
-    "occurred_at",
-    "valid_from",
-    "valid_to",
-    "recorded_at",
-    "invalidated_at",
-    "invalidation_reason",
-    "supersedes",
-    "superseded_by",
-    "revises",
-    "revised_by",
-    "metadata",
-    "shelf",  # statements live on shelves: visibility and policy travel with them
-    "author",
-)
 _STATEMENT_MUTABLE = (
     "valid_to",
     "invalidated_at",

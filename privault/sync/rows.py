@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from privault.errors import InputError
-from privault.store.sync_write import STATEMENT_FIELDS
+from privault.store.sync_read import DOCUMENT_FIELDS, STATEMENT_FIELDS
 from privault.sync.hlc import Stamp
 
 # Import order inside one batch: what others point at comes first.
@@ -35,25 +35,7 @@ KINDS = (
 REQUIRED: dict[str, frozenset[str]] = {
     "shelf": frozenset({"policy", "restricted", "private", "created_at"}),
     "tombstone": frozenset({"deleted_at"}),
-    "document": frozenset(
-        {
-            "kind",
-            "title",
-            "source",
-            "shelf",
-            "content_hash",
-            "body",
-            "created_at",
-            "updated_at",
-            "untrusted",
-            "previous_id",
-            "current",
-            "metadata",
-            "tags",
-            "sections",
-            "author",
-        }
-    ),
+    "document": frozenset({*DOCUMENT_FIELDS, "metadata", "tags", "sections"}),
     "pii_override": frozenset({"doc_id", "node_id", "kind", "value", "action", "created_at"}),
     # A statement version is exactly its row plus its entities.
     "statement": frozenset({*STATEMENT_FIELDS, "entities"}),

@@ -32,7 +32,6 @@ from privault.privacy.gate import joined
 from privault.privacy.policy import Policy
 from privault.spans import Span
 from privault.store import shelves
-from privault.store.sections import SectionRow
 from privault.timeutil import local_day
 from privault.vault.context import ASK_BUDGETS, DEFAULT_ASK_BUDGET, VaultContext
 from privault.vault.finding import Finder
@@ -102,25 +101,29 @@ class VaultAsk:
         context = self._context
         reading = context.privacy.reading(caller)
         policy = reading.base
-        matched = question  # gated callers search the masked index: nothing to cut
         filters = context.filters(caller)
-        packed, out, rows = Finder.of(context, reading).context(reading, matched, filters, budget)
+        packed, out, rows = Finder.of(context, reading).context(reading, question, filters, budget)
         identifying = self._identifying_kinds()
         known = context.privacy.known_entities()
-
-        def masks(span: Span, policy: Policy) -> bool:
-            # What must not come back in any form: what the caller's policy masks (under
-            # `off`, every identifying value, for answers drawn from web pages alone).
-            return policy.counts(span) if policy.mode != "off" else span.kind in identifying
+        private_shelves: dict[str, bool] = {}
 
         sections = []
         for item, view in zip(packed.sections, out, strict=True):
             row = rows[item.section_id]
             spans = reading.spans(row)
-            shelf_policy = reading.policy(row.shelf)
-            values = {row.text[s.start : s.end] for s in spans if masks(s, shelf_policy)}
+            gate = reading.gate(row.shelf)
+            shelf_policy = gate.policy
+            # What must not come back in any form: what the gate masks for this caller (under
+            # `off`, every identifying value, for answers drawn from web pages alone).
+            if shelf_policy.mode != "off":
+                masked = gate.spans_to_mask(row.text, spans, deny=not row.author)
+            else:
+                masked = [s for s in spans if s.kind in identifying]
+            values = {row.text[s.start : s.end] for s in masked}
             if not row.author:  # the owner's text is gated with the known entities too
                 values.update(v for v, kind in known.items() if kind in shelf_policy.identifying)
+            if row.shelf not in private_shelves:
+                private_shelves[row.shelf] = shelves.is_private(context.conn, row.shelf)
             sections.append(
                 AskSection(
                     node_id=view.node_id,
@@ -128,7 +131,9 @@ class VaultAsk:
                     title=view.title,
                     text=view.text,
                     # Not scanned yet: nothing says it holds no PII, so only a local model.
-                    private=reading.is_pending(row) or self._private(row, spans, identifying),
+                    private=reading.is_pending(row)
+                    or private_shelves[row.shelf]
+                    or any(span.kind in identifying for span in spans),
                     untrusted=view.untrusted,
                     pii_values=tuple(sorted(values)),
                     day=local_day(row.created_at),
@@ -163,11 +168,6 @@ class VaultAsk:
             if policy.mode != "off"
             for kind in policy.identifying
         )
-
-    def _private(self, row: SectionRow, spans: list[Span], identifying: frozenset[str]) -> bool:
-        if any(span.kind in identifying for span in spans):
-            return True
-        return shelves.is_private(self._context.conn, row.shelf)
 
     def close(self) -> None:
         """Free the remote client (the local model is freed with the process)."""

@@ -60,11 +60,10 @@ if TYPE_CHECKING:
 _DETECTION_LOCK = threading.RLock()  # one spaCy pipeline per process: one detection at a time
 _KEPT_DETECTORS = 8  # detector versions kept (a new known entity makes a new version)
 # Tokens of memory the local model reads for one answer (`Vault.ask`, the CLI, the MCP
-# tool). On 150 LoCoMo questions (answers asked for alone, relative dates anchored) 300
-# answered as well as 600 (token F1 .38 to .39 both, with and without the strong leg) at
-# half the time (ask p50 4.4 against 9.3 s on 2 cores): a small model is distracted by
-# more text as much as it is helped. Kept here, beside the settings every interface
-# imports, so the three defaults (and the bounds) cannot drift apart.
+# tool). A small model is distracted by more text as much as it is helped: on LoCoMo this
+# budget answers as well as twice as much in half the time (`benchmarks.ask --locomo`,
+# docs/benchmarks.md). Kept here, beside the settings every interface imports, so the
+# three defaults (and the bounds) cannot drift apart.
 DEFAULT_ASK_BUDGET = 300
 ASK_BUDGETS = (50, 8000)  # as `context` allows; more would not fit the model's context
 

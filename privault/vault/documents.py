@@ -210,13 +210,13 @@ class VaultDocuments:
         if not 1 <= limit <= 100:
             raise InputError("limit must be between 1 and 100")
         reading = self._context.privacy.reading(caller)
-        matched = query  # gated callers search the masked index: nothing to cut
         filters = self._context.filters(
             caller, shelf=shelf, kind=kind, tag=tag, since=since, until=until
         )
-        results = Finder.of(self._context, reading).search(reading, matched, filters, limit)
-        hidden = self._context.hidden_shelves(caller)
-        facts = self._statements.for_context(reading, query, include_superseded, hidden=hidden)
+        results = Finder.of(self._context, reading).search(reading, query, filters, limit)
+        facts = self._statements.for_context(
+            reading, query, include_superseded, hidden=filters.hidden
+        )
         return SearchResponse(query, tuple(results), reading.privacy(), tuple(facts))
 
     def context(
@@ -239,20 +239,20 @@ class VaultDocuments:
         if not 50 <= budget <= 100_000:
             raise InputError("budget must be between 50 and 100000 tokens")
         reading = self._context.privacy.reading(caller)
-        matched = query  # gated callers search the masked index: nothing to cut
         filters = self._context.filters(
             caller, shelf=shelf, kind=kind, tag=tag, since=since, until=until
         )
         # Statements that hold now come first, in at most half the budget.
-        hidden = self._context.hidden_shelves(caller)
-        facts = self._statements.for_context(reading, query, include_superseded, hidden=hidden)
+        facts = self._statements.for_context(
+            reading, query, include_superseded, hidden=filters.hidden
+        )
         count = self._context.embedder.count_tokens
         while facts and count(statements_block(facts)) > budget // 2:
             facts.pop()
         block = statements_block(facts)
         reserved = count(block) + 2 if block else 0
         finder = Finder.of(self._context, reading)
-        packed, out, _ = finder.context(reading, matched, filters, budget - reserved)
+        packed, out, _ = finder.context(reading, query, filters, budget - reserved)
         text = assembled(
             f"{block}\n\n{packed.text}" if block and packed.text else block or packed.text
         )
@@ -275,6 +275,26 @@ class VaultDocuments:
         reading = self._context.privacy.reading(caller)
         view = Finder.of(self._context).read(reading, section)
         return replace(view, privacy=reading.privacy())
+
+    def read_document(
+        self, doc_id: str, *, caller: Caller, limit: int | None = None
+    ) -> tuple[SectionView, ...]:
+        """A document's sections in order (the first `limit`), each as `read` gives it, in
+        one reply: one set of gates and one batch of reads for them all. A hidden or
+        missing document is the same NotFound."""
+        doc = self._visible_document(doc_id, caller)
+        rows = sections.sections_of(self._conn, doc.id)
+        children: dict[str, list[str]] = {}
+        for row in rows:
+            if row.parent_node is not None:
+                children.setdefault(row.parent_node, []).append(row.node_id)
+        rows = rows[:limit]
+        reading = self._context.privacy.reading(caller)
+        reading.prefetch(rows)
+        finder = Finder.of(self._context)
+        views = [finder.read(reading, row, tuple(children.get(row.node_id, ()))) for row in rows]
+        privacy = reading.privacy()
+        return tuple(replace(view, privacy=privacy) for view in views)
 
     def tree(self, doc_id: str, *, caller: Caller) -> DocumentTree:
         """A document's heading tree, headings gated."""

@@ -102,8 +102,10 @@ class Finder:
             by_section.setdefault(hit.section_id, []).append(hit)
         chosen = list(by_section)[:limit]
         rows = sections.sections_by_ids(self.conn, chosen)
-        reading.prefetch(chosen)
-        spans = index_reads.chunk_spans(self.conn, [by_section[sid][0].chunk_id for sid in chosen])
+        reading.prefetch([rows[section_id] for section_id in chosen])
+        # Where in a long section its best chunk sits (short ones come back whole).
+        long = [sid for sid in chosen if len(rows[sid].text) > EXCERPT_CHARS]
+        spans = index_reads.chunk_spans(self.conn, [by_section[sid][0].chunk_id for sid in long])
         results = []
         for section_id in chosen:
             section = rows[section_id]
@@ -139,7 +141,7 @@ class Finder:
         ranked with the strong model's leg where the vault has one."""
         hits = self.hits(query, filters, CANDIDATES, strong=True)
         rows = sections.sections_by_ids(self.conn, list({h.section_id for h in hits}))
-        reading.prefetch(list(rows))
+        reading.prefetch(list(rows.values()))
         spans = index_reads.chunk_spans(self.conn, [hit.chunk_id for hit in hits])
         count = self.embedder.count_tokens
         pieces = []
@@ -177,10 +179,17 @@ class Finder:
             )
         return packed, out, rows
 
-    def read(self, reading: Reading, section: sections.SectionRow) -> SectionView:
-        """One whole section, gated (its privacy summary is filled in by the facade)."""
+    def read(
+        self,
+        reading: Reading,
+        section: sections.SectionRow,
+        children: tuple[str, ...] | None = None,
+    ) -> SectionView:
+        """One whole section, gated (its privacy summary is filled in by the facade);
+        `children`: its children's node ids when the caller has them at hand."""
         gated = reading.section(section)
-        children = sections.child_nodes(self.conn, section.node_id)
+        if children is None:
+            children = sections.child_nodes(self.conn, section.node_id)
         return SectionView(
             node_id=section.node_id,
             doc_id=section.doc_id,
@@ -221,7 +230,7 @@ class Finder:
             doc_id=doc.id,
             kind=doc.kind,
             title=reading.title(doc.id, doc.shelf, doc.title, author=doc.author),
-            source=reading.label(doc.id, doc.shelf, doc.source)
+            source=reading.label(doc.id, doc.shelf, doc.source, author=doc.author)
             if with_source and doc.source
             else None,
             shelf=doc.shelf,

@@ -81,7 +81,7 @@ class VaultPII:
         if not found:
             raise NotFound(f"no document {doc_id!r}")
         reading = self._context.privacy.reading(caller)
-        reading.prefetch([section.id for section in found])
+        reading.prefetch(found)
         return tuple(
             MarkedSection(
                 s.node_id, s.parent_node, s.depth, s.heading, s.text, tuple(reading.spans(s))

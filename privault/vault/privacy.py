@@ -23,7 +23,7 @@ refuses every gated operation with a `PolicyError` instead of falling back to an
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -39,18 +39,18 @@ from privault.privacy.overrides import apply_overrides
 from privault.privacy.policy import Policy, PolicySet
 from privault.privacy.recognizers import find_known_entities
 from privault.retrieval.embedder import Embedder
-from privault.spans import Span
+from privault.spans import Override, Span
 from privault.statements import known_entity_names
 from privault.store import index_queue, masked_index, pii, shelves
 from privault.store import label_spans as label_store
 from privault.store import sections as section_store
 from privault.store.connection import Connection
-from privault.store.sections import IndexedSection
+from privault.store.sections import IndexedSection, SectionRow
 from privault.vault import gated_index
 from privault.vault.ingest import Draft
 from privault.vault.labels import document_labels, found_in, is_first_line, label_text
 from privault.vault.labels import label_spans as label_spans  # re-exported for tests
-from privault.vault.reading import Reading
+from privault.vault.reading import DocumentFacts, Reading
 from privault.vault.status import PrivacyStatus
 
 
@@ -356,10 +356,7 @@ class PrivacyRuntime:
             base=base,
             view=self.view_for(caller, base),
             policy_for_shelf=lambda shelf: self.policy_for(caller, shelf),
-            load_spans=self._load_spans,
-            load_label_spans=self._load_label_spans,
-            load_pending=lambda ids: index_queue.pending_sections(self.conn, ids),
-            labels_pending=lambda doc_id: index_queue.labels_pending(self.conn, doc_id),
+            runtime=self,
         )
 
     def view_for(self, caller: Caller, base: Policy) -> str:
@@ -374,18 +371,52 @@ class PrivacyRuntime:
         )
         return "masked" if any(gated) else "plain"
 
+    def document_facts(self, doc_ids: Sequence[str]) -> dict[str, DocumentFacts]:
+        """What gating these documents' texts needs besides their spans (`DocumentFacts`):
+        three queries for any number of documents."""
+        overrides: dict[str, list[Override]] = {doc_id: [] for doc_id in doc_ids}
+        for override in pii.list_overrides(self.conn, doc_ids):
+            overrides[override.doc_id].append(override)
+        labels = label_store.of_documents(self.conn, doc_ids)
+        pending = index_queue.labels_pending(self.conn, doc_ids)
+        return {
+            doc_id: DocumentFacts(tuple(overrides[doc_id]), labels[doc_id], doc_id in pending)
+            for doc_id in doc_ids
+        }
+
+    def section_spans(
+        self, rows: Sequence[SectionRow], documents: Mapping[str, DocumentFacts]
+    ) -> dict[int, list[Span]]:
+        """The spans reads apply to these sections: stored at write time, plus the known
+        entities (in the owner's text), with the owner's overrides applied."""
+        stored = pii.load_spans(self.conn, [row.id for row in rows])
+        found = {}
+        for row in rows:
+            spans = list(stored[row.id].text) + find_known_entities(
+                row.text, self.known_for(row.author)
+            )
+            overrides = documents[row.doc_id].overrides
+            found[row.id] = apply_overrides(
+                row.text, spans, overrides, doc_id=row.doc_id, node_id=row.node_id
+            )
+        return found
+
+    def pending_sections(self, section_ids: Sequence[int]) -> set[int]:
+        """Which of these sections still wait for their PII scan."""
+        return index_queue.pending_sections(self.conn, section_ids)
+
+    def label_spans(self, facts: DocumentFacts, doc_id: str, label: str, author: str) -> list[Span]:
+        """A label's spans as readers apply them: stored (a label never scanned, such as a
+        tag of an older vault, is scanned now rather than shown), plus the known entities
+        in the owner's text, with the owner's overrides applied."""
+        found = facts.label_spans.get(label)
+        spans = self.detector_for(author).detect(label) if found is None else list(found)
+        spans += find_known_entities(label, self.known_for(author))
+        return apply_overrides(label, spans, facts.overrides, doc_id=doc_id)
+
     def _load_spans(self, section_ids: Sequence[int]) -> dict[int, list[Span]]:
-        stored = pii.load_spans(self.conn, section_ids)
-        facts = section_store.section_texts(self.conn, section_ids)
-        doc_ids = sorted({f[0] for f in facts.values()})
-        overrides = pii.list_overrides(self.conn, doc_ids)
-        authors = section_store.document_authors(self.conn, doc_ids)
-        result = {}
-        for sid, (doc_id, node_id, text) in facts.items():
-            known = self.known_for(authors.get(doc_id, ""))
-            spans = list(stored[sid].text) + find_known_entities(text, known)
-            result[sid] = apply_overrides(text, spans, overrides, doc_id=doc_id, node_id=node_id)
-        return result
+        rows = list(section_store.sections_by_ids(self.conn, section_ids).values())
+        return self.section_spans(rows, self.document_facts(sorted({r.doc_id for r in rows})))
 
     def label_spans_of(self, doc_id: str, label: str) -> list[Span]:
         """A stored label's spans as readers apply them (overrides, known entities)."""
@@ -393,12 +424,7 @@ class PrivacyRuntime:
 
     def _load_label_spans(self, doc_id: str, label: str) -> list[Span]:
         author = section_store.document_authors(self.conn, [doc_id]).get(doc_id, "")
-        found = label_store.get(self.conn, doc_id, label)
-        # A label never scanned (a tag of an older vault): scan it now rather than show it.
-        spans = self.detector_for(author).detect(label) if found is None else found
-        spans += find_known_entities(label, self.known_for(author))
-        overrides = pii.list_overrides(self.conn, [doc_id])
-        return apply_overrides(label, spans, overrides, doc_id=doc_id)
+        return self.label_spans(self.document_facts([doc_id])[doc_id], doc_id, label, author)
 
     def status(self) -> PrivacyStatus:
         """Detector version and how many sections wait for a re-scan."""

@@ -18,29 +18,34 @@ document whose labels are not scanned yet. Only a policy that masks nothing (the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from privault.privacy.gate import OWNER_SCOPE, Gate, Gated, GatedText, literal
 from privault.privacy.gate import clip as clip_text
 from privault.privacy.policy import Policy
-from privault.spans import Span
+from privault.spans import Override, Span
 from privault.store.sections import SectionRow
 from privault.vault.results import Privacy
 
-SpanLoader = Callable[[Sequence[int]], dict[int, list[Span]]]
-LabelLoader = Callable[[str, str], list[Span]]
-PendingLoader = Callable[[Sequence[int]], set[int]]
+if TYPE_CHECKING:  # the runtime makes every Reading
+    from privault.vault.privacy import PrivacyRuntime
+
 TITLE_CHARS = 80  # titles are shown at most this long, clipped after gating
 BEING_INDEXED = "[being indexed: not yet scanned for private data]"
 LABEL_BEING_INDEXED = "[being indexed]"
 
 
-def _none_pending(section_ids: Sequence[int]) -> set[int]:
-    return set()
+@dataclass(frozen=True)
+class DocumentFacts:
+    """What gating a document's texts needs beyond their own spans, read once per reply for
+    every document the reply shows: the owner's overrides, the stored spans of its labels
+    (title, headings, tags) by label text, and whether those labels still wait for a scan."""
 
-
-def _no_labels_pending(doc_id: str) -> bool:
-    return False
+    overrides: tuple[Override, ...] = ()
+    label_spans: Mapping[str, list[Span]] = field(default_factory=dict)
+    labels_pending: bool = False
 
 
 def scope_of(author: str, item_id: str) -> str:
@@ -59,7 +64,12 @@ def clip(spans: Iterable[Span], start: int, end: int) -> list[Span]:
 
 
 class Reading:
-    """Gates every text of one response for one caller."""
+    """Gates every text of one response for one caller.
+
+    What the gates apply is read from the file in batches and kept for the reply: a
+    section's stored spans and scan state (`prefetch`), and its document's facts
+    (`DocumentFacts`), each once, however many titles, breadcrumbs and windows show them.
+    """
 
     def __init__(
         self,
@@ -67,23 +77,17 @@ class Reading:
         base: Policy,
         view: str,
         policy_for_shelf: Callable[[str], Policy],
-        load_spans: SpanLoader,
-        load_label_spans: LabelLoader,
-        load_pending: PendingLoader = _none_pending,
-        labels_pending: Callable[[str], bool] = _no_labels_pending,
+        runtime: PrivacyRuntime,
     ) -> None:
         self.base = base  # the caller's policy before any shelf makes it stricter
         self.view = view  # the index this caller searches: `plain` or `masked`
         self._policy_for_shelf = policy_for_shelf
-        self._load_spans = load_spans
-        self._load_label_spans = load_label_spans
-        self._load_pending = load_pending
-        self._labels_pending = labels_pending
+        self._runtime = runtime
         self._gates: dict[str, Gate] = {}
         self._shelf_policies: dict[str, Policy] = {}
+        self._documents: dict[str, DocumentFacts] = {}
         self._spans: dict[int, list[Span]] = {}
         self._pending: set[int] = set()  # of the sections prefetched, those not scanned yet
-        self._pending_labels: dict[str, bool] = {}
         self._withheld_unscanned = 0
 
     @property
@@ -112,29 +116,38 @@ class Reading:
             self._gates[policy.name] = Gate(policy)
         return self._gates[policy.name]
 
-    def prefetch(self, section_ids: Sequence[int]) -> None:
-        """Load stored spans for many sections in one query."""
-        missing = [sid for sid in section_ids if sid not in self._spans]
+    def prefetch_documents(self, doc_ids: Iterable[str]) -> None:
+        """Read the facts of many documents in one go (three queries, whatever the count)."""
+        missing = list(dict.fromkeys(d for d in doc_ids if d not in self._documents))
         if missing:
-            loaded = self._load_spans(missing)
-            self._pending.update(self._load_pending(missing))
-            for sid in missing:
-                self._spans[sid] = loaded.get(sid, [])
+            self._documents.update(self._runtime.document_facts(missing))
+
+    def document(self, doc_id: str) -> DocumentFacts:
+        """A document's facts (read now if no prefetch brought them)."""
+        self.prefetch_documents([doc_id])
+        return self._documents[doc_id]
+
+    def prefetch(self, sections: Sequence[SectionRow]) -> None:
+        """Load the stored spans and scan state of many sections, and their documents'
+        facts, in one batch."""
+        missing = list({s.id: s for s in sections if s.id not in self._spans}.values())
+        if missing:
+            self.prefetch_documents(s.doc_id for s in missing)
+            self._spans.update(self._runtime.section_spans(missing, self._documents))
+            self._pending.update(self._runtime.pending_sections([s.id for s in missing]))
 
     def is_pending(self, section: SectionRow) -> bool:
         """Whether the section's PII scan has not run yet (it waits for the indexer)."""
-        self.prefetch([section.id])
+        self.prefetch([section])
         return section.id in self._pending
 
     def labels_pending(self, doc_id: str) -> bool:
         """Whether a document's title, headings and tags are not scanned yet."""
-        if doc_id not in self._pending_labels:
-            self._pending_labels[doc_id] = self._labels_pending(doc_id)
-        return self._pending_labels[doc_id]
+        return self.document(doc_id).labels_pending
 
     def spans(self, section: SectionRow) -> list[Span]:
         """The stored spans of one section (with owner overrides applied)."""
-        self.prefetch([section.id])
+        self.prefetch([section])
         return self._spans[section.id]
 
     def section(self, section: SectionRow, start: int = 0, end: int | None = None) -> GatedText:
@@ -152,11 +165,15 @@ class Reading:
         )
 
     def label(self, doc_id: str, shelf: str, text: str, *, author: str = "") -> Gated:
-        """A heading or tag as this caller may see it (spans stored at write time)."""
+        """A heading, tag or source of a document written by `author` ('' for the owner)
+        as this caller may see it (spans stored at write time)."""
         gate = self.gate(shelf)
-        if gate.policy.mode != "off" and self.labels_pending(doc_id):
+        if gate.policy.mode == "off":
+            return gate.apply(text, []).text
+        facts = self.document(doc_id)
+        if facts.labels_pending:
             return literal(LABEL_BEING_INDEXED)
-        spans = [] if gate.policy.mode == "off" else self._load_label_spans(doc_id, text)
+        spans = self._runtime.label_spans(facts, doc_id, text, author)
         return gate.apply(text, spans, scope=scope_of(author, doc_id)).text
 
     def title(self, doc_id: str, shelf: str, text: str, *, author: str = "") -> Gated:
@@ -183,13 +200,9 @@ class Reading:
         main = max(gates, key=lambda gate: order.get(gate.policy.mode, 3))
         held: dict[str, int] = {}
         withheld = self._withheld_unscanned
-        removed: list[str] = []
         for gate in gates:
             summary = gate.held_back()
             for kind, count in summary.kinds.items():
                 held[kind] = held.get(kind, 0) + count
             withheld += summary.texts_withheld
-            removed.extend(kind for kind in summary.query_kinds if kind not in removed)
-        return Privacy(
-            main.policy.name, main.policy.mode, dict(sorted(held.items())), withheld, tuple(removed)
-        )
+        return Privacy(main.policy.name, main.policy.mode, dict(sorted(held.items())), withheld)

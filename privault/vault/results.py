@@ -1,7 +1,7 @@
 """What the facade returns: frozen values with a stable JSON form (`to_dict()`).
 
 The JSON shapes are part of privault's interface (CLI `--json`, MCP structured output) and
-are documented in the README; add fields, never rename them.
+are documented in docs/python-api.md; add fields, never rename them.
 
 Every text field that can carry stored text is typed `Gated`: only the gate makes one, so
 mypy refuses a result built from text that skipped it (ids, kinds, shelf names and the
@@ -39,7 +39,6 @@ class Privacy:
     mode: str
     held_back: dict[str, int] = field(default_factory=dict)
     withheld_sections: int = 0
-    query_removed: tuple[str, ...] = ()  # PII kinds cut out of the caller's query
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
@@ -48,7 +47,6 @@ class Privacy:
             "mode": self.mode,
             "held_back": dict(self.held_back),
             "withheld_sections": self.withheld_sections,
-            "query_removed": list(self.query_removed),
         }
 
 

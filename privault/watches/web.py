@@ -23,7 +23,7 @@ def extract_text(page: FetchResult) -> tuple[str, str]:
     """(title, main text) of a fetched page."""
     if page.content_type == "text/plain":
         return page.url, page.text.strip()
-    import trafilatura  # 0.3 s to import: only when a page is actually read
+    import trafilatura  # slow to import: only when a page is actually read
 
     document = trafilatura.bare_extraction(page.text, url=page.url, with_metadata=True)
     text = getattr(document, "text", None) or trafilatura.html2txt(page.text) or ""

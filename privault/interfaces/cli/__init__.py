@@ -14,11 +14,11 @@ from privault.interfaces.cli.common import err_console
 from privault.version import __version__
 
 # typer carries its own copy of click: usage errors come from either.
-_CLICK_ERRORS = (
+_CLICK_ERRORS: tuple[type[Exception], ...] = (
     click.ClickException,
     *{c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"},
 )
-_USAGE_ERRORS = (
+_USAGE_ERRORS: tuple[type[Exception], ...] = (
     click.UsageError,
     *{c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError"},
 )

@@ -224,6 +224,4 @@ def privacy_line(privacy: dict[str, Any]) -> str:
         parts.append(f"held back: {held}")
     if privacy.get("withheld_sections"):
         parts.append(f"{privacy['withheld_sections']} section(s) withheld")
-    if privacy.get("query_removed"):
-        parts.append(f"removed from query: {', '.join(privacy['query_removed'])}")
     return " · ".join(parts)

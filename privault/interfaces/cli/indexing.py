@@ -101,7 +101,8 @@ def index(
 def _run(vault: Vault, retry: bool, show: Callable[[str, int, int], None]) -> tuple[int, list[str]]:
     """Step the indexer until it is idle (or fails three times); (done, errors)."""
     owner = Caller.owner()
-    done, errors = 0, []
+    done = 0
+    errors: list[str] = []
     while len(errors) < 3:  # the same cause again and again: stop and say it
         step = vault.indexing.step(caller=owner, retry_dead=retry)
         if step.idle:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -23,7 +23,7 @@ models_app = typer.Typer(
 def list_models(json_out: JsonOption = False) -> None:
     """Every known model, its role, size and whether it is installed."""
     folder = config.models_dir()
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name, manifest in sorted(catalog.manifests(folder).items()):
         installed = all(catalog.file_path(folder, manifest, f).exists() for f in manifest.files)
         rows.append(

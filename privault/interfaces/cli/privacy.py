@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -71,7 +71,7 @@ def pii_scan(text: TextArgument, json_out: JsonOption = False) -> None:
     body = read_text_argument(text)
     with opened() as vault:
         spans = vault.pii.scan(body, caller=OWNER)
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "start": s.start,
             "end": s.end,

@@ -53,7 +53,7 @@ def is_loopback(host: str) -> bool:
 
 def _caller_of(_vault: Vault, request: Any) -> Caller:
     if isinstance(request, Request) and isinstance(request.scope.get(CALLER_KEY), Caller):
-        return request.scope[CALLER_KEY]  # type: ignore[no-any-return]
+        return request.scope[CALLER_KEY]
     raise AccessDenied("unauthenticated request")
 
 

@@ -19,9 +19,6 @@ class PrivacyFacts(BaseModel):
         default_factory=dict, description="PII kinds replaced or withheld, with counts."
     )
     withheld_sections: int = Field(0, description="Sections withheld entirely (refuse mode).")
-    query_removed: list[str] = Field(
-        default_factory=list, description="PII kinds cut out of your query before matching."
-    )
 
 
 class SearchHit(BaseModel):

@@ -77,11 +77,13 @@ def _gather(web: Web, doc_id: str, wanted: str | None) -> DocumentPage:
         return found
     try:
         caller = known_caller(web.vault, agent)
+        try:
+            seen = web.vault.documents.read_document(doc_id, caller=caller, limit=MAX_SECTIONS)
+        except NotFound:  # a restricted shelf: for this agent the document does not exist
+            seen = ()
+        by_node = {view.node_id: view for view in seen}
         for section in shown:
-            try:
-                found.as_agent[section.node_id] = web.vault.read(section.node_id, caller=caller)
-            except NotFound:  # a restricted shelf: for this agent the section does not exist
-                found.as_agent[section.node_id] = None
+            found.as_agent[section.node_id] = by_node.get(section.node_id)
     except PrivaultError as exc:
         found.agent_error = str(exc)
     return found

@@ -1,0 +1,205 @@
+"""The Python API's public names, listed: one appears or disappears only on purpose.
+
+A name added to `privault`, `privault.vault`, the `Vault` or one of its facades is a promise
+to every program that imports it; a name taken away breaks them. This test lists them all,
+so either change shows up in review with this list and CHANGELOG.md beside it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+from typing import Any
+
+import privault
+import privault.vault
+from privault.vault import Vault
+
+# Names a module binds for its own use (`from __future__ import annotations`, typing).
+PLUMBING = {"annotations", "TYPE_CHECKING", "Any"}
+
+PACKAGE_NAMES = {
+    "privault": ["Caller", "Vault", "__version__"],
+    "privault.vault": ["Vault", "VaultContext", "VaultSettings", "create"],
+}
+
+VAULT_NAMES = [
+    "add",
+    "agents",
+    "ask",
+    "asking",
+    "audit",
+    "close",
+    "conn",
+    "context",
+    "docs",
+    "documents",
+    "embedder",
+    "file_page",
+    "forget",
+    "hidden_shelves",
+    "indexing",
+    "load_chat_model",
+    "note",
+    "note_many",
+    "open",
+    "path",
+    "pii",
+    "privacy",
+    "read",
+    "reindex",
+    "search",
+    "settings",
+    "shared",
+    "shelves",
+    "sibling",
+    "statements",
+    "status",
+    "strong",
+    "sync",
+    "tree",
+    "vectors",
+    "watches",
+]
+
+FACADE_NAMES = {
+    "agents": ["by_token", "get", "issue", "list", "revoke", "revoked_holder"],
+    "asking": ["ask", "chat", "chat_model", "close", "load", "remote", "tokens"],
+    "audit": ["entries", "record", "transaction"],
+    "documents": [
+        "add",
+        "context",
+        "docs",
+        "file_page",
+        "forget",
+        "note",
+        "note_many",
+        "read",
+        "read_document",
+        "reindex",
+        "search",
+        "tree",
+    ],
+    "indexing": ["has_work", "status", "step"],
+    "pii": [
+        "mark",
+        "marked_sections",
+        "overrides",
+        "redact",
+        "remove_override",
+        "rescan",
+        "scan",
+        "unmark",
+    ],
+    "settings": [
+        "chat_model",
+        "max_file_bytes",
+        "max_note_bytes",
+        "models_dir",
+        "policies_dir",
+        "privacy",
+        "remote_chat",
+        "strong_model",
+    ],
+    "shared": [
+        "check_write",
+        "conn",
+        "embedder",
+        "engines",
+        "filters",
+        "hidden_shelves",
+        "path",
+        "privacy",
+        "settings",
+    ],
+    "shelves": ["add", "attach", "detach", "get", "list", "policies", "publish", "visible"],
+    "statements": [
+        "add",
+        "confirm",
+        "conn",
+        "dispute",
+        "entities",
+        "for_context",
+        "get",
+        "history",
+        "invalidate",
+        "query",
+        "rescan",
+        "revise",
+        "scan",
+        "stats",
+        "supersede",
+    ],
+    "strong": ["coverage", "index"],
+    "sync": [
+        "device",
+        "dump",
+        "export",
+        "export_markdown",
+        "import_bundle",
+        "shared",
+        "statements",
+        "sync",
+    ],
+    "watches": [
+        "ack",
+        "add",
+        "cancel",
+        "close",
+        "fetcher",
+        "filer",
+        "list",
+        "pause",
+        "poll",
+        "recent",
+        "reminders",
+        "resume",
+        "run",
+        "search_backend",
+        "show",
+    ],
+}
+
+
+def _public(names: Any) -> list[str]:
+    return sorted(name for name in names if not name.startswith("_"))
+
+
+def _module_names(module: types.ModuleType) -> list[str]:
+    """What a module offers: its `__all__`, and anything else public it binds (a name bound
+    but not listed is a name a reader will import anyway)."""
+    bound = {
+        name
+        for name, value in vars(module).items()
+        if not isinstance(value, types.ModuleType) and name not in PLUMBING
+    }
+    return sorted(set(module.__all__) | set(_public(bound)))
+
+
+def _facades(vault: Vault) -> dict[str, list[str]]:
+    """The public methods and attributes of each facade the vault hands out."""
+    found = {}
+    for name in VAULT_NAMES:
+        value = inspect.getattr_static(vault, name, None)
+        if isinstance(value, property):
+            value = getattr(vault, name)
+        if type(value).__module__.startswith("privault.vault.") and type(value).__name__.startswith(
+            "Vault"
+        ):
+            found[name] = _public(dir(value))
+    return found
+
+
+def test_the_packages_offer_the_names_listed() -> None:
+    assert {
+        "privault": _module_names(privault),
+        "privault.vault": _module_names(privault.vault),
+    } == PACKAGE_NAMES
+    for module in (privault, privault.vault):
+        for name in module.__all__:
+            assert getattr(module, name) is not None
+
+
+def test_the_vault_and_its_facades_offer_the_names_listed(vault: Vault) -> None:
+    assert _public(set(dir(Vault)) | set(vars(vault))) == VAULT_NAMES
+    assert _facades(vault) == FACADE_NAMES
