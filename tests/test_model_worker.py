@@ -13,6 +13,7 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ from privault.store import agents, audit
 from privault.vault import Vault
 from privault.vault.ask import VaultAsk
 
-QUICK = Deadline(2.0, per_prompt_char=0.0, per_new_token=0.0, per_text=0.0, load_scaled=False)
+QUICK = Deadline(2.0, per_prompt_char=0.0, silence=2.0, per_text=0.0, load_scaled=False)
 
 
 def chat_worker(**options: Any) -> WorkerChat:
@@ -71,11 +72,30 @@ def test_a_hang_is_cut_at_the_calls_deadline_and_the_worker_replaced(chat: Worke
     chat.chat(say("warm"))
     hung = chat.process.pid
     started = time.monotonic()
-    with pytest.raises(ModelUnavailable, match="no answer within 2 s"):
+    with pytest.raises(ModelUnavailable, match="no sign of life for 2 s"):
         chat.chat(say("[[hang]]"))
     assert time.monotonic() - started < QUICK.base + 1.5
     assert hung is not None and not Path(f"/proc/{hung}").exists()  # killed and reaped
     assert chat.chat(say("after the hang")).text == "after the hang"
+
+
+def test_a_slow_answer_that_shows_progress_is_not_a_hang(chat: WorkerChat) -> None:
+    """Five seconds of writing, with a sign of life every second, against 2 s of silence."""
+    assert chat.chat(say("[[trickle:5]] slowly")).text == "[[trickle:5]] slowly"
+    assert chat.health().failures == 0
+
+
+def test_the_owners_ask_timeout_bounds_a_whole_answer() -> None:
+    process = ModelProcess(Spec("fake-chat", "fake"), backoff=(0.0,))
+    chat = WorkerChat(process.spec, deadline=replace(QUICK, cap=3.0), process=process)
+    try:
+        started = time.monotonic()
+        with pytest.raises(ModelUnavailable, match="ask_timeout"):
+            chat.chat(say("[[trickle:8]] too slowly"))
+        assert time.monotonic() - started < 4.5
+        assert chat.chat(say("quick")).text == "quick"
+    finally:
+        process.close()
 
 
 def test_kill_9_in_the_middle_of_an_answer(chat: WorkerChat) -> None:

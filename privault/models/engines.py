@@ -6,7 +6,7 @@ spec restarts the same model after a crash.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -55,7 +55,13 @@ class Engine(Protocol):
         """What the parent may want to know once loaded (e.g. `dim`, `n_ctx`)."""
         ...
 
-    def chat(self, messages: Sequence[Message], *, max_tokens: int = 256) -> ChatResult: ...
+    def chat(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int = 256,
+        progress: Callable[[], None] | None = None,
+    ) -> ChatResult: ...
 
     def tokens(self, prompt: str) -> list[int]: ...
 
@@ -67,7 +73,13 @@ class Engine(Protocol):
 class Unsupported:
     """The calls an engine of the other role refuses."""
 
-    def chat(self, messages: Sequence[Message], *, max_tokens: int = 256) -> ChatResult:
+    def chat(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int = 256,
+        progress: Callable[[], None] | None = None,
+    ) -> ChatResult:
         raise ModelError("this model does not chat")
 
     def tokens(self, prompt: str) -> list[int]:
@@ -91,8 +103,14 @@ class LlamaChatEngine(Unsupported):
     def facts(self) -> dict[str, Any]:
         return {"n_ctx": self._model.n_ctx}
 
-    def chat(self, messages: Sequence[Message], *, max_tokens: int = 256) -> ChatResult:
-        return self._model.chat(messages, max_tokens=max_tokens)
+    def chat(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int = 256,
+        progress: Callable[[], None] | None = None,
+    ) -> ChatResult:
+        return self._model.chat(messages, max_tokens=max_tokens, progress=progress)
 
     def tokens(self, prompt: str) -> list[int]:
         return self._model.tokens(prompt)

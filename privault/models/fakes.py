@@ -18,7 +18,7 @@ import os
 import re
 import signal
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -62,11 +62,12 @@ class FakeStrongEmbedder:
         return self._vector(text)
 
 
-_DIRECTIVE = re.compile(r"\[\[(crash:segv|crash:abort|kill|hang|slow:[0-9.]+)\]\]")
+_DIRECTIVE = re.compile(r"\[\[(crash:segv|crash:abort|kill|hang|slow:[0-9.]+|trickle:[0-9.]+)\]\]")
 
 
-def obey(text: str) -> None:
-    """Do what the first directive in `text` says (nothing when it holds none)."""
+def obey(text: str, progress: Callable[[], None] | None = None) -> None:
+    """Do what the first directive in `text` says (nothing when it holds none).
+    `trickle:S` writes slowly for S seconds, showing progress all along."""
     found = _DIRECTIVE.search(text)
     if found is None:
         return
@@ -80,6 +81,12 @@ def obey(text: str) -> None:
     elif directive == "hang":
         while True:
             time.sleep(3600)
+    elif directive.startswith("trickle:"):
+        ends = time.monotonic() + float(directive.split(":", 1)[1])
+        while time.monotonic() < ends:
+            time.sleep(0.1)
+            if progress is not None:
+                progress()
     else:
         time.sleep(float(directive.split(":", 1)[1]))
 
@@ -93,11 +100,20 @@ class FakeChatEngine(Unsupported):
     def facts(self) -> dict[str, Any]:
         return {"n_ctx": 4096}
 
-    def chat(self, messages: Sequence[Message], *, max_tokens: int = 256) -> ChatResult:
+    def chat(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int = 256,
+        progress: Callable[[], None] | None = None,
+    ) -> ChatResult:
         started = time.perf_counter()
         last = next((m.content for m in reversed(messages) if m.role == "user"), "")
-        obey(last)
+        obey(last, progress)
         words = last.split()
+        for _ in words[:max_tokens]:
+            if progress is not None:
+                progress()
         return ChatResult(
             text=" ".join(words[:max_tokens]),
             prompt_tokens=sum(len(m.content.split()) for m in messages),

@@ -44,7 +44,9 @@ class WorkerChat:
                 "messages": [[m.role, m.content] for m in messages],
                 "max_tokens": max_tokens,
             },
-            seconds=self.deadline.chat(chars, max_tokens),
+            seconds=self.deadline.first(chars),
+            silence=self.deadline.between(),
+            cap=self.deadline.cap,
         )
         return ChatResult(
             text=str(reply["text"]),
@@ -57,7 +59,7 @@ class WorkerChat:
     def tokens(self, prompt: str) -> list[int]:
         """The model's tokens for a rendered prompt, as `chat` counts them."""
         reply, _ = self.process.call(
-            {"op": "tokens", "prompt": prompt}, seconds=self.deadline.chat(len(prompt), 0)
+            {"op": "tokens", "prompt": prompt}, seconds=self.deadline.first(len(prompt))
         )
         return [int(token) for token in reply["tokens"]]
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -104,8 +104,11 @@ class LlamaChat:
         """Tokenize a rendered prompt exactly as `chat` does (special tokens parsed)."""
         return list(self._llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=True))
 
-    def complete(self, prompt: str, *, max_tokens: int = 256) -> ChatResult:
-        """Continue a rendered prompt greedily; reuses the KV cache's common prefix."""
+    def complete(
+        self, prompt: str, *, max_tokens: int = 256, progress: Callable[[], None] | None = None
+    ) -> ChatResult:
+        """Continue a rendered prompt greedily; reuses the KV cache's common prefix.
+        `progress()` is called after each new token (the worker's sign of life)."""
         with self._lock:
             tokens = self.tokens(prompt)
             if len(tokens) + 1 >= self.n_ctx:
@@ -120,6 +123,7 @@ class LlamaChat:
                 max_tokens=budget,
                 temperature=0.0,
                 stop=list(CHATML_STOPS),
+                stopping_criteria=self._signs_of_life(progress),
             )
             seconds = time.perf_counter() - started
         usage = output.get("usage", {})
@@ -131,9 +135,27 @@ class LlamaChat:
             seconds=seconds,
         )
 
-    def chat(self, messages: Sequence[Message], *, max_tokens: int = 256) -> ChatResult:
+    def chat(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int = 256,
+        progress: Callable[[], None] | None = None,
+    ) -> ChatResult:
         """Answer `messages` (rendered as ChatML) with at most `max_tokens` new tokens."""
-        return self.complete(chatml(messages), max_tokens=max_tokens)
+        return self.complete(chatml(messages), max_tokens=max_tokens, progress=progress)
+
+    @staticmethod
+    def _signs_of_life(progress: Callable[[], None] | None) -> Any:
+        if progress is None:
+            return None
+        from llama_cpp import StoppingCriteriaList
+
+        def tick(_ids: Any, _logits: Any) -> bool:
+            progress()
+            return False  # never stops the answer; only says it is being written
+
+        return StoppingCriteriaList([tick])
 
     def _cached_prefix(self, tokens: list[int]) -> int:
         """How many leading prompt tokens are already evaluated in the KV cache."""

@@ -53,23 +53,30 @@ State = Literal["idle", "starting", "ready", "restarting", "failed"]
 
 @dataclass(frozen=True)
 class Deadline:
-    """How long a call may take before its worker is taken as hung: a fixed part plus the
-    time the slowest machine privault supports would need for the call's size, stretched
-    by how busy the machine is (a model on a machine with twice as much work as cores gets
-    about half of what it would; killing it then would turn slowness into failures)."""
+    """How long a worker may stay silent before it is taken as hung.
+
+    A worker is hung when it stops making progress, not when it is slow: while it writes an
+    answer it sends a sign of life every second, so the first wait covers the model reading
+    the prompt (a fixed part plus the time the slowest machine privault supports needs for
+    the prompt's size) and each wait after that covers one new token. Both stretch with how
+    busy the machine is (a model on a machine with twice as much work as cores gets about
+    half of what it would: killing it then would turn slowness into failures). `cap`, the
+    owner's `ask_timeout`, bounds a whole chat call however it progresses."""
 
     base: float = 15.0  # seconds
     per_prompt_char: float = 0.0125  # ~20 prompt tokens/s at ~4 characters a token
-    per_new_token: float = 0.25  # 4 new tokens/s
+    silence: float = 10.0  # between two signs of life while an answer is written
     per_text: float = 1.0  # an embedded text (a ~120-token line on one thread)
     load_scaled: bool = True
-    cap: float | None = None  # the owner's limit on a chat call (`ask_timeout`)
+    cap: float | None = None  # the owner's limit on a whole chat call (`ask_timeout`)
 
-    def chat(self, prompt_chars: int, max_tokens: int) -> float:
-        """Seconds allowed for a chat call."""
-        seconds = prompt_chars * self.per_prompt_char + max_tokens * self.per_new_token
-        allowed = self._scaled(self.base + seconds)
-        return allowed if self.cap is None else min(allowed, self.cap)
+    def first(self, prompt_chars: int) -> float:
+        """Seconds allowed before a chat call's first sign of life."""
+        return self._scaled(self.base + prompt_chars * self.per_prompt_char)
+
+    def between(self) -> float:
+        """Seconds allowed between two signs of life."""
+        return self._scaled(self.silence)
 
     def embed(self, texts: int) -> float:
         """Seconds allowed for embedding `texts` texts."""
@@ -180,9 +187,16 @@ class ModelProcess:
         return replace(self._health, pid=self.pid)
 
     def call(
-        self, request: dict[str, Any], *, seconds: float, binary: bool = False
+        self,
+        request: dict[str, Any],
+        *,
+        seconds: float,
+        binary: bool = False,
+        silence: float | None = None,
+        cap: float | None = None,
     ) -> tuple[dict[str, Any], bytes | None]:
-        """Send one call and wait up to `seconds` for its reply (and its binary part)."""
+        """Send one call and wait for its reply (and its binary part): up to `seconds` for
+        the first message, up to `silence` after each sign of life, `cap` in all."""
         with self._lock:
             self._refuse_if_failed()
             if self._pipe is None:
@@ -190,8 +204,11 @@ class ModelProcess:
             assert self._pipe is not None
             try:
                 self._pipe.send_bytes(json.dumps(request).encode())
-                reply = json.loads(self._receive(seconds))
-                payload = self._receive(seconds) if binary and reply.get("ok") else None
+                ends = None if cap is None else time.monotonic() + cap
+                reply = json.loads(self._receive(seconds, ends))
+                while reply.get("progress"):
+                    reply = json.loads(self._receive(silence or seconds, ends))
+                payload = self._receive(seconds, ends) if binary and reply.get("ok") else None
             except (_Stopped, EOFError, OSError) as exc:
                 reason = exc.reason if isinstance(exc, _Stopped) else None
                 raise self._failure(self._stop(reason)) from None
@@ -266,10 +283,14 @@ class ModelProcess:
             load_seconds=round(time.perf_counter() - started, 3),
         )
 
-    def _receive(self, seconds: float) -> bytes:
+    def _receive(self, seconds: float, ends: float | None = None) -> bytes:
         assert self._pipe is not None
+        if ends is not None and ends - time.monotonic() < seconds:
+            if not self._pipe.poll(max(0.0, ends - time.monotonic())):
+                raise _Stopped("no answer within the ask_timeout")
+            return self._pipe.recv_bytes()
         if not self._pipe.poll(seconds):
-            raise _Stopped(f"no answer within {seconds:.0f} s")
+            raise _Stopped(f"no sign of life for {seconds:.0f} s")
         return self._pipe.recv_bytes()
 
     def _stop(self, reason: str | None) -> str:

@@ -63,12 +63,29 @@ def error(exc: BaseException) -> dict[str, Any]:
     return {"ok": False, "type": type(exc).__name__, "error": message[:500]}
 
 
+class Pulse:
+    """Tells the parent that an answer is being written: at most one message a second, so a
+    slow answer on a busy machine is never mistaken for a hung worker."""
+
+    def __init__(self, pipe: Connection) -> None:
+        self._pipe = pipe
+        self._last = time.monotonic()
+
+    def __call__(self) -> None:
+        now = time.monotonic()
+        if now - self._last >= 1.0:
+            self._pipe.send_bytes(b'{"progress": true}')
+            self._last = now
+
+
 def answer(engine: Engine, call: dict[str, Any], pipe: Connection) -> None:
     """Run one call and send its reply (and, for embeddings, the matrix after it)."""
     op = call.get("op")
     if op == "chat":
         messages = [Message(role, content) for role, content in call["messages"]]
-        result = engine.chat(messages, max_tokens=int(call.get("max_tokens", 256)))
+        result = engine.chat(
+            messages, max_tokens=int(call.get("max_tokens", 256)), progress=Pulse(pipe)
+        )
         pipe.send_bytes(
             json.dumps(
                 {

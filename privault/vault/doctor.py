@@ -180,7 +180,7 @@ def check_models(models_dir: Path) -> list[ModelCheck]:
     return checks
 
 
-_DEADLINE = Deadline(base=60.0, per_prompt_char=0.05, per_new_token=2.0, per_text=5.0)
+_DEADLINE = Deadline(base=60.0, per_prompt_char=0.05, silence=30.0, per_text=5.0)
 _CRASH_ADVICE = (
     "the llama.cpp runtime faults on this CPU: rebuild it portably and run `privault doctor` "
     f"again: {REBUILD}"
