@@ -160,7 +160,12 @@ async def faults(
             delay = rng.uniform(0.05, 0.4)  # into the answer: prompt or generation
             sent_at: list[float] = []
 
-            def inject(pid: int = pid, sent: signal.Signals = sent, delay: float = delay) -> None:
+            def inject(
+                pid: int = pid,
+                sent: signal.Signals = sent,
+                delay: float = delay,
+                sent_at: list[float] = sent_at,
+            ) -> None:
                 time.sleep(delay)
                 os.kill(pid, sent)
                 sent_at.append(time.perf_counter())
