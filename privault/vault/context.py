@@ -212,11 +212,6 @@ class Engines:
         """What a model worker started for this file calls when its state changes."""
         return self.board.record if self.board is not None else None
 
-    def model_health(self) -> list[Health]:
-        """The state of each model worker this process has started or holds."""
-        handles: list[Any] = [*self._chats.values(), self._strong]
-        return [handle.health() for handle in handles if hasattr(handle, "health")]
-
     def chat(self, name: str, load: Callable[[], ChatModel]) -> ChatModel:
         """The chat model called `name`, loaded by `load()` the first time and then kept."""
         with self._chat_lock:

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 from privault.caller import Caller
 from privault.models.health import board_for, board_path, read_board
-from privault.models.supervisor import Health
 from privault.retrieval.embedder import Embedder
 from privault.retrieval.strong import StrongEmbedder
 from privault.retrieval.vectors import VectorIndex
@@ -279,10 +278,6 @@ class Vault:
         if start is not None:
             start()
         return chat.name
-
-    def model_health(self) -> list[Health]:
-        """The state of each local model worker this process runs (owner view)."""
-        return self.shared.engines.model_health()
 
     def status(self) -> VaultStatus:
         """Counts, file size, schema and index health (owner view)."""
