@@ -92,6 +92,7 @@ FACADE_NAMES = {
         "unmark",
     ],
     "settings": [
+        "ask_timeout",
         "chat_model",
         "max_file_bytes",
         "max_note_bytes",
