@@ -23,6 +23,7 @@ from privault.interfaces.cli.common import (
     opened,
     optional_time,
 )
+from privault.interfaces.cli.terminal import styled
 from privault.interfaces.mcp.lanes import DEFAULT_ASK_QUEUE, DEFAULT_READERS, Activity
 from privault.interfaces.scheduler import POLL_SECONDS, Clock, SyncJob
 from privault.vault import Vault
@@ -61,14 +62,24 @@ def agents_add(
     if json_out:
         emit_json({**agent.to_dict(), "token": token})
         return
-    console.print(f"agent [bold]{name}[/bold] registered{' (read-only)' if read_only else ''}")
+    console.print(
+        styled(
+            "agent [bold]{name}[/bold] registered{read_only}",
+            name=name,
+            read_only=" (read-only)" if read_only else "",
+        )
+    )
     if agent.shelves:
         console.print(f"restricted shelves: {', '.join(agent.shelves)}")
     console.print("token (shown once — store it now):", highlight=False)
     print(token)
     console.print(
-        f"[dim]stdio: {TOKEN_ENV}=<token> privault mcp --agent {name}   ·   "
-        f"HTTP: Authorization: Bearer <token>[/dim]",
+        styled(
+            "[dim]stdio: {env}=<token> privault mcp --agent {name}   ·   "
+            "HTTP: Authorization: Bearer <token>[/dim]",
+            env=TOKEN_ENV,
+            name=name,
+        ),
         highlight=False,
     )
 
@@ -120,7 +131,12 @@ def _print_shelf(shelf: Shelf, json_out: bool, verb: str) -> None:
     access = (
         f"restricted to {', '.join(shelf.agents) or 'the owner'}" if shelf.restricted else "public"
     )
-    console.print(f"shelf [bold]{shelf.name}[/bold] {verb}: {access}", highlight=False)
+    console.print(
+        styled(
+            "shelf [bold]{name}[/bold] {verb}: {access}", name=shelf.name, verb=verb, access=access
+        ),
+        highlight=False,
+    )
 
 
 @shelf_app.command("add")
@@ -326,7 +342,7 @@ def mcp_config(
     if json_out:
         emit_json(snippet)
         return
-    err_console.print(f"[dim]paste into {CLIENTS[client]}[/dim]", highlight=False)
+    err_console.print(styled("[dim]paste into {}[/dim]", CLIENTS[client]), highlight=False)
     print(json.dumps(snippet, indent=2))
 
 
@@ -389,8 +405,11 @@ def serve(
                 f"{host} is reachable from other machines; pass --allow-remote to bind it anyway"
             )
         err_console.print(
-            f"[yellow]warning:[/yellow] serving on {host}: anyone who can reach it and holds a "
-            "token can read this vault; traffic is plain HTTP — put TLS in front of it",
+            styled(
+                "[yellow]warning:[/yellow] serving on {host}: anyone who can reach it and holds "
+                "a token can read this vault; traffic is plain HTTP — put TLS in front of it",
+                host=host,
+            ),
             highlight=False,
         )
     job = None
@@ -445,7 +464,7 @@ def _warm_up(vault: Vault, chat_threads: int) -> None:
     try:
         vault.privacy.detector.detect("Warm up with Dana Lee in Paris.")
     except PrivaultError as exc:  # every gated call will refuse with the same message
-        err_console.print(f"[yellow]PII detector unavailable:[/yellow] {exc}", highlight=False)
+        err_console.print(styled("[yellow]PII detector unavailable:[/yellow] {}", exc))
     try:
         name = vault.load_chat_model(threads=chat_threads)
         err_console.print(
@@ -454,7 +473,7 @@ def _warm_up(vault: Vault, chat_threads: int) -> None:
             highlight=False,
         )
     except PrivaultError as exc:
-        err_console.print(f"[yellow]ask_memory unavailable:[/yellow] {exc}", highlight=False)
+        err_console.print(styled("[yellow]ask_memory unavailable:[/yellow] {}", exc))
     settle_heap()
 
 

@@ -20,6 +20,7 @@ import typer
 from privault.errors import InputError
 from privault.interfaces import config
 from privault.interfaces.cli.common import JsonOption, console, emit_json, err_console
+from privault.interfaces.cli.terminal import styled
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -106,8 +107,12 @@ def ui(
         print(link)
         if not up:
             err_console.print(
-                f"[yellow]no server on {chosen_host}:{chosen_port}[/yellow] — start it with "
-                "`privault serve` (the link stays valid until it expires)",
+                styled(
+                    "[yellow]no server on {host}:{port}[/yellow] — start it with "
+                    "`privault serve` (the link stays valid until it expires)",
+                    host=chosen_host,
+                    port=chosen_port,
+                ),
                 highlight=False,
             )
     if open_browser:
