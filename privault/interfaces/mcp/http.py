@@ -29,7 +29,12 @@ from privault.caller import Caller
 from privault.errors import AccessDenied
 from privault.interfaces.agents import authenticate
 from privault.interfaces.mcp.lanes import DEFAULT_ASK_QUEUE, DEFAULT_READERS, Activity, Lanes
-from privault.interfaces.mcp.refusals import UNKNOWN, RefusalLog
+from privault.interfaces.mcp.refusals import (
+    UNKNOWN,
+    RefusalLog,
+    client_address,
+    request_summary,
+)
 from privault.interfaces.mcp.runtime import ToolRuntime
 from privault.interfaces.mcp.server import server_for
 from privault.vault import Vault
@@ -100,8 +105,11 @@ class BearerAuth:
                 reason = "access_denied: unknown token"
             else:
                 reason = "access_denied: revoked token"
-            where = f"{scope.get('method', '')} {scope.get('path', '')}"
-            await self._audit(self.refusals.refused(who, where, reason))
+            # Nothing the request chose (its path, its headers) is written as it came.
+            where = request_summary(str(scope.get("method", "")), str(scope.get("path", "")))
+            client = scope.get("client") or ("?", 0)
+            source = client_address(client[0])
+            await self._audit(self.refusals.refused(who, where, reason, source))
             await send(
                 {
                     "type": "http.response.start",
