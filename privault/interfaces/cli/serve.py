@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import gc
 import os
+import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
+from urllib.parse import urlsplit
 
 import typer
 
@@ -29,6 +32,22 @@ def serve(
         bool,
         typer.Option("--allow-remote", help="Allow binding an address other machines can reach."),
     ] = False,
+    public_url: Annotated[
+        str | None,
+        typer.Option(
+            "--public-url",
+            help="The URL other machines reach this server at (e.g. https://vault.lan:8765): "
+            "requests must name its host and port, and `privault ui` links to it.",
+        ),
+    ] = None,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allowed-host",
+            help="Another NAME[:PORT] clients may use in the Host header (repeatable; the "
+            "port defaults to --port).",
+        ),
+    ] = None,
     sync_folder: Annotated[
         Path | None,
         typer.Option("--sync", help="Also sync through this shared folder (`privault sync`)."),
@@ -72,10 +91,16 @@ def serve(
     from privault.interfaces.cli.ui import announce, web_factory
     from privault.interfaces.mcp import http
 
+    public = public_names(public_url, allowed_host or (), port)
     if not http.is_loopback(host):
         if not allow_remote:
             raise InputError(
                 f"{host} is reachable from other machines; pass --allow-remote to bind it anyway"
+            )
+        if host in http.WILDCARDS and not public:
+            raise InputError(
+                f"--host {host or '(every address)'} listens on every address: say which name "
+                "clients use with --public-url URL or --allowed-host NAME[:PORT]"
             )
         err_console.print(
             styled(
@@ -104,19 +129,63 @@ def serve(
             + (f" · syncing {sync_folder} every {sync_minutes} min" if sync_folder else ""),
             highlight=False,
         )
-        announce(host, port)
+        announce(host, port, public_url.rstrip("/") if public_url else None)
         try:
             http.serve(
                 vault,
                 host=host,
                 port=port,
-                web=web_factory(vault, host, port),
+                web=web_factory(vault, host, port, public),
                 readers=readers,
                 ask_queue=ask_queue,
                 activity=activity,
+                public=public,
             )
         finally:
             clock.stop()
+
+
+_NAME = re.compile(
+    r"^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9-]{1,63})*|\[[0-9a-f:.]+\])(?::(\d{1,5}))?$"
+)
+
+
+def public_names(public_url: str | None, allowed: Sequence[str], port: int) -> list[str]:
+    """The Host header values other machines use, from --public-url and --allowed-host.
+
+    A URL with an explicit port gives `name:port`; without one, `name` and `name:443`
+    (or `:80`), as browsers send either. An allowed host without a port gets `port`."""
+    names = []
+    if public_url:
+        parts = urlsplit(public_url.strip())
+        try:
+            explicit = parts.port
+        except ValueError:
+            explicit = -1
+        if (
+            parts.scheme not in ("http", "https")
+            or not parts.hostname
+            or parts.path not in ("", "/")
+            or parts.query
+            or parts.fragment
+            or parts.username is not None
+            or explicit == -1
+        ):
+            raise InputError(
+                f"--public-url {public_url!r}: give the address clients use, like "
+                "https://vault.example.lan:8765 (no path)"
+            )
+        name = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+        if explicit:
+            names.append(f"{name}:{explicit}")
+        else:
+            names += [name, f"{name}:{443 if parts.scheme == 'https' else 80}"]
+    for item in allowed:
+        found = _NAME.match(item.strip().lower())
+        if not found:
+            raise InputError(f"--allowed-host {item!r}: give NAME or NAME:PORT")
+        names.append(item.strip().lower() if found.group(1) else f"{item.strip().lower()}:{port}")
+    return names
 
 
 def _one_blas_thread() -> None:
