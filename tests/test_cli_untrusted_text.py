@@ -12,6 +12,7 @@ and `audit` print all of them, the others the ones they select. Set
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tempfile
@@ -164,3 +165,15 @@ def test_an_error_message_with_markup_is_one_plain_line() -> None:
     result = runner.invoke(app, ["read", "x[/]\x1b]52;c;aGk=\x07"])
     assert result.exit_code != 0
     assert "\x1b" not in result.output
+
+
+def test_json_output_escapes_the_controls_json_itself_leaves_raw() -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "vault.db"
+        title = "x\x1b[2J\x9b31m\u202eevil\x7f"
+        _fill(path, [title])
+        with _vault_env(path):
+            result = runner.invoke(app, ["docs", "--json"])
+    assert result.exit_code == 0, result.output
+    assert not STEERING.search(result.stdout)
+    assert title in [doc["title"] for doc in json.loads(result.stdout)["documents"]]
