@@ -18,7 +18,13 @@ checking the audit log against the tables: every write call answered ok has its 
 row and its rows in the tables; every row an agent's write left in documents, statements
 and watches is named by an ok audit row; every agent document has its sections, and each
 section with text its index rows (a heading with no text of its own gets none today);
-`PRAGMA integrity_check` is ok. All must be 0. Watch targets of kind `url` are IP
+`PRAGMA integrity_check` is ok. All must be 0.
+
+Then `--unauthenticated` requests go to hostile paths under /mcp (rich markup, terminal
+escapes, traversal, 4,000-character paths) with no token, a made-up one or a malformed
+header: every answer must be a bare 401 (405 for an odd method), and the audit rows
+they leave must be bounded (one per source a minute, plus a summary at shutdown) and
+carry none of the text the requests chose. Watch targets of kind `url` are IP
 literals (loopback and private addresses, refused) or garbage, so nothing is looked up
 or fetched: no traffic leaves the machine.
 """
@@ -400,12 +406,81 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
 # ---- main ------------------------------------------------------------------------------
 
 
+HOSTILE_PATHS = (
+    "/mcp/%5B%2F%5D",  # `[/]`: crashed `privault audit` when written as a tool name
+    "/mcp/%5Bbold%20red%5DWARNING%5B%2F%5D",
+    "/mcp/%1B%5D0%3Bowned%07",  # an OSC title change
+    "/mcp/%1B%5D52%3Bc%3BaGVsbG8%3D%07",  # an OSC 52 clipboard write
+    "/mcp/%1B%5B2J%1B%5B31m",
+    "/mcp/%C2%9B31m",  # C1 CSI
+    "/mcp/..%2F..%2F..%2Fetc%2Fpasswd",
+    "/mcp/%E2%80%AEevil",  # a bidi override
+    "/mcp/" + "A" * 4000,
+    "/mcp",
+)
+
+
+def unauthenticated_flood(port: int, count: int, seed: int) -> dict[str, Any]:
+    """`count` requests with no token, a made-up one or a malformed header, to hostile
+    paths under /mcp; every answer must be a bare 401 (or 405 for an odd method)."""
+    rng = random.Random(seed)
+    statuses: Counter[int] = Counter()
+    started = time.perf_counter()
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+        for _ in range(count):
+            headers = dict(HEADERS)
+            auth = rng.choice(["none", "garbage", "made-up", "scheme"])
+            if auth == "garbage":
+                headers["Authorization"] = "Bearer [/] ]0;t %1B"
+            elif auth == "made-up":
+                headers["Authorization"] = f"Bearer pv_{rng.randbytes(24).hex()}"
+            elif auth == "scheme":
+                headers["Authorization"] = "Basic Zm9vOmJhcg=="
+            method = rng.choice(["POST", "GET", "DELETE", "PUT", "PROPFIND"])
+            reply = client.request(method, rng.choice(HOSTILE_PATHS), headers=headers)
+            statuses[reply.status_code] += 1
+    return {
+        "requests": count,
+        "seconds": round(time.perf_counter() - started, 1),
+        "statuses": dict(sorted(statuses.items())),
+    }
+
+
+def refusal_audit(path: Path) -> dict[str, Any]:
+    """The audit rows unauthenticated requests left (agent `(unknown)`), and whether any
+    carries text the requests chose."""
+    from privault.store.connection import connect
+
+    conn = connect(path)
+    try:
+        found = conn.execute(
+            "SELECT tool, coalesce(reason, '') FROM audit WHERE agent = '(unknown)'"
+        ).fetchall()
+    finally:
+        conn.close()
+    chosen = ("[", "\x1b", "\x9b", "\u202e", "passwd", "A" * 20, "owned", "Basic", "pv_")
+    return {
+        "rows": len(found),
+        "tools": sorted({tool for tool, _ in found}),
+        "rows_with_request_text": sum(
+            1 for tool, reason in found if any(bit in tool + reason for bit in chosen)
+        ),
+        "longest_reason": max((len(reason) for _, reason in found), default=0),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=10_000)
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--data", type=Path, default=None, help="keep the vault and log here")
+    parser.add_argument(
+        "--unauthenticated",
+        type=int,
+        default=2000,
+        help="requests without a valid token to hostile paths, after the tool calls",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     models = Path(os.environ.get("PRIVAULT_MODELS", Path.home() / ".privault" / "models"))
@@ -429,6 +504,7 @@ def main() -> None:
             tools = anyio.run(published_tools, url, tokens[AGENTS[0]])
             calls = fuzz_calls.generate(tools, ids, args.calls, seed=args.seed)
             results = anyio.run(drive, url, tokens, calls, args.clients)
+            flood = unauthenticated_flood(port, args.unauthenticated, args.seed)
             alive = server.poll() is None
         finally:
             server.terminate()
@@ -445,6 +521,7 @@ def main() -> None:
             "server_exit_code_after_terminate": exit_code,
             "vault": check_vault(path, results, AGENTS),
             "tools": len(tools),
+            "unauthenticated": {**flood, "audit": refusal_audit(path)},
         }
         # A crash: the process died, logged an unhandled exception, or a tool body raised
         # one (audited as an internal error).
@@ -464,6 +541,12 @@ def main() -> None:
     )
     for problem in vault["problems"]:
         print("  partial write:", problem)
+    flood = report["unauthenticated"]
+    print(
+        f"{flood['requests']} unauthenticated requests to hostile paths: answers "
+        f"{flood['statuses']}; {flood['audit']['rows']} audit rows, "
+        f"{flood['audit']['rows_with_request_text']} carrying text the requests chose"
+    )
 
 
 if __name__ == "__main__":

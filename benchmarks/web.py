@@ -160,7 +160,7 @@ def measure(path: Path, models: Path, repeat: int) -> dict[str, Any]:
     from starlette.testclient import TestClient
 
     from privault.caller import Caller
-    from privault.interfaces.cli.agents import settle_heap
+    from privault.interfaces.cli.serve import settle_heap
     from privault.interfaces.web.app import build_web_app
     from privault.interfaces.web.auth import LoginLinks
     from privault.vault import Vault

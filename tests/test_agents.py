@@ -13,6 +13,7 @@ from privault.errors import AccessDenied, Conflict, InputError, NotFound, Policy
 from privault.interfaces.agents import authenticate, authenticate_as, known_caller
 from privault.interfaces.cli import agents as agents_cli
 from privault.interfaces.cli import documents as documents_cli
+from privault.interfaces.cli import serve as serve_cli
 from privault.store import agents, audit
 from privault.store.audit import AuditEntry
 from privault.vault import Vault
@@ -117,6 +118,7 @@ def cli() -> typer.Typer:
     app = typer.Typer()
     documents_cli.register(app)
     agents_cli.register(app)
+    serve_cli.register(app)
     return app
 
 

@@ -18,6 +18,7 @@ runner = FakeEngineRunner()
 def _passphrase(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PRIVAULT_SYNC_PASSPHRASE", "shared between my devices")
     monkeypatch.setattr(bundle, "SCRYPT", {"n": 2**10, "r": 8, "p": 1})
+    monkeypatch.setattr(bundle, "ACCEPTED_SCRYPT", frozenset({(2**10, 8, 1)}))
 
 
 def on(device: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> dict:

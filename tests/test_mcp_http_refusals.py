@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import secrets
 
+import pytest
 from starlette.testclient import TestClient
 
 from privault.interfaces.mcp.http import build_app
@@ -53,34 +54,83 @@ def test_refused_tokens_get_a_bare_401_and_a_bounded_audit(vault: Vault) -> None
         during = refusal_rows(vault)
     after = refusal_rows(vault)  # the server stopped: what was only counted is written
     assert sorted((row.agent, row.reason) for row in during) == [
-        (UNKNOWN, "access_denied: unknown token"),
-        ("bob", "access_denied: revoked token"),
+        (UNKNOWN, "access_denied: unknown token (from ?)"),
+        ("bob", "access_denied: revoked token (from ?)"),
     ]
     assert all(not row.ok and row.tool == "POST /mcp" for row in during)
     summary = [row for row in after if row not in during]
     assert [(row.agent, row.reason) for row in summary] == [
-        (UNKNOWN, "301 more requests refused in the 60 s after the one logged before")
+        (
+            UNKNOWN,
+            "301 more requests refused in the 60 s after the one logged before (from ?)",
+        )
     ]
     assert not any(row.agent == "claude" for row in after)
 
 
-def test_a_refused_identity_costs_at_most_two_rows_a_window() -> None:
+def test_a_refused_source_costs_at_most_one_row_a_window() -> None:
     now = [0.0]
     log = RefusalLog(window_seconds=60, clock=lambda: now[0])
-    first = log.refused(UNKNOWN, "POST /mcp", "access_denied: unknown token")
+    first = log.refused(UNKNOWN, "POST /mcp", "access_denied: unknown token", "10.0.0.1")
     assert [(row.agent, row.refused, row.ok) for row in first] == [(UNKNOWN, True, False)]
-    assert all(log.refused(UNKNOWN, "POST /mcp", "x") == [] for _ in range(999))
+    assert first[0].reason == "access_denied: unknown token (from 10.0.0.1)"
+    assert all(log.refused(UNKNOWN, "POST /mcp", "x", "10.0.0.1") == [] for _ in range(999))
     now[0] = 30.0
-    assert [row.agent for row in log.refused("bob", "GET /mcp", "revoked")] == ["bob"]
+    assert [row.agent for row in log.refused("bob", "GET /mcp", "revoked", "10.0.0.1")] == ["bob"]
     now[0] = 61.0  # the first window closed: its count is written with the next refusal
-    rows = log.refused("bob", "GET /mcp", "revoked")
+    rows = log.refused("bob", "GET /mcp", "revoked", "10.0.0.1")
     assert [(row.agent, row.reason) for row in rows] == [
-        (UNKNOWN, "999 more requests refused in the 60 s after the one logged before")
+        (
+            UNKNOWN,
+            "999 more requests refused in the 60 s after the one logged before (from 10.0.0.1)",
+        )
     ]
     now[0] = 62.0
-    again = log.refused(UNKNOWN, "POST /mcp", "access_denied: unknown token")
-    assert [row.agent for row in again] == [UNKNOWN]  # a new window: logged at once
-    assert [(row.agent, row.reason) for row in log.flush()] == [
-        ("bob", "1 more request refused in the 60 s after the one logged before")
+    # The summary opened the next window: a refusal a second later waits for it too.
+    assert log.refused(UNKNOWN, "POST /mcp", "access_denied: unknown token", "10.0.0.1") == []
+    assert sorted((row.agent, row.reason) for row in log.flush()) == [
+        (UNKNOWN, "1 more request refused in the 60 s after the one logged before (from 10.0.0.1)"),
+        ("bob", "1 more request refused in the 60 s after the one logged before (from 10.0.0.1)"),
     ]
     assert log.flush() == []
+
+
+def test_a_flood_leaves_one_row_a_minute_per_source() -> None:
+    now = [0.0]
+    log = RefusalLog(window_seconds=60, clock=lambda: now[0])
+    written = []
+    for second in range(0, 600):  # ten minutes, 50 requests a second
+        now[0] = float(second)
+        for _ in range(50):
+            written += log.refused(UNKNOWN, "POST /mcp/…", "access_denied: no bearer token", "::1")
+    written += log.flush()
+    assert 10 <= len(written) <= 11
+    assert sum(int(row.reason.split()[0]) for row in written[1:]) == 600 * 50 - 1
+
+
+def test_sources_tracked_at_once_are_capped() -> None:
+    log = RefusalLog(window_seconds=60, clock=lambda: 0.0, max_sources=8)
+    rows = [
+        row
+        for i in range(1000)
+        for row in log.refused(UNKNOWN, "GET /mcp", "x", f"10.0.{i // 250}.{i % 250}")
+    ]
+    assert len(rows) == 9  # eight addresses, then one bucket for the rest
+    assert rows[-1].reason.endswith("(from (other addresses))")
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/mcp/%5B%2F%5D", "/mcp/%1B%5D0%3Bowned%07", "/mcp/" + "A" * 5000, "/mcp/..%2F..%2Fetc"],
+)
+def test_an_unauthenticated_path_is_never_written_as_it_came(vault: Vault, path: str) -> None:
+    app = build_app(vault, host="127.0.0.1", port=8765, readers=1)
+    with TestClient(app, base_url="http://127.0.0.1:8765") as client:
+        for method in ("POST", "GET", "DELETE", "PROPFIND"):
+            assert client.request(method, path, headers=HEADERS).status_code in (401, 405)
+    rows = refusal_rows(vault)
+    assert len(rows) == 2  # the first refusal, and the summary written when the server stopped
+    assert {row.tool for row in rows} <= {"POST /mcp/…", "refused requests"}
+    for row in rows:
+        assert "[" not in row.tool and "\x1b" not in (row.reason or "")
+        assert len(row.reason or "") <= 300 and "A" * 50 not in (row.reason or "")

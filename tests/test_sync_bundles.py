@@ -237,8 +237,9 @@ def test_a_correctly_sealed_bundle_with_unknown_fields_is_refused(
         "superseded_by": None, "revises": None, "revised_by": None, "metadata": "{}",
         "entities": [], "seq) VALUES (1); DROP TABLE documents; --": 1,
     }  # fmt: skip
-    row = Row("statement", "s_1", "000000000000001.000000.dev_000000000001", "dev_x", payload)
-    sealed = bundle.Bundle("dev_x", known_migrations()[-1].version, 0, 1, 0, (row,))
+    device = "dev_000000000001"
+    row = Row("statement", "s_1", f"000000000000001.000000.{device}", device, payload)
+    sealed = bundle.Bundle(device, known_migrations()[-1].version, 0, 1, 0, (row,))
     path = tmp_path / "odd.pvb"
     path.write_bytes(bundle.seal(sealed, bundle.KeyCache(SECRET)))
     with pytest.raises(BundleError, match="malformed"):

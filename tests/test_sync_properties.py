@@ -37,6 +37,7 @@ WORDS = ["plumber", "invoice", "dentist", "garden", "Acme", "Dana", "budget", "t
 def _cheap_scrypt(monkeypatch: pytest.MonkeyPatch) -> None:
     # The cost travels in each bundle's header; a low one keeps hundreds of syncs fast.
     monkeypatch.setattr(bundle, "SCRYPT", {"n": 2**10, "r": 8, "p": 1})
+    monkeypatch.setattr(bundle, "ACCEPTED_SCRYPT", frozenset({(2**10, 8, 1)}))
 
 
 def _text(words: list[int]) -> str:

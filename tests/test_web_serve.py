@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from privault.interfaces.cli.agents import _warm_up
+from privault.interfaces.cli.serve import _warm_up
 from tests.helpers import fake_vault
 
 
@@ -31,7 +31,7 @@ def test_serve_keeps_numpy_s_blas_to_one_thread() -> None:
     # In a process of its own: the limit is process-wide and stays.
     script = (
         "import json; from threadpoolctl import threadpool_info\n"
-        "from privault.interfaces.cli.agents import _one_blas_thread\n"
+        "from privault.interfaces.cli.serve import _one_blas_thread\n"
         "_one_blas_thread()\n"
         "print(json.dumps([i['num_threads'] for i in threadpool_info() "
         "if i['user_api'] == 'blas']))"

@@ -144,9 +144,14 @@ def _dispute(conn: Connection, key: str) -> Payload:
 
 
 def _shelf(conn: Connection, name: str) -> Payload:
-    return row(
-        conn, "SELECT policy, restricted, private, created_at FROM shelves WHERE name = ?", (name,)
+    found = row(
+        conn,
+        "SELECT policy, restricted, private, created_at, seen FROM shelves WHERE name = ?",
+        (name,),
     )
+    if found is not None:
+        found["seen"] = json.loads(found["seen"])
+    return found
 
 
 def _watch(conn: Connection, watch_id: str) -> Payload:

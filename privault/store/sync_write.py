@@ -200,17 +200,33 @@ def put_shelf(conn: Connection, name: str, data: dict[str, Any] | None) -> None:
         conn.execute("DELETE FROM shelves WHERE name = ?", (name,))
         return
     conn.execute(
-        "INSERT INTO shelves (name, policy, restricted, private, created_at)"
-        " VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET policy = excluded.policy,"
+        "INSERT INTO shelves (name, policy, restricted, private, created_at, seen)"
+        " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET policy = excluded.policy,"
         " restricted = excluded.restricted, private = excluded.private,"
-        " created_at = excluded.created_at",
-        (name, data["policy"], data["restricted"], data["private"], data["created_at"]),
+        " created_at = excluded.created_at, seen = excluded.seen",
+        (
+            name,
+            data["policy"],
+            data["restricted"],
+            data["private"],
+            data["created_at"],
+            json.dumps(data["seen"], sort_keys=True),
+        ),
+    )
+
+
+def set_shelf_seen(conn: Connection, name: str, seen: dict[str, str]) -> None:
+    """Record which versions of a shelf the version being written had seen."""
+    conn.execute(
+        "UPDATE shelves SET seen = ? WHERE name = ?", (json.dumps(seen, sort_keys=True), name)
     )
 
 
 def put_watch(conn: Connection, watch_id: str, data: dict[str, Any] | None, now: int) -> None:
     """Make a watch's definition `data`. A watch new to this device gets no next run: it
-    keeps running on the device that made it, so nothing is fetched or filed twice."""
+    keeps running on the device that made it, so nothing is fetched or filed twice. A
+    folder watch whose path another device changed stops running here: a row from a
+    bundle never chooses which local path gets read."""
     if data is None:
         conn.execute("DELETE FROM watches WHERE id = ?", (watch_id,))
         return
@@ -219,7 +235,10 @@ def put_watch(conn: Connection, watch_id: str, data: dict[str, Any] | None, now:
         "UPDATE watches SET kind = ?, target = ?, schedule = ?, shelf = ?, status = ?,"
         " allow_private = ?, max_catchup = ?, options = ?, created_at = ?, author = ?,"
         " updated_at = ?,"
-        " next_run_at = CASE WHEN ? IN ('cancelled', 'finished') THEN NULL ELSE next_run_at END"
+        " next_run_at = CASE WHEN ? IN ('cancelled', 'finished') THEN NULL"
+        # A folder path is this device's own: one another device sets is never indexed here.
+        "  WHEN ? = 'folder' AND (kind IS NOT ? OR target IS NOT ?) THEN NULL"
+        "  ELSE next_run_at END"
         " WHERE id = ?",
         (
             data["kind"],
@@ -234,6 +253,9 @@ def put_watch(conn: Connection, watch_id: str, data: dict[str, Any] | None, now:
             data["author"],
             now,
             data["status"],
+            data["kind"],
+            data["kind"],
+            data["target"],
             watch_id,
         ),
     )

@@ -18,6 +18,7 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import struct
 import zlib
 from dataclasses import dataclass
@@ -33,7 +34,16 @@ from privault.sync.rows import Row
 MAGIC = b"PVBUNDLE"
 FORMAT = 1  # the row format this code writes and reads
 SCRYPT = {"n": 2**15, "r": 8, "p": 1}  # ~32 MiB, ~0.1 s: cheap once, costly to guess at
+# The only scrypt costs a bundle may name. The header is read before anything is
+# authenticated, so whoever can drop a file into a sync folder chooses what it says:
+# a cost outside this set is refused before any derivation (n=2^20 would be a GiB of
+# memory, p=2^20 a day of CPU, n=3 an exception). The larger entry leaves room to raise
+# the default; each costs at most ~64 MiB and a fraction of a second.
+ACCEPTED_SCRYPT = frozenset({(2**15, 8, 1), (2**16, 8, 1)})
 _MAX_HEADER = 64 * 1024
+_MAX_PLAIN = 2**30  # decompressed rows: a bundle of this size is far beyond any vault
+_DEVICE = re.compile(r"^dev_[0-9a-f]{12}$")
+_HEADER_INTS = ("schema", "since", "cursor", "created_at", "size")
 
 
 @dataclass(frozen=True)
@@ -71,8 +81,10 @@ def _b64(data: bytes) -> str:
 
 
 def _unb64(text: Any, what: str) -> bytes:
+    if not isinstance(text, str):
+        raise BundleError(f"the bundle's header is damaged ({what})")
     try:
-        return base64.b64decode(str(text), validate=True)
+        return base64.b64decode(text, validate=True)
     except ValueError:
         raise BundleError(f"the bundle's header is damaged ({what})") from None
 
@@ -129,7 +141,7 @@ def read_header(data: bytes) -> tuple[dict[str, Any], bytes, bytes]:
     head = data[start : start + size]
     try:
         header = json.loads(head)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise BundleError("the bundle's header is damaged (not JSON)") from None
     if not isinstance(header, dict):
         raise BundleError("the bundle's header is damaged (not an object)")
@@ -156,43 +168,92 @@ def check_versions(header: dict[str, Any], schema: int) -> None:
         )
 
 
-def open_bundle(data: bytes, keys: KeyCache, schema: int) -> Bundle:
-    """Check, decrypt and parse a bundle; any damage refuses the whole of it."""
-    header, head, ciphertext = read_header(data)
-    check_versions(header, schema)
-    if len(ciphertext) != header.get("size"):
+def _check_header(header: dict[str, Any], ciphertext: bytes) -> tuple[dict[str, int], bytes]:
+    """Every header field's type and bounds, before any key is derived: (scrypt cost, salt)."""
+    for name in _HEADER_INTS:
+        value = header.get(name)
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**63:
+            raise BundleError(f"the bundle's header is damaged ({name})")
+    device = header.get("device")
+    if not isinstance(device, str) or not _DEVICE.match(device):
+        raise BundleError("the bundle's header is damaged (device)")
+    if len(ciphertext) != header["size"]:
         raise BundleError(
             f"the bundle is truncated or damaged ({len(ciphertext)} bytes of ciphertext, "
-            f"the header says {header.get('size')})"
+            f"the header says {header['size']})"
         )
     kdf = header.get("kdf")
     if not isinstance(kdf, dict) or kdf.get("name") != "scrypt":
         raise BundleError("the bundle's header is damaged (kdf)")
-    params = {name: kdf.get(name) for name in ("n", "r", "p")}
-    if not all(isinstance(v, int) and 0 < v <= 2**20 for v in params.values()):
-        raise BundleError("the bundle's header is damaged (kdf cost)")
-    key = keys.key(_unb64(kdf.get("salt"), "salt"), params)  # type: ignore[arg-type]
-    if not hmac.compare_digest(_key_check(key), _unb64(header.get("key_check"), "key check")):
+    cost = tuple(kdf.get(name) for name in ("n", "r", "p"))
+    if not all(type(v) is int for v in cost) or cost not in ACCEPTED_SCRYPT:
+        raise BundleError(
+            "the bundle's header names a key-derivation cost this privault does not use "
+            "(damaged, or not written by privault)"
+        )
+    salt = _unb64(kdf.get("salt"), "salt")
+    if len(salt) != 16:
+        raise BundleError("the bundle's header is damaged (salt)")
+    return dict(zip(("n", "r", "p"), cost, strict=True)), salt
+
+
+def _decompress(body: bytes) -> bytes:
+    inflater = zlib.decompressobj()
+    plain = inflater.decompress(body, _MAX_PLAIN)
+    if inflater.unconsumed_tail or not inflater.eof:
+        raise BundleError("the bundle's content is malformed (too large or incomplete)")
+    return plain
+
+
+def _rows(listed: Any) -> tuple[Row, ...]:
+    if not isinstance(listed, list):
+        raise BundleError("the bundle's content is malformed (rows)")
+    rows = []
+    for number, item in enumerate(listed, 1):
+        try:
+            rows.append(Row.from_list(item))
+        except InputError as exc:
+            raise BundleError(f"the bundle's row {number} is malformed: {exc}") from None
+    return tuple(rows)
+
+
+def open_bundle(data: bytes, keys: KeyCache, schema: int) -> Bundle:
+    """Check, decrypt and parse a bundle; any damage refuses the whole of it.
+
+    Until the key check and the AES-GCM tag have passed, nothing the file says is believed:
+    its header is checked field by field (the scrypt cost against `ACCEPTED_SCRYPT`) before
+    a key is derived. Every refusal, before or after decryption, is a BundleError."""
+    header, head, ciphertext = read_header(data)
+    check_versions(header, schema)
+    params, salt = _check_header(header, ciphertext)
+    key_check = _unb64(header.get("key_check"), "key check")
+    nonce = _unb64(header.get("nonce"), "nonce")
+    if len(key_check) != 16 or len(nonce) != 12:
+        raise BundleError("the bundle's header is damaged (key check or nonce)")
+    key = keys.key(salt, params)
+    if not hmac.compare_digest(_key_check(key), key_check):
         raise BundleError("wrong passphrase or key for this bundle")
     try:
-        body = AESGCM(key).decrypt(_unb64(header.get("nonce"), "nonce"), ciphertext, MAGIC + head)
+        body = AESGCM(key).decrypt(nonce, ciphertext, MAGIC + head)
     except (InvalidTag, ValueError):
         raise BundleError("the bundle was changed or damaged after it was written") from None
     try:
-        content = json.loads(zlib.decompress(body))
-        listed = content["rows"]
-        if rows_digest(listed) != content["rows_sha256"]:
-            raise BundleError("the bundle's rows do not match their hash")
-        rows = tuple(Row.from_list(item) for item in listed)
-        return Bundle(
-            device=str(header["device"]),
-            schema=int(header["schema"]),
-            since=int(header["since"]),
-            cursor=int(header["cursor"]),
-            created_at=int(header["created_at"]),
-            rows=rows,
-        )
-    except (KeyError, TypeError, ValueError, zlib.error) as exc:
-        if isinstance(exc, BundleError):
-            raise
-        raise BundleError(f"the bundle's content is malformed ({exc})") from None
+        content = json.loads(_decompress(body))
+    except (ValueError, RecursionError, zlib.error):
+        raise BundleError("the bundle's content is malformed (not compressed JSON)") from None
+    if not isinstance(content, dict) or set(content) != {"rows", "rows_sha256"}:
+        raise BundleError("the bundle's content is malformed (not a row list)")
+    try:
+        digest = rows_digest(content["rows"])
+    except (ValueError, TypeError, RecursionError):
+        raise BundleError("the bundle's content is malformed (rows)") from None
+    if digest != content["rows_sha256"]:
+        raise BundleError("the bundle's rows do not match their hash")
+    return Bundle(
+        device=header["device"],
+        schema=header["schema"],
+        since=header["since"],
+        cursor=header["cursor"],
+        created_at=header["created_at"],
+        rows=_rows(content["rows"]),
+    )

@@ -11,6 +11,7 @@ matter back is `privault.retrieval.frontmatter`.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -38,15 +39,40 @@ class MarkdownDocument:
     body: str
 
 
+_UNSAFE = re.compile(r"[^\w\- ]+", flags=re.UNICODE)  # separators, dots, controls, ...
+_RESERVED = frozenset(
+    {"con", "prn", "aux", "nul"}
+    | {f"com{n}" for n in range(1, 10)}
+    | {f"lpt{n}" for n in range(1, 10)}
+)  # names Windows will not create, whatever the extension
+MAX_STEM_BYTES = 120  # with a suffix and ".md", well under any file system's 255
+
+
+def safe_stem(text: str) -> str:
+    """A file name stem from untrusted text: word characters, '-', '_' and single spaces
+    only (so no separator, no '.', no '..', no control character, nothing absolute), not a
+    reserved device name, at most MAX_STEM_BYTES of UTF-8; '' when nothing is left."""
+    stem = re.sub(r"\s+", " ", _UNSAFE.sub("", unicodedata.normalize("NFC", text))).strip()
+    while len(stem.encode("utf-8")) > MAX_STEM_BYTES:
+        stem = stem[:-1]
+    stem = stem.strip()
+    if stem.casefold() in _RESERVED:
+        stem += "_"
+    return stem
+
+
 def file_name(doc: MarkdownDocument, taken: set[str]) -> str:
-    """A readable, unique file name from the title (the id breaks ties)."""
-    stem = re.sub(r"[^\w\- ]+", "", doc.title, flags=re.UNICODE).strip()[:60].strip()
-    stem = re.sub(r"\s+", " ", stem) or doc.id
-    name = f"{stem}.md"
-    if name.lower() in taken:
-        name = f"{stem} ({doc.id}).md"
-    taken.add(name.lower())
-    return name
+    """A readable, unique `.md` file name from the title (then the id, then a number),
+    made only by `safe_stem`, so it names a file directly inside the export folder."""
+    stem = safe_stem(doc.title) or safe_stem(doc.id) or "untitled"
+    candidates = [stem, f"{stem} {safe_stem(doc.id)}".strip()]
+    candidates += [f"{stem} {number}" for number in range(2, len(taken) + 3)]
+    for candidate in candidates:
+        name = f"{candidate}.md"
+        if name.casefold() not in taken:
+            taken.add(name.casefold())
+            return name
+    raise AssertionError("unreachable: more candidates than names taken")
 
 
 def front_matter(data: dict[str, Any]) -> str:

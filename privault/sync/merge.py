@@ -10,7 +10,10 @@
    only its window end and supersede/revise links follow the newest clock. Closures,
    attestations and disputes are rows of their own, so two devices' confirmations both
    survive.
-4. A row that points at one not yet here (a new page version before its predecessor, a
+4. A shelf's access settings (restricted, private, policy) merge toward the stricter
+   side: a version that loosens them wins only when it was written after seeing the
+   stricter one (`privault.sync.access`); a concurrent one leaves them strict.
+5. A row that points at one not yet here (a new page version before its predecessor, a
    supersede before the statement it closes) waits in `sync_pending` and is applied by a
    later import; nothing half-linked is written.
 
@@ -24,8 +27,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from privault.errors import InputError
 from privault.store import sync_read, sync_state, sync_write
 from privault.store.connection import Connection, write
+from privault.sync.access import ShelfVersion, covers, merge_shelf
 from privault.sync.hlc import Stamp, receive
 from privault.sync.rows import KINDS, Row, content_hash, newer, references
 from privault.sync.stamping import load_clock, save_clock, stamp_changes
@@ -43,6 +48,9 @@ class Derivations(Protocol):
     def statement_vectors(self, items: Sequence[tuple[str, str]]) -> dict[str, bytes]:
         """Per statement id, the embedding of its content (before the lock)."""
 
+    def policy_rank(self, name: str | None) -> int:
+        """How strictly a shelf policy gates (higher: stricter; None: no policy of its own)."""
+
 
 @dataclass
 class MergeReport:
@@ -55,6 +63,8 @@ class MergeReport:
     new_statements: list[str] = field(default_factory=list)  # to scan for PII
     # Names that may be new known entities (the owner's statement entities, owner marks).
     known_values: list[str] = field(default_factory=list)
+    # Shelves whose access settings were kept stricter than the incoming version's.
+    stricter: list[str] = field(default_factory=list)
 
     def count(self, kind: str) -> None:
         """Count one applied row."""
@@ -76,14 +86,40 @@ def _latest(rows: Iterable[Row]) -> dict[tuple[str, str], Row]:
 
 
 def _waiting(conn: Connection) -> list[Row]:
-    return [Row(*item) for item in sync_state.pending(conn)]
+    """Rows parked by earlier imports, checked again like any row from a bundle (one that
+    no longer passes is left where it is, never applied)."""
+    found = []
+    for item in sync_state.pending(conn):
+        try:
+            found.append(Row.from_list(list(item)))
+        except InputError:
+            continue
+    return found
+
+
+def _held_shelf(conn: Connection, name: str) -> ShelfVersion | None:
+    """The shelf version this vault holds (stamped: `merge` stamps local edits first)."""
+    known = sync_state.known(conn, [("shelf", name)]).get(("shelf", name))
+    if known is None:
+        return None
+    return ShelfVersion(known[0], known[1], sync_read.payload(conn, "shelf", name))
 
 
 def _candidates(conn: Connection, rows: Iterable[Row]) -> dict[tuple[str, str], Row]:
-    """The newest version of each row that beats what this vault holds."""
+    """The newest version of each row that beats what this vault holds; for a shelf, also
+    an older one this vault had not seen (it may be stricter: see `sync.access`)."""
     best = _latest([*rows, *_waiting(conn)])
     held = sync_state.known(conn, list(best))
-    return {key: row for key, row in best.items() if newer(row, (held.get(key) or (None,))[0])}
+    found = {}
+    for key, row in best.items():
+        if newer(row, (held.get(key) or (None,))[0]):
+            found[key] = row
+        elif row.kind == "shelf" and key in held:
+            mine = _held_shelf(conn, row.id)
+            theirs = ShelfVersion(row.hlc, row.origin, row.payload)
+            if mine is not None and not covers(mine.history, theirs.history):
+                found[key] = row
+    return found
 
 
 def _ready(conn: Connection, todo: dict[tuple[str, str], Row]) -> set[tuple[str, str]]:
@@ -145,6 +181,25 @@ def merge(
         done: list[tuple[str, str]] = []
         for key in sorted(ready, key=lambda k: _order(todo[k])):
             row = todo[key]
+            if row.kind == "shelf":
+                outcome = merge_shelf(
+                    _held_shelf(conn, row.id),
+                    ShelfVersion(row.hlc, row.origin, row.payload),
+                    derive.policy_rank,
+                )
+                if outcome.action == "keep":  # the held version stands; nothing recorded
+                    report.unchanged += 1
+                    continue
+                if outcome.action == "merge":
+                    # Stricter than either: written, and left marked as a local change
+                    # (after the incoming version), so it is stamped and sent on.
+                    sync_write.put_shelf(conn, row.id, outcome.payload)
+                    report.count(row.kind)
+                    report.stricter.append(row.id)
+                    seq += 1
+                    sync_state.record(conn, row.kind, row.id, row.hlc, row.origin, _hash(row), seq)
+                    clock = receive(clock, Stamp.parse(row.hlc), me)
+                    continue
             applied = _apply(conn, row, derive, prepared, vectors, now, report)
             if applied:
                 report.count(row.kind)

@@ -16,6 +16,7 @@ from typing import Any
 from privault.errors import InputError
 from privault.store.sync_read import DOCUMENT_FIELDS, STATEMENT_FIELDS
 from privault.sync.hlc import Stamp
+from privault.sync.shapes import DEVICE_ID, STAMP, check_row, shown
 
 # Import order inside one batch: what others point at comes first.
 KINDS = (
@@ -33,7 +34,7 @@ KINDS = (
 
 # The keys each kind's payload must carry (see `privault.store.sync_read`).
 REQUIRED: dict[str, frozenset[str]] = {
-    "shelf": frozenset({"policy", "restricted", "private", "created_at"}),
+    "shelf": frozenset({"policy", "restricted", "private", "created_at", "seen"}),
     "tombstone": frozenset({"deleted_at"}),
     "document": frozenset({*DOCUMENT_FIELDS, "metadata", "tags", "sections"}),
     "pii_override": frozenset({"doc_id", "node_id", "kind", "value", "action", "created_at"}),
@@ -80,19 +81,26 @@ class Row:
 
     @classmethod
     def from_list(cls, item: Any) -> Row:
-        """A row from its list form; InputError for anything malformed."""
+        """A row from its list form; InputError, naming the row, for anything malformed:
+        a wrong type or an id of the wrong shape anywhere (see `privault.sync.shapes`)."""
         if not isinstance(item, list) or len(item) != 5:
             raise InputError("a bundle row is not a 5-item list")
         kind, row_id, hlc, origin, payload = item
-        if kind not in KINDS:
-            raise InputError(f"a bundle row has an unknown kind {kind!r}")
-        if not isinstance(row_id, str) or not row_id or not isinstance(origin, str):
-            raise InputError("a bundle row has no id or origin")
+        if not isinstance(kind, str) or kind not in KINDS:
+            raise InputError(f"a bundle row has an unknown kind {shown(kind)}")
+        if not isinstance(row_id, str) or not row_id:
+            raise InputError(f"a {kind} row has no id")
+        if not isinstance(origin, str) or not DEVICE_ID.match(origin):
+            raise InputError(f"{kind} row {shown(row_id)}: its origin is not a device id")
+        if not isinstance(hlc, str) or not STAMP.match(hlc):
+            raise InputError(f"{kind} row {shown(row_id)}: its clock is not a clock value")
         if payload is not None and not isinstance(payload, dict):
-            raise InputError(f"row {kind} {row_id}: payload is not an object")
+            raise InputError(f"{kind} row {shown(row_id)}: payload is not an object")
+        if kind == "shelf" and isinstance(payload, dict) and "seen" not in payload:
+            payload = {**payload, "seen": {}}  # written before shelves kept their history
         if payload is not None and set(payload) != REQUIRED[kind]:
-            raise InputError(f"row {kind} {row_id}: payload fields do not match its kind")
-        Stamp.parse(hlc)
+            raise InputError(f"{kind} row {shown(row_id)}: payload fields do not match its kind")
+        check_row(kind, row_id, payload)
         return cls(kind, row_id, hlc, origin, payload)
 
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from privault.store import sync_read, sync_state
+from privault.store import sync_read, sync_state, sync_write
 from privault.store.connection import Connection, write
+from privault.sync.access import ShelfVersion
 from privault.sync.hlc import Stamp, receive, tick
 from privault.sync.rows import Row, content_hash
 
@@ -54,6 +55,15 @@ def stamp_changes(conn: Connection, read: Payloads | None = None) -> int:
             before = previous.get((kind, row_id))
             if (before is None and digest == "") or (before is not None and before[2] == digest):
                 continue
+            if kind == "shelf" and payload is not None and before is not None:
+                # This version replaces the one recorded: it has seen that one's history.
+                seen = ShelfVersion(before[0], before[1], payload).history
+                if seen != payload["seen"]:
+                    sync_write.set_shelf_seen(conn, row_id, seen)
+                    payload = sync_read.payload(conn, kind, row_id)
+                    if read is not None:
+                        read[(kind, row_id)] = payload
+                    digest = content_hash(payload)
             if before is not None:  # a change to a row is always later than the row
                 clock = receive(clock, Stamp.parse(before[0]), me)
             clock = tick(clock, at, me)

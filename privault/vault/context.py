@@ -51,12 +51,13 @@ from privault.store import shelves
 from privault.store.connection import Connection
 from privault.store.index_reads import Filters
 from privault.vault.embedding import default_embedder
-from privault.vault.ingest import DEFAULT_MAX_NOTE_BYTES
+from privault.vault.ingest import DEFAULT_MAX_NOTE_BYTES, check_shelf
 from privault.vault.privacy import DetectorFactory, PrivacyRuntime, SpanDetector
 
 if TYPE_CHECKING:
     from privault.models.chat import ChatModel
 
+DEFAULT_SHELF = "default"  # exists without a row or a document naming it
 _DETECTION_LOCK = threading.RLock()  # one spaCy pipeline per process: one detection at a time
 _KEPT_DETECTORS = 8  # detector versions kept (a new known entity makes a new version)
 # Tokens of memory the local model reads for one answer (`Vault.ask`, the CLI, the MCP
@@ -242,12 +243,29 @@ class VaultContext:
             return ()
         return tuple(sorted(set(shelves.restricted_names(self.conn)) - caller.shelves))
 
+    def check_shelf_name(self, caller: Caller, shelf: str) -> str:
+        """May this caller name this shelf? The one check every path that takes a shelf
+        name from a caller uses (writing a note or statement, adding a watch, and any
+        future tool).
+
+        The owner may name any well-formed shelf (naming a new one creates it). An agent
+        may only name a shelf it can see in `list_shelves`: one that exists and is not
+        hidden from it. Unknown and hidden get the same NotFound, word for word, so no
+        answer tells an agent that a hidden shelf exists; and an agent cannot create a
+        shelf by writing to a new name."""
+        shelf = check_shelf(shelf)
+        if caller.is_owner:
+            return shelf
+        known = shelf == DEFAULT_SHELF or shelf in shelves.named_shelves(self.conn)
+        if not known or shelf in self.hidden_shelves(caller):
+            raise NotFound(f"no shelf {shelf!r}")
+        return shelf
+
     def check_write(self, caller: Caller, shelf: str) -> None:
-        """Refuse a read-only caller, and a shelf the caller cannot see (as if absent)."""
+        """Refuse a read-only caller, and a shelf the caller may not name (as if absent)."""
         if caller.read_only:
             raise AccessDenied(f"agent {caller.name} is read-only")
-        if shelf in self.hidden_shelves(caller):
-            raise NotFound(f"no shelf {shelf!r}")
+        self.check_shelf_name(caller, shelf)
 
     def filters(
         self,

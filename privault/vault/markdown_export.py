@@ -73,7 +73,7 @@ def export_markdown(conn: Connection, folder: Path) -> MarkdownReport:
             updated_at=data["updated_at"],
             body=data["body"],
         )
-        (target / file_name(doc, taken)).write_text(render_document(doc), encoding="utf-8")
+        _write(target, file_name(doc, taken), render_document(doc))
         written += 1
     now = now_ms()
     by_entity: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -97,5 +97,19 @@ def export_markdown(conn: Connection, folder: Path) -> MarkdownReport:
         (name, sorted(items, key=lambda i: (i["recorded_at"], i["id"])))
         for name, items in sorted(by_entity.items(), key=lambda kv: kv[0].casefold())
     ]
-    (target / STATEMENTS_FILE).write_text(render_statements(tables), encoding="utf-8")
+    _write(target, STATEMENTS_FILE, render_statements(tables))
     return MarkdownReport(str(target), written, count)
+
+
+def _write(folder: Path, name: str, text: str) -> None:
+    """Write one file directly inside `folder`: the name is checked once more, and a
+    symbolic link of that name is replaced, never followed out of the folder."""
+    path = folder / name
+    if path.parent != folder or name in ("", ".", "..") or Path(name).is_absolute():
+        raise InputError(f"refusing to write {name!r} outside {folder}")
+    try:
+        if path.is_symlink():
+            path.unlink()
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None

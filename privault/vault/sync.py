@@ -18,10 +18,11 @@ from typing import Any
 import numpy as np
 
 from privault.caller import Caller
-from privault.errors import AccessDenied, BundleError, InputError
+from privault.errors import AccessDenied, BundleError, InputError, PolicyError
+from privault.privacy.policy import MODE_RANK
 from privault.statements.vectors import embed_many
 from privault.store import sections, sync_read, sync_state
-from privault.store.connection import write
+from privault.store.connection import IntegrityError, write
 from privault.store.migrations import applied_version, known_migrations
 from privault.store.sections import IndexedSection
 from privault.sync import bundle as bundles
@@ -110,6 +111,16 @@ class _Derive:
         blobs = embed_many(embed, [content for _, content in items])
         return {statement_id: blob for (statement_id, _), blob in zip(items, blobs, strict=True)}
 
+    def policy_rank(self, name: str | None) -> int:
+        # A policy this device does not have gates everything, as a read under it would.
+        if name is None:
+            return -1
+        try:
+            mode = self.shared.privacy.policies.resolve(name).mode
+        except PolicyError:
+            return len(MODE_RANK)
+        return MODE_RANK[mode]
+
 
 class VaultSync:
     """Export, import and sync of one vault (owner only)."""
@@ -181,7 +192,10 @@ class VaultSync:
 
     def _merge(self, data: bytes, keys: bundles.KeyCache, name: str) -> ImportReport:
         opened = bundles.open_bundle(data, keys, self._schema())
-        report: MergeReport = merge(self.shared.conn, opened.rows, _Derive(self.shared), now_ms)
+        try:
+            report: MergeReport = merge(self.shared.conn, opened.rows, _Derive(self.shared), now_ms)
+        except IntegrityError as exc:  # the transaction rolled back: nothing was written
+            raise BundleError(f"the bundle's rows do not fit this vault ({exc})") from None
         if {"statement", "pii_override"} & set(report.applied):
             # New entities and marks are known entities: every process learns them, and the
             # owner's windows that hold them get their masked entries again.
@@ -196,6 +210,7 @@ class VaultSync:
             report.unchanged,
             report.forgotten,
             report.waiting,
+            tuple(sorted(set(report.stricter))),
         )
 
     def import_bundle(self, path: str | Path, *, secret: str, caller: Caller) -> ImportReport:

@@ -32,10 +32,12 @@ class ImportReport:
     unchanged: int
     forgotten: int
     waiting: int
+    # Shelves whose access settings stayed stricter than this bundle's concurrent version.
+    kept_stricter: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
-        return dict(self.__dict__)
+        return {**self.__dict__, "kept_stricter": list(self.kept_stricter)}
 
 
 @dataclass(frozen=True)

@@ -144,13 +144,10 @@ class VaultWatches:
         """Add a watch: `every` an interval (`1h30m`) or cron expression, `at` a first (or
         only) run as ISO 8601 text or epoch ms. `fetch_pages` (search watches) files the
         text of each new result page too."""
-        from privault.vault import ingest
         from privault.watches.manage import add_watch
 
         view = self._writer(caller)
-        shelf = ingest.check_shelf(shelf)
-        if shelf in self._context.hidden_shelves(caller):
-            raise NotFound(f"no shelf {shelf!r}")
+        shelf = self._context.check_shelf_name(caller, shelf)
         if not caller.is_owner and kind == "folder":
             raise AccessDenied("agents cannot watch folders: only the owner gives file access")
         if not caller.is_owner and allow_private:

@@ -11,6 +11,7 @@ import typer
 
 from privault.errors import PrivaultError
 from privault.interfaces.cli.common import err_console
+from privault.interfaces.cli.terminal import styled
 from privault.version import __version__
 
 # typer carries its own copy of click: usage errors come from either.
@@ -35,6 +36,7 @@ MODULES = (
     "watches",
     "privacy",
     "agents",
+    "serve",
     "ui",
     "models",
     "sync",
@@ -53,7 +55,8 @@ COMMANDS = {
     "reminders": "watches",
     "policy": "privacy",
     "pii": "privacy",
-    **dict.fromkeys(("agents", "shelf", "audit", "mcp", "serve"), "agents"),
+    **dict.fromkeys(("agents", "shelf", "audit", "mcp"), "agents"),
+    "serve": "serve",
     "ui": "ui",
     "models": "models",
     **dict.fromkeys(("export", "import", "sync"), "sync"),
@@ -122,7 +125,9 @@ def _usage_error(exc: Exception) -> int:
     where = context.command_path if context is not None else "privault"
     message = " ".join(str(getattr(exc, "format_message", exc.__str__)()).split())
     err_console.print(
-        f"[red]error:[/red] {message} (see `{where} --help`)", highlight=False, soft_wrap=True
+        styled("[red]error:[/red] {message} (see `{where} --help`)", message=message, where=where),
+        highlight=False,
+        soft_wrap=True,
     )
     return 2 if isinstance(exc, _USAGE_ERRORS) else int(getattr(exc, "exit_code", 1))
 
@@ -132,7 +137,7 @@ def main() -> None:
     try:
         code = build_app(_command(sys.argv[1:]))(standalone_mode=False)
     except PrivaultError as exc:
-        err_console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+        err_console.print(styled("[red]error:[/red] {}", exc), highlight=False, soft_wrap=True)
         sys.exit(1)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)

@@ -1,8 +1,7 @@
-"""Agents, shelves, the audit log and the MCP server: agents, shelf, audit, mcp, serve."""
+"""Agents, shelves, the audit log and the stdio MCP server: agents, shelf, audit, mcp."""
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import shutil
@@ -13,7 +12,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from privault.errors import AccessDenied, InputError, PrivaultError
+from privault.errors import AccessDenied, InputError
 from privault.interfaces import config
 from privault.interfaces.cli.common import (
     JsonOption,
@@ -23,9 +22,7 @@ from privault.interfaces.cli.common import (
     opened,
     optional_time,
 )
-from privault.interfaces.mcp.lanes import DEFAULT_ASK_QUEUE, DEFAULT_READERS, Activity
-from privault.interfaces.scheduler import POLL_SECONDS, Clock, SyncJob
-from privault.vault import Vault
+from privault.interfaces.cli.terminal import styled
 from privault.vault.shelves import Shelf
 
 TOKEN_ENV = "PRIVAULT_AGENT_TOKEN"
@@ -61,14 +58,24 @@ def agents_add(
     if json_out:
         emit_json({**agent.to_dict(), "token": token})
         return
-    console.print(f"agent [bold]{name}[/bold] registered{' (read-only)' if read_only else ''}")
+    console.print(
+        styled(
+            "agent [bold]{name}[/bold] registered{read_only}",
+            name=name,
+            read_only=" (read-only)" if read_only else "",
+        )
+    )
     if agent.shelves:
         console.print(f"restricted shelves: {', '.join(agent.shelves)}")
     console.print("token (shown once — store it now):", highlight=False)
     print(token)
     console.print(
-        f"[dim]stdio: {TOKEN_ENV}=<token> privault mcp --agent {name}   ·   "
-        f"HTTP: Authorization: Bearer <token>[/dim]",
+        styled(
+            "[dim]stdio: {env}=<token> privault mcp --agent {name}   ·   "
+            "HTTP: Authorization: Bearer <token>[/dim]",
+            env=TOKEN_ENV,
+            name=name,
+        ),
         highlight=False,
     )
 
@@ -120,7 +127,12 @@ def _print_shelf(shelf: Shelf, json_out: bool, verb: str) -> None:
     access = (
         f"restricted to {', '.join(shelf.agents) or 'the owner'}" if shelf.restricted else "public"
     )
-    console.print(f"shelf [bold]{shelf.name}[/bold] {verb}: {access}", highlight=False)
+    console.print(
+        styled(
+            "shelf [bold]{name}[/bold] {verb}: {access}", name=shelf.name, verb=verb, access=access
+        ),
+        highlight=False,
+    )
 
 
 @shelf_app.command("add")
@@ -326,148 +338,8 @@ def mcp_config(
     if json_out:
         emit_json(snippet)
         return
-    err_console.print(f"[dim]paste into {CLIENTS[client]}[/dim]", highlight=False)
+    err_console.print(styled("[dim]paste into {}[/dim]", CLIENTS[client]), highlight=False)
     print(json.dumps(snippet, indent=2))
-
-
-# ---- serve -------------------------------------------------------------------------
-
-
-def serve(
-    host: Annotated[str, typer.Option("--host", help="Address to bind.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8765,
-    allow_remote: Annotated[
-        bool,
-        typer.Option("--allow-remote", help="Allow binding an address other machines can reach."),
-    ] = False,
-    sync_folder: Annotated[
-        Path | None,
-        typer.Option("--sync", help="Also sync through this shared folder (`privault sync`)."),
-    ] = None,
-    sync_minutes: Annotated[
-        int, typer.Option("--sync-minutes", min=1, help="Minutes between syncs.")
-    ] = 5,
-    readers: Annotated[
-        int,
-        typer.Option(
-            "--readers",
-            min=0,
-            max=32,
-            help="Connections serving read calls in parallel (0: every call through one "
-            "connection, one at a time).",
-        ),
-    ] = DEFAULT_READERS,
-    ask_queue: Annotated[
-        int,
-        typer.Option(
-            "--ask-queue",
-            min=0,
-            max=100,
-            help="ask_memory calls that may wait while one runs; more are answered busy.",
-        ),
-    ] = DEFAULT_ASK_QUEUE,
-    chat_threads: Annotated[
-        int | None,
-        typer.Option(
-            "--chat-threads",
-            min=1,
-            max=256,
-            help="CPU threads the local chat model computes with (default: one fewer than "
-            "the machine has, so calls beside an ask keep a core).",
-        ),
-    ] = None,
-) -> None:
-    """Serve MCP at http://HOST:PORT/mcp (bearer token per agent) and the owner's page at
-    http://HOST:PORT/ (log in with the link `privault ui` prints)."""
-    from privault.interfaces.cli.sync import bundle_secret
-    from privault.interfaces.cli.ui import announce, web_factory
-    from privault.interfaces.mcp import http
-
-    if not http.is_loopback(host):
-        if not allow_remote:
-            raise InputError(
-                f"{host} is reachable from other machines; pass --allow-remote to bind it anyway"
-            )
-        err_console.print(
-            f"[yellow]warning:[/yellow] serving on {host}: anyone who can reach it and holds a "
-            "token can read this vault; traffic is plain HTTP — put TLS in front of it",
-            highlight=False,
-        )
-    job = None
-    if sync_folder is not None:
-        secret = bundle_secret(vault_key=False, confirm=False)
-        job = SyncJob(sync_folder, secret, sync_minutes * 60)
-    with opened() as vault:
-        # The clock's own connection, on the server's engines: one embedder, one detector.
-        # Its strong-model pass steps aside while the server serves calls.
-        activity = Activity()
-        clock = Clock(vault.sibling, job, busy=activity.busy)
-        _one_blas_thread()
-        _warm_up(vault, chat_threads or max(1, (os.cpu_count() or 2) - 1))
-        clock.start()
-        err_console.print(
-            f"privault MCP on http://{host}:{port}{http.MCP_PATH} · the owner's page on "
-            f"http://{host}:{port}/ (`privault ui` prints a login link) · watches "
-            f"polled every {POLL_SECONDS}s"
-            + (f" · syncing {sync_folder} every {sync_minutes} min" if sync_folder else ""),
-            highlight=False,
-        )
-        announce(host, port)
-        try:
-            http.serve(
-                vault,
-                host=host,
-                port=port,
-                web=web_factory(vault, host, port),
-                readers=readers,
-                ask_queue=ask_queue,
-                activity=activity,
-            )
-        finally:
-            clock.stop()
-
-
-def _one_blas_thread() -> None:
-    """numpy's BLAS on one thread for the whole server. Its calls already run in parallel
-    across the lanes; a vector search spread over two cores left the helper thread
-    spinning for a while after each one (a memory_search at 10,000 sections: 52 CPU-ms
-    with two threads, 27 with one, the same wall time)."""
-    import numpy  # noqa: F401 - its BLAS must be loaded for the limit to reach it
-    from threadpoolctl import threadpool_limits
-
-    threadpool_limits(limits=1, user_api="blas")
-
-
-def _warm_up(vault: Vault, chat_threads: int) -> None:
-    """Load the embedder, the PII detector and the local chat model now, so the first call
-    is not slow; then take what they loaded out of the garbage collector's sight."""
-    vault.embedder.embed_query("warm up")
-    try:
-        vault.privacy.detector.detect("Warm up with Dana Lee in Paris.")
-    except PrivaultError as exc:  # every gated call will refuse with the same message
-        err_console.print(f"[yellow]PII detector unavailable:[/yellow] {exc}", highlight=False)
-    try:
-        name = vault.load_chat_model(threads=chat_threads)
-        err_console.print(
-            f"local model {name} loaded ({chat_threads} CPU thread"
-            + ("s)" if chat_threads != 1 else ")"),
-            highlight=False,
-        )
-    except PrivaultError as exc:
-        err_console.print(f"[yellow]ask_memory unavailable:[/yellow] {exc}", highlight=False)
-    settle_heap()
-
-
-def settle_heap() -> None:
-    """Exempt every object alive now from the cyclic garbage collector.
-
-    The engines leave a large heap of objects that live as long as the server (tokenizers,
-    ONNX sessions, spaCy and presidio); each full collection walked all of them again,
-    which on the owner's page cost about 60 ms of CPU every ten requests or so. Frozen,
-    they are still freed by reference counting; only cycles among them are never reclaimed.
-    """
-    gc.collect()
-    gc.freeze()
 
 
 def register(app: typer.Typer) -> None:
@@ -476,4 +348,3 @@ def register(app: typer.Typer) -> None:
     app.add_typer(shelf_app, name="shelf")
     app.add_typer(mcp_app, name="mcp")
     app.command()(audit)
-    app.command()(serve)

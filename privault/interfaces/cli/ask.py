@@ -14,6 +14,7 @@ from privault.interfaces.cli.common import (
     emit_json,
     opened,
 )
+from privault.interfaces.cli.terminal import styled
 from privault.vault.context import DEFAULT_ASK_BUDGET
 
 
@@ -51,19 +52,29 @@ def ask(
         emit_json(data)
         return
     if reply.refused:
-        console.print(f"[yellow]refused:[/yellow] {reply.refused}", highlight=False)
+        console.print(styled("[yellow]refused:[/yellow] {}", reply.refused), highlight=False)
     else:
-        console.print(reply.answer, highlight=False, markup=False)
+        console.print(reply.answer, highlight=False)
     for citation in reply.citations:
-        console.print(f"[dim]  cites {citation.node_id} — {citation.title}[/dim]", highlight=False)
+        console.print(
+            styled(
+                "[dim]  cites {node} — {title}[/dim]", node=citation.node_id, title=citation.title
+            ),
+            highlight=False,
+        )
     held = {k: v for k, v in reply.held_back.to_dict().items() if v}
     console.print(
-        f"[dim]policy {reply.policy} ({reply.mode}) · model {reply.model} · "
-        f"held back: {held or 'nothing'}[/dim]",
+        styled(
+            "[dim]policy {policy} ({mode}) · model {model} · held back: {held}[/dim]",
+            policy=reply.policy,
+            mode=reply.mode,
+            model=reply.model,
+            held=held or "nothing",
+        ),
         highlight=False,
     )
     if reply.followup:
-        console.print(f"[dim]follow-up token: {reply.followup}[/dim]", highlight=False)
+        console.print(styled("[dim]follow-up token: {}[/dim]", reply.followup), highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -11,10 +12,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 
 from privault.caller import Caller
 from privault.interfaces import config
+from privault.interfaces.cli.terminal import SafeConsole
 from privault.timeutil import parse_time
 
 if TYPE_CHECKING:  # loaded by the commands that open the whole vault, not by `note`
@@ -26,8 +27,10 @@ if TYPE_CHECKING:  # loaded by the commands that open the whole vault, not by `n
     from privault.vault.capture import Capture
     from privault.vault.privacy import DetectorFactory
 
-console = Console()
-err_console = Console(stderr=True)
+# Every human-readable line goes through these (see `terminal`): untrusted text in them
+# is never markup and never a raw control character.
+console = SafeConsole()
+err_console = SafeConsole(stderr=True)
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 AsOption = Annotated[
@@ -195,15 +198,20 @@ def progress_bar(label: str) -> Progress:
         TextColumn(label),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("{task.description}"),
+        TextColumn("{task.description}", markup=False),  # a file name is not markup
         console=console,
         transient=True,
     )
 
 
+_JSON_CONTROL = re.compile("[\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
 def emit_json(data: Any) -> None:
-    """Print data as JSON on stdout."""
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    """Print data as JSON on stdout. JSON escapes C0 controls itself; DEL, C1 and the bidi
+    controls it would leave raw are written as `\\u` escapes too (same JSON value)."""
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    sys.stdout.write(_JSON_CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
 
 
 def optional_time(value: str | None) -> int | None:

@@ -27,6 +27,7 @@ from privault.errors import PrivaultError
 from privault.interfaces import config
 from privault.interfaces.cli.agents import TOKEN_ENV, client_config, executable
 from privault.interfaces.cli.common import console, privacy_line
+from privault.interfaces.cli.terminal import styled
 from privault.timeutil import now_ms
 from privault.vault import Vault
 
@@ -76,7 +77,7 @@ def demo(
     """Run the main job on a throw-away demo vault with the real models."""
     folder = Path(tempfile.mkdtemp(prefix="privault-demo-"))
     path = folder / "demo.db"
-    console.rule("[bold]privault demo")
+    console.rule(styled("[bold]privault demo"))
     console.print(f"demo vault: {path} (models from {config.models_dir()})")
     try:
         with Vault.open(path, models_dir=config.models_dir()) as vault:
@@ -116,7 +117,7 @@ def _searches(vault: Vault, owner: Caller, agent: Caller) -> None:
         )
         console.print(table)
         held = ", ".join(f"{k} ×{n}" for k, n in theirs.privacy.held_back.items())
-        console.print(f"[dim]held back from the agent: {held or 'nothing'}[/dim]")
+        console.print(styled("[dim]held back from the agent: {}[/dim]", held or "nothing"))
     console.print()
     pack = vault.context("what do I need to pay", caller=agent, budget=150)
     console.print(
@@ -244,7 +245,10 @@ async def call_tool(client: Client, name: str, **arguments: Any) -> dict[str, An
     )
     line = privacy_line(data) if "policy" in data and flat else f"policy {data.get('policy')}"
     shown = f" {json.dumps(arguments)}" if arguments else ""
-    console.print(f"  [bold]{name}[/bold]{shown}: {line}", highlight=False)
+    console.print(
+        styled("  [bold]{name}[/bold]{shown}: {line}", name=name, shown=shown, line=line),
+        highlight=False,
+    )
     return data
 
 

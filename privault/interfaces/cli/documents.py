@@ -26,6 +26,7 @@ from privault.interfaces.cli.common import (
     read_text_argument,
     warm_search,
 )
+from privault.interfaces.cli.terminal import styled
 
 KindOption = Annotated[str | None, typer.Option("--kind", help="note, file, page or reminder.")]
 TagOption = Annotated[str | None, typer.Option("--tag", help="Only documents with this tag.")]
@@ -191,20 +192,27 @@ def search(
     if not data["results"] and not data["statements"]:
         console.print("no results")
     for fact in data["statements"]:
-        label = "" if fact.get("current", True) else f"  [yellow]{fact['label']}[/yellow]"
-        console.print(f"[bold]fact[/bold] {fact['id']}{label}", highlight=False)
-        console.print(fact["content"], highlight=False, markup=False)
+        label = "" if fact.get("current", True) else "  [yellow]{label}[/yellow]"
+        line = styled("[bold]fact[/bold] {id}" + label, id=fact["id"], label=fact.get("label"))
+        console.print(line, highlight=False)
+        console.print(fact["content"], highlight=False)
         console.print()
     for hit in data["results"]:
         crumb = " › ".join(hit["breadcrumb"])
         console.print(
-            f"[bold]{crumb}[/bold]  [dim]{hit['node_id']} · {hit['age']} · "
-            f"{hit['score']:.4f}{' · excerpt' if hit['excerpt'] else ''}[/dim]",
+            styled(
+                "[bold]{crumb}[/bold]  [dim]{node} · {age} · {score}{excerpt}[/dim]",
+                crumb=crumb,
+                node=hit["node_id"],
+                age=hit["age"],
+                score=f"{hit['score']:.4f}",
+                excerpt=" · excerpt" if hit["excerpt"] else "",
+            ),
             highlight=False,
         )
-        console.print(hit["text"], highlight=False, markup=False)
+        console.print(hit["text"], highlight=False)
         console.print()
-    console.print(f"[dim]{privacy_line(data)}[/dim]", highlight=False)
+    console.print(styled("[dim]{}[/dim]", privacy_line(data)), highlight=False)
 
 
 def context(
@@ -236,10 +244,18 @@ def context(
     if json_out:
         emit_json(data)
         return
-    console.print(pack.text, highlight=False, markup=False)
+    console.print(pack.text, highlight=False)
+    console.print()
     console.print(
-        f"\n[dim]{pack.used_tokens}/{pack.budget} tokens · {len(pack.sections)} "
-        f"sections · {pack.dropped} dropped · {privacy_line(data)}[/dim]",
+        styled(
+            "[dim]{used}/{budget} tokens · {sections} sections · {dropped} dropped · "
+            "{privacy}[/dim]",
+            used=pack.used_tokens,
+            budget=pack.budget,
+            sections=len(pack.sections),
+            dropped=pack.dropped,
+            privacy=privacy_line(data),
+        ),
         highlight=False,
     )
 
@@ -257,12 +273,17 @@ def read(
         emit_json(data)
         return
     console.print(
-        f"[bold]{' › '.join(view.breadcrumb)}[/bold]  [dim]{view.node_id}[/dim]", highlight=False
+        styled(
+            "[bold]{crumb}[/bold]  [dim]{node}[/dim]",
+            crumb=" › ".join(view.breadcrumb),
+            node=view.node_id,
+        ),
+        highlight=False,
     )
-    console.print(view.text, highlight=False, markup=False)
+    console.print(view.text, highlight=False)
     if view.children:
-        console.print(f"[dim]children: {', '.join(view.children)}[/dim]")
-    console.print(f"[dim]{privacy_line(data)}[/dim]", highlight=False)
+        console.print(styled("[dim]children: {}[/dim]", ", ".join(view.children)))
+    console.print(styled("[dim]{}[/dim]", privacy_line(data)), highlight=False)
 
 
 def tree(
@@ -282,13 +303,24 @@ def tree(
         emit_json(found.to_dict())
         return
     console.print(
-        f"[bold]{found.title}[/bold] [dim]{found.doc_id} · {found.kind} · {found.shelf}[/dim]",
+        styled(
+            "[bold]{title}[/bold] [dim]{id} · {kind} · {shelf}[/dim]",
+            title=found.title,
+            id=found.doc_id,
+            kind=found.kind,
+            shelf=found.shelf,
+        ),
         highlight=False,
     )
     for node in found.nodes:
-        indent = "  " * max(node.depth, 0)
         console.print(
-            f"{indent}{node.heading}  [dim]{node.node_id} · {node.chars} chars[/dim]",
+            styled(
+                "{indent}{heading}  [dim]{node} · {chars} chars[/dim]",
+                indent="  " * max(node.depth, 0),
+                heading=node.heading,
+                node=node.node_id,
+                chars=node.chars,
+            ),
             highlight=False,
         )
 

@@ -12,6 +12,7 @@ from rich.table import Table
 from privault.errors import ModelError
 from privault.interfaces import config
 from privault.interfaces.cli.common import JsonOption, console, emit_json
+from privault.interfaces.cli.terminal import styled
 from privault.models import catalog
 
 models_app = typer.Typer(
@@ -49,7 +50,7 @@ def list_models(json_out: JsonOption = False) -> None:
             item["description"],
         )
     console.print(table)
-    console.print(f"[dim]models folder: {folder}[/dim]")
+    console.print(styled("[dim]models folder: {}[/dim]", folder))
 
 
 @models_app.command("install")
@@ -157,13 +158,22 @@ def doctor(json_out: JsonOption = False) -> None:
         load, cores = os.getloadavg()[0], os.cpu_count() or 1
         if load > cores:
             console.print(
-                f"[dim]load average {load:.1f} on {cores} cores: the speeds below are lower "
-                "than on an idle machine[/dim]"
+                styled(
+                    "[dim]load average {load} on {cores} cores: the speeds below are lower "
+                    "than on an idle machine[/dim]",
+                    load=f"{load:.1f}",
+                    cores=cores,
+                )
             )
         for check in checks:
             style = {"works": "green", "too slow": "yellow"}.get(check.verdict, "red")
             console.print(
-                f"{check.name} ({check.role}): [{style}]{check.verdict}[/{style}] — ",
+                styled(
+                    f"{{name}} ({{role}}): [{style}]{{verdict}}[/{style}] — ",
+                    name=check.name,
+                    role=check.role,
+                    verdict=check.verdict,
+                ),
                 end="",
             )
             console.print(check.detail, markup=False, highlight=False)

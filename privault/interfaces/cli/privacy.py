@@ -18,6 +18,7 @@ from privault.interfaces.cli.common import (
     opened,
     read_text_argument,
 )
+from privault.interfaces.cli.terminal import styled
 from privault.privacy.policy import load_policy
 
 policy_app = typer.Typer(
@@ -58,7 +59,14 @@ def policy_show(as_agent: AsOption = None, json_out: JsonOption = False) -> None
     if json_out:
         emit_json(data)
         return
-    console.print(f"[bold]{caller.name}[/bold]: policy {base.name} ({base.mode})")
+    console.print(
+        styled(
+            "[bold]{name}[/bold]: policy {policy} ({mode})",
+            name=caller.name,
+            policy=base.name,
+            mode=base.mode,
+        )
+    )
     console.print(f"  identifying: {', '.join(base.identifying) or 'none'}")
     console.print(f"  threshold {base.threshold}; NER {'on' if base.ner else 'off'}")
     for shelf, name in per_shelf.items():

@@ -25,6 +25,7 @@ from privault.interfaces.cli.common import (
     privacy_line,
     read_text_argument,
 )
+from privault.interfaces.cli.terminal import styled
 from privault.statements import ORDERS
 
 HELP = "Statements: facts that hold for a time — add, query, supersede, revise, history."
@@ -101,9 +102,12 @@ def _window(item: dict[str, Any]) -> str:
 
 def _show_one(data: dict[str, Any], verb: str) -> None:
     item = data["statement"]
-    label = "" if item["current"] else f" [bold red]NOT current[/bold red] ({item['status']})"
-    console.print(f"{verb} [bold]{item['id']}[/bold]{label}", highlight=False)
-    console.print(item["content"], highlight=False, markup=False)
+    label = "" if item["current"] else " [bold red]NOT current[/bold red] ({status})"
+    line = styled(
+        "{verb} [bold]{id}[/bold]" + label, verb=verb, id=item["id"], status=item["status"]
+    )
+    console.print(line, highlight=False)
+    console.print(item["content"], highlight=False)
     details = [_window(item)]
     if item["entities"]:
         details.append("entities: " + ", ".join(item["entities"]))
@@ -113,8 +117,8 @@ def _show_one(data: dict[str, Any], verb: str) -> None:
         details.append(f"confirmed ×{item['confirmed_count']}")
     if item["disputed_with"]:
         details.append("disputed with " + ", ".join(item["disputed_with"]))
-    console.print(f"[dim]{' · '.join(details)}[/dim]", highlight=False)
-    console.print(f"[dim]{privacy_line(data)}[/dim]", highlight=False)
+    console.print(styled("[dim]{}[/dim]", " · ".join(details)), highlight=False)
+    console.print(styled("[dim]{}[/dim]", privacy_line(data)), highlight=False)
 
 
 def _show_list(data: dict[str, Any]) -> None:
@@ -124,14 +128,18 @@ def _show_list(data: dict[str, Any]) -> None:
         table = Table("id", "status", "statement", "entities", "valid")
         table.columns[0].no_wrap = table.columns[1].no_wrap = True
         for item in data["statements"]:
-            status = "current" if item["current"] else f"[red]NOT current[/red]\n{item['status']}"
+            status = "current" if item["current"] else "[red]NOT current[/red]\n{status}"
             if item["disputed_with"]:
                 status += "\n[yellow]disputed[/yellow]"
             table.add_row(
-                item["id"], status, item["content"], ", ".join(item["entities"]), _window(item)
+                item["id"],
+                styled(status, status=item["status"]),
+                item["content"],
+                ", ".join(item["entities"]),
+                _window(item),
             )
         console.print(table)
-    console.print(f"[dim]{privacy_line(data)}[/dim]", highlight=False)
+    console.print(styled("[dim]{}[/dim]", privacy_line(data)), highlight=False)
 
 
 def _emit_one(data: dict[str, Any], json_out: bool, verb: str) -> None:
@@ -388,7 +396,7 @@ def entities(
     for item in data["entities"]:
         table.add_row(item["name"], str(item["count"]))
     console.print(table if data["entities"] else "no entities")
-    console.print(f"[dim]{privacy_line(data)}[/dim]", highlight=False)
+    console.print(styled("[dim]{}[/dim]", privacy_line(data)), highlight=False)
 
 
 @statement_app.command("stats")

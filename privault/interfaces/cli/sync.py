@@ -17,6 +17,7 @@ from privault.caller import Caller
 from privault.errors import InputError
 from privault.interfaces import config
 from privault.interfaces.cli.common import JsonOption, console, emit_json, opened
+from privault.interfaces.cli.terminal import styled
 
 PASSPHRASE_ENV = "PRIVAULT_SYNC_PASSPHRASE"
 VaultKeyOption = Annotated[
@@ -133,8 +134,17 @@ def sync(
     console.print(f"device {report.device}: {wrote}; read {len(report.imported)} file(s)")
     for item in report.imported:
         console.print(f"  {item.path}: {sum(item.applied.values())} row(s) applied")
+        if item.kept_stricter:
+            shelves = ", ".join(item.kept_stricter)
+            console.print(f"    kept the stricter access settings of shelf {shelves}")
     for path, reason in report.refused:
-        console.print(f"  [yellow]refused[/yellow] {path}: {reason} (tried again next sync)")
+        console.print(
+            styled(
+                "  [yellow]refused[/yellow] {path}: {reason} (tried again next sync)",
+                path=path,
+                reason=reason,
+            )
+        )
 
 
 def register(app: typer.Typer) -> None:

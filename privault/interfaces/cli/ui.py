@@ -12,6 +12,7 @@ import json
 import os
 import socket
 import webbrowser
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,6 +21,7 @@ import typer
 from privault.errors import InputError
 from privault.interfaces import config
 from privault.interfaces.cli.common import JsonOption, console, emit_json, err_console
+from privault.interfaces.cli.terminal import styled
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -37,20 +39,22 @@ def login_links() -> Any:
     return LoginLinks(ui_folder() / "logins")
 
 
-def announce(host: str, port: int) -> None:
-    """Record where this server listens (and its pid), for `privault ui`."""
+def announce(host: str, port: int, public_url: str | None = None) -> None:
+    """Record where this server listens (and its pid, and the URL clients use when it
+    serves other machines), for `privault ui`."""
     folder = ui_folder()
     folder.mkdir(parents=True, exist_ok=True)
     os.chmod(folder, 0o700)
-    data = {"host": host, "port": port, "pid": os.getpid()}
+    data = {"host": host, "port": port, "pid": os.getpid(), "url": public_url}
     (folder / "server.json").write_text(json.dumps(data))
 
 
-def _announced() -> tuple[str, int] | None:
+def _announced() -> tuple[str, int, str | None] | None:
     try:
         data = json.loads((ui_folder() / "server.json").read_text())
         os.kill(int(data["pid"]), 0)  # still running?
-        return str(data["host"]), int(data["port"])
+        url = data.get("url")
+        return str(data["host"]), int(data["port"]), str(url) if url else None
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -63,13 +67,15 @@ def _listening(host: str, port: int) -> bool:
         return False
 
 
-def web_factory(vault: Any, host: str, port: int) -> Any:
-    """What `privault serve` mounts beside MCP: the owner's page for this vault."""
+def web_factory(vault: Any, host: str, port: int, public: Sequence[str] = ()) -> Any:
+    """What `privault serve` mounts beside MCP: the owner's page for this vault, answering
+    to the same Host names as MCP."""
     from privault.interfaces.mcp.http import allowed_hosts
     from privault.interfaces.web.app import build_web_app
 
     links = login_links()
-    return lambda run: build_web_app(vault, links=links, hosts=allowed_hosts(host, port), run=run)
+    hosts = allowed_hosts(host, port, public)
+    return lambda run: build_web_app(vault, links=links, hosts=hosts, run=run)
 
 
 def ui(
@@ -93,11 +99,14 @@ def ui(
     running = _announced()
     chosen_host = host or (running[0] if running else DEFAULT_HOST)
     chosen_port = port or (running[1] if running else DEFAULT_PORT)
-    if chosen_host in ("0.0.0.0", "::", ""):  # bound to every address: link to this machine
+    public_url = running[2] if running and host is None and port is None else None
+    if chosen_host in ("0.0.0.0", "::", ""):  # bound to every address: check this machine
         chosen_host = DEFAULT_HOST
     token = login_links().issue(minutes * 60)
     shown_host = f"[{chosen_host}]" if ":" in chosen_host else chosen_host
-    link = f"http://{shown_host}:{chosen_port}/login?token={token}"
+    # A server for other machines answers only to its public name: link to that.
+    base = public_url.rstrip("/") if public_url else f"http://{shown_host}:{chosen_port}"
+    link = f"{base}/login?token={token}"
     up = _listening(chosen_host, chosen_port)
     if json_out:
         emit_json({"url": link, "expires_in_seconds": minutes * 60, "server_running": up})
@@ -106,8 +115,12 @@ def ui(
         print(link)
         if not up:
             err_console.print(
-                f"[yellow]no server on {chosen_host}:{chosen_port}[/yellow] — start it with "
-                "`privault serve` (the link stays valid until it expires)",
+                styled(
+                    "[yellow]no server on {host}:{port}[/yellow] — start it with "
+                    "`privault serve` (the link stays valid until it expires)",
+                    host=chosen_host,
+                    port=chosen_port,
+                ),
                 highlight=False,
             )
     if open_browser:

@@ -14,7 +14,6 @@ from contextlib import contextmanager
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from privault.caller import Caller
@@ -28,6 +27,7 @@ from privault.interfaces.cli.common import (
     privacy_line,
     read_text_argument,
 )
+from privault.interfaces.cli.terminal import styled
 from privault.vault.watches import VaultWatches
 
 WATCH_HELP = "Watches: re-read pages, run searches, file reminders, index folders on a schedule."
@@ -78,43 +78,56 @@ def _show_watches(data: dict[str, Any]) -> None:
         for column in (0, 5):
             table.columns[column].no_wrap = True
         for item in data["watches"]:
-            last = item["last_status"] or "—"
+            last = styled("{}", item["last_status"] or "—")
             if item["last_error"]:
-                last += f"\n[red]{escape(item['last_error'])}[/red]"
+                last = styled("{status}\n[red]{error}[/red]", status=last, error=item["last_error"])
             table.add_row(
                 item["id"],
                 item["kind"],
-                escape(item["target"]),
+                item["target"],
                 item["schedule"] or "once",
                 item["status"],
                 (item["next_run_at"] or "—")[:16],
                 last,
             )
         console.print(table)
-    console.print(f"[dim]{privacy_line(data)}[/dim]", highlight=False)
+    console.print(styled("[dim]{}[/dim]", privacy_line(data)), highlight=False)
 
 
 def _show_run(run: dict[str, Any]) -> None:
     colour = {"error": "red", "changed": "yellow", "filed": "green"}.get(run["status"], "dim")
     console.print(
-        f"[{colour}]{run['status']}[/{colour}] {run['watch_id']} · {escape(run['summary'])}"
-        f" [dim](planned {(run['planned_at'] or '')[:16]}, attempt {run['attempt']})[/dim]",
+        styled(
+            f"[{colour}]{{status}}[/{colour}] {{watch}} · {{summary}}"
+            " [dim](planned {planned}, attempt {attempt})[/dim]",
+            status=run["status"],
+            watch=run["watch_id"],
+            summary=run["summary"],
+            planned=(run["planned_at"] or "")[:16],
+            attempt=run["attempt"],
+        ),
         highlight=False,
     )
     if run["error"] and run["error"] != run["summary"]:
-        console.print(f"  [red]{run['error']}[/red]", highlight=False, markup=False)
+        console.print(styled("  [red]{}[/red]", run["error"]), highlight=False)
     if run["diff"]:
         lines = run["diff"].splitlines()
         shown = "\n".join(lines[:DIFF_LINES])
         if len(lines) > DIFF_LINES:
             shown += f"\n… {len(lines) - DIFF_LINES} more lines (--json)"
-        console.print(shown, highlight=False, markup=False)
+        console.print(shown, highlight=False)
 
 
 def _show_watch(data: dict[str, Any], verb: str) -> None:
     item = data["watch"]
     console.print(
-        f"{verb} [bold]{item['id']}[/bold] {item['kind']} {escape(item['target'])}",
+        styled(
+            "{verb} [bold]{id}[/bold] {kind} {target}",
+            verb=verb,
+            id=item["id"],
+            kind=item["kind"],
+            target=item["target"],
+        ),
         highlight=False,
     )
     details = [
@@ -126,12 +139,12 @@ def _show_watch(data: dict[str, Any], verb: str) -> None:
     ]
     if item["allow_private"]:
         details.append("private addresses allowed")
-    console.print(f"[dim]{' · '.join(details)}[/dim]", highlight=False)
+    console.print(styled("[dim]{}[/dim]", " · ".join(details)), highlight=False)
     if item["last_error"]:
-        console.print(f"[red]last error:[/red] {escape(item['last_error'])}", highlight=False)
+        console.print(styled("[red]last error:[/red] {}", item["last_error"]), highlight=False)
     for run in data["runs"]:
         _show_run(run)
-    console.print(f"[dim]{privacy_line(data)}[/dim]", highlight=False)
+    console.print(styled("[dim]{}[/dim]", privacy_line(data)), highlight=False)
 
 
 def _emit_watch(data: dict[str, Any], json_out: bool, verb: str) -> None:
@@ -354,10 +367,10 @@ def reminders(
     else:
         table = Table("id", "due", "reminder", "status")
         for item in data["reminders"]:
-            status = "[bold yellow]due[/bold yellow]" if item["due"] else "acknowledged"
-            table.add_row(item["id"], (item["due_at"] or "")[:16], escape(item["text"]), status)
+            status = styled("[bold yellow]due[/bold yellow]" if item["due"] else "acknowledged")
+            table.add_row(item["id"], (item["due_at"] or "")[:16], item["text"], status)
         console.print(table)
-    console.print(f"[dim]{privacy_line(data)}[/dim]", highlight=False)
+    console.print(styled("[dim]{}[/dim]", privacy_line(data)), highlight=False)
 
 
 @reminders_app.command("ack")
@@ -373,7 +386,7 @@ def ack(
         emit_json(data)
     else:
         reminder = data["reminder"]
-        console.print(f"acknowledged {reminder['id']}: {escape(reminder['text'])}", highlight=False)
+        console.print(f"acknowledged {reminder['id']}: {reminder['text']}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -18,7 +18,7 @@ vault under its own lock. Neither credential opens the other side.
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from mcp.server.transport_security import TransportSecuritySettings
@@ -29,7 +29,12 @@ from privault.caller import Caller
 from privault.errors import AccessDenied
 from privault.interfaces.agents import authenticate
 from privault.interfaces.mcp.lanes import DEFAULT_ASK_QUEUE, DEFAULT_READERS, Activity, Lanes
-from privault.interfaces.mcp.refusals import UNKNOWN, RefusalLog
+from privault.interfaces.mcp.refusals import (
+    UNKNOWN,
+    RefusalLog,
+    client_address,
+    request_summary,
+)
 from privault.interfaces.mcp.runtime import ToolRuntime
 from privault.interfaces.mcp.server import server_for
 from privault.vault import Vault
@@ -100,8 +105,11 @@ class BearerAuth:
                 reason = "access_denied: unknown token"
             else:
                 reason = "access_denied: revoked token"
-            where = f"{scope.get('method', '')} {scope.get('path', '')}"
-            await self._audit(self.refusals.refused(who, where, reason))
+            # Nothing the request chose (its path, its headers) is written as it came.
+            where = request_summary(str(scope.get("method", "")), str(scope.get("path", "")))
+            client = scope.get("client") or ("?", 0)
+            source = client_address(client[0])
+            await self._audit(self.refusals.refused(who, where, reason, source))
             await send(
                 {
                     "type": "http.response.start",
@@ -132,19 +140,29 @@ class BearerAuth:
             await self.runtime.on_reader(record)
 
 
-def allowed_hosts(host: str, port: int) -> list[str]:
-    """The Host header values a server bound at host:port answers to."""
+def allowed_hosts(host: str, port: int, public: Sequence[str] = ()) -> list[str]:
+    """The Host header values a server bound at host:port answers to.
+
+    On loopback: the loopback names. On an address of the machine: that address. On
+    every address (0.0.0.0, ::) no name is known, so none but `public`: the names clients
+    use, from `serve --public-url` / `--allowed-host`, which are added in every case."""
     if is_loopback(host):
-        return [f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"]
-    return [f"{host}:{port}"]
+        bound = [f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"]
+    elif host in WILDCARDS:
+        bound = []
+    else:
+        bound = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
+    return list(dict.fromkeys([*bound, *(name.lower() for name in public)]))
 
 
-def security_for(host: str, port: int) -> TransportSecuritySettings:
-    """Host/Origin checks: loopback names on loopback; the bound host otherwise."""
-    hosts = allowed_hosts(host, port)
+WILDCARDS = frozenset({"0.0.0.0", "::", ""})  # binding every address of the machine
+
+
+def security_for(hosts: Sequence[str]) -> TransportSecuritySettings:
+    """Host/Origin checks: only the names in `hosts` (see `allowed_hosts`)."""
     origins = [f"http://{name}" for name in hosts] + [f"https://{name}" for name in hosts]
     return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+        enable_dns_rebinding_protection=True, allowed_hosts=list(hosts), allowed_origins=origins
     )
 
 
@@ -176,17 +194,19 @@ def build_app(
     readers: int = DEFAULT_READERS,
     ask_queue: int = DEFAULT_ASK_QUEUE,
     activity: Activity | None = None,
+    public: Sequence[str] = (),
 ) -> ASGIApp:
     """The ASGI app for `privault serve`: bearer auth in front of the MCP endpoint, and
     (with `web`) the owner's page on every other path. `readers` handles serve reads in
     parallel (0: every call on `vault` under one lock); `ask_queue` asks may wait while
-    one runs; `activity` counts the calls being served."""
+    one runs; `activity` counts the calls being served; `public`: the Host values clients
+    use beside the bound address (see `allowed_hosts`)."""
     lanes = Lanes(vault, readers=readers, ask_queue=ask_queue, activity=activity)
     runtime = ToolRuntime(vault, _caller_of, lanes=lanes, resolver_reads_vault=False)
     server = server_for(runtime)
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
-        transport_security=security_for(host, port),
+        transport_security=security_for(allowed_hosts(host, port, public)),
         host=host,
     )
     # The auth check wraps the whole MCP app (lifespan passes through), so no route of it,
@@ -204,6 +224,7 @@ def serve(
     readers: int = DEFAULT_READERS,
     ask_queue: int = DEFAULT_ASK_QUEUE,
     activity: Activity | None = None,
+    public: Sequence[str] = (),
 ) -> None:
     """Run the HTTP server in this process until interrupted."""
     import uvicorn
@@ -216,6 +237,7 @@ def serve(
         readers=readers,
         ask_queue=ask_queue,
         activity=activity,
+        public=public,
     )
     config = uvicorn.Config(
         app,

@@ -1,18 +1,22 @@
 """Audit rows for HTTP requests refused at the door (no token, an unknown or revoked one).
 
 Every refused request should reach the audit log, but anyone who can reach the port can
-send them, as fast as they like: one row each would let an unauthenticated flood grow the
-table (and fsync the file) without bound. So refusals are counted per identity — the
-revoked agent the token belonged to, or `(unknown)` for every token no agent ever held —
-in windows of `window_seconds`: the first refusal of an identity in a window is written at
-once, the rest are counted, and the count is written as one summary row when the window
-has closed (at the next refusal, or when the server stops). An identity thus costs at most
-two rows per window however fast it knocks, and the identities are bounded by the agents
-ever registered, plus one.
+send them, as fast as they like, with any path they like. So a refused request never
+writes what it chose: the row names the method (one of the HTTP methods, else `?`) and
+`/mcp` or `/mcp/…`, the refusal and the source address, nothing of the rest of the path,
+the headers or the token. And refusals are counted per source — the identity (the revoked
+agent the token belonged to, or `(unknown)` for every token no agent ever held) and the
+client address — in windows of `window_seconds`: the first refusal of a source is written
+at once, the rest are counted, and the count is written as one summary row when the
+window has closed (at the next refusal from anyone, or when the server stops); that
+summary opens the source's next window. A source thus costs at most one row per window
+however fast it knocks, and the sources tracked at once are capped (`MAX_SOURCES`);
+beyond the cap, addresses share one bucket.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import threading
 import time
 from collections.abc import Callable
@@ -22,13 +26,35 @@ from privault.vault.agents import AuditEntry
 
 UNKNOWN = "(unknown)"  # the audit name of a caller no registered agent can be tied to
 WINDOW_SECONDS = 60.0
+MAX_SOURCES = 1024  # (identity, address) pairs counted at once
+OTHER_SOURCES = "(other addresses)"
+_METHODS = frozenset({"GET", "POST", "DELETE", "PUT", "PATCH", "HEAD", "OPTIONS"})
+
+
+def request_summary(method: str, path: str, mcp_path: str = "/mcp") -> str:
+    """What a refused request is recorded as: a known method and `/mcp` or `/mcp/…`."""
+    shown_method = method if method in _METHODS else "?"
+    if path == mcp_path:
+        shown_path = mcp_path
+    elif path.startswith(mcp_path + "/"):
+        shown_path = mcp_path + "/…"
+    else:
+        shown_path = "…"
+    return f"{shown_method} {shown_path}"
+
+
+def client_address(host: object) -> str:
+    """The client's address as the audit shows it: an IP address, or `?`."""
+    try:
+        return str(ipaddress.ip_address(str(host)))
+    except ValueError:
+        return "?"
 
 
 @dataclass
 class _Window:
     started: float
-    tool: str
-    more: int = 0  # refusals after the first, not yet written
+    more: int = 0  # refusals not yet written
 
 
 class RefusalLog:
@@ -38,21 +64,27 @@ class RefusalLog:
         self,
         window_seconds: float = WINDOW_SECONDS,
         clock: Callable[[], float] = time.monotonic,
+        max_sources: int = MAX_SOURCES,
     ) -> None:
         self.window_seconds = window_seconds
+        self.max_sources = max_sources
         self._clock = clock
-        self._windows: dict[str, _Window] = {}
+        self._windows: dict[tuple[str, str], _Window] = {}
         self._lock = threading.Lock()
 
-    def refused(self, who: str, tool: str, reason: str) -> list[AuditEntry]:
-        """Note one refusal by `who`; return the rows to write for it now (maybe none)."""
+    def refused(self, who: str, tool: str, reason: str, source: str = "?") -> list[AuditEntry]:
+        """Note one refusal by `who` from address `source` (`tool`: `request_summary`);
+        return the rows to write for it now (maybe none)."""
         with self._lock:
             now = self._clock()
-            rows = self._close_windows(lambda window: now - window.started >= self.window_seconds)
-            window = self._windows.get(who)
+            rows = self._settle(now)
+            key = (who, source)
+            if key not in self._windows and len(self._windows) >= self.max_sources:
+                key = (who, OTHER_SOURCES)
+            window = self._windows.get(key)
             if window is None:
-                self._windows[who] = _Window(now, tool)
-                rows.append(_row(who, tool, reason))
+                self._windows[key] = _Window(now)
+                rows.append(_row(who, tool, f"{reason} (from {key[1]})"))
             else:
                 window.more += 1
             return rows
@@ -60,25 +92,36 @@ class RefusalLog:
     def flush(self) -> list[AuditEntry]:
         """The summary rows of every open window (the server is stopping)."""
         with self._lock:
-            return self._close_windows(lambda _window: True)
+            rows = [self._summary(key, window) for key, window in self._windows.items()]
+            self._windows.clear()
+            return [row for row in rows if row is not None]
 
-    def _close_windows(self, closes: Callable[[_Window], bool]) -> list[AuditEntry]:
+    def _settle(self, now: float) -> list[AuditEntry]:
+        """Close the windows that have run out: a summary row for each that counted
+        refusals (and a new window from now, so the next row waits a window too)."""
         rows = []
-        for who, window in list(self._windows.items()):
-            if closes(window):
-                del self._windows[who]
-                if window.more:
-                    rows.append(
-                        _row(
-                            who,
-                            window.tool,
-                            f"{window.more} more request{'' if window.more == 1 else 's'} "
-                            f"refused in the {self.window_seconds:g} s after the one logged "
-                            "before",
-                        )
-                    )
+        for key, window in list(self._windows.items()):
+            if now - window.started < self.window_seconds:
+                continue
+            summary = self._summary(key, window)
+            if summary is None:
+                del self._windows[key]
+            else:
+                rows.append(summary)
+                self._windows[key] = _Window(now)
         return rows
+
+    def _summary(self, key: tuple[str, str], window: _Window) -> AuditEntry | None:
+        if not window.more:
+            return None
+        plural = "" if window.more == 1 else "s"
+        return _row(
+            key[0],
+            "refused requests",
+            f"{window.more} more request{plural} refused in the {self.window_seconds:g} s "
+            f"after the one logged before (from {key[1]})",
+        )
 
 
 def _row(who: str, tool: str, reason: str) -> AuditEntry:
-    return AuditEntry(agent=who, tool=tool[:100], ok=False, refused=True, reason=reason)
+    return AuditEntry(agent=who, tool=tool[:100], ok=False, refused=True, reason=reason[:300])

@@ -13,7 +13,6 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from privault.caller import Caller
-from privault.errors import NotFound
 from privault.interfaces.mcp.models import (
     ContextResult,
     DocumentEntry,
@@ -236,9 +235,6 @@ def _remember(server: MCPServer, runtime: ToolRuntime) -> None:
         text again is harmless (status `unchanged`)."""
 
         def body(vault: Vault, caller: Caller) -> tuple[RememberResult, Outcome]:
-            if shelf not in {s.name for s in vault.shelves.visible(caller)}:
-                # Same answer for a missing and a hidden shelf: agents cannot probe names.
-                raise NotFound(f"no shelf {shelf!r} (see list_shelves)")
             added = vault.note(
                 text,
                 caller=caller,

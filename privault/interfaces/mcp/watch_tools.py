@@ -15,7 +15,6 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from privault.caller import Caller
-from privault.errors import NotFound
 from privault.interfaces.mcp.runtime import Outcome, ToolRuntime
 from privault.interfaces.mcp.watch_models import (
     ReminderReply,
@@ -93,9 +92,6 @@ def _watch(server: MCPServer, runtime: ToolRuntime) -> None:
         watch with its id (for cancel_watch) and next_run_at."""
 
         def body(vault: Vault, caller: Caller) -> tuple[WatchReply, Outcome]:
-            if shelf not in {s.name for s in vault.shelves.visible(caller)}:
-                # Same answer for a missing and a hidden shelf: agents cannot probe names.
-                raise NotFound(f"no shelf {shelf!r} (see list_shelves)")
             added = vault.watches.add(kind, target, caller=caller, every=every, at=at, shelf=shelf)
             reply = WatchReply.model_validate(added.to_dict())
             return reply, Outcome([added.watch.id], added.privacy)
