@@ -89,6 +89,7 @@ def test_the_owners_ask_timeout_bounds_a_whole_answer() -> None:
     process = ModelProcess(Spec("fake-chat", "fake"), backoff=(0.0,))
     chat = WorkerChat(process.spec, deadline=replace(QUICK, cap=3.0), process=process)
     try:
+        process.start()  # timed from here: the cap bounds the answer, not the start
         started = time.monotonic()
         with pytest.raises(ModelUnavailable, match="ask_timeout"):
             chat.chat(say("[[trickle:8]] too slowly"))

@@ -103,6 +103,7 @@ FACADE_NAMES = {
         "strong_model",
     ],
     "shared": [
+        "check_shelf_name",
         "check_write",
         "conn",
         "embedder",
