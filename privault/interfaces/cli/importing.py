@@ -1,0 +1,112 @@
+"""`privault add --from KIND PATH`: imports of other apps' exports, as `add` writes files.
+
+Only the owner imports (the MCP server has no such tool). Items are stored searchable by
+their words at once; their PII scan and embedding run in the background, as for `add`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from privault.caller import Caller
+from privault.interfaces.cli.common import console, emit_json, opened, progress_bar
+
+if TYPE_CHECKING:
+    from privault.vault.import_results import ImportCounts, ImportReport
+
+PROGRESS_EVERY = 25  # items between two redraws of the bar
+
+
+def import_paths(
+    kind: str | None,
+    paths: Sequence[Path],
+    *,
+    shelf: str | None,
+    tags: Sequence[str],
+    dry_run: bool,
+    prune: bool,
+    json_out: bool,
+) -> None:
+    """Import each path as an export of `kind` (None: detected) and print the reports."""
+    reports: list[ImportReport] = []
+    with opened() as vault:
+        for path in paths:
+            if json_out:
+                reports.append(
+                    vault.import_from(
+                        kind,
+                        path,
+                        caller=Caller.owner(),
+                        shelf=shelf or "default",
+                        tags=tags,
+                        dry_run=dry_run,
+                        prune=prune,
+                    )
+                )
+                continue
+            with progress_bar(f"importing {path.name}") as bar:
+                task = bar.add_task("", total=None)
+
+                def show(counts: ImportCounts, task: object = task) -> None:
+                    if counts.done % PROGRESS_EVERY == 0:
+                        bar.update(task, completed=counts.done, description=_line(counts))
+
+                reports.append(
+                    vault.import_from(
+                        kind,
+                        path,
+                        caller=Caller.owner(),
+                        shelf=shelf or "default",
+                        tags=tags,
+                        dry_run=dry_run,
+                        prune=prune,
+                        progress=show,
+                    )
+                )
+    if json_out:
+        emit_json([r.to_dict() for r in reports] if len(reports) != 1 else reports[0].to_dict())
+    else:
+        for report in reports:
+            _print(report)
+    if all(
+        r.failed and not any(r.total(s) for s in ("added", "updated", "skipped")) for r in reports
+    ):
+        raise typer.Exit(1)
+
+
+def _line(counts: ImportCounts) -> str:
+    return (
+        f"added {counts.total('added')} · updated {counts.total('updated')} · "
+        f"skipped {counts.total('skipped')} · failed {len(counts.failed)}"
+    )
+
+
+def _print(report: ImportReport) -> None:
+    verb = "would import" if report.dry_run else "imported"
+    console.print(f"{verb} {report.path} as {report.kind}", highlight=False, markup=False)
+    for label, counts in sorted(report.counts.items()):
+        console.print(
+            f"  {label}: {'would add' if report.dry_run else 'added'} {counts['added']}, "
+            f"{'would update' if report.dry_run else 'updated'} {counts['updated']}, "
+            f"skipped {counts['skipped']} (unchanged)",
+            highlight=False,
+            markup=False,
+        )
+    if not report.counts:
+        console.print("  nothing to import", highlight=False)
+    for item, reason in report.failed:
+        console.print(f"  failed {item}: {reason}", highlight=False, markup=False)
+    if report.gone:
+        kept = "deleted here too" if report.pruned else "kept here; --prune deletes them"
+        console.print(
+            f"  {len(report.gone)} item(s) deleted at the source ({kept}):", highlight=False
+        )
+        for gone in report.gone[:20]:
+            target = gone.doc_id or gone.statement_id
+            console.print(f"    {gone.key} → {target}", highlight=False, markup=False)
+        if len(report.gone) > 20:
+            console.print(f"    … and {len(report.gone) - 20} more", highlight=False)

@@ -1,0 +1,420 @@
+"""Importing other apps' exports (`vault.import_from`): the owner's act, never an agent's.
+
+The parsing is `privault.imports` (one module per app, streaming plain items); this facade
+writes what they yield through the same path as `privault add`: each page a document
+stored keyword-searchable at once with its PII scan and embedding queued for the indexer
+(`writing.store_drafts(background=True)`), so gated callers see none of it until it is
+scanned; each mem0 memory a statement, scanned before it is written (`VaultStatements`).
+
+Idempotence is by a source key per item (`store.imported`): an item whose digest has not
+changed is skipped before any sectioning; a changed one updates its document (or
+supersedes its statement); nothing is written twice. Items imported before from the same
+source that it no longer has are reported, and deleted only with `prune`. A `Bad` item is
+reported and skipped, and the rest goes on; a path that is not that kind of export is
+refused (`NotThisKind`) before anything is written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from privault import imports
+from privault import statements as st
+from privault.caller import Caller
+from privault.errors import AccessDenied, Conflict, InputError, NotFound
+from privault.imports import Bad, Memory, Page
+from privault.statements import Statement
+from privault.store import documents, imported
+from privault.store.connection import write
+from privault.store.imported import ImportedItem
+from privault.timeutil import now_ms
+from privault.vault import ingest, writing
+from privault.vault.context import VaultContext
+from privault.vault.import_results import GoneItem, ImportCounts, ImportReport
+from privault.vault.ingest import Draft
+from privault.vault.statement_gate import metadata_texts
+from privault.vault.statements import VaultStatements
+
+BATCH = 200  # pages per transaction
+# Kinds whose export is all of the owner's account; the others have scopes (an Obsidian
+# vault, a mailbox file, a mem0 user) and what is gone is judged within the scopes read.
+ONE_SOURCE_KINDS = ("chatgpt", "claude", "notion")
+Progress = Callable[[ImportCounts], None]
+T = TypeVar("T")
+
+
+class VaultImporting:
+    """Imports into one open vault."""
+
+    def __init__(self, context: VaultContext, statements: VaultStatements) -> None:
+        self._context = context
+        self._conn = context.conn
+        self._statements = statements
+
+    def import_from(
+        self,
+        kind: str | None,
+        path: str | Path,
+        *,
+        caller: Caller,
+        shelf: str = "default",
+        tags: Sequence[str] = (),
+        dry_run: bool = False,
+        prune: bool = False,
+        progress: Progress | None = None,
+    ) -> ImportReport:
+        """Import the export at `path` (`kind` None: detected when only one kind fits).
+
+        Every item lands on `shelf` (an item imported before stays where it is) with
+        `tags` added to its own. With `dry_run` nothing is written: the report says what
+        would be added, updated and skipped. With `prune`, items deleted at the source are
+        deleted here too (documents forgotten, statements closed)."""
+        if not caller.is_owner:
+            raise AccessDenied("importing is the owner's; agents write through remember")
+        source = Path(path).expanduser()
+        kind = kind or imports.detect(source)
+        read = imports.reader(kind)
+        shelf = ingest.check_shelf(shelf)
+        extra = ingest.check_tags(list(tags))
+        self._context.check_write(caller, shelf)
+        run = _Run(self, kind, shelf, extra, dry_run, caller)
+        pages: list[Page] = []
+        for item in read(source):
+            if isinstance(item, Page):
+                pages.append(item)
+                if len(pages) >= BATCH:
+                    run.pages(pages)
+                    pages = []
+            elif isinstance(item, Memory):
+                run.pages(pages)
+                pages = []
+                run.memory(item)
+            else:
+                run.bad(item)
+            if progress:
+                progress(run.counts)
+        run.pages(pages)
+        if progress:
+            progress(run.counts)
+        gone = run.gone()
+        pruned = 0 if dry_run or not prune else self._prune(kind, gone, caller)
+        return ImportReport(
+            kind=kind,
+            path=str(source),
+            dry_run=dry_run,
+            counts=run.counts.by_label,
+            failed=tuple(run.counts.failed),
+            gone=tuple(gone),
+            pruned=pruned,
+        )
+
+    def _prune(self, kind: str, gone: Iterable[GoneItem], caller: Caller) -> int:
+        pruned = 0
+        for item in gone:
+            if item.doc_id:
+                with write(self._conn):
+                    documents.delete(self._conn, item.doc_id, now_ms())
+                    imported.forget(self._conn, kind, item.key)
+                pruned += 1
+            elif item.statement_id:
+                # A statement closed here already has nothing left to prune.
+                with contextlib.suppress(Conflict, InputError, NotFound):
+                    self._statements.invalidate(
+                        item.statement_id, caller=caller, reason="deleted at the source"
+                    )
+                with write(self._conn):
+                    imported.forget(self._conn, kind, item.key)
+                pruned += 1
+        return pruned
+
+
+class _Run:
+    """The state of one import: counts, the keys seen, the scopes they came from."""
+
+    def __init__(
+        self,
+        facade: VaultImporting,
+        kind: str,
+        shelf: str,
+        tags: tuple[str, ...],
+        dry_run: bool,
+        caller: Caller,
+    ) -> None:
+        self.facade = facade
+        self.conn = facade._conn
+        self.settings = facade._context.settings
+        self.kind = kind
+        self.shelf = shelf
+        self.tags = tags
+        self.dry_run = dry_run
+        self.caller = caller
+        self.counts = ImportCounts()
+        self.seen: set[str] = set()
+        self.scopes: set[str] = set()
+
+    # ---- documents -------------------------------------------------------------------
+
+    def pages(self, batch: Sequence[Page]) -> None:
+        """Write a batch of pages: skip the unchanged, store the rest in one transaction."""
+        if not batch:
+            return
+        stored = imported.get_many(self.conn, self.kind, [p.key for p in batch])
+        todo: list[tuple[Page, Draft, str]] = []
+        for page in batch:
+            self.scopes.add(page.scope)
+            if page.key in self.seen:
+                self.counts.count(page.label, "skipped")  # the same item twice in one export
+                continue
+            self.seen.add(page.key)
+            before = stored.get(page.key)
+            digest = page.digest
+            if before is not None and before.item_hash == digest and before.doc_id:
+                self.counts.count(page.label, "skipped")
+                continue
+            if self.dry_run:
+                self.counts.count(page.label, "updated" if before else "added")
+                continue
+            try:
+                draft = self.draft(page, before)
+            except (InputError, NotFound, OSError) as exc:
+                self.counts.failed.append((_where(page), str(exc)))
+                continue
+            todo.append((page, draft, digest))
+        if not todo:
+            return
+        added = writing.store_drafts(
+            self.conn, None, None, [d for _, d, _ in todo], background=True
+        )
+        now = now_ms()
+        with write(self.conn):
+            for (page, draft, digest), result in zip(todo, added, strict=True):
+                status = result.status
+                if status == "unchanged":
+                    documents.set_tags(self.conn, result.doc_id, draft.tags)
+                    status = "skipped" if stored.get(page.key) else "added"
+                self.counts.count(page.label, status)
+                imported.record(
+                    self.conn,
+                    ImportedItem(
+                        self.kind, page.key, page.scope, draft.shelf, digest, result.doc_id
+                    ),
+                    now,
+                )
+                targets = ((link.label, source_of(self.kind, link.key)) for link in page.links)
+                imported.replace_links(self.conn, result.doc_id, targets)
+
+    def draft(self, page: Page, before: ImportedItem | None) -> Draft:
+        """A page as the draft `add` would write (on the shelf it already lives on)."""
+        shelf = before.shelf if before is not None else self.shelf
+        tags = ingest.check_tags([*page.tags, *self.tags])
+        metadata = {**page.metadata, "imported_from": self.kind}
+        if page.file is not None:
+            drafted = writing.file_draft(Path(page.file), shelf, tags, self.settings.max_file_bytes)
+            if drafted is None:
+                raise InputError("not a document (a statement table)")
+            return dataclasses.replace(
+                drafted,
+                shelf=shelf,
+                source=source_of(self.kind, page.key),
+                created_at=page.created_at,
+                metadata=metadata,
+            )
+        return Draft(
+            kind="note",
+            title=page.title.strip()[: ingest.TITLE_STORED_CHARS] or "Untitled",
+            text=ingest.check_text(page.text, page.label, self.settings.max_file_bytes),
+            shelf=shelf,
+            tags=tags,
+            source=source_of(self.kind, page.key),
+            created_at=page.created_at,
+            metadata=metadata,
+        )
+
+    # ---- statements ------------------------------------------------------------------
+
+    def memory(self, memory: Memory) -> None:
+        """A memory as a statement chain: its history replayed at the source's times."""
+        self.scopes.add(memory.scope)
+        if memory.key in self.seen:
+            self.counts.count(memory.label, "skipped")
+            return
+        self.seen.add(memory.key)
+        before = imported.get_many(self.conn, self.kind, [memory.key]).get(memory.key)
+        digest = memory.digest
+        if before is not None and before.item_hash == digest and before.statement_id:
+            self.counts.count(memory.label, "skipped")
+            return
+        if self.dry_run:
+            self.counts.count(memory.label, "updated" if before else "added")
+            return
+        try:
+            applied = _MemoryWriter(self, memory, before).write()
+        except (InputError, Conflict, NotFound) as exc:
+            self.counts.failed.append((f"{memory.label} {memory.key}", str(exc)))
+            return
+        with write(self.conn):
+            imported.record(self.conn, dataclasses.replace(applied, item_hash=digest), now_ms())
+        self.counts.count(memory.label, "updated" if before else "added")
+
+    # ---- the rest --------------------------------------------------------------------
+
+    def bad(self, item: Bad) -> None:
+        """A bad item: reported; an item the source still has (its key known) is not gone."""
+        if item.key is not None:
+            self.seen.add(item.key)
+        self.counts.failed.append((item.where, item.reason))
+
+    def gone(self) -> list[GoneItem]:
+        """Items imported before from the scopes this run read that it did not find."""
+        scopes = set(self.scopes)
+        if self.kind in ONE_SOURCE_KINDS:
+            scopes.add("")  # one export per owner: even an empty one says what is gone
+        return [
+            GoneItem(row.source_key, row.doc_id, row.statement_id)
+            for row in imported.in_scopes(self.conn, self.kind, scopes)
+            if row.source_key not in self.seen
+        ]
+
+
+class _MemoryWriter:
+    """Replays a memory's history as statements, from where the last import stopped."""
+
+    def __init__(self, run: _Run, memory: Memory, before: ImportedItem | None) -> None:
+        self.run = run
+        self.memory = memory
+        self.before = before
+        self.statements = run.facade._statements
+
+    def write(self) -> ImportedItem:
+        memory, before = self.memory, self.before
+        done = int(before.detail.get("revisions", 0)) if before else 0
+        current = before.statement_id if before else None
+        chain = before.chain_id if before else None
+        open_now = bool(before.detail.get("open", True)) if before else False
+        last = str(before.detail.get("content", "")) if before else ""
+        history = list(memory.history)
+        todo = history[done:] if done <= len(history) else []
+        if not todo and done > len(history) and history:
+            todo = [history[-1]]  # the source rewrote its history: take where it ends now
+        for revision in todo:
+            if revision.event == "DELETE":
+                if current and open_now:
+                    self._close(current, revision.at)
+                    open_now = False
+                continue
+            if revision.content == last and open_now:
+                continue
+            if current and open_now:
+                current = self._supersede(current, revision.content, revision.at)
+            else:
+                current = self._add(revision.content, revision.at)
+                chain = chain or current
+                open_now = True
+            last = revision.content
+        shelf = before.shelf if before else self.run.shelf
+        return ImportedItem(
+            self.run.kind,
+            memory.key,
+            memory.scope,
+            shelf,
+            "",
+            chain_id=chain,
+            statement_id=current,
+            detail={"revisions": len(history), "open": open_now, "content": last},
+        )
+
+    def _metadata(self) -> dict[str, Any]:
+        tags = list(dict.fromkeys([*self.memory.tags, *self.run.tags]))
+        return {**self.memory.metadata, "tags": tags, "imported_from": self.run.kind}
+
+    def _write(self, texts: Sequence[str | None], operation: Callable[[], Statement]) -> str:
+        """Through the statements facade's write: scanned before it is stored, its
+        entities known entities from then on. The vault time is the source's (`now_ms`),
+        so a `known_at` view reaches back to when the memory tool learnt it."""
+        metadata = self._metadata()
+        every = [*texts, *self.memory.entities, *metadata_texts(metadata)]
+        response = self.statements._write(self.run.caller, every, operation)
+        return str(response.statement.statement.id)
+
+    def _add(self, content: str, at: int | None) -> str:
+        shelf = self.before.shelf if self.before else self.run.shelf
+        source = source_of(self.run.kind, self.memory.key)
+        return _at_or_now(
+            lambda when: self._write(
+                [content, source],
+                lambda: st.add(
+                    self.statements.conn,
+                    content,
+                    entities=self.memory.entities,
+                    source=source,
+                    valid_from=when,
+                    metadata=self._metadata(),
+                    embed=self.statements._embed,
+                    now_ms=when,
+                    shelf=shelf,
+                ),
+            ),
+            at,
+        )
+
+    def _supersede(self, current: str, content: str, at: int | None) -> str:
+        source = source_of(self.run.kind, self.memory.key)
+        return _at_or_now(
+            lambda when: self._write(
+                [content, source],
+                lambda: st.supersede(
+                    self.statements.conn,
+                    current,
+                    content,
+                    valid_from=when,
+                    source=source,
+                    metadata=self._metadata(),
+                    embed=self.statements._embed,
+                    now_ms=when,
+                ),
+            ),
+            at,
+        )
+
+    def _close(self, current: str, at: int | None) -> None:
+        _at_or_now(
+            # No reason of its own: the vault's own word ("invalidated") needs no scan.
+            lambda when: st.invalidate(self.statements.conn, current, valid_to=when, now_ms=when),
+            at,
+        )
+
+
+def _at_or_now(write_at: Callable[[int | None], T], at: int | None) -> T:
+    """Write at the source's time; where the vault cannot place it there (a time before
+    the statement it follows, or in the future), at now."""
+    if at is not None and at <= now_ms():
+        try:
+            return write_at(at)
+        except (InputError, Conflict):
+            pass
+    return write_at(None)
+
+
+def kind_of(path: str | Path) -> str | None:
+    """The kind of export at `path` when exactly one fits, None when none does (then it is
+    not an export: `add` adds it as a file); `NotThisKind` when several fit."""
+    source = Path(path).expanduser()
+    if not source.exists() or not imports.fitting(source):
+        return None
+    return imports.detect(source)  # the one kind, or NotThisKind naming the several
+
+
+KINDS = imports.KINDS
+
+
+def source_of(kind: str, key: str) -> str:
+    """The `source` of a document imported from `kind` with this key."""
+    return f"{kind}:{key}"
+
+
+def _where(page: Page) -> str:
+    return f"{page.label} {page.title!r} ({page.key})"
