@@ -20,23 +20,20 @@ import contextlib
 import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
 
 from privault import imports
-from privault import statements as st
 from privault.caller import Caller
 from privault.errors import AccessDenied, Conflict, InputError, NotFound
 from privault.imports import Bad, Memory, Page
-from privault.statements import Statement
 from privault.store import documents, imported
 from privault.store.connection import write
 from privault.store.imported import ImportedItem
 from privault.timeutil import now_ms
 from privault.vault import ingest, writing
 from privault.vault.context import VaultContext
+from privault.vault.import_memories import MemoryWriter, source_of
 from privault.vault.import_results import GoneItem, ImportCounts, ImportReport
 from privault.vault.ingest import Draft
-from privault.vault.statement_gate import metadata_texts
 from privault.vault.statements import VaultStatements
 
 BATCH = 200  # pages per transaction
@@ -44,7 +41,6 @@ BATCH = 200  # pages per transaction
 # vault, a mailbox file, a mem0 user) and what is gone is judged within the scopes read.
 ONE_SOURCE_KINDS = ("chatgpt", "claude", "notion")
 Progress = Callable[[ImportCounts], None]
-T = TypeVar("T")
 
 
 class VaultImporting:
@@ -252,7 +248,15 @@ class _Run:
             self.counts.count(memory.label, "updated" if before else "added")
             return
         try:
-            applied = _MemoryWriter(self, memory, before).write()
+            applied = MemoryWriter(
+                self.facade._statements,
+                memory,
+                before,
+                caller=self.caller,
+                kind=self.kind,
+                shelf=self.shelf,
+                tags=self.tags,
+            ).write()
         except (InputError, Conflict, NotFound) as exc:
             self.counts.failed.append((f"{memory.label} {memory.key}", str(exc)))
             return
@@ -280,125 +284,6 @@ class _Run:
         ]
 
 
-class _MemoryWriter:
-    """Replays a memory's history as statements, from where the last import stopped."""
-
-    def __init__(self, run: _Run, memory: Memory, before: ImportedItem | None) -> None:
-        self.run = run
-        self.memory = memory
-        self.before = before
-        self.statements = run.facade._statements
-
-    def write(self) -> ImportedItem:
-        memory, before = self.memory, self.before
-        done = int(before.detail.get("revisions", 0)) if before else 0
-        current = before.statement_id if before else None
-        chain = before.chain_id if before else None
-        open_now = bool(before.detail.get("open", True)) if before else False
-        last = str(before.detail.get("content", "")) if before else ""
-        history = list(memory.history)
-        todo = history[done:] if done <= len(history) else []
-        if not todo and done > len(history) and history:
-            todo = [history[-1]]  # the source rewrote its history: take where it ends now
-        for revision in todo:
-            if revision.event == "DELETE":
-                if current and open_now:
-                    self._close(current, revision.at)
-                    open_now = False
-                continue
-            if revision.content == last and open_now:
-                continue
-            if current and open_now:
-                current = self._supersede(current, revision.content, revision.at)
-            else:
-                current = self._add(revision.content, revision.at)
-                chain = chain or current
-                open_now = True
-            last = revision.content
-        shelf = before.shelf if before else self.run.shelf
-        return ImportedItem(
-            self.run.kind,
-            memory.key,
-            memory.scope,
-            shelf,
-            "",
-            chain_id=chain,
-            statement_id=current,
-            detail={"revisions": len(history), "open": open_now, "content": last},
-        )
-
-    def _metadata(self) -> dict[str, Any]:
-        tags = list(dict.fromkeys([*self.memory.tags, *self.run.tags]))
-        return {**self.memory.metadata, "tags": tags, "imported_from": self.run.kind}
-
-    def _write(self, texts: Sequence[str | None], operation: Callable[[], Statement]) -> str:
-        """Through the statements facade's write: scanned before it is stored, its
-        entities known entities from then on. The vault time is the source's (`now_ms`),
-        so a `known_at` view reaches back to when the memory tool learnt it."""
-        metadata = self._metadata()
-        every = [*texts, *self.memory.entities, *metadata_texts(metadata)]
-        response = self.statements._write(self.run.caller, every, operation)
-        return str(response.statement.statement.id)
-
-    def _add(self, content: str, at: int | None) -> str:
-        shelf = self.before.shelf if self.before else self.run.shelf
-        source = source_of(self.run.kind, self.memory.key)
-        return _at_or_now(
-            lambda when: self._write(
-                [content, source],
-                lambda: st.add(
-                    self.statements.conn,
-                    content,
-                    entities=self.memory.entities,
-                    source=source,
-                    valid_from=when,
-                    metadata=self._metadata(),
-                    embed=self.statements._embed,
-                    now_ms=when,
-                    shelf=shelf,
-                ),
-            ),
-            at,
-        )
-
-    def _supersede(self, current: str, content: str, at: int | None) -> str:
-        source = source_of(self.run.kind, self.memory.key)
-        return _at_or_now(
-            lambda when: self._write(
-                [content, source],
-                lambda: st.supersede(
-                    self.statements.conn,
-                    current,
-                    content,
-                    valid_from=when,
-                    source=source,
-                    metadata=self._metadata(),
-                    embed=self.statements._embed,
-                    now_ms=when,
-                ),
-            ),
-            at,
-        )
-
-    def _close(self, current: str, at: int | None) -> None:
-        _at_or_now(
-            # No reason of its own: the vault's own word ("invalidated") needs no scan.
-            lambda when: st.invalidate(self.statements.conn, current, valid_to=when, now_ms=when),
-            at,
-        )
-
-
-def _at_or_now(write_at: Callable[[int | None], T], at: int | None) -> T:
-    """Write at the source's time; where the vault cannot place it there (a time before
-    the statement it follows, or in the future), at now."""
-    if at is not None and at <= now_ms():
-        try:
-            return write_at(at)
-        except (InputError, Conflict):
-            pass
-    return write_at(None)
-
-
 def kind_of(path: str | Path) -> str | None:
     """The kind of export at `path` when exactly one fits, None when none does (then it is
     not an export: `add` adds it as a file); `NotThisKind` when several fit."""
@@ -409,11 +294,6 @@ def kind_of(path: str | Path) -> str | None:
 
 
 KINDS = imports.KINDS
-
-
-def source_of(kind: str, key: str) -> str:
-    """The `source` of a document imported from `kind` with this key."""
-    return f"{kind}:{key}"
 
 
 def _where(page: Page) -> str:
