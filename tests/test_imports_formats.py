@@ -334,3 +334,44 @@ def test_a_json_of_something_else_is_not_mem0(tmp_path: Path) -> None:
     path.write_text(json.dumps([{"theme": "dark"}]))
     with pytest.raises(NotThisKind, match="no memory text"):
         read_all("mem0", path)
+
+
+# ---- memory stays bounded -----------------------------------------------------------
+
+
+def _peak_reading(kind: str, path: Path) -> int:
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        for _ in imports.reader(kind)(path):
+            pass
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_reading_streams_memory_does_not_grow_with_the_export(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import random
+
+    from benchmarks.imports import write_chatgpt, write_mbox
+
+    monkeypatch.setattr(jsonstream, "BLOCK", 16 * 1024)  # both exports many blocks long
+    peaks = {}
+    for count in (30, 240):
+        folder = tmp_path / str(count)
+        folder.mkdir()
+        write_chatgpt(folder / "conversations.json", count, count * 20, random.Random(1))
+        write_mbox(folder / "mail.mbox", count, random.Random(1))
+        peaks[count] = (
+            _peak_reading("chatgpt", folder / "conversations.json"),
+            _peak_reading("mbox", folder / "mail.mbox"),
+        )
+        assert (folder / "conversations.json").stat().st_size > count * 20 * 200
+    small, large = peaks[30], peaks[240]
+    # Eight times the export, not eight times the memory: the reader holds one item (and a
+    # block of text) at a time; the mailbox holds one offset per message.
+    assert large[0] < small[0] * 1.5, peaks
+    assert large[1] < small[1] * 2, peaks  # (one offset per message aside)
