@@ -15,7 +15,8 @@ by `privault add --from KIND PATH --json`, one fresh process each, as a user run
   section with the real detector and embedder (not the strong model's separate pass), so
   agents may see it (`--no-index` skips it: on a shared 2-core machine it is the slow part);
 * `reimport_s` and `reimport_ratio`: the same command again on the unchanged file (every
-  item skipped; the aim is ≤ 10% of the first import);
+  item skipped; the aim is ≤ 10% of the first import); `*_cpu_s` and `reimport_cpu_ratio`
+  are the same in CPU seconds (user + system, from the OS), steadier on a shared machine;
 * `peak_rss_mb`: the largest resident memory of each process (import, index, re-import),
   from the OS (`wait4`); the aim is ≤ 500 MB whatever the file's size.
 
@@ -181,8 +182,9 @@ def _mail(out: TextIO, number: int, rng: random.Random, marker: str) -> None:
         out.write(f"Content-Type: text/plain; charset=utf-8\n\n{body}\n\n")
 
 
-def run(args: list[str], env: dict[str, str]) -> tuple[float, float, dict[str, Any]]:
-    """Run the command; (wall seconds, its peak resident memory in MB, its JSON output)."""
+def run(args: list[str], env: dict[str, str]) -> tuple[float, float, float, dict[str, Any]]:
+    """Run the command; (wall seconds, CPU seconds, its peak resident memory in MB, its
+    JSON output). CPU seconds say what the run costs when others share the machine."""
     started = time.perf_counter()
     proc = subprocess.Popen(
         [*PRIVAULT, *args, "--json"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
@@ -203,7 +205,8 @@ def run(args: list[str], env: dict[str, str]) -> tuple[float, float, dict[str, A
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         raise SystemExit(f"privault {' '.join(args)} failed: {b''.join(err).decode()[-2000:]}")
-    return wall, usage.ru_maxrss / 1024, json.loads(b"".join(out))
+    cpu = usage.ru_utime + usage.ru_stime
+    return wall, cpu, usage.ru_maxrss / 1024, json.loads(b"".join(out))
 
 
 def searchable(vault: Path, word: str) -> bool:
@@ -222,29 +225,33 @@ def searchable(vault: Path, word: str) -> bool:
 def measure(kind: str, path: Path, marker: str, env: dict[str, str], index: bool) -> dict[str, Any]:
     """Import, index, re-import one export; the figures of each step."""
     vault = Path(env["PRIVAULT_VAULT"])
-    first_s, first_mb, first = run(["add", "--from", kind, str(path)], env)
+    first_s, first_cpu, first_mb, first = run(["add", "--from", kind, str(path)], env)
     found = searchable(vault, marker)
     result: dict[str, Any] = {
         "file_mb": round(path.stat().st_size / 2**20, 1),
         "items": first["added"],
         "failed": len(first["failed"]),
         "searchable_s": round(first_s, 1),
+        "import_cpu_s": round(first_cpu, 1),
         "searchable_checked": found,
         "import_peak_rss_mb": round(first_mb),
     }
     if index:
-        index_s, index_mb, indexed = run(["index", "--limit", "0"], env)
+        index_s, index_cpu, index_mb, indexed = run(["index", "--limit", "0"], env)
         result.update(
             indexed_s=round(first_s + index_s, 1),
             index_only_s=round(index_s, 1),
+            index_cpu_s=round(index_cpu, 1),
             index_peak_rss_mb=round(index_mb),
             sections_indexed=indexed["done"],
             sections_left=indexed["remaining"],
         )
-    again_s, again_mb, again = run(["add", "--from", kind, str(path)], env)
+    again_s, again_cpu, again_mb, again = run(["add", "--from", kind, str(path)], env)
     result.update(
         reimport_s=round(again_s, 2),
+        reimport_cpu_s=round(again_cpu, 2),
         reimport_ratio=round(again_s / first_s, 3),
+        reimport_cpu_ratio=round(again_cpu / first_cpu, 3),
         reimport_skipped=again["skipped"],
         reimport_added_or_updated=again["added"] + again["updated"],
         reimport_peak_rss_mb=round(again_mb),

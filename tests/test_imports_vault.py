@@ -90,6 +90,10 @@ def test_importing_again_skips_updates_and_never_duplicates(vault: Vault, tmp_pa
     after = {d.source: d.id for d in _current_docs(vault)}
     assert after == ids  # updated in place: the same ids, no second copy
     assert "corrected" in vault.search("corrected", caller=OWNER).results[0].text
+    tagged = vault.import_from("chatgpt", path, caller=OWNER, tags=["chat"])
+    assert tagged.counts["conversation"]["updated"] == 2  # another tag is a change
+    assert all("chat" in d.tags for d in _current_docs(vault))
+    assert vault.import_from("chatgpt", path, caller=OWNER, tags=["chat"]).total("skipped") == 2
 
 
 def test_deleted_at_the_source_is_reported_and_pruned_only_on_request(
@@ -308,3 +312,30 @@ def test_dry_run_without_an_import_is_refused(tmp_path: Path) -> None:
     assert result.exit_code != 0 and "--from" in str(result.exception)
     plain = runner.invoke(app, ["add", str(note), "--json"])
     assert json.loads(plain.stdout)["added"] == 1  # an .md file is still just a file
+
+
+def test_importing_again_skips_unchanged_items_without_parsing_them(
+    vault: Vault, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from privault.imports import chatgpt, mbox
+
+    gpt = samples.chatgpt_export(tmp_path, [samples.chatgpt_conversation()])
+    mail = tmp_path / "Inbox"
+    mail.write_bytes(samples.MBOX)
+    vault.import_from("chatgpt", gpt, caller=OWNER)
+    vault.import_from("mbox", mail, caller=OWNER)
+
+    def parsed(*args: object) -> None:
+        raise AssertionError("an unchanged item was parsed again")
+
+    monkeypatch.setattr(chatgpt, "conversation", parsed)
+    assert vault.import_from("chatgpt", gpt, caller=OWNER).total("skipped") == 1
+    calls: list[bytes] = []
+    original = mbox.message
+    monkeypatch.setattr(
+        mbox, "message", lambda raw, *rest: calls.append(raw) or original(raw, *rest)
+    )
+    report = vault.import_from("mbox", mail, caller=OWNER)
+    assert report.total("skipped") == 3 and report.gone == ()
+    # Only the message without a Message-ID (keyed by its content) was parsed again.
+    assert len(calls) == 1 and b"Message-ID" not in calls[0]

@@ -13,17 +13,29 @@ from pathlib import Path
 from types import ModuleType
 
 from privault.imports import chatgpt, claude, mbox, mem0, notion, obsidian
-from privault.imports.items import Bad, Item, Link, Memory, NotThisKind, Page, Revision
+from privault.imports.items import (
+    Bad,
+    Item,
+    Known,
+    Link,
+    Memory,
+    NotThisKind,
+    Page,
+    Revision,
+    Unchanged,
+)
 
 __all__ = [
     "KINDS",
     "Bad",
     "Item",
+    "Known",
     "Link",
     "Memory",
     "NotThisKind",
     "Page",
     "Revision",
+    "Unchanged",
     "detect",
     "fitting",
     "reader",
@@ -35,11 +47,12 @@ _MODULES: dict[str, ModuleType] = {
 KINDS: tuple[str, ...] = tuple(_MODULES)
 
 
-def reader(kind: str) -> Callable[[Path], Iterator[Item]]:
-    """The function that streams the items of an export of `kind`."""
+def reader(kind: str) -> Callable[[Path, Known | None], Iterator[Item]]:
+    """The function that streams the items of an export of `kind` (given a `Known`
+    check, it skips parsing what the vault holds as it is)."""
     if kind not in _MODULES:
         raise NotThisKind(f"unknown import kind {kind!r}: use one of {', '.join(KINDS)}")
-    read: Callable[[Path], Iterator[Item]] = _MODULES[kind].read
+    read: Callable[[Path, Known | None], Iterator[Item]] = _MODULES[kind].read
     return read
 
 

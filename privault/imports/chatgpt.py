@@ -11,12 +11,22 @@ conversation's, each turn headed by who spoke and when.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from privault.imports.items import Bad, Item, NotThisKind, Page, content_key
-from privault.imports.jsonstream import BrokenElement, iter_array
+from privault.imports.items import (
+    Bad,
+    Item,
+    Known,
+    NotThisKind,
+    Page,
+    Unchanged,
+    content_key,
+    raw_digest,
+)
+from privault.imports.jsonstream import BrokenElement, iter_array_raw
 from privault.imports.sources import head, is_zip, open_text, source_time, when, zip_member
 
 KIND = "chatgpt"
@@ -48,14 +58,26 @@ def looks_like(path: Path) -> bool:
     return b'"mapping"' in start and b'"chat_messages"' not in start
 
 
-def read(path: Path) -> Iterator[Item]:
-    """Each conversation of the export at `path`, in the file's order."""
+def read(path: Path, known: Known | None = None) -> Iterator[Item]:
+    """Each conversation of the export at `path`, in the file's order (one `known` holds
+    as it is comes as `Unchanged`, unparsed)."""
     with open_text(path, "conversations.json", WHAT) as stream:
-        for index, element in enumerate(iter_array(stream, WHAT)):
+        for index, element in enumerate(iter_array_raw(stream, WHAT)):
             if isinstance(element, BrokenElement):
                 yield Bad(f"conversation {index + 1}", element.reason, label="conversation")
                 continue
-            yield conversation(element, index)
+            data, raw = element
+            digest = raw_digest(KIND, raw)
+            key = _id(data)
+            if known is not None and key and known(key, digest):
+                yield Unchanged(key, "conversation")
+                continue
+            found = conversation(data, index)
+            yield (
+                dataclasses.replace(found, source_digest=digest)
+                if isinstance(found, Page)
+                else found
+            )
 
 
 def conversation(data: Any, index: int) -> Item:
@@ -67,9 +89,7 @@ def conversation(data: Any, index: int) -> Item:
         return Bad(where, "no message tree (mapping)", label="conversation")
     title = str(data.get("title") or "").strip() or "Untitled conversation"
     created = source_time(data.get("create_time"))
-    key = str(data.get("conversation_id") or data.get("id") or "") or content_key(
-        title, str(data.get("create_time"))
-    )
+    key = _id(data) or content_key(title, str(data.get("create_time")))
     where = f"conversation {title!r} ({key})"
     try:
         turns = [turn for node in kept_branch(data) if (turn := _turn(node))]
@@ -97,6 +117,13 @@ def conversation(data: Any, index: int) -> Item:
         created_at=created if created is not None else _first_time(data),
         updated_at=source_time(data.get("update_time")),
         metadata=metadata,
+    )
+
+
+def _id(data: Any) -> str:
+    """A conversation's own id ('' when it has none)."""
+    return (
+        str(data.get("conversation_id") or data.get("id") or "") if isinstance(data, dict) else ""
     )
 
 

@@ -12,13 +12,23 @@ knowledge documents.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from privault.imports.items import Bad, Item, NotThisKind, Page, content_key
-from privault.imports.jsonstream import BrokenElement, iter_array
+from privault.imports.items import (
+    Bad,
+    Item,
+    Known,
+    NotThisKind,
+    Page,
+    Unchanged,
+    content_key,
+    raw_digest,
+)
+from privault.imports.jsonstream import BrokenElement, iter_array_raw
 from privault.imports.sources import (
     head,
     is_zip,
@@ -56,14 +66,26 @@ def looks_like(path: Path) -> bool:
     return b'"chat_messages"' in start
 
 
-def read(path: Path) -> Iterator[Item]:
-    """Each conversation, then the memories and each project, of the export at `path`."""
+def read(path: Path, known: Known | None = None) -> Iterator[Item]:
+    """Each conversation, then the memories and each project, of the export at `path`
+    (a conversation `known` holds as it is comes as `Unchanged`)."""
     with open_text(path, "conversations.json", WHAT) as stream:
-        for index, element in enumerate(iter_array(stream, WHAT)):
+        for index, element in enumerate(iter_array_raw(stream, WHAT)):
             if isinstance(element, BrokenElement):
                 yield Bad(f"conversation {index + 1}", element.reason, label="conversation")
                 continue
-            yield conversation(element, index)
+            data, raw = element
+            digest = raw_digest(KIND, raw)
+            key = _id(data)
+            if known is not None and key and known(key, digest):
+                yield Unchanged(key, "conversation")
+                continue
+            found = conversation(data, index)
+            yield (
+                dataclasses.replace(found, source_digest=digest)
+                if isinstance(found, Page)
+                else found
+            )
     yield from _memories(optional_text(path, "memories.json"))
     yield from _projects(optional_text(path, "projects.json"))
 
@@ -75,7 +97,7 @@ def conversation(data: Any, index: int) -> Item:
             raise NotThisKind(f"not {WHAT}: its conversations have no chat_messages")
         return Bad(f"conversation {index + 1}", "no chat_messages", label="conversation")
     title = str(data.get("name") or "").strip() or "Untitled conversation"
-    key = str(data.get("uuid") or "") or content_key(title, str(data.get("created_at")))
+    key = _id(data) or content_key(title, str(data.get("created_at")))
     where = f"conversation {title!r} ({key})"
     turns = []
     for message in data["chat_messages"]:
@@ -98,6 +120,11 @@ def conversation(data: Any, index: int) -> Item:
         updated_at=source_time(data.get("updated_at")),
         metadata=metadata,
     )
+
+
+def _id(data: Any) -> str:
+    """A conversation's own id ('' when it has none)."""
+    return str(data.get("uuid") or "") if isinstance(data, dict) else ""
 
 
 def message_text(message: Mapping[str, Any]) -> str:

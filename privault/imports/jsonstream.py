@@ -32,6 +32,12 @@ def iter_array(stream: IO[str], what: str) -> Iterator[Any | BrokenElement]:
     """Each element of the JSON array in `stream`; an element that does not decode comes
     as a `BrokenElement`. A stream that is not an array raises `NotThisKind` naming `what`.
     """
+    for element in iter_array_raw(stream, what):
+        yield element if isinstance(element, BrokenElement) else element[0]
+
+
+def iter_array_raw(stream: IO[str], what: str) -> Iterator[tuple[Any, str] | BrokenElement]:
+    """Like `iter_array`, each element with its JSON text as it stands in the file."""
     buffer = ""
     position = 0
     done = False
@@ -88,8 +94,9 @@ def iter_array(stream: IO[str], what: str) -> Iterator[Any | BrokenElement]:
                 return
             if end == len(buffer) and fill():
                 continue  # a number at the buffer's end may go on; decode it whole
+            raw = buffer[position:end]
             position = end
-            yield value
+            yield value, raw
             break
         index += 1
         if position > BLOCK:

@@ -11,6 +11,7 @@ of References); Gmail's labels become tags. A folder is read as the mbox files i
 
 from __future__ import annotations
 
+import dataclasses
 import email.utils
 import hashlib
 import mailbox
@@ -24,7 +25,18 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from privault.imports.items import Bad, Item, Link, NotThisKind, Page, clean_tags, content_key
+from privault.imports.items import (
+    Bad,
+    Item,
+    Known,
+    Link,
+    NotThisKind,
+    Page,
+    Unchanged,
+    clean_tags,
+    content_key,
+    raw_digest,
+)
 from privault.imports.sources import head, source_time
 
 KIND = "mbox"
@@ -68,8 +80,9 @@ def mailbox_files(path: Path) -> list[Path]:
     return found
 
 
-def read(path: Path) -> Iterator[Item]:
-    """Each message of the mailbox (or mailboxes) at `path`, in file order."""
+def read(path: Path, known: Known | None = None) -> Iterator[Item]:
+    """Each message of the mailbox (or mailboxes) at `path`, in file order (one `known`
+    holds as it is comes as `Unchanged`, unparsed)."""
     for file in mailbox_files(path):
         box = mailbox.mbox(file, create=False)
         try:
@@ -80,9 +93,27 @@ def read(path: Path) -> Iterator[Item]:
                 except (OSError, KeyError) as exc:
                     yield Bad(where, f"cannot read ({exc})", label="message")
                     continue
-                yield message(raw, where, file.name)
+                digest = raw_digest(KIND, raw)
+                quick = _quick_id(raw)
+                if known is not None and quick and known(quick, digest):
+                    yield Unchanged(quick, "message", file.name)
+                    continue
+                found = message(raw, where, file.name)
+                if isinstance(found, Page):
+                    found = dataclasses.replace(found, source_digest=digest)
+                yield found
         finally:
             box.close()
+
+
+_QUICK_ID = re.compile(rb"^message-id:[ \t]*<([^<>\s]+)>[ \t]*\r?$", re.IGNORECASE | re.MULTILINE)
+
+
+def _quick_id(raw: bytes) -> str | None:
+    """The Message-ID read from the raw header (no parsing), when it stands on one line."""
+    end = raw.find(b"\n\n")
+    found = _QUICK_ID.search(raw, 0, end if end >= 0 else len(raw))
+    return found.group(1).decode("ascii", errors="replace") if found else None
 
 
 def message(raw: bytes, where: str, scope: str = "") -> Item:

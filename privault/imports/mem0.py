@@ -26,7 +26,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from privault.imports.items import Bad, Item, Memory, NotThisKind, Revision, clean_tags
+from privault.imports.items import Bad, Item, Known, Memory, NotThisKind, Revision, clean_tags
 from privault.imports.sources import head, is_zip, source_time, zip_member
 
 KIND = "mem0"
@@ -62,7 +62,7 @@ def looks_like(path: Path) -> bool:
     )
 
 
-def read(path: Path) -> Iterator[Item]:
+def read(path: Path, known: Known | None = None) -> Iterator[Item]:
     """Each memory of the export at `path`."""
     data, lines = _load(path)
     if data is None:

@@ -30,7 +30,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import unquote
 
-from privault.imports.items import Bad, Item, Link, NotThisKind, Page, content_key
+from privault.imports.items import Bad, Item, Known, Link, NotThisKind, Page, content_key
 from privault.imports.sources import is_zip
 
 KIND = "notion"
@@ -112,7 +112,7 @@ def _zip_entries(archive: zipfile.ZipFile, stack: ExitStack) -> Iterator[Entry]:
         yield Entry(name, partial(archive.read, info))
 
 
-def read(path: Path) -> Iterator[Item]:
+def read(path: Path, known: Known | None = None) -> Iterator[Item]:
     """Each database row, then each page, of the export at `path`."""
     with exported(path) as listed:
         pages = {e.path: e for e in listed if e.path.suffix.lower() == ".md"}

@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from privault.imports.items import Bad, Item, Link, NotThisKind, Page, clean_tags
+from privault.imports.items import Bad, Item, Known, Link, NotThisKind, Page, clean_tags
 from privault.imports.sources import source_time
 
 KIND = "obsidian"
@@ -43,7 +43,7 @@ def looks_like(path: Path) -> bool:
     return path.is_dir() and (path / ".obsidian").is_dir()
 
 
-def read(path: Path) -> Iterator[Item]:
+def read(path: Path, known: Known | None = None) -> Iterator[Item]:
     """Each note and PDF of the vault at `path`, in path order."""
     if not path.is_dir():
         raise NotThisKind(f"not {WHAT}: {path} is not a folder")

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from privault import imports
 from privault.caller import Caller
 from privault.errors import AccessDenied, Conflict, InputError, NotFound
-from privault.imports import Bad, Memory, Page
+from privault.imports import Bad, Memory, Page, Unchanged
 from privault.store import documents, imported
 from privault.store.connection import write
 from privault.store.imported import ImportedItem
@@ -79,8 +80,10 @@ class VaultImporting:
         self._context.check_write(caller, shelf)
         run = _Run(self, kind, shelf, extra, dry_run, caller)
         pages: list[Page] = []
-        for item in read(source):
-            if isinstance(item, Page):
+        for item in read(source, run.known):
+            if isinstance(item, Unchanged):
+                run.unchanged(item)
+            elif isinstance(item, Page):
                 pages.append(item)
                 if len(pages) >= BATCH:
                     run.pages(pages)
@@ -167,7 +170,7 @@ class _Run:
                 continue
             self.seen.add(page.key)
             before = stored.get(page.key)
-            digest = page.digest
+            digest = self.stamp(page.digest)
             if before is not None and before.item_hash == digest and before.doc_id:
                 self.counts.count(page.label, "skipped")
                 continue
@@ -189,9 +192,9 @@ class _Run:
         with write(self.conn):
             for (page, draft, digest), result in zip(todo, added, strict=True):
                 status = result.status
-                if status == "unchanged":
+                if status == "unchanged":  # the same text: its tags or links changed
                     documents.set_tags(self.conn, result.doc_id, draft.tags)
-                    status = "skipped" if stored.get(page.key) else "added"
+                    status = "updated" if stored.get(page.key) else "added"
                 self.counts.count(page.label, status)
                 imported.record(
                     self.conn,
@@ -240,7 +243,7 @@ class _Run:
             return
         self.seen.add(memory.key)
         before = imported.get_many(self.conn, self.kind, [memory.key]).get(memory.key)
-        digest = memory.digest
+        digest = memory.digest  # `--tag` goes into the statements it writes, not a change
         if before is not None and before.item_hash == digest and before.statement_id:
             self.counts.count(memory.label, "skipped")
             return
@@ -265,6 +268,28 @@ class _Run:
         self.counts.count(memory.label, "updated" if before else "added")
 
     # ---- the rest --------------------------------------------------------------------
+
+    def stamp(self, digest: str) -> str:
+        """What is stored to decide 'unchanged' next time: the item's digest, and the tags
+        this import adds (importing with another `--tag` is a change)."""
+        if not self.tags:
+            return digest
+        return hashlib.sha256(f"{digest}\x00{','.join(self.tags)}".encode()).hexdigest()
+
+    def known(self, key: str, digest: str) -> bool:
+        """Whether the vault holds the item `key` exactly as the source has it now."""
+        before = imported.get_many(self.conn, self.kind, [key]).get(key)
+        return (
+            before is not None
+            and before.item_hash == self.stamp(digest)
+            and bool(before.doc_id or before.statement_id)
+        )
+
+    def unchanged(self, item: Unchanged) -> None:
+        """An item skipped unparsed: held as it is."""
+        self.scopes.add(item.scope)
+        self.seen.add(item.key)
+        self.counts.count(item.label, "skipped")
 
     def bad(self, item: Bad) -> None:
         """A bad item: reported; an item the source still has (its key known) is not gone."""
