@@ -277,6 +277,34 @@ def test_mbox_messages_threads_parts_and_encodings(tmp_path: Path) -> None:
     assert newsletter.created_at is None and newsletter.key.startswith("h")
 
 
+@pytest.mark.parametrize(
+    ("raw", "title", "body"),
+    [
+        # Raw 8-bit headers, as old mailers write them: UTF-8, else Latin-1.
+        ("Subject: Grüße aus Köln\n\nschöne Grüße\n".encode(), "Grüße aus Köln", "schöne"),
+        ("Subject: Café\n\nbody\n".encode("latin-1"), "Café", "body"),
+        # Adjacent encoded words join without the space between them.
+        (b"Subject: =?utf-8?q?Caf=C3=A9?= =?utf-8?q?_au_lait?= ok\n\nx\n", "Café au lait ok", "x"),
+        # A forwarded mail's text is part of the message.
+        (
+            b"Subject: Fwd\nContent-Type: multipart/mixed; boundary=Z\n\n--Z\n"
+            b"Content-Type: text/plain\n\nsee below\n--Z\nContent-Type: message/rfc822\n\n"
+            b"Subject: inner\n\ninner body text\n--Z--\n",
+            "Fwd",
+            "inner body text",
+        ),
+        # A part whose charset lies falls back instead of losing the mail.
+        (b"Subject: s\nContent-Type: text/plain; charset=us-ascii\n\nna\xefve\n", "s", "na"),
+    ],
+)
+def test_mail_headers_and_parts_decode(raw: bytes, title: str, body: str) -> None:
+    from privault.imports import mbox
+
+    page = mbox.message(raw, "message 1")
+    assert isinstance(page, Page)
+    assert page.title == title and body in page.text
+
+
 def test_a_note_starting_with_from_is_not_a_mailbox(tmp_path: Path) -> None:
     note = tmp_path / "letter"
     note.write_text("From the desk of the owner: buy milk.\n")

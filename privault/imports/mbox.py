@@ -19,7 +19,9 @@ import os
 import re
 from collections.abc import Iterator
 from email import policy
-from email.message import EmailMessage, Message
+from email.errors import HeaderParseError
+from email.header import Header, decode_header
+from email.message import Message
 from email.parser import BytesParser
 from html.parser import HTMLParser
 from pathlib import Path
@@ -42,7 +44,9 @@ from privault.imports.sources import head, source_time
 KIND = "mbox"
 WHAT = "an mbox mailbox (Gmail Takeout .mbox, a Thunderbird folder file)"
 TEXT_ATTACHMENT_BYTES = 2 * 1024 * 1024  # a longer text attachment is named, not inlined
-_PARSER = BytesParser(policy=policy.default)
+# compat32: the default policy's header objects cost most of a mail's parse; headers are
+# decoded here (RFC 2047) and the parts chosen by walking them.
+_PARSER = BytesParser(policy=policy.compat32)
 _MSGID = re.compile(r"<[^<>\s]+>")
 # mbox writers quote a body line starting "From " as ">From " (and ">From " as ">>From ").
 _FROM_QUOTED = re.compile(rb"^>(>*From )", re.MULTILINE)
@@ -120,21 +124,52 @@ def message(raw: bytes, where: str, scope: str = "") -> Item:
     """One message (its bytes, without the mbox `From ` line) as a page."""
     try:
         parsed = _PARSER.parsebytes(_FROM_QUOTED.sub(rb"\1", raw))
-        assert isinstance(parsed, EmailMessage)
         return _page(parsed, raw, scope)
     except Exception as exc:  # noqa: BLE001 - a malformed mail is reported, never fatal
         return Bad(where, f"unreadable message ({type(exc).__name__}: {exc})", label="message")
 
 
 def _header(msg: Message, name: str) -> str:
+    """A header as text: RFC 2047 words decoded, folding undone ('' when absent)."""
+    value = msg.get(name)
+    return _decoded(value) if value is not None else ""
+
+
+def _decoded(value: Any) -> str:
+    """RFC 2047 words decoded; raw 8-bit bytes (old mailers) read as UTF-8, else Latin-1;
+    a charset nobody knows leaves the header as it came."""
+    pieces = []
     try:
-        value = msg.get(name)
-    except Exception:  # noqa: BLE001 - a header the parser cannot decode is left out
-        return ""
-    return " ".join(str(value).split()) if value is not None else ""
+        for chunk, charset in decode_header(value if isinstance(value, Header) else str(value)):
+            if isinstance(chunk, str):
+                pieces.append(_unescaped(chunk))
+            elif charset in (None, "unknown-8bit"):
+                pieces.append(_bytes_text(chunk))
+            else:
+                try:
+                    pieces.append(chunk.decode(charset))
+                except (LookupError, UnicodeDecodeError):
+                    pieces.append(_bytes_text(chunk))
+    except (HeaderParseError, ValueError, UnicodeError):
+        pieces = [_unescaped(str(value))]
+    return " ".join("".join(pieces).split())
 
 
-def _page(msg: EmailMessage, raw: bytes, scope: str) -> Page:
+def _unescaped(text: str) -> str:
+    """Text whose undecodable bytes the parser kept as surrogates, decoded properly."""
+    if not any("\udc80" <= ch <= "\udcff" for ch in text):
+        return text
+    return _bytes_text(text.encode("ascii", errors="surrogateescape"))
+
+
+def _bytes_text(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def _page(msg: Message, raw: bytes, scope: str) -> Page:
     subject = _header(msg, "Subject")
     sender, to, cc = _header(msg, "From"), _header(msg, "To"), _header(msg, "Cc")
     date_text = _header(msg, "Date")
@@ -201,45 +236,43 @@ def _date(value: str) -> int | None:
 def _text_of(part: Message) -> str:
     """A text part decoded by its charset; an unknown or lying charset falls back to
     UTF-8, then Latin-1, so no mail is lost to its encoding."""
-    try:
-        content = part.get_content()  # type: ignore[attr-defined]
-        if isinstance(content, str):
-            return content
-    except (LookupError, UnicodeError, AssertionError, KeyError, ValueError):
-        pass
     payload = part.get_payload(decode=True)
     if not isinstance(payload, bytes):
         return str(payload or "")
-    try:
-        return payload.decode("utf-8")
-    except UnicodeDecodeError:
-        return payload.decode("latin-1")
-
-
-def _body(msg: EmailMessage) -> tuple[str, list[tuple[str, str]]]:
-    """The message's text (plain preferred over HTML) and its attachments as
-    (name, text or '' when not text)."""
-    chosen = None
-    try:
-        chosen = msg.get_body(preferencelist=("plain", "html"))
-    except (KeyError, ValueError, AttributeError):
-        chosen = None
-    body = ""
-    if chosen is not None:
-        body = _text_of(chosen)
-        if chosen.get_content_subtype() == "html":
-            body = html_text(body)
-    elif not msg.is_multipart():
-        body = _text_of(msg)
-    attachments: list[tuple[str, str]] = []
-    try:
-        parts = list(msg.iter_attachments())
-    except (KeyError, ValueError, AttributeError):
-        parts = []
-    for part in parts:
-        if part is chosen:
+    for charset in (part.get_content_charset() or "utf-8", "utf-8"):
+        try:
+            return payload.decode(charset)
+        except (LookupError, UnicodeDecodeError):
             continue
-        name = str(part.get_filename() or part.get_content_type())
+    return payload.decode("latin-1")
+
+
+def _body(msg: Message) -> tuple[str, list[tuple[str, str]]]:
+    """The message's text (its plain parts, else its first HTML part) and its
+    attachments as (name, text or '' when not text)."""
+    plain: list[Message] = []
+    html: Message | None = None
+    attached: list[Message] = []
+    for part in msg.walk():
+        if part.is_multipart():
+            continue
+        disposition = str(part.get("Content-Disposition") or "").split(";")[0].strip().lower()
+        kind = part.get_content_type()
+        if disposition == "attachment" or (part.get_filename() and disposition != "inline"):
+            attached.append(part)
+        elif kind == "text/plain":
+            plain.append(part)  # a forwarded mail's text too
+        elif kind == "text/html" and html is None:
+            html = part
+        elif not kind.startswith(("text/", "multipart/")):
+            attached.append(part)  # an inline image or the like: named, not read
+    if plain:
+        body = "\n\n".join(_text_of(part).strip() for part in plain)
+    else:
+        body = html_text(_text_of(html)) if html is not None else ""
+    attachments: list[tuple[str, str]] = []
+    for part in attached:
+        name = _decoded(part.get_filename() or part.get_content_type())
         inline = part.get_content_maintype() == "text" and _size(part) <= TEXT_ATTACHMENT_BYTES
         content = _text_of(part) if inline else ""
         if part.get_content_subtype() == "html" and content:
