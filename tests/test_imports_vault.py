@@ -339,3 +339,18 @@ def test_importing_again_skips_unchanged_items_without_parsing_them(
     assert report.total("skipped") == 3 and report.gone == ()
     # Only the message without a Message-ID (keyed by its content) was parsed again.
     assert len(calls) == 1 and b"Message-ID" not in calls[0]
+
+
+def test_a_damaged_archive_is_one_clear_error(vault: Vault, tmp_path: Path) -> None:
+    import zipfile
+
+    data = json.dumps([_conversation(f"c{i}", f"T{i}", "word " * 400) for i in range(50)])
+    path = tmp_path / "export.zip"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("conversations.json", data)
+    raw = bytearray(path.read_bytes())
+    middle = len(raw) // 2
+    raw[middle : middle + 64] = bytes(64)  # damage the compressed stream
+    path.write_bytes(bytes(raw))
+    with pytest.raises(InputError, match="^cannot read export.zip"):
+        vault.import_from("chatgpt", path, caller=OWNER)

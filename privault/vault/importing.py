@@ -19,13 +19,15 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
-from collections.abc import Callable, Iterable, Sequence
+import zipfile
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from privault import imports
 from privault.caller import Caller
 from privault.errors import AccessDenied, Conflict, InputError, NotFound
-from privault.imports import Bad, Memory, Page, Unchanged
+from privault.imports import Bad, Item, Memory, Page, Unchanged
 from privault.store import documents, imported
 from privault.store.connection import write
 from privault.store.imported import ImportedItem
@@ -79,8 +81,35 @@ class VaultImporting:
         extra = ingest.check_tags(list(tags))
         self._context.check_write(caller, shelf)
         run = _Run(self, kind, shelf, extra, dry_run, caller)
+        try:
+            self._read_all(read(source, run.known), run, progress)
+        except (OSError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
+            # A damaged archive or an unreadable file: what was read before it is stored.
+            raise InputError(f"cannot read {source.name}: {exc}") from None
+        gone = run.gone()
+        pruned = 0 if dry_run or not prune else self._prune(kind, gone, caller)
+        return ImportReport(
+            kind=kind,
+            path=str(source),
+            dry_run=dry_run,
+            counts=run.counts.by_label,
+            failed=tuple(run.counts.failed),
+            gone=tuple(gone),
+            pruned=pruned,
+        )
+
+    def _read_all(self, items: Iterator[Item], run: _Run, progress: Progress | None) -> None:
+        """Hand each item to the run: pages in batches, memories one by one. If the file
+        breaks off, the pages read before the break are stored before the error goes on."""
         pages: list[Page] = []
-        for item in read(source, run.known):
+        while True:
+            try:
+                item = next(items, None)
+            except (OSError, EOFError, zipfile.BadZipFile, zlib.error):
+                run.pages(pages)
+                raise
+            if item is None:
+                break
             if isinstance(item, Unchanged):
                 run.unchanged(item)
             elif isinstance(item, Page):
@@ -99,17 +128,6 @@ class VaultImporting:
         run.pages(pages)
         if progress:
             progress(run.counts)
-        gone = run.gone()
-        pruned = 0 if dry_run or not prune else self._prune(kind, gone, caller)
-        return ImportReport(
-            kind=kind,
-            path=str(source),
-            dry_run=dry_run,
-            counts=run.counts.by_label,
-            failed=tuple(run.counts.failed),
-            gone=tuple(gone),
-            pruned=pruned,
-        )
 
     def _prune(self, kind: str, gone: Iterable[GoneItem], caller: Caller) -> int:
         pruned = 0
