@@ -354,3 +354,15 @@ def test_a_damaged_archive_is_one_clear_error(vault: Vault, tmp_path: Path) -> N
     path.write_bytes(bytes(raw))
     with pytest.raises(InputError, match="^cannot read export.zip"):
         vault.import_from("chatgpt", path, caller=OWNER)
+
+
+def test_read_prints_where_an_imported_note_links_to(tmp_path: Path) -> None:
+    root = samples.obsidian_vault(tmp_path / "Notes")
+    assert runner.invoke(app, ["add", str(root)]).exit_code == 0  # detected: an Obsidian vault
+    found = json.loads(runner.invoke(app, ["search", "Jane Roe fixes", "--json"]).stdout)
+    node = found["results"][0]["node_id"]
+    read = runner.invoke(app, ["read", node])
+    (line,) = [text for text in read.stdout.splitlines() if text.startswith("links: ")]
+    target = line.removeprefix("links: ").strip()
+    linked = json.loads(runner.invoke(app, ["read", target, "--json"]).stdout)
+    assert linked["title"] == "Boiler"
