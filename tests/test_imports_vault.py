@@ -366,3 +366,36 @@ def test_read_prints_where_an_imported_note_links_to(tmp_path: Path) -> None:
     target = line.removeprefix("links: ").strip()
     linked = json.loads(runner.invoke(app, ["read", target, "--json"]).stdout)
     assert linked["title"] == "Boiler"
+
+
+def test_importing_documents_loads_no_model_and_no_privacy_code(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    path = samples.chatgpt_export(tmp_path, [samples.chatgpt_conversation()])
+    code = "import sys; from privault.interfaces.cli import main; sys.argv[0] = 'privault'; main()"
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code, "add", "--from", "chatgpt", str(path)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PRIVAULT_INDEXER": "off"},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    loaded = {
+        line.rsplit("|", 1)[-1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:")
+    }
+    heavy = ("spacy", "presidio_analyzer", "onnxruntime", "numpy", "privault.privacy")
+    assert sorted(n for n in loaded if any(n == h or n.startswith(h + ".") for h in heavy)) == []
+    assert "privault.imports.chatgpt" in loaded
+
+
+def test_capture_leaves_memories_to_the_whole_vault(tmp_path: Path) -> None:
+    from privault.vault.capture import Capture
+
+    path = samples.mem0_export(tmp_path)
+    with Capture.open(tmp_path / "c.db") as capture, pytest.raises(InputError, match="statements"):
+        capture.import_from("mem0", path, caller=OWNER)

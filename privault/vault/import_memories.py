@@ -20,6 +20,7 @@ from privault.imports import Memory
 from privault.statements import Statement
 from privault.store.imported import ImportedItem
 from privault.timeutil import now_ms
+from privault.vault.import_results import source_of
 from privault.vault.statement_gate import metadata_texts
 from privault.vault.statements import VaultStatements
 
@@ -169,8 +170,3 @@ def _at_or_now(write_at: Callable[[int | None], T], at: int | None) -> T:
         except (InputError, Conflict):
             pass
     return write_at(None)
-
-
-def source_of(kind: str, key: str) -> str:
-    """The `source` of an item imported from `kind` with this key."""
-    return f"{kind}:{key}"

@@ -13,6 +13,12 @@ from typing import Any
 STATUSES = ("added", "updated", "skipped")
 
 
+def source_of(kind: str, key: str) -> str:
+    """The `source` of an item imported from `kind` with this key (`chatgpt:<id>`): how
+    a document is found again, and what a link to it names."""
+    return f"{kind}:{key}"
+
+
 @dataclass
 class ImportCounts:
     """Running counts of one import, per item label ('conversation', 'message', …)."""

@@ -23,21 +23,22 @@ import zipfile
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from privault import imports
 from privault.caller import Caller
 from privault.errors import AccessDenied, Conflict, InputError, NotFound
 from privault.imports import Bad, Item, Memory, Page, Unchanged
 from privault.store import documents, imported
-from privault.store.connection import write
+from privault.store.connection import Connection, write
 from privault.store.imported import ImportedItem
 from privault.timeutil import now_ms
 from privault.vault import ingest, writing
-from privault.vault.context import VaultContext
-from privault.vault.import_memories import MemoryWriter, source_of
-from privault.vault.import_results import GoneItem, ImportCounts, ImportReport
+from privault.vault.import_results import GoneItem, ImportCounts, ImportReport, source_of
 from privault.vault.ingest import Draft
-from privault.vault.statements import VaultStatements
+
+if TYPE_CHECKING:  # memories need the statements facade; documents need no privacy code
+    from privault.vault.statements import VaultStatements
 
 BATCH = 200  # pages per transaction
 # Kinds whose export is all of the owner's account; the others have scopes (an Obsidian
@@ -47,11 +48,23 @@ Progress = Callable[[ImportCounts], None]
 
 
 class VaultImporting:
-    """Imports into one open vault."""
+    """Imports into one open vault file.
 
-    def __init__(self, context: VaultContext, statements: VaultStatements) -> None:
-        self._context = context
-        self._conn = context.conn
+    `Vault` hands in its statements facade; `Capture` (no model, no policy loaded) none,
+    and then imports documents only: memories are statements, scanned as they are written.
+    """
+
+    def __init__(
+        self,
+        conn: Connection,
+        *,
+        max_file_bytes: int,
+        check_write: Callable[[Caller, str], None],
+        statements: VaultStatements | None,
+    ) -> None:
+        self._conn = conn
+        self.max_file_bytes = max_file_bytes
+        self._check_write = check_write
         self._statements = statements
 
     def import_from(
@@ -79,7 +92,7 @@ class VaultImporting:
         read = imports.reader(kind)
         shelf = ingest.check_shelf(shelf)
         extra = ingest.check_tags(list(tags))
-        self._context.check_write(caller, shelf)
+        self._check_write(caller, shelf)
         run = _Run(self, kind, shelf, extra, dry_run, caller)
         try:
             self._read_all(read(source, run.known), run, progress)
@@ -137,7 +150,7 @@ class VaultImporting:
                     documents.delete(self._conn, item.doc_id, now_ms())
                     imported.forget(self._conn, kind, item.key)
                 pruned += 1
-            elif item.statement_id:
+            elif item.statement_id and self._statements is not None:
                 # A statement closed here already has nothing left to prune.
                 with contextlib.suppress(Conflict, InputError, NotFound):
                     self._statements.invalidate(
@@ -163,7 +176,6 @@ class _Run:
     ) -> None:
         self.facade = facade
         self.conn = facade._conn
-        self.settings = facade._context.settings
         self.kind = kind
         self.shelf = shelf
         self.tags = tags
@@ -230,7 +242,7 @@ class _Run:
         tags = ingest.check_tags([*page.tags, *self.tags])
         metadata = {**page.metadata, "imported_from": self.kind}
         if page.file is not None:
-            drafted = writing.file_draft(Path(page.file), shelf, tags, self.settings.max_file_bytes)
+            drafted = writing.file_draft(Path(page.file), shelf, tags, self.facade.max_file_bytes)
             if drafted is None:
                 raise InputError("not a document (a statement table)")
             return dataclasses.replace(
@@ -243,7 +255,7 @@ class _Run:
         return Draft(
             kind="note",
             title=page.title.strip()[: ingest.TITLE_STORED_CHARS] or "Untitled",
-            text=ingest.check_text(page.text, page.label, self.settings.max_file_bytes),
+            text=ingest.check_text(page.text, page.label, self.facade.max_file_bytes),
             shelf=shelf,
             tags=tags,
             source=source_of(self.kind, page.key),
@@ -268,9 +280,14 @@ class _Run:
         if self.dry_run:
             self.counts.count(memory.label, "updated" if before else "added")
             return
+        statements = self.facade._statements
+        if statements is None:
+            raise InputError("memories become statements: import them through the whole vault")
+        from privault.vault.import_memories import MemoryWriter
+
         try:
             applied = MemoryWriter(
-                self.facade._statements,
+                statements,
                 memory,
                 before,
                 caller=self.caller,

@@ -202,7 +202,12 @@ class Vault:
         if self._importing is None:
             from privault.vault.importing import VaultImporting
 
-            self._importing = VaultImporting(self.shared, self.statements)
+            self._importing = VaultImporting(
+                self.conn,
+                max_file_bytes=self.settings.max_file_bytes,
+                check_write=self.shared.check_write,
+                statements=self.statements,
+            )
         return self._importing
 
     def import_from(

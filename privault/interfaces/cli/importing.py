@@ -6,23 +6,32 @@ their words at once; their PII scan and embedding run in the background, as for 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 
 from privault.caller import Caller
-from privault.interfaces.cli.common import console, emit_json, opened, progress_bar
+from privault.interfaces.cli.common import (
+    console,
+    emit_json,
+    index_in_background,
+    open_capture,
+    opened,
+    progress_bar,
+)
 
 if TYPE_CHECKING:
+    from privault.vault.capture import Capture
     from privault.vault.import_results import ImportCounts, ImportReport
 
 PROGRESS_EVERY = 25  # items between two redraws of the bar
 
 
 def import_paths(
-    kind: str | None,
+    kind: str,
     paths: Sequence[Path],
     *,
     shelf: str | None,
@@ -31,9 +40,11 @@ def import_paths(
     prune: bool,
     json_out: bool,
 ) -> None:
-    """Import each path as an export of `kind` (None: detected) and print the reports."""
+    """Import each path as an export of `kind` and print the reports."""
     reports: list[ImportReport] = []
-    with opened() as vault:
+    # Documents need no model and no policy now (they are indexed later): the light
+    # capture handle. Memories become statements, scanned as they are written: the vault.
+    with opened() if kind == "mem0" else _capture() as vault:
         for path in paths:
             if json_out:
                 reports.append(
@@ -76,6 +87,17 @@ def import_paths(
         r.failed and not any(r.total(s) for s in ("added", "updated", "skipped")) for r in reports
     ):
         raise typer.Exit(1)
+
+
+@contextmanager
+def _capture() -> Iterator[Capture]:
+    """The capture handle for the length of the import; afterwards what it queued is
+    handed to an indexer (as `add` does)."""
+    with open_capture() as capture:
+        yield capture
+        has_work = capture.has_work()
+    if has_work:
+        index_in_background()
 
 
 def _line(counts: ImportCounts) -> str:
