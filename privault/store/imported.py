@@ -46,6 +46,17 @@ def get_many(conn: Connection, kind: str, keys: Sequence[str]) -> dict[str, Impo
     return found
 
 
+def held_hash(conn: Connection, kind: str, key: str) -> str | None:
+    """The stored digest of an item whose document or statement still exists, else None
+    (asked once per item when importing again: one primary-key lookup)."""
+    found = conn.execute(
+        "SELECT item_hash FROM imported_items WHERE kind = ? AND source_key = ? "
+        "AND (doc_id IS NOT NULL OR statement_id IS NOT NULL)",
+        (kind, key),
+    ).fetchone()
+    return str(found[0]) if found else None
+
+
 def record(conn: Connection, item: ImportedItem, now: int) -> None:
     """Insert or update an item's row (call inside the write transaction)."""
     conn.execute(

@@ -313,12 +313,7 @@ class _Run:
 
     def known(self, key: str, digest: str) -> bool:
         """Whether the vault holds the item `key` exactly as the source has it now."""
-        before = imported.get_many(self.conn, self.kind, [key]).get(key)
-        return (
-            before is not None
-            and before.item_hash == self.stamp(digest)
-            and bool(before.doc_id or before.statement_id)
-        )
+        return imported.held_hash(self.conn, self.kind, key) == self.stamp(digest)
 
     def unchanged(self, item: Unchanged) -> None:
         """An item skipped unparsed: held as it is."""
