@@ -177,6 +177,8 @@ def test_a_bad_item_is_reported_and_the_rest_imported(vault: Vault, tmp_path: Pa
         "mapping": {"r": {"id": "r", "message": None, "parent": None, "children": []}},
     }
     path = samples.chatgpt_export(tmp_path, [huge, empty, _conversation("c1", "Fine", "ok")])
+    dry = vault.import_from("chatgpt", path, caller=OWNER, dry_run=True)
+    assert dry.total("added") == 1 and len(dry.failed) == 2  # what would fail, said up front
     report = vault.import_from("chatgpt", path, caller=OWNER)
     assert report.total("added") == 1
     reasons = dict(report.failed)

@@ -204,13 +204,13 @@ class _Run:
             if before is not None and before.item_hash == digest and before.doc_id:
                 self.counts.count(page.label, "skipped")
                 continue
-            if self.dry_run:
-                self.counts.count(page.label, "updated" if before else "added")
-                continue
             try:
-                draft = self.draft(page, before)
+                draft = self.draft(page, before)  # checked in a dry run too: what would fail
             except (InputError, NotFound, OSError) as exc:
                 self.counts.failed.append((_where(page), str(exc)))
+                continue
+            if self.dry_run:
+                self.counts.count(page.label, "updated" if before and before.doc_id else "added")
                 continue
             todo.append((page, draft, digest))
         if not todo:
