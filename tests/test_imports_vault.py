@@ -142,6 +142,19 @@ def test_shelf_and_tags_apply_and_an_imported_item_stays_on_its_shelf(
     assert titles == [("Boiler", "notes")]
 
 
+def test_a_vault_added_before_as_files_is_adopted_not_copied(vault: Vault, tmp_path: Path) -> None:
+    root = samples.obsidian_vault(tmp_path / "Notes")
+    vault.add([root], caller=OWNER, background=True)
+    before = {d.title: d.id for d in _current_docs(vault)}
+    report = vault.import_from("obsidian", root, caller=OWNER)
+    docs = _current_docs(vault)
+    after = {d.title: d.id for d in docs}
+    assert len(before) == 5  # `add` cannot read the Windows-1252 note; the import can
+    assert {title: after[title] for title in before} == before  # the same documents
+    assert len(docs) == 6 and report.counts["note"]["added"] == 1
+    assert all(d.source.startswith("obsidian:Notes/") for d in docs)
+
+
 def test_wikilinks_resolve_to_the_linked_documents(vault: Vault, tmp_path: Path) -> None:
     root = samples.obsidian_vault(tmp_path / "Notes")
     report = vault.import_from("obsidian", root, caller=OWNER)

@@ -51,6 +51,7 @@ class Page:
     scope: str = ""
     file: str | None = None
     source_digest: str | None = None  # a digest of the item's raw bytes, where the reader has it
+    origin: str | None = None  # the file it was read from, where it is one (see `adopt`)
 
     @property
     def digest(self) -> str:

@@ -67,6 +67,7 @@ def read(path: Path, known: Known | None = None) -> Iterator[Item]:
                 metadata={"source_app": "Obsidian", "path": rel},
                 scope=vault,
                 file=str(file),
+                origin=str(file),
             )
             continue
         try:
@@ -128,6 +129,7 @@ def note(file: Path, rel: str, vault: str, names: _NameIndex, daily: str) -> Ite
         metadata=metadata,
         links=tuple(links(body, rel, vault, names)),
         scope=vault,
+        origin=str(file),
     )
 
 

@@ -105,6 +105,12 @@ def forget(conn: Connection, kind: str, source_key: str) -> None:
     conn.execute("DELETE FROM imported_items WHERE kind = ? AND source_key = ?", (kind, source_key))
 
 
+def adopt(conn: Connection, doc_id: str, source: str) -> None:
+    """Give a document another source: a file added before with `privault add` is the
+    same document when its folder is imported (an Obsidian vault), not a second copy."""
+    conn.execute("UPDATE documents SET source = ? WHERE id = ?", (source, doc_id))
+
+
 def replace_links(conn: Connection, doc_id: str, links: Iterable[tuple[str, str]]) -> None:
     """A document's outgoing links as (label, target source), replacing the old ones."""
     conn.execute("DELETE FROM imported_links WHERE doc_id = ?", (doc_id,))

@@ -215,6 +215,7 @@ class _Run:
             todo.append((page, draft, digest))
         if not todo:
             return
+        adopted = self.adopt([(page, draft) for page, draft, _ in todo if page.key not in stored])
         added = writing.store_drafts(
             self.conn, None, None, [d for _, d, _ in todo], background=True
         )
@@ -224,7 +225,9 @@ class _Run:
                 status = result.status
                 if status == "unchanged":  # the same text: its tags or links changed
                     documents.set_tags(self.conn, result.doc_id, draft.tags)
-                    status = "updated" if stored.get(page.key) else "added"
+                    status = "updated" if page.key in stored else "added"
+                if page.key in adopted:
+                    status = "updated"
                 self.counts.count(page.label, status)
                 imported.record(
                     self.conn,
@@ -235,6 +238,20 @@ class _Run:
                 )
                 targets = ((link.label, source_of(self.kind, link.key)) for link in page.links)
                 imported.replace_links(self.conn, result.doc_id, targets)
+
+    def adopt(self, new: Sequence[tuple[Page, Draft]]) -> set[str]:
+        """Documents `privault add` stored from the same files (the vault folder added
+        before it was imported) become these items: updated, not copied. Their keys."""
+        adopted = set()
+        with write(self.conn):
+            for page, draft in new:
+                if page.origin is None:
+                    continue
+                found = documents.find_current(self.conn, shelf=draft.shelf, source=page.origin)
+                if found is not None and draft.source is not None:
+                    imported.adopt(self.conn, found.id, draft.source)
+                    adopted.add(page.key)
+        return adopted
 
     def draft(self, page: Page, before: ImportedItem | None) -> Draft:
         """A page as the draft `add` would write (on the shelf it already lives on)."""
