@@ -7,9 +7,9 @@ their words at once; their PII scan and embedding run in the background, as for 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -24,6 +24,7 @@ from privault.interfaces.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from privault.vault import Vault
     from privault.vault.capture import Capture
     from privault.vault.import_results import ImportCounts, ImportReport
 
@@ -40,42 +41,17 @@ def import_paths(
 ) -> None:
     """Import each path as an export of `kind` and print the reports."""
     reports: list[ImportReport] = []
-    # Documents need no model and no policy now (they are indexed later): the light
-    # capture handle. Memories become statements, scanned as they are written: the vault.
-    with opened() if kind == "mem0" else _capture() as vault:
+    with ExitStack() as stack:
+        # Documents need no model and no policy now (they are indexed later): the light
+        # capture handle. Memories become statements, scanned as they are written: the vault.
+        importer: Vault | Capture
+        if kind == "mem0":
+            importer = stack.enter_context(opened())
+        else:
+            importer = stack.enter_context(_capture())
         for path in paths:
-            if json_out:
-                reports.append(
-                    vault.import_from(
-                        kind,
-                        path,
-                        caller=Caller.owner(),
-                        shelf=shelf or "default",
-                        tags=tags,
-                        dry_run=dry_run,
-                        prune=prune,
-                    )
-                )
-                continue
-            with progress_bar(f"importing {path.name}") as bar:
-                task = bar.add_task("", total=None)
-
-                def show(counts: ImportCounts, task: object = task) -> None:
-                    # Cheap: the bar redraws on its own clock, a few times a second.
-                    bar.update(task, completed=counts.done, description=_line(counts))
-
-                reports.append(
-                    vault.import_from(
-                        kind,
-                        path,
-                        caller=Caller.owner(),
-                        shelf=shelf or "default",
-                        tags=tags,
-                        dry_run=dry_run,
-                        prune=prune,
-                        progress=show,
-                    )
-                )
+            options = {"shelf": shelf or "default", "tags": tags, "dry_run": dry_run}
+            reports.append(_import_one(importer, kind, path, prune, options, quiet=json_out))
     if json_out:
         emit_json([r.to_dict() for r in reports] if len(reports) != 1 else reports[0].to_dict())
     else:
@@ -85,6 +61,29 @@ def import_paths(
         r.failed and not any(r.total(s) for s in ("added", "updated", "skipped")) for r in reports
     ):
         raise typer.Exit(1)
+
+
+def _import_one(
+    importer: Vault | Capture,
+    kind: str,
+    path: Path,
+    prune: bool,
+    options: dict[str, Any],
+    *,
+    quiet: bool,
+) -> ImportReport:
+    """One export imported, with a progress bar unless `quiet`."""
+    owner = Caller.owner()
+    if quiet:
+        return importer.import_from(kind, path, caller=owner, prune=prune, **options)
+    with progress_bar(f"importing {path.name}") as bar:
+        task = bar.add_task("", total=None)
+
+        def show(counts: ImportCounts) -> None:
+            # Cheap: the bar redraws on its own clock, a few times a second.
+            bar.update(task, completed=counts.done, description=_line(counts))
+
+        return importer.import_from(kind, path, caller=owner, prune=prune, progress=show, **options)
 
 
 @contextmanager
