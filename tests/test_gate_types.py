@@ -31,6 +31,7 @@ NOT_STORED_TEXT = {
     "status",
     "query",
     "children",
+    "links@SectionView",  # node ids of linked documents, like children (owner only)
     "parent",
     "previous_id",
     "failed",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from privault.caller import Caller
 from privault.errors import AccessDenied
@@ -21,6 +22,10 @@ from privault.store.migrations import migrate
 from privault.timeutil import now_ms
 from privault.vault import ingest, writing
 from privault.vault.added import Added, AddReport
+
+if TYPE_CHECKING:
+    from privault.vault.import_results import ImportReport
+    from privault.vault.importing import Progress
 
 DEFAULT_MAX_FILE_BYTES = 20 * 1024 * 1024
 
@@ -108,6 +113,40 @@ class Capture:
             if drafts:
                 added += writing.store_drafts(self.conn, None, None, drafts, background=True)
         return AddReport(tuple(added), tuple(failed))
+
+    def import_from(
+        self,
+        kind: str,
+        path: str | Path,
+        *,
+        caller: Caller,
+        shelf: str = "default",
+        tags: Sequence[str] = (),
+        dry_run: bool = False,
+        prune: bool = False,
+        progress: Progress | None = None,
+    ) -> ImportReport:
+        """Import another app's export of documents for the owner, as `Vault.import_from`
+        does, with no model loaded (everything is indexed later). Memories (mem0) become
+        statements, scanned as they are written: those go through `Vault`."""
+        from privault.vault.importing import VaultImporting
+
+        importing = VaultImporting(
+            self.conn,
+            max_file_bytes=self._max_file_bytes,
+            check_write=lambda who, _shelf: _owner_only(who),
+            statements=None,
+        )
+        return importing.import_from(
+            kind,
+            path,
+            caller=caller,
+            shelf=shelf,
+            tags=tags,
+            dry_run=dry_run,
+            prune=prune,
+            progress=progress,
+        )
 
     def has_work(self) -> bool:
         """Whether the index queue holds work an indexer could take now."""

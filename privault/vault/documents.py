@@ -17,7 +17,7 @@ from typing import Any
 from privault.caller import Caller
 from privault.errors import AccessDenied, InputError, NotFound
 from privault.privacy.gate import assembled
-from privault.store import documents, sections
+from privault.store import documents, imported, sections
 from privault.store.connection import write
 from privault.timeutil import now_ms
 from privault.vault import ingest, writing
@@ -274,7 +274,23 @@ class VaultDocuments:
             raise NotFound(f"no section {node_id!r}")
         reading = self._context.privacy.reading(caller)
         view = Finder.of(self._context).read(reading, section)
-        return replace(view, privacy=reading.privacy())
+        links = self._links(section) if caller.is_owner else ()
+        return replace(view, privacy=reading.privacy(), links=links)
+
+    def _links(self, section: sections.SectionRow) -> tuple[str, ...]:
+        """Where an imported section links to: each link whose text the section holds (the
+        first section shows all of the document's), as the target's first node id."""
+        found = imported.resolved_links(self._conn, section.doc_id)
+        first = section.position == min(
+            (s.position for s in sections.sections_of(self._conn, section.doc_id)), default=0
+        )
+        return tuple(
+            dict.fromkeys(
+                link.node_id
+                for link in found
+                if link.doc_id != section.doc_id and (first or link.label in section.text)
+            )
+        )
 
     def read_document(
         self, doc_id: str, *, caller: Caller, limit: int | None = None

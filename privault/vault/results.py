@@ -172,6 +172,9 @@ class SectionView:
     untrusted: bool
     children: tuple[str, ...]
     privacy: Privacy
+    # Node ids of the documents this section links to (an imported note's [[links]], a
+    # mail's reply-to); ids only, and only for the owner.
+    links: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
@@ -186,6 +189,7 @@ class SectionView:
             "created_at": to_iso(self.created_at),
             "untrusted": self.untrusted,
             "children": list(self.children),
+            "links": list(self.links),
             **self.privacy.to_dict(),
         }
 

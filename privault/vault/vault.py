@@ -16,6 +16,7 @@ their caches stay single-threaded and only the shared engines need to be thread-
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +42,8 @@ from privault.vault.strong import VaultStrong
 if TYPE_CHECKING:  # asking, sync and watches load what a search never needs: on first use
     from privault.ask.pipeline import AskReply
     from privault.vault.ask import VaultAsk
+    from privault.vault.import_results import ImportReport
+    from privault.vault.importing import Progress, VaultImporting
     from privault.vault.sync import VaultSync
     from privault.vault.watches import VaultWatches
 
@@ -99,6 +102,7 @@ class Vault:
         self.indexing = VaultIndexing(self.shared)  # what deferred writes left to finish
         self.strong = VaultStrong(self.shared)  # the strong model's background pass
         self._asking: VaultAsk | None = None
+        self._importing: VaultImporting | None = None  # built on first use (parsers load)
         # The document operations are the vault's own verbs.
         self.note = self.documents.note
         self.note_many = self.documents.note_many
@@ -191,6 +195,45 @@ class Vault:
 
             self._sync = VaultSync(self.shared, self.statements)
         return self._sync
+
+    @property
+    def importing(self) -> VaultImporting:
+        """Imports of other apps' exports (built on first use)."""
+        if self._importing is None:
+            from privault.vault.importing import VaultImporting
+
+            self._importing = VaultImporting(
+                self.conn,
+                max_file_bytes=self.settings.max_file_bytes,
+                check_write=self.shared.check_write,
+                statements=self.statements,
+            )
+        return self._importing
+
+    def import_from(
+        self,
+        kind: str | None,
+        path: str | Path,
+        *,
+        caller: Caller,
+        shelf: str = "default",
+        tags: Sequence[str] = (),
+        dry_run: bool = False,
+        prune: bool = False,
+        progress: Progress | None = None,
+    ) -> ImportReport:
+        """Import an export of another app (chatgpt, claude, obsidian, notion, mbox, mem0;
+        `kind` None: detected); owner only. See `privault.vault.importing`."""
+        return self.importing.import_from(
+            kind,
+            path,
+            caller=caller,
+            shelf=shelf,
+            tags=tags,
+            dry_run=dry_run,
+            prune=prune,
+            progress=progress,
+        )
 
     @property
     def watches(self) -> VaultWatches:

@@ -113,6 +113,22 @@ def add(
         ),
     ] = None,
     tag: Annotated[list[str] | None, typer.Option("--tag", help="A tag (repeatable).")] = None,
+    from_kind: Annotated[
+        str | None,
+        typer.Option(
+            "--from",
+            help="Import an export of another app: chatgpt, claude, obsidian, notion, mbox "
+            "or mem0 (detected when left out and only one fits).",
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run", help="Import: count what would be added/updated/skipped."),
+    ] = False,
+    prune: Annotated[
+        bool,
+        typer.Option("--prune", help="Import: delete items the export no longer has."),
+    ] = False,
     json_out: JsonOption = False,
 ) -> None:
     """Add files: .md .txt .html (main text) .pdf. Unchanged files are skipped.
@@ -120,8 +136,34 @@ def add(
     A Markdown file's YAML front matter gives its title, tags, shelf and created date
     (what `privault export --markdown` writes). Files are stored and searchable by their
     words at once; their PII scan and embedding run in the background (`privault index`
-    shows the progress)."""
+    shows the progress).
+
+    With --from KIND (or an export privault recognises), PATH is another app's export:
+    a ChatGPT or Claude export, an Obsidian vault, a Notion export, an mbox mailbox, a
+    mem0/OpenMemory export. Importing again updates what changed and skips the rest."""
+    from privault.interfaces.cli.importing import import_paths
     from privault.vault.writing import expand_paths
+
+    kind = from_kind
+    if kind is None and len(paths) == 1 and not _document_file(paths[0]):
+        from privault.vault.importing import kind_of
+
+        kind = kind_of(paths[0])
+    if kind is not None:
+        import_paths(
+            kind,
+            paths,
+            shelf=shelf,
+            tags=tag or [],
+            dry_run=dry_run,
+            prune=prune,
+            json_out=json_out,
+        )
+        return
+    if dry_run or prune:
+        raise VaultError(
+            "--dry-run and --prune are for imports: name the export's kind with --from"
+        )
 
     files, _ = expand_paths(paths)
     with open_capture() as capture:
@@ -153,6 +195,13 @@ def add(
             )
     if report.failed and not report.added:
         raise typer.Exit(1)
+
+
+def _document_file(path: Path) -> bool:
+    """A file `add` takes as it is (.md .txt .html .pdf): never taken for an export."""
+    from privault.retrieval.extract import SUPPORTED_SUFFIXES
+
+    return path.is_file() and path.suffix.lower() in SUPPORTED_SUFFIXES
 
 
 def search(
@@ -283,6 +332,8 @@ def read(
     console.print(view.text, highlight=False)
     if view.children:
         console.print(styled("[dim]children: {}[/dim]", ", ".join(view.children)))
+    if view.links:
+        console.print(styled("[dim]links: {}[/dim]", ", ".join(view.links)))
     console.print(styled("[dim]{}[/dim]", privacy_line(data)), highlight=False)
 
 

@@ -1,0 +1,209 @@
+"""ChatGPT's data export: `conversations.json`, alone or inside the export's `.zip`.
+
+Each conversation is a tree (`mapping`: node id → message, parent, children), because an
+edited prompt or a regenerated answer starts a branch. The branch the user kept is the
+path from `current_node` up to the root; the others are left out. Only what the user and
+the assistant said is kept: system and tool messages, hidden context and the model's
+reasoning are not. Parts that are not text (an image, an audio clip) leave a marker, so
+the turn still shows that something was there. One `Page` per conversation, its date the
+conversation's, each turn headed by who spoke and when.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from privault.imports.items import (
+    Bad,
+    Item,
+    Known,
+    NotThisKind,
+    Page,
+    Unchanged,
+    content_key,
+    raw_digest,
+)
+from privault.imports.jsonstream import BrokenElement, iter_array_raw
+from privault.imports.sources import head, is_zip, open_text, source_time, when, zip_member
+
+KIND = "chatgpt"
+WHAT = "a ChatGPT export (conversations.json or the export's .zip)"
+SPEAKERS = {"user": "You", "assistant": "ChatGPT"}
+_HIDDEN_TYPES = {"thoughts", "reasoning_recap", "user_editable_context", "model_editable_context"}
+_MARKERS = {
+    "image_asset_pointer": "[image]",
+    "audio_asset_pointer": "[audio]",
+    "video_container_asset_pointer": "[video]",
+}
+
+
+def looks_like(path: Path) -> bool:
+    """Whether `path` is (probably) this kind of export."""
+    if is_zip(path):
+        import zipfile
+
+        with zipfile.ZipFile(path) as archive:
+            member = zip_member(archive, "conversations.json")
+            if member is None:
+                return False
+            with archive.open(member) as raw:
+                start = raw.read(65536)
+    elif path.is_file():
+        start = head(path, 65536)
+    else:
+        return False
+    return b'"mapping"' in start and b'"chat_messages"' not in start
+
+
+def read(path: Path, known: Known | None = None) -> Iterator[Item]:
+    """Each conversation of the export at `path`, in the file's order (one `known` holds
+    as it is comes as `Unchanged`, unparsed)."""
+    with open_text(path, "conversations.json", WHAT) as stream:
+        for index, element in enumerate(iter_array_raw(stream, WHAT)):
+            if isinstance(element, BrokenElement):
+                yield Bad(f"conversation {index + 1}", element.reason, label="conversation")
+                continue
+            data, raw = element
+            digest = raw_digest(KIND, raw)
+            key = _id(data)
+            if known is not None and key and known(key, digest):
+                yield Unchanged(key, "conversation")
+                continue
+            found = conversation(data, index)
+            yield (
+                dataclasses.replace(found, source_digest=digest)
+                if isinstance(found, Page)
+                else found
+            )
+
+
+def conversation(data: Any, index: int) -> Item:
+    """One conversation as a page, or why it cannot be one."""
+    where = f"conversation {index + 1}"
+    if not isinstance(data, dict) or not isinstance(data.get("mapping"), dict):
+        if index == 0 and not (isinstance(data, dict) and "mapping" in data):
+            raise NotThisKind(f"not {WHAT}: its conversations have no message tree (mapping)")
+        return Bad(where, "no message tree (mapping)", label="conversation")
+    title = str(data.get("title") or "").strip() or "Untitled conversation"
+    created = source_time(data.get("create_time"))
+    key = _id(data) or content_key(title, str(data.get("create_time")))
+    where = f"conversation {title!r} ({key})"
+    try:
+        turns = [turn for node in kept_branch(data) if (turn := _turn(node))]
+    except (TypeError, ValueError, AttributeError) as exc:
+        return Bad(where, f"unreadable message ({exc})", key=key, label="conversation")
+    if not turns:
+        return Bad(
+            where,
+            "empty conversation: no message from you or ChatGPT",
+            key=key,
+            label="conversation",
+        )
+    metadata: dict[str, Any] = {"source_app": "ChatGPT", "messages": len(turns)}
+    if data.get("default_model_slug"):
+        metadata["model"] = str(data["default_model_slug"])
+    if data.get("gizmo_id"):
+        metadata["gpt"] = str(data["gizmo_id"])
+    if data.get("is_archived"):
+        metadata["archived"] = True
+    return Page(
+        key=key,
+        label="conversation",
+        title=title,
+        text=f"# {title}\n\n" + "\n\n".join(turns),
+        created_at=created if created is not None else _first_time(data),
+        updated_at=source_time(data.get("update_time")),
+        metadata=metadata,
+    )
+
+
+def _id(data: Any) -> str:
+    """A conversation's own id ('' when it has none)."""
+    return (
+        str(data.get("conversation_id") or data.get("id") or "") if isinstance(data, dict) else ""
+    )
+
+
+def kept_branch(data: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The nodes from the root down to `current_node` (the branch the user kept).
+
+    Without a usable `current_node`, the newest leaf stands in for it. A cycle in the
+    parent links (a damaged file) stops the walk instead of looping."""
+    mapping: Mapping[str, Any] = data["mapping"]
+    node_id = data.get("current_node")
+    if node_id not in mapping:
+        node_id = _newest_leaf(mapping)
+    path: list[Mapping[str, Any]] = []
+    seen: set[str] = set()
+    while node_id is not None and node_id in mapping and node_id not in seen:
+        seen.add(node_id)
+        node = mapping[node_id]
+        if not isinstance(node, dict):
+            break
+        path.append(node)
+        node_id = node.get("parent")
+    path.reverse()
+    return path
+
+
+def _newest_leaf(mapping: Mapping[str, Any]) -> str | None:
+    leaves = [
+        (source_time((node.get("message") or {}).get("create_time")) or 0, node_id)
+        for node_id, node in mapping.items()
+        if isinstance(node, dict) and not node.get("children")
+    ]
+    return max(leaves)[1] if leaves else None
+
+
+def _first_time(data: Mapping[str, Any]) -> int | None:
+    for node in kept_branch(data):
+        found = source_time((node.get("message") or {}).get("create_time"))
+        if found is not None:
+            return found
+    return None
+
+
+def _turn(node: Mapping[str, Any]) -> str | None:
+    """One message as a headed turn, or None for what is not shown (null, system, tool,
+    hidden, reasoning, empty)."""
+    message = node.get("message")
+    if not isinstance(message, dict):
+        return None
+    role = (message.get("author") or {}).get("role")
+    if role not in SPEAKERS:
+        return None
+    meta = message.get("metadata") or {}
+    if meta.get("is_visually_hidden_from_conversation") or meta.get("is_user_system_message"):
+        return None
+    text = message_text(message.get("content") or {})
+    if not text.strip():
+        return None
+    stamp = when(source_time(message.get("create_time")))
+    heading = f"## {SPEAKERS[role]}" + (f" · {stamp}" if stamp else "")
+    return f"{heading}\n\n{text.strip()}"
+
+
+def message_text(content: Mapping[str, Any]) -> str:
+    """The readable text of a message's content: its text parts, code as a fenced block,
+    a marker for each part that is not text."""
+    kind = content.get("content_type")
+    if kind in _HIDDEN_TYPES:
+        return ""
+    if kind == "code":
+        language = str(content.get("language") or "").replace("unknown", "")
+        return f"```{language}\n{content.get('text') or ''}\n```"
+    pieces: list[str] = []
+    for part in content.get("parts") or ():
+        if isinstance(part, str):
+            pieces.append(part)
+        elif isinstance(part, dict):
+            if isinstance(part.get("text"), str):  # an audio transcription
+                pieces.append(part["text"])
+            elif part.get("content_type") in _MARKERS:
+                pieces.append(_MARKERS[part["content_type"]])
+    if not pieces and isinstance(content.get("text"), str):
+        pieces.append(content["text"])
+    return "\n\n".join(piece for piece in pieces if piece.strip())

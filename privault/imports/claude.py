@@ -1,0 +1,233 @@
+"""Claude's data export: `conversations.json` (alone, in its folder, or in the `.zip`),
+and beside it `memories.json` and `projects.json` where the account has them.
+
+A conversation is a flat list of `chat_messages` (`sender` human or assistant,
+`created_at`); a message's `content` blocks are preferred over its `text` (the blocks hold
+what the older `text` field flattened), and only text blocks are kept: tool calls, tool
+results and thinking are not what was said. A file attached to a message keeps its
+extracted text under the turn. Memories become one page (what Claude remembered of the
+account, and per project); each project one page with its description, instructions and
+knowledge documents.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from privault.imports.items import (
+    Bad,
+    Item,
+    Known,
+    NotThisKind,
+    Page,
+    Unchanged,
+    content_key,
+    raw_digest,
+)
+from privault.imports.jsonstream import BrokenElement, iter_array_raw
+from privault.imports.sources import (
+    head,
+    is_zip,
+    open_text,
+    optional_text,
+    source_time,
+    when,
+    zip_member,
+)
+
+KIND = "claude"
+WHAT = "a Claude export (conversations.json or the export's .zip)"
+SPEAKERS = {"human": "You", "assistant": "Claude"}
+
+
+def looks_like(path: Path) -> bool:
+    """Whether `path` is (probably) this kind of export."""
+    if is_zip(path):
+        import zipfile
+
+        with zipfile.ZipFile(path) as archive:
+            member = zip_member(archive, "conversations.json")
+            if member is None:
+                return False
+            with archive.open(member) as raw:
+                start = raw.read(65536)
+    elif path.is_dir():
+        if not (path / "conversations.json").is_file():
+            return False
+        start = head(path / "conversations.json", 65536)
+    elif path.is_file():
+        start = head(path, 65536)
+    else:
+        return False
+    return b'"chat_messages"' in start
+
+
+def read(path: Path, known: Known | None = None) -> Iterator[Item]:
+    """Each conversation, then the memories and each project, of the export at `path`
+    (a conversation `known` holds as it is comes as `Unchanged`)."""
+    with open_text(path, "conversations.json", WHAT) as stream:
+        for index, element in enumerate(iter_array_raw(stream, WHAT)):
+            if isinstance(element, BrokenElement):
+                yield Bad(f"conversation {index + 1}", element.reason, label="conversation")
+                continue
+            data, raw = element
+            digest = raw_digest(KIND, raw)
+            key = _id(data)
+            if known is not None and key and known(key, digest):
+                yield Unchanged(key, "conversation")
+                continue
+            found = conversation(data, index)
+            yield (
+                dataclasses.replace(found, source_digest=digest)
+                if isinstance(found, Page)
+                else found
+            )
+    yield from _memories(optional_text(path, "memories.json"))
+    yield from _projects(optional_text(path, "projects.json"))
+
+
+def conversation(data: Any, index: int) -> Item:
+    """One conversation as a page, or why it cannot be one."""
+    if not isinstance(data, dict) or not isinstance(data.get("chat_messages"), list):
+        if index == 0:
+            raise NotThisKind(f"not {WHAT}: its conversations have no chat_messages")
+        return Bad(f"conversation {index + 1}", "no chat_messages", label="conversation")
+    title = str(data.get("name") or "").strip() or "Untitled conversation"
+    key = _id(data) or content_key(title, str(data.get("created_at")))
+    where = f"conversation {title!r} ({key})"
+    turns = []
+    for message in data["chat_messages"]:
+        if isinstance(message, dict) and (turn := _turn(message)):
+            turns.append(turn)
+    if not turns:
+        return Bad(where, "empty conversation: no message", key=key, label="conversation")
+    summary = str(data.get("summary") or "").strip()
+    intro = f"# {title}\n\n" + (f"{summary}\n\n" if summary else "")
+    metadata: dict[str, Any] = {"source_app": "Claude", "messages": len(turns)}
+    project = data.get("project_uuid") or (data.get("project") or {}).get("uuid")
+    if project:
+        metadata["project"] = str(project)
+    return Page(
+        key=key,
+        label="conversation",
+        title=title,
+        text=intro + "\n\n".join(turns),
+        created_at=source_time(data.get("created_at")),
+        updated_at=source_time(data.get("updated_at")),
+        metadata=metadata,
+    )
+
+
+def _id(data: Any) -> str:
+    """A conversation's own id ('' when it has none)."""
+    return str(data.get("uuid") or "") if isinstance(data, dict) else ""
+
+
+def message_text(message: Mapping[str, Any]) -> str:
+    """What a message said: its text blocks, else its flat `text`."""
+    blocks = message.get("content")
+    if isinstance(blocks, list) and blocks:
+        texts = [
+            str(block.get("text") or "")
+            for block in blocks
+            if isinstance(block, dict) and block.get("type") == "text"
+        ]
+        if any(t.strip() for t in texts):
+            return "\n\n".join(t for t in texts if t.strip())
+    return str(message.get("text") or "")
+
+
+def _turn(message: Mapping[str, Any]) -> str | None:
+    speaker = SPEAKERS.get(str(message.get("sender")))
+    if speaker is None:
+        return None
+    parts = [message_text(message).strip()]
+    for attached in message.get("attachments") or ():
+        if isinstance(attached, dict) and str(attached.get("extracted_content") or "").strip():
+            name = str(attached.get("file_name") or "attachment")
+            parts.append(f"### Attached: {name}\n\n{attached['extracted_content'].strip()}")
+    for file in message.get("files") or ():
+        if isinstance(file, dict) and file.get("file_name"):
+            parts.append(f"[file: {file['file_name']}]")
+    body = "\n\n".join(p for p in parts if p)
+    if not body:
+        return None
+    stamp = when(source_time(message.get("created_at")))
+    return f"## {speaker}" + (f" · {stamp}" if stamp else "") + f"\n\n{body}"
+
+
+def _load(raw: bytes | None, name: str) -> tuple[list[Any], Bad | None]:
+    if raw is None:
+        return [], None
+    try:
+        data = json.loads(raw.decode("utf-8-sig", errors="replace"))
+    except json.JSONDecodeError as exc:
+        return [], Bad(name, f"not valid JSON ({exc.msg})", label=name.split(".")[0])
+    if isinstance(data, dict):
+        data = [data]
+    if not isinstance(data, list):
+        return [], Bad(name, "not a list", label=name.split(".")[0])
+    return data, None
+
+
+def _memories(raw: bytes | None) -> Iterator[Item]:
+    entries, bad = _load(raw, "memories.json")
+    if bad:
+        yield bad
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            yield Bad(f"memory {index + 1}", "not an object", label="memory")
+            continue
+        parts = []
+        general = str(entry.get("conversations_memory") or "").strip()
+        if general:
+            parts.append(f"## Across conversations\n\n{general}")
+        for project, text in (entry.get("project_memories") or {}).items():
+            if str(text or "").strip():
+                parts.append(f"## Project {project}\n\n{str(text).strip()}")
+        if not parts:
+            continue
+        account = str(entry.get("account_uuid") or index)
+        yield Page(
+            key=f"memory:{account}",
+            label="memory",
+            title="What Claude remembers",
+            text="# What Claude remembers\n\n" + "\n\n".join(parts),
+            metadata={"source_app": "Claude"},
+        )
+
+
+def _projects(raw: bytes | None) -> Iterator[Item]:
+    entries, bad = _load(raw, "projects.json")
+    if bad:
+        yield bad
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            yield Bad(f"project {index + 1}", "not an object", label="project")
+            continue
+        name = str(entry.get("name") or "").strip() or "Untitled project"
+        key = str(entry.get("uuid") or "") or content_key("project", name)
+        parts = [f"# {name}"]
+        if str(entry.get("description") or "").strip():
+            parts.append(str(entry["description"]).strip())
+        if str(entry.get("prompt_template") or "").strip():
+            parts.append(f"## Instructions\n\n{str(entry['prompt_template']).strip()}")
+        for doc in entry.get("docs") or ():
+            if isinstance(doc, dict) and str(doc.get("content") or "").strip():
+                title = str(doc.get("filename") or "document")
+                parts.append(f"## {title}\n\n{str(doc['content']).strip()}")
+        if len(parts) == 1:
+            continue  # an empty project (every account has the starter one) holds nothing
+        yield Page(
+            key=f"project:{key}",
+            label="project",
+            title=name,
+            text="\n\n".join(parts),
+            created_at=source_time(entry.get("created_at")),
+            updated_at=source_time(entry.get("updated_at")),
+            metadata={"source_app": "Claude"},
+        )

@@ -1,0 +1,323 @@
+"""Mailboxes in mbox format: Gmail Takeout's `.mbox`, Thunderbird's folder files.
+
+The file is read through the standard library's `mailbox.mbox`, one message at a time
+(only the offsets of the messages are held), so a mailbox of any size streams. Each
+message is one page: the subject its title, its Date its date, From/To/Cc written out as
+text (so the PII detector sees the addresses, like any other text), the plain-text part
+preferred over HTML (HTML is reduced to its text), text attachments appended and other
+attachments named. Replies link to the message they answer (In-Reply-To, else the last
+of References); Gmail's labels become tags. A folder is read as the mbox files in it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import email.utils
+import hashlib
+import mailbox
+import os
+import re
+from collections.abc import Iterator
+from email import policy
+from email.errors import HeaderParseError
+from email.header import Header, decode_header
+from email.message import Message
+from email.parser import BytesParser
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+from privault.imports.items import (
+    Bad,
+    Item,
+    Known,
+    Link,
+    NotThisKind,
+    Page,
+    Unchanged,
+    clean_tags,
+    content_key,
+    raw_digest,
+)
+from privault.imports.sources import head, source_time
+
+KIND = "mbox"
+WHAT = "an mbox mailbox (Gmail Takeout .mbox, a Thunderbird folder file)"
+TEXT_ATTACHMENT_BYTES = 2 * 1024 * 1024  # a longer text attachment is named, not inlined
+# compat32: the default policy's header objects cost most of a mail's parse; headers are
+# decoded here (RFC 2047) and the parts chosen by walking them.
+_PARSER = BytesParser(policy=policy.compat32)
+_MSGID = re.compile(r"<[^<>\s]+>")
+# mbox writers quote a body line starting "From " as ">From " (and ">From " as ">>From ").
+_FROM_QUOTED = re.compile(rb"^>(>*From )", re.MULTILINE)
+
+
+_FROM_LINE = re.compile(rb"^From \S+ .*\d{2}:\d{2}(:\d{2})?.*$")
+
+
+def looks_like(path: Path) -> bool:
+    """Whether `path` is an mbox file: it starts with a `From sender date` line (a note
+    that starts with the word "From" does not)."""
+    if not path.is_file():
+        return False
+    first = head(path, 1024).split(b"\n", 1)[0].rstrip(b"\r")
+    return bool(_FROM_LINE.match(first))
+
+
+def mailbox_files(path: Path) -> list[Path]:
+    """`path` itself, or the mbox files in a folder (Thunderbird's `.msf` indexes left out)."""
+    if path.is_file():
+        if not looks_like(path):
+            raise NotThisKind(f"not {WHAT}: {path.name} does not start with a 'From ' line")
+        return [path]
+    if not path.is_dir():
+        raise NotThisKind(f"not {WHAT}: {path} is not a file or folder")
+    found = []
+    for folder, dirs, files in os.walk(path):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            candidate = Path(folder) / name
+            if not name.startswith(".") and looks_like(candidate):
+                found.append(candidate)
+    if not found:
+        raise NotThisKind(f"not {WHAT}: no mbox file in {path}")
+    return found
+
+
+def read(path: Path, known: Known | None = None) -> Iterator[Item]:
+    """Each message of the mailbox (or mailboxes) at `path`, in file order (one `known`
+    holds as it is comes as `Unchanged`, unparsed)."""
+    for file in mailbox_files(path):
+        box = mailbox.mbox(file, create=False)
+        try:
+            for number, key in enumerate(box.iterkeys(), start=1):
+                where = f"{file.name} message {number}"
+                try:
+                    raw = box.get_bytes(key)
+                except (OSError, KeyError) as exc:
+                    yield Bad(where, f"cannot read ({exc})", label="message")
+                    continue
+                digest = raw_digest(KIND, raw)
+                quick = _quick_id(raw)
+                if known is not None and quick and known(quick, digest):
+                    yield Unchanged(quick, "message", file.name)
+                    continue
+                found = message(raw, where, file.name)
+                if isinstance(found, Page):
+                    found = dataclasses.replace(found, source_digest=digest)
+                yield found
+        finally:
+            box.close()
+
+
+_QUICK_ID = re.compile(rb"^message-id:[ \t]*<([^<>\s]+)>[ \t]*\r?$", re.IGNORECASE | re.MULTILINE)
+
+
+def _quick_id(raw: bytes) -> str | None:
+    """The Message-ID read from the raw header (no parsing), when it stands on one line."""
+    end = raw.find(b"\n\n")
+    found = _QUICK_ID.search(raw, 0, end if end >= 0 else len(raw))
+    return found.group(1).decode("ascii", errors="replace") if found else None
+
+
+def message(raw: bytes, where: str, scope: str = "") -> Item:
+    """One message (its bytes, without the mbox `From ` line) as a page."""
+    try:
+        parsed = _PARSER.parsebytes(_FROM_QUOTED.sub(rb"\1", raw))
+        return _page(parsed, raw, scope)
+    except Exception as exc:  # noqa: BLE001 - a malformed mail is reported, never fatal
+        return Bad(where, f"unreadable message ({type(exc).__name__}: {exc})", label="message")
+
+
+def _header(msg: Message, name: str) -> str:
+    """A header as text: RFC 2047 words decoded, folding undone ('' when absent)."""
+    value = msg.get(name)
+    return _decoded(value) if value is not None else ""
+
+
+def _decoded(value: Any) -> str:
+    """RFC 2047 words decoded; raw 8-bit bytes (old mailers) read as UTF-8, else Latin-1;
+    a charset nobody knows leaves the header as it came."""
+    pieces = []
+    try:
+        for chunk, charset in decode_header(value if isinstance(value, Header) else str(value)):
+            if isinstance(chunk, str):
+                pieces.append(_unescaped(chunk))
+            elif charset in (None, "unknown-8bit"):
+                pieces.append(_bytes_text(chunk))
+            else:
+                try:
+                    pieces.append(chunk.decode(charset))
+                except (LookupError, UnicodeDecodeError):
+                    pieces.append(_bytes_text(chunk))
+    except (HeaderParseError, ValueError, UnicodeError):
+        pieces = [_unescaped(str(value))]
+    return " ".join("".join(pieces).split())
+
+
+def _unescaped(text: str) -> str:
+    """Text whose undecodable bytes the parser kept as surrogates, decoded properly."""
+    if not any("\udc80" <= ch <= "\udcff" for ch in text):
+        return text
+    return _bytes_text(text.encode("ascii", errors="surrogateescape"))
+
+
+def _bytes_text(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def _page(msg: Message, raw: bytes, scope: str) -> Page:
+    subject = _header(msg, "Subject")
+    sender, to, cc = _header(msg, "From"), _header(msg, "To"), _header(msg, "Cc")
+    date_text = _header(msg, "Date")
+    sent = _date(date_text)
+    own = _ids(_header(msg, "Message-ID"))
+    parent = _ids(_header(msg, "In-Reply-To")) or _ids(_header(msg, "References"))[-1:]
+    references = _ids(_header(msg, "References"))
+    body, attachments = _body(msg)
+    key = (
+        own[0].strip("<>")
+        if own
+        else content_key(sender, date_text, subject, hashlib.sha256(raw).hexdigest())
+    )
+    title = subject or "(no subject)"
+    lines = [f"# {title}", ""]
+    for label, value in (("From", sender), ("To", to), ("Cc", cc), ("Date", date_text)):
+        if value:
+            lines.append(f"{label}: {value}  ")
+    text = "\n".join(lines).rstrip() + "\n\n" + body.strip() + "\n"
+    for name, content in attachments:
+        text += (
+            f"\n## Attachment: {name}\n\n{content.strip()}\n"
+            if content
+            else (f"\n[attachment: {name}]\n")
+        )
+    metadata: dict[str, Any] = {"source_app": "mail", "message_id": key}
+    if parent:
+        metadata["in_reply_to"] = parent[0].strip("<>")
+    thread = (references[:1] or parent[:1] or own[:1] or [f"<{key}>"])[0].strip("<>")
+    metadata["thread"] = thread
+    links = tuple(Link(label="in reply to", key=p.strip("<>")) for p in parent[:1])
+    labels = _header(msg, "X-Gmail-Labels")
+    return Page(
+        key=key,
+        label="message",
+        title=title,
+        text=text,
+        created_at=sent,
+        tags=clean_tags([part for part in labels.split(",") if part.strip()]) if labels else (),
+        metadata=metadata,
+        links=links,
+        scope=scope,
+    )
+
+
+def _ids(value: str) -> list[str]:
+    return _MSGID.findall(value)
+
+
+def _date(value: str) -> int | None:
+    if not value:
+        return None
+    try:
+        moment = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return source_time(value)
+    if moment.tzinfo is None:
+        from datetime import UTC
+
+        moment = moment.replace(tzinfo=UTC)
+    return int(moment.timestamp() * 1000)
+
+
+def _text_of(part: Message) -> str:
+    """A text part decoded by its charset; an unknown or lying charset falls back to
+    UTF-8, then Latin-1, so no mail is lost to its encoding."""
+    payload = part.get_payload(decode=True)
+    if not isinstance(payload, bytes):
+        return str(payload or "")
+    for charset in (part.get_content_charset() or "utf-8", "utf-8"):
+        try:
+            return payload.decode(charset)
+        except (LookupError, UnicodeDecodeError):
+            continue
+    return payload.decode("latin-1")
+
+
+def _body(msg: Message) -> tuple[str, list[tuple[str, str]]]:
+    """The message's text (its plain parts, else its first HTML part) and its
+    attachments as (name, text or '' when not text)."""
+    plain: list[Message] = []
+    html: Message | None = None
+    attached: list[Message] = []
+    for part in msg.walk():
+        if part.is_multipart():
+            continue
+        disposition = str(part.get("Content-Disposition") or "").split(";")[0].strip().lower()
+        kind = part.get_content_type()
+        if disposition == "attachment" or (part.get_filename() and disposition != "inline"):
+            attached.append(part)
+        elif kind == "text/plain":
+            plain.append(part)  # a forwarded mail's text too
+        elif kind == "text/html" and html is None:
+            html = part
+        elif not kind.startswith(("text/", "multipart/")):
+            attached.append(part)  # an inline image or the like: named, not read
+    if plain:
+        body = "\n\n".join(_text_of(part).strip() for part in plain)
+    else:
+        body = html_text(_text_of(html)) if html is not None else ""
+    attachments: list[tuple[str, str]] = []
+    for part in attached:
+        name = _decoded(part.get_filename() or part.get_content_type())
+        inline = part.get_content_maintype() == "text" and _size(part) <= TEXT_ATTACHMENT_BYTES
+        content = _text_of(part) if inline else ""
+        if part.get_content_subtype() == "html" and content:
+            content = html_text(content)
+        attachments.append((name, content.replace("\x00", "")))
+    return body.replace("\x00", ""), attachments
+
+
+def _size(part: Message) -> int:
+    payload = part.get_payload()
+    return len(payload) if isinstance(payload, str | bytes) else 0
+
+
+class _TextOnly(HTMLParser):
+    """HTML reduced to its text: scripts and styles dropped, blocks on their own lines."""
+
+    BLOCKS = {"p", "div", "br", "tr", "li", "h1", "h2", "h3", "h4", "h5", "h6", "table"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.out: list[str] = []
+        self.skip = 0
+
+    def handle_starttag(self, tag: str, attrs: Any) -> None:
+        if tag in ("script", "style", "head"):
+            self.skip += 1
+        elif tag in self.BLOCKS:
+            self.out.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("script", "style", "head") and self.skip:
+            self.skip -= 1
+        elif tag in self.BLOCKS:
+            self.out.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self.skip:
+            self.out.append(data)
+
+
+def html_text(html: str) -> str:
+    """The text of an HTML mail body."""
+    parser = _TextOnly()
+    parser.feed(html)
+    parser.close()
+    text = "".join(parser.out)
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()

@@ -1,0 +1,287 @@
+"""mem0 and OpenMemory exports: memories that become statements.
+
+Read as the tools write them:
+
+* OpenMemory's export `.zip` (or its `memories.json`): `memories` with `content`, `state`,
+  `app_id`, `category_ids`, times, beside `apps`, `categories` and `status_history` (when a
+  memory was archived or deleted);
+* mem0's own `get_all` output (a list, or `{"results": [...]}`) with `memory`, `user_id`,
+  `agent_id`, `app_id`, `run_id`, `metadata`, `categories`, times — optionally with each
+  memory's `history` (mem0's ADD / UPDATE / DELETE events) inline or as a top-level
+  `history` list;
+* JSON Lines of either (`memories.jsonl`, `memories.jsonl.gz`).
+
+Each memory is a `Memory`: its history oldest first (the first version, each rewording,
+its deletion), entities from its metadata, and tags from its app, agent and categories.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import io
+import json
+import zipfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from privault.imports.items import Bad, Item, Known, Memory, NotThisKind, Revision, clean_tags
+from privault.imports.sources import head, is_zip, source_time, zip_member
+
+KIND = "mem0"
+WHAT = "a mem0 or OpenMemory export (JSON or JSON Lines of memories, or the export's .zip)"
+_GONE = {"deleted", "archived"}
+
+
+def looks_like(path: Path) -> bool:
+    """Whether `path` is (probably) a mem0 / OpenMemory export."""
+    if is_zip(path):
+        with zipfile.ZipFile(path) as archive:
+            return bool(
+                zip_member(archive, "memories.jsonl.gz")
+                or (
+                    zip_member(archive, "memories.json")
+                    and not zip_member(archive, "conversations.json")
+                )
+            )
+    if not path.is_file():
+        return False
+    if path.name.endswith(".gz"):
+        try:
+            with gzip.open(path, "rb") as stream:
+                start = stream.read(4096)
+        except OSError:
+            return False
+    else:
+        start = head(path, 4096)
+    return (
+        b'"memory"' in start
+        or (b'"content"' in start and b'"app' in start)
+        or (b'"memories"' in start and b'"chat_messages"' not in start)
+    )
+
+
+def read(path: Path, known: Known | None = None) -> Iterator[Item]:
+    """Each memory of the export at `path`."""
+    data, lines = _load(path)
+    if data is None:
+        yield from _from_records(lines, {}, {}, {})
+        return
+    if isinstance(data, dict) and isinstance(data.get("memories"), list):
+        apps = {
+            str(a.get("id")): str(a.get("name") or "")
+            for a in data.get("apps") or ()
+            if isinstance(a, dict)
+        }
+        cats = {
+            str(c.get("id")): str(c.get("name") or "")
+            for c in data.get("categories") or ()
+            if isinstance(c, dict)
+        }
+        history = _grouped(data.get("status_history") or [], "memory_id")
+        user = data.get("user")
+        scope = str(user.get("user_id") or "") if isinstance(user, dict) else ""
+        yield from _from_records(iter(data["memories"]), apps, cats, history, scope)
+        return
+    if isinstance(data, dict) and isinstance(data.get("results"), list):
+        history = _grouped(data.get("history") or [], "memory_id")
+        yield from _from_records(iter(data["results"]), {}, {}, history)
+        return
+    if isinstance(data, list):
+        yield from _from_records(iter(data), {}, {}, {})
+        return
+    raise NotThisKind(f"not {WHAT}: no list of memories in {path.name}")
+
+
+def _load(path: Path) -> tuple[Any, Iterator[Any]]:
+    """(whole JSON document, None-iterator) or (None, records of a JSON Lines file)."""
+    if is_zip(path):
+        with zipfile.ZipFile(path) as archive:
+            member = zip_member(archive, "memories.json")
+            if member is not None:
+                return _json(archive.read(member), path), iter(())
+            member = zip_member(archive, "memories.jsonl.gz")
+            if member is None:
+                raise NotThisKind(f"not {WHAT}: no memories.json in {path.name}")
+            raw = gzip.decompress(archive.read(member))
+            return None, _json_lines(io.BytesIO(raw), path)
+    if not path.is_file():
+        raise NotThisKind(f"not {WHAT}: {path} is not a file")
+    if path.name.endswith(".gz"):
+        return None, _gz_lines(path)
+    if path.suffix.lower() == ".jsonl":
+        return None, _file_lines(path)
+    raw = path.read_bytes()
+    try:
+        return json.loads(raw.decode("utf-8-sig", errors="replace")), iter(())
+    except ValueError as exc:
+        if "Extra data" in str(exc):  # JSON Lines under another name
+            return None, _file_lines(path)
+        raise NotThisKind(f"not {WHAT}: {path.name} is not valid JSON ({exc})") from None
+
+
+def _file_lines(path: Path) -> Iterator[Any]:
+    with path.open("rb") as stream:
+        yield from _json_lines(stream, path)
+
+
+def _gz_lines(path: Path) -> Iterator[Any]:
+    with gzip.open(path, "rb") as stream:
+        yield from _json_lines(stream, path)
+
+
+def _json_lines(stream: Any, path: Path) -> Iterator[Any]:
+    for number, line in enumerate(stream, start=1):
+        if not line.strip():
+            continue
+        try:
+            yield json.loads(line)
+        except ValueError as exc:
+            yield Bad(f"line {number}", f"not valid JSON ({exc})", label="memory")
+
+
+def _json(raw: bytes, path: Path) -> Any:
+    try:
+        return json.loads(raw.decode("utf-8-sig", errors="replace"))
+    except ValueError as exc:
+        raise NotThisKind(f"not {WHAT}: {path.name} is not valid JSON ({exc})") from None
+
+
+def _grouped(events: Any, key: str) -> dict[str, list[Mapping[str, Any]]]:
+    found: dict[str, list[Mapping[str, Any]]] = {}
+    for event in events if isinstance(events, list) else ():
+        if isinstance(event, dict) and event.get(key):
+            found.setdefault(str(event[key]), []).append(event)
+    return found
+
+
+def _from_records(
+    records: Iterator[Any],
+    apps: Mapping[str, str],
+    categories: Mapping[str, str],
+    history: Mapping[str, list[Mapping[str, Any]]],
+    scope: str | None = None,
+) -> Iterator[Item]:
+    """Memories of `scope` (the user they belong to; None: each record's `user_id`)."""
+    for number, record in enumerate(records, start=1):
+        if isinstance(record, Bad):
+            yield record
+            continue
+        if number == 1 and not (isinstance(record, dict) and _content(record) is not None):
+            raise NotThisKind(f"not {WHAT}: its entries have no memory text")
+        found = memory(record, number, apps, categories, history)
+        if isinstance(found, Memory):
+            owner = scope if scope is not None else str(record.get("user_id") or "")
+            found = dataclasses.replace(found, scope=owner)
+        yield found
+
+
+def _content(record: Mapping[str, Any]) -> str | None:
+    for field in ("memory", "content", "text", "data"):
+        if isinstance(record.get(field), str):
+            return str(record[field])
+    return None
+
+
+def memory(
+    record: Any,
+    number: int,
+    apps: Mapping[str, str],
+    categories: Mapping[str, str],
+    history: Mapping[str, list[Mapping[str, Any]]],
+) -> Item:
+    """One memory record as a `Memory`, or why it cannot be one."""
+    if not isinstance(record, dict):
+        return Bad(f"memory {number}", "not an object", label="memory")
+    key = str(record.get("id") or "").strip()
+    content = (_content(record) or "").strip()
+    if not key:
+        return Bad(f"memory {number}", "no id", label="memory")
+    if not content:
+        return Bad(f"memory {key}", "no text", key=key, label="memory")
+    raw_metadata = record.get("metadata")
+    metadata: dict[str, Any] = raw_metadata if isinstance(raw_metadata, dict) else {}
+    created = source_time(record.get("created_at"))
+    updated = source_time(record.get("updated_at"))
+    app = apps.get(str(record.get("app_id") or "")) or record.get("app") or record.get("app_id")
+    tags = [
+        f"app:{app}" if app else None,
+        f"agent:{record['agent_id']}" if record.get("agent_id") else None,
+    ]
+    names = list(record.get("categories") or ())
+    names += [categories.get(str(c), "") for c in record.get("category_ids") or ()]
+    tags += [f"category:{name}" for name in names if isinstance(name, str) and name]
+    kept = {k: v for k, v in metadata.items() if k not in ("entities", "entity")}
+    for field in ("user_id", "agent_id", "app_id", "run_id", "hash"):
+        if record.get(field):
+            kept[f"mem0_{field}"] = str(record[field])
+    state = str(record.get("state") or "active").lower()
+    events = [*(record.get("history") or ()), *history.get(key, ())]
+    revisions = _revisions(events, content, created, updated, state, record)
+    return Memory(
+        key=key,
+        content=content,
+        created_at=created,
+        updated_at=updated,
+        entities=tuple(_entities(metadata)),
+        tags=clean_tags([t for t in tags if t]),
+        metadata=kept,
+        history=revisions,
+        deleted=state in _GONE or bool(record.get("is_deleted")),
+    )
+
+
+def _entities(metadata: Mapping[str, Any]) -> list[str]:
+    raw = metadata.get("entities", metadata.get("entity"))
+    if isinstance(raw, str):
+        raw = [raw]
+    found = []
+    for entity in raw if isinstance(raw, list) else ():
+        if isinstance(entity, str) and entity.strip():
+            found.append(entity.strip())
+        elif isinstance(entity, dict) and str(entity.get("name") or "").strip():
+            name = str(entity["name"]).strip()
+            kind = str(entity.get("type") or entity.get("kind") or "").strip().lower()
+            found.append(f"{kind}:{name}" if kind in ("person", "org", "place") else name)
+    return list(dict.fromkeys(found))
+
+
+def _revisions(
+    events: list[Any],
+    content: str,
+    created: int | None,
+    updated: int | None,
+    state: str,
+    record: Mapping[str, Any],
+) -> tuple[Revision, ...]:
+    """The memory's versions, oldest first: mem0's ADD/UPDATE/DELETE events where given
+    (checked to end in the text it has now), else its text since `created_at`, closed at
+    its deletion or archiving."""
+    out: list[Revision] = []
+    for event in sorted(
+        (e for e in events if isinstance(e, dict)),
+        key=lambda e: source_time(e.get("created_at") or e.get("changed_at")) or 0,
+    ):
+        at = source_time(event.get("created_at") or event.get("changed_at"))
+        kind = str(event.get("event") or "").upper()
+        if kind in ("ADD", "UPDATE") and str(event.get("new_memory") or "").strip():
+            out.append(Revision(kind, str(event["new_memory"]).strip(), at))
+        elif kind == "DELETE" or str(event.get("new_state") or "").lower() in _GONE:
+            out.append(Revision("DELETE", "", at))
+    texts = [r for r in out if r.event != "DELETE"]
+    if not texts or texts[-1].content != content:
+        # History that does not end in the memory's text now is incomplete: keep what it
+        # says and add the text as it is now.
+        at = updated if texts else created
+        out.append(Revision("UPDATE" if texts else "ADD", content, at))
+    while out[0].event == "DELETE":  # a deletion before any text says nothing
+        out.pop(0)
+    out[0] = Revision("ADD", out[0].content, out[0].at)
+    gone = state in _GONE or bool(record.get("is_deleted"))
+    if gone and out[-1].event != "DELETE":
+        end = source_time(record.get("deleted_at") or record.get("archived_at")) or updated
+        out.append(Revision("DELETE", "", end))
+    if not gone and out[-1].event == "DELETE":
+        out.pop()  # restored since
+    return tuple(out)

@@ -1,0 +1,292 @@
+"""Notion's "Markdown & CSV" export: a `.zip` (often a zip of zips) or its unpacked folder.
+
+Notion names every page and database `Name <32-hex id>`, nests a page's children in a
+folder of the same name, and writes a database twice: a CSV of its rows (`Name <id>.csv`,
+and `Name <id>_all.csv` with the rows every view hides too), and a folder with one page per
+row that starts with the row's properties as `Key: Value` lines. Here:
+
+* page names lose the id suffix; the id is the page's key (stable across exports);
+* the folders above a page become its breadcrumb (`In: Parent › Child`);
+* each database row is one document: its properties (from the CSV) as front matter, then
+  the row page's own text; a property named like "Created" dates it;
+* links between pages (`[Text](Other%20Page%20<id>.md)`) become `Link`s by id.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import shutil
+import tempfile
+import zipfile
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import partial
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import unquote
+
+from privault.imports.items import Bad, Item, Known, Link, NotThisKind, Page, content_key
+from privault.imports.sources import is_zip
+
+KIND = "notion"
+WHAT = "a Notion export (Markdown & CSV, .zip or folder)"
+MAX_PAGE_BYTES = 20 * 1024 * 1024
+
+_ID = re.compile(r"^(.*?)[ _-]?([0-9a-f]{32})$")
+_MD_LINK = re.compile(r"\[([^\]\n]*)\]\(([^)\s]+\.(?:md|csv))\)")
+_PROPERTY = re.compile(r"^([^:\n]{1,80}):[ \t]+(.*)$")
+_DATE_FORMATS = ("%B %d, %Y %I:%M %p", "%B %d, %Y", "%Y-%m-%d", "%Y/%m/%d", "%d/%m/%Y")
+_DATE_NAMES = ("created", "created time", "date created", "created at", "date")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One file of the export, wherever it lives."""
+
+    path: PurePosixPath  # inside the export
+    load: Callable[[], bytes]
+
+
+def split_id(name: str) -> tuple[str, str | None]:
+    """('Page name', '32-hex id') of a Notion file or folder name (suffix gone)."""
+    match = _ID.match(name)
+    if match and match.group(1).strip():
+        return match.group(1).strip(), match.group(2)
+    return name.strip(), None
+
+
+def looks_like(path: Path) -> bool:
+    """Whether `path` is (probably) a Notion export: its files carry 32-hex id suffixes."""
+    if not (path.is_dir() or is_zip(path)):
+        return False
+    try:
+        with exported(path) as listed:
+            names = [entry.path for entry in listed[:500]]
+    except (OSError, zipfile.BadZipFile, NotThisKind):
+        return False
+    pages = [p for p in names if p.suffix.lower() == ".md"]
+    tagged = [p for p in names if p.suffix.lower() in (".md", ".csv") and split_id(p.stem)[1]]
+    return bool(pages) and len(tagged) * 2 >= len(pages)
+
+
+@contextmanager
+def exported(path: Path) -> Iterator[list[Entry]]:
+    """Every file of the export, readable while the block runs: a folder walked, a zip
+    (and the zips Notion puts inside it) kept open. An inner zip is spooled to a temporary
+    file, not memory."""
+    if path.is_dir():
+        listed = []
+        for folder, dirs, files in os.walk(path):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            for name in sorted(files):
+                full = Path(folder) / name
+                rel = PurePosixPath(full.relative_to(path).as_posix())
+                listed.append(Entry(rel, full.read_bytes))
+        yield listed
+        return
+    if not is_zip(path):
+        raise NotThisKind(f"not {WHAT}: {path.name} is neither a folder nor a .zip")
+    with ExitStack() as stack:
+        archive = stack.enter_context(zipfile.ZipFile(path))
+        yield list(_zip_entries(archive, stack))
+
+
+def _zip_entries(archive: zipfile.ZipFile, stack: ExitStack) -> Iterator[Entry]:
+    for info in sorted(archive.infolist(), key=lambda i: i.filename):
+        if info.is_dir() or info.filename.startswith("__MACOSX/"):
+            continue
+        name = PurePosixPath(info.filename)
+        if name.suffix.lower() == ".zip":  # Notion splits big exports into inner zips
+            spool = stack.enter_context(tempfile.TemporaryFile())  # noqa: SIM115 - closed by the stack
+            with archive.open(info) as raw:
+                shutil.copyfileobj(raw, spool)
+            spool.seek(0)
+            inner = stack.enter_context(zipfile.ZipFile(spool))
+            yield from _zip_entries(inner, stack)
+            continue
+        yield Entry(name, partial(archive.read, info))
+
+
+def read(path: Path, known: Known | None = None) -> Iterator[Item]:
+    """Each database row, then each page, of the export at `path`."""
+    with exported(path) as listed:
+        pages = {e.path: e for e in listed if e.path.suffix.lower() == ".md"}
+        if not pages and not any(e.path.suffix.lower() == ".csv" for e in listed):
+            raise NotThisKind(f"not {WHAT}: no Markdown or CSV file in {path.name}")
+        used: set[PurePosixPath] = set()
+        for table in _databases(listed):
+            yield from _rows(table, pages, used)
+        for rel, entry in pages.items():
+            if rel in used:
+                continue
+            try:
+                raw = entry.load()
+            except (OSError, zipfile.BadZipFile) as exc:
+                yield Bad(str(rel), f"cannot read ({exc})", label="page")
+                continue
+            yield _page(rel, raw)
+
+
+def _databases(listed: list[Entry]) -> list[Entry]:
+    """One CSV per database: `_all.csv` (every row) where the export has it."""
+    csvs = {e.path: e for e in listed if e.path.suffix.lower() == ".csv"}
+    chosen = []
+    for rel, entry in csvs.items():
+        if rel.stem.endswith("_all") or rel.with_name(f"{rel.stem}_all.csv") not in csvs:
+            chosen.append(entry)
+    return chosen
+
+
+def _breadcrumb(rel: PurePosixPath) -> list[str]:
+    parts = [split_id(part)[0] for part in rel.parent.parts]
+    if parts and re.match(r"^Export-[0-9a-f-]+$", rel.parts[0]):
+        parts = parts[1:]
+    return parts
+
+
+def _rows(
+    table: Entry, pages: dict[PurePosixPath, Entry], used: set[PurePosixPath]
+) -> Iterator[Item]:
+    stem = table.path.stem[: -len("_all")] if table.path.stem.endswith("_all") else table.path.stem
+    name, table_id = split_id(stem)
+    folder = table.path.parent / stem
+    try:
+        text = _decode(table.load())
+        reader = csv.reader(io.StringIO(text, newline=""))
+        header = next(reader, None)
+    except (OSError, csv.Error, zipfile.BadZipFile) as exc:
+        yield Bad(str(table.path), f"unreadable database ({exc})", label="row")
+        return
+    if not header:
+        return
+    # Row pages by their name, in file order: two rows may share a title.
+    by_title: dict[str, list[PurePosixPath]] = {}
+    for rel in pages:
+        if rel.parent == folder:
+            by_title.setdefault(split_id(rel.stem)[0], []).append(rel)
+    crumb = [*_breadcrumb(table.path), name]
+    for number, values in enumerate(_safe_rows(reader), start=1):
+        if isinstance(values, Bad):
+            yield values
+            return
+        if not any(v.strip() for v in values):
+            continue
+        properties = dict(zip(header, values, strict=False))
+        title = (values[0] if values else "").strip() or "Untitled"
+        matches = by_title.get(title) or []
+        page = matches.pop(0) if matches else None
+        body = ""
+        key = content_key(table_id or stem, title, str(number))
+        if page is not None:
+            used.add(page)
+            key = split_id(page.stem)[1] or key
+            try:
+                body = _row_body(_decode(pages[page].load()), title)
+            except (OSError, zipfile.BadZipFile) as exc:
+                yield Bad(f"{name} row {title!r}", f"cannot read ({exc})", key=key, label="row")
+                continue
+        front = "\n".join(f"{k}: {_one_line(v)}" for k, v in properties.items() if v.strip())
+        text = f"---\n{front}\n---\n\n# {title}\n\n" + (f"In: {' › '.join(crumb)}\n\n") + body
+        yield Page(
+            key=key,
+            label="row",
+            title=title,
+            text=text.rstrip() + "\n",
+            created_at=_row_date(properties),
+            metadata={
+                "source_app": "Notion",
+                "database": name,
+                "breadcrumb": crumb,
+                "properties": properties,
+            },
+            links=tuple(_links(body)),
+        )
+
+
+def _safe_rows(reader: Any) -> Iterator[list[str] | Bad]:
+    try:
+        yield from reader
+    except csv.Error as exc:
+        yield Bad(f"database row {reader.line_num}", f"malformed CSV ({exc})", label="row")
+
+
+def _row_body(text: str, title: str) -> str:
+    """A row page's text after its `# Title` and its `Key: Value` property lines."""
+    lines = text.splitlines()
+    at = 0
+    if lines and lines[0].lstrip("# ").strip() == title.strip():
+        at = 1
+    while at < len(lines) and not lines[at].strip():
+        at += 1
+    while at < len(lines) and _PROPERTY.match(lines[at]):
+        at += 1
+    return "\n".join(lines[at:]).strip()
+
+
+def _page(rel: PurePosixPath, raw: bytes) -> Item:
+    name, page_id = split_id(rel.stem)
+    key = page_id or rel.as_posix()
+    if len(raw) > MAX_PAGE_BYTES:
+        return Bad(
+            str(rel),
+            f"{len(raw)} bytes, over the {MAX_PAGE_BYTES}-byte limit",
+            key=key,
+            label="page",
+        )
+    if b"\x00" in raw:
+        return Bad(str(rel), "contains NUL bytes; is it binary?", key=key, label="page")
+    text = _decode(raw)
+    heading = re.match(r"\A\s*#[ \t]+(.+)$", text, re.MULTILINE)
+    title = heading.group(1).strip() if heading else name
+    crumb = _breadcrumb(rel)
+    if crumb:
+        lead = f"In: {' › '.join(crumb)}\n\n"
+        text = (
+            text[: heading.end()] + "\n\n" + lead + text[heading.end() :].lstrip("\n")
+            if heading
+            else lead + text
+        )
+    return Page(
+        key=key,
+        label="page",
+        title=title,
+        text=text,
+        metadata={"source_app": "Notion", "breadcrumb": crumb, "path": rel.as_posix()},
+        links=tuple(_links(text)),
+    )
+
+
+def _links(text: str) -> Iterator[Link]:
+    for label, target in _MD_LINK.findall(text):
+        _, target_id = split_id(PurePosixPath(unquote(target)).stem)
+        if target_id:
+            yield Link(label=label.strip() or target_id, key=target_id)
+
+
+def _decode(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return raw.decode("cp1252", errors="replace")
+
+
+def _one_line(value: str) -> str:
+    return " ".join(value.split())
+
+
+def _row_date(properties: dict[str, str]) -> int | None:
+    for key, value in properties.items():
+        if key.strip().lower() in _DATE_NAMES and value.strip():
+            text = value.split("→")[0].strip()
+            for form in _DATE_FORMATS:
+                try:
+                    moment = datetime.strptime(text, form).replace(tzinfo=UTC)
+                except ValueError:
+                    continue
+                return int(moment.timestamp() * 1000)
+    return None

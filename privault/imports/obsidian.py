@@ -1,0 +1,274 @@
+"""An Obsidian vault: a folder of Markdown notes (and PDFs), with Obsidian's own syntax.
+
+* YAML front matter: `tags`, `aliases`, `created`/`date` (and `title`) are read; the note
+  keeps the rest of it as text.
+* Inline `#tags` (not inside code, not a heading, not `#123`) join the front matter tags.
+* `[[wikilinks]]` and `![[embeds]]` stay in the text as written, and each one that names a
+  note or PDF of the vault becomes a `Link` to it, resolved the way Obsidian does: a path
+  from the vault's root, else the file of that name nearest the root.
+* A daily note is dated by its file name (the format in `.obsidian/daily-notes.json`, else
+  `YYYY-MM-DD`); other notes by front matter, else the file's modification time.
+* `.obsidian/`, `.trash/` and every hidden folder are not notes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from datetime import UTC, date, datetime
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import yaml
+
+from privault.imports.items import Bad, Item, Known, Link, NotThisKind, Page, clean_tags
+from privault.imports.sources import source_time
+
+KIND = "obsidian"
+WHAT = "an Obsidian vault (a folder of Markdown notes)"
+NOTE_SUFFIXES = {".md", ".markdown"}
+FILE_SUFFIXES = {".pdf"}
+MAX_NOTE_BYTES = 20 * 1024 * 1024
+
+_FRONT = re.compile(r"\A---[ \t]*\r?\n(.*?)^(?:---|\.\.\.)[ \t]*$\r?\n?", re.DOTALL | re.MULTILINE)
+_LINK = re.compile(r"(!?)\[\[([^\[\]\n|#^]*)(#[^\[\]\n|]*)?(?:\|([^\[\]\n]*))?\]\]")
+_CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
+_TAG = re.compile(r"(?<![\w#&/`(\[])#([\w/-]*[^\W\d][\w/-]*)", re.UNICODE)
+
+
+def looks_like(path: Path) -> bool:
+    """Whether `path` is an Obsidian vault (a folder with `.obsidian/`)."""
+    return path.is_dir() and (path / ".obsidian").is_dir()
+
+
+def read(path: Path, known: Known | None = None) -> Iterator[Item]:
+    """Each note and PDF of the vault at `path`, in path order."""
+    if not path.is_dir():
+        raise NotThisKind(f"not {WHAT}: {path} is not a folder")
+    root = path.resolve()
+    vault = root.name
+    files = list(vault_files(root))
+    if not any(f.suffix.lower() in NOTE_SUFFIXES for f in files) and not looks_like(root):
+        raise NotThisKind(f"not {WHAT}: no Markdown note in {path}")
+    names = _NameIndex(root, files)
+    daily = _daily_format(root)
+    for file in files:
+        rel = file.relative_to(root).as_posix()
+        key = f"{vault}/{rel}"
+        if file.suffix.lower() in FILE_SUFFIXES:
+            yield Page(
+                key=key,
+                label="pdf",
+                title=file.stem,
+                text="",
+                created_at=_mtime(file),
+                metadata={"source_app": "Obsidian", "path": rel},
+                scope=vault,
+                file=str(file),
+                origin=str(file),
+            )
+            continue
+        try:
+            yield note(file, rel, vault, names, daily)
+        except (OSError, ValueError) as exc:
+            yield Bad(rel, str(exc), key=key, label="note")
+
+
+def vault_files(root: Path) -> Iterator[Path]:
+    """Notes and PDFs under `root`, hidden folders (`.obsidian`, `.trash`) left out."""
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if name.startswith("."):
+                continue
+            suffix = Path(name).suffix.lower()
+            if suffix in NOTE_SUFFIXES or suffix in FILE_SUFFIXES:
+                yield Path(folder) / name
+
+
+def note(file: Path, rel: str, vault: str, names: _NameIndex, daily: str) -> Item:
+    """One Markdown note as a page."""
+    raw = file.read_bytes()
+    if len(raw) > MAX_NOTE_BYTES:
+        return Bad(
+            rel,
+            f"{len(raw)} bytes, over the {MAX_NOTE_BYTES}-byte limit",
+            key=f"{vault}/{rel}",
+            label="note",
+        )
+    if b"\x00" in raw:
+        return Bad(rel, "contains NUL bytes; is it binary?", key=f"{vault}/{rel}", label="note")
+    text = decode(raw)
+    front, body, problem = split_front_matter(text)
+    title = str(front.get("title") or "").strip() or file.stem
+    tags = clean_tags(_listed(front.get("tags")) + _listed(front.get("tag")))
+    tags = tuple(dict.fromkeys([*tags, *clean_tags(inline_tags(body))]))
+    aliases = [str(a) for a in _listed(front.get("aliases")) + _listed(front.get("alias"))]
+    created = (
+        _front_time(front.get("created"))
+        or _front_time(front.get("date"))
+        or daily_date(file.stem, daily)
+        or _mtime(file)
+    )
+    metadata: dict[str, Any] = {"source_app": "Obsidian", "path": rel}
+    if aliases:
+        metadata["aliases"] = aliases
+    if problem:
+        metadata["front_matter"] = problem
+    lead = f"Aliases: {', '.join(aliases)}\n\n" if aliases else ""
+    return Page(
+        key=f"{vault}/{rel}",
+        label="note",
+        title=title,
+        text=lead + body if body.strip() or lead else body,
+        created_at=created,
+        updated_at=_mtime(file),
+        tags=tags,
+        metadata=metadata,
+        links=tuple(links(body, rel, vault, names)),
+        scope=vault,
+        origin=str(file),
+    )
+
+
+def decode(raw: bytes) -> str:
+    """A note's text: UTF-8 (BOM dropped), else UTF-16 with a BOM, else Windows-1252."""
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return raw.decode("utf-16")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return raw.decode("cp1252", errors="replace")
+
+
+def split_front_matter(text: str) -> tuple[dict[str, Any], str, str | None]:
+    """(front matter, body, problem): front matter that is not a YAML mapping stays in the
+    body, and `problem` says why."""
+    match = _FRONT.match(text)
+    if not match:
+        return {}, text, None
+    try:
+        data = yaml.safe_load(match.group(1))
+    except yaml.YAMLError as exc:
+        return {}, text, f"unreadable YAML front matter ({str(exc).splitlines()[0]})"
+    if data is None:
+        return {}, text[match.end() :], None
+    if not isinstance(data, dict):
+        return {}, text, "front matter is not a mapping"
+    return {str(k): v for k, v in data.items()}, text[match.end() :], None
+
+
+def inline_tags(body: str) -> list[str]:
+    """`#tags` in a note's text, outside code spans and blocks."""
+    return _TAG.findall(_CODE.sub(" ", body))
+
+
+def links(body: str, rel: str, vault: str, names: _NameIndex) -> Iterator[Link]:
+    """Each `[[link]]` and `![[embed]]` that names a file of the vault."""
+    for match in _LINK.finditer(_CODE.sub(" ", body)):
+        target = match.group(2).strip()
+        if not target:  # [[#Heading]]: a link inside the same note
+            continue
+        found = names.resolve(target, rel)
+        if found is not None:
+            yield Link(label=target, key=f"{vault}/{found}")
+
+
+class _NameIndex:
+    """How Obsidian finds a link's file: a path from the root, a path relative to the
+    linking note, else the file of that name nearest the root."""
+
+    def __init__(self, root: Path, files: list[Path]) -> None:
+        self.paths = {
+            f.relative_to(root).as_posix().lower(): f.relative_to(root).as_posix() for f in files
+        }
+        self.by_name: dict[str, str] = {}
+        for rel in sorted(self.paths.values(), key=lambda p: (p.count("/"), p)):
+            for name in _names(PurePosixPath(rel)):
+                self.by_name.setdefault(name, rel)
+
+    def resolve(self, target: str, rel: str) -> str | None:
+        wanted = target.strip().lstrip("/").lower()
+        for candidate in (wanted, f"{wanted}.md"):
+            if candidate in self.paths:
+                return self.paths[candidate]
+            beside = str(PurePosixPath(rel).parent / candidate).lower()
+            if beside in self.paths:
+                return self.paths[beside]
+        return self.by_name.get(wanted)
+
+
+def _names(path: PurePosixPath) -> list[str]:
+    names = [path.name.lower()]
+    if path.suffix.lower() in NOTE_SUFFIXES:
+        names.append(path.stem.lower())
+    return names
+
+
+def _listed(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [part for part in re.split(r"[,\s]+", value) if part]
+    if isinstance(value, list | tuple):
+        return [v for v in value if v is not None]
+    return [value]
+
+
+def _front_time(value: Any) -> int | None:
+    if isinstance(value, datetime):
+        moment = value if value.tzinfo else value.replace(tzinfo=UTC)
+        return int(moment.timestamp() * 1000)
+    if isinstance(value, date):
+        return int(datetime(value.year, value.month, value.day, tzinfo=UTC).timestamp() * 1000)
+    return source_time(str(value)) if isinstance(value, str) else None
+
+
+def _mtime(file: Path) -> int | None:
+    try:
+        return int(file.stat().st_mtime * 1000)
+    except OSError:
+        return None
+
+
+_MOMENT = [  # moment.js tokens of a daily-note format, longest first
+    ("YYYY", "%Y"),
+    ("MMMM", "%B"),
+    ("MMM", "%b"),
+    ("MM", "%m"),
+    ("DD", "%d"),
+    ("dddd", "%A"),
+    ("ddd", "%a"),
+]
+
+
+def _daily_format(root: Path) -> str:
+    """The daily notes' file-name format as a strptime pattern."""
+    try:
+        settings = json.loads((root / ".obsidian" / "daily-notes.json").read_text("utf-8"))
+        moment = str(settings.get("format") or "") if isinstance(settings, dict) else ""
+    except (OSError, ValueError):
+        moment = ""
+    moment = (moment or "YYYY-MM-DD").rsplit("/", 1)[-1]
+    pattern = ""
+    while moment:
+        for token, code in _MOMENT:
+            if moment.startswith(token):
+                pattern, moment = pattern + code, moment[len(token) :]
+                break
+        else:
+            pattern, moment = pattern + moment[0].replace("%", "%%"), moment[1:]
+    return pattern
+
+
+def daily_date(stem: str, pattern: str) -> int | None:
+    """A daily note's day (midnight UTC) from its file name, or None."""
+    for form in dict.fromkeys((pattern, "%Y-%m-%d")):
+        try:
+            day = datetime.strptime(stem, form).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+        return int(day.timestamp() * 1000)
+    return None

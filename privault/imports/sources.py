@@ -1,0 +1,123 @@
+"""Reading an export where the app left it: a file, a folder, or a `.zip` of either.
+
+Also the one place source times are read: apps write epoch seconds (ChatGPT), ISO 8601 with
+an offset (Claude), ISO without one (mem0, Notion: taken as UTC, which is what they store),
+or a date alone. A time that cannot be read is None, never an error: the item still imports.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+from privault.imports.items import NotThisKind
+
+
+def is_zip(path: Path) -> bool:
+    """Whether `path` is a zip archive (by its content, not its name)."""
+    return path.is_file() and zipfile.is_zipfile(path)
+
+
+def zip_member(archive: zipfile.ZipFile, name: str) -> str | None:
+    """The member whose file name is `name` (at any depth, shallowest first), or None."""
+    found = [
+        info.filename
+        for info in archive.infolist()
+        if not info.is_dir()
+        and info.filename.rsplit("/", 1)[-1] == name
+        and not info.filename.startswith("__MACOSX/")
+    ]
+    return min(found, key=lambda n: (n.count("/"), n)) if found else None
+
+
+@contextmanager
+def open_text(path: Path, name: str, what: str) -> Iterator[IO[str]]:
+    """The text of `name` in an export: the file itself, `name` inside a folder, or the
+    member `name` inside a zip. Decoded as UTF-8 (a BOM is dropped); `NotThisKind` when
+    it is not there."""
+    if path.is_dir():
+        inner = path / name
+        if not inner.is_file():
+            raise NotThisKind(f"not {what}: no {name} in {path}")
+        with inner.open(encoding="utf-8-sig", errors="replace") as stream:
+            yield stream
+        return
+    if is_zip(path):
+        with zipfile.ZipFile(path) as archive:
+            member = zip_member(archive, name)
+            if member is None:
+                raise NotThisKind(f"not {what}: no {name} in {path.name}")
+            with archive.open(member) as raw:
+                yield io.TextIOWrapper(raw, encoding="utf-8-sig", errors="replace")
+        return
+    if not path.is_file():
+        raise NotThisKind(f"not {what}: {path} is not a file")
+    with path.open(encoding="utf-8-sig", errors="replace") as stream:
+        yield stream
+
+
+def optional_text(path: Path, name: str) -> bytes | None:
+    """A small side file of an export (`memories.json`, `projects.json`), or None."""
+    if path.is_dir():
+        inner = path / name
+        return inner.read_bytes() if inner.is_file() else None
+    if is_zip(path):
+        with zipfile.ZipFile(path) as archive:
+            member = zip_member(archive, name)
+            return archive.read(member) if member else None
+    sibling = path.parent / name
+    return sibling.read_bytes() if path.name != name and sibling.is_file() else None
+
+
+def head(path: Path, size: int = 4096) -> bytes:
+    """The first bytes of a file (what kind detection looks at)."""
+    try:
+        with path.open("rb") as stream:
+            return stream.read(size)
+    except OSError:
+        return b""
+
+
+_NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
+
+
+def source_time(value: Any) -> int | None:
+    """A source's time as epoch ms UTC, or None when absent or unreadable.
+
+    Numbers are epoch seconds (ms when they are too large to be seconds); text is ISO 8601,
+    a zone-less one taken as UTC."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        seconds = float(value)
+        if abs(seconds) > 1e11:  # milliseconds
+            seconds /= 1000
+        try:
+            return int(round(seconds * 1000))
+        except (OverflowError, ValueError):
+            return None
+    if not isinstance(value, str) or not value.strip():
+        return None
+    text = value.strip()
+    if _NUMBER.match(text):
+        return source_time(float(text))
+    try:
+        parsed = datetime.fromisoformat(text.replace("z", "Z").replace(" UTC", "+00:00"))
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return int(parsed.timestamp() * 1000)
+
+
+def when(ms: int | None) -> str:
+    """A time as the reader sees it in an imported text: `2024-05-01 14:03 UTC`."""
+    if ms is None:
+        return ""
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M UTC")

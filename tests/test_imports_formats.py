@@ -1,0 +1,405 @@
+"""The importers read each app's export as the app writes it (hand-made samples), and
+malformed ones item by item: a bad item is reported, a file of another kind refused."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from privault import imports
+from privault.imports import Bad, Memory, NotThisKind, Page, jsonstream
+from tests import import_samples as samples
+
+
+def read_all(kind: str, path: Path) -> list[imports.Item]:
+    return list(imports.reader(kind)(path))
+
+
+def pages(items: list[imports.Item]) -> list[Page]:
+    return [item for item in items if isinstance(item, Page)]
+
+
+# ---- the streaming JSON reader ------------------------------------------------------
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 7, 64])
+def test_json_array_streams_elements_across_any_block_size(
+    block: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(jsonstream, "BLOCK", block)
+    text = ' \ufeff[ {"a": "long text here"}, 12345678901, [1, {"b": null, "c": true}] , "x"]'
+    assert list(jsonstream.iter_array(io.StringIO(text), "t")) == [
+        {"a": "long text here"},
+        12345678901,
+        [1, {"b": None, "c": True}],
+        "x",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ('[{"a": 1}, {"b": tru}, 3]', "not valid JSON"),
+        ('[{"a": 1} {"b": 2}]', "expected ','"),
+        ('[{"a": 1}, {"b": "cut', "not valid JSON"),
+        ('[{"a": 1}, ', "truncated"),
+    ],
+)
+def test_json_array_reports_the_broken_element_after_the_good_ones(text: str, reason: str) -> None:
+    found = list(jsonstream.iter_array(io.StringIO(text), "t"))
+    assert found[0] == {"a": 1}
+    assert isinstance(found[1], jsonstream.BrokenElement) and found[1].index == 1
+    assert reason in found[1].reason
+
+
+def test_json_that_is_not_an_array_is_refused() -> None:
+    with pytest.raises(NotThisKind, match="not a JSON array"):
+        list(jsonstream.iter_array(io.StringIO('{"a": 1}'), "an export"))
+
+
+# ---- ChatGPT ------------------------------------------------------------------------
+
+
+def test_chatgpt_follows_the_kept_branch_and_only_what_was_said(tmp_path: Path) -> None:
+    for zipped in (False, True):
+        path = samples.chatgpt_export(
+            tmp_path / str(zipped), [samples.chatgpt_conversation()], zipped=zipped
+        )
+        assert imports.detect(path) == "chatgpt"
+        (page,) = pages(read_all("chatgpt", path))
+        assert page.key == "c-radiator" and page.title == "Radiator bleeding"
+        assert page.created_at == 1714572180000  # the conversation's own date
+        text = page.text
+        assert "in the hallway" in text and "quarter turn" in text
+        assert "(old)" not in text and "Abandoned" not in text  # the other branch
+        assert "SECRET REASONING" not in text and "TOOL OUTPUT" not in text
+        assert "```bash\necho done\n```" in text  # code blocks kept
+        assert "```python\nprint('valve')\n```" in text
+        assert "[image]" in text  # a multimodal part leaves a marker
+        assert "## You · 2024-05-01 14:04 UTC" in text  # each turn's time
+        assert page.metadata["model"] == "gpt-4o"
+
+
+def test_chatgpt_without_current_node_takes_the_newest_leaf() -> None:
+    from privault.imports import chatgpt
+
+    data = samples.chatgpt_conversation()
+    data["current_node"] = "gone"
+    page = chatgpt.conversation(data, 0)
+    assert isinstance(page, Page) and "quarter turn" in page.text
+
+
+def test_chatgpt_empty_and_broken_conversations_are_reported_one_by_one(tmp_path: Path) -> None:
+    empty = {
+        "title": "Empty",
+        "id": "c-empty",
+        "current_node": "r",
+        "mapping": {"r": {"id": "r", "message": None, "parent": None, "children": []}},
+    }
+    cyclic = samples.chatgpt_conversation()
+    cyclic["id"] = cyclic["conversation_id"] = "c-cycle"
+    cyclic["mapping"]["root"]["parent"] = "a1b"  # a damaged file: parents loop
+    no_tree = {"title": "No tree", "id": "c-x"}
+    path = samples.chatgpt_export(
+        tmp_path, [samples.chatgpt_conversation(), empty, no_tree, cyclic]
+    )
+    items = read_all("chatgpt", path)
+    assert [type(i).__name__ for i in items] == ["Page", "Bad", "Bad", "Page"]
+    assert isinstance(items[1], Bad) and "empty conversation" in items[1].reason
+    assert items[1].key == "c-empty"  # still at the source: not reported as deleted
+    assert isinstance(items[2], Bad) and "mapping" in items[2].reason
+
+
+def test_chatgpt_truncated_file_keeps_the_conversations_before_the_cut(tmp_path: Path) -> None:
+    path = samples.chatgpt_export(tmp_path, [samples.chatgpt_conversation()] * 2)
+    path.write_text(path.read_text()[:-200])
+    items = read_all("chatgpt", path)
+    assert isinstance(items[0], Page) and isinstance(items[-1], Bad)
+
+
+def test_a_claude_export_is_not_a_chatgpt_one(tmp_path: Path) -> None:
+    path = samples.claude_export(tmp_path, [samples.claude_conversation()]) / "conversations.json"
+    with pytest.raises(NotThisKind, match="not a ChatGPT export"):
+        read_all("chatgpt", path)
+
+
+# ---- Claude -------------------------------------------------------------------------
+
+
+def test_claude_conversations_memories_and_projects(tmp_path: Path) -> None:
+    for zipped in (False, True):
+        path = samples.claude_export(
+            tmp_path / str(zipped), [samples.claude_conversation()], zipped=zipped
+        )
+        assert imports.detect(path) == "claude"
+        found = {p.label: p for p in pages(read_all("claude", path))}
+        chat = found["conversation"]
+        assert chat.key == "cl-1" and chat.created_at == 1709370900000
+        assert "self assessment" in chat.text and "31 January" in chat.text
+        assert "flattened old text" not in chat.text  # content blocks preferred
+        assert "HIDDEN THINKING" not in chat.text and "TOOL RESULT" not in chat.text
+        assert "UTR reference" in chat.text  # an attachment's extracted text
+        assert "## Claude · 2024-03-02 09:16 UTC" in chat.text
+        assert "keeps bees" in found["memory"].text and "face south" in found["memory"].text
+        assert found["project"].title == "Garden plan" and "Loam" in found["project"].text
+        assert len(found) == 3  # the empty starter project is nothing to import
+
+
+def test_claude_message_without_content_blocks_uses_its_text(tmp_path: Path) -> None:
+    conversation = samples.claude_conversation()
+    for message in conversation["chat_messages"]:
+        message.pop("content")
+        message["text"] = message["text"] or "plain answer"
+    found = pages(read_all("claude", samples.claude_export(tmp_path, [conversation])))
+    (page,) = [p for p in found if p.label == "conversation"]
+    assert "flattened old text" in page.text and "plain answer" in page.text
+
+
+def test_claude_broken_side_file_is_reported_and_conversations_still_import(
+    tmp_path: Path,
+) -> None:
+    folder = samples.claude_export(tmp_path, [samples.claude_conversation()])
+    (folder / "projects.json").write_text("{not json")
+    items = read_all("claude", folder)
+    assert any(isinstance(i, Bad) and i.where == "projects.json" for i in items)
+    assert any(isinstance(i, Page) and i.label == "conversation" for i in items)
+
+
+# ---- Obsidian -----------------------------------------------------------------------
+
+
+def test_obsidian_front_matter_tags_links_daily_notes_pdfs(tmp_path: Path) -> None:
+    root = samples.obsidian_vault(tmp_path / "MyVault")
+    assert imports.detect(root) == "obsidian"
+    found = {p.key: p for p in pages(read_all("obsidian", root))}
+    assert "MyVault/.trash/Old.md" not in found and all(".obsidian" not in k for k in found)
+    assert "MyVault/image.png" not in found
+    boiler = found["MyVault/Projects/Boiler.md"]
+    assert boiler.tags == ("home", "maintenance", "urgent")  # front matter, then #inline
+    assert boiler.created_at == 1700438400000  # front matter `created: 2023-11-20`
+    assert boiler.metadata["aliases"] == ["Heating"] and "Aliases: Heating" in boiler.text
+    assert "[[Plumber|our plumber]]" in boiler.text and "![[Diagram.pdf]]" in boiler.text
+    assert {(link.label, link.key) for link in boiler.links} == {
+        ("Plumber", "MyVault/Plumber.md"),
+        ("Diagram.pdf", "MyVault/Diagram.pdf"),
+    }  # [[Missing note]] names no file: no link
+    back = found["MyVault/Plumber.md"].links
+    assert [link.key for link in back] == ["MyVault/Projects/Boiler.md"]
+    daily = found["MyVault/Daily/2024-02-29.md"]
+    assert daily.created_at == 1709164800000 and daily.tags == ("garden",)
+    assert found["MyVault/Diagram.pdf"].file is not None
+    assert found["MyVault/Latin1.md"].text == "Café in Zürich"  # Windows-1252 decoded
+    broken = found["MyVault/Broken front.md"]
+    assert "body survives" in broken.text and "front_matter" in broken.metadata
+
+
+def test_obsidian_binary_note_is_reported(tmp_path: Path) -> None:
+    root = samples.obsidian_vault(tmp_path / "V")
+    (root / "Binary.md").write_bytes(b"abc\x00def")
+    bad = [i for i in read_all("obsidian", root) if isinstance(i, Bad)]
+    assert [(b.where, b.key) for b in bad] == [("Binary.md", "V/Binary.md")]
+
+
+def test_obsidian_refuses_a_file(tmp_path: Path) -> None:
+    note = tmp_path / "note.md"
+    note.write_text("hi")
+    with pytest.raises(NotThisKind, match="not a folder"):
+        read_all("obsidian", note)
+
+
+# ---- Notion -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", ["zip", "zip of zips", "folder"])
+def test_notion_pages_breadcrumbs_and_database_rows(tmp_path: Path, shape: str) -> None:
+    path = samples.notion_export(tmp_path, zipped=shape != "folder", nested=shape == "zip of zips")
+    assert imports.detect(path) == "notion"
+    found = pages(read_all("notion", path))
+    by_title = {p.title: p for p in found}
+    assert set(by_title) == {"Home", "Recipes", "Renew passport", "Call bank", "Hidden row"}
+    recipes = by_title["Recipes"]
+    assert recipes.key == samples.NOTION_CHILD and "In: Home" in recipes.text
+    assert [link.key for link in by_title["Home"].links] == [samples.NOTION_CHILD]
+    row = by_title["Renew passport"]
+    assert row.key == samples.NOTION_ROW and row.label == "row"
+    assert row.text.startswith("---\nName: Renew passport\nStatus: Done\n")
+    assert "post office" in row.text and row.text.count("Status: Done") == 1
+    assert row.metadata["properties"]["Status"] == "Done"
+    assert row.created_at == 1714575840000  # its Created property
+    assert "In: Home › Tasks" in row.text
+    assert all(p.label == "row" for p in found if p.title == "Hidden row")  # from _all.csv
+
+
+def test_notion_malformed_csv_row_is_reported(tmp_path: Path) -> None:
+    root = samples.notion_export(tmp_path, zipped=False)
+    table = next(root.rglob("*_all.csv"))
+    table.write_text("Name,Status\nGood,Done\nHuge," + "x" * 200_000 + "\n")
+    items = read_all("notion", root)
+    assert any(isinstance(i, Page) and i.title == "Good" for i in items)
+    (bad,) = [i for i in items if isinstance(i, Bad)]
+    assert "malformed CSV" in bad.reason and "field larger" in bad.reason
+
+
+def test_a_zip_of_something_else_is_not_notion(tmp_path: Path) -> None:
+    path = tmp_path / "photos.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("a.jpg", b"x")
+    with pytest.raises(NotThisKind):
+        read_all("notion", path)
+    with pytest.raises(NotThisKind, match="not an export privault recognises"):
+        imports.detect(path)
+
+
+# ---- mbox ---------------------------------------------------------------------------
+
+
+def test_mbox_messages_threads_parts_and_encodings(tmp_path: Path) -> None:
+    path = tmp_path / "All mail Including Spam and Trash.mbox"
+    path.write_bytes(samples.MBOX)
+    assert imports.detect(path) == "mbox"
+    first, reply, newsletter = pages(read_all("mbox", path))
+    assert first.key == "m1@example.com" and first.title == "Boat trip"
+    assert first.created_at == 1704103200000
+    assert "From: Alice Example <alice@example.com>" in first.text  # the detector sees it
+    assert "\nFrom the harbour" in first.text  # the mbox quoting undone
+    assert first.tags == ("Inbox", "Category-Personal")  # Gmail labels
+    assert reply.metadata["thread"] == "m1@example.com"
+    assert [(link.label, link.key) for link in reply.links] == [("in reply to", "m1@example.com")]
+    assert "café first" in reply.text and "HTML VERSION" not in reply.text  # plain preferred
+    assert "## Attachment: tides.txt\n\nHigh tide 09:40" in reply.text
+    assert "[attachment: map.png]" in reply.text and "iVBOR" not in reply.text
+    assert newsletter.title == "Newsletter ✅" and "Carol Ö" in newsletter.text
+    assert "Only HTML here" in newsletter.text and "x()" not in newsletter.text
+    assert newsletter.created_at is None and newsletter.key.startswith("h")
+
+
+@pytest.mark.parametrize(
+    ("raw", "title", "body"),
+    [
+        # Raw 8-bit headers, as old mailers write them: UTF-8, else Latin-1.
+        ("Subject: Grüße aus Köln\n\nschöne Grüße\n".encode(), "Grüße aus Köln", "schöne"),
+        ("Subject: Café\n\nbody\n".encode("latin-1"), "Café", "body"),
+        # Adjacent encoded words join without the space between them.
+        (b"Subject: =?utf-8?q?Caf=C3=A9?= =?utf-8?q?_au_lait?= ok\n\nx\n", "Café au lait ok", "x"),
+        # A forwarded mail's text is part of the message.
+        (
+            b"Subject: Fwd\nContent-Type: multipart/mixed; boundary=Z\n\n--Z\n"
+            b"Content-Type: text/plain\n\nsee below\n--Z\nContent-Type: message/rfc822\n\n"
+            b"Subject: inner\n\ninner body text\n--Z--\n",
+            "Fwd",
+            "inner body text",
+        ),
+        # A part whose charset lies falls back instead of losing the mail.
+        (b"Subject: s\nContent-Type: text/plain; charset=us-ascii\n\nna\xefve\n", "s", "na"),
+    ],
+)
+def test_mail_headers_and_parts_decode(raw: bytes, title: str, body: str) -> None:
+    from privault.imports import mbox
+
+    page = mbox.message(raw, "message 1")
+    assert isinstance(page, Page)
+    assert page.title == title and body in page.text
+
+
+def test_a_note_starting_with_from_is_not_a_mailbox(tmp_path: Path) -> None:
+    note = tmp_path / "letter"
+    note.write_text("From the desk of the owner: buy milk.\n")
+    assert imports.fitting(note) == []
+    with pytest.raises(NotThisKind, match="does not start with a 'From ' line"):
+        read_all("mbox", note)
+
+
+def test_mbox_folder_reads_each_mailbox_file(tmp_path: Path) -> None:
+    (tmp_path / "Inbox").write_bytes(samples.MBOX)
+    (tmp_path / "Inbox.msf").write_text("// index")
+    assert len(pages(read_all("mbox", tmp_path))) == 3
+
+
+# ---- mem0 ---------------------------------------------------------------------------
+
+
+def test_openmemory_export_zip(tmp_path: Path) -> None:
+    path = samples.mem0_export(tmp_path)
+    assert imports.detect(path) == "mem0"
+    first, second = read_all("mem0", path)
+    assert isinstance(first, Memory) and isinstance(second, Memory)
+    assert first.content == "Allergic to penicillin" and first.entities == ("person:Owner",)
+    assert first.tags == ("app:cursor", "category:health") and first.scope == "owner"
+    assert first.created_at == 1704873600000  # a zone-less time taken as UTC
+    assert second.deleted and [r.event for r in second.history] == ["ADD", "DELETE"]
+
+
+def test_mem0_get_all_with_history(tmp_path: Path) -> None:
+    path = samples.mem0_export(tmp_path, kind="mem0")
+    memory, bad = read_all("mem0", path)
+    assert isinstance(memory, Memory) and isinstance(bad, Bad) and bad.key == "m-b"
+    assert [(r.event, r.content) for r in memory.history] == [
+        ("ADD", "Likes coffee"),
+        ("UPDATE", "Prefers tea over coffee"),
+    ]
+    assert memory.tags == ("agent:helper", "category:food")
+    assert memory.entities == ("person:Owner",)
+
+
+def test_mem0_json_lines_with_a_broken_line(tmp_path: Path) -> None:
+    path = tmp_path / "memories.jsonl"
+    path.write_text(
+        json.dumps({"id": "a", "memory": "one", "created_at": "2024-01-01T00:00:00Z"})
+        + "\n{broken\n"
+        + json.dumps({"id": "b", "memory": "two"})
+        + "\n"
+    )
+    kinds = [type(i).__name__ for i in read_all("mem0", path)]
+    assert kinds == ["Memory", "Bad", "Memory"]
+
+
+def test_a_json_of_something_else_is_not_mem0(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps([{"theme": "dark"}]))
+    with pytest.raises(NotThisKind, match="no memory text"):
+        read_all("mem0", path)
+
+
+# ---- memory stays bounded -----------------------------------------------------------
+
+
+def _peak_reading(kind: str, path: Path) -> int:
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        for _ in imports.reader(kind)(path):
+            pass
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_reading_streams_memory_does_not_grow_with_the_export(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import random
+
+    from benchmarks.imports import write_chatgpt, write_mbox
+
+    monkeypatch.setattr(jsonstream, "BLOCK", 16 * 1024)  # both exports many blocks long
+    peaks = {}
+    for count in (30, 240):
+        folder = tmp_path / str(count)
+        folder.mkdir()
+        write_chatgpt(folder / "conversations.json", count, count * 20, random.Random(1))
+        write_mbox(folder / "mail.mbox", count, random.Random(1))
+        peaks[count] = (
+            _peak_reading("chatgpt", folder / "conversations.json"),
+            _peak_reading("mbox", folder / "mail.mbox"),
+        )
+        assert (folder / "conversations.json").stat().st_size > count * 20 * 200
+    small, large = peaks[30], peaks[240]
+    # Eight times the export, not eight times the memory: the reader holds one item (and a
+    # block of text) at a time; the mailbox holds one offset per message.
+    assert large[0] < small[0] * 1.5, peaks
+    assert large[1] < small[1] * 2, peaks  # (one offset per message aside)
