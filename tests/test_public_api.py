@@ -38,6 +38,8 @@ VAULT_NAMES = [
     "file_page",
     "forget",
     "hidden_shelves",
+    "import_from",
+    "importing",
     "indexing",
     "load_chat_model",
     "note",
@@ -80,6 +82,7 @@ FACADE_NAMES = {
         "search",
         "tree",
     ],
+    "importing": ["import_from", "max_file_bytes"],
     "indexing": ["has_work", "status", "step"],
     "pii": [
         "mark",
