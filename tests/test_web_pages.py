@@ -154,15 +154,24 @@ def test_marking_a_value_masks_it_for_the_agent_and_unmarking_undoes_it(
     [mark] = vault.pii.overrides(caller=OWNER, target=site.team)
     assert (mark.action, mark.value, mark.kind) == ("mark", "Kofi Mensah", "PERSON")
 
-    removed = client.post(
-        f"/doc/{site.team}/overrides/{mark.id}/remove?agent=claude", data={"csrf": csrf}
-    )
+    # Taking the mark back shows the name to agents again: the page asks first.
+    remove = f"/doc/{site.team}/overrides/{mark.id}/remove?agent=claude"
+    asked = client.post(remove, data={"csrf": csrf})
+    assert "Take back your mark of “Kofi Mensah” as PERSON?" in asked.text
+    assert "<strong>claude</strong>" in asked.text and ">PERSON</span>" in asked.text
+    assert len(vault.pii.overrides(caller=OWNER, target=site.team)) == 1  # nothing changed yet
+    removed = client.post(remove, data={"csrf": csrf, "confirm": "yes"})
     assert "Kofi Mensah" in agent_texts(removed.text)
+    assert vault.pii.overrides(caller=OWNER, target=site.team) == []
 
     email = "maria.gonzalez@example.com"
     plumber = f"/doc/{site.plumber}?agent=claude"
     assert email not in agent_texts(client.get(plumber).text)
-    client.post(f"/doc/{site.plumber}/unmark?agent=claude", data={"value": email, "csrf": csrf})
+    form = {"value": email, "kind": "EMAIL_ADDRESS", "csrf": csrf}
+    asked = client.post(f"/doc/{site.plumber}/unmark?agent=claude", data=form)
+    assert "EMAIL_ADDRESS" in asked.text and "<strong>claude</strong>" in asked.text
+    assert email not in agent_texts(client.get(plumber).text)
+    client.post(f"/doc/{site.plumber}/unmark?agent=claude", data={**form, "confirm": "yes"})
     assert email in agent_texts(client.get(plumber).text)
 
 

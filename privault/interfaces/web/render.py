@@ -10,29 +10,24 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from privault.spans import Span, merge_spans
+
 PLACEHOLDER = re.compile(r"<([A-Z][A-Z_]*?)(?:_\d+)?>")
-
-
-class SpanLike(Protocol):
-    """Anything with offsets and a kind (a detected PII span)."""
-
-    start: int
-    end: int
-    kind: str
 
 
 Piece = tuple[str, str | None]  # (text, kind or None for plain text)
 
 
-def spans_to_pieces(text: str, spans: Iterable[SpanLike]) -> list[Piece]:
-    """`text` cut into plain and highlighted pieces; overlapping spans: the earlier wins."""
+def spans_to_pieces(text: str, spans: Iterable[Span]) -> list[Piece]:
+    """`text` cut into plain and highlighted pieces. Overlapping spans are merged as the
+    gate merges them, so a highlight names the kind an agent's placeholder would."""
     pieces: list[Piece] = []
     at = 0
-    for span in sorted(spans, key=lambda s: (s.start, -s.end)):
+    for span in merge_spans(spans):
         if span.start < at or span.end <= span.start or span.end > len(text):
             continue
         if span.start > at:

@@ -5,6 +5,9 @@
 * **Methods**: GET, HEAD and POST only. A POST must come from this origin (`Origin` and
   `Sec-Fetch-Site`, when the browser sends them) and carry the session's CSRF token — that
   last check is made by the route (`views.common.action`), which reads the form.
+  Under this page's `no-referrer` policy a browser sends its own plain form posts with
+  `Origin: null`; such a post passes here only when the browser's `Sec-Fetch-Site` (a
+  header no page can set) says it came from this origin, and it still needs the token.
 * **Session**: every path but the login link and the static files needs a live session
   cookie. An `Authorization` header is ignored: an agent's bearer token opens nothing here.
 * **Headers**: a Content-Security-Policy that allows only this origin's own script and
@@ -139,7 +142,11 @@ class PageGuard:
 
     def _same_origin(self, scope: Scope) -> bool:
         origin = _header(scope, b"origin")
+        site = _header(scope, b"sec-fetch-site")
+        if origin == "null":
+            # An opaque origin: a form post under `no-referrer`, but also a sandboxed frame
+            # or a `data:` page anywhere. Only the browser's own fetch metadata tells them apart.
+            return site == "same-origin"
         if origin is not None and origin.lower() not in self.origins:
             return False
-        site = _header(scope, b"sec-fetch-site")
         return site in (None, "same-origin", "none")
