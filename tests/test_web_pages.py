@@ -54,10 +54,10 @@ def csrf_of(text: str) -> str:
 
 
 def column(text: str, name: str) -> str:
-    """The HTML of the owner's or the agent's column of the search page."""
-    found = re.search(rf'<section class="column {name}".*?</section>', text, re.S)
+    """The HTML of the owner's or the agent's side of the search page (every part of it)."""
+    found = re.findall(rf'<section class="column {name}".*?</section>', text, re.S)
     assert found, name
-    return found.group(0)
+    return "\n".join(found)
 
 
 def agent_texts(page: str) -> str:
@@ -73,13 +73,30 @@ def test_search_shows_owner_and_agent_side_by_side(client: TestClient, site: Sit
     assert '<span class="ph k-person">&lt;PERSON_1&gt;</span>' in agent
     assert "&lt;EMAIL_ADDRESS_1&gt;" in agent
     assert "standard · redact" in agent and "open · off" in owner
-    assert "PERSON ×" in agent and "EMAIL_ADDRESS ×" in agent  # what was held back
+    # What was held back: the placeholders the agent's side shows, each counted once.
+    for kind in ("PERSON", "EMAIL_ADDRESS"):
+        shown = len(re.findall(rf"&lt;{kind}_\d+&gt;", agent))
+        assert shown and f"{kind} ×{shown}<" in agent, kind
     # The context pack is a third search: only a link to it until the owner opens it.
-    assert '<details class="pack" hx-get="/pack?q=boiler+invoice&amp;agent=claude"' in agent
+    assert '<details class="pack" hx-get="/pack?q=boiler+invoice&amp;agent=claude"' in page
     assert "Dr. Maria" not in agent and "tokens" not in agent
-    # The restricted shelf: the owner's hit is flagged, the agent never gets it.
-    assert "Boiler fumes" in owner and "not visible to claude" in owner
+    # The restricted shelf: the owner's hit is paired with why the agent has nothing.
+    assert "Boiler fumes" in owner and "not visible to claude" in agent
     assert "Boiler fumes" not in agent and "shelves claude cannot see" in agent
+    # Each pair is one section: the agent's version of the same node, with its own rank.
+    pairs = re.findall(r'<div class="columns pair" data-node="([^"]+)">', page)
+    assert len(pairs) == len(set(pairs)) >= 2
+    assert "#1 in claude's results" in agent
+    # No statement shares a word with these words, so none is listed.
+    assert "account contact" not in page
+
+
+def test_search_lists_statements_only_where_they_match(client: TestClient, site: Site) -> None:
+    page = client.get("/", params={"q": "Acme contact", "agent": "claude"}).text
+    assert "account contact is Lee" in column(page, "owner")
+    assert "account contact is" in column(page, "agent")
+    other = client.get("/", params={"q": "pressure valve", "agent": "claude"}).text
+    assert "account contact" not in other
 
 
 def test_the_context_pack_is_what_the_agent_would_get(client: TestClient, site: Site) -> None:

@@ -8,6 +8,7 @@ so nothing from the vault can ever be read by the browser as HTML.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -51,6 +52,21 @@ def placeholder_pieces(text: str) -> list[Piece]:
     if at < len(text):
         pieces.append((text[at:], None))
     return pieces
+
+
+STUB = re.compile(r"\[withheld by policy [^:\]]+: contains ([A-Z_, ]+)\]")
+
+
+def held_in(texts: Iterable[str]) -> dict[str, int]:
+    """Kind -> how many placeholders (and withheld stubs naming the kind) `texts` show: the
+    badges count what the reply shown on the page holds back, not what was gated on the way
+    (a section cut to an excerpt, or dropped from a pack, held back more than it shows)."""
+    counts: Counter[str] = Counter()
+    for text in texts:
+        counts.update(match.group(1) for match in PLACEHOLDER.finditer(text))
+        for stub in STUB.finditer(text):
+            counts.update(kind.strip() for kind in stub.group(1).split(","))
+    return dict(sorted(counts.items()))
 
 
 def diff_lines(diff: str | None) -> list[tuple[str, str]]:
