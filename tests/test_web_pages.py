@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 from markupsafe import escape
 from starlette.testclient import TestClient
-from test_watches_support import LocalServer, serve
+from test_watches_support import LocalServer, html_page, send, serve
 
 from privault.interfaces.web.app import build_web_app
 from privault.interfaces.web.auth import LoginLinks
@@ -273,3 +274,29 @@ def test_status_and_documents_pages(client: TestClient, site: Site) -> None:
     assert f'href="/doc/{site.plumber}"' in docs and "Plumber" in docs
     health = client.get("/docs", params={"shelf": "health"}).text
     assert "Boiler fumes" in health and "Plumber" not in health
+
+
+def test_a_watch_diff_shows_what_changed_on_the_page_not_in_its_extraction(
+    client: TestClient, vault: Vault
+) -> None:
+    # The short first version is read with its menu ("Home | About"); the longer second one
+    # without it. The menu did not leave the page, so the diff must not say it did.
+    short = ["The boiler service costs 90 euros.", "Open Monday to Friday."]
+    long = ["The boiler service costs 95 euros. " * 8, "Open Monday to Saturday. " * 6]
+    shown = {"paragraphs": short}
+
+    def page(handler: BaseHTTPRequestHandler) -> None:
+        send(handler, html_page("Boiler service", *shown["paragraphs"]))
+
+    with serve({"/prices": page}) as running:
+        added = vault.watches.add(
+            "url", running.url("/prices"), caller=OWNER, every="1d", allow_private=True
+        )
+        vault.watches.run(added.watch.id, caller=OWNER)
+        shown["paragraphs"] = long
+        vault.watches.run(added.watch.id, caller=OWNER)
+    text = client.get("/watches").text
+    assert '<span class="d-del">-The boiler service costs 90 euros.</span>' in text
+    assert '<span class="d-add">+The boiler service costs 95 euros.' in text
+    assert '<span class="d-del">-Home | About</span>' not in text
+    assert '<span class="d-same"> Home | About</span>' in text  # kept as context
