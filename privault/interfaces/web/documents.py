@@ -19,6 +19,7 @@ from starlette.responses import Response
 from privault.errors import NotFound, PrivaultError
 from privault.interfaces.agents import known_caller
 from privault.interfaces.web.common import OWNER, Web, action, error_page, page, url, web_of
+from privault.interfaces.web.statements import DAY_MS, known_at_ms
 from privault.spans import KINDS, Override
 from privault.vault.agent_masking import AgentMasking, ValueRow, owner_rows
 from privault.vault.pii import MarkedSection
@@ -97,30 +98,90 @@ async def document_page(request: Request) -> Response:
     return page(request, "document.html", "docs", view=found, kinds=KINDS)
 
 
+PAGE_SIZE = 50
+
+
+@dataclass
+class DocumentsPage:
+    """One page of the documents list: which, of how many, and the next page's address."""
+
+    documents: tuple[DocumentEntry, ...]
+    total: int
+    start: int  # 1-based position of the first one shown
+    next_url: str | None
+    shelves: list[str]
+    filters: dict[str, str]
+
+
+def cursor(value: str) -> tuple[int, str] | None:
+    """A paging cursor `created_at.doc_id` read back (None for none or a malformed one)."""
+    stamp, _, doc_id = value.partition(".")
+    if not stamp.isdigit() or not doc_id or len(doc_id) > 64:
+        return None
+    return int(stamp), doc_id
+
+
+def day_range(since: str, until: str) -> tuple[int | None, int | None]:
+    """A `since`..`until` pair of days (both included) as epoch ms, `until` exclusive."""
+    start = known_at_ms(since)
+    end = known_at_ms(until)
+    return (None if start is None else start - DAY_MS + 1, None if end is None else end + 1)
+
+
 async def documents_page(request: Request) -> Response:
-    """GET /docs — documents newest first, by shelf and kind."""
+    """GET /docs — documents newest first, a page at a time, by shelf, kind, tag, title words
+    and creation day."""
     web = web_of(request)
-    shelf = request.query_params.get("shelf") or None
-    kind = request.query_params.get("kind") or None
+    params = request.query_params
+    kind = params.get("kind") or None
     if kind not in (None, *DOC_KINDS):
         kind = None
+    filters = {
+        "shelf": params.get("shelf", "")[:100],
+        "kind": kind or "",
+        "tag": params.get("tag", "")[:100],
+        "q": params.get("q", "")[:200],
+        "since": params.get("since", "")[:20],
+        "until": params.get("until", "")[:20],
+    }
+    after = cursor(params.get("after", ""))
+    start = int(params.get("start", "1")) if params.get("start", "").isdigit() else 1
 
-    def gather() -> tuple[tuple[DocumentEntry, ...], list[str]]:
-        listed = web.vault.docs(caller=OWNER, shelf=shelf, kind=kind, limit=200).documents
+    def gather() -> DocumentsPage:
+        since, until = day_range(filters["since"], filters["until"])
+        shelf, tag, title = filters["shelf"] or None, filters["tag"] or None, filters["q"] or None
+        listed = web.vault.docs(
+            caller=OWNER,
+            limit=PAGE_SIZE + 1,
+            after=after,
+            shelf=shelf,
+            kind=kind,
+            tag=tag,
+            title=title,
+            since=since,
+            until=until,
+        )
+        total = web.vault.documents.count(
+            caller=OWNER, shelf=shelf, kind=kind, tag=tag, title=title, since=since, until=until
+        )
+        shown = listed.documents[:PAGE_SIZE]
+        following = None
+        if len(listed.documents) > PAGE_SIZE:
+            last = shown[-1]
+            following = url(
+                "/docs",
+                **filters,
+                after=f"{last.created_at}.{last.doc_id}",
+                start=str(start + len(shown)),
+            )
         shelves = [item.name for item in web.vault.shelves.list()]
-        return listed, shelves
+        return DocumentsPage(shown, total, start, following, shelves, filters)
 
-    listed, shelves = await web.run(gather)
-    return page(
-        request,
-        "docs.html",
-        "docs",
-        documents=listed,
-        shelves=shelves,
-        shelf=shelf or "",
-        kinds=DOC_KINDS,
-        kind=kind or "",
-    )
+    try:
+        found = await web.run(gather)
+    except PrivaultError as exc:
+        return error_page(request, exc)
+    return page(request, "docs.html", "docs", view=found, kinds=DOC_KINDS)
 
 
 def _back(request: Request, done: str) -> str:
