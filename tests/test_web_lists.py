@@ -120,3 +120,21 @@ def test_an_mcp_call_is_audited_with_its_arguments(client: TestClient, vault: Va
     agents = client.get("/agents").text
     assert '2 <span class="muted">' not in agents  # nothing refused yet
     assert re.search(r"<td>2</td>", agents)  # two calls by claude
+
+
+def test_status_shows_the_queue_the_strong_model_the_chat_model_and_the_watches(
+    client: TestClient, vault: Vault
+) -> None:
+    page = client.get("/status").text
+    queue = re.search(r'<li id="indexer-queue">.*?</li>', page, re.S)
+    assert queue and "empty" in queue.group(0)
+    assert '<li id="strong-coverage">strong model: <span class="muted">not installed' in page
+    chat = re.search(r'<li id="chat-model">.*?</li>', page, re.S)
+    assert chat and vault.asking.chat_model in chat.group(0) and "not installed" in chat.group(0)
+    assert "last run never" in page
+    vault.note("# Later\nIndexed in the background.", caller=OWNER, background=True)
+    vault.watches.add("remind", "Water the roses", caller=OWNER, at=1_000)  # long overdue
+    page = client.get("/status").text
+    queue = re.search(r'<li id="indexer-queue">.*?</li>', page, re.S)
+    assert queue and "1 section(s) of 1 document(s) waiting" in queue.group(0)
+    assert "overdue by more than an hour" in page

@@ -10,9 +10,10 @@ from starlette.responses import Response
 
 from privault.errors import InputError, PrivaultError
 from privault.interfaces.agents import known_caller
-from privault.interfaces.web.common import Web, action, error_page, page, url, web_of
+from privault.interfaces.web.common import OWNER, Web, action, error_page, page, url, web_of
 from privault.interfaces.web.documents import day_range
 from privault.models import catalog
+from privault.timeutil import now_ms
 from privault.vault.agents import Agent, AuditEntry
 from privault.vault.shelves import Shelf
 from privault.vault.status import VaultStatus
@@ -164,12 +165,35 @@ async def audit_page(request: Request) -> Response:
     return page(request, "audit.html", "audit", view=found, outcomes=OUTCOMES, id_link=id_link)
 
 
+@dataclass(frozen=True)
+class Running:
+    """What runs beside the file: the chat model that answers `ask`, and the scheduler."""
+
+    chat_model: str
+    chat_installed: bool
+    last_run: int | None
+    next_due: int | None
+
+
 async def status_page(request: Request) -> Response:
-    """GET /status — counts, index coverage, PII re-scan backlog, models installed."""
+    """GET /status — counts, index coverage, the indexer queue, the strong model's coverage,
+    the PII re-scan backlog, the chat model, the last and next watch run, models installed."""
     web = web_of(request)
 
-    def gather() -> tuple[VaultStatus, list[ModelState]]:
-        return web.vault.status(), models_of(web.vault.settings.models_dir)
+    def gather() -> tuple[VaultStatus, list[ModelState], Running]:
+        models = models_of(web.vault.settings.models_dir)
+        chat = web.vault.asking.chat_model
+        installed = any(model.name == chat and model.installed for model in models)
+        last, due = web.vault.watches.run_times(caller=OWNER)
+        return web.vault.status(), models, Running(chat, installed, last, due)
 
-    status, models = await web.run(gather)
-    return page(request, "status.html", "status", status=status, models=models)
+    status, models, running = await web.run(gather)
+    return page(
+        request,
+        "status.html",
+        "status",
+        status=status,
+        models=models,
+        running=running,
+        now=now_ms(),
+    )
