@@ -152,3 +152,39 @@ def test_marking_a_value_the_document_lacks_says_so(browser: Any, desk: Any) -> 
     wait_for(browser, lambda d: "Marked" in text_of(d, ".flash"), "the mark")
     assert "the plumber" not in as_claude(vault, doc_id).lower().replace("<person_1>", "")
     assert "<PERSON_1>" in as_claude(vault, doc_id)
+
+
+def test_on_a_phone_the_nav_shows_everything_and_the_agent_view_is_near_the_top(
+    browser: Any, served: Any
+) -> None:
+    base, links, site = served
+    log_in(browser, base, links)
+    browser.set_window_size(400, 860)
+    for path in ("/", f"/doc/{site.plumber}?agent=claude"):
+        browser.get(base + path)
+        hidden = browser.execute_script(
+            "const w = document.documentElement.clientWidth;"
+            "return [...document.querySelectorAll('.top nav a')]"
+            "  .filter(a => { const r = a.getBoundingClientRect();"
+            "    return r.right > w || r.left < 0 || r.width === 0; })"
+            "  .map(a => a.textContent);"
+        )
+        assert hidden == [], f"{path}: nav links out of view: {hidden}"
+    agent_top = browser.execute_script(
+        "return document.querySelector('.section-row .column.agent').getBoundingClientRect().top"
+    )
+    assert agent_top < 860, f"the agent's view starts {agent_top / 860:.1f} screens down"
+
+
+def test_owner_highlights_take_their_kinds_colour(browser: Any, served: Any) -> None:
+    base, links, site = served
+    log_in(browser, base, links)
+    browser.get(f"{base}/doc/{site.plumber}?agent=claude")
+    colours = browser.execute_script(
+        "const out = {};"
+        "for (const m of document.querySelectorAll('.section-row .owner mark.pii'))"
+        "  out[m.title] = getComputedStyle(m).backgroundColor;"
+        "return out;"
+    )
+    assert set(colours) >= {"PERSON", "EMAIL_ADDRESS"}
+    assert colours["PERSON"] != colours["EMAIL_ADDRESS"]

@@ -300,3 +300,19 @@ def test_a_watch_diff_shows_what_changed_on_the_page_not_in_its_extraction(
     assert '<span class="d-add">+The boiler service costs 95 euros.' in text
     assert '<span class="d-del">-Home | About</span>' not in text
     assert '<span class="d-same"> Home | About</span>' in text  # kept as context
+
+
+def test_unknown_pages_and_wrong_methods_get_styled_pages(client: TestClient) -> None:
+    missing = client.get("/no/such/<b>page</b>")
+    assert missing.status_code == 404 and '<html lang="en">' in missing.text
+    assert "There is no such page here." in missing.text and "<b>page" not in missing.text
+    assert '<link rel="stylesheet" href="/static/style.css">' in missing.text
+    wrong = client.get("/logout")
+    assert wrong.status_code == 405 and "takes a form" in wrong.text
+    assert '<html lang="en">' in wrong.text
+    put = client.request("PUT", "/")
+    assert put.status_code == 405 and '<html lang="en">' in put.text
+    static = client.get("/static/nothing.css")
+    assert static.status_code == 404 and '<html lang="en">' in static.text
+    signed_out = TestClient(client.app).get("/status")
+    assert signed_out.status_code == 401 and '<html lang="en">' in signed_out.text

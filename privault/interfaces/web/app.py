@@ -18,9 +18,15 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from privault.interfaces.web import access, documents, search, statements, watches
-from privault.interfaces.web.auth import COOKIE, SESSION_MAX_SECONDS, LoginLinks, Sessions
-from privault.interfaces.web.common import LockedRunner, RunInVault, Web, action, web_of
-from privault.interfaces.web.security import LOGIN_NEEDED, SESSION_ID_KEY, PageGuard
+from privault.interfaces.web.auth import COOKIE, SESSION_MAX_SECONDS, LoginLinks, Session, Sessions
+from privault.interfaces.web.common import LockedRunner, RunInVault, Web, action, page, web_of
+from privault.interfaces.web.security import (
+    LOGIN_NEEDED,
+    SESSION_ID_KEY,
+    SESSION_KEY,
+    PageGuard,
+    small_page,
+)
 from privault.vault import Vault
 
 STATIC = Path(__file__).parent / "static"
@@ -82,6 +88,21 @@ ROUTES = [
 ]
 
 
+HTTP_ERRORS = {
+    404: "There is no such page here.",
+    405: "This address takes a form's post, not a link: use the button on its page.",
+}
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    """A styled page for a 404 or 405 (the path is not echoed back)."""
+    code = getattr(exc, "status_code", 404)
+    text = HTTP_ERRORS.get(code, "That did not work.")
+    if not isinstance(request.scope.get(SESSION_KEY), Session):  # a static file: no session
+        return HTMLResponse(small_page("Not found" if code == 404 else "Not allowed", text), code)
+    return page(request, "error.html", "", status_code=code, error=text)
+
+
 def build_web_app(
     vault: Vault,
     *,
@@ -91,7 +112,7 @@ def build_web_app(
     sessions: Sessions | None = None,
 ) -> ASGIApp:
     """The owner's page for `vault`: `hosts` are the Host header values it answers to."""
-    app = Starlette(routes=ROUTES)
+    app = Starlette(routes=ROUTES, exception_handlers={404: http_error, 405: http_error})
     web = Web(vault, run or LockedRunner(), sessions or Sessions(), links)
     app.state.web = web
     return PageGuard(app, web.sessions, hosts)

@@ -64,7 +64,20 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
+def small_page(heading: str, text: str) -> str:
+    """A whole page of one heading and one line (fixed texts only: nothing is escaped)."""
+    return (
+        '<!doctype html><html lang="en"><meta charset="utf-8"><title>privault</title>'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<link rel="stylesheet" href="/static/style.css">'
+        '<link rel="icon" href="/static/favicon.svg">'
+        f'<main class="narrow"><h1>{heading}</h1><p>{text}</p></main></html>'
+    )
+
+
 async def _plain(send: Send, status: int, text: str) -> None:
+    if not text.startswith("<!doctype"):
+        text = small_page(text[:1].upper() + text[1:], "")
     body = text.encode()
     await send(
         {
@@ -81,12 +94,10 @@ async def _plain(send: Send, status: int, text: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-LOGIN_NEEDED = (
-    "<!doctype html><meta charset=utf-8><title>privault</title>"
-    "<link rel=stylesheet href=/static/style.css><link rel=icon href=/static/favicon.svg>"
-    "<main class=narrow><h1>Not signed in</h1>"
-    "<p>Run <code>privault ui</code> (or <code>privault ui --open</code>) in a terminal and "
-    "open the one-time link it prints.</p></main>"
+LOGIN_NEEDED = small_page(
+    "Not signed in",
+    "Run <code>privault ui</code> (or <code>privault ui --open</code>) in a terminal and "
+    "open the one-time link it prints.",
 )
 
 
