@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from helpers import fake_vault
-from web_browser import log_in, serving, text_of, wait_for
+from web_browser import log_in, serving, shot, text_of, wait_for
 from web_site import OWNER
 
 from privault.interfaces.agents import known_caller
@@ -188,3 +188,31 @@ def test_owner_highlights_take_their_kinds_colour(browser: Any, served: Any) -> 
     )
     assert set(colours) >= {"PERSON", "EMAIL_ADDRESS"}
     assert colours["PERSON"] != colours["EMAIL_ADDRESS"]
+
+
+def test_add_an_agent_then_manage_it_from_its_panel(
+    browser: Any, served: Any, screenshots: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    base, links, site = served
+    log_in(browser, base, links)
+    browser.get(f"{base}/agents")
+    browser.find_element(By.ID, "new-agent").send_keys("cursor")
+    browser.find_element(By.ID, "add-agent").click()
+    wait_for(browser, lambda d: d.find_elements(By.ID, "agent-token"), "the one-time token")
+    token = browser.find_element(By.ID, "agent-token").get_attribute("value")
+    assert token and len(token) > 20
+    browser.find_element(By.LINK_TEXT, "Open cursor's panel").click()
+    wait_for(browser, lambda d: "Agent cursor" in text_of(d, "h1"), "the agent's panel")
+    assert token not in browser.page_source
+    # Open the restricted shelf to it: the page says what it would see, then does it.
+    browser.find_element(By.XPATH, "//button[contains(., 'Open to cursor')]").click()
+    wait_for(browser, lambda d: d.find_elements(By.ID, "confirm-yes"), "the confirmation")
+    assert "cursor would see the 1 document(s) on shelf health" in text_of(browser, ".confirm")
+    browser.find_element(By.ID, "confirm-yes").click()
+    wait_for(browser, lambda d: "opened to the agent" in text_of(d, "main"), "the attach")
+    browser.get(f"{base}/agents/cursor")
+    assert "open to cursor" in text_of(browser, "#agent-panel")
+    browser.execute_script("document.activeElement.blur()")
+    shot(browser, screenshots, "web-agent.png", 1360, 900)

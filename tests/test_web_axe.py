@@ -49,6 +49,7 @@ def pages_of(site: Any) -> list[str]:
         "/statements?entity=Acme",
         "/watches",
         "/agents",
+        "/agents/claude",
         "/audit",
         "/status",
         "/no-such-page",

@@ -50,6 +50,7 @@ class AgentsPage:
     shelves: list[Shelf]
     policies: dict[str, str]  # agent -> policy name it reads under
     calls: dict[str, tuple[int, int, int]]  # agent -> (last call, calls, refused or failed)
+    policy_names: list[str]
 
     def sees(self, agent: Agent, shelf: Shelf) -> bool:
         """True when `agent` can see `shelf` at all."""
@@ -63,7 +64,13 @@ def _agents(web: Web) -> AgentsPage:
         if agent.active:
             caller = known_caller(web.vault, agent.name)
             policies[agent.name] = web.vault.privacy.base_policy(caller).name
-    return AgentsPage(agents, web.vault.shelves.list(), policies, web.vault.audit.last_calls())
+    return AgentsPage(
+        agents,
+        web.vault.shelves.list(),
+        policies,
+        web.vault.audit.last_calls(),
+        list(web.vault.privacy.policies.names()),
+    )
 
 
 async def agents_page(request: Request) -> Response:

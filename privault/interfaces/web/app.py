@@ -17,7 +17,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
-from privault.interfaces.web import access, documents, search, statements, watches
+from privault.interfaces.web import access, documents, manage, search, statements, watches
 from privault.interfaces.web.auth import COOKIE, SESSION_MAX_SECONDS, LoginLinks, Session, Sessions
 from privault.interfaces.web.common import LockedRunner, RunInVault, Web, action, page, web_of
 from privault.interfaces.web.security import (
@@ -79,7 +79,15 @@ ROUTES = [
     Route("/watches", watches.watches_page),
     Route("/reminders/{reminder_id}/ack", watches.ack, methods=["POST"]),
     Route("/agents", access.agents_page),
+    Route("/agents/add", manage.add_agent, methods=["POST"]),
+    Route("/agents/{name}", manage.agent_page),
     Route("/agents/{name}/revoke", access.revoke, methods=["POST"]),
+    Route("/agents/{name}/attach", manage.attach, methods=["POST"]),
+    Route("/agents/{name}/detach", manage.detach, methods=["POST"]),
+    Route("/shelves/add", manage.add_shelf, methods=["POST"]),
+    Route("/shelves/{shelf}/publish", manage.publish, methods=["POST"]),
+    Route("/watches/add", manage.add_watch, methods=["POST"]),
+    Route("/watches/{watch_id}/{verb}", manage.watch_action, methods=["POST"]),
     Route("/audit", access.audit_page),
     Route("/status", access.status_page),
     Route("/login", login),

@@ -115,6 +115,15 @@ MESSAGES = {  # fixed texts: a link cannot make the page say something of its ch
     "removed": "Override removed.",
     "acked": "Reminder acknowledged.",
     "revoked": "Agent revoked: its next call is refused.",
+    "attached": "Shelf opened to the agent: its next call sees it.",
+    "detached": "Shelf closed to the agent: its next call no longer sees it.",
+    "shelf-added": "Shelf added.",
+    "published": "Shelf published: every agent sees it from its next call.",
+    "watch-added": "Watch added.",
+    "watch-ran": "Watch run.",
+    "watch-paused": "Watch paused.",
+    "watch-resumed": "Watch resumed.",
+    "watch-cancelled": "Watch cancelled.",
 }
 
 
