@@ -316,3 +316,19 @@ def test_unknown_pages_and_wrong_methods_get_styled_pages(client: TestClient) ->
     assert static.status_code == 404 and '<html lang="en">' in static.text
     signed_out = TestClient(client.app).get("/status")
     assert signed_out.status_code == 401 and '<html lang="en">' in signed_out.text
+
+
+def test_statements_land_on_entities_and_changes_and_show_each_version_as_an_agent(
+    client: TestClient, site: Site, vault: Vault
+) -> None:
+    landing = client.get("/statements").text
+    assert '<a href="/statements?entity=Acme">Acme</a>' in landing
+    assert "Recent changes" in landing and "account contact is Lee" in landing
+    page = client.get("/statements", params={"entity": "Acme", "agent": "claude"}).text
+    beside = re.findall(r'<p class="as-agent">(.*?)</p>', page, re.S)
+    assert len(beside) == 2 and all("as claude" in line for line in beside)
+    # Acme and Dana are the statements' entities, known names: the agent's versions mask
+    # them ("Lee" came in a superseding text without entities, so the vault does not know it).
+    assert not any("Dana" in line or "Acme" in line for line in beside)
+    assert all("&lt;PERSON_1&gt;" in line for line in beside)
+    assert "as claude" not in client.get("/statements", params={"entity": "Acme"}).text
