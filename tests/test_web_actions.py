@@ -214,5 +214,8 @@ def test_add_an_agent_then_manage_it_from_its_panel(
     wait_for(browser, lambda d: "opened to the agent" in text_of(d, "main"), "the attach")
     browser.get(f"{base}/agents/cursor")
     assert "open to cursor" in text_of(browser, "#agent-panel")
+    # The README's picture: an agent that has made calls, each with what it asked.
+    browser.get(f"{base}/agents/claude")
+    assert "memory_search" in text_of(browser, "#agent-panel")
     browser.execute_script("document.activeElement.blur()")
     shot(browser, screenshots, "web-agent.png", 1360, 900)

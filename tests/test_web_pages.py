@@ -254,7 +254,9 @@ def test_agents_page_shows_access_and_revokes(client: TestClient, site: Site, va
 
 def test_audit_filters(client: TestClient, site: Site) -> None:
     page = client.get("/audit").text
-    assert "memory_search" in page and "remember" in page and "PERSON ×2" in page
+    assert "memory_search" in page and "remember" in page and "PERSON ×1" in page
+    assert "who repaired the boiler" in page  # what the call asked
+    assert f'<a href="/doc/{site.plumber}#{site.plumber}.1">' in page  # its ids are links
     only = client.get("/audit", params={"agent": "reader"}).text
     assert "remember" in only and "memory_search" not in only
     refused = client.get("/audit", params={"outcome": "refused"}).text
