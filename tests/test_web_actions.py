@@ -13,16 +13,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import fake_vault
-from web_browser import log_in, serving, shot, text_of, wait_for
-from web_site import OWNER
 
 from privault.interfaces.agents import known_caller
 from privault.interfaces.web.auth import LoginLinks
 from privault.privacy.policy import shipped_policies_dir
 from privault.vault import Vault
+from tests.helpers import fake_vault
+from tests.web_browser import log_in, serving, shot, text_of, wait_for
+from tests.web_site import OWNER
 
-pytest_plugins = ["web_browser"]
+pytest_plugins = ["tests.web_browser"]
 pytestmark = pytest.mark.browser
 
 

@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from web_browser import log_in, wait_for
 
-pytest_plugins = ["web_browser"]
+from tests.web_browser import log_in, wait_for
+
+pytest_plugins = ["tests.web_browser"]
 pytestmark = pytest.mark.browser
 
 AXE = Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js"

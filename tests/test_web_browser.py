@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from web_browser import shot, text_of, wait_for
 
 from privault.interfaces.web.auth import COOKIE
+from tests.web_browser import shot, text_of, wait_for
 
-pytest_plugins = ["web_browser"]  # the served app and the browser, as fixtures
+pytest_plugins = ["tests.web_browser"]  # the served app and the browser, as fixtures
 pytestmark = pytest.mark.browser
 
 

@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import fake_vault, mcp_ok
 from starlette.testclient import TestClient
 
 from privault.caller import Caller
@@ -17,6 +16,7 @@ from privault.interfaces.web.app import build_web_app
 from privault.interfaces.web.auth import LoginLinks
 from privault.vault import Vault
 from privault.vault.agents import AuditEntry
+from tests.helpers import fake_vault, mcp_ok
 
 OWNER = Caller.owner()
 

@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import fake_vault
 from starlette.testclient import TestClient
 
 from privault.caller import Caller
@@ -16,6 +15,7 @@ from privault.interfaces.agents import authenticate, known_caller
 from privault.interfaces.web.app import build_web_app
 from privault.interfaces.web.auth import LoginLinks
 from privault.vault import Vault
+from tests.helpers import fake_vault
 
 OWNER = Caller.owner()
 

@@ -7,12 +7,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import fake_vault
 
 from privault.caller import Caller
 from privault.interfaces.agents import known_caller
 from privault.store.connection import connect
 from privault.vault import Vault
+from tests.helpers import fake_vault
 
 OWNER = Caller.owner()
 PHONE = "+44 20 7946 0018"

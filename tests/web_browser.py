@@ -15,15 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import fake_vault
 from test_watches_support import LocalServer, serve
-from web_site import Site, seed, shop_page
 
 from privault.interfaces.mcp.http import allowed_hosts, build_app
 from privault.interfaces.web.app import build_web_app
 from privault.interfaces.web.auth import LoginLinks
 from privault.vault import Vault
 from privault.watches.fetcher import Fetcher, FetchLimits
+from tests.helpers import fake_vault
+from tests.web_site import Site, seed, shop_page
 
 CHROMIUM = "/usr/bin/chromium"
 DRIVER = "/usr/bin/chromedriver"
