@@ -92,6 +92,10 @@ def test_shelves_are_added_and_published_after_a_confirmation(
     assert vault.shelves.get("health").restricted
     client.post("/shelves/health/publish", data={"csrf": csrf, "confirm": "yes"})
     assert not vault.shelves.get("health").restricted and sees_health(vault, "claude")
+    # Restricting takes it away again (no agent is on its list).
+    done = client.post("/shelves/health/restrict", data={"csrf": csrf})
+    assert "Shelf restricted" in done.text and not sees_health(vault, "claude")
+    assert client.post("/shelves/nowhere/restrict", data={"csrf": csrf}).status_code == 404
 
 
 def test_watches_are_added_run_paused_resumed_and_cancelled(

@@ -86,6 +86,7 @@ ROUTES = [
     Route("/agents/{name}/detach", manage.detach, methods=["POST"]),
     Route("/shelves/add", manage.add_shelf, methods=["POST"]),
     Route("/shelves/{shelf}/publish", manage.publish, methods=["POST"]),
+    Route("/shelves/{shelf}/restrict", manage.restrict, methods=["POST"]),
     Route("/watches/add", manage.add_watch, methods=["POST"]),
     Route("/watches/{watch_id}/{verb}", manage.watch_action, methods=["POST"]),
     Route("/audit", access.audit_page),

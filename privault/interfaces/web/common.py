@@ -119,6 +119,7 @@ MESSAGES = {  # fixed texts: a link cannot make the page say something of its ch
     "detached": "Shelf closed to the agent: its next call no longer sees it.",
     "shelf-added": "Shelf added.",
     "published": "Shelf published: every agent sees it from its next call.",
+    "restricted": "Shelf restricted: only the agents on its list see it from their next call.",
     "watch-added": "Watch added.",
     "watch-ran": "Watch run.",
     "watch-paused": "Watch paused.",

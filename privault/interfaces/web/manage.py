@@ -151,6 +151,15 @@ async def publish(request: Request, form: dict[str, str]) -> str | Response:
 
 
 @action
+async def restrict(request: Request, form: dict[str, str]) -> str:
+    """POST /shelves/{shelf}/restrict — only agents on the shelf's list see it from now on."""
+    web = web_of(request)
+    shelf = request.path_params["shelf"]
+    await web.run(lambda: (web.vault.shelves.get(shelf), web.vault.shelves.restrict(shelf)))
+    return url("/agents", done="restricted")
+
+
+@action
 async def add_watch(request: Request, form: dict[str, str]) -> str:
     """POST /watches/add — a reminder, a page to watch, a search or a folder."""
     web = web_of(request)
