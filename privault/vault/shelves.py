@@ -151,6 +151,10 @@ class VaultShelves:
             shelf_store.set_restricted(self._conn, shelf, True)
         return self.get(shelf)
 
+    def names(self) -> list[str]:
+        """Every shelf name (owner view), without counting documents: for a filter list."""
+        return shelf_store.named_shelves(self._conn)
+
     def policies(self, caller: Caller) -> dict[str, str]:
         """The policy `caller` reads each shelf it can see under, by shelf name."""
         hidden = set(self._context.hidden_shelves(caller))

@@ -174,7 +174,7 @@ async def documents_page(request: Request) -> Response:
                 after=f"{last.created_at}.{last.doc_id}",
                 start=str(start + len(shown)),
             )
-        shelves = [item.name for item in web.vault.shelves.list()]
+        shelves = web.vault.shelves.names()
         return DocumentsPage(shown, total, start, following, shelves, filters)
 
     try:
