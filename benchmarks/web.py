@@ -1,8 +1,17 @@
-"""The owner's web page: server time of every page on a vault of `--sections` sections.
+"""The owner's web page: server time of every page on a vault of `--sections` sections,
+or of `--documents` documents.
 
     python -m benchmarks.web --json [--sections 10000] [--repeat 20] [--keep FILE]
+    python -m benchmarks.web --json --documents 100000 --keep FILE  # the 100,000-document vault
     python -m benchmarks.web --json --data FILE [--repeat 20]     # time a built vault again
     python -m benchmarks.web --json --fast-build                  # a smoke run in a minute
+
+`--documents N` adds N short notes (a heading and two sentences, one with a person's name, a
+reference code of its own and an e-mail address) to the same statements, reminders and
+audit rows; so many are written by the fake embedder and the fake (regex) PII detector, as
+`--fast-build` does: embedding 100,000 notes with the real model takes hours on two cores.
+Reads still run the real engines, so search pages find fewer vector neighbours than on a
+real vault of that size (their vector leg is no cheaper: it scans every vector).
 
 Builds a temporary vault (or copies `--data`, a vault file an earlier run saved with
 `--keep`): `--sections` sections in notes of ten parts, each part three Zipf-distributed
@@ -55,7 +64,9 @@ TARGET_MS = 150.0
 SECTIONS_PER_NOTE = 11  # the note's own heading, then ten parts
 
 
-def build(path: Path, sections: int, models: Path, *, fake_embedder: bool = False) -> None:
+def build(
+    path: Path, sections: int, models: Path, *, fake_embedder: bool = False, documents: int = 0
+) -> None:
     """Fill a new vault at `path` (see the module docstring).
 
     Statements come first: their entities are known entities, so notes written after them
@@ -81,12 +92,14 @@ def build(path: Path, sections: int, models: Path, *, fake_embedder: bool = Fals
             path, models_dir=no_models, detector_factory=FakeDetector, embedder=embedder
         )
         try:
-            _fill(vault, owner, sections, rng, now_ms())
+            _fill(vault, owner, sections, rng, now_ms(), documents)
         finally:
             vault.close()
 
 
-def _fill(vault: Vault, owner: Caller, sections: int, rng: random.Random, now: int) -> None:
+def _fill(
+    vault: Vault, owner: Caller, sections: int, rng: random.Random, now: int, documents: int = 0
+) -> None:
     from privault.vault.agents import AuditEntry
 
     day = 86_400_000
@@ -117,6 +130,18 @@ def _fill(vault: Vault, owner: Caller, sections: int, rng: random.Random, now: i
         notes.append({"text": "\n\n".join(parts), "shelf": "work" if index % 7 == 0 else "default"})
     for start in range(0, len(notes), 100):
         vault.note_many(notes[start : start + 100], caller=owner)
+    for start in range(0, documents, 500):
+        batch = [
+            {
+                "text": f"# {rng.choice(WORDS).title()} {number}\n\n{text.sentence()} "
+                f"{rng.choice(NAMES)} {rng.choice(NAMES)} has ref {code(number)}. "
+                f"{text.sentence()} Mail m{number}@example.com",
+                "shelf": "work" if number % 7 == 0 else "default",
+                "tags": [rng.choice(WORDS)],
+            }
+            for number in range(start, min(documents, start + 500))
+        ]
+        vault.note_many(batch, caller=owner)
     for number in range(100):
         vault.watches.add(
             "remind", f"Renew {rng.choice(WORDS)} {number}", caller=owner, at=now - day
@@ -139,18 +164,27 @@ def _fill(vault: Vault, owner: Caller, sections: int, rng: random.Random, now: i
             )
 
 
+def code(number: int) -> str:
+    """A reference code found in one note only: what the benchmark marks as PII."""
+    return f"KX{number:06d}Q"
+
+
 PAGES = {
     "search": "/?q=budget+meeting+invoice&agent=bench",
     "search (a name in the query)": "/?q=what+did+Dana+Lee+say+about+the+garden&agent=bench",
     "search: the agent's context pack": "/pack?q=budget+meeting+invoice&agent=bench",
     "document (11 sections)": "/doc/{doc}?agent=bench",
     "documents": "/docs",
+    "documents (page 2)": "{docs_page_2}",
+    "documents (title words)": "/docs?q=garden",
+    "documents (kind, tag, days)": "/docs?kind=note&tag=budget&since=2020-01-01",
     "statements": "/statements?entity=Client+3",
     "statements (as known at)": "/statements?entity=Client+3&known_at=2020-01-01",
     "watches (100)": "/watches",
     "agents": "/agents",
     "audit": "/audit",
     "audit (filtered)": "/audit?agent=auditor&outcome=refused",
+    "audit (page 2)": "{audit_page_2}",
     "status": "/status",
 }
 
@@ -180,8 +214,12 @@ def measure(path: Path, models: Path, repeat: int) -> dict[str, Any]:
         client = TestClient(build_web_app(vault, links=links, hosts=["testserver"]))
         client.get(f"/login?token={links.issue()}")
         results: dict[str, Any] = {}
+        following = {
+            "docs_page_2": _next(client.get("/docs").text, "docs"),
+            "audit_page_2": _next(client.get("/audit").text, "audit"),
+        }
         for name, template in PAGES.items():
-            url = template.format(doc=doc)
+            url = template.format(doc=doc, **following)
             client.get(url)  # warm: first-use caches (policies, templates, index views)
             server, cpu = [], []
             for _ in range(repeat):
@@ -193,15 +231,17 @@ def measure(path: Path, models: Path, repeat: int) -> dict[str, Any]:
             results[name] = _summary(server, cpu)
         csrf = client.get("/").text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
         server, cpu = [], []
+        targets = _mark_targets(vault, owner, repeat)
         for number in range(repeat):
+            target, value = targets[number % len(targets)]
             began, began_cpu = time.perf_counter(), time.process_time()
             reply = client.post(
-                f"/doc/{doc}/mark?agent=bench", data={"value": f"Codename{number}", "csrf": csrf}
+                f"/doc/{target}/mark?agent=bench", data={"value": value, "csrf": csrf}
             )
             # The POST and the document page it redirects to, as the browser sees them.
             server.append((time.perf_counter() - began) * 1000)
             cpu.append((time.process_time() - began_cpu) * 1000)
-            assert reply.status_code == 200
+            assert reply.status_code == 200 and "Marked" in reply.text, reply.text[:300]
         actions = {"mark a value + reload the document": _summary(server, cpu)}
         client.post(f"/reminders/{reminder}/ack", data={"csrf": csrf})
     status = vault.status()
@@ -215,6 +255,30 @@ def measure(path: Path, models: Path, repeat: int) -> dict[str, Any]:
         "pages": results,
         "actions": actions,  # state changes, timed apart: the target is for page renders
     }
+
+
+def _next(page: str, name: str) -> str:
+    """The address of the next page a list page links to (the list's first page if none)."""
+    found = page.split(f'rel="next" id="{name}-next"', 1)[0].rsplit('href="', 1)
+    if len(found) < 2 or f'id="{name}-next"' not in page:
+        return f"/{name}"
+    return found[1].split('"', 1)[0].replace("&amp;", "&")
+
+
+def _mark_targets(vault: Vault, owner: Caller, count: int) -> list[tuple[str, str]]:
+    """(document, value) pairs to mark: a value each document holds (its reference code, or
+    on a vault built by sections its e-mail address), so every mark changes something."""
+    listed = vault.docs(caller=owner, kind="note", limit=count * 3).documents
+    found = []
+    for entry in listed:
+        text = "\n".join(s.text for s in vault.pii.marked_sections(entry.doc_id, caller=owner))
+        for word in text.replace("\n", " ").split():
+            if (word.startswith("KX") and word.endswith("Q.")) or word.endswith("@example.com"):
+                found.append((entry.doc_id, word.rstrip(".")))
+                break
+        if len(found) == count:
+            break
+    return found or [(listed[0].doc_id, "Dr.")]
 
 
 def _summary(server: list[float], cpu: list[float]) -> dict[str, float]:
@@ -237,6 +301,12 @@ def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; print a table or JSON."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sections", type=int, default=10_000)
+    parser.add_argument(
+        "--documents",
+        type=int,
+        default=0,
+        help="also add this many short notes (fake embedder and regex PII detector)",
+    )
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--data", type=Path, help="a vault file to time (copied first)")
     parser.add_argument("--keep", type=Path, help="also save the built vault file here")
@@ -255,13 +325,19 @@ def main(argv: list[str] | None = None) -> int:
         if args.data:
             shutil.copy(args.data, path)
         else:
-            build(path, args.sections, args.models, fake_embedder=args.fast_build)
+            build(
+                path,
+                args.sections,
+                args.models,
+                fake_embedder=args.fast_build or args.documents > 0,
+                documents=args.documents,
+            )
             if args.keep:
                 shutil.copy(path, args.keep)
         built = time.perf_counter() - began
         report = measure(path, args.models, args.repeat)
     report["build_seconds"] = None if args.data else round(built, 1)
-    report["fast_build"] = bool(args.fast_build and not args.data)
+    report["fast_build"] = bool((args.fast_build or args.documents) and not args.data)
     report["target_ms"] = TARGET_MS
     report["all_within_target"] = all(  # every page; actions are reported apart
         page["p95_ms"] <= TARGET_MS for page in report["pages"].values()

@@ -110,12 +110,18 @@ def normalise_value(value: str) -> str:
     return " ".join(value.casefold().split())
 
 
+ANY_KIND = "*"  # an unmark of every kind (what every unmark meant before kinds were kept)
+
+
 @dataclass(frozen=True)
 class Override:
     """One owner decision about a value in a document (or one node of it).
 
     Stored by document id and value (not offsets), so it survives re-ingest; the privacy
-    layer applies it at read time on top of the stored spans.
+    layer applies it at read time on top of the stored spans. A mark names the one kind it
+    masks the value as; an unmark names the kinds it is not (`ORGANIZATION`, or several
+    joined by commas), or `*` for every kind: "not an organisation" must not also unmask
+    the phone number that happens to share the text.
     """
 
     id: int
@@ -124,6 +130,15 @@ class Override:
     kind: str
     value: str
     action: Literal["mark", "unmark"]
+
+    @property
+    def kinds(self) -> frozenset[str]:
+        """The kinds this override is about (`*` stands for every kind)."""
+        return frozenset(part for part in self.kind.split(",") if part)
+
+    def unmarks(self, kind: str) -> bool:
+        """True for an unmark that drops spans of `kind`."""
+        return self.action == "unmark" and (ANY_KIND in self.kinds or kind in self.kinds)
 
     def applies_to(self, doc_id: str, node_id: str | None) -> bool:
         """True for this document and, if the override names a node, that node only."""

@@ -13,6 +13,9 @@ from privault.store.migrations import migrate
 from privault.vault import Vault
 from tests.helpers import fake_vault
 
+# Fixture modules the browser tests load as plugins: their asserts are rewritten too.
+pytest.register_assert_rewrite("tests.web_browser")
+
 # Real models are installed once (by `make test`) into this folder and shared by all tests.
 REAL_MODELS = Path(os.environ.get("PRIVAULT_MODELS", Path.home() / ".privault" / "models"))
 # Seconds a test marked `real` or `browser` may take (the default is pyproject's `timeout`):

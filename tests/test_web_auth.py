@@ -194,6 +194,29 @@ def test_cross_site_posts_and_foreign_hosts_are_refused(
     assert client.request("DELETE", "/agents/claude/revoke").status_code == 405
 
 
+def test_a_null_origin_passes_only_as_this_origins_own_form_post_with_the_token(
+    client: TestClient, links: LoginLinks, site: Site, vault: Vault
+) -> None:
+    # Under `no-referrer` Chromium sends its own form posts with `Origin: null`; a sandboxed
+    # frame or a data: page on another site sends the same, so fetch metadata decides.
+    login(client, links)
+    csrf = client.get("/").text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+    path = f"/reminders/{site.reminder}/ack"
+    for site_header in ("cross-site", "same-site", None):
+        headers = {"Origin": "null"}
+        if site_header:
+            headers["Sec-Fetch-Site"] = site_header
+        refused = client.post(path, data={"csrf": csrf}, headers=headers)
+        assert refused.status_code == 403, site_header
+    own = {"Origin": "null", "Sec-Fetch-Site": "same-origin"}
+    assert client.post(path, data={"csrf": "wrong"}, headers=own).status_code == 403
+    assert client.post(path, headers=own).status_code == 403  # the token is still required
+    assert len(vault.watches.reminders(caller=OWNER).reminders) == 1
+    done = client.post(path, data={"csrf": csrf}, headers=own, follow_redirects=False)
+    assert done.status_code == 303
+    assert len(vault.watches.reminders(caller=OWNER).reminders) == 0
+
+
 def test_logout_ends_the_session(client: TestClient, links: LoginLinks) -> None:
     login(client, links)
     csrf = client.get("/").text.split('name="csrf" value="', 1)[1].split('"', 1)[0]

@@ -15,150 +15,17 @@ browser; without it these tests fail, saying what to install.
 
 from __future__ import annotations
 
-import os
-import shutil
-import socket
-import tempfile
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_watches_support import LocalServer, serve
 
-from privault.interfaces.mcp.http import allowed_hosts, build_app
-from privault.interfaces.web.app import build_web_app
-from privault.interfaces.web.auth import COOKIE, LoginLinks
-from privault.vault import Vault
-from privault.watches.fetcher import Fetcher, FetchLimits
-from tests.helpers import fake_vault
-from tests.web_site import Site, seed, shop_page
+from privault.interfaces.web.auth import COOKIE
+from tests.web_browser import shot, text_of, wait_for
 
+pytest_plugins = ["tests.web_browser"]  # the served app and the browser, as fixtures
 pytestmark = pytest.mark.browser
-
-CHROMIUM = "/usr/bin/chromium"
-DRIVER = "/usr/bin/chromedriver"
-DOCS = Path(__file__).parents[1] / "docs"
-WAIT = 15.0
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def pages() -> Iterator[LocalServer]:
-    with serve({"/shop": shop_page}) as running:
-        yield running
-
-
-@pytest.fixture
-def served(tmp_path: Path, pages: LocalServer) -> Iterator[tuple[str, LoginLinks, Site]]:
-    """`privault serve`'s app on a free loopback port; yields (base URL, links, site)."""
-    import uvicorn
-
-    vault: Vault = fake_vault(tmp_path / "v.db")
-    vault.watches._fetcher = Fetcher(limits=FetchLimits(total_seconds=5.0))
-    site = seed(vault, pages)
-    links = LoginLinks(tmp_path / "logins")
-    port = free_port()
-
-    def web(run: Any) -> Any:
-        return build_web_app(vault, links=links, hosts=allowed_hosts("127.0.0.1", port), run=run)
-
-    app = build_app(vault, host="127.0.0.1", port=port, web=web)
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + WAIT
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}", links, site
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        vault.close()
-
-
-@pytest.fixture
-def screenshots(tmp_path: Path) -> Path:
-    """Where screenshots go: `docs/` only when `PRIVAULT_SCREENSHOTS=docs` asks for the
-    README's copies; else the test's own folder (a test run must not change the repo)."""
-    wanted = os.environ.get("PRIVAULT_SCREENSHOTS", "")
-    if wanted not in ("", "docs"):
-        pytest.fail(f"PRIVAULT_SCREENSHOTS={wanted!r}: the one value it takes is `docs`")
-    folder = DOCS if wanted == "docs" else tmp_path / "screenshots"
-    folder.mkdir(exist_ok=True)
-    return folder
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    missing = [path for path in (CHROMIUM, DRIVER) if not Path(path).exists()]
-    if missing:
-        pytest.fail(
-            f"{', '.join(missing)} missing: `apt-get install chromium chromium-driver` "
-            "(or deselect with -m 'not browser')"
-        )
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="privault-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-dev-shm-usage",
-        "--hide-scrollbars",
-        "--window-size=1360,900",
-        f"--user-data-dir={profile}",
-    ):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=options, service=Service(executable_path=DRIVER))
-    driver.set_page_load_timeout(WAIT)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
-
-
-def wait_for(driver: Any, condition: Any, what: str) -> Any:
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    return WebDriverWait(driver, WAIT).until(condition, message=what)
-
-
-def text_of(driver: Any, selector: str) -> str:
-    """The visible text of every element matching `selector`, read in one step (htmx may
-    swap elements between two WebDriver calls)."""
-    script = "return [...document.querySelectorAll(arguments[0])].map(e => e.innerText).join('\\n')"
-    return str(driver.execute_script(script, selector))
-
-
-def shot(driver: Any, folder: Path, name: str, width: int, height: int) -> Path:
-    """A screenshot of the current page at a window size, into `folder`."""
-    driver.set_window_size(width, height)
-    time.sleep(0.3)  # let the layout settle after the resize
-    path = folder / name
-    assert driver.save_screenshot(str(path)), f"no screenshot written to {path}"
-    return path
 
 
 def test_log_in_search_compare_mark_and_ack(browser: Any, served: Any, screenshots: Path) -> None:
@@ -185,7 +52,8 @@ def test_log_in_search_compare_mark_and_ack(browser: Any, served: Any, screensho
     owner, agent = text_of(driver, ".column.owner"), text_of(driver, ".column.agent")
     assert "Dr. Maria Gonzalez" in owner and "maria.gonzalez@example.com" in owner
     assert "Maria" not in agent and "<PERSON_1>" in agent and "<EMAIL_ADDRESS_1>" in agent
-    assert "not visible to claude" in owner and "Boiler fumes" not in agent
+    assert "not visible to claude" in agent and "Boiler fumes" not in agent
+    assert "Boiler fumes" in owner  # paired with why claude has nothing there
 
     # The agent's context pack is fetched when its panel is opened, and is gated too.
     assert "tokens" not in text_of(driver, "#pack-body")

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 from markupsafe import escape
 from starlette.testclient import TestClient
-from test_watches_support import LocalServer, serve
+from test_watches_support import LocalServer, html_page, send, serve
 
 from privault.interfaces.web.app import build_web_app
 from privault.interfaces.web.auth import LoginLinks
@@ -54,10 +55,10 @@ def csrf_of(text: str) -> str:
 
 
 def column(text: str, name: str) -> str:
-    """The HTML of the owner's or the agent's column of the search page."""
-    found = re.search(rf'<section class="column {name}".*?</section>', text, re.S)
+    """The HTML of the owner's or the agent's side of the search page (every part of it)."""
+    found = re.findall(rf'<section class="column {name}".*?</section>', text, re.S)
     assert found, name
-    return found.group(0)
+    return "\n".join(found)
 
 
 def agent_texts(page: str) -> str:
@@ -73,13 +74,30 @@ def test_search_shows_owner_and_agent_side_by_side(client: TestClient, site: Sit
     assert '<span class="ph k-person">&lt;PERSON_1&gt;</span>' in agent
     assert "&lt;EMAIL_ADDRESS_1&gt;" in agent
     assert "standard · redact" in agent and "open · off" in owner
-    assert "PERSON ×" in agent and "EMAIL_ADDRESS ×" in agent  # what was held back
+    # What was held back: the placeholders the agent's side shows, each counted once.
+    for kind in ("PERSON", "EMAIL_ADDRESS"):
+        shown = len(re.findall(rf"&lt;{kind}_\d+&gt;", agent))
+        assert shown and f"{kind} ×{shown}<" in agent, kind
     # The context pack is a third search: only a link to it until the owner opens it.
-    assert '<details class="pack" hx-get="/pack?q=boiler+invoice&amp;agent=claude"' in agent
+    assert '<details class="pack" hx-get="/pack?q=boiler+invoice&amp;agent=claude"' in page
     assert "Dr. Maria" not in agent and "tokens" not in agent
-    # The restricted shelf: the owner's hit is flagged, the agent never gets it.
-    assert "Boiler fumes" in owner and "not visible to claude" in owner
+    # The restricted shelf: the owner's hit is paired with why the agent has nothing.
+    assert "Boiler fumes" in owner and "not visible to claude" in agent
     assert "Boiler fumes" not in agent and "shelves claude cannot see" in agent
+    # Each pair is one section: the agent's version of the same node, with its own rank.
+    pairs = re.findall(r'<div class="columns pair" data-node="([^"]+)">', page)
+    assert len(pairs) == len(set(pairs)) >= 2
+    assert "#1 in claude's results" in agent
+    # No statement shares a word with these words, so none is listed.
+    assert "account contact" not in page
+
+
+def test_search_lists_statements_only_where_they_match(client: TestClient, site: Site) -> None:
+    page = client.get("/", params={"q": "Acme contact", "agent": "claude"}).text
+    assert "account contact is Lee" in column(page, "owner")
+    assert "account contact is" in column(page, "agent")
+    other = client.get("/", params={"q": "pressure valve", "agent": "claude"}).text
+    assert "account contact" not in other
 
 
 def test_the_context_pack_is_what_the_agent_would_get(client: TestClient, site: Site) -> None:
@@ -154,15 +172,24 @@ def test_marking_a_value_masks_it_for_the_agent_and_unmarking_undoes_it(
     [mark] = vault.pii.overrides(caller=OWNER, target=site.team)
     assert (mark.action, mark.value, mark.kind) == ("mark", "Kofi Mensah", "PERSON")
 
-    removed = client.post(
-        f"/doc/{site.team}/overrides/{mark.id}/remove?agent=claude", data={"csrf": csrf}
-    )
+    # Taking the mark back shows the name to agents again: the page asks first.
+    remove = f"/doc/{site.team}/overrides/{mark.id}/remove?agent=claude"
+    asked = client.post(remove, data={"csrf": csrf})
+    assert "Take back your mark of “Kofi Mensah” as PERSON?" in asked.text
+    assert "<strong>claude</strong>" in asked.text and ">PERSON</span>" in asked.text
+    assert len(vault.pii.overrides(caller=OWNER, target=site.team)) == 1  # nothing changed yet
+    removed = client.post(remove, data={"csrf": csrf, "confirm": "yes"})
     assert "Kofi Mensah" in agent_texts(removed.text)
+    assert vault.pii.overrides(caller=OWNER, target=site.team) == []
 
     email = "maria.gonzalez@example.com"
     plumber = f"/doc/{site.plumber}?agent=claude"
     assert email not in agent_texts(client.get(plumber).text)
-    client.post(f"/doc/{site.plumber}/unmark?agent=claude", data={"value": email, "csrf": csrf})
+    form = {"value": email, "kind": "EMAIL_ADDRESS", "csrf": csrf}
+    asked = client.post(f"/doc/{site.plumber}/unmark?agent=claude", data=form)
+    assert "EMAIL_ADDRESS" in asked.text and "<strong>claude</strong>" in asked.text
+    assert email not in agent_texts(client.get(plumber).text)
+    client.post(f"/doc/{site.plumber}/unmark?agent=claude", data={**form, "confirm": "yes"})
     assert email in agent_texts(client.get(plumber).text)
 
 
@@ -227,7 +254,9 @@ def test_agents_page_shows_access_and_revokes(client: TestClient, site: Site, va
 
 def test_audit_filters(client: TestClient, site: Site) -> None:
     page = client.get("/audit").text
-    assert "memory_search" in page and "remember" in page and "PERSON ×2" in page
+    assert "memory_search" in page and "remember" in page and "PERSON ×1" in page
+    assert "who repaired the boiler" in page  # what the call asked
+    assert f'<a href="/doc/{site.plumber}#{site.plumber}.1">' in page  # its ids are links
     only = client.get("/audit", params={"agent": "reader"}).text
     assert "remember" in only and "memory_search" not in only
     refused = client.get("/audit", params={"outcome": "refused"}).text
@@ -247,3 +276,61 @@ def test_status_and_documents_pages(client: TestClient, site: Site) -> None:
     assert f'href="/doc/{site.plumber}"' in docs and "Plumber" in docs
     health = client.get("/docs", params={"shelf": "health"}).text
     assert "Boiler fumes" in health and "Plumber" not in health
+
+
+def test_a_watch_diff_shows_what_changed_on_the_page_not_in_its_extraction(
+    client: TestClient, vault: Vault
+) -> None:
+    # The short first version is read with its menu ("Home | About"); the longer second one
+    # without it. The menu did not leave the page, so the diff must not say it did.
+    short = ["The boiler service costs 90 euros.", "Open Monday to Friday."]
+    long = ["The boiler service costs 95 euros. " * 8, "Open Monday to Saturday. " * 6]
+    shown = {"paragraphs": short}
+
+    def page(handler: BaseHTTPRequestHandler) -> None:
+        send(handler, html_page("Boiler service", *shown["paragraphs"]))
+
+    with serve({"/prices": page}) as running:
+        added = vault.watches.add(
+            "url", running.url("/prices"), caller=OWNER, every="1d", allow_private=True
+        )
+        vault.watches.run(added.watch.id, caller=OWNER)
+        shown["paragraphs"] = long
+        vault.watches.run(added.watch.id, caller=OWNER)
+    text = client.get("/watches").text
+    assert '<span class="d-del">-The boiler service costs 90 euros.</span>' in text
+    assert '<span class="d-add">+The boiler service costs 95 euros.' in text
+    assert '<span class="d-del">-Home | About</span>' not in text
+    assert '<span class="d-same"> Home | About</span>' in text  # kept as context
+
+
+def test_unknown_pages_and_wrong_methods_get_styled_pages(client: TestClient) -> None:
+    missing = client.get("/no/such/<b>page</b>")
+    assert missing.status_code == 404 and '<html lang="en">' in missing.text
+    assert "There is no such page here." in missing.text and "<b>page" not in missing.text
+    assert '<link rel="stylesheet" href="/static/style.css">' in missing.text
+    wrong = client.get("/logout")
+    assert wrong.status_code == 405 and "takes a form" in wrong.text
+    assert '<html lang="en">' in wrong.text
+    put = client.request("PUT", "/")
+    assert put.status_code == 405 and '<html lang="en">' in put.text
+    static = client.get("/static/nothing.css")
+    assert static.status_code == 404 and '<html lang="en">' in static.text
+    signed_out = TestClient(client.app).get("/status")
+    assert signed_out.status_code == 401 and '<html lang="en">' in signed_out.text
+
+
+def test_statements_land_on_entities_and_changes_and_show_each_version_as_an_agent(
+    client: TestClient, site: Site, vault: Vault
+) -> None:
+    landing = client.get("/statements").text
+    assert '<a href="/statements?entity=Acme">Acme</a>' in landing
+    assert "Recent changes" in landing and "account contact is Lee" in landing
+    page = client.get("/statements", params={"entity": "Acme", "agent": "claude"}).text
+    beside = re.findall(r'<p class="as-agent">(.*?)</p>', page, re.S)
+    assert len(beside) == 2 and all("as claude" in line for line in beside)
+    # Acme and Dana are the statements' entities, known names: the agent's versions mask
+    # them ("Lee" came in a superseding text without entities, so the vault does not know it).
+    assert not any("Dana" in line or "Acme" in line for line in beside)
+    assert all("&lt;PERSON_1&gt;" in line for line in beside)
+    assert "as claude" not in client.get("/statements", params={"entity": "Acme"}).text

@@ -37,9 +37,10 @@ def vault(tmp_path: Path, models_dir: Path) -> Iterator[Vault]:
 
 
 def column(page: str, name: str) -> str:
-    found = re.search(rf'<section class="column {name}".*?</section>', page, re.S)
+    """Every part of the owner's or the agent's side of a page, joined."""
+    found = re.findall(rf'<section class="column {name}".*?</section>', page, re.S)
     assert found, name
-    return found.group(0)
+    return "\n".join(found)
 
 
 def test_the_real_detector_on_the_page(vault: Vault, tmp_path: Path) -> None:

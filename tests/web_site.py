@@ -97,9 +97,10 @@ def seed(vault: Vault, server: LocalServer | None = None) -> Site:
             agent="claude",
             tool="memory_search",
             ok=True,
-            ids=("n1",),
+            ids=(f"{plumber}.1",),
             policy="standard",
-            held_back={"PERSON": 2},
+            held_back={"PERSON": 1, "EMAIL_ADDRESS": 1},
+            arguments={"query": "who repaired the boiler", "limit": 5},
         ),
     )
     vault.audit.record(

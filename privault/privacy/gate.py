@@ -163,6 +163,13 @@ class Gate:
         pieces.append(text[cursor:])
         return "".join(pieces)
 
+    def masking(self, text: str, spans: Iterable[Span], *, deny: bool = True) -> list[Span]:
+        """The merged spans this policy masks in `text` (nothing is counted as held back):
+        what a reader sees replaced, for showing the owner or comparing two sets of spans."""
+        if self.policy.mode == "off":
+            return []
+        return self.spans_to_mask(text, spans, deny=deny)
+
     def held_back(self) -> HeldBack:
         """What this gate has held back so far, for the response and the audit log."""
         return HeldBack(

@@ -2,8 +2,10 @@
 
 Overrides are stored by document id and value (not offsets), so they survive re-ingest.
 They are applied at read time on top of stored spans: `mark` adds a span at every
-occurrence of the value, `unmark` drops spans whose text equals the value. A `mark` beats an
-`unmark` of the same value: when in doubt, mask.
+occurrence of the value, `unmark` drops the spans of the kinds it names that lie within an
+occurrence of the value (the value itself, and the parts of it a detector also reported:
+"not a person" for "Jonas Becker" covers "Jonas" there too, not "Jonas" elsewhere). Spans of
+other kinds stay. A `mark` beats an `unmark` of the same value: when in doubt, mask.
 """
 
 from __future__ import annotations
@@ -25,8 +27,19 @@ def apply_overrides(
     """Stored spans of one text with the owner's overrides for (doc_id, node_id) applied."""
     relevant = [o for o in overrides if o.applies_to(doc_id, node_id)]
     marked = {normalise_value(o.value): o.kind for o in relevant if o.action == "mark"}
-    unmarked = {normalise_value(o.value) for o in relevant if o.action == "unmark"} - set(marked)
-    kept = [span for span in spans if normalise_value(text[span.start : span.end]) not in unmarked]
+    kept = list(spans)
+    for override in relevant:
+        if override.action != "unmark" or normalise_value(override.value) in marked:
+            continue
+        places = find_known_entities(text, {override.value: "PERSON"})
+        kept = [
+            span
+            for span in kept
+            if not (
+                override.unmarks(span.kind)
+                and any(p.start <= span.start and span.end <= p.end for p in places)
+            )
+        ]
     kept += find_known_entities(
         text, {o.value: o.kind for o in relevant if o.action == "mark"}, source="owner", score=1.0
     )

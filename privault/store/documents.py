@@ -133,6 +133,51 @@ def find_current(
     return _document(conn, found) if found else None
 
 
+@dataclass(frozen=True)
+class DocumentFilter:
+    """Which documents a listing takes: shelves (None: all), kind, tag, words in the title,
+    a creation-time window (epoch ms, `until` exclusive), and shelves left out."""
+
+    shelves: Sequence[str] | None = None
+    kind: str | None = None
+    tag: str | None = None
+    title: str | None = None
+    since: int | None = None
+    until: int | None = None
+    include_old: bool = False
+    hidden: Sequence[str] = ()
+
+    def where(self) -> tuple[list[str], list[object]]:
+        """SQL conditions and their parameters."""
+        where: list[str] = ["1 = 1"]
+        params: list[object] = []
+        if not self.include_old:
+            where.append("current = 1")
+        if self.shelves is not None:
+            where.append(f"shelf IN ({','.join('?' * len(self.shelves))})")
+            params.extend(self.shelves)
+        if self.hidden:
+            where.append(f"shelf NOT IN ({','.join('?' * len(self.hidden))})")
+            params.extend(self.hidden)
+        if self.kind:
+            where.append("kind = ?")
+            params.append(self.kind)
+        if self.tag:
+            where.append("id IN (SELECT doc_id FROM document_tags WHERE tag = ?)")
+            params.append(self.tag)
+        if self.title:
+            escaped = self.title.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            where.append("title LIKE ? ESCAPE '\\'")
+            params.append(f"%{escaped}%")
+        if self.since is not None:
+            where.append("created_at >= ?")
+            params.append(self.since)
+        if self.until is not None:
+            where.append("created_at < ?")
+            params.append(self.until)
+        return where, params
+
+
 def list_documents(
     conn: Connection,
     *,
@@ -142,24 +187,19 @@ def list_documents(
     limit: int = 100,
     include_old: bool = False,
     hidden: Sequence[str] = (),
+    title: str | None = None,
+    since: int | None = None,
+    until: int | None = None,
+    after: tuple[int, str] | None = None,
 ) -> list[Document]:
-    """Documents newest first, restricted to `shelves` (None: every shelf)."""
-    where: list[str] = ["1 = 1"]
-    params: list[object] = []
-    if not include_old:
-        where.append("current = 1")
-    if shelves is not None:
-        where.append(f"shelf IN ({','.join('?' * len(shelves))})")
-        params.extend(shelves)
-    if hidden:
-        where.append(f"shelf NOT IN ({','.join('?' * len(hidden))})")
-        params.extend(hidden)
-    if kind:
-        where.append("kind = ?")
-        params.append(kind)
-    if tag:
-        where.append("id IN (SELECT doc_id FROM document_tags WHERE tag = ?)")
-        params.append(tag)
+    """Documents newest first, restricted to `shelves` (None: every shelf). `after` is the
+    (created_at, id) of the last document of the previous page: keyset paging, so a page
+    deep in a large vault costs what the first one does."""
+    chosen = DocumentFilter(shelves, kind, tag, title, since, until, include_old, hidden)
+    where, params = chosen.where()
+    if after is not None:
+        where.append("(created_at < ? OR (created_at = ? AND id > ?))")
+        params.extend((after[0], after[0], after[1]))
     found = rows(
         conn,
         f"SELECT {_DOC_COLUMNS} FROM documents WHERE {' AND '.join(where)} "
@@ -167,6 +207,15 @@ def list_documents(
         (*params, limit),
     )
     return [_document(conn, data) for data in found]
+
+
+def count_documents(conn: Connection, chosen: DocumentFilter) -> int:
+    """How many documents a listing with these filters holds in all."""
+    where, params = chosen.where()
+    (count,) = conn.execute(
+        f"SELECT count(*) FROM documents WHERE {' AND '.join(where)}", params
+    ).fetchone()
+    return int(count)
 
 
 def insert_document(conn: Connection, doc: Document, text: str) -> None:

@@ -224,3 +224,10 @@ def reminder_shelf(conn: Connection, reminder_id: str) -> str | None:
     """The shelf of a reminder, or None when there is no such reminder."""
     found = row(conn, "SELECT shelf FROM reminders WHERE id = ?", (reminder_id,))
     return found["shelf"] if found else None
+
+
+def run_times(conn: Connection) -> tuple[int | None, int | None]:
+    """(when the last watch run finished, when the next active watch is due), or None."""
+    (last,) = conn.execute("SELECT max(finished_at) FROM watch_runs").fetchone()
+    (due,) = conn.execute("SELECT min(next_run_at) FROM watches WHERE status = 'active'").fetchone()
+    return last, due

@@ -77,9 +77,12 @@ class VaultAudit:
         tool: str | None = None,
         outcome: str | None = None,
         limit: int = 200,
+        until: int | None = None,
+        before: tuple[int, int] | None = None,
     ) -> list[AuditEntry]:
-        """Rows newest first, optionally of one agent, from a time on, of one tool, with one
-        outcome (`ok`, `refused` or `error`)."""
+        """Rows newest first, optionally of one agent, in a time window, of one tool, with
+        one outcome (`ok`, `refused` or `error`); `before` is the (at, id) of the last row
+        of the previous page."""
         return audit.entries(
             self._conn,
             agent=agent,
@@ -87,7 +90,26 @@ class VaultAudit:
             tools=[tool] if tool else None,
             outcome=outcome,
             limit=limit,
+            until=until,
+            before=before,
         )
+
+    def count(
+        self,
+        *,
+        agent: str | None = None,
+        since: int | None = None,
+        tool: str | None = None,
+        outcome: str | None = None,
+        until: int | None = None,
+    ) -> int:
+        """How many rows `entries` with these filters lists in all."""
+        chosen = audit.AuditFilter(agent, since, [tool] if tool else None, outcome, until)
+        return audit.count_entries(self._conn, chosen)
+
+    def last_calls(self) -> dict[str, tuple[int, int, int]]:
+        """Agent -> (time of its last call, how many calls, how many refused or failed)."""
+        return audit.last_calls(self._conn)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

@@ -325,8 +325,14 @@ class VaultDocuments:
         kind: str | None = None,
         tag: str | None = None,
         limit: int = 100,
+        title: str | None = None,
+        since: int | None = None,
+        until: int | None = None,
+        after: tuple[int, str] | None = None,
     ) -> DocumentList:
-        """Documents newest first, titles gated (agents get no file paths)."""
+        """Documents newest first, titles gated (agents get no file paths). `after` is the
+        (created_at, doc id) of the last one of the previous page; `title` (words in the
+        title as stored) and the `since`/`until` window (epoch ms) narrow the list."""
         hidden = self._context.hidden_shelves(caller)
         reading = self._context.privacy.reading(caller)
         found = (
@@ -339,8 +345,46 @@ class VaultDocuments:
                 tag=tag,
                 limit=limit,
                 hidden=hidden,
+                title=_owner_title(caller, title),
+                since=since,
+                until=until,
+                after=after,
             )
         )
         finder = Finder.of(self._context, reading)
         listed = tuple(finder.listing(reading, doc, with_source=caller.is_owner) for doc in found)
         return DocumentList(listed, reading.privacy())
+
+    def count(
+        self,
+        *,
+        caller: Caller,
+        shelf: str | None = None,
+        kind: str | None = None,
+        tag: str | None = None,
+        title: str | None = None,
+        since: int | None = None,
+        until: int | None = None,
+    ) -> int:
+        """How many documents `docs` with these filters lists in all (the "M" of "N of M")."""
+        hidden = self._context.hidden_shelves(caller)
+        if shelf in hidden:
+            return 0
+        chosen = documents.DocumentFilter(
+            [shelf] if shelf else None,
+            kind,
+            tag,
+            _owner_title(caller, title),
+            since,
+            until,
+            hidden=hidden,
+        )
+        return documents.count_documents(self._conn, chosen)
+
+
+def _owner_title(caller: Caller, title: str | None) -> str | None:
+    """A title filter matches titles as stored, so it is the owner's alone: for a gated
+    caller it would tell whether a masked name is in some title."""
+    if title and not caller.is_owner:
+        raise AccessDenied("filtering by title words is for the owner")
+    return title or None

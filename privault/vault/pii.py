@@ -2,7 +2,9 @@
 
 These have no agent surface at all: every method refuses any caller but the owner. Marks
 and unmarks are stored by document id and value, so they survive re-ingest; a marked value
-also becomes a known entity, caught wherever it appears in the vault.
+also becomes a known entity, caught wherever it appears in the vault. An unmark names the
+kinds the value is not; `unmark_reveals` and `remove_reveals` say, before a change, which
+agents would then see which kinds of text (see `vault.reveal`).
 """
 
 from __future__ import annotations
@@ -13,9 +15,12 @@ from typing import Literal
 from privault.caller import Caller
 from privault.errors import AccessDenied, InputError, NotFound
 from privault.privacy.gate import Gate, GatedText
-from privault.spans import Override, Span, normalise_kind
+from privault.privacy.recognizers import find_known_entities
+from privault.spans import ANY_KIND, Override, Span, normalise_kind, normalise_value
 from privault.store import documents, pii, sections
+from privault.vault.agent_masking import AgentMasking, agent_masking
 from privault.vault.context import VaultContext
+from privault.vault.reveal import Reveal, reveals, same_value
 from privault.vault.statements import VaultStatements
 
 
@@ -102,9 +107,92 @@ class VaultPII:
         """Treat `value` as PII of `kind` in a document (or one node of it)."""
         return self._override(target, value, "mark", caller, kind)
 
-    def unmark(self, target: str, value: str, *, caller: Caller) -> Override:
-        """Treat `value` as not PII in a document (or one node); a mark still wins."""
-        return self._override(target, value, "unmark", caller, "PERSON")
+    def occurrences(self, target: str, value: str, *, caller: Caller) -> int:
+        """How often `value` occurs (as a whole word, any case) in a document or node: a
+        mark of a value that is not there masks nothing there, and the owner should know."""
+        _owner_only(caller)
+        doc_id, node_id = self._target(target)
+        return sum(
+            len(find_known_entities(row.text, {value: "PERSON"}))
+            for row in sections.sections_of(self._conn, doc_id)
+            if node_id is None or row.node_id == node_id
+        )
+
+    def unmark(
+        self, target: str, value: str, *, caller: Caller, kind: str | None = None
+    ) -> Override:
+        """Treat `value` as not PII of `kind` (of any kind when None) in a document (or one
+        node). Unmarks of other kinds of the same value add up; an unmark replaces a mark
+        of the same value there (`unmark_reveals` says first what that shows)."""
+        _owner_only(caller)
+        planned = self._planned_unmark(target, value, kind)
+        return self._override(target, value, "unmark", caller, planned.kind)
+
+    def unmark_reveals(
+        self, target: str, value: str, *, caller: Caller, kind: str | None = None
+    ) -> tuple[Reveal, ...]:
+        """Which agents would see which kinds of text they do not see now after
+        `unmark(target, value, kind=kind)`; nothing is written."""
+        _owner_only(caller)
+        planned = self._planned_unmark(target, value, kind)
+
+        def edit(overrides: list[Override]) -> list[Override]:
+            kept = [
+                item
+                for item in overrides
+                if not (
+                    item.doc_id == planned.doc_id
+                    and item.node_id == planned.node_id
+                    and same_value(item.value, value)
+                )
+            ]
+            return [*kept, planned]
+
+        return reveals(self._context, planned.doc_id, edit)
+
+    def remove_reveals(self, override_id: int, *, caller: Caller) -> tuple[Reveal, ...]:
+        """Which agents would see which kinds of text they do not see now after
+        `remove_override(override_id)`; nothing is written."""
+        _owner_only(caller)
+        every = pii.list_overrides(self._conn)
+        found = next((item for item in every if item.id == override_id), None)
+        if found is None:
+            raise NotFound(f"no PII override with id {override_id}")
+        forget = None
+        if found.action == "mark" and not any(
+            item.action == "mark" and item.id != found.id and same_value(item.value, found.value)
+            for item in every
+        ):
+            forget = normalise_value(found.value)  # no longer a known entity anywhere
+        return reveals(
+            self._context,
+            found.doc_id,
+            lambda overrides: [item for item in overrides if item.id != override_id],
+            forget,
+        )
+
+    def masking_for(
+        self, doc_id: str, agent: Caller, *, caller: Caller
+    ) -> tuple[tuple[MarkedSection, ...], AgentMasking]:
+        """A document's sections with their spans, and what `agent`'s gate masks in them
+        (one row per value and kind) and lets through ("detected but shown")."""
+        marked = self.marked_sections(doc_id, caller=caller)
+        spans = {section.node_id: list(section.spans) for section in marked}
+        return marked, agent_masking(self._context, doc_id, agent, spans)
+
+    def _planned_unmark(self, target: str, value: str, kind: str | None) -> Override:
+        """The override `unmark` would store: its kinds joined with an earlier unmark's."""
+        if not value.strip():
+            raise InputError("give the value to mark or unmark")
+        doc_id, node_id = self._target(target)
+        kinds = {ANY_KIND if kind is None else normalise_kind(kind)}
+        for item in pii.list_overrides(self._conn, [doc_id]):
+            if item.node_id != node_id or not same_value(item.value, value):
+                continue
+            if item.action == "unmark":  # a mark of it is replaced, as the preview shows
+                kinds |= item.kinds
+        joined = ANY_KIND if ANY_KIND in kinds else ",".join(sorted(kinds))
+        return Override(0, doc_id, node_id, joined, value.strip(), "unmark")
 
     def _override(
         self,
@@ -137,8 +225,13 @@ class VaultPII:
     def remove_override(self, override_id: int, *, caller: Caller) -> None:
         """Delete one override by id (undo a mark or an unmark)."""
         _owner_only(caller)
+        found = next((o for o in pii.list_overrides(self._conn) if o.id == override_id), None)
         pii.delete_override(self._conn, override_id)
-        self._context.privacy.forget_known()
+        if found is not None:  # as after a mark: every process and the masked index follow
+            privacy, embedder = self._context.privacy, self._context.embedder
+            privacy.known_changed([found.value], embedder)
+            rows = sections.sections_of(self._conn, found.doc_id)
+            privacy.remask([row.id for row in rows], embedder)
 
     def rescan(self, *, caller: Caller, batch: int = 200) -> Rescan:
         """Re-scan every section and statement whose spans came from another detector."""

@@ -143,6 +143,18 @@ class VaultShelves:
             shelf_store.set_restricted(self._conn, shelf, False)
         return self.get(shelf)
 
+    def restrict(self, shelf: str) -> Shelf:
+        """Close a public shelf to every agent not on its access list (the owner's alone
+        when the list is empty); agents lose it from their next call."""
+        with write(self._conn):
+            shelf_store.ensure_row(self._conn, check_shelf(shelf), now_ms())
+            shelf_store.set_restricted(self._conn, shelf, True)
+        return self.get(shelf)
+
+    def names(self) -> list[str]:
+        """Every shelf name (owner view), without counting documents: for a filter list."""
+        return shelf_store.named_shelves(self._conn)
+
     def policies(self, caller: Caller) -> dict[str, str]:
         """The policy `caller` reads each shelf it can see under, by shelf name."""
         hidden = set(self._context.hidden_shelves(caller))

@@ -276,6 +276,13 @@ class VaultWatches:
 
     # ---- reminders -------------------------------------------------------------------
 
+    def run_times(self, *, caller: Caller) -> tuple[int | None, int | None]:
+        """(when a watch last ran, when the next one is due): the owner's check that the
+        scheduler (`privault serve` or a cron `privault watch poll`) is running."""
+        if not caller.is_owner:
+            raise AccessDenied("the scheduler's state is the owner's")
+        return watch_store.run_times(self._conn)
+
     def reminders(self, *, caller: Caller, include_acked: bool = False) -> ReminderList:
         """Reminders that came due and are not acknowledged (all of them on request)."""
         view = WatchView(self._context.privacy, caller)

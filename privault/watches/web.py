@@ -16,7 +16,18 @@ from privault.watches.fetcher import JSON_TYPES, FetchError, FetchResult
 from privault.watches.model import Watch
 
 MAX_DIFF_CHARS = 64_000
+MAX_PAGE_WORDS = 200_000  # a page's words kept to check the next diff against
 MAX_SEEN_URLS = 5_000  # search results remembered per watch to avoid refetching them
+
+
+def page_words(page: FetchResult) -> str:
+    """All of a page's text on one line, by a plain conversion with no judgement about what
+    is main content: the yardstick a diff checks its lines against (see `unified_diff`)."""
+    if page.content_type == "text/plain":
+        return " ".join(page.text.split())
+    import trafilatura
+
+    return " ".join((trafilatura.html2txt(page.text) or "").split())
 
 
 def extract_text(page: FetchResult) -> tuple[str, str]:
@@ -31,15 +42,43 @@ def extract_text(page: FetchResult) -> tuple[str, str]:
     return str(title), str(text).strip()
 
 
-def unified_diff(before: str, after: str) -> str:
-    """A line diff of two page versions, truncated to a size worth storing."""
-    lines = difflib.unified_diff(
-        before.splitlines(), after.splitlines(), "before", "after", lineterm=""
+def unified_diff(
+    before: str, after: str, before_page: str | None = None, after_page: str | None = None
+) -> str:
+    """A line diff of two page versions, truncated to a size worth storing.
+
+    Main-content extraction is a judgement made afresh for each version: the same heading
+    or menu can be kept one day and dropped the next. Given each whole page's words
+    (`page_words`), a line shown as removed that the new page still has, or shown as added
+    that the old page already had, is a difference of extraction, not of the page, and is
+    kept as context: the diff compares like with like.
+    """
+    lines = list(
+        difflib.unified_diff(
+            before.splitlines(), after.splitlines(), "before", "after", lineterm=""
+        )
     )
+    if before_page is not None and after_page is not None:
+        lines = [_as_page_saw(line, before_page, after_page) for line in lines]
+        if not any(_changed(line) for line in lines):
+            return ""
     diff = "\n".join(lines)
     if len(diff) > MAX_DIFF_CHARS:
         diff = diff[:MAX_DIFF_CHARS] + "\n... (diff truncated)"
     return diff
+
+
+def _changed(line: str) -> bool:
+    return line[:1] in "+-" and not line.startswith(("+++", "---"))
+
+
+def _as_page_saw(line: str, before_page: str, after_page: str) -> str:
+    words = " ".join(line[1:].split())
+    if not _changed(line) or not words:
+        return line
+    still_there = line[0] == "-" and words in after_page
+    was_there = line[0] == "+" and words in before_page
+    return " " + line[1:] if still_there or was_there else line
 
 
 def url_action(
@@ -55,16 +94,25 @@ def url_action(
     filed = context.filer.file_page(
         url=watch.target, title=title, text=text, shelf=watch.shelf, watch_id=watch.id
     )
-    new_state = {"text": text, "doc_id": filed.doc_id, "title": title}
+    words = page_words(page)[:MAX_PAGE_WORDS]
+    new_state = {"text": text, "doc_id": filed.doc_id, "title": title, "page": words}
     if not filed.changed:
         return ActionResult("unchanged", "no change", (filed.doc_id,), state=new_state)
     previous = state.get("text")
     if previous is None:
         return ActionResult("changed", f"first version: {title}", (filed.doc_id,), state=new_state)
-    diff = unified_diff(str(previous), text)
-    changed_lines = sum(
-        1 for line in diff.splitlines() if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    before_page = state.get("page")
+    diff = unified_diff(
+        str(previous), text, str(before_page) if before_page is not None else None, words
     )
+    changed_lines = sum(1 for line in diff.splitlines() if _changed(line))
+    if not changed_lines:
+        return ActionResult(
+            "changed",
+            "changed: only in what was read as the main text",
+            (filed.doc_id,),
+            state=new_state,
+        )
     return ActionResult(
         "changed",
         f"changed: {changed_lines} lines differ",

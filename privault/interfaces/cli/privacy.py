@@ -145,11 +145,15 @@ def pii_mark(
 def pii_unmark(
     target: Annotated[str, typer.Argument(help="A document id or node id.")],
     value: Annotated[str, typer.Argument(help="The value that is not PII here.")],
+    kind: Annotated[
+        str | None,
+        typer.Option("--kind", help="Only this kind (e.g. ORGANIZATION); default: every kind."),
+    ] = None,
     json_out: JsonOption = False,
 ) -> None:
-    """Treat VALUE as not PII in a document (a mark of the same value still wins)."""
+    """Treat VALUE as not PII (of --kind) in a document; a mark of it must be removed first."""
     with opened() as vault:
-        override = vault.pii.unmark(target, value, caller=OWNER)
+        override = vault.pii.unmark(target, value, caller=OWNER, kind=kind)
     _print_override(override, json_out)
 
 

@@ -54,6 +54,7 @@ class CallState:
 
     caller: Caller
     audited: bool = False
+    arguments: dict[str, Any] = field(default_factory=dict)  # as sent: the audit keeps them
 
 
 _current_call: contextvars.ContextVar[CallState | None] = contextvars.ContextVar(
@@ -161,8 +162,10 @@ class ToolRuntime:
     ) -> T:
         caller = self.caller()
         state = _current_call.get()
+        arguments: dict[str, Any] = {}
         if state is not None:
             state.audited = True  # success or failure, the body records its own row
+            arguments = state.arguments
 
         def run(vault: Vault) -> T:
             audit = vault.audit
@@ -170,18 +173,18 @@ class ToolRuntime:
                 # A read audits in its own write.
                 with audit.transaction() if writes else nullcontext():
                     result, outcome = body(vault, caller)
-                    audit.record(_entry(caller, tool, outcome))
+                    audit.record(_entry(caller, tool, outcome, arguments))
                 return result
             except PrivaultError as exc:
                 # The write (if any) rolled back; the failure gets a row of its own.
-                _record_failure(vault, caller.name, tool, exc)
+                _record_failure(vault, caller.name, tool, exc, arguments)
                 raise ToolError(f"{error_code(exc)}: {exc}") from None
             except Exception:
                 # A bug, not a refusal: the owner gets the traceback in the server's log;
                 # the agent gets a fixed line, never the exception's text (which may quote
                 # what the gate would have withheld).
                 log.exception("tool %s failed for %s", tool, caller.name)
-                _record_failure(vault, caller.name, tool, None)
+                _record_failure(vault, caller.name, tool, None, arguments)
                 raise ToolError(INTERNAL) from None
 
         try:
@@ -200,17 +203,21 @@ class ToolRuntime:
         await self.lane.read(lambda vault: vault.audit.record(entry))
 
 
-def _record_failure(vault: Vault, agent: str, tool: str, exc: PrivaultError | None) -> None:
+def _record_failure(
+    vault: Vault, agent: str, tool: str, exc: PrivaultError | None, arguments: dict[str, Any]
+) -> None:
     reason = f"{error_code(exc)}: {exc}" if exc else "internal error"
     refused = isinstance(exc, REFUSALS)
-    entry = AuditEntry(agent=agent, tool=tool, ok=False, refused=refused, reason=reason)
+    entry = AuditEntry(
+        agent=agent, tool=tool, ok=False, refused=refused, reason=reason, arguments=arguments
+    )
     # When the file cannot take even the audit row (locked past the busy timeout, a full
     # disk), the call still fails with its own error rather than this one.
     with suppress(VaultError):
         vault.audit.record(entry)
 
 
-def _entry(caller: Caller, tool: str, outcome: Outcome) -> AuditEntry:
+def _entry(caller: Caller, tool: str, outcome: Outcome, arguments: dict[str, Any]) -> AuditEntry:
     privacy = outcome.privacy
     held = dict(privacy.held_back) if privacy else {}
     if privacy and privacy.withheld_sections:
@@ -224,6 +231,7 @@ def _entry(caller: Caller, tool: str, outcome: Outcome) -> AuditEntry:
         ids=tuple(outcome.ids),
         policy=privacy.policy if privacy else None,
         held_back=held,
+        arguments=arguments,
     )
 
 
@@ -257,7 +265,8 @@ class CallerMiddleware:
             # Write tools do not exist for a read-only agent: answer as for any unknown tool.
             await runtime.record_rejected(caller.name, name, "read-only agent")
             return _tool_error(f"Unknown tool: {name}")
-        state = CallState(caller)
+        sent = params.get("arguments") if ctx.method == "tools/call" else None
+        state = CallState(caller, arguments=dict(sent) if isinstance(sent, dict) else {})
         token = _current_call.set(state)
         try:
             result = await call_next(ctx)

@@ -10,9 +10,10 @@ from starlette.responses import Response
 
 from privault.errors import InputError, PrivaultError
 from privault.interfaces.agents import known_caller
-from privault.interfaces.web.common import Web, action, error_page, page, url, web_of
-from privault.interfaces.web.statements import known_at_ms
+from privault.interfaces.web.common import OWNER, Web, action, error_page, page, url, web_of
+from privault.interfaces.web.documents import day_range
 from privault.models import catalog
+from privault.timeutil import now_ms
 from privault.vault.agents import Agent, AuditEntry
 from privault.vault.shelves import Shelf
 from privault.vault.status import VaultStatus
@@ -48,6 +49,8 @@ class AgentsPage:
     agents: list[Agent]
     shelves: list[Shelf]
     policies: dict[str, str]  # agent -> policy name it reads under
+    calls: dict[str, tuple[int, int, int]]  # agent -> (last call, calls, refused or failed)
+    policy_names: list[str]
 
     def sees(self, agent: Agent, shelf: Shelf) -> bool:
         """True when `agent` can see `shelf` at all."""
@@ -61,7 +64,13 @@ def _agents(web: Web) -> AgentsPage:
         if agent.active:
             caller = known_caller(web.vault, agent.name)
             policies[agent.name] = web.vault.privacy.base_policy(caller).name
-    return AgentsPage(agents, web.vault.shelves.list(), policies)
+    return AgentsPage(
+        agents,
+        web.vault.shelves.list(),
+        policies,
+        web.vault.audit.last_calls(),
+        list(web.vault.privacy.policies.names()),
+    )
 
 
 async def agents_page(request: Request) -> Response:
@@ -83,55 +92,115 @@ async def revoke(request: Request, form: dict[str, str]) -> str:
     return url("/agents", done="revoked")
 
 
+AUDIT_PAGE = 50
+
+
+@dataclass
+class AuditPage:
+    """One page of the audit log: which rows, of how many, and the next page's address."""
+
+    entries: list[AuditEntry]
+    total: int
+    start: int
+    next_url: str | None
+    agents: list[str]
+    filters: dict[str, str]
+
+
+def audit_cursor(value: str) -> tuple[int, int] | None:
+    """A paging cursor `at.id` read back (None for none or a malformed one)."""
+    stamp, _, row_id = value.partition(".")
+    return (int(stamp), int(row_id)) if stamp.isdigit() and row_id.isdigit() else None
+
+
+def id_link(value: str) -> str | None:
+    """Where an id in an audit row leads on this page: a document or a section of one
+    (`d….1.2`, at that section), or None for other ids (statements, watches)."""
+    doc_id, dot, _ = value.partition(".")
+    if not (doc_id.startswith("d") and doc_id[1:].isalnum() and 6 <= len(doc_id) <= 40):
+        return None
+    return f"/doc/{doc_id}#{value}" if dot else f"/doc/{doc_id}"
+
+
 async def audit_page(request: Request) -> Response:
-    """GET /audit — tool calls by agents, filtered by agent, tool, outcome and day."""
+    """GET /audit — tool calls by agents, newest first, a page at a time, filtered by agent,
+    tool, outcome and days; each row with what the call asked."""
     web = web_of(request)
     params = request.query_params
-    agent = params.get("agent") or None
-    tool = params.get("tool") or None
-    outcome = params.get("outcome") or None
-    since = params.get("since", "")[:20]
-    try:
-        limit = min(max(int(params.get("limit") or 100), 1), 1000)
-    except ValueError:
-        limit = 100
+    filters = {
+        "agent": params.get("agent", "")[:100],
+        "tool": params.get("tool", "")[:100],
+        "outcome": params.get("outcome", "")[:20],
+        "since": params.get("since", "")[:20],
+        "until": params.get("until", "")[:20],
+    }
+    before = audit_cursor(params.get("before", ""))
+    start = int(params.get("start", "1")) if params.get("start", "").isdigit() else 1
 
-    def gather() -> tuple[list[AuditEntry], list[str]]:
-        start = known_at_ms(since)
-        if outcome is not None and outcome not in OUTCOMES:
+    def gather() -> AuditPage:
+        since, until = day_range(filters["since"], filters["until"])
+        if filters["outcome"] and filters["outcome"] not in OUTCOMES:
             raise InputError(f"outcome must be one of {', '.join(OUTCOMES)}")
+        agent = filters["agent"] or None
+        tool, outcome = filters["tool"] or None, filters["outcome"] or None
         found = web.vault.audit.entries(
             agent=agent,
             tool=tool,
             outcome=outcome,
-            since=None if start is None else start - 86_399_999,  # from the start of that day
-            limit=limit,
+            since=since,
+            until=until,
+            limit=AUDIT_PAGE + 1,
+            before=before,
         )
-        return found, [item.name for item in web.vault.agents.list()]
+        total = web.vault.audit.count(
+            agent=agent, tool=tool, outcome=outcome, since=since, until=until
+        )
+        shown = found[:AUDIT_PAGE]
+        following = None
+        if len(found) > AUDIT_PAGE:
+            last = shown[-1]
+            following = url(
+                "/audit", **filters, before=f"{last.at}.{last.id}", start=str(start + len(shown))
+            )
+        agents = [item.name for item in web.vault.agents.list()]
+        return AuditPage(shown, total, start, following, agents, filters)
 
     try:
-        entries, agents = await web.run(gather)
+        found = await web.run(gather)
     except PrivaultError as exc:
         return error_page(request, exc)
-    filters = {"agent": agent or "", "tool": tool or "", "outcome": outcome or "", "since": since}
-    return page(
-        request,
-        "audit.html",
-        "audit",
-        entries=entries,
-        agents=agents,
-        outcomes=OUTCOMES,
-        filters=filters,
-        limit=limit,
-    )
+    return page(request, "audit.html", "audit", view=found, outcomes=OUTCOMES, id_link=id_link)
+
+
+@dataclass(frozen=True)
+class Running:
+    """What runs beside the file: the chat model that answers `ask`, and the scheduler."""
+
+    chat_model: str
+    chat_installed: bool
+    last_run: int | None
+    next_due: int | None
 
 
 async def status_page(request: Request) -> Response:
-    """GET /status — counts, index coverage, PII re-scan backlog, models installed."""
+    """GET /status — counts, index coverage, the indexer queue, the strong model's coverage,
+    the PII re-scan backlog, the chat model, the last and next watch run, models installed."""
     web = web_of(request)
 
-    def gather() -> tuple[VaultStatus, list[ModelState]]:
-        return web.vault.status(), models_of(web.vault.settings.models_dir)
+    def gather() -> tuple[VaultStatus, list[ModelState], Running]:
+        models = models_of(web.vault.settings.models_dir)
+        chat = web.vault.asking.chat_model
+        installed = any(model.name == chat and model.installed for model in models)
+        last, due = web.vault.watches.run_times(caller=OWNER)
+        return web.vault.status(), models, Running(chat, installed, last, due)
 
-    status, models = await web.run(gather)
-    return page(request, "status.html", "status", status=status, models=models)
+    status, models, running = await web.run(gather)
+    return page(
+        request,
+        "status.html",
+        "status",
+        status=status,
+        models=models,
+        running=running,
+        now=now_ms(),
+    )

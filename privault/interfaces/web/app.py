@@ -17,10 +17,16 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
-from privault.interfaces.web import access, documents, search, statements, watches
-from privault.interfaces.web.auth import COOKIE, SESSION_MAX_SECONDS, LoginLinks, Sessions
-from privault.interfaces.web.common import LockedRunner, RunInVault, Web, action, web_of
-from privault.interfaces.web.security import LOGIN_NEEDED, SESSION_ID_KEY, PageGuard
+from privault.interfaces.web import access, documents, manage, search, statements, watches
+from privault.interfaces.web.auth import COOKIE, SESSION_MAX_SECONDS, LoginLinks, Session, Sessions
+from privault.interfaces.web.common import LockedRunner, RunInVault, Web, action, page, web_of
+from privault.interfaces.web.security import (
+    LOGIN_NEEDED,
+    SESSION_ID_KEY,
+    SESSION_KEY,
+    PageGuard,
+    small_page,
+)
 from privault.vault import Vault
 
 STATIC = Path(__file__).parent / "static"
@@ -73,13 +79,37 @@ ROUTES = [
     Route("/watches", watches.watches_page),
     Route("/reminders/{reminder_id}/ack", watches.ack, methods=["POST"]),
     Route("/agents", access.agents_page),
+    Route("/agents/add", manage.add_agent, methods=["POST"]),
+    Route("/agents/{name}", manage.agent_page),
     Route("/agents/{name}/revoke", access.revoke, methods=["POST"]),
+    Route("/agents/{name}/attach", manage.attach, methods=["POST"]),
+    Route("/agents/{name}/detach", manage.detach, methods=["POST"]),
+    Route("/shelves/add", manage.add_shelf, methods=["POST"]),
+    Route("/shelves/{shelf}/publish", manage.publish, methods=["POST"]),
+    Route("/shelves/{shelf}/restrict", manage.restrict, methods=["POST"]),
+    Route("/watches/add", manage.add_watch, methods=["POST"]),
+    Route("/watches/{watch_id}/{verb}", manage.watch_action, methods=["POST"]),
     Route("/audit", access.audit_page),
     Route("/status", access.status_page),
     Route("/login", login),
     Route("/logout", logout, methods=["POST"]),
     Mount("/static", StaticFiles(directory=STATIC), name="static"),
 ]
+
+
+HTTP_ERRORS = {
+    404: "There is no such page here.",
+    405: "This address takes a form's post, not a link: use the button on its page.",
+}
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    """A styled page for a 404 or 405 (the path is not echoed back)."""
+    code = getattr(exc, "status_code", 404)
+    text = HTTP_ERRORS.get(code, "That did not work.")
+    if not isinstance(request.scope.get(SESSION_KEY), Session):  # a static file: no session
+        return HTMLResponse(small_page("Not found" if code == 404 else "Not allowed", text), code)
+    return page(request, "error.html", "", status_code=code, error=text)
 
 
 def build_web_app(
@@ -91,7 +121,7 @@ def build_web_app(
     sessions: Sessions | None = None,
 ) -> ASGIApp:
     """The owner's page for `vault`: `hosts` are the Host header values it answers to."""
-    app = Starlette(routes=ROUTES)
+    app = Starlette(routes=ROUTES, exception_handlers={404: http_error, 405: http_error})
     web = Web(vault, run or LockedRunner(), sessions or Sessions(), links)
     app.state.web = web
     return PageGuard(app, web.sessions, hosts)

@@ -109,10 +109,22 @@ def page(
 
 MESSAGES = {  # fixed texts: a link cannot make the page say something of its choosing
     "marked": "Marked: the agent column now masks it.",
-    "unmarked": "Unmarked: no longer treated as PII in this document.",
+    "absent": "Nothing marked: that value does not occur in this document (check its spelling).",
+    "unmarked": "Unmarked: no longer treated as PII of that kind in this document.",
+    "unmarked-hidden": "Unmarked; no agent sees more: other kinds still mask that text.",
     "removed": "Override removed.",
     "acked": "Reminder acknowledged.",
     "revoked": "Agent revoked: its next call is refused.",
+    "attached": "Shelf opened to the agent: its next call sees it.",
+    "detached": "Shelf closed to the agent: its next call no longer sees it.",
+    "shelf-added": "Shelf added.",
+    "published": "Shelf published: every agent sees it from its next call.",
+    "restricted": "Shelf restricted: only the agents on its list see it from their next call.",
+    "watch-added": "Watch added.",
+    "watch-ran": "Watch run.",
+    "watch-paused": "Watch paused.",
+    "watch-resumed": "Watch resumed.",
+    "watch-cancelled": "Watch cancelled.",
 }
 
 
@@ -121,24 +133,29 @@ def status_of(exc: PrivaultError) -> int:
     return 404 if isinstance(exc, NotFound) else 400 if isinstance(exc, InputError) else 403
 
 
-def error_page(request: Request, exc: PrivaultError) -> Response:
-    """A known failure as a page with one line, and the matching status."""
-    response = page(request, "error.html", "", status_code=status_of(exc), error=str(exc))
+def whole_main(request: Request, response: Response) -> Response:
+    """`response` shown in place of the whole of `<main>` even when htmx asked for a part."""
     if request.headers.get("hx-request"):
-        # htmx asked for a part of the page: show the error in place of the whole page.
         response.headers.update(
             {"HX-Retarget": "main", "HX-Reselect": "main", "HX-Reswap": "outerHTML"}
         )
     return response
 
 
+def error_page(request: Request, exc: PrivaultError) -> Response:
+    """A known failure as a page with one line, and the matching status."""
+    response = page(request, "error.html", "", status_code=status_of(exc), error=str(exc))
+    return whole_main(request, response)
+
+
 Handler = Callable[[Request], Awaitable[Response]]
 
 
-def action(handler: Callable[[Request, dict[str, str]], Awaitable[str]]) -> Handler:
+def action(handler: Callable[[Request, dict[str, str]], Awaitable[str | Response]]) -> Handler:
     """A state-changing route: checks the CSRF token, runs, then redirects (303) to the URL
     the handler returns. htmx follows the redirect and swaps in the part of the page it
-    targets; without script the browser simply loads the page again."""
+    targets; without script the browser simply loads the page again. A handler may return
+    a page instead (a confirmation to ask for): it replaces the whole of `<main>`."""
 
     async def route(request: Request) -> Response:
         form = {key: str(value) for key, value in (await request.form()).items()}
@@ -149,6 +166,8 @@ def action(handler: Callable[[Request, dict[str, str]], Awaitable[str]]) -> Hand
             target = await handler(request, form)
         except (PrivaultError, PolicyError) as exc:
             return error_page(request, exc)
+        if isinstance(target, Response):
+            return whole_main(request, target)
         return RedirectResponse(target, status_code=303)
 
     return route

@@ -8,31 +8,27 @@ so nothing from the vault can ever be read by the browser as HTML.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from privault.spans import Span, merge_spans
+
 PLACEHOLDER = re.compile(r"<([A-Z][A-Z_]*?)(?:_\d+)?>")
-
-
-class SpanLike(Protocol):
-    """Anything with offsets and a kind (a detected PII span)."""
-
-    start: int
-    end: int
-    kind: str
 
 
 Piece = tuple[str, str | None]  # (text, kind or None for plain text)
 
 
-def spans_to_pieces(text: str, spans: Iterable[SpanLike]) -> list[Piece]:
-    """`text` cut into plain and highlighted pieces; overlapping spans: the earlier wins."""
+def spans_to_pieces(text: str, spans: Iterable[Span]) -> list[Piece]:
+    """`text` cut into plain and highlighted pieces. Overlapping spans are merged as the
+    gate merges them, so a highlight names the kind an agent's placeholder would."""
     pieces: list[Piece] = []
     at = 0
-    for span in sorted(spans, key=lambda s: (s.start, -s.end)):
+    for span in merge_spans(spans):
         if span.start < at or span.end <= span.start or span.end > len(text):
             continue
         if span.start > at:
@@ -56,6 +52,21 @@ def placeholder_pieces(text: str) -> list[Piece]:
     if at < len(text):
         pieces.append((text[at:], None))
     return pieces
+
+
+STUB = re.compile(r"\[withheld by policy [^:\]]+: contains ([A-Z_, ]+)\]")
+
+
+def held_in(texts: Iterable[str]) -> dict[str, int]:
+    """Kind -> how many placeholders (and withheld stubs naming the kind) `texts` show: the
+    badges count what the reply shown on the page holds back, not what was gated on the way
+    (a section cut to an excerpt, or dropped from a pack, held back more than it shows)."""
+    counts: Counter[str] = Counter()
+    for text in texts:
+        counts.update(match.group(1) for match in PLACEHOLDER.finditer(text))
+        for stub in STUB.finditer(text):
+            counts.update(kind.strip() for kind in stub.group(1).split(","))
+    return dict(sorted(counts.items()))
 
 
 def diff_lines(diff: str | None) -> list[tuple[str, str]]:

@@ -1,8 +1,11 @@
-"""The search page: the owner's results beside exactly what one agent would get.
+"""The search page: each of the owner's results beside the same section as one agent gets it.
 
-The agent column is not a re-rendering of the owner's results: it is a second search run
-as that agent (its policy, its shelves, the index as it sees it). Sections the owner sees
-and the agent does not are counted, so a restricted shelf shows as a gap, not silence.
+For every owner hit the page reads that section as the agent (its policy, its shelves): the
+agent's version, or why it has none (a restricted shelf, not yet scanned, withheld whole by
+a strict policy). A second search run as the agent says where its own results rank each
+section, and lists what it gets that the owner's first page did not. Held-back badges count
+the placeholders the agent's side actually shows; statements are listed only when they
+share a word with the query.
 The context pack the agent's `memory_context` would receive for the same query is a third
 search, so it is built only when the owner opens it (`/pack`, fetched by htmx when the
 pack's `<details>` opens, or as a page of its own without script).
@@ -18,10 +21,24 @@ from starlette.responses import Response
 from privault.errors import InputError, NotFound, PrivaultError
 from privault.interfaces.agents import known_caller
 from privault.interfaces.web.common import OWNER, Web, page, status_of, web_of
-from privault.vault.results import ContextPack, SearchResponse
+from privault.interfaces.web.render import held_in
+from privault.statements.ranking import overlap_scores
+from privault.vault.reading import BEING_INDEXED
+from privault.vault.results import ContextPack, Hit, SearchResponse, SectionView
+from privault.vault.statement_results import GatedStatement
 
 LIMIT = 10
 BUDGET = 600
+
+
+@dataclass
+class Pair:
+    """One owner hit and the same section as the agent gets it, or why it gets nothing."""
+
+    hit: Hit
+    seen: SectionView | None
+    why: str  # "" when the agent reads the section; else the reason it cannot
+    rank: int | None  # where the agent's own search ranks this section (1-based), if at all
 
 
 @dataclass
@@ -33,8 +50,30 @@ class SearchPage:
     agent: str | None
     owner: SearchResponse | None = None
     as_agent: SearchResponse | None = None
-    hidden: set[str] = field(default_factory=set)  # owner hits on shelves the agent cannot see
+    pairs: list[Pair] = field(default_factory=list)
+    only_agent: list[Hit] = field(default_factory=list)  # the agent's hits you did not get
+    owner_statements: tuple[GatedStatement, ...] = ()
+    agent_statements: tuple[GatedStatement, ...] = ()
+    agent_held: dict[str, int] = field(default_factory=dict)
+    hidden: int = 0  # owner hits on shelves the agent cannot see
     errors: dict[str, str] = field(default_factory=dict)
+
+
+def matching(statements: tuple[GatedStatement, ...], query: str) -> tuple[GatedStatement, ...]:
+    """The statements that share a word with the query (as each is shown): the vault adds
+    the nearest facts to every search, and a fact about something else is noise here."""
+    scores = overlap_scores({str(i): s.statement.content for i, s in enumerate(statements)}, query)
+    return tuple(s for i, s in enumerate(statements) if str(i) in scores)
+
+
+def _why_not(seen: SectionView | None) -> str:
+    if seen is None:
+        return "on a restricted shelf: for this agent the section does not exist"
+    if BEING_INDEXED in seen.text:
+        return "not yet scanned for private data: withheld until it is"
+    if seen.privacy.withheld_sections:
+        return f"withheld whole by policy {seen.privacy.policy}"
+    return ""
 
 
 def _gather(web: Web, query: str, wanted: str | None) -> SearchPage:
@@ -45,6 +84,7 @@ def _gather(web: Web, query: str, wanted: str | None) -> SearchPage:
         return found
     try:
         found.owner = web.vault.search(query, caller=OWNER, limit=LIMIT)
+        found.owner_statements = matching(found.owner.statements, query)
     except PrivaultError as exc:
         found.errors["owner"] = str(exc)
     if agent is None:
@@ -55,13 +95,25 @@ def _gather(web: Web, query: str, wanted: str | None) -> SearchPage:
     except PrivaultError as exc:
         found.errors["agent"] = str(exc)
         return found
-    if found.owner is not None:
-        closed = {
-            shelf.name
-            for shelf in web.vault.shelves.list()
-            if shelf.restricted and agent not in shelf.agents
-        }
-        found.hidden = {hit.node_id for hit in found.owner.results if hit.shelf in closed}
+    found.agent_statements = matching(found.as_agent.statements, query)
+    ranks = {hit.node_id: i for i, hit in enumerate(found.as_agent.results, 1)}
+    for hit in found.owner.results if found.owner else ():
+        try:
+            seen: SectionView | None = web.vault.read(hit.node_id, caller=caller)
+        except NotFound:
+            seen = None
+        found.pairs.append(Pair(hit, seen, _why_not(seen), ranks.get(hit.node_id)))
+    found.hidden = sum(1 for pair in found.pairs if pair.seen is None)
+    mine = {pair.hit.node_id for pair in found.pairs}
+    found.only_agent = [hit for hit in found.as_agent.results if hit.node_id not in mine]
+    shown: list[str] = []
+    for pair in found.pairs:
+        if pair.seen is not None:
+            shown += [pair.seen.title, *pair.seen.breadcrumb, pair.seen.text]
+    for hit in found.only_agent:
+        shown += [hit.title, *hit.breadcrumb, hit.text]
+    shown += [s.statement.content for s in found.agent_statements]
+    found.agent_held = held_in(shown)
     return found
 
 
@@ -100,5 +152,9 @@ async def pack_page(request: Request) -> Response:
             agent=wanted,
             pack=None,
             error=str(exc),
+            held={},
         )
-    return page(request, "pack.html", "search", query=query, agent=wanted, pack=pack, error="")
+    held = held_in([pack.text])
+    return page(
+        request, "pack.html", "search", query=query, agent=wanted, pack=pack, error="", held=held
+    )

@@ -5,6 +5,9 @@
 * **Methods**: GET, HEAD and POST only. A POST must come from this origin (`Origin` and
   `Sec-Fetch-Site`, when the browser sends them) and carry the session's CSRF token — that
   last check is made by the route (`views.common.action`), which reads the form.
+  Under this page's `no-referrer` policy a browser sends its own plain form posts with
+  `Origin: null`; such a post passes here only when the browser's `Sec-Fetch-Site` (a
+  header no page can set) says it came from this origin, and it still needs the token.
 * **Session**: every path but the login link and the static files needs a live session
   cookie. An `Authorization` header is ignored: an agent's bearer token opens nothing here.
 * **Headers**: a Content-Security-Policy that allows only this origin's own script and
@@ -61,7 +64,20 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
+def small_page(heading: str, text: str) -> str:
+    """A whole page of one heading and one line (fixed texts only: nothing is escaped)."""
+    return (
+        '<!doctype html><html lang="en"><meta charset="utf-8"><title>privault</title>'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<link rel="stylesheet" href="/static/style.css">'
+        '<link rel="icon" href="/static/favicon.svg">'
+        f'<main class="narrow"><h1>{heading}</h1><p>{text}</p></main></html>'
+    )
+
+
 async def _plain(send: Send, status: int, text: str) -> None:
+    if not text.startswith("<!doctype"):
+        text = small_page(text[:1].upper() + text[1:], "")
     body = text.encode()
     await send(
         {
@@ -78,12 +94,10 @@ async def _plain(send: Send, status: int, text: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-LOGIN_NEEDED = (
-    "<!doctype html><meta charset=utf-8><title>privault</title>"
-    "<link rel=stylesheet href=/static/style.css><link rel=icon href=/static/favicon.svg>"
-    "<main class=narrow><h1>Not signed in</h1>"
-    "<p>Run <code>privault ui</code> (or <code>privault ui --open</code>) in a terminal and "
-    "open the one-time link it prints.</p></main>"
+LOGIN_NEEDED = small_page(
+    "Not signed in",
+    "Run <code>privault ui</code> (or <code>privault ui --open</code>) in a terminal and "
+    "open the one-time link it prints.",
 )
 
 
@@ -139,7 +153,11 @@ class PageGuard:
 
     def _same_origin(self, scope: Scope) -> bool:
         origin = _header(scope, b"origin")
+        site = _header(scope, b"sec-fetch-site")
+        if origin == "null":
+            # An opaque origin: a form post under `no-referrer`, but also a sandboxed frame
+            # or a `data:` page anywhere. Only the browser's own fetch metadata tells them apart.
+            return site == "same-origin"
         if origin is not None and origin.lower() not in self.origins:
             return False
-        site = _header(scope, b"sec-fetch-site")
         return site in (None, "same-origin", "none")

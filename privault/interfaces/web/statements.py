@@ -1,5 +1,7 @@
 """Statements per entity: a valid-time timeline and each fact's supersede/revise/dispute
-history, as the vault knew it at a chosen day ("as known at").
+history, as the vault knew it at a chosen day ("as known at"), and, for a chosen agent,
+each version as that agent reads it. Without an entity: every entity, and the latest
+changes.
 
 The timeline is an SVG whose bars are placed with `x`/`width` attributes in percent: SVG
 geometry attributes are not styles, so the page needs no inline style under its CSP.
@@ -13,7 +15,8 @@ from datetime import UTC, date, datetime
 from starlette.requests import Request
 from starlette.responses import Response
 
-from privault.errors import InputError, PrivaultError
+from privault.errors import InputError, NotFound, PrivaultError
+from privault.interfaces.agents import known_caller
 from privault.interfaces.web.common import OWNER, Web, error_page, page, web_of
 from privault.statements import EntityCount
 from privault.timeutil import now_ms
@@ -52,6 +55,10 @@ class StatementsPage:
     axis: tuple[str, str] = ("", "")
     now_x: float | None = None
     height: int = 0
+    recent: list[GatedStatement] = field(default_factory=list)  # the landing page's changes
+    agents: list[str] = field(default_factory=list)
+    agent: str | None = None
+    as_agent: dict[str, GatedStatement | None] = field(default_factory=dict)  # None: hidden
 
 
 def known_at_ms(day: str) -> int | None:
@@ -91,11 +98,18 @@ def timeline(versions: list[GatedStatement], now: int) -> tuple[list[Bar], tuple
     return bars, (low, high)
 
 
-def _gather(web: Web, entity: str, day: str) -> StatementsPage:
+def _gather(web: Web, entity: str, day: str, wanted: str | None) -> StatementsPage:
     known = known_at_ms(day)
     listed = web.vault.statements.entities(caller=OWNER, include_closed=True, known_at=known)
     found = StatementsPage(list(listed.entities), entity, day)
+    found.agents = web.active_agents()
+    found.agent = wanted if wanted in found.agents else None
     if not entity:
+        found.recent = list(
+            web.vault.statements.query(
+                caller=OWNER, include_closed=True, known_at=known, order="recency", limit=12
+            ).statements
+        )
         return found
     versions = web.vault.statements.query(
         caller=OWNER,
@@ -121,6 +135,15 @@ def _gather(web: Web, entity: str, day: str) -> StatementsPage:
     found.axis = (_day(low), _day(high))
     found.now_x = round((now - low) / (high - low) * 100, 2)
     found.height = len(flat) * 26 + 8
+    if found.agent is not None:
+        caller = known_caller(web.vault, found.agent)
+        for version in flat:
+            statement_id = version.statement.id
+            try:
+                seen = web.vault.statements.get(statement_id, caller=caller, known_at=known)
+                found.as_agent[statement_id] = seen.statement
+            except NotFound:  # on a shelf the agent cannot see: for it, no such statement
+                found.as_agent[statement_id] = None
     return found
 
 
@@ -133,8 +156,9 @@ async def statements_page(request: Request) -> Response:
     web = web_of(request)
     entity = request.query_params.get("entity", "")[:200]
     day = request.query_params.get("known_at", "")[:20]
+    wanted = request.query_params.get("agent") or None
     try:
-        found = await web.run(lambda: _gather(web, entity, day))
+        found = await web.run(lambda: _gather(web, entity, day, wanted))
     except PrivaultError as exc:
         return error_page(request, exc)
     return page(request, "statements.html", "statements", view=found)

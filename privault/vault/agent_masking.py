@@ -1,0 +1,89 @@
+"""What one agent gets masked in one document, as the owner's page lists it.
+
+The detector reports every span it finds, overlapping and nested ("Jonas", "Becker" and
+"Jonas Becker"; "EUR" as an organisation). What matters to the owner is what an agent's
+gate does with them: its policy for the document's shelf picks the spans it counts and
+merges overlapping ones, so each masked stretch is one value of one kind. Spans the policy
+does not count, and that no masked stretch covers, are "detected but shown" to that agent.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from privault.caller import Caller
+from privault.privacy.gate import OWNER_SCOPE, Gate
+from privault.spans import Span, merge_spans
+from privault.store import sections
+from privault.vault.context import VaultContext
+
+
+@dataclass(frozen=True)
+class ValueRow:
+    """One distinct value of one kind in a document, and how often it occurs."""
+
+    value: str
+    kind: str
+    count: int
+
+
+@dataclass(frozen=True)
+class AgentMasking:
+    """One agent's masking of one document: rows masked, rows detected but shown, and the
+    merged masked spans of each section it can see (by node id) for highlighting."""
+
+    agent: str
+    policies: tuple[str, ...]
+    masked: tuple[ValueRow, ...]
+    shown: tuple[ValueRow, ...]
+    spans: dict[str, tuple[Span, ...]]
+    hidden_sections: int  # sections on a shelf the agent cannot see (for it: absent)
+
+
+def _rows(counts: Counter[tuple[str, str]]) -> tuple[ValueRow, ...]:
+    ordered = sorted(counts.items(), key=lambda item: (item[0][1], item[0][0].casefold()))
+    return tuple(ValueRow(value, kind, n) for (value, kind), n in ordered)
+
+
+def agent_masking(
+    context: VaultContext, doc_id: str, agent: Caller, spans: dict[str, list[Span]]
+) -> AgentMasking:
+    """How `agent`'s gate treats the spans of a document (`spans`: node id → every span the
+    reads apply, as `VaultPII.marked_sections` gives them)."""
+    privacy = context.privacy
+    hidden = set(context.hidden_shelves(agent))
+    masked: Counter[tuple[str, str]] = Counter()
+    shown: Counter[tuple[str, str]] = Counter()
+    by_node: dict[str, tuple[Span, ...]] = {}
+    policies: set[str] = set()
+    withheld = 0
+    for row in sections.sections_of(context.conn, doc_id):
+        found = spans.get(row.node_id, [])
+        if row.shelf in hidden:
+            withheld += 1
+            continue
+        gate = Gate(privacy.policy_for(agent, row.shelf))
+        policies.add(gate.policy.name)
+        chosen = gate.masking(row.text, found, deny=(row.author or OWNER_SCOPE) == OWNER_SCOPE)
+        by_node[row.node_id] = tuple(chosen)
+        covered = bytearray(len(row.text))
+        for span in chosen:
+            masked[(row.text[span.start : span.end], span.kind)] += 1
+            covered[span.start : span.end] = b"\x01" * (span.end - span.start)
+        # Detected but let through: merged like masked ones, so parts fold into the whole.
+        for span in merge_spans(s for s in found if not all(covered[s.start : s.end])):
+            shown[(row.text[span.start : span.end], span.kind)] += 1
+    return AgentMasking(
+        agent.name, tuple(sorted(policies)), _rows(masked), _rows(shown), by_node, withheld
+    )
+
+
+def owner_rows(spans: dict[str, list[Span]], texts: dict[str, str]) -> tuple[ValueRow, ...]:
+    """Every detected value with no agent to compare: merged, one row per value and kind."""
+    counts: Counter[tuple[str, str]] = Counter()
+    for node_id, found in spans.items():
+        text = texts[node_id]
+        for span in merge_spans(found):
+            counts[(text[span.start : span.end], span.kind)] += 1
+    return _rows(counts)
