@@ -20,6 +20,7 @@ from test_watches_support import LocalServer, html_page, send, serve
 
 from privault.interfaces.web.app import build_web_app
 from privault.interfaces.web.auth import LoginLinks
+from privault.models.chat import Message
 from privault.vault import Vault
 from privault.watches.fetcher import Fetcher, FetchLimits
 from tests.web_site import OWNER, XSS, Site, seed, shop_page
@@ -334,3 +335,23 @@ def test_statements_land_on_entities_and_changes_and_show_each_version_as_an_age
     assert not any("Dana" in line or "Acme" in line for line in beside)
     assert all("&lt;PERSON_1&gt;" in line for line in beside)
     assert "as claude" not in client.get("/statements", params={"entity": "Acme"}).text
+
+
+def test_status_shows_a_failed_model_worker_with_its_reason(
+    client: TestClient, vault: Vault
+) -> None:
+    from privault.models.engines import Spec
+    from privault.models.handles import WorkerChat
+    from privault.models.supervisor import ModelProcess
+
+    spec = Spec("fake-chat", "fake-answerer")
+    process = ModelProcess(spec, max_failures=1, on_change=vault.shared.engines.on_health)
+    try:
+        chat = WorkerChat(spec, process=process)
+        with pytest.raises(Exception, match="SIGABRT"):
+            chat.chat([Message("user", "[[crash:abort]]")])
+        page = client.get("/status").text
+    finally:
+        process.close()
+    worker = page.split('id="worker-fake-answerer"', 1)[1].split("</li>", 1)[0]
+    assert "failed" in worker and "signal 6 (SIGABRT)" in worker and "privault doctor" in worker
