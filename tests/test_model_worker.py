@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -243,3 +245,33 @@ def test_status_shows_a_failed_worker_with_its_reason_to_every_process(vault: Va
         assert len([w for w in read_board(board) if w["name"] == "fake-answerer"]) == 1
     finally:
         process.close()
+
+
+def test_a_worker_ends_soon_after_its_parent_is_killed() -> None:
+    """No orphaned worker holds private text after the server dies (kill -9 included)."""
+    code = (
+        "import time\n"
+        "from privault.models.engines import Spec\n"
+        "from privault.models.supervisor import ModelProcess\n"
+        "process = ModelProcess(Spec('fake-chat', 'orphan'))\n"
+        "process.start()\n"
+        "print(process.pid, flush=True)\n"
+        "time.sleep(120)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert parent.stdout is not None
+    worker = int(parent.stdout.readline())
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _running(worker):
+        time.sleep(0.1)
+    assert not _running(worker)
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"

@@ -252,7 +252,13 @@ class ModelProcess:
         started = time.perf_counter()
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-m", "privault.models.worker", str(child.fileno())],
+                [
+                    sys.executable,
+                    "-m",
+                    "privault.models.worker",
+                    str(child.fileno()),
+                    str(os.getpid()),
+                ],
                 pass_fds=(child.fileno(),),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,

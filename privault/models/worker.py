@@ -1,6 +1,6 @@
 """The model worker: one child process that loads one model and answers its calls.
 
-Run as `python -m privault.models.worker FD` by `supervisor.ModelProcess`, never by hand. FD
+Run as `python -m privault.models.worker FD PARENT_PID` by `supervisor.ModelProcess`, never by hand. FD
 is one end of an anonymous socket pair the parent created and handed down (`pass_fds`):
 private text reaches this process only through it — no TCP port, no socket path another
 process could open. The first message on it says which engine to load (`Spec`); every later
@@ -41,13 +41,15 @@ from privault.models.engines import Engine, Spec, load_engine
 _PR_SET_DUMPABLE = 4
 
 
-def harden() -> None:
-    """No core file, not dumpable, gone with the parent, deaf to the terminal's Ctrl-C."""
+def harden(parent: int) -> None:
+    """No core file, not dumpable, gone with the parent, deaf to the terminal's Ctrl-C.
+
+    `parent` is the pid the parent gave: if it died before this process could look, the
+    watchdog sees another parent at once and ends this one."""
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if sys.platform.startswith("linux"):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
-    parent = os.getppid()
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -140,8 +142,8 @@ def serve(pipe: Connection) -> int:
 
 
 def main(argv: list[str]) -> int:
-    """Entry point: `python -m privault.models.worker FD`."""
-    harden()
+    """Entry point: `python -m privault.models.worker FD PARENT_PID`."""
+    harden(int(argv[2]))
     pipe = Connection(int(argv[1]))
     try:
         return serve(pipe)
