@@ -34,6 +34,12 @@ NOTE = "Dentist appointment booked for Thursday morning; bring the insurance car
 QUERY = "dentistry"  # shares no keyword stem with NOTE, only the fake embedder's prefix
 
 
+@pytest.fixture(autouse=True)
+def _fresh_process_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    # What an earlier test embedded in this process is remembered by text: start empty.
+    monkeypatch.setattr(early, "_remembered", early._Remembered(early._REMEMBERED))
+
+
 class CountingEmbedder(FakeEmbedder):
     """The fake embedder, counting the passages it embeds."""
 
@@ -148,7 +154,8 @@ def test_past_the_bound_the_answer_counts_what_is_not_searchable_yet(tmp_path: P
 
 def test_a_search_does_not_wait_for_another_writer_to_keep_its_vectors(tmp_path: Path) -> None:
     path = tmp_path / "v.db"
-    with _vault(path) as vault:
+    embedder = CountingEmbedder()
+    with _vault(path, embedder) as vault:
         vault.note(NOTE, caller=OWNER, background=True)
         other = connection.connect(path)
         holding, release = threading.Event(), threading.Event()
@@ -168,6 +175,9 @@ def test_a_search_does_not_wait_for_another_writer_to_keep_its_vectors(tmp_path:
             assert time.monotonic() - started < 2  # the busy timeout is 15 s
             assert len(found.results) == 1
             assert _stored(vault) == 0  # skipped, not waited for
+            assert len(embedder.passages) == 1
+            vault.search(QUERY, caller=OWNER)  # remembered in this process meanwhile
+            assert len(embedder.passages) == 1
         finally:
             release.set()
             holder.join()

@@ -18,6 +18,8 @@ here: text not yet scanned stays invisible to them (fail closed).
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
 
 import numpy as np
 
@@ -30,6 +32,31 @@ log = logging.getLogger(__name__)
 
 SECTIONS = 8  # newest queued sections embedded by one search
 WINDOWS = 24  # and at most this many of their windows (a long file's sections are many)
+_REMEMBERED = 512  # windows' vectors kept in this process, for when they could not be stored
+
+
+class _Remembered:
+    """Vectors this process computed, by embedder and text (what a vector is a function of,
+    whichever vault file it came from). A warm searcher or server searching while an
+    import holds the write lock then embeds each window once, not on every search."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, embedder: str, text: str) -> np.ndarray | None:
+        with self._lock:
+            return self._vectors.get((embedder, text))
+
+    def put(self, embedder: str, text: str, vector: np.ndarray) -> None:
+        with self._lock:
+            self._vectors[(embedder, text)] = vector
+            while len(self._vectors) > self._size:
+                self._vectors.popitem(last=False)
+
+
+_remembered = _Remembered(_REMEMBERED)
 
 
 class EarlyWindows:
@@ -82,17 +109,25 @@ class EarlyWindows:
             return self._vectors
         dim = self._embedder.dim
         matrix = np.zeros((len(self.windows), dim), dtype=np.float32)
-        missing = []
+        missing, unstored = [], []
+        name = self._embedder.name
         for position, window in enumerate(self.windows):
             stored = window.embedding
             if stored is not None and len(stored) == dim * 4:
                 matrix[position] = np.frombuffer(stored, dtype=np.float32)
+                continue
+            unstored.append(position)
+            known = _remembered.get(name, window.text)
+            if known is not None:
+                matrix[position] = known
             else:
                 missing.append(position)
         if missing:
             embedded = self._embedder.embed([self.windows[i].text for i in missing])
             matrix[missing] = embedded
-            self._computed = missing
+            for position in missing:
+                _remembered.put(name, self.windows[position].text, matrix[position].copy())
+        self._computed = unstored  # embedded here or earlier in this process: not stored yet
         self._vectors = matrix
         return matrix
 
