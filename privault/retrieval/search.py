@@ -102,7 +102,7 @@ def hybrid(
     query_vector = embedding.result()
     vectors.refresh(conn)
     extra = _Extra(early, pending.result()) if early and pending else None
-    vector = _nearest(vectors, query_vector, limit, extra=extra)
+    vector = _nearest(conn, vectors, query_vector, limit, extra=extra)
     candidate_ids = list(
         dict.fromkeys([c for c, _ in unfiltered] + [c for c, _ in vector] + list(strong))
     )
@@ -153,6 +153,7 @@ class _Extra:
 
 
 def _nearest(
+    conn: Connection,
     vectors: VectorIndex,
     query_vector: np.ndarray,
     limit: int,
@@ -162,7 +163,7 @@ def _nearest(
     """The vector leg: the nearest chunks (over-fetched, to survive filtering) that are
     related text at all, best first; `extra` windows compete with the index's."""
     fetch = limit * VECTOR_OVERFETCH
-    found = vectors.search(query_vector, fetch, period)
+    found = vectors.search(query_vector, fetch, period, conn=conn)
     if extra is not None:
         scores = extra.matrix @ query_vector.astype(np.float32)
         keep = np.ones(len(scores), dtype=bool)
@@ -193,7 +194,7 @@ def _dated_legs(
     leg's own best rows that fall inside, and an exact vector ranking inside the period
     (`sections` learns the section of every chunk they return)."""
     assert dated.since is not None and dated.until is not None
-    vector = _nearest(vectors, query_vector, limit, (dated.since, dated.until), extra)
+    vector = _nearest(conn, vectors, query_vector, limit, (dated.since, dated.until), extra)
     inside = index_reads.visible_chunks(conn, keyword + [chunk_id for chunk_id, _ in vector], dated)
     sections.update(inside)
     return [
