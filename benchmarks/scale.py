@@ -219,6 +219,7 @@ def report(path: Path, models: Path, *, backlog: int, strong_windows: int) -> di
         result["file_bytes_per_section"] = round(size / max(status.sections, 1))
         result["file_megabytes"] = round(size / 1e6, 1)
         result["status_ms"] = _summary(status_laps)
+        _note(result)
         started = time.perf_counter()
         index = vault.vectors
         index.refresh(conn)  # codes made for rows written before them, then the mirror
@@ -228,6 +229,7 @@ def report(path: Path, models: Path, *, backlog: int, strong_windows: int) -> di
         vault.search("warm up", caller=owner)
         result["search_ms"] = _summary(_laps(lambda q: vault.search(q, caller=owner), asked))
         result["search_ms_again"] = _summary(_laps(lambda q: vault.search(q, caller=owner), asked))
+        _note(result)
         embedder = vault.embedder
         vectors = np.stack([embedder.embed_query(q) for q in corpus.QUERIES])
         k = 60 * 4  # what `search` asks the leg for (CANDIDATES x VECTOR_OVERFETCH)
@@ -244,19 +246,27 @@ def report(path: Path, models: Path, *, backlog: int, strong_windows: int) -> di
         ]
         result["vector_recall_at_10"] = round(statistics.mean(recalls), 4)
         result["vector_recall_at_10_min"] = round(min(recalls), 4)
+        _note(result)
         result["docs_page_ms"] = _summary(
             _laps(lambda _: vault.docs(caller=owner, limit=100), range(5))
         )
         if strong_windows:
             result["strong"] = _strong(vault, owner, strong_windows, asked)
+            _note(result)
         if backlog:
             result["backlog"] = _backlog(vault, owner, backlog, asked)
+            _note(result)
     result["rss"] = {
         "warm_searcher": _probe(path, models, strong=False, chat=False),
         "serve_both_models": _probe(path, models, strong=True, chat=True),
     }
     result["load_average_end"] = _load()
     return result
+
+
+def _note(result: dict[str, Any]) -> None:
+    """The figures so far, on stderr: a long run that is stopped still says something."""
+    print(json.dumps(result), file=sys.stderr, flush=True)
 
 
 def _strong(vault: Vault, owner: Caller, windows: int, asked: list[str]) -> dict[str, Any]:
@@ -290,8 +300,7 @@ def _backlog(vault: Vault, owner: Caller, sections: int, asked: list[str]) -> di
         queued = vault.status().indexing.sections
     busy = _summary(_laps(lambda q: vault.search(q, caller=owner), asked))
     found = vault.search(corpus.QUERIES[0], caller=owner)
-    for doc_id in dict.fromkeys(docs):
-        vault.forget(doc_id, caller=owner)
+    drop_queued(vault)
     return {
         "queued_sections": queued,
         "idle_search_ms": idle,
@@ -299,6 +308,21 @@ def _backlog(vault: Vault, owner: Caller, sections: int, asked: list[str]) -> di
         "p95_ratio": round(busy["p95"] / idle["p95"], 2),
         "reported_unsearchable": found.unsearchable,
     }
+
+
+def drop_queued(vault: Vault) -> int:
+    """Delete every document still queued for the indexer (the backlog this benchmark
+    made), in one transaction: the kept vault is measured again later."""
+    from privault.store import documents
+    from privault.store.connection import write
+    from privault.timeutil import now_ms
+
+    conn = vault.conn
+    queued = [d for (d,) in conn.execute("SELECT DISTINCT doc_id FROM index_queue")]
+    with write(conn):
+        for doc_id in queued:
+            documents.delete(conn, doc_id, now_ms())
+    return len(queued)
 
 
 def _probe(path: Path, models: Path, *, strong: bool, chat: bool) -> dict[str, Any]:

@@ -8,7 +8,7 @@ sections (9 ms, 150 MB), but it grows with the vault: 1.5 GB and ~90 ms at a mil
 So the index keeps only each row's sign bits in memory (48 bytes a row for 384
 dimensions, 32 times less than float32) and searches in two stages: the Hamming distance
 of every row's bits to the query's bits (xor and popcount over six words a row) picks a
-shortlist of `RESCORE_FACTOR` times the rows asked for (at least `RESCORE_MIN`), and
+shortlist of about `RESCORE_FACTOR` times the rows asked for (at least `RESCORE_MIN`), and
 those rows' codes are read back from the file (an ordinary table, a few microseconds a
 row) and scored by cosine. What comes back is the best `k` of the shortlist by that score.
 The sign bits decide only who is re-scored, never the order.
@@ -75,7 +75,10 @@ class VectorIndex:
         self.view = view
         self._words = (dim + 63) // 64  # 64-bit words of sign bits a row
         self._ids = np.zeros(0, dtype=np.int64)
-        self._bits = np.zeros((0, self._words), dtype=np.uint64)
+        # Sign bits word by word: row i's bits are _bits[:, i]. Each word's column is one
+        # contiguous array, so the scan is six passes of xor and popcount over memory in
+        # order (seven times faster than row by row at a million rows).
+        self._bits = np.zeros((self._words, 0), dtype=np.uint64)
         self._created = np.zeros(0, dtype=np.int64)  # each row's document created_at (ms)
         self._max_id = 0
         self._checked = False  # codes of chunks written before they existed: made once
@@ -110,7 +113,7 @@ class VectorIndex:
             live = index_reads.live_chunk_count(conn)
             if len(self._ids) - live > max(64, _RELOAD_STALE_SHARE * len(self._ids)):
                 self._ids = np.zeros(0, dtype=np.int64)
-                self._bits = np.zeros((0, self._words), dtype=np.uint64)
+                self._bits = np.zeros((self._words, 0), dtype=np.uint64)
                 self._created = np.zeros(0, dtype=np.int64)
                 self._max_id = 0
             ids, bits, dates = [self._ids], [self._bits], [self._created]
@@ -118,15 +121,29 @@ class VectorIndex:
                 conn, self._max_id, self.view, self.dim
             ):
                 ids.append(new_ids)
-                bits.append(self._signs(values >= 0))
+                bits.append(np.ascontiguousarray(self._signs(values >= 0).T))
                 dates.append(new_dates)
             self._tokens.remember(conn, token)
             if len(ids) == 1:
                 return
             self._ids = np.concatenate(ids)
-            self._bits = np.concatenate(bits)
+            self._bits = np.concatenate(bits, axis=1)
             self._created = np.concatenate(dates)
             self._max_id = int(self._ids[-1]) if len(self._ids) else self._max_id
+
+    def _shortlist(self, distances: np.ndarray, size: int) -> np.ndarray:
+        """Positions of about the `size` smallest distances: every row up to the distance
+        where `size` is reached (a histogram of distances finds it in one pass, where a
+        partial sort of a million rows costs ten times more), cut to `size` only when
+        ties at that distance make it much larger."""
+        if size >= len(distances):
+            return np.arange(len(distances))
+        counts = np.cumsum(np.bincount(distances, minlength=self.dim + 1))
+        cut = int(np.searchsorted(counts, size))
+        chosen = np.flatnonzero(distances <= cut)
+        if len(chosen) > 2 * size:
+            chosen = chosen[np.argpartition(distances[chosen], size)[:size]]
+        return chosen
 
     def _signs(self, positive: np.ndarray) -> np.ndarray:
         """Rows of booleans packed into 64-bit words (zero-padded to whole words)."""
@@ -159,16 +176,15 @@ class VectorIndex:
         if last is not None and last[0] == key and last[1] is bits:  # refresh makes new ones
             distances = last[2]
         else:
-            distances = np.bitwise_count(bits ^ self._signs(vector >= 0)[0]).sum(
-                axis=1, dtype=np.uint16
-            )
+            words = self._signs(vector >= 0)[0]
+            distances = np.bitwise_count(bits[0] ^ words[0]).astype(np.uint16)
+            for word in range(1, self._words):
+                distances += np.bitwise_count(bits[word] ^ words[word])
             self._last = (key, bits, distances)
         rows = np.arange(len(ids))
         if period is not None:
             rows = np.flatnonzero((created >= period[0]) & (created < period[1]))
-        size = max(k * RESCORE_FACTOR, RESCORE_MIN)
-        if size < len(rows):
-            rows = rows[np.argpartition(distances[rows], size)[:size]]
+        rows = rows[self._shortlist(distances[rows], max(k * RESCORE_FACTOR, RESCORE_MIN))]
         found, vectors = vector_codes.vectors_of(conn, ids[rows].tolist(), self.view, self.dim)
         if not len(found):
             return []
