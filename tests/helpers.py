@@ -20,12 +20,17 @@ from privault.vault import Vault
 FAKE_ENGINES = EngineChoice(embedder=FakeEmbedder(), detector_factory=FakeDetector)
 
 
-def fake_vault(path: Path, privacy: dict[str, Any] | None = None, **settings: Any) -> Vault:
+def fake_vault(
+    path: Path,
+    privacy: dict[str, Any] | None = None,
+    embedder: FakeEmbedder | None = None,
+    **settings: Any,
+) -> Vault:
     """A real vault file whose heavy engines are the deterministic fakes."""
     return Vault.open(
         path,
         models_dir=path.parent / "models",
-        embedder=FakeEmbedder(),
+        embedder=embedder or FakeEmbedder(),
         detector_factory=FakeDetector,
         privacy=privacy or {},
         **settings,

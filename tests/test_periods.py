@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from privault.caller import Caller
@@ -89,19 +88,27 @@ def test_apostrophe_fragments_are_not_search_words() -> None:
     )
 
 
-def test_vector_search_within_a_period() -> None:
-    index = VectorIndex(2)
-    index._ids = np.array([1, 2, 3], dtype=np.int64)
-    index._matrix = np.array([[1, 0], [0.8, 0.6], [0, 1]], dtype=np.float32)
-    index._created = np.array([100, 200, 300], dtype=np.int64)
-    query = np.array([1, 0], dtype=np.float32)
-    assert [i for i, _ in index.search(query, 3)] == [1, 2, 3]
-    assert [i for i, _ in index.search(query, 3, (150, 400))] == [2, 3]
-    assert [i for i, _ in index.search(query, 1, (150, 400))] == [2]
-    assert index.search(query, 3, (400, 500)) == []
-    # A refresh swaps in a new matrix (here of the same size): no stale scores are reused.
-    index._matrix = np.array([[0, 1], [0.8, 0.6], [1, 0]], dtype=np.float32)
-    assert [i for i, _ in index.search(query, 3, (150, 400))] == [3, 2]
+def test_vector_search_within_a_period(tmp_path: Path) -> None:
+    vault = fake_vault(tmp_path / "v.db")
+    for day, text in ((100, "alpha"), (200, "alpha beta gamma"), (300, "delta")):
+        vault.note(text, caller=OWNER, created_at=day)
+    conn = vault.conn
+    chunk = {text: cid for cid, text in conn.execute("SELECT rowid, text FROM chunks_fts")}
+    first, second, third = (chunk[t] for t in ("alpha", "alpha beta gamma", "delta"))
+    index = VectorIndex(vault.embedder.dim)
+    index.refresh(conn)
+    query = vault.embedder.embed_query("alpha")
+    assert [i for i, _ in index.search(query, 3, conn=conn)][:2] == [first, second]
+    assert [i for i, _ in index.search(query, 3, (150, 400), conn=conn)] == [second, third]
+    assert [i for i, _ in index.search(query, 1, (150, 400), conn=conn)] == [second]
+    assert index.search(query, 3, (400, 500), conn=conn) == []
+    # A refresh loads new rows: no stale distances are reused for them.
+    later = vault.note("alpha", caller=OWNER, created_at=250, title="again")
+    index.refresh(conn)
+    found = [i for i, _ in index.search(query, 3, (150, 400), conn=conn)]
+    assert len(found) == 3 and found[-1] == third
+    assert later.doc_id
+    vault.close()
 
 
 def _dated_notes(vault) -> None:

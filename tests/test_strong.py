@@ -315,3 +315,58 @@ def test_another_strong_model_starts_the_index_over(tmp_path: Path) -> None:
         assert index is not None
         index.refresh(vault.conn)
         assert len(index) == len(LINES)
+
+
+def _covered_docs(vault: Vault) -> set[str]:
+    return {
+        doc_id
+        for (doc_id,) in vault.conn.execute(
+            "SELECT DISTINCT s.doc_id FROM strong_chunks k JOIN chunks c ON c.id = k.chunk_id"
+            " JOIN sections s ON s.id = c.section_id"
+        )
+    }
+
+
+def test_the_pass_covers_notes_before_files_and_the_newest_first(tmp_path: Path) -> None:
+    with strong_vault(tmp_path / "v.db") as vault:
+        old = vault.note("An old note about the garden.", caller=OWNER, created_at=1_000)
+        new = vault.note("A new note about the garden.", caller=OWNER, created_at=9_000)
+        file = tmp_path / "imported.md"
+        file.write_text("An imported file about the garden, the newest of all.\n")
+        imported = vault.add([file], caller=OWNER).added[0]
+        vault.strong.index(caller=OWNER, limit=1)
+        assert _covered_docs(vault) == {new.doc_id}
+        vault.strong.index(caller=OWNER, limit=1)
+        assert _covered_docs(vault) == {new.doc_id, old.doc_id}
+        vault.strong.index(caller=OWNER, limit=1)
+        assert _covered_docs(vault) == {new.doc_id, old.doc_id, imported.doc_id}
+        assert "newest first" in vault.status().to_dict()["strong"]["order"]
+
+
+def test_the_owner_steers_the_pass_to_a_shelf_and_a_date(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from privault.interfaces.cli import app
+    from privault.interfaces.cli.common import EngineChoice, using_engines
+
+    path = tmp_path / "v.db"
+    with strong_vault(path) as vault:
+        work_old = vault.note("Old work plan.", caller=OWNER, shelf="work", created_at=1_000)
+        work_new = vault.note(
+            "New work plan.", caller=OWNER, shelf="work", created_at=1_700_000_000_000
+        )
+        vault.note("A newer note elsewhere.", caller=OWNER, created_at=1_800_000_000_000)
+    engines = EngineChoice(
+        embedder=FakeEmbedder(), detector_factory=FakeDetector, strong=FakeStrongEmbedder()
+    )
+    env = {"PRIVAULT_VAULT": str(path)}
+    with using_engines(engines):
+        done = CliRunner().invoke(
+            app,
+            ["index", "--strong", "--shelf", "work", "--since", "2023-01-01", "--json"],
+            env=env,
+        )
+    assert done.exit_code == 0, done.output
+    with strong_vault(path) as vault:
+        assert _covered_docs(vault) == {work_new.doc_id}
+        assert work_old.doc_id not in _covered_docs(vault)

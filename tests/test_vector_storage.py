@@ -1,20 +1,24 @@
-"""The in-memory vector index reads `chunks_vec`'s own storage: the same rows as through
-vec0, after deletes and slot reuse, in both views, and vec0 itself for a layout it does
-not know."""
+"""Where the vector leg's rows come from: `chunks_vec`'s own storage read directly (the same
+rows as through vec0, after deletes and slot reuse; vec0 itself for a layout it does not
+know), and the int8 codes the search re-scores with, in both views."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from privault.caller import Caller
+from privault.retrieval.embedder import FakeEmbedder
 from privault.retrieval.vectors import VectorIndex
-from privault.store import index_reads
+from privault.store import index_reads, vector_codes
+from privault.store.connection import write
 from tests.helpers import fake_vault
 
 OWNER = Caller.owner()
+VIEWS = ("plain", "masked")
 
 
 def _through_vec0(conn, after: int, dim: int) -> index_reads.Vectors:
@@ -57,8 +61,8 @@ def test_an_unknown_layout_is_read_through_vec0(
     vault.close()
 
 
-def test_both_views_of_the_index_load_the_same_rows_either_way(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_both_views_keep_codes_that_differ_exactly_where_a_masked_entry_exists(
+    tmp_path: Path,
 ) -> None:
     vault = fake_vault(tmp_path / "v.db")
     texts = [
@@ -66,17 +70,88 @@ def test_both_views_of_the_index_load_the_same_rows_either_way(
         for i in range(90)
     ]
     vault.note_many([{"text": text} for text in texts], caller=OWNER)
-    loaded = {}
-    for layouts in (index_reads._VEC0_LAYOUTS, set()):
-        monkeypatch.setattr(index_reads, "_VEC0_LAYOUTS", layouts)
-        for view in ("plain", "masked"):
-            index = VectorIndex(vault.embedder.dim, view)
-            index.refresh(vault.conn)
-            loaded[(bool(layouts), view)] = (index._ids.copy(), index._matrix.copy())
-    for view in ("plain", "masked"):
-        _assert_same(loaded[(True, view)], loaded[(False, view)])
-    masked_rows = vault.conn.execute("SELECT count(*) FROM masked_chunks").fetchone()[0]
+    conn, dim = vault.conn, vault.embedder.dim
+    chunk_ids = [cid for (cid,) in conn.execute("SELECT id FROM chunks ORDER BY id")]
+    loaded = {view: vector_codes.vectors_of(conn, chunk_ids, view, dim) for view in VIEWS}
+    np.testing.assert_array_equal(loaded["plain"][0], loaded["masked"][0])
+    masked_rows = conn.execute("SELECT count(*) FROM masked_chunks").fetchone()[0]
     assert masked_rows > 0
-    differing = (loaded[(True, "plain")][1] != loaded[(True, "masked")][1]).any(axis=1)
+    differing = (loaded["plain"][1] != loaded["masked"][1]).any(axis=1)
     assert int(differing.sum()) == masked_rows
+    # Each view's codes are its float32 vectors, to rounding.
+    plain = index_reads.vectors_after(conn, 0, dim)
+    np.testing.assert_allclose(loaded["plain"][1], plain[1], atol=0.01)
+    for view in VIEWS:
+        index = VectorIndex(dim, view)
+        index.refresh(conn)
+        assert len(index) == len(chunk_ids)
+    vault.close()
+
+
+def test_codes_round_trip_within_rounding() -> None:
+    rng = np.random.default_rng(1)
+    rows = rng.standard_normal((50, 384)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    values, scales = vector_codes.decode(vector_codes.encode(rows), 384)
+    decoded = values.astype(np.float32) * scales[:, None]
+    assert np.abs(decoded - rows).max() <= scales.max() / 2 + 1e-7  # half a step at most
+    cosine = (decoded * rows).sum(axis=1) / np.linalg.norm(decoded, axis=1)
+    assert cosine.min() > 0.9999
+
+
+class DenseEmbedder(FakeEmbedder):
+    """The fake embedder turned by a fixed rotation: the same cosines, but dense vectors
+    as a real model's are (the fake's are mostly zeros, which have no sign to keep)."""
+
+    name = "fake-dense"
+
+    def __init__(self) -> None:
+        super().__init__()
+        rng = np.random.default_rng(5)
+        self._turn = np.linalg.qr(rng.standard_normal((self.dim, self.dim)))[0].astype(np.float32)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return super().embed(texts) @ self._turn
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return super().embed_query(text) @ self._turn
+
+
+def test_the_quantised_search_ranks_as_an_exact_scan(tmp_path: Path) -> None:
+    vault = fake_vault(tmp_path / "v.db", embedder=DenseEmbedder())
+    words = "garden kitchen roof bees paint invoice travel doctor school recipe".split()
+    rng = np.random.default_rng(3)
+    notes = [{"text": " ".join(rng.choice(words, 6))} for _ in range(3000)]
+    vault.note_many(notes, caller=OWNER)
+    conn, dim = vault.conn, vault.embedder.dim
+    index = VectorIndex(dim)
+    index.refresh(conn)
+    ids, matrix = index_reads.vectors_after(conn, 0, dim)
+    found = 0
+    for query in ("garden roof", "kitchen paint", "doctor school recipe", "bees travel"):
+        vector = vault.embedder.embed_query(query)
+        exact = matrix @ vector
+        tenth = np.sort(exact)[-10]
+        top = index.search(vector, 10, conn=conn)
+        by_id = dict(zip(ids.tolist(), exact.tolist(), strict=True))
+        found += sum(by_id[cid] >= tenth - 1e-6 for cid, _ in top)  # ties count as found
+        for cid, score in top:
+            assert abs(score - by_id[cid]) < 2e-3
+    assert found / 40 >= 0.98
+    vault.close()
+
+
+def test_a_vault_written_before_codes_gets_them_on_the_first_search(tmp_path: Path) -> None:
+    vault = fake_vault(tmp_path / "v.db")
+    added = vault.note_many([{"text": f"note {i} about bees"} for i in range(30)], caller=OWNER)
+    conn = vault.conn
+    with write(conn):
+        conn.execute("DELETE FROM chunk_codes")
+    assert vector_codes.missing(conn) > 0
+    hits = vault.search("bees", caller=OWNER).results
+    assert hits and vector_codes.missing(conn) == 0
+    vault.forget(added[0].doc_id, caller=OWNER)
+    (left,) = conn.execute("SELECT count(*) FROM chunk_codes").fetchone()
+    (chunks,) = conn.execute("SELECT count(*) FROM chunks").fetchone()
+    assert left == chunks  # a deleted chunk's codes went with it
     vault.close()

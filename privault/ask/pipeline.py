@@ -151,6 +151,9 @@ class AskReply:
     backend: Backend | None = None
     remote_refused: str | None = None  # why a configured remote backend was not used
     timings: dict[str, float] = field(default_factory=dict)
+    # Recent sections the search could not rank by meaning yet (queued past the bound the
+    # owner's search embeds at query time); always 0 for gated callers.
+    unsearchable: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (the CLI's `--json` and the MCP tool's structured output)."""

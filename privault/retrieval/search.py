@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from privault.retrieval import fts
+from privault.retrieval.early import EarlyWindows
 from privault.retrieval.vectors import VectorIndex
 from privault.store import index_reads
 from privault.store.connection import Connection
@@ -74,6 +75,7 @@ def hybrid(
     period: tuple[int, int] | None = None,
     strong: Sequence[int] = (),
     strong_weight: float | None = None,
+    early: EarlyWindows | None = None,
 ) -> list[ChunkHit]:
     """The best `limit` chunks for a query under `filters`, by fused keyword+vector rank.
 
@@ -87,15 +89,20 @@ def hybrid(
     With a `period` (dates the query names, epoch ms), both legs are ranked a second time
     among the documents dated inside it, and those rankings are fused in too: what was
     written then gains rank, and everything else still competes.
+
+    `early` (the owner's searches only) holds windows of queued sections not embedded yet:
+    they are embedded on another worker thread and ranked in the vector leg with the rest.
     """
     embedding = _QUERY_EMBEDDINGS.submit(embed)
+    pending = _QUERY_EMBEDDINGS.submit(early.vectors) if early and early.windows else None
     # One filter lookup for both legs' candidates: the keyword leg's best rows are
     # fetched unfiltered first, then checked together with the vector neighbours.
     fetch = limit * fts.OVERFETCH
     unfiltered = fts.ranked(conn, query, fetch, vectors.view)
     query_vector = embedding.result()
     vectors.refresh(conn)
-    vector = _nearest(vectors, query_vector, limit)
+    extra = _Extra(early, pending.result()) if early and pending else None
+    vector = _nearest(conn, vectors, query_vector, limit, extra=extra)
     candidate_ids = list(
         dict.fromkeys([c for c, _ in unfiltered] + [c for c, _ in vector] + list(strong))
     )
@@ -117,7 +124,9 @@ def hybrid(
     dated = filters.within(*period) if period else None
     if dated is not None:
         ranked_words = [chunk_id for chunk_id, _ in unfiltered]
-        rankings += _dated_legs(conn, vectors, query_vector, ranked_words, dated, limit, sections)
+        rankings += _dated_legs(
+            conn, vectors, query_vector, ranked_words, dated, limit, sections, extra
+        )
         weights += [KEYWORD_WEIGHT, VECTOR_WEIGHT]
     keyword_rank = {chunk_id: rank for rank, chunk_id in enumerate(keyword_ids)}
     vector_rank = {chunk_id: rank for rank, chunk_id in enumerate(vector_ids)}
@@ -135,18 +144,39 @@ def hybrid(
     return hits[:limit]
 
 
+@dataclass(frozen=True)
+class _Extra:
+    """Windows outside the index (queued, embedded at query time) and their vectors."""
+
+    windows: EarlyWindows
+    matrix: np.ndarray
+
+
 def _nearest(
+    conn: Connection,
     vectors: VectorIndex,
     query_vector: np.ndarray,
     limit: int,
     period: tuple[int, int] | None = None,
+    extra: _Extra | None = None,
 ) -> list[tuple[int, float]]:
     """The vector leg: the nearest chunks (over-fetched, to survive filtering) that are
-    related text at all, best first."""
+    related text at all, best first; `extra` windows compete with the index's."""
+    fetch = limit * VECTOR_OVERFETCH
+    found = vectors.search(query_vector, fetch, period, conn=conn)
+    if extra is not None:
+        scores = extra.matrix @ query_vector.astype(np.float32)
+        keep = np.ones(len(scores), dtype=bool)
+        if period is not None:
+            created = extra.windows.created
+            keep = (created >= period[0]) & (created < period[1])
+        ids = extra.windows.ids
+        found = sorted(
+            found + [(int(ids[i]), float(scores[i])) for i in np.flatnonzero(keep)],
+            key=lambda pair: -pair[1],
+        )[:fetch]
     return [
-        (chunk_id, similarity)
-        for chunk_id, similarity in vectors.search(query_vector, limit * VECTOR_OVERFETCH, period)
-        if similarity >= MIN_SIMILARITY
+        (chunk_id, similarity) for chunk_id, similarity in found if similarity >= MIN_SIMILARITY
     ]
 
 
@@ -158,12 +188,13 @@ def _dated_legs(
     dated: Filters,
     limit: int,
     sections: dict[int, int],
+    extra: _Extra | None = None,
 ) -> list[list[int]]:
     """Both legs ranked again among chunks of documents `dated` lets through: the keyword
     leg's own best rows that fall inside, and an exact vector ranking inside the period
     (`sections` learns the section of every chunk they return)."""
     assert dated.since is not None and dated.until is not None
-    vector = _nearest(vectors, query_vector, limit, (dated.since, dated.until))
+    vector = _nearest(conn, vectors, query_vector, limit, (dated.since, dated.until), extra)
     inside = index_reads.visible_chunks(conn, keyword + [chunk_id for chunk_id, _ in vector], dated)
     sections.update(inside)
     return [

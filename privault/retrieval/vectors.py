@@ -1,21 +1,29 @@
-"""The vector leg of search: an in-memory float32 matrix mirrored from sqlite-vec.
+"""The vector leg of search: sign bits in memory, a shortlist re-scored from the file.
 
-sqlite-vec's `vec0` table is where embeddings live (durable, in the one file, encrypted
-with it). Its brute-force KNN reads every vector through the SQLite page cache, which on
-100k × 384 measured about 9× slower than a numpy scan of the same data. So search keeps a
-copy of the matrix in memory and does one exact matrix-vector product — the memory-
-bandwidth floor for exact search. The copy is refreshed incrementally: chunk ids only
-grow (AUTOINCREMENT), so new rows are those above the last id seen, and rows deleted
-since are dropped when results are joined back to live chunks.
+Embeddings live in the vault file: float32 in sqlite-vec's `vec0` table (durable, exact)
+and, for search, an int8 code with a scale of its own per row (`store.vector_codes`). An
+exact float32 scan of every vector in memory was the memory-bandwidth floor at 100k
+sections (9 ms, 150 MB), but it grows with the vault: 1.5 GB and ~90 ms at a million.
 
-One index may serve several connections to the same file (a server's pool of readers):
-the change token is per connection (`data_version` and `total_changes` count that
-connection's view only), so each connection's last token is kept apart, weakly, and a
-connection whose token has not moved since its last refresh has nothing new to load.
+So the index keeps only each row's sign bits in memory (48 bytes a row for 384
+dimensions, 32 times less than float32) and searches in two stages: the Hamming distance
+of every row's bits to the query's bits (xor and popcount over six words a row) picks a
+shortlist of about `RESCORE_FACTOR` times the rows asked for (at least `RESCORE_MIN`), and
+those rows' codes are read back from the file (an ordinary table, a few microseconds a
+row) and scored by cosine. What comes back is the best `k` of the shortlist by that score.
+The sign bits decide only who is re-scored, never the order.
 
-A `masked` index is the view gated callers search: a chunk that has a masked entry
-(`masked_chunks`) is represented by that entry's vector instead of its plain one. A
-chunk's entries never change after it is written, so the same incremental refresh holds.
+The mirror is refreshed incrementally: chunk ids only grow (AUTOINCREMENT), so new rows
+are those above the last id seen, and rows deleted since are dropped when results are
+joined back to live chunks. One index may serve several connections to the same file (a
+server's pool of readers): the change token is per connection (`data_version` and
+`total_changes` count that connection's view only), so each connection's last token is
+kept apart, weakly, and a connection whose token has not moved since its last refresh has
+nothing new to load.
+
+A `masked` index is the view gated callers search: a chunk that has a masked entry is
+represented by that entry's code instead of its plain one. A chunk's entries never change
+after it is written, so the same incremental refresh holds.
 """
 
 from __future__ import annotations
@@ -26,11 +34,14 @@ import weakref
 
 import numpy as np
 
-from privault.store import index_reads
+from privault.store import index_reads, vector_codes
 from privault.store.connection import Connection
 
 _RELOAD_STALE_SHARE = 0.2  # reload whole when this share of the cache is deleted rows
-_POINT_LOOKUPS = 64  # up to this many new rows, fetch each by rowid rather than scan
+# The shortlist re-scored from the codes: this many times the rows asked for, at least
+# RESCORE_MIN (`benchmarks.perf --keep` reports recall@10 against an exact float32 scan).
+RESCORE_FACTOR = 4
+RESCORE_MIN = 1000
 
 
 class ChangeTokens:
@@ -55,93 +66,130 @@ class ChangeTokens:
 
 
 class VectorIndex:
-    """Exact cosine search over all chunk embeddings of one vault file."""
+    """Cosine search over all chunk embeddings of one vault file (see the module docstring)."""
 
     def __init__(self, dim: int, view: str = "plain"):
         if view not in ("plain", "masked"):
             raise ValueError(f"unknown index view {view!r}")
         self.dim = dim
         self.view = view
+        self._words = (dim + 63) // 64  # 64-bit words of sign bits a row
         self._ids = np.zeros(0, dtype=np.int64)
-        self._matrix = np.zeros((0, dim), dtype=np.float32)
+        # Sign bits word by word: row i's bits are _bits[:, i]. Each word's column is one
+        # contiguous array, so the scan is six passes of xor and popcount over memory in
+        # order (seven times faster than row by row at a million rows).
+        self._bits = np.zeros((self._words, 0), dtype=np.uint64)
         self._created = np.zeros(0, dtype=np.int64)  # each row's document created_at (ms)
         self._max_id = 0
+        self._checked = False  # codes of chunks written before they existed: made once
         self._tokens = ChangeTokens()  # per connection: (data_version, total_changes)
         self._lock = threading.Lock()
-        self._last: tuple[bytes, np.ndarray, np.ndarray] | None = None  # query, matrix, scores
+        self._last: tuple[bytes, np.ndarray, np.ndarray] | None = None  # query, bits, distances
 
     def __len__(self) -> int:
         return len(self._ids)
+
+    @property
+    def resident_bytes(self) -> int:
+        """Bytes the mirror holds in memory (ids, dates and sign bits)."""
+        return int(self._ids.nbytes + self._bits.nbytes + self._created.nbytes)
 
     def refresh(self, conn: Connection) -> None:
         """Load rows added since the last refresh; reload whole if many were deleted.
 
         Cheap when nothing changed: `PRAGMA data_version` moves when another connection
         commits and `total_changes` when this one writes, so an unchanged file costs two
-        counters, not a query. New rows are found through `chunks` (an ordinary table with
-        an integer key): on a `vec0` table `max(rowid)` and `rowid > ?` scan every vector
-        (about 25 ms at 100k rows), while `rowid = ?` is a point lookup.
+        counters, not a query. Rows are streamed from the codes table in id order, a batch
+        at a time, and only their sign bits are kept.
         """
         with self._lock:
+            if not self._checked:
+                if vector_codes.missing(conn):
+                    vector_codes.backfill(conn)
+                self._checked = True
             token = index_reads.change_token(conn)
             if self._tokens.unchanged(conn, token):
                 return
             live = index_reads.live_chunk_count(conn)
             if len(self._ids) - live > max(64, _RELOAD_STALE_SHARE * len(self._ids)):
                 self._ids = np.zeros(0, dtype=np.int64)
-                self._matrix = np.zeros((0, self.dim), dtype=np.float32)
+                self._bits = np.zeros((self._words, 0), dtype=np.uint64)
                 self._created = np.zeros(0, dtype=np.int64)
                 self._max_id = 0
-            created = index_reads.chunk_dates_after(conn, self._max_id)
-            new_ids = list(created)
-            if len(new_ids) <= _POINT_LOOKUPS:
-                ids, vectors = index_reads.vectors_of(conn, new_ids, self.dim)
-            else:
-                ids, vectors = index_reads.vectors_after(conn, self._max_id, self.dim)
-            if self.view == "masked" and len(ids):
-                vectors = self._masked(conn, ids, vectors)
+            ids, bits, dates = [self._ids], [self._bits], [self._created]
+            for new_ids, values, new_dates in vector_codes.rows_after(
+                conn, self._max_id, self.view, self.dim
+            ):
+                ids.append(new_ids)
+                bits.append(np.ascontiguousarray(self._signs(values >= 0).T))
+                dates.append(new_dates)
             self._tokens.remember(conn, token)
-            if new_ids:
-                self._max_id = max(self._max_id, int(new_ids[-1]))
-            if not len(ids):
+            if len(ids) == 1:
                 return
-            self._ids = np.concatenate([self._ids, ids])
-            self._matrix = np.concatenate([self._matrix, vectors])
-            dates = np.fromiter((created[int(i)] for i in ids), dtype=np.int64, count=len(ids))
-            self._created = np.concatenate([self._created, dates])
-            self._max_id = max(self._max_id, int(ids[-1]))
+            self._ids = np.concatenate(ids)
+            self._bits = np.concatenate(bits, axis=1)
+            self._created = np.concatenate(dates)
+            self._max_id = int(self._ids[-1]) if len(self._ids) else self._max_id
 
-    def _masked(self, conn: Connection, ids: np.ndarray, vectors: np.ndarray) -> np.ndarray:
-        """The plain rows with each masked chunk's vector put in place of its plain one."""
-        masked = index_reads.masked_vectors_from(conn, int(ids.min()))
-        rows = vectors.copy()
-        for position, rowid in enumerate(ids.tolist()):
-            if rowid in masked:
-                rows[position] = np.frombuffer(masked[rowid], dtype=np.float32)
-        return rows
+    def _shortlist(self, distances: np.ndarray, size: int) -> np.ndarray:
+        """Positions of about the `size` smallest distances: every row up to the distance
+        where `size` is reached (a histogram of distances finds it in one pass, where a
+        partial sort of a million rows costs ten times more), cut to `size` only when
+        ties at that distance make it much larger."""
+        if size >= len(distances):
+            return np.arange(len(distances))
+        counts = np.cumsum(np.bincount(distances, minlength=self.dim + 1))
+        cut = int(np.searchsorted(counts, size))
+        chosen = np.flatnonzero(distances <= cut)
+        if len(chosen) > 2 * size:
+            chosen = chosen[np.argpartition(distances[chosen], size)[:size]]
+        return chosen
+
+    def _signs(self, positive: np.ndarray) -> np.ndarray:
+        """Rows of booleans packed into 64-bit words (zero-padded to whole words)."""
+        packed = np.packbits(positive.reshape(-1, self.dim), axis=1)
+        padded = np.zeros((len(packed), self._words * 8), dtype=np.uint8)
+        padded[:, : packed.shape[1]] = packed
+        return padded.view(np.uint64)
 
     def search(
-        self, query: np.ndarray, k: int, period: tuple[int, int] | None = None
+        self,
+        query: np.ndarray,
+        k: int,
+        period: tuple[int, int] | None = None,
+        *,
+        conn: Connection,
     ) -> list[tuple[int, float]]:
         """The `k` nearest chunk ids by cosine similarity, best first; with a `period`
-        ([start, end) epoch ms), only chunks of documents created inside it.
+        ([start, end) epoch ms), only chunks of documents created inside it. `conn` reads
+        the shortlist's codes (any connection to this file).
 
-        The scores of the last query are kept, so asking again for the same query with a
-        period costs a mask, not a second scan.
+        The distances of the last query are kept, so asking again for the same query with
+        a period costs a mask, not a second scan.
         """
         with self._lock:
-            ids, matrix, created, last = self._ids, self._matrix, self._created, self._last
+            ids, bits, created, last = self._ids, self._bits, self._created, self._last
         if not len(ids) or k <= 0:
             return []
-        key = query.astype(np.float32).tobytes()
-        if last is not None and last[0] == key and last[1] is matrix:  # refresh makes a new one
-            scores = last[2]
+        vector = query.astype(np.float32)
+        key = vector.tobytes()
+        if last is not None and last[0] == key and last[1] is bits:  # refresh makes new ones
+            distances = last[2]
         else:
-            scores = matrix @ query.astype(np.float32)
-            self._last = (key, matrix, scores)
+            words = self._signs(vector >= 0)[0]
+            distances = np.bitwise_count(bits[0] ^ words[0]).astype(np.uint16)
+            for word in range(1, self._words):
+                distances += np.bitwise_count(bits[word] ^ words[word])
+            self._last = (key, bits, distances)
         rows = np.arange(len(ids))
         if period is not None:
             rows = np.flatnonzero((created >= period[0]) & (created < period[1]))
-        top = rows[np.argpartition(-scores[rows], k)[:k]] if k < len(rows) else rows
-        top = top[np.argsort(-scores[top], kind="stable")]
-        return [(int(ids[i]), float(scores[i])) for i in top]
+        rows = rows[self._shortlist(distances[rows], max(k * RESCORE_FACTOR, RESCORE_MIN))]
+        found, vectors = vector_codes.vectors_of(conn, ids[rows].tolist(), self.view, self.dim)
+        if not len(found):
+            return []
+        scores = vectors @ vector
+        # Cosine of unit vectors; the codes' own length differs from 1 by rounding only.
+        scores /= np.maximum(np.linalg.norm(vectors, axis=1), 1e-12)
+        top = np.argsort(-scores, kind="stable")[:k]
+        return [(int(found[i]), float(scores[i])) for i in top]

@@ -173,6 +173,44 @@ def write(conn: Connection) -> Iterator[Connection]:
             lock.release()
 
 
+@contextmanager
+def write_if_free(conn: Connection) -> Iterator[bool]:
+    """`write`, only if no writer holds the file now: yields whether the block's writes
+    will land (when False the caller skips them). For writes a reader may leave out — a
+    search keeping what it computed — which must never wait behind an import."""
+    if conn.in_transaction:
+        yield False  # a reader's extra must not join someone else's transaction
+        return
+    lock = writer_lock(conn)
+    if lock is not None and not lock.acquire(blocking=False):
+        yield False
+        return
+    try:
+        began = False
+        conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            began = True
+        except sqlite.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        if not began:
+            yield False
+            return
+        try:
+            yield True
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        else:
+            conn.execute("COMMIT")
+    finally:
+        if lock is not None:
+            lock.release()
+
+
 def rows(conn: Connection, sql: str, params: Any = ()) -> list[dict[str, Any]]:
     """Run a query and return its rows as dicts keyed by column name."""
     cursor = conn.execute(sql, params)

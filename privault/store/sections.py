@@ -206,15 +206,19 @@ def _insert_chunks(
                 "INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)",
                 (chunk_id, vectors[position].astype("float32").tobytes()),
             )
+            from privault.store import vector_codes  # numpy: not for a deferred write
+
+            masked_vector = None
             if position in second:
-                text, vector = second[position]
+                text, masked_vector = second[position]
                 conn.execute(
                     "INSERT INTO chunks_fts (rowid, text) VALUES (?, ?)", (-chunk_id, text)
                 )
                 conn.execute(
                     "INSERT INTO masked_chunks (chunk_id, embedding) VALUES (?, ?)",
-                    (chunk_id, vector.astype("float32").tobytes()),
+                    (chunk_id, masked_vector.astype("float32").tobytes()),
                 )
+            vector_codes.save(conn, chunk_id, vectors[position], masked_vector)
 
 
 _SECTION_SELECT = (

@@ -25,6 +25,31 @@ class PendingChunk:
 
 
 MODEL_KEY = "strong_model"
+# What the pass covers first: what the owner wrote before what was imported or fetched,
+# and within each, the newest first (what is asked about most is what is recent). At a
+# million windows the pass takes days, so the order is the plan.
+ORDER = "notes and reminders before files and pages; newest first"
+_ORDER_SQL = "ORDER BY d.kind IN ('file', 'page'), d.created_at DESC, c.id"
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The windows a pass is steered to (`privault index --strong --shelf X --since D`)."""
+
+    shelf: str | None = None
+    since: int | None = None  # documents created at or after (epoch ms)
+
+    def sql(self) -> tuple[str, list[object]]:
+        """A WHERE fragment over `d` (documents) and its parameters."""
+        where: list[str] = ["d.current = 1"]
+        params: list[object] = []
+        if self.shelf is not None:
+            where.append("d.shelf = ?")
+            params.append(self.shelf)
+        if self.since is not None:
+            where.append("d.created_at >= ?")
+            params.append(self.since)
+        return " AND ".join(where), params
 
 
 def built_by(conn: Connection) -> str | None:
@@ -43,22 +68,24 @@ def claim(conn: Connection, model: str) -> None:
         conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (MODEL_KEY, model))
 
 
-def pending(conn: Connection, limit: int) -> list[PendingChunk]:
-    """Up to `limit` chunks of current documents that have no strong vectors, oldest first.
+def pending(conn: Connection, limit: int, scope: Scope = Scope()) -> list[PendingChunk]:
+    """Up to `limit` chunks of current documents in `scope` that have no strong vectors, in
+    the pass's order (`ORDER`).
 
     A section still waiting for the background indexer (`index_queue`) is left for later:
     its windows have no masked entries yet and are re-cut under new ids when it is indexed.
     """
+    where, params = scope.sql()
     found = conn.execute(
         "SELECT c.id, p.text, m.text FROM chunks c "
         "JOIN sections s ON s.id = c.section_id JOIN documents d ON d.id = s.doc_id "
         "JOIN chunks_fts p ON p.rowid = c.id "
         "LEFT JOIN chunks_fts m ON m.rowid = -c.id "
-        "WHERE d.current = 1 "
+        f"WHERE {where} "
         "AND NOT EXISTS (SELECT 1 FROM strong_chunks k WHERE k.chunk_id = c.id) "
         "AND NOT EXISTS (SELECT 1 FROM index_queue q WHERE q.section_id = c.section_id) "
-        "ORDER BY c.id LIMIT ?",
-        (limit,),
+        f"{_ORDER_SQL} LIMIT ?",
+        (*params, limit),
     ).fetchall()
     return [PendingChunk(int(cid), str(text), masked) for cid, text, masked in found]
 
@@ -100,12 +127,15 @@ def drop_orphans(conn: Connection) -> int:
         return int(cursor.rowcount or 0)
 
 
-def coverage(conn: Connection) -> tuple[int, int]:
-    """(chunks of current documents with strong vectors, chunks of current documents)."""
+def coverage(conn: Connection, scope: Scope = Scope()) -> tuple[int, int]:
+    """(chunks of current documents in `scope` with strong vectors, chunks of current
+    documents in `scope`)."""
+    where, params = scope.sql()
     done, total = conn.execute(
         "SELECT count(k.chunk_id), count(*) FROM chunks c "
         "JOIN sections s ON s.id = c.section_id JOIN documents d ON d.id = s.doc_id "
-        "LEFT JOIN strong_chunks k ON k.chunk_id = c.id WHERE d.current = 1"
+        f"LEFT JOIN strong_chunks k ON k.chunk_id = c.id WHERE {where}",
+        params,
     ).fetchone()
     return int(done), int(total)
 

@@ -16,6 +16,7 @@ confirm that the vault knows it.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from privault.ask.briefing import AskSection
@@ -102,7 +103,8 @@ class VaultAsk:
         reading = context.privacy.reading(caller)
         policy = reading.base
         filters = context.filters(caller)
-        packed, out, rows = Finder.of(context, reading).context(reading, question, filters, budget)
+        finder = Finder.of(context, reading, owner=caller.is_owner)
+        packed, out, rows = finder.context(reading, question, filters, budget)
         identifying = self._identifying_kinds()
         known = context.privacy.known_entities()
         private_shelves: dict[str, bool] = {}
@@ -154,7 +156,7 @@ class VaultAsk:
             detect=_answer_detector(context.privacy, policy),
         )
         engines = AskEngines(self._chat_if_needed(sections), self.remote, self.tokens)
-        return run_pipeline(request, engines)
+        return replace(run_pipeline(request, engines), unsearchable=finder.unsearchable)
 
     def _chat_if_needed(self, sections: list[AskSection]) -> ChatModel | None:
         # No sections: the pipeline answers "nothing matches" without a model.

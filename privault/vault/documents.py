@@ -213,11 +213,14 @@ class VaultDocuments:
         filters = self._context.filters(
             caller, shelf=shelf, kind=kind, tag=tag, since=since, until=until
         )
-        results = Finder.of(self._context, reading).search(reading, query, filters, limit)
+        finder = Finder.of(self._context, reading, owner=caller.is_owner)
+        results = finder.search(reading, query, filters, limit)
         facts = self._statements.for_context(
             reading, query, include_superseded, hidden=filters.hidden
         )
-        return SearchResponse(query, tuple(results), reading.privacy(), tuple(facts))
+        return SearchResponse(
+            query, tuple(results), reading.privacy(), tuple(facts), finder.unsearchable
+        )
 
     def context(
         self,
@@ -251,7 +254,7 @@ class VaultDocuments:
             facts.pop()
         block = statements_block(facts)
         reserved = count(block) + 2 if block else 0
-        finder = Finder.of(self._context, reading)
+        finder = Finder.of(self._context, reading, owner=caller.is_owner)
         packed, out, _ = finder.context(reading, query, filters, budget - reserved)
         text = assembled(
             f"{block}\n\n{packed.text}" if block and packed.text else block or packed.text
@@ -265,6 +268,7 @@ class VaultDocuments:
             packed.dropped,
             reading.privacy(),
             tuple(facts),
+            finder.unsearchable,
         )
 
     def read(self, node_id: str, *, caller: Caller) -> SectionView:

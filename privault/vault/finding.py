@@ -13,6 +13,7 @@ from functools import partial
 from privault.errors import ModelUnavailable
 from privault.privacy.gate import assembled, joined
 from privault.retrieval import packing, periods, search
+from privault.retrieval.early import EarlyWindows
 from privault.retrieval.embedder import Embedder
 from privault.retrieval.vectors import VectorIndex
 from privault.store import documents, index_reads, sections, strong_index
@@ -47,18 +48,37 @@ class Finder:
     vectors: VectorIndex
     embedder: Embedder
     engines: Engines | None = None  # for the strong leg of `context` (loaded there only)
+    early: EarlyWindows | None = None  # the owner's: queued windows embedded at query time
 
     @classmethod
-    def of(cls, context: VaultContext, reading: Reading | None = None) -> Finder:
+    def of(
+        cls, context: VaultContext, reading: Reading | None = None, *, owner: bool = False
+    ) -> Finder:
         """The finder over an open vault's indexes, in the view `reading`'s caller searches
         (the masked one for gated callers, its missing entries built first; plain without
-        a reading)."""
+        a reading). For the `owner` reading the plain view, the newest queued sections are
+        embedded at query time too (`retrieval.early`); no one else ever gets them."""
         view = reading.view if reading is not None else "plain"
         if view == "masked":  # never match a plain entry that should have had a masked one
             context.privacy.ensure_masked_index(context.embedder)
-        return cls(
-            context.conn, context.engines.vectors_for(view), context.embedder, context.engines
+        early = (
+            EarlyWindows.read(context.conn, context.embedder)
+            if owner and reading is not None and view == "plain"
+            else None
         )
+        return cls(
+            context.conn,
+            context.engines.vectors_for(view),
+            context.embedder,
+            context.engines,
+            early,
+        )
+
+    @property
+    def unsearchable(self) -> int:
+        """Recent sections (queued, past the bound) this finder could not search by meaning;
+        0 for gated callers, whose searches never include queued text."""
+        return self.early.left_out if self.early is not None else 0
 
     def hits(
         self, query: str, filters: Filters, limit: int, *, strong: bool = False
@@ -67,13 +87,23 @@ class Finder:
         them where the vault has one (see STRONG_MODE)."""
         if not query.strip():
             return []
+        found = self._hits(query, filters, limit, strong=strong)
+        if self.early is not None:
+            self.early.keep(self.conn)  # for the next search and the indexer
+        return found
+
+    def _hits(
+        self, query: str, filters: Filters, limit: int, *, strong: bool
+    ) -> list[search.ChunkHit]:
         vector = partial(self.embedder.embed_query, query)  # embedded beside the keyword leg
         period = periods.envelope(periods.mentioned_periods(query))
         engines = self.engines if strong else None
         engine = engines.strong if engines is not None else None
         index = engines.strong_vectors_for(self.vectors.view) if engines and engine else None
         if engine is None or index is None or strong_index.built_by(self.conn) != engine.name:
-            return search.hybrid(self.conn, self.vectors, query, vector, filters, limit, period)
+            return search.hybrid(
+                self.conn, self.vectors, query, vector, filters, limit, period, early=self.early
+            )
         index.refresh(self.conn)
         try:
             strong_query = engine.embed_query(query)
@@ -82,10 +112,25 @@ class Finder:
         if STRONG_MODE == "leg":
             ranked = [cid for cid, _ in index.search(strong_query, limit * search.VECTOR_OVERFETCH)]
             return search.hybrid(
-                self.conn, self.vectors, query, vector, filters, limit, period, strong=ranked
+                self.conn,
+                self.vectors,
+                query,
+                vector,
+                filters,
+                limit,
+                period,
+                strong=ranked,
+                early=self.early,
             )
         base = search.hybrid(
-            self.conn, self.vectors, query, vector, filters, max(limit, RERANK_DEPTH), period
+            self.conn,
+            self.vectors,
+            query,
+            vector,
+            filters,
+            max(limit, RERANK_DEPTH),
+            period,
+            early=self.early,
         )
         scores = index.scores(strong_query, [hit.chunk_id for hit in base])
         by_strong = sorted(scores, key=lambda cid: -scores[cid])

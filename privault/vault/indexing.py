@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from privault.caller import Caller
 from privault.errors import AccessDenied
 from privault.spans import Span
-from privault.store import documents, index_queue, masked_index, pii, sections
+from privault.store import documents, early_vectors, index_queue, masked_index, pii, sections
 from privault.store import label_spans as label_store
 from privault.store.connection import write
 from privault.timeutil import now_ms
@@ -193,9 +193,7 @@ class VaultIndexing:
         for doc in labels:
             texts += [(doc.author, scan_text(label, doc.body, doc.opening)) for label in doc.labels]
         windows = [text for item in queued for text in item.chunk_texts]
-        vectors, found = writing.embed_while(
-            embedder, windows, lambda: privacy.detect_by_author(texts)
-        )
+        vectors, found = self._embed_while(windows, [item.row.id for item in queued], texts)
         section_spans = found[: len(queued)]
         label_found: dict[str, dict[str, list[Span]]] = {}
         offset = len(queued)
@@ -229,6 +227,31 @@ class VaultIndexing:
             )
             at += len(plan)
         return label_found, section_spans, vectors, masked
+
+    def _embed_while(
+        self, windows: list[str], section_ids: list[int], texts: list[tuple[str, str]]
+    ) -> tuple[np.ndarray, list[list[Span]]]:
+        """Vectors of `windows` while the detector scans `texts`: a window the owner's
+        search already embedded (same section, same text) takes that vector instead."""
+        import numpy as np
+
+        embedder = self._context.embedder
+        privacy = self._context.privacy
+        stored = early_vectors.for_sections(self._conn, section_ids, embedder.name)
+        reused = {
+            text: np.frombuffer(blob, dtype=np.float32)
+            for text, blob in stored.items()
+            if len(blob) == embedder.dim * 4
+        }
+        todo = [text for text in windows if text not in reused]
+        fresh, found = writing.embed_while(embedder, todo, lambda: privacy.detect_by_author(texts))
+        if not reused:
+            return fresh, found
+        vectors = np.zeros((len(windows), embedder.dim), dtype=np.float32)
+        rest = iter(fresh)
+        for position, text in enumerate(windows):
+            vectors[position] = reused[text] if text in reused else next(rest)
+        return vectors, found
 
     def _label_lookup(
         self, doc_id: str, scanned: dict[str, dict[str, list[Span]]]

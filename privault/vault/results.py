@@ -92,6 +92,9 @@ class SearchResponse:
     results: tuple[Hit, ...]
     privacy: Privacy
     statements: tuple[GatedStatement, ...] = ()
+    # Recent sections not searchable by meaning yet: queued for the indexer, past the few
+    # the owner's search embeds itself (found by their words meanwhile). 0 for gated callers.
+    unsearchable: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
@@ -99,6 +102,7 @@ class SearchResponse:
             "query": self.query,
             "results": [hit.to_dict() for hit in self.results],
             "statements": [statement.to_dict() for statement in self.statements],
+            "unsearchable": self.unsearchable,
             **self.privacy.to_dict(),
         }
 
@@ -142,6 +146,7 @@ class ContextPack:
     dropped: int
     privacy: Privacy
     statements: tuple[GatedStatement, ...] = ()
+    unsearchable: int = 0  # as `SearchResponse.unsearchable`
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form (stable keys: text, sections, used_tokens, dropped)."""
@@ -153,6 +158,7 @@ class ContextPack:
             "used_tokens": self.used_tokens,
             "budget": self.budget,
             "dropped": self.dropped,
+            "unsearchable": self.unsearchable,
             **self.privacy.to_dict(),
         }
 

@@ -36,6 +36,7 @@ class StrongCoverage:
     model: str | None
     covered: int
     windows: int
+    order: str = strong_index.ORDER  # what the pass covers first
 
     @property
     def complete(self) -> bool:
@@ -49,6 +50,7 @@ class StrongCoverage:
             "covered": self.covered,
             "windows": self.windows,
             "complete": self.complete,
+            "order": self.order,
         }
 
 
@@ -82,8 +84,13 @@ class VaultStrong:
         limit: int | None = None,
         stop: Callable[[], bool] | None = None,
         round_windows: int = ROUND,
+        shelf: str | None = None,
+        since: int | None = None,
     ) -> IndexReport:
         """Give up to `limit` windows (default: all) their strong vectors; owner only.
+
+        Windows are taken in the order `strong_index.ORDER` names; `shelf` and `since` (epoch
+        ms) steer the pass to the windows of that shelf, of documents from that date on.
 
         Works in rounds of `round_windows` windows, each its own transaction; `progress(done,
         total)` is called after every round, and a true `stop()` before a round ends the
@@ -97,11 +104,12 @@ class VaultStrong:
             return IndexReport(0, 0, strong_index.coverage(conn)[1], None)
         if strong_index.built_by(conn) != engine.name:
             strong_index.claim(conn, engine.name)  # a vault indexed by another model starts over
-        covered, total = strong_index.coverage(conn)
+        scope = strong_index.Scope(shelf, since)
+        covered, total = strong_index.coverage(conn, scope)
         todo = total - covered if limit is None else min(limit, total - covered)
         windows = embedded = 0
         while windows < todo and not (stop is not None and stop()):
-            batch = strong_index.pending(conn, min(round_windows, todo - windows))
+            batch = strong_index.pending(conn, min(round_windows, todo - windows), scope)
             if not batch:
                 break
             rows = []

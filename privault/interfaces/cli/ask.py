@@ -13,6 +13,7 @@ from privault.interfaces.cli.common import (
     console,
     emit_json,
     opened,
+    unsearchable_line,
 )
 from privault.interfaces.cli.terminal import styled
 from privault.vault.context import DEFAULT_ASK_BUDGET
@@ -75,6 +76,8 @@ def ask(
     )
     if reply.followup:
         console.print(styled("[dim]follow-up token: {}[/dim]", reply.followup), highlight=False)
+    if line := unsearchable_line(reply.unsearchable):
+        console.print(styled("[dim]{}[/dim]", line), highlight=False)
 
 
 def register(app: typer.Typer) -> None:

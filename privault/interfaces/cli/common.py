@@ -233,3 +233,13 @@ def privacy_line(privacy: dict[str, Any]) -> str:
     if privacy.get("withheld_sections"):
         parts.append(f"{privacy['withheld_sections']} section(s) withheld")
     return " · ".join(parts)
+
+
+def unsearchable_line(count: int) -> str:
+    """What to say when recent sections could not be searched by meaning yet ('' if none)."""
+    if count <= 0:
+        return ""
+    return (
+        f"{count} recent section(s) not searchable by meaning yet (the indexer is working"
+        " through them; they are found by their words meanwhile; `privault status` shows it)"
+    )

@@ -24,6 +24,7 @@ from privault.interfaces.cli.common import (
     privacy_line,
     progress_bar,
     read_text_argument,
+    unsearchable_line,
     warm_search,
 )
 from privault.interfaces.cli.terminal import styled
@@ -262,6 +263,8 @@ def search(
         console.print(hit["text"], highlight=False)
         console.print()
     console.print(styled("[dim]{}[/dim]", privacy_line(data)), highlight=False)
+    if waiting := unsearchable_line(data.get("unsearchable", 0)):
+        console.print(styled("[dim]{}[/dim]", waiting), highlight=False)
 
 
 def context(
@@ -307,6 +310,8 @@ def context(
         ),
         highlight=False,
     )
+    if line := unsearchable_line(pack.unsearchable):
+        console.print(styled("[dim]{}[/dim]", line), highlight=False)
 
 
 def read(

@@ -19,6 +19,7 @@ from privault.interfaces.cli.common import (
     emit_json,
     err_console,
     opened,
+    optional_time,
     progress_bar,
 )
 
@@ -34,6 +35,17 @@ def index(
         int | None,
         typer.Option("--limit", help="Give at most this many windows their strong vectors."),
     ] = None,
+    strong_only: Annotated[
+        bool, typer.Option("--strong", help="Only the strong model's pass (steer it below).")
+    ] = False,
+    shelf: Annotated[
+        str | None,
+        typer.Option("--shelf", help="Strong pass: only windows of this shelf."),
+    ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option("--since", help="Strong pass: only documents from this date on."),
+    ] = None,
     json_out: JsonOption = False,
 ) -> None:
     """Run the background indexing now, in the foreground, with a progress bar.
@@ -44,26 +56,36 @@ def index(
     (when it is installed), which `context` and `ask` rank with. This does the same work
     here and returns when it is done; safe to stop and run again: it resumes where it
     stopped.
+
+    The strong pass covers notes and reminders before files and pages, newest first (a
+    large archive takes days on a laptop); `--strong --shelf X --since DATE` runs it now
+    for just those windows.
     """
     owner = Caller.owner()
+    since_ms = optional_time(since)
     with opened() as vault:
+        done, errors = 0, list[str]()
         if json_out:
-            done, errors = _run(vault, retry, lambda stage, done, remaining: None)
-            strong = vault.strong.index(caller=owner, limit=limit)
+            if not strong_only:
+                done, errors = _run(vault, retry, lambda stage, done, remaining: None)
+            strong = vault.strong.index(caller=owner, limit=limit, shelf=shelf, since=since_ms)
         else:
-            with progress_bar("indexing") as bar:
-                task = bar.add_task("", total=vault.indexing.status().sections or None)
+            if not strong_only:
+                with progress_bar("indexing") as bar:
+                    task = bar.add_task("", total=vault.indexing.status().sections or None)
 
-                def show(stage: str, done: int, remaining: int) -> None:
-                    bar.update(task, total=done + remaining, completed=done, description=stage)
+                    def show(stage: str, done: int, remaining: int) -> None:
+                        bar.update(task, total=done + remaining, completed=done, description=stage)
 
-                done, errors = _run(vault, retry, show)
+                    done, errors = _run(vault, retry, show)
             with progress_bar("strong vectors") as bar:
                 task = bar.add_task("", total=None)
                 strong = vault.strong.index(
                     caller=owner,
                     limit=limit,
                     progress=lambda done, total: bar.update(task, completed=done, total=total),
+                    shelf=shelf,
+                    since=since_ms,
                 )
         left = vault.indexing.status()
     data = {
@@ -193,7 +215,8 @@ def status(json_out: JsonOption = False) -> None:
         share = strong["covered"] / strong["windows"] if strong["windows"] else 1.0
         console.print(
             f"strong model {strong['model']}: {strong['covered']} of {strong['windows']} "
-            f"windows ({share:.0%})" + ("" if strong["complete"] else " — `privault index`")
+            f"windows ({share:.0%})"
+            + ("" if strong["complete"] else f" — covering {strong['order']}; `privault index`")
         )
     for name, model in models.items():
         mark = "installed" if model["installed"] else "not installed"
