@@ -1,7 +1,7 @@
 """The model worker: one child process that loads one model and answers its calls.
 
-Run as `python -m privault.models.worker FD PARENT_PID` by `supervisor.ModelProcess`, never by hand. FD
-is one end of an anonymous socket pair the parent created and handed down (`pass_fds`):
+Run as `python -m privault.models.worker FD PARENT_PID` by `supervisor.ModelProcess`, never
+by hand. FD is one end of an anonymous socket pair the parent created and handed down (`pass_fds`):
 private text reaches this process only through it — no TCP port, no socket path another
 process could open. The first message on it says which engine to load (`Spec`); every later
 one is a call, answered in order, one at a time.

@@ -50,9 +50,10 @@ from privault.spans import Span
 from privault.store import shelves
 from privault.store.connection import Connection
 from privault.store.index_reads import Filters
+from privault.vault.detection import DetectorFactory, SpanDetector
 from privault.vault.embedding import default_embedder
 from privault.vault.ingest import DEFAULT_MAX_NOTE_BYTES, check_shelf
-from privault.vault.privacy import DetectorFactory, PrivacyRuntime, SpanDetector
+from privault.vault.privacy import PrivacyRuntime
 
 if TYPE_CHECKING:
     from privault.models.chat import ChatModel

@@ -24,9 +24,8 @@ refuses every gated operation with a `PolicyError` instead of falling back to an
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -40,58 +39,23 @@ from privault.privacy.policy import Policy, PolicySet
 from privault.privacy.recognizers import find_known_entities
 from privault.retrieval.embedder import Embedder
 from privault.spans import Override, Span, normalise_value
-from privault.statements import known_entity_names
 from privault.store import index_queue, masked_index, pii, shelves
 from privault.store import label_spans as label_store
 from privault.store import sections as section_store
 from privault.store.connection import Connection
 from privault.store.sections import IndexedSection, SectionRow
 from privault.vault import gated_index
+from privault.vault.detection import (
+    DetectorFactory,
+    Scan,
+    SpanDetector,
+    statement_known_entities,
+)
 from privault.vault.ingest import Draft
 from privault.vault.labels import document_labels, found_in, is_first_line, label_text
 from privault.vault.labels import label_spans as label_spans  # re-exported for tests
 from privault.vault.reading import DocumentFacts, Reading
 from privault.vault.status import PrivacyStatus
-
-
-class SpanDetector(Protocol):
-    """What the runtime needs from a detector (real or fake)."""
-
-    version: str
-
-    def detect(self, text: str) -> list[Span]:
-        """Spans in one text."""
-        ...
-
-    def detect_many(self, texts: Sequence[str]) -> list[list[Span]]:
-        """Spans in each of many texts (one batch)."""
-        ...
-
-
-@dataclass(frozen=True)
-class Scan:
-    """Spans found in one document before it is written: per section, and per label."""
-
-    sections: tuple[tuple[Span, ...], ...]
-    labels: dict[str, tuple[Span, ...]]
-    detector_version: str
-
-
-DetectorFactory = Callable[[DetectorConfig], SpanDetector]
-
-
-# What an owner's statement entity of each kind is to the detector ("other": nothing).
-ENTITY_KINDS = {"person": "PERSON", "place": "LOCATION", "org": "ORGANIZATION"}
-
-
-def statement_known_entities(conn: Connection) -> dict[str, str]:
-    """The owner's statement entities as known entities: name → kind (PERSON, LOCATION,
-    ORGANIZATION; a policy decides which of those it masks)."""
-    return {
-        name: ENTITY_KINDS[kind]
-        for name, kind in known_entity_names(conn).items()
-        if kind in ENTITY_KINDS
-    }
 
 
 class PrivacyRuntime:

@@ -24,7 +24,7 @@ from privault.spans import Span
 from privault.statements import Statement
 from privault.store.connection import Connection
 from privault.store.statement_spans import StatementScan, load_scans
-from privault.vault.privacy import SpanDetector
+from privault.vault.detection import SpanDetector
 from privault.vault.reading import Reading, scope_of
 from privault.vault.statement_results import StatementTexts
 

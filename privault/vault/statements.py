@@ -31,8 +31,8 @@ from privault.store import statement_spans
 from privault.store.connection import write
 from privault.timeutil import Time, to_ms
 from privault.vault.context import VaultContext
+from privault.vault.detection import SpanDetector
 from privault.vault.ingest import check_shelf
-from privault.vault.privacy import SpanDetector
 from privault.vault.reading import Reading
 from privault.vault.statement_gate import (
     OWN_REASONS,

@@ -30,10 +30,11 @@ from privault.store.connection import Connection, connect
 from privault.store.migrations import migrate
 from privault.vault.agents import VaultAgents, VaultAudit
 from privault.vault.context import DEFAULT_ASK_BUDGET, Engines, VaultContext, VaultSettings
+from privault.vault.detection import DetectorFactory
 from privault.vault.documents import VaultDocuments
 from privault.vault.indexing import VaultIndexing
 from privault.vault.pii import VaultPII
-from privault.vault.privacy import Detector, DetectorFactory, PrivacyRuntime
+from privault.vault.privacy import Detector, PrivacyRuntime
 from privault.vault.shelves import VaultShelves
 from privault.vault.statements import VaultStatements
 from privault.vault.status import IndexHealth, VaultStatus

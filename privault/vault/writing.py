@@ -38,7 +38,8 @@ if TYPE_CHECKING:  # a deferred write needs neither: capturing a note imports no
     import numpy as np
 
     from privault.retrieval.embedder import Embedder
-    from privault.vault.privacy import PrivacyRuntime, Scan
+    from privault.vault.detection import Scan
+    from privault.vault.privacy import PrivacyRuntime
 
 
 def note_draft(item: Mapping[str, Any], max_bytes: int) -> Draft:

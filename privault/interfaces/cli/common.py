@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # loaded by the commands that open the whole vault, not by `n
     from privault.retrieval.strong import StrongEmbedder
     from privault.vault import Vault
     from privault.vault.capture import Capture
-    from privault.vault.privacy import DetectorFactory
+    from privault.vault.detection import DetectorFactory
 
 # Every human-readable line goes through these (see `terminal`): untrusted text in them
 # is never markup and never a raw control character.
