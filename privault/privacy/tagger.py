@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import re
 import zlib
 from collections.abc import Sequence
@@ -32,7 +33,14 @@ from pathlib import Path
 from typing import Any
 
 from privault.errors import ModelError
-from privault.privacy.names import CALENDAR, NameLists, fold, is_never_name, load_name_lists
+from privault.privacy.names import (
+    CALENDAR,
+    NameLists,
+    fold,
+    is_never_name,
+    load_name_lists,
+    package_dir,
+)
 from privault.privacy.places import Gazetteer, load_gazetteer
 from privault.spans import Span
 
@@ -40,9 +48,9 @@ LABELS = ("O", "PER", "LOC", "ADDR")
 KINDS = {"PER": "PERSON", "LOC": "LOCATION", "ADDR": "ADDRESS"}
 BUCKETS = 1 << 19  # hashed feature space
 WEIGHTS_FILE = Path(__file__).with_name("tagger_weights.bin")
-WEIGHTS_SHA256 = "463580bb19906277f6bcdc4b53a55255899d1dcee79acd953804b0ddca0ec263"
+WEIGHTS_SHA256 = "28558f5c14d0574a028dcbdb01199650edf68f77e6b6956724590fd7384361b2"
 # A token joins an entity when its label's probability is at least this.
-THRESHOLD = 0.6
+THRESHOLD = 0.7
 WORD_THRESHOLD = 0.85
 LOWER_WORD_THRESHOLD = 0.9
 # A guessed name or place whose every word is this likely ordinary text is dropped.
@@ -87,11 +95,17 @@ def _shape(word: str) -> str:
 
 
 class _Lexicon:
-    """Word -> the lists that hold it, as a short string ("F.W.." = given name and word)."""
+    """Word -> the lists that hold it, as a short string ("F.W.." = given name and word).
 
-    def __init__(self, lists: NameLists, places: Gazetteer) -> None:
+    The third letter says how ordinary the word is: `W` a dictionary word, `w` an
+    inflection of one ("felines"), `v` a word of the small spaCy pipeline's vocabulary
+    (words its training text used: "christmas", "payslip"), `.` none of these.
+    """
+
+    def __init__(self, lists: NameLists, places: Gazetteer, vocabulary: frozenset[str]) -> None:
         self.lists = lists
         self.places = places
+        self.vocabulary = vocabulary
 
     @functools.lru_cache(maxsize=65536)  # noqa: B019 - one lexicon per process
     def flags(self, folded: str) -> str:
@@ -100,11 +114,18 @@ class _Lexicon:
             (
                 "F" if folded in lists.first else ".",
                 "L" if folded in lists.last else ".",
-                "W" if folded in lists.words else "w" if self._inflected(folded) else ".",
+                self._ordinary(folded),
                 "C" if folded in places.cities else ".",
                 "N" if folded in places.countries else ".",
             )
         )
+
+    def _ordinary(self, folded: str) -> str:
+        if folded in self.lists.words:
+            return "W"
+        if self._inflected(folded):
+            return "w"
+        return "v" if folded in self.vocabulary else "."
 
     def _inflected(self, folded: str) -> bool:
         """True when `folded` is a dictionary word with an ending the dictionary leaves out
@@ -120,8 +141,29 @@ class _Lexicon:
 
 @functools.cache
 def lexicon() -> _Lexicon:
-    """The process's lexicon over the shipped name and place lists."""
-    return _Lexicon(load_name_lists(), load_gazetteer())
+    """The process's lexicon over the shipped name, word and place lists."""
+    return _Lexicon(load_name_lists(), load_gazetteer(), spacy_vocabulary())
+
+
+@functools.cache
+def spacy_vocabulary() -> frozenset[str]:
+    """The lower-case alphabetic words of the small spaCy pipeline's vocabulary."""
+    from privault.privacy.engine import SPACY_MODELS
+
+    for name in SPACY_MODELS:
+        try:
+            folder = package_dir(name)
+        except ModelError:
+            continue
+        for path in sorted(folder.glob("*/vocab/strings.json")):
+            try:
+                strings = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                raise ModelError(f"cannot read spaCy's vocabulary {path}: {exc}") from None
+            return frozenset(
+                w for w in strings if isinstance(w, str) and w.isalpha() and w.islower()
+            )
+    raise ModelError("no spaCy English pipeline installed; run `privault models install`")
 
 
 def _hash(feature: str) -> int:
@@ -338,15 +380,33 @@ def _span(text: str, tokens: Sequence[Token], probs: Any, best: Any, run: list[i
     score = float(min(probs[i, best[i]] for i in run))
     start, end = tokens[run[0]].start, tokens[run[-1]].end
     if label == "PER":  # a name written as a tag or handle is masked whole: oriel-fenwhistle
-        while start > 0 and text[start - 1] in "-_" and start > 1 and text[start - 2].isalnum():
-            start -= 2
-            while start > 0 and text[start - 1].isalnum():
-                start -= 1
-        while end + 1 < len(text) and text[end] in "-_" and text[end + 1].isalnum():
-            end += 2
-            while end < len(text) and text[end].isalnum():
-                end += 1
+        start, end = _whole_tag(text, start, end)
     return [Span(start, end, KINDS[label], round(0.5 + 0.4 * score, 3), "learned")]
+
+
+_TAG_PART = re.compile(r"[^\W_]+")
+
+
+def _whole_tag(text: str, start: int, end: int) -> tuple[int, int]:
+    """`start`-`end` grown over the parts joined to it by "-" or "_" that may be part of a
+    name: not an everyday word no name list holds ("#payslip-budget" is not a person)."""
+    lex = lexicon()
+
+    def name_like(part: str) -> bool:
+        flags = lex.flags(fold(part))
+        return flags[2] == "." or flags[0] == "F" or flags[1] == "L"
+
+    while start >= 2 and text[start - 1] in "-_":
+        part = _TAG_PART.search(text[: start - 1][::-1])
+        if not part or part.start() != 0 or not name_like(part.group(0)[::-1]):
+            break
+        start = start - 1 - part.end()
+    while end < len(text) - 1 and text[end] in "-_":
+        part = _TAG_PART.match(text, end + 1)
+        if not part or not name_like(part.group(0)):
+            break
+        end = part.end()
+    return start, end
 
 
 @functools.cache

@@ -102,6 +102,7 @@ class _Draw:
         self.cities = sorted(c for c in places.cities if c.replace(" ", "").isalpha())
         self.countries = sorted(places.countries)
         self._chain = _train_chain(self.first + self.last)
+        self._word_chain = _train_chain(self.common)
 
     def word(self) -> str:
         return self.rng.choice(self.common if self.rng.random() < 0.8 else self.words)
@@ -115,17 +116,22 @@ class _Draw:
     def surname(self) -> str:
         return self.invent() if self.rng.random() < 0.25 else self.rng.choice(self.last)
 
-    def invent(self) -> str:
-        """A name-like word no list holds, from a character model of the lists."""
+    def invent(self, chain: dict[str, str] | None = None) -> str:
+        """A name-like word no list holds, from a character model of the lists (or a
+        word-like one, from a model of everyday words, with `chain=self.word_chain`)."""
         rng = self.rng
         out = "^^"
         while len(out) < 14:
-            options = self._chain.get(out[-2:], "$")
+            options = (chain or self._chain).get(out[-2:], "$")
             char = rng.choice(options)
             if char == "$":
                 break
             out += char
-        return out[2:] if len(out) > 4 else self.invent()
+        return out[2:] if len(out) > 4 else self.invent(chain)
+
+    def unknown_word(self) -> str:
+        """A word-like word no dictionary holds (a dish, a brand, a new word)."""
+        return self.invent(self._word_chain)
 
     def place(self) -> str:
         if self.rng.random() < 0.2:
@@ -325,11 +331,13 @@ class _Frames:
     def title_plain(self) -> Example:
         rng = self.rng
         pick = rng.random()
-        word = (
-            self.d.rng.choice(self.d.first_words).capitalize()
-            if rng.random() < 0.25
-            else self.ordinary(1, capital=True)
-        )
+        pick_word = rng.random()
+        if pick_word < 0.25:
+            word = self.d.rng.choice(self.d.first_words).capitalize()
+        elif pick_word < 0.4:
+            word = self.d.unknown_word().capitalize()
+        else:
+            word = self.ordinary(1, capital=True)
         if pick < 0.25:
             return [(word, "O")]
         if pick < 0.5:

@@ -13,15 +13,12 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import time
 import zlib
 from typing import Any
 
-from privault.errors import ModelError
 from privault.privacy import tagger
-from privault.privacy.engine import SPACY_MODELS
-from privault.privacy.names import load_name_lists, package_dir
+from privault.privacy.names import load_name_lists
 from privault.privacy.places import load_gazetteer
 from privault.privacy.tagger_corpus import Example, corpus
 
@@ -99,22 +96,11 @@ def common_words() -> list[str]:
     of one ("felines")."""
     lists = load_name_lists()
     lex = tagger.lexicon()
-    for name in SPACY_MODELS:
-        try:
-            folder = package_dir(name)
-        except ModelError:
-            continue
-        for path in sorted(folder.glob("*/vocab/strings.json")):
-            strings = json.loads(path.read_text(encoding="utf-8"))
-            return sorted(
-                w
-                for w in strings
-                if w.isalpha()
-                and w.islower()
-                and "W" in lex.flags(w).upper()
-                and (w in lists.words or w not in lists.first)
-            )
-    raise ModelError("no spaCy English pipeline installed to take everyday words from")
+    return sorted(
+        w
+        for w in tagger.spacy_vocabulary()
+        if lex.flags(w)[2] in "Ww" and (w in lists.words or w not in lists.first)
+    )
 
 
 def build(count: int = DEFAULT_COUNT, epochs: int = DEFAULT_EPOCHS, seed: int = SEED) -> Any:
