@@ -2,10 +2,13 @@
 
     python -m benchmarks.pii --data ../shared/data/pii/synth_dataset_v2.json [--json] [--limit N]
         [--split even|odd] [--misses N] [--batch N] [--repeat N]
-    python -m benchmarks.pii --data DEV.json benchmarks/pii_synth_v1.json   # several sets
+    python -m benchmarks.pii --data DEV.json benchmarks/pii_synth_v1.json \
+        benchmarks/pii_synth2_v1.json benchmarks/pii_labels_v1.json   # several sets
 
-`--data` takes one or more datasets: the dev set and privault's own frozen set
-(`benchmarks/pii_synth_v1.json`, made by `benchmarks.pii_synth`); each is reported on its
+`--data` takes one or more datasets: the dev set and privault's own frozen sets — two
+sentence sets from two unrelated generators (`benchmarks.pii_synth`: Faker values in its
+templates; `benchmarks.pii_synth2`: Mimesis and invented names in other templates) and
+the labels set of short titles and tags (`benchmarks.pii_labels`); each is reported on its
 own, with the engine loaded once. `--split` keeps only the even- or odd-indexed sentences
 of every set (tune on one half, report the other). `--misses N` also lists up to N leaked
 gold values and N over-redacted stretches per set, for looking at what goes wrong (use it
@@ -21,6 +24,10 @@ Reports, for the identifying kinds:
   (partial masking does not count), a harder number reported next to it.
 * **over-redaction** — the share of characters outside every gold PII span (of any kind)
   that were masked.
+* **clean over-masking** — of the texts with no gold span at all, the share that lost any
+  letter or digit to a mask. On the labels set (`benchmarks/pii_labels_v1.json`: short
+  titles, headings and tags) this is the figure that matters: one masked word in a
+  three-word title makes it useless, and the character share hides that.
 * the write-time cost: milliseconds per sentence for detection as the write path runs it
   (`Detector.detect_many` over batches of `--batch` texts, a fresh detector per run, after
   the models are loaded), as wall time and as this process's CPU time (steadier on a shared
@@ -144,8 +151,9 @@ def run(
     found, cost = detect_batched(lambda: _detector(policy), texts, batch, repeat)
     leaked: list[dict[str, str]] = []
     over: list[str] = []
+    over_clean: list[str] = []
     total, protected, strict = Counter[str](), Counter[str](), Counter[str]()
-    other_chars = other_masked = 0
+    other_chars = other_masked = clean_texts = clean_masked = 0
     for item, spans in zip(data, found, strict=True):
         text = item["full_text"]
         redacted = Gate(policy).apply(text, spans).text
@@ -170,6 +178,11 @@ def run(
         outside = [not gold_chars[i] and not ch.isspace() for i, ch in enumerate(text)]
         other_chars += sum(outside)
         other_masked += sum(1 for i, out in enumerate(outside) if out and masked[i])
+        if not item["spans"]:
+            clean_texts += 1
+            clean_masked += any(masked[i] for i, ch in enumerate(text) if ch.isalnum())
+            if len(over_clean) < misses and any(masked):
+                over_clean.append(redacted)
         if len(over) < misses:
             over.extend(_over_masked(text, spans, gold_chars, policy))
     count = sum(total.values())
@@ -189,9 +202,15 @@ def run(
             for kind in sorted(total)
         },
         "over_redaction": round(other_masked / max(1, other_chars), 4),
+        "clean_texts": clean_texts,
+        "clean_over_masking": round(clean_masked / max(1, clean_texts), 4),
         "write_cost": cost,
         "ner_models": _detector(policy).ner_models,
-        **({"leaked": leaked, "over_redacted": over[:misses]} if misses else {}),
+        **(
+            {"leaked": leaked, "over_redacted": over[:misses], "clean_masked": over_clean}
+            if misses
+            else {}
+        ),
     }
 
 
@@ -218,6 +237,11 @@ def _print(report: dict[str, Any]) -> None:
             f"  n={row['values']}"
         )
     print(f"over-redaction {report['over_redaction']:.3f}")
+    if report["clean_texts"]:
+        print(
+            f"clean over-masking {report['clean_over_masking']:.3f} "
+            f"(texts without PII with anything masked, of {report['clean_texts']})"
+        )
     cost, load = report["write_cost"], report["engine_load"]
     print(
         f"write time     {cost['cpu_ms_per_sentence']:.1f} ms/sentence CPU, "
@@ -232,6 +256,8 @@ def _print(report: dict[str, Any]) -> None:
         print(f"  leaked {miss['kind']:<14} {miss['value']!r}  in {miss['text']!r}")
     for stretch in report.get("over_redacted", []):
         print(f"  over   {stretch}")
+    for text in report.get("clean_masked", []):
+        print(f"  masked {text!r}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -44,6 +44,7 @@ def test_the_report_has_recall_and_the_write_time_cost(
     report = json.loads(capsys.readouterr().out)
     assert report["sentences"] == 3 and report["gold_values"] == 2
     assert report["leak_recall"] == 1.0
+    assert report["clean_texts"] == 1 and report["clean_over_masking"] == 0.0
     cost = report["write_cost"]
     assert cost["batch"] == 2 and len(cost["cpu_ms_runs"]) == 2
     assert cost["cpu_ms_per_sentence"] > 0 and cost["wall_ms_per_sentence"] > 0

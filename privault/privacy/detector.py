@@ -28,10 +28,11 @@ from privault.privacy.names import load_name_lists
 from privault.privacy.ordinary import trim_person
 from privault.privacy.policy import Policy
 from privault.privacy.second_pass import second_pass_can_add
+from privault.privacy.tagger import load_tagger
 from privault.spans import Span
 
 # Bump when recognizer code changes in a way that changes spans: stored spans get rescanned.
-DETECTOR_REVISION = "11"
+DETECTOR_REVISION = "12"
 _CACHE_CHARS = 500  # only short texts (queries, titles) are worth remembering
 _CACHE_ENTRIES = 256
 # Spans below this score are not worth storing: no shipped policy would mask them.
@@ -170,6 +171,8 @@ class Detector:
         from privault.privacy.engine import load_engine
 
         load_engine(self.config.second_ner)
+        if self.config.ner:
+            load_tagger()
 
     def detect(self, text: str) -> list[Span]:
         """Every span found in `text` at or above the storage floor, sorted by position."""
@@ -214,7 +217,7 @@ class Detector:
         analyzed = engine.analyze_many(texts, ner=self.config.ner)
         own = [self._own(text) for text in texts]
         found = [
-            _finished(text, spans + mine, self.config.floor)
+            self._finished(text, spans + mine)
             for text, spans, mine in zip(texts, analyzed, own, strict=True)
         ]
         if self.config.ner and engine.has_second:
@@ -228,13 +231,22 @@ class Detector:
             for index, spans in zip(again, extra, strict=True):
                 if spans:  # entity spans before privault's own, as in the first pass
                     union = analyzed[index] + spans + own[index]
-                    found[index] = _finished(texts[index], union, self.config.floor)
+                    found[index] = self._finished(texts[index], union)
         return found
+
+    def _finished(self, text: str, spans: list[Span]) -> list[Span]:
+        """`_finished`, after the name tagger has judged the guessed spans (with NER on)."""
+        if self.config.ner:
+            spans = load_tagger().judge(text, spans)
+        return _finished(text, spans, self.config.floor)
 
     def _own(self, text: str) -> list[Span]:
         """privault's recognizers that need no parse (the same whatever NER finds)."""
         spans = _own_spans(text, self._compiled) + rec.find_context_entities(text)
-        return spans + find_guessed_entities(text)
+        spans += find_guessed_entities(text)
+        if self.config.ner:
+            spans += load_tagger().spans(text)
+        return spans
 
 
 class FakeDetector:

@@ -112,6 +112,13 @@ NEWER_WORDS = frozenset(
 )
 
 
+def is_never_name(word: str) -> bool:
+    """True for function words, labels and forms of address ("an", "Phone", "Dear"): words
+    that a name list may hold but that are never a name in a note (days and months are)."""
+    key = fold(word.strip("'’"))
+    return key in _NOT_NAMES and key not in CALENDAR
+
+
 def is_organisation_word(word: str) -> bool:
     """True when `word` marks a company or institution ("GmbH", "Elektro", "Hospital")."""
     return bool(_ORG_WORDS.match(word)) or fold(word.strip(".'’")) in ORGANISATION_WORDS

@@ -27,6 +27,10 @@ day number stands next to it ("April 5", "5th of April" are dates). Two capital 
 A spaCy "place" followed by a company's legal form ("ACME Hosting GmbH") is the company's
 name, not a place, and is dropped.
 
+The name tagger's people and places are trimmed the same way (a listed surname that is
+also a word stays: the tagger read the words around it), so a label, a company word, a
+currency or a date next to a name it found stays readable.
+
 Spans from the vault's known entities, owner marks and explicit cues ("Mr", "my name is")
 are left alone: the evidence there is not the capital letter.
 """
@@ -158,14 +162,15 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
             return []
         after = _NEXT_WORD.match(text, span.end)
         return [] if after and is_organisation_word(after.group(1)) else [span]
-    if span.kind != "PERSON" or span.source not in _GUESSED:
+    learned = span.source == "learned" and span.kind in ("PERSON", "LOCATION")
+    if not learned and (span.kind != "PERSON" or span.source not in _GUESSED):
         return [span]
     kept: list[Span] = []
     offset = span.start
     for line in text[span.start : span.end].split("\n"):
         words = list(_WORD.finditer(line))
         flags = [
-            is_ordinary(w.group(0), lists, surnames=span.source == "list")
+            is_ordinary(w.group(0), lists, surnames=span.source in ("list", "learned"))
             or _is_currency(text, offset + w.start(), w.group(0), lists)
             or _is_date(text, offset + w.start(), w.group(0))
             for w in words

@@ -1,0 +1,434 @@
+"""A small learned token classifier for names, places and street addresses.
+
+The rules around spaCy's recognisers read one word at a time: a capitalised word that
+starts a title is taken for a name ("Plumber invoice"), a name spaCy calls a company stays
+in clear ("Call Ilsabet Marrowgate on ..."), a lower-case name is missed unless a list
+holds it. Each fix was another rule fitted to the sets it was found on. This classifier
+judges every word with the words around it instead, and learns what the words around a
+name look like from a large generated corpus (`privault.privacy.tagger_corpus`): names of
+every origin and invented ones, in every casing and position, in titles, chat lines,
+signatures, lists and tags, next to ordinary capitalised words that are not names.
+
+It is a linear model (multinomial logistic regression) over hashed features of each token
+and its neighbours: the word, its shape, prefix and suffix, whether the name, surname,
+dictionary and place lists hold it, where it stands in its line, and the same of the two
+words either side. Labels: `O`, `PER`, `LOC`, `ADDR`. Scoring a text is a few dictionary
+look-ups and one gather-and-sum per token: about a tenth of a millisecond a sentence.
+
+The weights ship with privault (`tagger_weights.bin`, made by `privault.privacy.tagger_train`
+from a fixed seed) and are checked against `WEIGHTS_SHA256` before use: a changed or
+truncated file is a `ModelError`, never a detector that silently finds less.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import re
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from privault.errors import ModelError
+from privault.privacy.names import (
+    CALENDAR,
+    NameLists,
+    fold,
+    is_never_name,
+    load_name_lists,
+    package_dir,
+)
+from privault.privacy.places import Gazetteer, load_gazetteer
+from privault.spans import Span
+
+LABELS = ("O", "PER", "LOC", "ADDR")
+KINDS = {"PER": "PERSON", "LOC": "LOCATION", "ADDR": "ADDRESS"}
+BUCKETS = 1 << 19  # hashed feature space
+WEIGHTS_FILE = Path(__file__).with_name("tagger_weights.bin")
+WEIGHTS_SHA256 = "28558f5c14d0574a028dcbdb01199650edf68f77e6b6956724590fd7384361b2"
+# A token joins an entity when its label's probability is at least this.
+THRESHOLD = 0.7
+WORD_THRESHOLD = 0.85
+LOWER_WORD_THRESHOLD = 0.9
+# A guessed name or place whose every word is this likely ordinary text is dropped.
+VETO = 0.85
+# ...or, for a span whose own score is below WEAK_SCORE (a proper-noun run, a list hit),
+# when the tagger thinks each of its words more likely ordinary than not.
+WEAK_SCORE = 0.65
+WEAK_VETO = 0.6
+GUESSED = frozenset({"ner", "propn", "names", "list", "places", "speaker"})
+
+# Letter-or-digit runs, and every other visible character alone.
+_TOKEN = re.compile(r"[^\W_]+|[^\w\s]|_")
+_TIME = re.compile(r"\d{1,2}(?::\d{2})?")
+# Inflectional endings and what the dictionary form ends with instead.
+_ENDINGS = (("ies", "y"), ("es", ""), ("s", ""), ("ied", "y"), ("ed", ""), ("ing", ""),
+            ("ly", ""), ("er", ""), ("ers", ""), ("est", ""))  # fmt: skip
+# Characters that may join two tokens of one entity ("Anne-Marie", "J. Doe", "o'neil").
+_JOINERS = frozenset(" \t-_.'’")
+
+
+@dataclass(frozen=True)
+class Token:
+    """One token of a text: its characters and where they are."""
+
+    text: str
+    start: int
+    end: int
+
+
+def tokenize(text: str) -> list[Token]:
+    """The tokens of `text`: letter-or-digit runs and single other characters."""
+    return [Token(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+
+
+def _shape(word: str) -> str:
+    out: list[str] = []
+    for char in word:
+        kind = "X" if char.isupper() else "x" if char.islower() else "d" if char.isdigit() else char
+        if not out or out[-1] != kind:
+            out.append(kind)
+    return "".join(out)[:5]
+
+
+class _Lexicon:
+    """Word -> the lists that hold it, as a short string ("F.W.." = given name and word).
+
+    The third letter says how ordinary the word is: `W` a dictionary word, `w` an
+    inflection of one ("felines"), `v` a word of the small spaCy pipeline's vocabulary
+    (words its training text used: "christmas", "payslip"), `.` none of these.
+    """
+
+    def __init__(self, lists: NameLists, places: Gazetteer, vocabulary: frozenset[str]) -> None:
+        self.lists = lists
+        self.places = places
+        self.vocabulary = vocabulary
+
+    @functools.lru_cache(maxsize=65536)  # noqa: B019 - one lexicon per process
+    def flags(self, folded: str) -> str:
+        lists, places = self.lists, self.places
+        return "".join(
+            (
+                "F" if folded in lists.first else ".",
+                "L" if folded in lists.last else ".",
+                self._ordinary(folded),
+                "C" if folded in places.cities else ".",
+                "N" if folded in places.countries else ".",
+            )
+        )
+
+    def _ordinary(self, folded: str) -> str:
+        if folded in self.lists.words:
+            return "W"
+        if self._inflected(folded):
+            return "w"
+        return "v" if folded in self.vocabulary else "."
+
+    def _inflected(self, folded: str) -> bool:
+        """True when `folded` is a dictionary word with an ending the dictionary leaves out
+        ("felines", "booked", "closing", "quickly")."""
+        words = self.lists.words
+        for ending, replacement in _ENDINGS:
+            if folded.endswith(ending) and len(folded) - len(ending) >= 3:
+                stem = folded[: len(folded) - len(ending)] + replacement
+                if stem in words or (replacement == "" and stem + "e" in words):
+                    return True
+        return False
+
+
+@functools.cache
+def lexicon() -> _Lexicon:
+    """The process's lexicon over the shipped name, word and place lists."""
+    return _Lexicon(load_name_lists(), load_gazetteer(), spacy_vocabulary())
+
+
+@functools.cache
+def spacy_vocabulary() -> frozenset[str]:
+    """The lower-case alphabetic words of the small spaCy pipeline's vocabulary."""
+    from privault.privacy.engine import SPACY_MODELS
+
+    for name in SPACY_MODELS:
+        try:
+            folder = package_dir(name)
+        except ModelError:
+            continue
+        for path in sorted(folder.glob("*/vocab/strings.json")):
+            try:
+                strings = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                raise ModelError(f"cannot read spaCy's vocabulary {path}: {exc}") from None
+            return frozenset(
+                w for w in strings if isinstance(w, str) and w.isalpha() and w.islower()
+            )
+    raise ModelError("no spaCy English pipeline installed; run `privault models install`")
+
+
+def _hash(feature: str) -> int:
+    return zlib.crc32(feature.encode("utf-8")) & (BUCKETS - 1)
+
+
+def features(text: str, tokens: Sequence[Token], lex: _Lexicon) -> list[list[int]]:
+    """The hashed feature indices of every token of `text`."""
+    lower_text = "L" if not any(char.isupper() for char in text) else "M"
+    words = [fold(token.text) for token in tokens]
+    shapes = [_shape(token.text) for token in tokens]
+    flags = [
+        lex.flags(word) if token.text.isalpha() else "-"
+        for word, token in zip(words, tokens, strict=True)
+    ]
+    starts = _line_starts(text, tokens)
+    pad = ("<s>", "<s>", "<s>", "</s>", "</s>")
+    rows = []
+    for i, word in enumerate(words):
+
+        def near(values: Sequence[str], offset: int, i: int = i) -> str:
+            j = i + offset
+            return values[j] if 0 <= j < len(values) else pad[2 + (1 if offset > 0 else -1)]
+
+        shape, flag = shapes[i], flags[i]
+        w1, w_1, s1, s_1 = near(words, 1), near(words, -1), near(shapes, 1), near(shapes, -1)
+        f1, f_1 = near(flags, 1), near(flags, -1)
+        line = starts[i]
+        names = (
+            "b",
+            "w=" + word,
+            "s=" + shape,
+            "p3=" + word[:3],
+            "x3=" + word[-3:],
+            "x2=" + word[-2:],
+            "f=" + flag,
+            "fs=" + flag + shape,
+            "ln=" + line + shape,
+            "lf=" + line + flag,
+            "tc=" + lower_text + shape + flag,
+            "len=" + str(min(len(word), 12)),
+            "w-1=" + w_1,
+            "w+1=" + w1,
+            "w-2=" + near(words, -2),
+            "w+2=" + near(words, 2),
+            "s-1=" + s_1,
+            "s+1=" + s1,
+            "f-1=" + f_1,
+            "f+1=" + f1,
+            "w-1s=" + w_1 + "|" + shape,
+            "sw+1=" + shape + "|" + w1,
+            "w-1f=" + w_1 + "|" + flag,
+            "fw+1=" + flag + "|" + w1,
+            "ss=" + s_1 + "|" + shape + "|" + s1,
+            "ff=" + f_1 + "|" + flag + "|" + f1,
+            "w-2-1=" + near(words, -2) + "|" + w_1,
+            "lnw+1=" + line + "|" + w1,
+        )
+        rows.append([_hash(name) for name in names])
+    return rows
+
+
+def _line_starts(text: str, tokens: Sequence[Token]) -> list[str]:
+    """Where each token stands in its line: first word ("1"), second ("2"), later ("n").
+
+    Punctuation, digits and times ("[09:14]", "- [ ]", "1.") before the first word of a
+    line do not count: a chat line's speaker is its first word.
+    """
+    out = []
+    seen = 0
+    last_line = -1
+    for token in tokens:
+        line = text.count("\n", 0, token.start)
+        if line != last_line:
+            seen, last_line = 0, line
+        if token.text.isalpha() and not _TIME.fullmatch(token.text):
+            seen += 1
+            out.append("1" if seen == 1 else "2" if seen == 2 else "n")
+        else:
+            out.append("p")
+    return out
+
+
+class Tagger:
+    """The trained classifier: token probabilities and entity spans of texts."""
+
+    def __init__(self, weights: Any) -> None:
+        self.weights = weights  # numpy array (BUCKETS, len(LABELS)), float32
+
+    @functools.lru_cache(maxsize=64)  # noqa: B019 - read twice per text (spans, judge)
+    def probabilities(self, text: str) -> tuple[list[Token], Any]:
+        """The tokens of `text` and each one's label probabilities (rows of `LABELS`)."""
+        import numpy as np
+
+        tokens = tokenize(text)
+        if not tokens:
+            return tokens, np.zeros((0, len(LABELS)), dtype=np.float32)
+        index = np.asarray(features(text, tokens, lexicon()), dtype=np.int64)
+        scores = self.weights[index].sum(axis=1)
+        scores -= scores.max(axis=1, keepdims=True)
+        exp = np.exp(scores)
+        return tokens, exp / exp.sum(axis=1, keepdims=True)
+
+    def judge(self, text: str, spans: Sequence[Span]) -> list[Span]:
+        """`spans` without the guessed names and places this tagger reads as ordinary words.
+
+        A PERSON or LOCATION span whose only evidence was a capital letter or a
+        statistical guess (`GUESSED` sources: spaCy's entities, proper-noun runs, the name
+        and place lists) is dropped when every word in it is at least `VETO` likely to be
+        ordinary text here (`WEAK_VETO` for a weak guess): "Plumber" in "Plumber invoice",
+        "Lasagne on Friday", "Harbour" in "Harbour Motors invoice". Spans
+        with other evidence (patterns, known entities, cues such as "Mr") are kept.
+
+        A guessed place or organisation inside a name this tagger found is dropped: the
+        words around it said person ("Lunch with Helen Okafor", "Call Ilsabet Marrowgate
+        on ..."), and the name is masked and counted as one.
+        """
+        tokens, probs = self.probabilities(text)
+        people = [s for s in spans if s.source == "learned" and s.kind == "PERSON"]
+        kept = []
+        for span in spans:
+            if (
+                span.kind in ("LOCATION", "ORGANIZATION")
+                and span.source in GUESSED
+                and any(p.start <= span.start and span.end <= p.end for p in people)
+            ):
+                continue  # a person the recogniser called a place or a company
+            if span.kind in ("PERSON", "LOCATION") and span.source in GUESSED:
+                inside = [
+                    i
+                    for i, token in enumerate(tokens)
+                    if token.start < span.end and token.end > span.start and token.text.isalpha()
+                ]
+                veto = VETO if span.score >= WEAK_SCORE else WEAK_VETO
+                if inside and all(probs[i, 0] >= veto for i in inside):
+                    continue
+            kept.append(span)
+        return kept
+
+    def spans(self, text: str) -> list[Span]:
+        """PERSON, LOCATION and ADDRESS spans: runs of tokens of one label on one line.
+
+        A token joins an entity when its label is at least `THRESHOLD` likely; a
+        capitalised dictionary word no name list holds ("Phone", "Family") or a short word
+        in capitals ("ASAP") needs `WORD_THRESHOLD`; a lower-case dictionary word that a
+        name list holds ("marguerite", "rock") or, in text that capitalises, an unlisted
+        lower-case word ("songwriters") needs `LOWER_WORD_THRESHOLD`; a lower-case
+        dictionary word no name list holds never joins ("camels").
+        """
+        tokens, probs = self.probabilities(text)
+        best = probs.argmax(axis=1)
+        lex = lexicon()
+        mixed = any(char.isupper() for char in text)
+        spans: list[Span] = []
+        run: list[int] = []
+        for i in range(len(tokens) + 1):
+            label = "O"
+            if i < len(tokens) and best[i]:
+                label = LABELS[best[i]]
+                if probs[i, best[i]] < _threshold(tokens[i].text, lex, mixed):
+                    label = "O"
+            if run and (label != LABELS[best[run[0]]] or not _joined(text, tokens, run[-1], i)):
+                spans.extend(_span(text, tokens, probs, best, run))
+                run = []
+            if label != "O":
+                run.append(i)
+        return spans
+
+
+def _threshold(word: str, lex: _Lexicon, mixed: bool) -> float:
+    if not word.isalpha():
+        return THRESHOLD
+    folded = fold(word)
+    if is_never_name(word) or folded in CALENDAR or folded.rstrip("s") in CALENDAR:
+        return 1.1  # "an", "Phone", "March", "Tuesdays": the name lists say "April Jones"
+    flags = lex.flags(folded)
+    listed = flags[0] == "F" or flags[1] == "L"
+    if word.isupper() and len(word) <= 4 and flags[0] != "F":
+        return WORD_THRESHOLD  # an acronym more often than a name in capitals
+    if word.islower():
+        if flags[2] != ".":  # a dictionary word: a name only if a list holds it too
+            return LOWER_WORD_THRESHOLD if listed else 1.1
+        if listed or not mixed:
+            return THRESHOLD
+        return LOWER_WORD_THRESHOLD  # text that capitalises names seldom leaves one small
+    return THRESHOLD if listed or flags[2] == "." else WORD_THRESHOLD
+
+
+def _joined(text: str, tokens: Sequence[Token], last: int, nxt: int) -> bool:
+    if nxt >= len(tokens):
+        return False
+    gap = text[tokens[last].end : tokens[nxt].start]
+    return len(gap) <= 2 and all(char in _JOINERS for char in gap)
+
+
+def _span(text: str, tokens: Sequence[Token], probs: Any, best: Any, run: list[int]) -> list[Span]:
+    # Entities start and end with a letter or digit ("J." keeps its dot only inside), and
+    # a capitalised name does not take a lower-case word beside it ("heard Petr Kloz").
+    capitalised = any(tokens[i].text[:1].isupper() for i in run)
+
+    def loose(i: int) -> bool:
+        word = tokens[i].text
+        return not word[0].isalnum() or (capitalised and word.islower())
+
+    while run and loose(run[-1]):
+        run = run[:-1]
+    while run and loose(run[0]):
+        run = run[1:]
+    if not run:
+        return []
+    label = LABELS[best[run[0]]]
+    if label == "ADDR" and not any(tokens[i].text.isalpha() for i in run):
+        return []  # a number alone is not an address
+    score = float(min(probs[i, best[i]] for i in run))
+    start, end = tokens[run[0]].start, tokens[run[-1]].end
+    if label == "PER":  # a name written as a tag or handle is masked whole: oriel-fenwhistle
+        start, end = _whole_tag(text, start, end)
+    return [Span(start, end, KINDS[label], round(0.5 + 0.4 * score, 3), "learned")]
+
+
+_TAG_PART = re.compile(r"[^\W_]+")
+
+
+def _whole_tag(text: str, start: int, end: int) -> tuple[int, int]:
+    """`start`-`end` grown over the parts joined to it by "-" or "_" that may be part of a
+    name: not an everyday word no name list holds ("#payslip-budget" is not a person)."""
+    lex = lexicon()
+
+    def name_like(part: str) -> bool:
+        flags = lex.flags(fold(part))
+        return flags[2] == "." or flags[0] == "F" or flags[1] == "L"
+
+    while start >= 2 and text[start - 1] in "-_":
+        part = _TAG_PART.search(text[: start - 1][::-1])
+        if not part or part.start() != 0 or not name_like(part.group(0)[::-1]):
+            break
+        start = start - 1 - part.end()
+    while end < len(text) - 1 and text[end] in "-_":
+        part = _TAG_PART.match(text, end + 1)
+        if not part or not name_like(part.group(0)):
+            break
+        end = part.end()
+    return start, end
+
+
+@functools.cache
+def load_tagger(path: Path = WEIGHTS_FILE, sha256: str = WEIGHTS_SHA256) -> Tagger:
+    """The shipped classifier, its file checked first; `ModelError` if it is not right."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ModelError(f"cannot read the name tagger's weights: {exc}") from None
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise ModelError(f"the name tagger's weights {path} are altered or partial; reinstall")
+    return Tagger(parse_weights(data))
+
+
+def parse_weights(data: bytes) -> Any:
+    """The weight matrix stored in `data` (see `privault.privacy.tagger_train.serialise`)."""
+    import numpy as np
+
+    try:
+        raw = zlib.decompress(data)
+    except zlib.error as exc:  # an unreadable file: fail closed
+        raise ModelError(f"cannot load the name tagger's weights: {exc}") from None
+    if len(raw) != BUCKETS * len(LABELS) * 2:
+        raise ModelError("the name tagger's weights have the wrong size; reinstall")
+    return np.frombuffer(raw, dtype="<f2").reshape(BUCKETS, len(LABELS)).astype(np.float32)

@@ -1,0 +1,513 @@
+"""The generated training corpus of the name tagger (`privault.privacy.tagger`).
+
+Texts are drawn from frames (a call, a meeting, a signature, a chat line, a title, a tag,
+an address block, a list, a plain sentence about things) filled with values from the lists
+detection ships with: given names and surnames (`names`), cities and countries
+(`places`), ordinary English words (the dictionary), plus names invented from those lists
+by a character model, so that the tagger learns what surrounds a name rather than which
+names exist. Every value is written in every casing (Title, lower, UPPER, as a tag
+`first-last`), at the start, middle and end of lines. Ordinary capitalised words ("Garden",
+"Rose", "Summer", "Invoice") fill the same positions as words, so a capital letter at the
+start of a title is not evidence of a name.
+
+Deterministic: the same seed and the same lists give the same corpus.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from privault.privacy.names import NameLists
+from privault.privacy.places import Gazetteer
+
+# A text: (piece, label) pairs, label "O" for ordinary text.
+Example = list[tuple[str, str]]
+
+CALL_VERBS = """Call call Ring ring Text text Email email Ask ask Tell tell Meet meet Met met
+    Thank thank Remind remind Invite invite Pay pay Visit visit Phone phone Message message
+    Ping ping See see Saw saw Help help Contact contact Write write Book book""".split()
+PREPOSITIONS = """with from for to by and via cc per about of like""".split()
+PERSON_VERBS = """said says called wants will is was sent asked thinks has came left emailed
+    texted rang agreed paid owes booked cancelled confirmed mentioned brought fixed needs
+    arrives arrived recommended signed""".split()
+GREETINGS = ("Dear", "Hi", "Hello", "Hey", "hi", "hey", "Morning", "Thanks", "Thank you")
+CLOSINGS = ("Best,", "Regards,", "Kind regards,", "Cheers,", "Thanks,", "Love,", "--", "Best")
+TITLES = ("Dr", "Dr.", "Mr", "Mrs", "Ms", "Prof.", "Mx", "Herr", "Frau", "Mme", "Sr.")
+FIELDS = ("Name", "Contact", "Owner", "From", "To", "Tenant", "Guest", "Patient", "Client")
+RELATIONS = "sister brother aunt uncle cousin mum dad friend neighbour colleague boss".split()
+WEEKDAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
+MONTHS = "January February March April May June July August September October".split()
+STREET_TYPES = """Street St Road Rd Lane Avenue Ave Way Close Drive Court Place Crescent
+    Grove Terrace Row Walk Hill Gardens Square Parade Mews Boulevard""".split()
+STREET_SUFFIXES = "straße strasse weg gasse allee platz ring damm gatan vej veien katu utca".split()
+STREET_PREFIXES = "rue via calle avenida ulica rua Rue Via Calle Avenida ul. Rua".split()
+ORG_WORDS = "Ltd GmbH Inc Bakery Motors Dental Pharmacy Electrics Lettings Library Cafe".split()
+# A small grammar of everyday English, so that function words, pronouns and common verbs
+# are seen as often as in notes (a corpus of random dictionary words has almost none).
+NOUNS = """car house kitchen garden door key phone bill invoice meeting appointment doctor
+    dentist school class lesson book letter parcel package order account card bank rent
+    flat room bathroom roof window boiler heating fridge oven dinner lunch breakfast party
+    trip flight train bus ticket hotel holiday weekend week month year morning evening
+    job work office project report email message call list note plan idea problem question
+    answer price cost budget payment receipt form contract lease insurance policy claim
+    battery charger laptop printer screen file folder photo video song movie game team
+    match club gym class course exam test result results subscription balance order""".split()
+VERBS = """call send book pay fix check buy sell bring take leave find need want get make
+    cancel change move clean cook read write print sign return order pick drop meet ask
+    tell remind visit help finish start open close forget remember update share""".split()
+ADJECTIVES = """new old big small good bad late early quick long short last next first cheap
+    expensive broken spare blue red green free busy quiet nice great weird usual""".split()
+SUBJECTS = ("I", "you", "we", "they", "he", "she", "it", "my {n}", "the {n}", "this {n}", "our {n}")
+AUXILIARIES = ("", "", "can", "will", "should", "must", "don't", "didn't", "can't",
+               "have to", "need to", "want to", "'ll", "am going to", "forgot to")  # fmt: skip
+OBJECTS = ("the {n}", "a {a} {n}", "my {n}s", "it", "them", "the {a} {n}", "some {n}s", "{n}")
+PLACE_PREPS = ("in", "at", "near", "from", "to")
+COMMON_PLACES = ["town", "home", "work", "school", "bed", "church", "hospital", "court", "time"]
+QUESTIONS = (
+    "Can you {v} the {n}?", "What are my {n}s?", "How do I {v} my {n}?", "Where is the {n}?",
+    "Did you {v} the {n}?", "Why is the {n} so {a}?", "Is the {n} {a}?", "Who has the {n}?",
+    "When does the {n} start?", "Could we {v} it on {d}?",
+)  # fmt: skip
+FIELD_LABELS = """Phone Fax Email E-mail Mobile Tel Cell Address IBAN SSN ATM DOB PIN Ref Notes
+    Subject Date Website Account Card Licence License Passport Order Invoice Total Due Status
+    Company Department Location Room Floor Office Home Work Emergency""".split()
+LANGUAGES = """English French German Spanish Italian Dutch Polish Latin Greek Arabic Chinese
+    Japanese Swedish Danish Norwegian Finnish Portuguese Russian Turkish Hindi""".split()
+LEADS = ("I watched", "we listened to", "she works at", "he studied", "they love", "I bought",
+         "studying", "a song by", "the film", "tickets for", "we joined", "I read", "a review of",
+         "an email from", "sponsored by", "He plays for", "I saw")  # fmt: skip
+
+
+def fill_natural_lead(rng: random.Random) -> str:
+    lead = rng.choice(LEADS)
+    return lead[:1].upper() + lead[1:] if rng.random() < 0.5 else lead
+
+
+UNITS = ("EUR", "GBP", "USD", "CHF", "eur", "kg", "km", "min", "pm", "am", "%")
+
+
+class _Draw:
+    """Random values from the lists, and invented names made from them."""
+
+    def __init__(
+        self, lists: NameLists, places: Gazetteer, common: list[str], rng: random.Random
+    ) -> None:
+        self.rng = rng
+        self.common = common
+        self.first = sorted(lists.first - lists.words)
+        self.first_words = sorted(lists.first & lists.words)  # "rose", "summer", "jack"
+        self.last = sorted(lists.last - lists.words)
+        self.words = sorted(w for w in lists.words if w.isalpha() and 3 <= len(w) <= 11)
+        self.cities = sorted(c for c in places.cities if c.replace(" ", "").isalpha())
+        self.countries = sorted(places.countries)
+        self._chain = _train_chain(self.first + self.last)
+        self._word_chain = _train_chain(self.common)
+
+    def word(self) -> str:
+        return self.rng.choice(self.common if self.rng.random() < 0.8 else self.words)
+
+    def given(self) -> str:
+        pick = self.rng.random()
+        if pick < 0.2:
+            return self.invent()
+        return self.rng.choice(self.first_words if pick < 0.3 else self.first)
+
+    def surname(self) -> str:
+        return self.invent() if self.rng.random() < 0.25 else self.rng.choice(self.last)
+
+    def invent(self, chain: dict[str, str] | None = None) -> str:
+        """A name-like word no list holds, from a character model of the lists (or a
+        word-like one, from a model of everyday words, with `chain=self.word_chain`)."""
+        rng = self.rng
+        out = "^^"
+        while len(out) < 14:
+            options = (chain or self._chain).get(out[-2:], "$")
+            char = rng.choice(options)
+            if char == "$":
+                break
+            out += char
+        return out[2:] if len(out) > 4 else self.invent(chain)
+
+    def unknown_word(self) -> str:
+        """A word-like word no dictionary holds (a dish, a brand, a new word)."""
+        return self.invent(self._word_chain)
+
+    def place(self) -> str:
+        if self.rng.random() < 0.2:
+            return self.rng.choice(self.countries)
+        return self.rng.choice(self.cities)
+
+
+def _train_chain(names: list[str]) -> dict[str, str]:
+    chain: dict[str, list[str]] = {}
+    for name in names:
+        padded = "^^" + name + "$"
+        for i in range(2, len(padded)):
+            chain.setdefault(padded[i - 2 : i], []).append(padded[i])
+    return {key: "".join(values) for key, values in chain.items()}
+
+
+def _case(value: str, style: str) -> str:
+    if style == "lower":
+        return value.lower()
+    if style == "upper":
+        return value.upper()
+    return " ".join(part[:1].upper() + part[1:] for part in value.split(" "))
+
+
+class _Frames:
+    """Each method returns one example; `corpus` picks among them."""
+
+    def __init__(self, draw: _Draw) -> None:
+        self.d = draw
+        self.rng = draw.rng
+
+    # Values -------------------------------------------------------------------
+    def person(self, style: str | None = None) -> str:
+        rng, d = self.rng, self.d
+        style = style or rng.choices(("title", "lower", "upper"), (0.78, 0.18, 0.04))[0]
+        shape = rng.random()
+        if shape < 0.3:
+            value = d.given()
+        elif shape < 0.4:
+            value = f"{d.given()} {rng.choice('ABCDEFGHJKLMNPRSTW')}. {d.surname()}"
+        elif shape < 0.47:
+            value = f"{d.given()} {d.given()} {d.surname()}"
+        else:
+            value = f"{d.given()} {d.surname()}"
+        return _case(value, style)
+
+    def place(self) -> str:
+        return _case(self.d.place(), "lower" if self.rng.random() < 0.15 else "title")
+
+    def street(self) -> str:
+        rng, d = self.rng, self.d
+        number = str(rng.randint(1, 300))
+        name = (d.surname() if rng.random() < 0.5 else d.word()).capitalize()
+        pick = rng.random()
+        if pick < 0.45:
+            value = f"{number} {name} {rng.choice(STREET_TYPES)}"
+        elif pick < 0.7:
+            value = f"{name}{rng.choice(STREET_SUFFIXES)} {number}"
+        elif pick < 0.85:
+            value = f"{rng.choice(STREET_PREFIXES)} {name} {number}"
+        else:
+            value = f"{name} {number}"
+        return value.lower() if rng.random() < 0.1 else value
+
+    def ordinary(self, count: int = 1, capital: bool = False) -> str:
+        words = [self.d.word() for _ in range(count)]
+        if capital:
+            words[0] = words[0].capitalize()
+        return " ".join(words)
+
+    def tail(self) -> Example:
+        rng = self.rng
+        pick = rng.random()
+        if pick < 0.3:
+            return [(f" about the {self.ordinary()}", "O")]
+        if pick < 0.45:
+            return [(f" on {rng.choice(WEEKDAYS)}", "O")]
+        if pick < 0.6:
+            return [
+                (
+                    f" on +{rng.randint(1, 49)} {rng.randint(100, 999)} {rng.randint(1000, 9999)}",
+                    "O",
+                )
+            ]
+        if pick < 0.75:
+            return [(f" {self.ordinary(rng.randint(1, 4))}", "O")]
+        return [(rng.choice((".", "!", "", "?", " tomorrow", " later")), "O")]
+
+    # Frames with people --------------------------------------------------------
+    def call(self) -> Example:
+        verb = self.rng.choice(CALL_VERBS) + " "
+        if self.rng.random() < 0.25:  # "call me back", "ask the landlord"
+            other = self.rng.choice(
+                ("me", "him", "her", "them", "us", "you", "it", "the {n}", "my {n}")
+            )
+            return [(verb + other.format(n=self.rng.choice(NOUNS)), "O"), *self.tail()]
+        return [(verb, "O"), (self.person(), "PER"), *self.tail()]
+
+    def preposition(self) -> Example:
+        lead = self.ordinary(self.rng.randint(1, 3), capital=self.rng.random() < 0.6)
+        prep = self.rng.choice(PREPOSITIONS)
+        if self.rng.random() < 0.25:
+            other = self.rng.choice(("me", "him", "her", "them", "us", "you", "it", "the {n}"))
+            return [(f"{lead} {prep} " + other.format(n=self.rng.choice(NOUNS)), "O"), *self.tail()]
+        return [(f"{lead} {prep} ", "O"), (self.person(), "PER"), *self.tail()]
+
+    def subject(self) -> Example:
+        verb = self.rng.choice(PERSON_VERBS)
+        return [(self.person(), "PER"), (f" {verb} {self.ordinary(2)}", "O"), *self.tail()]
+
+    def possessive(self) -> Example:
+        return [(self.person(), "PER"), (f"'s {self.ordinary()}", "O"), *self.tail()]
+
+    def letter(self) -> Example:
+        rng = self.rng
+        return [
+            (rng.choice(GREETINGS) + " ", "O"),
+            (self.person(), "PER"),
+            (f",\n\n{self.ordinary(5, capital=True)}.\n\n{rng.choice(CLOSINGS)}\n", "O"),
+            (self.person(), "PER"),
+        ]
+
+    def chat(self) -> Example:
+        rng = self.rng
+        stamp = (
+            f"[{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}] " if rng.random() < 0.5 else ""
+        )
+        return [(stamp, "O"), (self.person(), "PER"), (": " + self.ordinary(4), "O")]
+
+    def honorific(self) -> Example:
+        return [(self.rng.choice(TITLES) + " ", "O"), (self.person(), "PER"), *self.tail()]
+
+    def field(self) -> Example:
+        return [(self.rng.choice(FIELDS) + ": ", "O"), (self.person(), "PER")]
+
+    def relation(self) -> Example:
+        rel = self.rng.choice(RELATIONS)
+        if self.rng.random() < 0.5:
+            return [(f"my {rel} ", "O"), (self.person(), "PER"), *self.tail()]
+        return [(self.person(), "PER"), (f" ({rel})", "O"), *self.tail()]
+
+    def people_list(self) -> Example:
+        out: Example = []
+        joiner = self.rng.choice((", ", "\n- ", "; ", " and "))
+        for i in range(self.rng.randint(2, 4)):
+            out += [(joiner if i else "", "O"), (self.person(), "PER")]
+        return out
+
+    def title_person(self) -> Example:
+        rng = self.rng
+        pick = rng.random()
+        if pick < 0.35:
+            return [(self.person(), "PER")]
+        if pick < 0.6:
+            return [(self.person(), "PER"), (f" - {self.ordinary()}", "O")]
+        return [(self.ordinary(1, capital=True) + " for ", "O"), (self.person(), "PER")]
+
+    def tag(self) -> Example:
+        rng, d = self.rng, self.d
+        sep = rng.choice(("-", "_", "."))
+        value = f"{d.given()}{sep}{d.surname()}".lower()
+        lead = rng.choice(("#", "@", "Tags: #", "see ", "", "[["))
+        return [(lead, "O"), (value, "PER"), (rng.choice(("", " #" + d.word(), "]]")), "O")]
+
+    # Places and addresses ------------------------------------------------------
+    def travel(self) -> Example:
+        rng = self.rng
+        lead = rng.choice(
+            ("in", "to", "from", "near", "Trip to", "flight to", "moved to", "back in")
+        )
+        if rng.random() < 0.3:
+            lead = self.ordinary(rng.randint(1, 2), capital=True) + " " + lead
+        return [(lead + " ", "O"), (self.place(), "LOC"), *self.tail()]
+
+    def place_pair(self) -> Example:
+        return [
+            (self.place(), "LOC"),
+            (", ", "O"),
+            (_case(self.d.rng.choice(self.d.countries), "title"), "LOC"),
+        ]
+
+    def address(self) -> Example:
+        rng = self.rng
+        lead = rng.choice(("lives at ", "Address: ", "", "at ", "still lives on ", "sent to "))
+        sep = rng.choice((", ", "\n"))
+        postcode = str(rng.randint(1000, 99999))
+        return [
+            (lead, "O"),
+            (self.street(), "ADDR"),
+            (sep, "O"),
+            (postcode, "ADDR"),
+            (" ", "O"),
+            (self.place(), "LOC"),
+        ]
+
+    # Ordinary text -------------------------------------------------------------
+    def title_plain(self) -> Example:
+        rng = self.rng
+        pick = rng.random()
+        pick_word = rng.random()
+        if pick_word < 0.25:
+            word = self.d.rng.choice(self.d.first_words).capitalize()
+        elif pick_word < 0.4:
+            word = self.d.unknown_word().capitalize()
+        else:
+            word = self.ordinary(1, capital=True)
+        if pick < 0.25:
+            return [(word, "O")]
+        if pick < 0.5:
+            return [(f"{word} {self.ordinary()}", "O")]
+        if pick < 0.6:
+            return [(f"{word} on {rng.choice(WEEKDAYS)}", "O")]
+        if pick < 0.7:
+            return [(f"{word} {rng.randint(2, 900)} {rng.choice(UNITS)}", "O")]
+        if pick < 0.8:
+            return [(f"{rng.choice(('#', '##', '-', '*'))} {word} {self.ordinary()}", "O")]
+        if pick < 0.9:
+            return [(f"#{self.d.word()}-{self.d.word()}", "O")]
+        return [(f"{word} {rng.choice(ORG_WORDS)}", "O")]
+
+    def natural(self) -> Example:
+        """A sentence of everyday English, sometimes with a person or place in it."""
+        rng = self.rng
+
+        def fill(pattern: str) -> str:
+            return pattern.format(
+                n=rng.choice(NOUNS), v=rng.choice(VERBS), a=rng.choice(ADJECTIVES),
+                d=rng.choice(WEEKDAYS),
+            )  # fmt: skip
+
+        def inflect(verb: str) -> str:
+            ending = rng.choice(("", "", "s", "ed", "ing"))
+            return (verb[:-1] if verb.endswith("e") and ending in ("ed", "ing") else verb) + ending
+
+        if rng.random() < 0.25:
+            out: Example = [(fill(rng.choice(QUESTIONS)), "O")]
+        else:
+            out = []
+            if rng.random() < 0.25:
+                out.append((self.person(), "PER"))
+            else:
+                out.append((fill(rng.choice(SUBJECTS)), "O"))
+            aux = rng.choice(AUXILIARIES)
+            verb = inflect(rng.choice(VERBS)) if not aux else rng.choice(VERBS)
+            out.append(
+                ((" " + aux if aux and not aux.startswith("'") else aux) + " " + verb + " ", "O")
+            )
+            if rng.random() < 0.2:
+                out.append((self.person(), "PER"))
+            else:
+                out.append((fill(rng.choice(OBJECTS)), "O"))
+            pick = rng.random()
+            if pick < 0.2:
+                out += [(f" {rng.choice(PLACE_PREPS)} ", "O"), (self.place(), "LOC")]
+            elif pick < 0.32:  # "in an hour", "to town", "at the door"
+                det = rng.choice(("the ", "a ", "an ", "my ", "this ", "", "our "))
+                out.append(
+                    (f" {rng.choice(PLACE_PREPS)} {det}{rng.choice(NOUNS + COMMON_PLACES)}", "O")
+                )
+            elif pick < 0.4:
+                out.append((f" {rng.choice(PREPOSITIONS)} the {rng.choice(NOUNS)}", "O"))
+            elif pick < 0.5:
+                out.append((f" on {rng.choice(WEEKDAYS)}", "O"))
+            out.append((rng.choice((".", "", "!", " lol", " tomorrow.")), "O"))
+        style = rng.random()
+        if style < 0.15:
+            out = [(piece.lower(), label) for piece, label in out]
+        elif style < 0.18:
+            out = [(piece.upper(), label) for piece, label in out]
+        elif out[0][1] == "O":
+            out[0] = (out[0][0][:1].upper() + out[0][0][1:], "O")
+        return out
+
+    def heading(self) -> Example:
+        """A heading in title case or capitals: every word capitalised, none a name."""
+        rng = self.rng
+        words = [self.d.rng.choice(self.d.common) for _ in range(rng.randint(2, 6))]
+        small = {"of", "the", "and", "a", "to", "in", "for", "on", "with", "you're"}
+        words = [
+            w if (i and w in small and rng.random() < 0.5) else w.capitalize()
+            for i, w in enumerate(words)
+        ]
+        if rng.random() < 0.3:
+            words.insert(
+                rng.randrange(len(words)), rng.choice(("Of", "The", "And", "For", "Your", "My"))
+            )
+        if rng.random() < 0.15:
+            words.insert(
+                0, "".join(rng.choice("ABCDEFGHIJKLMNOPRSTUVW") for _ in range(rng.randint(2, 4)))
+            )
+        text = " ".join(words)
+        return [(text.upper() if rng.random() < 0.1 else text, "O")]
+
+    def proper_things(self) -> Example:
+        """A sentence naming things with capitals (a band, a film, a language, a company,
+        a title): capitalised words in mid-sentence that are not people or places."""
+        rng, d = self.rng, self.d
+        things = [
+            w.capitalize() for w in (d.rng.choice(d.common) for _ in range(rng.randint(1, 3)))
+        ]
+        pick = rng.random()
+        if pick < 0.3:
+            thing = (
+                " ".join(things)
+                + " "
+                + rng.choice(
+                    ORG_WORDS
+                    + ["Orchestra", "University", "Union", "Club", "TV", "Band", "Records"]
+                )
+            )
+        elif pick < 0.5:
+            thing = "the " + " ".join(things)
+        elif pick < 0.65:
+            thing = rng.choice(LANGUAGES)
+        else:
+            thing = " ".join(things)
+        lead = fill_natural_lead(rng)
+        day = " on " + rng.choice(WEEKDAYS)
+        return [
+            (
+                f"{lead} {thing}{rng.choice(('.', '', ' again', ' last year', day))}",
+                "O",
+            )
+        ]
+
+    def label(self) -> Example:
+        """A field label and its value, or a label alone: labels are not names."""
+        rng = self.rng
+        label = rng.choice(FIELD_LABELS)
+        label = label.upper() if rng.random() < 0.15 else label
+        pick = rng.random()
+        if pick < 0.3:
+            value = f"+{rng.randint(1, 49)} {rng.randint(10, 999)} {rng.randint(100000, 9999999)}"
+        elif pick < 0.5:
+            value = f"{self.d.word()}@{self.d.word()}.com"
+        elif pick < 0.7:
+            return [(f"{label}: ", "O"), (self.person(), "PER")]
+        else:
+            value = f"{rng.choice(('see', 'ask', 'none', 'n/a', 'TBC', 'pending'))}"
+        return [(f"{label}{rng.choice((': ', ' - ', ' '))}{value}", "O")]
+
+    def sentence_plain(self) -> Example:
+        rng = self.rng
+        text = self.ordinary(rng.randint(3, 9), capital=rng.random() < 0.8)
+        if rng.random() < 0.3:
+            text += f" on {rng.choice(WEEKDAYS)} {rng.randint(1, 28)} {rng.choice(MONTHS)}"
+        return [(text + rng.choice((".", "", "!")), "O")]
+
+
+def corpus(
+    lists: NameLists, places: Gazetteer, common: list[str], count: int, seed: int
+) -> list[Example]:
+    """`count` labelled examples, drawn deterministically from `seed`.
+
+    `common` are everyday words (most ordinary words are drawn from them, the rest from
+    the whole dictionary, most of which no note ever uses).
+    """
+    rng = random.Random(seed)
+    frames = _Frames(_Draw(lists, places, sorted(common), rng))
+    weighted: list[tuple[Callable[[], Example], float]] = [
+        (frames.call, 3), (frames.preposition, 3), (frames.subject, 3), (frames.possessive, 1),
+        (frames.letter, 1), (frames.chat, 2), (frames.honorific, 1), (frames.field, 1),
+        (frames.relation, 1), (frames.people_list, 1), (frames.title_person, 2),
+        (frames.tag, 1), (frames.travel, 2), (frames.place_pair, 1), (frames.address, 2),
+        (frames.title_plain, 6), (frames.sentence_plain, 2), (frames.natural, 12),
+        (frames.heading, 3), (frames.label, 2),
+        (frames.proper_things, 3),
+    ]  # fmt: skip
+    makers = [maker for maker, _ in weighted]
+    weights = [weight for _, weight in weighted]
+    out = []
+    for _ in range(count):
+        example = rng.choices(makers, weights)[0]()
+        if rng.random() < 0.25:  # two frames on one line or two lines
+            example = (
+                example + [(rng.choice((" ", "\n", ". ")), "O")] + rng.choices(makers, weights)[0]()
+            )
+        out.append([(piece, label) for piece, label in example if piece])
+    return out

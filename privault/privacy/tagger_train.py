@@ -1,0 +1,137 @@
+"""Train the name tagger (`privault.privacy.tagger`) on its generated corpus.
+
+    python -m privault.privacy.tagger_train [--count 60000] [--epochs 4] [--write]
+
+Multinomial logistic regression over the tagger's hashed features, fitted with AdaGrad in
+mini-batches of shuffled tokens, everything seeded: the same lists and numpy give the same
+weights. On two cores the default corpus takes about a minute. `--write` stores the
+weights as `tagger_weights.bin` beside the module (float16: the model does not need more)
+and prints the sha256 to pin as `WEIGHTS_SHA256`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import time
+import zlib
+from typing import Any
+
+from privault.privacy import tagger
+from privault.privacy.names import load_name_lists
+from privault.privacy.places import load_gazetteer
+from privault.privacy.tagger_corpus import Example, corpus
+
+DEFAULT_COUNT = 60000
+DEFAULT_EPOCHS = 4
+SEED = 37
+BATCH = 4096
+RATE = 0.3
+L2 = 3e-5
+
+
+def labelled(example: Example) -> tuple[str, list[tagger.Token], list[int]]:
+    """The text of `example`, its tokens and each token's label index."""
+    text = "".join(piece for piece, _ in example)
+    marks = [0] * len(text)
+    position = 0
+    for piece, label in example:
+        if label != "O":
+            marks[position : position + len(piece)] = [tagger.LABELS.index(label)] * len(piece)
+        position += len(piece)
+    tokens = tagger.tokenize(text)
+    return text, tokens, [marks[token.start] for token in tokens]
+
+
+def matrices(examples: list[Example]) -> tuple[Any, Any]:
+    """Feature indices (tokens x features) and labels of every token of `examples`."""
+    import numpy as np
+
+    lex = tagger.lexicon()
+    rows: list[list[int]] = []
+    labels: list[int] = []
+    for example in examples:
+        text, tokens, marks = labelled(example)
+        rows.extend(tagger.features(text, tokens, lex))
+        labels.extend(marks)
+    return np.asarray(rows, dtype=np.int64), np.asarray(labels, dtype=np.int64)
+
+
+def train(features: Any, labels: Any, epochs: int, seed: int = SEED) -> Any:
+    """Weights (BUCKETS x labels) fitted to `features` and `labels`."""
+    import numpy as np
+
+    classes = len(tagger.LABELS)
+    weights = np.zeros((tagger.BUCKETS, classes), dtype=np.float64)
+    squares = np.full((tagger.BUCKETS, classes), 1e-8)
+    rng = np.random.default_rng(seed)
+    width = features.shape[1]
+    for _ in range(epochs):
+        order = rng.permutation(len(labels))
+        for first in range(0, len(order), BATCH):
+            batch = order[first : first + BATCH]
+            index = features[batch]
+            scores = weights[index].sum(axis=1)
+            scores -= scores.max(axis=1, keepdims=True)
+            probs = np.exp(scores)
+            probs /= probs.sum(axis=1, keepdims=True)
+            probs[np.arange(len(batch)), labels[batch]] -= 1.0
+            flat = index.ravel()
+            used = np.unique(flat)
+            gradient = np.zeros((len(used), classes))
+            where = np.searchsorted(used, flat)
+            for label in range(classes):
+                gradient[:, label] = np.bincount(
+                    where, weights=np.repeat(probs[:, label], width), minlength=len(used)
+                )
+            gradient = gradient / len(batch) + L2 * weights[used]
+            squares[used] += gradient**2
+            weights[used] -= RATE * gradient / np.sqrt(squares[used])
+    return weights.astype(np.float32)
+
+
+def common_words() -> list[str]:
+    """Everyday English words: the lower-case words of the small spaCy pipeline's
+    vocabulary (built from its training text) that are dictionary words or inflections
+    of one ("felines")."""
+    lists = load_name_lists()
+    lex = tagger.lexicon()
+    return sorted(
+        w
+        for w in tagger.spacy_vocabulary()
+        if lex.flags(w)[2] in "Ww" and (w in lists.words or w not in lists.first)
+    )
+
+
+def build(count: int = DEFAULT_COUNT, epochs: int = DEFAULT_EPOCHS, seed: int = SEED) -> Any:
+    """The weights trained on a corpus of `count` examples."""
+    examples = corpus(load_name_lists(), load_gazetteer(), common_words(), count, seed)
+    features, labels = matrices(examples)
+    return train(features, labels, epochs, seed)
+
+
+def serialise(weights: Any) -> bytes:
+    """The weights as the shipped file's bytes: little-endian float16, zlib-compressed
+    (the model needs no more precision; no archive format, so no timestamps)."""
+    return zlib.compress(weights.astype("<f2").tobytes(), 9)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point: train, report, optionally write the weights."""
+    parser = argparse.ArgumentParser(prog="python -m privault.privacy.tagger_train")
+    parser.add_argument("--count", type=int, default=DEFAULT_COUNT)
+    parser.add_argument("--epochs", type=int, default=DEFAULT_EPOCHS)
+    parser.add_argument("--write", action="store_true", help="store the weights in the package")
+    args = parser.parse_args(argv)
+    started = time.process_time()
+    data = serialise(build(args.count, args.epochs))
+    print(f"trained in {time.process_time() - started:.1f} s CPU; {len(data)} bytes")
+    print(f"sha256 {hashlib.sha256(data).hexdigest()}")
+    if args.write:
+        tagger.WEIGHTS_FILE.write_bytes(data)
+        print(f"wrote {tagger.WEIGHTS_FILE}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

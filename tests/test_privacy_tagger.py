@@ -1,0 +1,165 @@
+"""The learned name tagger: what it finds and leaves, how it judges guesses, its weights."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from privault.errors import ModelError
+from privault.privacy import PolicySet, tagger
+from privault.privacy.detector import Detector, DetectorConfig
+from privault.privacy.gate import Gate
+from privault.privacy.tagger_train import build, labelled, serialise
+from privault.spans import Span
+
+STANDARD = PolicySet.load().resolve("standard")
+
+
+def _found(text: str) -> set[tuple[str, str]]:
+    return {(text[s.start : s.end], s.kind) for s in tagger.load_tagger().spans(text)}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # people spaCy calls a company or a place, and names no list holds
+        ("Call Ilsabet Marrowgate on +44 20 7946 0958", {("Ilsabet Marrowgate", "PERSON")}),
+        ("Helen Okafor", {("Helen Okafor", "PERSON")}),
+        ("Lunch with Helen Okafor on Friday", {("Helen Okafor", "PERSON")}),
+        # lower case, and a name written as a tag (masked whole)
+        ("lunch with ottoline vargasz", {("ottoline vargasz", "PERSON")}),
+        ("Tags: #oriel-fenwhistle #garden", {("oriel-fenwhistle", "PERSON")}),
+        # places and streets by the words around them
+        ("Trip to Lisbon", {("Lisbon", "LOCATION")}),
+        (
+            "lives at 12 Hayward Walk, Kenosha",
+            {("12 Hayward Walk", "ADDRESS"), ("Kenosha", "LOCATION")},
+        ),
+    ],
+)
+def test_the_tagger_finds_names_by_the_words_around_them(
+    text: str, expected: set[tuple[str, str]]
+) -> None:
+    assert _found(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a capitalised word starting a title is not a name for being first
+        "Plain note about gardening",
+        "Plumber invoice",
+        "Garden",
+        "Biopsy results",
+        "Rate 12 EUR",
+        "Babysitter\nRate 12 EUR per hour, Tuesdays",
+        "Rose garden",
+        "Summer plans",
+        # function words, labels, days and months never are
+        "Call me back when you can",
+        "See you in March, the plan is in the drawer.",
+        "Phone: 555 0199",
+    ],
+)
+def test_the_tagger_leaves_ordinary_titles_and_lines_alone(text: str) -> None:
+    assert _found(text) == set()
+
+
+def _span(text: str, value: str, kind: str, source: str, score: float = 0.8) -> Span:
+    start = text.index(value)
+    return Span(start, start + len(value), kind, score, source)
+
+
+@pytest.mark.parametrize(
+    ("text", "span", "kept"),
+    [
+        # a guess the words around it say is an ordinary word is dropped
+        ("Plumber invoice", ("Plumber", "LOCATION", "ner"), False),
+        ("Biopsy results", ("Biopsy", "PERSON", "propn"), False),
+        # a weak guess needs only the tagger to think it more likely a word than not
+        ("Lasagne on Friday", ("Lasagne", "PERSON", "propn", 0.45), False),
+        # evidence other than a guess is never dropped
+        ("Plumber invoice", ("Plumber", "PERSON", "known"), True),
+        # a guess the tagger agrees with stays
+        ("Call Anna about the boiler", ("Anna", "PERSON", "ner"), True),
+        # a "place" inside a name the tagger found is the person's name, masked as one
+        ("Lunch with Helen Okafor", ("Helen Okafor", "LOCATION", "ner"), False),
+    ],
+)
+def test_the_tagger_judges_guessed_spans(
+    text: str, span: tuple[str, str, str] | tuple[str, str, str, float], kept: bool
+) -> None:
+    guess = _span(text, *span)
+    judged = tagger.load_tagger().judge(text, [guess, *tagger.load_tagger().spans(text)])
+    assert (guess in judged) is kept
+
+
+@pytest.mark.real
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        ("Plain note about gardening", "Plain note about gardening"),
+        ("Plumber invoice", "Plumber invoice"),
+        ("Garden", "Garden"),
+        ("Biopsy results", "Biopsy results"),
+        ("Lasagne on Friday", "Lasagne on Friday"),
+        ("Babysitter\nRate 12 EUR per hour", "Babysitter\nRate 12 EUR per hour"),
+        ("Call Ilsabet Marrowgate on +44 20 7946 0958", "Call <PERSON_1> on <PHONE_NUMBER_1>"),
+        ("Helen Okafor", "<PERSON_1>"),
+        ("Met marguerite and ottoline vargasz", "Met <PERSON_1> and <PERSON_2>"),
+        ("Tags: #oriel-fenwhistle #garden", "Tags: #<PERSON_1> #garden"),
+    ],
+)
+def test_titles_and_lines_are_redacted_by_kind_under_standard(text: str, redacted: str) -> None:
+    detector = Detector(DetectorConfig.build([STANDARD]))
+    assert Gate(STANDARD).apply(text, detector.detect(text)).text == redacted
+
+
+def test_the_shipped_weights_are_the_pinned_ones() -> None:
+    data = tagger.WEIGHTS_FILE.read_bytes()
+    assert hashlib.sha256(data).hexdigest() == tagger.WEIGHTS_SHA256
+
+
+def test_altered_or_unreadable_weights_are_refused(tmp_path: Path) -> None:
+    good = tagger.WEIGHTS_FILE.read_bytes()
+    altered = tmp_path / "altered.bin"
+    altered.write_bytes(good[:-1] + bytes([good[-1] ^ 1]))
+    with pytest.raises(ModelError, match="altered or partial"):
+        tagger.load_tagger(altered, tagger.WEIGHTS_SHA256)
+    with pytest.raises(ModelError, match="cannot read"):
+        tagger.load_tagger(tmp_path / "missing.bin", tagger.WEIGHTS_SHA256)
+    junk = b"not a weight file"
+    with pytest.raises(ModelError, match="cannot load"):
+        tagger.parse_weights(junk)
+    short = serialise(tagger.parse_weights(good)[:1000])
+    with pytest.raises(ModelError, match="wrong size"):
+        tagger.parse_weights(short)
+
+
+def test_a_detector_whose_tagger_cannot_load_refuses_to_detect(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken() -> tagger.Tagger:
+        raise ModelError("the name tagger's weights are altered or partial; reinstall")
+
+    monkeypatch.setattr("privault.privacy.detector.load_tagger", broken)
+    with pytest.raises(ModelError):
+        Detector(DetectorConfig.build([STANDARD])).load()
+
+
+def test_training_is_deterministic_and_learns_the_corpus() -> None:
+    first = serialise(build(count=300, epochs=1))
+    assert serialise(build(count=300, epochs=1)) == first
+    assert tagger.parse_weights(first).shape == (tagger.BUCKETS, len(tagger.LABELS))
+
+
+def test_corpus_examples_are_labelled_token_by_token() -> None:
+    text, tokens, marks = labelled(
+        [("Call ", "O"), ("Ann Lee", "PER"), (" in ", "O"), ("Oslo", "LOC")]
+    )
+    assert text == "Call Ann Lee in Oslo"
+    assert [(t.text, tagger.LABELS[m]) for t, m in zip(tokens, marks, strict=True)] == [
+        ("Call", "O"), ("Ann", "PER"), ("Lee", "PER"), ("in", "O"), ("Oslo", "LOC"),
+    ]  # fmt: skip
