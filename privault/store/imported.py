@@ -1,4 +1,4 @@
-"""Rows of `imported_items` and `imported_links` (see migration 13): what an import of
+"""Rows of `imported_items` and `imported_links` (see migration 14): what an import of
 another app's export wrote, so the next import of it updates, skips and never duplicates."""
 
 from __future__ import annotations
