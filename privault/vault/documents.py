@@ -364,6 +364,7 @@ class VaultDocuments:
             )
         )
         finder = Finder.of(self._context, reading)
+        reading.prefetch_documents(doc.id for doc in found)
         listed = tuple(finder.listing(reading, doc, with_source=caller.is_owner) for doc in found)
         return DocumentList(listed, reading.privacy())
 
