@@ -39,7 +39,7 @@ from privault.models.handles import local_chat
 from privault.models.llama import LlamaChat
 from privault.store.connection import connect
 from privault.store.migrations import migrate
-from privault.vault.context import DEFAULT_ASK_BUDGET
+from privault.vault.bounds import DEFAULT_ASK_BUDGET
 
 DEFAULT_MODELS = "smollm2-135m,qwen2.5-coder-0.5b,qwen2.5-coder-1.5b"
 MAX_TOKENS = 48

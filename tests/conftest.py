@@ -20,7 +20,7 @@ pytest.register_assert_rewrite("tests.web_browser")
 REAL_MODELS = Path(os.environ.get("PRIVAULT_MODELS", Path.home() / ".privault" / "models"))
 # Seconds a test marked `real` or `browser` may take (the default is pyproject's `timeout`):
 # loading a chat model or starting Chromium on a busy 2-core machine takes a while.
-REAL_TIMEOUT = 600
+REAL_TIMEOUT = 900
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -1,8 +1,9 @@
-"""The Python API's public names, listed: one appears or disappears only on purpose.
+"""The public names, listed: one appears or disappears only on purpose.
 
 A name added to `privault`, `privault.vault`, the `Vault` or one of its facades is a promise
-to every program that imports it; a name taken away breaks them. This test lists them all,
-so either change shows up in review with this list and CHANGELOG.md beside it.
+to every program that imports it; a name taken away breaks them. So is a key of an MCP
+tool's reply, for every agent that reads it. This test lists them all, so either change
+shows up in review with this list and CHANGELOG.md beside it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 import privault
 import privault.vault
 from privault.vault import Vault
+from tests.helpers import mcp_session
 
 # Names a module binds for its own use (`from __future__ import annotations`, typing).
 PLUMBING = {"annotations", "TYPE_CHECKING", "Any"}
@@ -182,6 +184,67 @@ FACADE_NAMES = {
     ],
 }
 
+# Every MCP tool an agent with write access sees, and the top-level keys of its reply.
+MCP_REPLY_KEYS = {
+    "ack_reminder": ["held_back", "mode", "policy", "reminder", "withheld_sections"],
+    "ask_memory": [
+        "answer",
+        "citations",
+        "followup",
+        "held_back",
+        "mode",
+        "model",
+        "policy",
+        "refused",
+    ],
+    "cancel_watch": ["held_back", "mode", "policy", "watch", "withheld_sections"],
+    "confirm_statement": ["held_back", "mode", "policy", "statement", "withheld_sections"],
+    "dispute_statements": ["held_back", "mode", "policy", "statements", "withheld_sections"],
+    "invalidate_statement": ["held_back", "mode", "policy", "statement", "withheld_sections"],
+    "list_entities": ["entities", "held_back", "mode", "policy", "withheld_sections"],
+    "list_reminders": ["held_back", "mode", "policy", "reminders", "withheld_sections"],
+    "list_shelves": ["can_write", "shelves"],
+    "list_watches": ["held_back", "mode", "policy", "watches", "withheld_sections"],
+    "memory_context": [
+        "budget",
+        "dropped",
+        "held_back",
+        "mode",
+        "policy",
+        "query",
+        "sections",
+        "text",
+        "used_tokens",
+        "withheld_sections",
+    ],
+    "memory_forget": ["doc_id", "forgotten"],
+    "memory_read": [
+        "breadcrumb",
+        "children",
+        "created_at",
+        "doc_id",
+        "held_back",
+        "kind",
+        "mode",
+        "node_id",
+        "policy",
+        "shelf",
+        "text",
+        "title",
+        "untrusted",
+        "withheld_sections",
+    ],
+    "memory_search": ["held_back", "mode", "policy", "query", "results", "withheld_sections"],
+    "memory_tree": ["document", "documents"],
+    "query_statements": ["held_back", "mode", "policy", "statements", "withheld_sections"],
+    "remember": ["doc_id", "sections", "status", "title"],
+    "revise_statement": ["held_back", "mode", "policy", "statement", "withheld_sections"],
+    "statement_history": ["held_back", "mode", "policy", "statements", "withheld_sections"],
+    "supersede_statement": ["held_back", "mode", "policy", "statement", "withheld_sections"],
+    "watch": ["held_back", "mode", "policy", "watch", "withheld_sections"],
+    "write_statement": ["held_back", "mode", "policy", "statement", "withheld_sections"],
+}
+
 
 def _public(names: Any) -> list[str]:
     return sorted(name for name in names if not name.startswith("_"))
@@ -225,3 +288,12 @@ def test_the_packages_offer_the_names_listed() -> None:
 def test_the_vault_and_its_facades_offer_the_names_listed(vault: Vault) -> None:
     assert _public(set(dir(Vault)) | set(vars(vault))) == VAULT_NAMES
     assert _facades(vault) == FACADE_NAMES
+
+
+def test_the_mcp_tools_and_their_reply_keys_are_listed(vault: Vault) -> None:
+    vault.agents.issue("claude")
+    listed = mcp_session(vault, "claude", lambda client: client.list_tools())
+    found = {
+        tool.name: sorted((tool.output_schema or {}).get("properties", {})) for tool in listed.tools
+    }
+    assert found == MCP_REPLY_KEYS

@@ -82,3 +82,17 @@ def test_a_document_is_read_in_one_reply(vault: Vault) -> None:
             alone.children,
         )
     assert "<PERSON_1>" in views[0].title and "Jane" not in views[-1].text
+
+
+def test_a_listing_and_a_context_pack_read_their_documents_once(vault: Vault) -> None:
+    with traced(vault) as two:
+        assert len(vault.docs(caller=AGENT, limit=2).documents) == 2
+    with traced(vault) as all_of_them:
+        assert len(vault.docs(caller=AGENT, limit=14).documents) == 14
+    assert len(two) == len(all_of_them)
+    with traced(vault) as small:
+        vault.context("hotel budget rooms", caller=AGENT, budget=100)
+    with traced(vault) as large:
+        pack = vault.context("hotel budget rooms", caller=AGENT, budget=2000)
+    assert len(pack.sections) > 5
+    assert len(large) == len(small) <= SEARCH_BUDGET

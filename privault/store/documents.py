@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from privault.store import sections
-from privault.store.connection import Connection, row, rows
+from privault.store.connection import Connection, in_batches, row, rows
 from privault.timeutil import to_iso
 
 
@@ -64,13 +64,23 @@ _DOC_COLUMNS = (
 )
 
 
-def _document(conn: Connection, data: dict[str, Any]) -> Document:
-    tags = tuple(
-        tag
-        for (tag,) in conn.execute(
-            "SELECT tag FROM document_tags WHERE doc_id = ? ORDER BY tag", (data["id"],)
-        )
-    )
+def _tags(conn: Connection, doc_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """Each document's tags, sorted, read for all of them at once."""
+    found: dict[str, list[str]] = {doc_id: [] for doc_id in doc_ids}
+    for batch, marks in in_batches(doc_ids):
+        for doc_id, tag in conn.execute(
+            f"SELECT doc_id, tag FROM document_tags WHERE doc_id IN ({marks}) ORDER BY tag",
+            batch,
+        ):
+            found[doc_id].append(tag)
+    return {doc_id: tuple(tags) for doc_id, tags in found.items()}
+
+
+def _document(
+    conn: Connection, data: dict[str, Any], tags: tuple[str, ...] | None = None
+) -> Document:
+    if tags is None:
+        tags = _tags(conn, [data["id"]])[data["id"]]
     return Document(
         id=data["id"],
         kind=data["kind"],
@@ -206,7 +216,8 @@ def list_documents(
         "ORDER BY created_at DESC, id LIMIT ?",
         (*params, limit),
     )
-    return [_document(conn, data) for data in found]
+    tags = _tags(conn, [data["id"] for data in found])
+    return [_document(conn, data, tags[data["id"]]) for data in found]
 
 
 def count_documents(conn: Connection, chosen: DocumentFilter) -> int:

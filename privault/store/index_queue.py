@@ -20,7 +20,7 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from privault.store.connection import Connection, first_column_in, write
+from privault.store.connection import IN_BATCH, Connection, first_column_in, write
 
 MAX_ATTEMPTS = 5  # recorded failures before a row is dead
 MAX_CLAIMS = 25  # leases without completion (workers killed on it) before it is dead
@@ -258,6 +258,28 @@ def pending_sections(conn: Connection, section_ids: Sequence[int]) -> set[int]:
     """Which of these sections still wait for their PII scan (queued or dead)."""
     sql = "SELECT section_id FROM index_queue WHERE section_id IN ({marks})"
     return {int(section_id) for section_id in first_column_in(conn, sql, section_ids)}
+
+
+def waiting(
+    conn: Connection, doc_ids: Sequence[str], section_ids: Sequence[int]
+) -> tuple[set[str], set[int]]:
+    """(`labels_pending(doc_ids)`, `pending_sections(section_ids)`), in one query when the
+    two lists fit one statement (a reply asks both at once)."""
+    if not doc_ids or not section_ids or len(doc_ids) + len(section_ids) > IN_BATCH:
+        return labels_pending(conn, doc_ids), pending_sections(conn, section_ids)
+    docs, sections = ",".join("?" * len(doc_ids)), ",".join("?" * len(section_ids))
+    labels: set[str] = set()
+    pending: set[int] = set()
+    for doc_id, section_id in conn.execute(
+        "SELECT doc_id, section_id FROM index_queue WHERE"
+        f" (section_id IS NULL AND doc_id IN ({docs})) OR section_id IN ({sections})",
+        [*doc_ids, *section_ids],
+    ):
+        if section_id is None:
+            labels.add(str(doc_id))
+        else:
+            pending.add(int(section_id))
+    return labels, pending
 
 
 def labels_pending(conn: Connection, doc_ids: Sequence[str]) -> set[str]:

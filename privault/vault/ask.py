@@ -34,12 +34,12 @@ from privault.privacy.policy import Policy
 from privault.spans import Span
 from privault.store import shelves
 from privault.timeutil import local_day
-from privault.vault.context import ASK_BUDGETS, DEFAULT_ASK_BUDGET, VaultContext
+from privault.vault.bounds import ASK_BUDGETS, DEFAULT_ASK_BUDGET, MAX_QUERY_CHARS
+from privault.vault.context import VaultContext
 from privault.vault.finding import Finder
 from privault.vault.privacy import PrivacyRuntime
 
 DEFAULT_CHAT_MODEL = "qwen2.5-coder-1.5b"
-MAX_QUESTION_CHARS = 2000
 
 
 class VaultAsk:
@@ -95,8 +95,8 @@ class VaultAsk:
         """Answer `question` for `caller`; see the module docstring for what is released."""
         if not question.strip():
             raise InputError("empty question")
-        if len(question) > MAX_QUESTION_CHARS:
-            raise InputError(f"the question is over {MAX_QUESTION_CHARS} characters")
+        if len(question) > MAX_QUERY_CHARS:
+            raise InputError(f"the question is over {MAX_QUERY_CHARS} characters")
         if not ASK_BUDGETS[0] <= budget <= ASK_BUDGETS[1]:
             raise InputError(f"budget must be between {ASK_BUDGETS[0]} and {ASK_BUDGETS[1]} tokens")
         context = self._context

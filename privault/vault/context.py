@@ -50,6 +50,8 @@ from privault.spans import Span
 from privault.store import shelves
 from privault.store.connection import Connection
 from privault.store.index_reads import Filters
+from privault.vault.bounds import ASK_BUDGETS as ASK_BUDGETS  # re-exported: defined in bounds
+from privault.vault.bounds import DEFAULT_ASK_BUDGET as DEFAULT_ASK_BUDGET
 from privault.vault.detection import DetectorFactory, SpanDetector
 from privault.vault.embedding import default_embedder
 from privault.vault.ingest import DEFAULT_MAX_NOTE_BYTES, check_shelf
@@ -61,13 +63,6 @@ if TYPE_CHECKING:
 DEFAULT_SHELF = "default"  # exists without a row or a document naming it
 _DETECTION_LOCK = threading.RLock()  # one spaCy pipeline per process: one detection at a time
 _KEPT_DETECTORS = 8  # detector versions kept (a new known entity makes a new version)
-# Tokens of memory the local model reads for one answer (`Vault.ask`, the CLI, the MCP
-# tool). A small model is distracted by more text as much as it is helped: on LoCoMo this
-# budget answers as well as twice as much in half the time (`benchmarks.ask --locomo`,
-# docs/benchmarks.md). Kept here, beside the settings every interface imports, so the
-# three defaults (and the bounds) cannot drift apart.
-DEFAULT_ASK_BUDGET = 300
-ASK_BUDGETS = (50, 8000)  # as `context` allows; more would not fit the model's context
 
 
 @dataclass(frozen=True)

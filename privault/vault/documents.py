@@ -21,6 +21,12 @@ from privault.store import documents, imported, sections
 from privault.store.connection import write
 from privault.timeutil import now_ms
 from privault.vault import ingest, writing
+from privault.vault.bounds import (
+    CONTEXT_BUDGETS,
+    DEFAULT_CONTEXT_BUDGET,
+    DEFAULT_SEARCH_LIMIT,
+    SEARCH_LIMITS,
+)
 from privault.vault.context import VaultContext
 from privault.vault.finding import Finder
 from privault.vault.ingest import Draft
@@ -196,7 +202,7 @@ class VaultDocuments:
         query: str,
         *,
         caller: Caller,
-        limit: int = 10,
+        limit: int = DEFAULT_SEARCH_LIMIT,
         shelf: str | None = None,
         kind: str | None = None,
         tag: str | None = None,
@@ -207,8 +213,9 @@ class VaultDocuments:
         """Hybrid search; whole sections (or excerpts of long ones), gated for the caller,
         plus statements that hold now (superseded ones too on request, labelled NOT current).
         """
-        if not 1 <= limit <= 100:
-            raise InputError("limit must be between 1 and 100")
+        low, high = SEARCH_LIMITS
+        if not low <= limit <= high:
+            raise InputError(f"limit must be between {low} and {high}")
         reading = self._context.privacy.reading(caller)
         filters = self._context.filters(
             caller, shelf=shelf, kind=kind, tag=tag, since=since, until=until
@@ -227,7 +234,7 @@ class VaultDocuments:
         query: str,
         *,
         caller: Caller,
-        budget: int = 1000,
+        budget: int = DEFAULT_CONTEXT_BUDGET,
         shelf: str | None = None,
         kind: str | None = None,
         tag: str | None = None,
@@ -239,8 +246,9 @@ class VaultDocuments:
 
         Tokens are counted with the embedder's tokenizer on the text as returned.
         """
-        if not 50 <= budget <= 100_000:
-            raise InputError("budget must be between 50 and 100000 tokens")
+        low, high = CONTEXT_BUDGETS
+        if not low <= budget <= high:
+            raise InputError(f"budget must be between {low} and {high} tokens")
         reading = self._context.privacy.reading(caller)
         filters = self._context.filters(
             caller, shelf=shelf, kind=kind, tag=tag, since=since, until=until
@@ -356,6 +364,7 @@ class VaultDocuments:
             )
         )
         finder = Finder.of(self._context, reading)
+        reading.prefetch_documents(doc.id for doc in found)
         listed = tuple(finder.listing(reading, doc, with_source=caller.is_owner) for doc in found)
         return DocumentList(listed, reading.privacy())
 

@@ -187,12 +187,18 @@ class Finder:
         hits = self.hits(query, filters, CANDIDATES, strong=True)
         rows = sections.sections_by_ids(self.conn, list({h.section_id for h in hits}))
         reading.prefetch(list(rows.values()))
-        spans = index_reads.chunk_spans(self.conn, [hit.chunk_id for hit in hits])
         count = self.embedder.count_tokens
+        short = {
+            sid for sid, row in rows.items() if count(row.text) <= packing.WHOLE_SECTION_TOKENS
+        }
+        # Where in a long section each hit sits (short sections are packed whole).
+        spans = index_reads.chunk_spans(
+            self.conn, [hit.chunk_id for hit in hits if hit.section_id not in short]
+        )
         pieces = []
         for hit in hits:
             section = rows[hit.section_id]
-            if count(section.text) <= packing.WHOLE_SECTION_TOKENS:
+            if hit.section_id in short:
                 pieces.append(packing.Piece(section.id, 0, len(section.text)))
             else:
                 start, end = spans[hit.chunk_id]

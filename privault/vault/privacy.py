@@ -361,18 +361,22 @@ class PrivacyRuntime:
             )
         return found
 
-    def document_facts(self, doc_ids: Sequence[str]) -> dict[str, DocumentFacts]:
-        """What gating these documents' texts needs besides their spans (`DocumentFacts`):
-        three queries for any number of documents."""
+    def document_facts(
+        self, doc_ids: Sequence[str], section_ids: Sequence[int] = ()
+    ) -> tuple[dict[str, DocumentFacts], set[int]]:
+        """What gating these documents' texts needs besides their spans (`DocumentFacts`),
+        and which of `section_ids` still wait for their PII scan: three queries for any
+        number of documents and sections."""
         overrides: dict[str, list[Override]] = {doc_id: [] for doc_id in doc_ids}
         for override in pii.list_overrides(self.conn, doc_ids):
             overrides[override.doc_id].append(override)
         labels = label_store.of_documents(self.conn, doc_ids)
-        pending = index_queue.labels_pending(self.conn, doc_ids)
-        return {
+        pending, sections_pending = index_queue.waiting(self.conn, doc_ids, section_ids)
+        facts = {
             doc_id: DocumentFacts(tuple(overrides[doc_id]), labels[doc_id], doc_id in pending)
             for doc_id in doc_ids
         }
+        return facts, sections_pending
 
     def section_spans(
         self, rows: Sequence[SectionRow], documents: Mapping[str, DocumentFacts]
@@ -406,7 +410,8 @@ class PrivacyRuntime:
 
     def _load_spans(self, section_ids: Sequence[int]) -> dict[int, list[Span]]:
         rows = list(section_store.sections_by_ids(self.conn, section_ids).values())
-        return self.section_spans(rows, self.document_facts(sorted({r.doc_id for r in rows})))
+        facts, _ = self.document_facts(sorted({r.doc_id for r in rows}))
+        return self.section_spans(rows, facts)
 
     def label_spans_of(self, doc_id: str, label: str) -> list[Span]:
         """A stored label's spans as readers apply them (overrides, known entities)."""
@@ -414,7 +419,8 @@ class PrivacyRuntime:
 
     def _load_label_spans(self, doc_id: str, label: str) -> list[Span]:
         author = section_store.document_authors(self.conn, [doc_id]).get(doc_id, "")
-        return self.label_spans(self.document_facts([doc_id])[doc_id], doc_id, label, author)
+        facts, _ = self.document_facts([doc_id])
+        return self.label_spans(facts[doc_id], doc_id, label, author)
 
     def status(self) -> PrivacyStatus:
         """Detector version and how many sections wait for a re-scan."""

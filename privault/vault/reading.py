@@ -120,7 +120,7 @@ class Reading:
         """Read the facts of many documents in one go (three queries, whatever the count)."""
         missing = list(dict.fromkeys(d for d in doc_ids if d not in self._documents))
         if missing:
-            self._documents.update(self._runtime.document_facts(missing))
+            self._documents.update(self._runtime.document_facts(missing)[0])
 
     def document(self, doc_id: str) -> DocumentFacts:
         """A document's facts (read now if no prefetch brought them)."""
@@ -132,9 +132,16 @@ class Reading:
         facts, in one batch."""
         missing = list({s.id: s for s in sections if s.id not in self._spans}.values())
         if missing:
-            self.prefetch_documents(s.doc_id for s in missing)
+            # The documents' facts and the sections' scan state come in one round.
+            docs = list(dict.fromkeys(s.doc_id for s in missing if s.doc_id not in self._documents))
+            ids = [s.id for s in missing]
+            if docs:
+                facts, pending = self._runtime.document_facts(docs, ids)
+                self._documents.update(facts)
+            else:
+                pending = self._runtime.pending_sections(ids)
+            self._pending.update(pending)
             self._spans.update(self._runtime.section_spans(missing, self._documents))
-            self._pending.update(self._runtime.pending_sections([s.id for s in missing]))
 
     def is_pending(self, section: SectionRow) -> bool:
         """Whether the section's PII scan has not run yet (it waits for the indexer)."""

@@ -29,7 +29,8 @@ from privault.store import documents
 from privault.store.connection import Connection, connect
 from privault.store.migrations import migrate
 from privault.vault.agents import VaultAgents, VaultAudit
-from privault.vault.context import DEFAULT_ASK_BUDGET, Engines, VaultContext, VaultSettings
+from privault.vault.bounds import DEFAULT_ASK_BUDGET
+from privault.vault.context import Engines, VaultContext, VaultSettings
 from privault.vault.detection import DetectorFactory
 from privault.vault.documents import VaultDocuments
 from privault.vault.indexing import VaultIndexing

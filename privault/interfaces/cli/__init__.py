@@ -58,7 +58,7 @@ COMMANDS = {
     **dict.fromkeys(("agents", "shelf", "audit", "mcp"), "agents"),
     "serve": "serve",
     "ui": "ui",
-    "models": "models",
+    **dict.fromkeys(("models", "doctor"), "models"),
     **dict.fromkeys(("export", "import", "sync"), "sync"),
     "demo": "demo",
 }

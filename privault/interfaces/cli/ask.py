@@ -16,7 +16,7 @@ from privault.interfaces.cli.common import (
     unsearchable_line,
 )
 from privault.interfaces.cli.terminal import styled
-from privault.vault.context import DEFAULT_ASK_BUDGET
+from privault.vault.bounds import DEFAULT_ASK_BUDGET
 
 
 def ask(

@@ -28,6 +28,7 @@ from privault.interfaces.cli.common import (
     warm_search,
 )
 from privault.interfaces.cli.terminal import styled
+from privault.vault.bounds import DEFAULT_CONTEXT_BUDGET, DEFAULT_SEARCH_LIMIT
 
 KindOption = Annotated[str | None, typer.Option("--kind", help="note, file, page or reminder.")]
 TagOption = Annotated[str | None, typer.Option("--tag", help="Only documents with this tag.")]
@@ -207,7 +208,9 @@ def _document_file(path: Path) -> bool:
 
 def search(
     query: Annotated[str, typer.Argument(help="Words or a question.")],
-    limit: Annotated[int, typer.Option("--limit", "-n", help="How many results.")] = 10,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", help="How many results.")
+    ] = DEFAULT_SEARCH_LIMIT,
     shelf: ShelfOption = None,
     kind: KindOption = None,
     tag: TagOption = None,
@@ -269,7 +272,7 @@ def search(
 
 def context(
     query: Annotated[str, typer.Argument(help="What the context is for.")],
-    budget: Annotated[int, typer.Option("--budget", help="Token budget.")] = 1000,
+    budget: Annotated[int, typer.Option("--budget", help="Token budget.")] = DEFAULT_CONTEXT_BUDGET,
     shelf: ShelfOption = None,
     kind: KindOption = None,
     tag: TagOption = None,

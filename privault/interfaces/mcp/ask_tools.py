@@ -16,7 +16,7 @@ from privault.caller import Caller
 from privault.interfaces.mcp.runtime import Outcome, ToolRuntime
 from privault.interfaces.mcp.tools import READ
 from privault.vault import Vault
-from privault.vault.context import ASK_BUDGETS, DEFAULT_ASK_BUDGET
+from privault.vault.bounds import ASK_BUDGETS, DEFAULT_ASK_BUDGET, MAX_QUERY_CHARS
 from privault.vault.results import Privacy
 
 
@@ -60,14 +60,19 @@ def register(server: MCPServer, runtime: ToolRuntime) -> None:
     @server.tool(annotations=READ)
     async def ask_memory(
         question: Annotated[
-            str, Field(description="The question, in plain words.", min_length=1, max_length=2000)
+            str,
+            Field(
+                description="The question, in plain words.",
+                min_length=1,
+                max_length=MAX_QUERY_CHARS,
+            ),
         ],
         instruction: Annotated[
             str | None,
             Field(
                 description="With `followup`: how to reshape the earlier answer, e.g. "
                 "'just the total and the due date'.",
-                max_length=2000,
+                max_length=MAX_QUERY_CHARS,
             ),
         ] = None,
         followup: Annotated[

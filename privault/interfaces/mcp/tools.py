@@ -28,13 +28,22 @@ from privault.interfaces.mcp.models import (
 from privault.interfaces.mcp.runtime import Outcome, ToolRuntime
 from privault.timeutil import parse_time
 from privault.vault import Vault
+from privault.vault.bounds import (
+    CONTEXT_BUDGETS,
+    DEFAULT_CONTEXT_BUDGET,
+    DEFAULT_SEARCH_LIMIT,
+    MAX_QUERY_CHARS,
+    SEARCH_LIMITS,
+)
 
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 DELETE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
 WRITE_TOOLS = {"remember", "memory_forget"}
 
-Query = Annotated[str, Field(description="Words or a question.", min_length=1, max_length=2000)]
+Query = Annotated[
+    str, Field(description="Words or a question.", min_length=1, max_length=MAX_QUERY_CHARS)
+]
 Shelf = Annotated[
     str | None, Field(description="Only this shelf (see list_shelves).", max_length=64)
 ]
@@ -80,7 +89,9 @@ def _memory_search(server: MCPServer, runtime: ToolRuntime) -> None:
     @server.tool(annotations=READ)
     async def memory_search(
         query: Query,
-        limit: Annotated[int, Field(ge=1, le=50, description="How many sections.")] = 10,
+        limit: Annotated[
+            int, Field(ge=SEARCH_LIMITS[0], le=SEARCH_LIMITS[1], description="How many sections.")
+        ] = DEFAULT_SEARCH_LIMIT,
         shelf: Shelf = None,
         kind: Kind = None,
         tag: Tag = None,
@@ -165,8 +176,13 @@ def _memory_context(server: MCPServer, runtime: ToolRuntime) -> None:
     async def memory_context(
         query: Query,
         budget: Annotated[
-            int, Field(ge=50, le=100_000, description="Token budget for the whole pack.")
-        ] = 1000,
+            int,
+            Field(
+                ge=CONTEXT_BUDGETS[0],
+                le=CONTEXT_BUDGETS[1],
+                description="Token budget for the whole pack.",
+            ),
+        ] = DEFAULT_CONTEXT_BUDGET,
         shelf: Shelf = None,
         kind: Kind = None,
         tag: Tag = None,

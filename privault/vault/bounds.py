@@ -1,0 +1,20 @@
+"""The bounds of what a caller may ask for, defined once for every interface.
+
+The facade checks them (an `InputError` names the bound); the MCP tools publish them in
+their input schemas and the CLI uses the same defaults, so an agent, the owner's terminal
+and a program meet the same limits. Nothing here imports anything: the CLI reads these
+without loading the vault.
+"""
+
+from __future__ import annotations
+
+SEARCH_LIMITS = (1, 100)  # sections one search returns
+DEFAULT_SEARCH_LIMIT = 10
+CONTEXT_BUDGETS = (50, 100_000)  # tokens a context pack may fill
+DEFAULT_CONTEXT_BUDGET = 1000
+# Tokens of memory the local model reads for one answer. A small model is distracted by
+# more text as much as it is helped: on LoCoMo this budget answers as well as twice as
+# much in half the time (`benchmarks.ask --locomo`, docs/benchmarks.md).
+DEFAULT_ASK_BUDGET = 300
+ASK_BUDGETS = (50, 8000)  # more would not fit the local model's context
+MAX_QUERY_CHARS = 2000  # a search query, a question or an instruction: words, not documents
