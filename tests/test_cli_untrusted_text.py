@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -119,6 +120,8 @@ def _commands(doc_id: str, deepest: str) -> list[list[str]]:
     ]
 
 
+# 2,000 strings through ten commands: about a minute on an idle machine, more under load.
+@pytest.mark.timeout(900)
 @settings(
     max_examples=EXAMPLES,
     deadline=None,
