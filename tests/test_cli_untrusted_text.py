@@ -20,11 +20,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from privault import Caller
 from privault.interfaces.cli import app
+from privault.interfaces.cli.common import progress_bar
 from privault.interfaces.cli.terminal import styled, visible
 from privault.store.audit import AuditEntry
 from privault.store.connection import write
@@ -119,6 +121,8 @@ def _commands(doc_id: str, deepest: str) -> list[list[str]]:
     ]
 
 
+# 2,000 strings through ten commands: about a minute on an idle machine, more under load.
+@pytest.mark.timeout(900)
 @settings(
     max_examples=EXAMPLES,
     deadline=None,
@@ -177,3 +181,9 @@ def test_json_output_escapes_the_controls_json_itself_leaves_raw() -> None:
     assert result.exit_code == 0, result.output
     assert not STEERING.search(result.stdout)
     assert title in [doc["title"] for doc in json.loads(result.stdout)["documents"]]
+
+
+def test_a_progress_bar_naming_a_hostile_file_renders() -> None:
+    with progress_bar("importing x[/]\x1b]0;t\x07.zip") as bar:
+        task = bar.add_task("[/]\x1b[2J", total=1)
+        bar.advance(task)

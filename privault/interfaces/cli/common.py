@@ -195,7 +195,7 @@ def progress_bar(label: str) -> Progress:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     return Progress(
-        TextColumn(label),
+        TextColumn(label, markup=False),  # may name a file: not markup either
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("{task.description}", markup=False),  # a file name is not markup
