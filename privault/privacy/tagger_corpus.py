@@ -18,134 +18,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from privault.privacy import tagger_words as lexis
 from privault.privacy.names import NameLists
 from privault.privacy.places import Gazetteer
 
 # A text: (piece, label) pairs, label "O" for ordinary text.
 Example = list[tuple[str, str]]
-
-CALL_VERBS = """Call call Ring ring Text text Email email Ask ask Tell tell Meet meet Met met
-    Thank thank Remind remind Invite invite Pay pay Visit visit Phone phone Message message
-    Ping ping See see Saw saw Help help Contact contact Write write Book book""".split()
-PREPOSITIONS = """with from for to by and via cc per about of like""".split()
-PERSON_VERBS = """said says called wants will is was sent asked thinks has came left emailed
-    texted rang agreed paid owes booked cancelled confirmed mentioned brought fixed needs
-    arrives arrived recommended signed""".split()
-GREETINGS = ("Dear", "Hi", "Hello", "Hey", "hi", "hey", "Morning", "Thanks", "Thank you")
-CLOSINGS = ("Best,", "Regards,", "Kind regards,", "Cheers,", "Thanks,", "Love,", "--", "Best")
-TITLES = ("Dr", "Dr.", "Mr", "Mrs", "Ms", "Prof.", "Mx", "Herr", "Frau", "Mme", "Sr.")
-FIELDS = ("Name", "Contact", "Owner", "From", "To", "Tenant", "Guest", "Patient", "Client")
-RELATIONS = "sister brother aunt uncle cousin mum dad friend neighbour colleague boss".split()
-WEEKDAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
-MONTHS = "January February March April May June July August September October".split()
-STREET_TYPES = """Street St Road Rd Lane Avenue Ave Way Close Drive Court Place Crescent
-    Grove Terrace Row Walk Hill Gardens Square Parade Mews Boulevard""".split()
-STREET_SUFFIXES = "straße strasse weg gasse allee platz ring damm gatan vej veien katu utca".split()
-STREET_PREFIXES = "rue via calle avenida ulica rua Rue Via Calle Avenida ul. Rua".split()
-ORG_WORDS = "Ltd GmbH Inc Bakery Motors Dental Pharmacy Electrics Lettings Library Cafe".split()
-# A small grammar of everyday English, so that function words, pronouns and common verbs
-# are seen as often as in notes (a corpus of random dictionary words has almost none).
-NOUNS = """car house kitchen garden door key phone bill invoice meeting appointment doctor
-    dentist school class lesson book letter parcel package order account card bank rent
-    flat room bathroom roof window boiler heating fridge oven dinner lunch breakfast party
-    trip flight train bus ticket hotel holiday weekend week month year morning evening
-    job work office project report email message call list note plan idea problem question
-    answer price cost budget payment receipt form contract lease insurance policy claim
-    battery charger laptop printer screen file folder photo video song movie game team
-    match club gym class course exam test result results subscription balance order""".split()
-VERBS = """call send book pay fix check buy sell bring take leave find need want get make
-    cancel change move clean cook read write print sign return order pick drop meet ask
-    tell remind visit help finish start open close forget remember update share""".split()
-ADJECTIVES = """new old big small good bad late early quick long short last next first cheap
-    expensive broken spare blue red green free busy quiet nice great weird usual""".split()
-SUBJECTS = ("I", "you", "we", "they", "he", "she", "it", "my {n}", "the {n}", "this {n}", "our {n}")
-AUXILIARIES = ("", "", "can", "will", "should", "must", "don't", "didn't", "can't",
-               "have to", "need to", "want to", "'ll", "am going to", "forgot to")  # fmt: skip
-OBJECTS = ("the {n}", "a {a} {n}", "my {n}s", "it", "them", "the {a} {n}", "some {n}s", "{n}")
-PLACE_PREPS = ("in", "at", "near", "from", "to")
-COMMON_PLACES = ["town", "home", "work", "school", "bed", "church", "hospital", "court", "time"]
-QUESTIONS = (
-    "Can you {v} the {n}?", "What are my {n}s?", "How do I {v} my {n}?", "Where is the {n}?",
-    "Did you {v} the {n}?", "Why is the {n} so {a}?", "Is the {n} {a}?", "Who has the {n}?",
-    "When does the {n} start?", "Could we {v} it on {d}?",
-)  # fmt: skip
-FIELD_LABELS = """Phone Fax Email E-mail Mobile Tel Cell Address IBAN SSN ATM DOB PIN Ref Notes
-    Subject Date Website Account Card Licence License Passport Order Invoice Total Due Status
-    Company Department Location Room Floor Office Home Work Emergency""".split()
-LANGUAGES = """English French German Spanish Italian Dutch Polish Latin Greek Arabic Chinese
-    Japanese Swedish Danish Norwegian Finnish Portuguese Russian Turkish Hindi""".split()
-LEADS = ("I watched", "we listened to", "she works at", "he studied", "they love", "I bought",
-         "studying", "a song by", "the film", "tickets for", "we joined", "I read", "a review of",
-         "an email from", "sponsored by", "He plays for", "I saw")  # fmt: skip
-
-
-def fill_natural_lead(rng: random.Random) -> str:
-    lead = rng.choice(LEADS)
-    return lead[:1].upper() + lead[1:] if rng.random() < 0.5 else lead
-
-
-UNITS = ("EUR", "GBP", "USD", "CHF", "eur", "kg", "km", "min", "pm", "am", "%")
-
-
-class _Draw:
-    """Random values from the lists, and invented names made from them."""
-
-    def __init__(
-        self, lists: NameLists, places: Gazetteer, common: list[str], rng: random.Random
-    ) -> None:
-        self.rng = rng
-        self.common = common
-        self.first = sorted(lists.first - lists.words)
-        self.first_words = sorted(lists.first & lists.words)  # "rose", "summer", "jack"
-        self.last = sorted(lists.last - lists.words)
-        self.words = sorted(w for w in lists.words if w.isalpha() and 3 <= len(w) <= 11)
-        self.cities = sorted(c for c in places.cities if c.replace(" ", "").isalpha())
-        self.countries = sorted(places.countries)
-        self._chain = _train_chain(self.first + self.last)
-        self._word_chain = _train_chain(self.common)
-
-    def word(self) -> str:
-        return self.rng.choice(self.common if self.rng.random() < 0.8 else self.words)
-
-    def given(self) -> str:
-        pick = self.rng.random()
-        if pick < 0.2:
-            return self.invent()
-        return self.rng.choice(self.first_words if pick < 0.3 else self.first)
-
-    def surname(self) -> str:
-        return self.invent() if self.rng.random() < 0.25 else self.rng.choice(self.last)
-
-    def invent(self, chain: dict[str, str] | None = None) -> str:
-        """A name-like word no list holds, from a character model of the lists (or a
-        word-like one, from a model of everyday words, with `chain=self.word_chain`)."""
-        rng = self.rng
-        out = "^^"
-        while len(out) < 14:
-            options = (chain or self._chain).get(out[-2:], "$")
-            char = rng.choice(options)
-            if char == "$":
-                break
-            out += char
-        return out[2:] if len(out) > 4 else self.invent(chain)
-
-    def unknown_word(self) -> str:
-        """A word-like word no dictionary holds (a dish, a brand, a new word)."""
-        return self.invent(self._word_chain)
-
-    def place(self) -> str:
-        if self.rng.random() < 0.2:
-            return self.rng.choice(self.countries)
-        return self.rng.choice(self.cities)
-
-
-def _train_chain(names: list[str]) -> dict[str, str]:
-    chain: dict[str, list[str]] = {}
-    for name in names:
-        padded = "^^" + name + "$"
-        for i in range(2, len(padded)):
-            chain.setdefault(padded[i - 2 : i], []).append(padded[i])
-    return {key: "".join(values) for key, values in chain.items()}
 
 
 def _case(value: str, style: str) -> str:
@@ -159,7 +37,7 @@ def _case(value: str, style: str) -> str:
 class _Frames:
     """Each method returns one example; `corpus` picks among them."""
 
-    def __init__(self, draw: _Draw) -> None:
+    def __init__(self, draw: lexis.Draw) -> None:
         self.d = draw
         self.rng = draw.rng
 
@@ -187,11 +65,11 @@ class _Frames:
         name = (d.surname() if rng.random() < 0.5 else d.word()).capitalize()
         pick = rng.random()
         if pick < 0.45:
-            value = f"{number} {name} {rng.choice(STREET_TYPES)}"
+            value = f"{number} {name} {rng.choice(lexis.STREET_TYPES)}"
         elif pick < 0.7:
-            value = f"{name}{rng.choice(STREET_SUFFIXES)} {number}"
+            value = f"{name}{rng.choice(lexis.STREET_SUFFIXES)} {number}"
         elif pick < 0.85:
-            value = f"{rng.choice(STREET_PREFIXES)} {name} {number}"
+            value = f"{rng.choice(lexis.STREET_PREFIXES)} {name} {number}"
         else:
             value = f"{name} {number}"
         return value.lower() if rng.random() < 0.1 else value
@@ -208,7 +86,7 @@ class _Frames:
         if pick < 0.3:
             return [(f" about the {self.ordinary()}", "O")]
         if pick < 0.45:
-            return [(f" on {rng.choice(WEEKDAYS)}", "O")]
+            return [(f" on {rng.choice(lexis.WEEKDAYS)}", "O")]
         if pick < 0.6:
             return [
                 (
@@ -222,24 +100,27 @@ class _Frames:
 
     # Frames with people --------------------------------------------------------
     def call(self) -> Example:
-        verb = self.rng.choice(CALL_VERBS) + " "
+        verb = self.rng.choice(lexis.CALL_VERBS) + " "
         if self.rng.random() < 0.25:  # "call me back", "ask the landlord"
             other = self.rng.choice(
                 ("me", "him", "her", "them", "us", "you", "it", "the {n}", "my {n}")
             )
-            return [(verb + other.format(n=self.rng.choice(NOUNS)), "O"), *self.tail()]
+            return [(verb + other.format(n=self.rng.choice(lexis.NOUNS)), "O"), *self.tail()]
         return [(verb, "O"), (self.person(), "PER"), *self.tail()]
 
     def preposition(self) -> Example:
         lead = self.ordinary(self.rng.randint(1, 3), capital=self.rng.random() < 0.6)
-        prep = self.rng.choice(PREPOSITIONS)
+        prep = self.rng.choice(lexis.PREPOSITIONS)
         if self.rng.random() < 0.25:
             other = self.rng.choice(("me", "him", "her", "them", "us", "you", "it", "the {n}"))
-            return [(f"{lead} {prep} " + other.format(n=self.rng.choice(NOUNS)), "O"), *self.tail()]
+            return [
+                (f"{lead} {prep} " + other.format(n=self.rng.choice(lexis.NOUNS)), "O"),
+                *self.tail(),
+            ]
         return [(f"{lead} {prep} ", "O"), (self.person(), "PER"), *self.tail()]
 
     def subject(self) -> Example:
-        verb = self.rng.choice(PERSON_VERBS)
+        verb = self.rng.choice(lexis.PERSON_VERBS)
         return [(self.person(), "PER"), (f" {verb} {self.ordinary(2)}", "O"), *self.tail()]
 
     def possessive(self) -> Example:
@@ -248,9 +129,9 @@ class _Frames:
     def letter(self) -> Example:
         rng = self.rng
         return [
-            (rng.choice(GREETINGS) + " ", "O"),
+            (rng.choice(lexis.GREETINGS) + " ", "O"),
             (self.person(), "PER"),
-            (f",\n\n{self.ordinary(5, capital=True)}.\n\n{rng.choice(CLOSINGS)}\n", "O"),
+            (f",\n\n{self.ordinary(5, capital=True)}.\n\n{rng.choice(lexis.CLOSINGS)}\n", "O"),
             (self.person(), "PER"),
         ]
 
@@ -262,13 +143,13 @@ class _Frames:
         return [(stamp, "O"), (self.person(), "PER"), (": " + self.ordinary(4), "O")]
 
     def honorific(self) -> Example:
-        return [(self.rng.choice(TITLES) + " ", "O"), (self.person(), "PER"), *self.tail()]
+        return [(self.rng.choice(lexis.TITLES) + " ", "O"), (self.person(), "PER"), *self.tail()]
 
     def field(self) -> Example:
-        return [(self.rng.choice(FIELDS) + ": ", "O"), (self.person(), "PER")]
+        return [(self.rng.choice(lexis.FIELDS) + ": ", "O"), (self.person(), "PER")]
 
     def relation(self) -> Example:
-        rel = self.rng.choice(RELATIONS)
+        rel = self.rng.choice(lexis.RELATIONS)
         if self.rng.random() < 0.5:
             return [(f"my {rel} ", "O"), (self.person(), "PER"), *self.tail()]
         return [(self.person(), "PER"), (f" ({rel})", "O"), *self.tail()]
@@ -343,14 +224,14 @@ class _Frames:
         if pick < 0.5:
             return [(f"{word} {self.ordinary()}", "O")]
         if pick < 0.6:
-            return [(f"{word} on {rng.choice(WEEKDAYS)}", "O")]
+            return [(f"{word} on {rng.choice(lexis.WEEKDAYS)}", "O")]
         if pick < 0.7:
-            return [(f"{word} {rng.randint(2, 900)} {rng.choice(UNITS)}", "O")]
+            return [(f"{word} {rng.randint(2, 900)} {rng.choice(lexis.UNITS)}", "O")]
         if pick < 0.8:
             return [(f"{rng.choice(('#', '##', '-', '*'))} {word} {self.ordinary()}", "O")]
         if pick < 0.9:
             return [(f"#{self.d.word()}-{self.d.word()}", "O")]
-        return [(f"{word} {rng.choice(ORG_WORDS)}", "O")]
+        return [(f"{word} {rng.choice(lexis.ORG_WORDS)}", "O")]
 
     def natural(self) -> Example:
         """A sentence of everyday English, sometimes with a person or place in it."""
@@ -358,43 +239,51 @@ class _Frames:
 
         def fill(pattern: str) -> str:
             return pattern.format(
-                n=rng.choice(NOUNS), v=rng.choice(VERBS), a=rng.choice(ADJECTIVES),
-                d=rng.choice(WEEKDAYS),
-            )  # fmt: skip
+                n=rng.choice(lexis.NOUNS),
+                v=rng.choice(lexis.VERBS),
+                a=rng.choice(lexis.ADJECTIVES),
+                d=rng.choice(lexis.WEEKDAYS),
+            )
 
         def inflect(verb: str) -> str:
             ending = rng.choice(("", "", "s", "ed", "ing"))
             return (verb[:-1] if verb.endswith("e") and ending in ("ed", "ing") else verb) + ending
 
         if rng.random() < 0.25:
-            out: Example = [(fill(rng.choice(QUESTIONS)), "O")]
+            out: Example = [(fill(rng.choice(lexis.QUESTIONS)), "O")]
         else:
             out = []
             if rng.random() < 0.25:
                 out.append((self.person(), "PER"))
             else:
-                out.append((fill(rng.choice(SUBJECTS)), "O"))
-            aux = rng.choice(AUXILIARIES)
-            verb = inflect(rng.choice(VERBS)) if not aux else rng.choice(VERBS)
+                out.append((fill(rng.choice(lexis.SUBJECTS)), "O"))
+            aux = rng.choice(lexis.AUXILIARIES)
+            verb = inflect(rng.choice(lexis.VERBS)) if not aux else rng.choice(lexis.VERBS)
             out.append(
                 ((" " + aux if aux and not aux.startswith("'") else aux) + " " + verb + " ", "O")
             )
             if rng.random() < 0.2:
                 out.append((self.person(), "PER"))
             else:
-                out.append((fill(rng.choice(OBJECTS)), "O"))
+                out.append((fill(rng.choice(lexis.OBJECTS)), "O"))
             pick = rng.random()
             if pick < 0.2:
-                out += [(f" {rng.choice(PLACE_PREPS)} ", "O"), (self.place(), "LOC")]
+                out += [(f" {rng.choice(lexis.PLACE_PREPS)} ", "O"), (self.place(), "LOC")]
             elif pick < 0.32:  # "in an hour", "to town", "at the door"
                 det = rng.choice(("the ", "a ", "an ", "my ", "this ", "", "our "))
                 out.append(
-                    (f" {rng.choice(PLACE_PREPS)} {det}{rng.choice(NOUNS + COMMON_PLACES)}", "O")
+                    (
+                        f" {rng.choice(lexis.PLACE_PREPS)} {det}"
+                        + rng.choice(lexis.NOUNS + lexis.COMMON_PLACES),
+                        "O",
+                    )
                 )
             elif pick < 0.4:
-                out.append((f" {rng.choice(PREPOSITIONS)} the {rng.choice(NOUNS)}", "O"))
+                out.append(
+                    (f" {rng.choice(lexis.PREPOSITIONS)} the {rng.choice(lexis.NOUNS)}", "O")
+                )
             elif pick < 0.5:
-                out.append((f" on {rng.choice(WEEKDAYS)}", "O"))
+                out.append((f" on {rng.choice(lexis.WEEKDAYS)}", "O"))
             out.append((rng.choice((".", "", "!", " lol", " tomorrow.")), "O"))
         style = rng.random()
         if style < 0.15:
@@ -438,18 +327,18 @@ class _Frames:
                 " ".join(things)
                 + " "
                 + rng.choice(
-                    ORG_WORDS
+                    lexis.ORG_WORDS
                     + ["Orchestra", "University", "Union", "Club", "TV", "Band", "Records"]
                 )
             )
         elif pick < 0.5:
             thing = "the " + " ".join(things)
         elif pick < 0.65:
-            thing = rng.choice(LANGUAGES)
+            thing = rng.choice(lexis.LANGUAGES)
         else:
             thing = " ".join(things)
-        lead = fill_natural_lead(rng)
-        day = " on " + rng.choice(WEEKDAYS)
+        lead = lexis.fill_natural_lead(rng)
+        day = " on " + rng.choice(lexis.WEEKDAYS)
         return [
             (
                 f"{lead} {thing}{rng.choice(('.', '', ' again', ' last year', day))}",
@@ -460,7 +349,7 @@ class _Frames:
     def label(self) -> Example:
         """A field label and its value, or a label alone: labels are not names."""
         rng = self.rng
-        label = rng.choice(FIELD_LABELS)
+        label = rng.choice(lexis.FIELD_LABELS)
         label = label.upper() if rng.random() < 0.15 else label
         pick = rng.random()
         if pick < 0.3:
@@ -477,7 +366,9 @@ class _Frames:
         rng = self.rng
         text = self.ordinary(rng.randint(3, 9), capital=rng.random() < 0.8)
         if rng.random() < 0.3:
-            text += f" on {rng.choice(WEEKDAYS)} {rng.randint(1, 28)} {rng.choice(MONTHS)}"
+            text += (
+                f" on {rng.choice(lexis.WEEKDAYS)} {rng.randint(1, 28)} {rng.choice(lexis.MONTHS)}"
+            )
         return [(text + rng.choice((".", "", "!")), "O")]
 
 
@@ -490,7 +381,7 @@ def corpus(
     the whole dictionary, most of which no note ever uses).
     """
     rng = random.Random(seed)
-    frames = _Frames(_Draw(lists, places, sorted(common), rng))
+    frames = _Frames(lexis.Draw(lists, places, sorted(common), rng))
     weighted: list[tuple[Callable[[], Example], float]] = [
         (frames.call, 3), (frames.preposition, 3), (frames.subject, 3), (frames.possessive, 1),
         (frames.letter, 1), (frames.chat, 2), (frames.honorific, 1), (frames.field, 1),
