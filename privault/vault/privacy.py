@@ -23,7 +23,7 @@ refuses every gated operation with a `PolicyError` instead of falling back to an
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,7 @@ from privault.privacy.overrides import apply_overrides
 from privault.privacy.policy import Policy, PolicySet
 from privault.privacy.recognizers import find_known_entities
 from privault.retrieval.embedder import Embedder
-from privault.spans import Override, Span, normalise_value
+from privault.spans import Override, Span
 from privault.store import index_queue, masked_index, pii, shelves
 from privault.store import label_spans as label_store
 from privault.store import sections as section_store
@@ -334,32 +334,6 @@ class PrivacyRuntime:
             self.policy_for(caller, shelf).mode != "off" for shelf in shelves.with_policy(self.conn)
         )
         return "masked" if any(gated) else "plain"
-
-    def spans_if(
-        self,
-        section_ids: Sequence[int],
-        edit: Callable[[list[Override]], list[Override]],
-        forget: str | None = None,
-    ) -> dict[int, list[Span]]:
-        """The spans reads would apply to these sections if the overrides were
-        `edit(overrides)` and the value `forget` were no longer a known entity. Nothing is
-        written: this is how a change is previewed before the owner confirms it."""
-        rows = list(section_store.sections_by_ids(self.conn, section_ids).values())
-        doc_ids = sorted({row.doc_id for row in rows})
-        by_doc: dict[str, list[Override]] = {doc_id: [] for doc_id in doc_ids}
-        for override in edit(pii.list_overrides(self.conn, doc_ids)):
-            by_doc.setdefault(override.doc_id, []).append(override)
-        stored = pii.load_spans(self.conn, [row.id for row in rows])
-        found = {}
-        for row in rows:
-            known = self.known_for(row.author)
-            if forget is not None:
-                known = {k: v for k, v in known.items() if normalise_value(k) != forget}
-            spans = list(stored[row.id].text) + find_known_entities(row.text, known)
-            found[row.id] = apply_overrides(
-                row.text, spans, by_doc[row.doc_id], doc_id=row.doc_id, node_id=row.node_id
-            )
-        return found
 
     def document_facts(
         self, doc_ids: Sequence[str], section_ids: Sequence[int] = ()

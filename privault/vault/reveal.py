@@ -11,14 +11,17 @@ each section's shelf, and compares which characters that agent's gate masks. A k
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from privault.caller import Caller
 from privault.privacy.gate import OWNER_SCOPE, Gate
+from privault.privacy.overrides import apply_overrides
+from privault.privacy.recognizers import find_known_entities
 from privault.spans import Override, Span, normalise_value
 from privault.store import agents, pii, sections
 from privault.vault.context import VaultContext
+from privault.vault.privacy import PrivacyRuntime
 
 
 @dataclass(frozen=True)
@@ -45,8 +48,8 @@ def reveals(
     if forget is not None:
         section_ids.update(pii.sections_mentioning(conn, [forget]))
     ids = sorted(section_ids)
-    before = privacy.spans_if(ids, lambda overrides: overrides)
-    after = privacy.spans_if(ids, edit, forget)
+    before = spans_if(privacy, ids, lambda overrides: overrides)
+    after = spans_if(privacy, ids, edit, forget)
     rows = sections.sections_by_ids(conn, ids)
     found = []
     for agent in agents.list_agents(conn):
@@ -70,6 +73,33 @@ def reveals(
         if kinds:
             found.append(Reveal(agent.name, tuple(sorted(policies)), tuple(sorted(kinds)), touched))
     return tuple(found)
+
+
+def spans_if(
+    privacy: PrivacyRuntime,
+    section_ids: Sequence[int],
+    edit: Callable[[list[Override]], list[Override]],
+    forget: str | None = None,
+) -> dict[int, list[Span]]:
+    """The spans reads would apply to these sections if the overrides were
+    `edit(overrides)` and the value `forget` were no longer a known entity (as
+    `PrivacyRuntime.section_spans` applies them). Nothing is written."""
+    rows = list(sections.sections_by_ids(privacy.conn, section_ids).values())
+    doc_ids = sorted({row.doc_id for row in rows})
+    by_doc: dict[str, list[Override]] = {doc_id: [] for doc_id in doc_ids}
+    for override in edit(pii.list_overrides(privacy.conn, doc_ids)):
+        by_doc.setdefault(override.doc_id, []).append(override)
+    stored = pii.load_spans(privacy.conn, [row.id for row in rows])
+    found = {}
+    for row in rows:
+        known = privacy.known_for(row.author)
+        if forget is not None:
+            known = {k: v for k, v in known.items() if normalise_value(k) != forget}
+        spans = list(stored[row.id].text) + find_known_entities(row.text, known)
+        found[row.id] = apply_overrides(
+            row.text, spans, by_doc[row.doc_id], doc_id=row.doc_id, node_id=row.node_id
+        )
+    return found
 
 
 def _unmasked(gate: Gate, text: str, before: list[Span], after: list[Span], deny: bool) -> set[str]:
