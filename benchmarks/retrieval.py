@@ -3,6 +3,7 @@
     python -m benchmarks.retrieval --data ../shared/data/locomo/locomo_dev.json \
         --budget 2000 [--fill] [--json] [--limit N] [--baseline] [--no-strong]
         [--strong-mode M] [--strong-weight W] [--tune 1-3] [--cache FILE] [--blas-threads N]
+        [--set-lines] [--follow N]
 
 Each LoCoMo conversation goes into a fresh vault (temp dir, real embedder): one note per
 session, dated with the session's date. Every question that names evidence (category 5,
@@ -27,6 +28,10 @@ its background pass (`vault.strong.index`) and every question is asked again wit
 tuning ones (`--tune 1-3`) and the others apart, so over-fitting shows. `--cache FILE`
 keeps the strong model's document vectors between runs (queries are always embedded live:
 their time is part of the latency).
+
+`--set-lines` packs questions after a set as lines from 120 candidates, spread over
+sections, and `--follow N` follows the names in the best N hits (both off by default in
+`privault.vault.packs`, where their measured figures are).
 
 Latency depends on numpy's BLAS: by default it uses every core and its helper thread
 spins for a while after each vector scan, which takes a core from the strong model's
@@ -69,7 +74,7 @@ from privault.retrieval.embedder import Embedder
 from privault.retrieval.fts import match_expression
 from privault.retrieval.strong import DEFAULT_STRONG_MODEL
 from privault.retrieval.thread import asks_for_set
-from privault.vault import Vault, finding
+from privault.vault import Vault, finding, packs
 from privault.vault.bounds import DEFAULT_CONTEXT_BUDGET
 from privault.vault.embedding import default_embedder
 
@@ -351,6 +356,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-strong", action="store_true", help="MiniLM + FTS only")
     parser.add_argument("--strong-mode", choices=("leg", "rerank"), default=finding.STRONG_MODE)
     parser.add_argument("--strong-weight", type=float, default=search.STRONG_WEIGHT)
+    parser.add_argument("--set-lines", action="store_true", help="set questions as lines")
+    parser.add_argument("--follow", type=int, default=packs.FOLLOW_TOP, help="hits followed")
     parser.add_argument("--tune", default="1-3", help="conversations tuned on (1-based range)")
     parser.add_argument("--cache", type=Path, default=None, help="strong document vectors")
     parser.add_argument("--blas-threads", type=int, default=None, help="numpy's BLAS threads")
@@ -361,6 +368,9 @@ def main(argv: list[str] | None = None) -> int:
 
         threadpool_limits(limits=args.blas_threads, user_api="blas")
     samples = json.loads(args.data.read_text())[: args.limit]
+    packs.FOLLOW_TOP = args.follow
+    if args.set_lines:
+        packs.SET_PIECE, packs.SET_CANDIDATES, packs.SET_REPEAT_DISCOUNT = "line", 120, 0.8
     embedder = default_embedder(args.models)
     embedder.models_dir = args.models  # type: ignore[attr-defined]
     strong = None
@@ -380,6 +390,8 @@ def main(argv: list[str] | None = None) -> int:
         "conversations": len(samples),
         "budget": args.budget,
         "fill": args.fill,
+        "set_lines": args.set_lines,
+        "follow": args.follow,
         "tune": sorted(tune),
         "blas_threads": args.blas_threads,
         "load_average": [round(x, 2) for x in os.getloadavg()],
