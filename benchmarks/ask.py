@@ -410,6 +410,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--locomo", type=Path, default=None, help="LoCoMo JSON: answer benchmark")
     parser.add_argument("--budgets", default="300,600,1000", help="with --locomo: token budgets")
     parser.add_argument("--no-strong", action="store_true", help="with --locomo: MiniLM only")
+    parser.add_argument(
+        "--strong-only", action="store_true", help="with --locomo: the strong leg's vault only"
+    )
+    parser.add_argument(
+        "--conversations", default=None, help="with --locomo: sample from these (e.g. 4-5)"
+    )
     parser.add_argument("--cache", type=Path, default=None, help="with --locomo: strong vectors")
     args = parser.parse_args(argv)
     if args.as_agent and not args.via_vault:
@@ -448,6 +454,10 @@ def _locomo(args: argparse.Namespace) -> int:
 
     model = DEFAULT_CHAT_MODEL if args.models == DEFAULT_MODELS else args.models
     budgets = [int(b) for b in args.budgets.split(",")]
+    conversations = None
+    if args.conversations:
+        low, _, high = args.conversations.partition("-")
+        conversations = set(range(int(low), int(high or low) + 1))
     report = run(
         args.locomo,
         args.models_dir,
@@ -456,14 +466,17 @@ def _locomo(args: argparse.Namespace) -> int:
         budgets,
         not args.no_strong,
         args.cache,
+        conversations,
+        args.strong_only,
     )
     report["load_average"] = [round(x, 2) for x in os.getloadavg()]
     if args.json:
         json.dump(report, sys.stdout, indent=2, ensure_ascii=False)
         print()
     else:
-        for key, figures in report["summary"].items():
-            print(f"{key:14} {figures}")
+        for part in ("summary", "by_category"):
+            for key, figures in report[part].items():
+                print(f"{key:28} {figures}")
     return 0
 
 

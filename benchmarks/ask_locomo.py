@@ -1,14 +1,16 @@
 """LoCoMo answers end to end: `Vault.ask` as the owner, MiniLM-only against the strong leg.
 
     python -m benchmarks.ask --locomo ../shared/data/locomo/locomo_dev.json --limit 150 \
-        [--budgets 300,600,1000] [--models qwen2.5-coder-1.5b] [--no-strong] [--json]
-        [--cache FILE]
+        [--budgets 300,600,1000] [--models qwen2.5-coder-1.5b] [--no-strong | --strong-only]
+        [--conversations 4-5] [--json] [--cache FILE]
 
 Questions (category 5, the unanswerable ones, excluded) are sampled with a fixed seed from
 every conversation; each conversation goes into a fresh vault (one note per session, as in
 `benchmarks.retrieval`), its strong pass runs, and every sampled question is asked at each
 budget through two vault objects on the same file: one with MiniLM + FTS only, one with
-the strong leg. Reported per variant and budget:
+the strong leg (`--strong-only`: that one alone). `--conversations A-B` samples from those
+conversations only (1-based), e.g. the ones a change was not tuned on. Reported per variant
+and budget, overall and per category:
 
 * **f1**: token F1 of the answer against the gold answer, normalised as in the LoCoMo
   paper's evaluation (lower case, punctuation and articles removed; no stemming here);
@@ -81,11 +83,15 @@ def score(category: int, prediction: str, gold: str) -> float:
     return token_f1(prediction, gold)
 
 
-def sample(data: list[dict[str, Any]], limit: int) -> list[tuple[int, int, str, str]]:
-    """(conversation index, category, question, gold answer), `limit` of them at most."""
+def sample(
+    data: list[dict[str, Any]], limit: int, conversations: set[int] | None = None
+) -> list[tuple[int, int, str, str]]:
+    """(conversation index, category, question, gold answer), `limit` of them at most,
+    from the given conversations (1-based; None: all)."""
     pool = [
         (index, int(qa["category"]), str(qa["question"]), str(qa["answer"]))
         for index, conversation in enumerate(data)
+        if conversations is None or index + 1 in conversations
         for qa in conversation["qa"]
         if qa.get("category") != 5 and "answer" in qa
     ]
@@ -100,12 +106,14 @@ def run(
     budgets: list[int],
     strong_on: bool,
     cache: Path | None = None,
+    conversations: set[int] | None = None,
+    strong_only: bool = False,
 ) -> dict[str, Any]:
     """Ask the sampled questions; see the module docstring for what is reported."""
     import json
 
     data = json.loads(path.read_text())
-    asked = sample(data, limit)
+    asked = sample(data, limit, conversations)
     embedder = default_embedder(models_dir)
     strong = None
     if strong_on and catalog.is_installed(models_dir, DEFAULT_STRONG_MODEL):
@@ -121,6 +129,10 @@ def run(
                 index: _vaults(stack, data[index], models_dir, embedder, strong, chat_model)
                 for index in sorted({item[0] for item in asked})
             }
+            if strong_only and strong is not None:
+                by_conversation = {
+                    index: {"strong": vaults["strong"]} for index, vaults in by_conversation.items()
+                }
             _share_one_model(by_conversation, min(budgets))
             for index, category, question, gold in asked:
                 for budget in budgets:
@@ -159,7 +171,9 @@ def run(
         "questions_answered": len({r["question"] for r in rows}),
         "interrupted": interrupted,
         "model": chat_model,
+        "conversations": sorted(conversations) if conversations else "all",
         "summary": summarise(rows),
+        "by_category": summarise(rows, by_category=True),
         "rows": rows,
     }
 
@@ -207,14 +221,33 @@ def _share_one_model(by_conversation: dict[int, dict[str, Vault]], budget: int) 
             vault.ask("warm up: what happened?", caller=Caller.owner(), budget=budget)
 
 
-def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """F1, gold contained, latency and prompt tokens per variant and budget."""
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+
+
+def summarise(rows: list[dict[str, Any]], by_category: bool = False) -> dict[str, Any]:
+    """F1, gold contained, latency and prompt tokens per variant and budget (and, with
+    `by_category`, per LoCoMo category too)."""
     out: dict[str, Any] = {}
-    for variant in sorted({r["variant"] for r in rows}):
-        for budget in sorted({r["budget"] for r in rows}):
-            chosen = [r for r in rows if r["variant"] == variant and r["budget"] == budget]
+    groups = sorted({r["category"] for r in rows}) if by_category else [None]
+    for variant, budget, category in (
+        (v, b, c)
+        for v in sorted({r["variant"] for r in rows})
+        for b in sorted({r["budget"] for r in rows})
+        for c in groups
+    ):
+        chosen = [
+            r
+            for r in rows
+            if r["variant"] == variant
+            and r["budget"] == budget
+            and (category is None or r["category"] == category)
+        ]
+        if chosen:
             seconds = sorted(r["seconds"] for r in chosen)
-            out[f"{variant}@{budget}"] = {
+            key = f"{variant}@{budget}"
+            if category is not None:
+                key += f" {category} {CATEGORIES.get(category, '?')}"
+            out[key] = {
                 "n": len(chosen),
                 "f1": round(statistics.mean(r["f1"] for r in chosen), 3),
                 "contains": round(sum(r["contains"] for r in chosen) / len(chosen), 3),

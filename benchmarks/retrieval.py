@@ -1,8 +1,9 @@
 """Retrieval benchmark: does `Vault.context` pack the evidence for LoCoMo questions?
 
     python -m benchmarks.retrieval --data ../shared/data/locomo/locomo_dev.json \
-        --budget 1000 [--json] [--limit N] [--baseline] [--no-strong] [--strong-mode M]
-        [--strong-weight W] [--tune 1-3] [--cache FILE] [--blas-threads N]
+        --budget 2000 [--fill] [--json] [--limit N] [--baseline] [--no-strong]
+        [--strong-mode M] [--strong-weight W] [--tune 1-3] [--cache FILE] [--blas-threads N]
+        [--set-lines] [--follow N]
 
 Each LoCoMo conversation goes into a fresh vault (temp dir, real embedder): one note per
 session, dated with the session's date. Every question that names evidence (category 5,
@@ -12,7 +13,13 @@ overall:
 
 * **hit** — share of questions where at least one evidence turn's text is inside the pack;
 * **all** — share where every evidence turn's text is inside;
-* p50/p95 latency of `context()` (query embedding included).
+* p50/p95 latency of `context()` (query embedding included);
+* the tokens each pack used (p50/p95): `context` stops early where the candidates left are
+  clearly weaker, so a budget is a cap; `--fill` packs to the budget instead.
+
+Both are also given by question shape (`set`: the question asks for several things, see
+`privault.retrieval.thread.asks_for_set`; `fact`: any other), which decides how packs are
+cut.
 
 With the strong model installed (EmbeddingGemma-300M), the same vaults are also indexed by
 its background pass (`vault.strong.index`) and every question is asked again with its leg
@@ -21,6 +28,10 @@ its background pass (`vault.strong.index`) and every question is asked again wit
 tuning ones (`--tune 1-3`) and the others apart, so over-fitting shows. `--cache FILE`
 keeps the strong model's document vectors between runs (queries are always embedded live:
 their time is part of the latency).
+
+`--set-lines` packs questions after a set as lines from 120 candidates, spread over
+sections, and `--follow N` follows the names in the best N hits (both off by default in
+`privault.vault.packs`, where their measured figures are).
 
 Latency depends on numpy's BLAS: by default it uses every core and its helper thread
 spins for a while after each vector scan, which takes a core from the strong model's
@@ -62,7 +73,9 @@ from privault.retrieval import search
 from privault.retrieval.embedder import Embedder
 from privault.retrieval.fts import match_expression
 from privault.retrieval.strong import DEFAULT_STRONG_MODEL
-from privault.vault import Vault, finding
+from privault.retrieval.thread import asks_for_set
+from privault.vault import Vault, finding, packs
+from privault.vault.bounds import DEFAULT_CONTEXT_BUDGET
 from privault.vault.embedding import default_embedder
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
@@ -139,14 +152,26 @@ class Tally:
     def __init__(self) -> None:
         self.counts: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0])  # n, hit, all
         self.groups: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+        self.shapes: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
         self.latencies: list[float] = []
+        self.tokens: list[int] = []
 
-    def add(self, category: int, context: str, evidence: list[str], group: str = "") -> None:
+    def add(
+        self,
+        category: int,
+        context: str,
+        evidence: list[str],
+        group: str = "",
+        shape: str = "",
+        tokens: int | None = None,
+    ) -> None:
         inside = [text in context for text in evidence]
-        for counts in (self.counts[category], self.groups[group]):
+        for counts in (self.counts[category], self.groups[group], self.shapes[shape]):
             counts[0] += 1
             counts[1] += any(inside)
             counts[2] += all(inside)
+        if tokens is not None:
+            self.tokens.append(tokens)
 
     def report(self) -> dict[str, Any]:
         def figures(n: int, hit: int, every: int) -> dict[str, Any]:
@@ -162,6 +187,15 @@ class Tally:
         }
         if len(self.groups) > 1:
             out["by_group"] = {name: figures(*self.groups[name]) for name in sorted(self.groups)}
+        if len(self.shapes) > 1:
+            out["by_shape"] = {name: figures(*self.shapes[name]) for name in sorted(self.shapes)}
+        if self.tokens:
+            used = sorted(self.tokens)
+            out["tokens_used"] = {
+                "p50": round(statistics.median(used)),
+                "p95": used[int(0.95 * (len(used) - 1))],
+                "max": used[-1],
+            }
         if self.latencies:
             ordered = sorted(self.latencies)
             out["latency_ms"] = {
@@ -179,6 +213,7 @@ def run_vault(
     real_detector: bool,
     strong: Any = None,
     tune: set[int] | None = None,
+    fill: bool = False,
 ) -> dict[str, Any]:
     """privault itself: a fresh vault per conversation, `context()` per question; with a
     strong embedder, each question also through a second vault object on the same file
@@ -212,11 +247,14 @@ def run_vault(
             for opened in vaults.values():
                 opened.context("warm up", caller=owner, budget=budget)
             for category, question, evidence in questions(sample):
+                shape = "set" if asks_for_set(question) else "fact"
                 for name, opened in vaults.items():
                     started = time.perf_counter()
-                    pack = opened.context(question, caller=owner, budget=budget)
+                    pack = opened.context(question, caller=owner, budget=budget, fill=fill)
                     tallies[name].latencies.append((time.perf_counter() - started) * 1000)
-                    tallies[name].add(category, norm(pack.text), evidence, group)
+                    tallies[name].add(
+                        category, norm(pack.text), evidence, group, shape, pack.used_tokens
+                    )
             for opened in vaults.values():
                 opened.close()
     reports = {name: tally.report() for name, tally in tallies.items()}
@@ -305,7 +343,12 @@ def embedder_dir(embedder: Embedder) -> Path:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", required=True, type=Path, help="locomo JSON file")
-    parser.add_argument("--budget", type=int, default=1000, help="context budget in tokens")
+    parser.add_argument(
+        "--budget", type=int, default=DEFAULT_CONTEXT_BUDGET, help="most tokens a pack may use"
+    )
+    parser.add_argument(
+        "--fill", action="store_true", help="pack to the budget (no stop at weaker matches)"
+    )
     parser.add_argument("--limit", type=int, default=None, help="first N conversations only")
     parser.add_argument("--models", type=Path, default=Path.home() / ".privault" / "models")
     parser.add_argument("--baseline", action="store_true", help="also run the naive baseline")
@@ -313,6 +356,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-strong", action="store_true", help="MiniLM + FTS only")
     parser.add_argument("--strong-mode", choices=("leg", "rerank"), default=finding.STRONG_MODE)
     parser.add_argument("--strong-weight", type=float, default=search.STRONG_WEIGHT)
+    parser.add_argument("--set-lines", action="store_true", help="set questions as lines")
+    parser.add_argument("--follow", type=int, default=packs.FOLLOW_TOP, help="hits followed")
     parser.add_argument("--tune", default="1-3", help="conversations tuned on (1-based range)")
     parser.add_argument("--cache", type=Path, default=None, help="strong document vectors")
     parser.add_argument("--blas-threads", type=int, default=None, help="numpy's BLAS threads")
@@ -323,6 +368,9 @@ def main(argv: list[str] | None = None) -> int:
 
         threadpool_limits(limits=args.blas_threads, user_api="blas")
     samples = json.loads(args.data.read_text())[: args.limit]
+    packs.FOLLOW_TOP = args.follow
+    if args.set_lines:
+        packs.SET_PIECE, packs.SET_CANDIDATES, packs.SET_REPEAT_DISCOUNT = "line", 120, 0.8
     embedder = default_embedder(args.models)
     embedder.models_dir = args.models  # type: ignore[attr-defined]
     strong = None
@@ -332,13 +380,18 @@ def main(argv: list[str] | None = None) -> int:
         search.STRONG_WEIGHT = args.strong_weight
     low, _, high = args.tune.partition("-")
     tune = set(range(int(low), int(high or low) + 1))
-    reports = run_vault(samples, embedder, args.budget, args.detector == "real", strong, tune)
+    reports = run_vault(
+        samples, embedder, args.budget, args.detector == "real", strong, tune, args.fill
+    )
     if strong is not None:
         strong.save()
     result: dict[str, Any] = {
         "data": str(args.data),
         "conversations": len(samples),
         "budget": args.budget,
+        "fill": args.fill,
+        "set_lines": args.set_lines,
+        "follow": args.follow,
         "tune": sorted(tune),
         "blas_threads": args.blas_threads,
         "load_average": [round(x, 2) for x in os.getloadavg()],
@@ -363,10 +416,15 @@ def main(argv: list[str] | None = None) -> int:
                 f"  {cat:<16} hit {figures['hit']:.3f}  all {figures['all']:.3f}  "
                 f"(n={figures['n']})"
             )
-        for group, figures in report.get("by_group", {}).items():
-            print(
-                f"  [{group}] hit {figures['hit']:.3f}  all {figures['all']:.3f}  n={figures['n']}"
-            )
+        for part in ("by_group", "by_shape"):
+            for group, figures in report.get(part, {}).items():
+                print(
+                    f"  [{group}] hit {figures['hit']:.3f}  all {figures['all']:.3f}  "
+                    f"n={figures['n']}"
+                )
+        if "tokens_used" in report:
+            used = report["tokens_used"]
+            print(f"  tokens used: p50 {used['p50']}  p95 {used['p95']}  max {used['max']}")
         if "latency_ms" in report:
             lat = report["latency_ms"]
             print(f"  latency ms: p50 {lat['p50']}  p95 {lat['p95']}  max {lat['max']}")

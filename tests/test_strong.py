@@ -167,11 +167,13 @@ def test_gated_callers_are_ranked_by_strong_vectors_of_masked_text(tmp_path: Pat
         masked_text = vault.conn.execute(  # test-only peek at the masked entry
             "SELECT f.text FROM chunks_fts f WHERE f.rowid < 0"
         ).fetchall()
+        (written,) = vault.conn.execute("SELECT created_at FROM documents").fetchone()
     assert masked_text, "the window with the email has a masked entry"
     (entry,) = [text for (text,) in masked_text if "invoice" in strong_input(text)]
     assert email not in entry
-    expected = strong.embed_documents([strong_input(entry)])[0].astype(np.float32).tobytes()
-    leaked = strong.embed_documents([line])[0].astype(np.float32).tobytes()
+    expected = strong.embed_documents([strong_input(entry, written)])[0]
+    leaked = strong.embed_documents([strong_input(line, written)])[0]
+    expected, leaked = expected.astype(np.float32).tobytes(), leaked.astype(np.float32).tobytes()
     assert expected in masked.values()
     assert leaked in plain.values() and leaked not in masked.values()
 
@@ -370,3 +372,40 @@ def test_the_owner_steers_the_pass_to_a_shelf_and_a_date(tmp_path: Path) -> None
     with strong_vault(path) as vault:
         assert _covered_docs(vault) == {work_new.doc_id}
         assert work_old.doc_id not in _covered_docs(vault)
+
+
+def test_a_window_is_embedded_after_its_day_when_the_input_is_dated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from privault.retrieval import strong as strong_module
+
+    written = 1683538560000  # 8 May 2023, 09:36 UTC
+    monkeypatch.setattr(strong_module, "STRONG_INPUT", "dated-line")
+    assert strong_input("Chat\nA: one\nB: two", written) == "8 May 2023: B: two"
+    assert strong_input("Chat\nA: one\nB: two") == "B: two"  # no day known: the line alone
+    monkeypatch.setattr(strong_module, "STRONG_INPUT", "line")
+    assert strong_input("Chat\nA: one\nB: two", written) == "B: two"
+
+
+def test_vectors_made_from_another_input_are_made_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from privault.retrieval import strong as strong_module
+
+    engine = FakeStrongEmbedder()
+    monkeypatch.setattr(strong_module, "STRONG_INPUT", "line")
+    with strong_vault(tmp_path / "v.db", engine) as vault:
+        vault.note("Trip\nWe flew to Lisbon.\nThe hotel was by the sea.", caller=OWNER, title="T")
+        vault.strong.index(caller=OWNER)
+        before = dict(strong_index.vectors_after(vault.conn, 0, "plain"))
+        assert vault.strong.index(caller=OWNER).windows == 0  # nothing left to do
+        monkeypatch.setattr(strong_module, "STRONG_INPUT", "dated-line")
+        report = vault.strong.index(caller=OWNER)
+        after = dict(strong_index.vectors_after(vault.conn, 0, "plain"))
+        (written,) = vault.conn.execute("SELECT created_at FROM documents").fetchone()
+        complete = vault.strong.coverage().complete
+    assert before and report.windows == len(before) and complete
+    assert set(after) == set(before)  # the same windows, each with a new vector
+    assert not set(after.values()) & set(before.values())
+    dated = engine.embed_documents([strong_input("The hotel was by the sea.", written)])[0]
+    assert dated.astype(np.float32).tobytes() in after.values()

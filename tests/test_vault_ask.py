@@ -200,3 +200,22 @@ def test_the_model_is_told_when_a_note_was_written_and_where_the_section_sits(
     prompt = chat.calls[0][-1].content
     assert "| written 12 May 2023 | Pets › Coco]" in prompt
     assert "We got Coco yesterday (11 May 2023), a grey kitten." in prompt
+
+
+@pytest.mark.parametrize(
+    ("question", "several"),
+    [
+        ("What repairs has Tom done?", True),
+        ("Which plants does the garden need?", True),
+        ("How many invoices are due?", False),  # a count, not a list
+        ("When is the boiler invoice due?", False),
+    ],
+)
+def test_a_question_after_several_things_asks_the_model_for_all_of_them(
+    vault: Vault, question: str, several: bool
+) -> None:
+    chat = FakeChat("tulips")
+    _use(vault, chat)
+    vault.ask(question, caller=OWNER)
+    prompt = chat.calls[0][-1].content
+    assert ("name every one the notes mention" in prompt) is several

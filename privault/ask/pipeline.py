@@ -95,6 +95,7 @@ class AskRequest:
     withheld: dict[str, int] = field(default_factory=dict)
     detect: Detect | None = None
     max_tokens: int = 160
+    several: bool = False  # the question asks for several things: the model lists them all
 
     @property
     def is_followup(self) -> bool:
@@ -271,7 +272,9 @@ def ask(request: AskRequest, engines: AskEngines) -> AskReply:
             reason += "; nothing was sent, and no local model is loaded to answer instead"
         return _refusal(reason, request, remote_refused=remote_refused)
     else:
-        messages = build_messages(question, sections, instruction=instruction)
+        messages = build_messages(
+            question, sections, instruction=instruction, several=request.several
+        )
         try:
             result = model.chat(messages, max_tokens=request.max_tokens)
         except InputError as exc:  # the packed context does not fit the model's window

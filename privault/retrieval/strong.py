@@ -5,9 +5,12 @@ better (on LoCoMo turns, R@10 0.56 → 0.82) but costs about 20× more per token
 a write. So its vectors are computed after the write by a background pass
 (`vault.strong`), and `context` and `ask` add it as one more ranked leg.
 
-What is embedded for a window is its own line (`strong_input`): the window's line and the
-two before it are what keywords and the fast embedder match, but the strong model does as
-well on the line alone at a third of the tokens. Documents and queries get the model's own
+What is embedded for a window is its own line, after the day its document was written
+(`strong_input`): the window's line and the two before it are what keywords and the fast
+embedder match, but the strong model does as well on the line alone at a third of the
+tokens, and the day lets "what did … in May" and "after the trip…" find the right days.
+The vault records which input its vectors were made from (`index_name`): vectors of
+another input are re-made by the background pass. Documents and queries get the model's own
 prompts (`title: none | text: …`, `task: search result | query: …`).
 
 The engine (`models.llama.LlamaEmbedder`) runs in the model worker process; this module
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Protocol
 
 import numpy as np
@@ -42,15 +46,30 @@ class StrongEmbedder(Protocol):
         ...
 
 
-def strong_input(indexed_text: str) -> str:
-    """What the strong model embeds for an index entry: the entry's own (last) line.
+# What `strong_input` makes of a window; a vault's vectors made from another input are
+# re-made (`index_name`). "line": the window's own line; "dated-line": the same after the
+# day its document was written.
+STRONG_INPUT = "line"
+
+
+def index_name(model: str) -> str:
+    """What a vault records its strong vectors as made by: the model and the input."""
+    return model if STRONG_INPUT == "line" else f"{model}+{STRONG_INPUT}"
+
+
+def strong_input(indexed_text: str, written: int | None = None) -> str:
+    """What the strong model embeds for an index entry: the entry's own (last) line, after
+    the day (UTC) its document was written (`written`, epoch ms) when there is one.
 
     An entry is its breadcrumb line and a window of lines ending with the one it stands
     for; a masked entry has the same shape with placeholders in place of values, so its
     last line is the masked form of the same line.
     """
-    last = indexed_text.rstrip("\n").rsplit("\n", 1)[-1].strip()
-    return last or indexed_text.strip()
+    last = indexed_text.rstrip("\n").rsplit("\n", 1)[-1].strip() or indexed_text.strip()
+    if written is None or STRONG_INPUT == "line":
+        return last
+    day = datetime.fromtimestamp(written / 1000, tz=UTC)
+    return f"{day.day} {day:%B %Y}: {last}"
 
 
 def digest(model: str, text: str) -> bytes:

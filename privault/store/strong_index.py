@@ -17,11 +17,13 @@ from privault.store.connection import Connection, first_column_in, write
 
 @dataclass(frozen=True)
 class PendingChunk:
-    """A chunk without strong vectors: its indexed text, and its masked entry's (or None)."""
+    """A chunk without strong vectors: its indexed text, its masked entry's (or None), and
+    when its document was written (epoch ms)."""
 
     chunk_id: int
     text: str
     masked_text: str | None
+    written: int
 
 
 MODEL_KEY = "strong_model"
@@ -77,7 +79,7 @@ def pending(conn: Connection, limit: int, scope: Scope = Scope()) -> list[Pendin
     """
     where, params = scope.sql()
     found = conn.execute(
-        "SELECT c.id, p.text, m.text FROM chunks c "
+        "SELECT c.id, p.text, m.text, d.created_at FROM chunks c "
         "JOIN sections s ON s.id = c.section_id JOIN documents d ON d.id = s.doc_id "
         "JOIN chunks_fts p ON p.rowid = c.id "
         "LEFT JOIN chunks_fts m ON m.rowid = -c.id "
@@ -87,7 +89,10 @@ def pending(conn: Connection, limit: int, scope: Scope = Scope()) -> list[Pendin
         f"{_ORDER_SQL} LIMIT ?",
         (*params, limit),
     ).fetchall()
-    return [PendingChunk(int(cid), str(text), masked) for cid, text, masked in found]
+    return [
+        PendingChunk(int(cid), str(text), masked, int(written))
+        for cid, text, masked, written in found
+    ]
 
 
 def known_digests(conn: Connection, digests: Sequence[bytes]) -> set[bytes]:

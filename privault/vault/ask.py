@@ -31,6 +31,7 @@ from privault.models.llama import DEFAULT_THREADS
 from privault.models.supervisor import Deadline
 from privault.privacy.gate import joined
 from privault.privacy.policy import Policy
+from privault.retrieval.thread import asks_for_items
 from privault.spans import Span
 from privault.store import shelves
 from privault.timeutil import local_day
@@ -153,6 +154,7 @@ class VaultAsk:
             followup=followup,
             dropped=packed.dropped,
             withheld=dict(summary.held_back),
+            several=asks_for_items(question),
             detect=_answer_detector(context.privacy, policy),
         )
         engines = AskEngines(self._chat_if_needed(sections), self.remote, self.tokens)

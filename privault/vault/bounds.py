@@ -11,7 +11,11 @@ from __future__ import annotations
 SEARCH_LIMITS = (1, 100)  # sections one search returns
 DEFAULT_SEARCH_LIMIT = 10
 CONTEXT_BUDGETS = (50, 100_000)  # tokens a context pack may fill
-DEFAULT_CONTEXT_BUDGET = 1000
+# The most tokens `context` returns unless asked (the Python API, `privault context`, the
+# MCP tool): a cap, not a size. The pack stops earlier where the candidates left are
+# clearly weaker than the best (see `packs.RELEVANCE_FLOOR`): a hosted model pays little
+# for 2,000 tokens, and a missing piece of evidence costs it the answer.
+DEFAULT_CONTEXT_BUDGET = 2000
 # Tokens of memory the local model reads for one answer. A small model is distracted by
 # more text as much as it is helped: on LoCoMo this budget answers as well as twice as
 # much in half the time (`benchmarks.ask --locomo`, docs/benchmarks.md).

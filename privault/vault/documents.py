@@ -20,7 +20,7 @@ from privault.privacy.gate import assembled
 from privault.store import documents, imported, sections
 from privault.store.connection import write
 from privault.timeutil import now_ms
-from privault.vault import ingest, writing
+from privault.vault import ingest, packs, writing
 from privault.vault.bounds import (
     CONTEXT_BUDGETS,
     DEFAULT_CONTEXT_BUDGET,
@@ -241,9 +241,13 @@ class VaultDocuments:
         since: int | None = None,
         until: int | None = None,
         include_superseded: bool = False,
+        fill: bool = False,
     ) -> ContextPack:
-        """The best sections for a query packed into `budget` tokens, gated for the caller.
+        """The relevant sections for a query packed into at most `budget` tokens, gated for
+        the caller.
 
+        The pack stops early where the remaining candidates are clearly weaker than the
+        best (`packs.RELEVANCE_FLOOR`); `fill` packs them too, until the budget is spent.
         Tokens are counted with the embedder's tokenizer on the text as returned.
         """
         low, high = CONTEXT_BUDGETS
@@ -263,7 +267,8 @@ class VaultDocuments:
         block = statements_block(facts)
         reserved = count(block) + 2 if block else 0
         finder = Finder.of(self._context, reading, owner=caller.is_owner)
-        packed, out, _ = finder.context(reading, query, filters, budget - reserved)
+        floor = None if fill else packs.RELEVANCE_FLOOR
+        packed, out, _ = finder.context(reading, query, filters, budget - reserved, floor)
         text = assembled(
             f"{block}\n\n{packed.text}" if block and packed.text else block or packed.text
         )

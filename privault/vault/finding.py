@@ -15,11 +15,13 @@ from privault.privacy.gate import assembled, joined
 from privault.retrieval import packing, periods, search
 from privault.retrieval.early import EarlyWindows
 from privault.retrieval.embedder import Embedder
+from privault.retrieval.strong import index_name
 from privault.retrieval.vectors import VectorIndex
 from privault.store import documents, index_reads, sections, strong_index
 from privault.store.connection import Connection
 from privault.store.index_reads import Filters
 from privault.timeutil import to_iso
+from privault.vault import packs
 from privault.vault.context import Engines, VaultContext
 from privault.vault.reading import Reading
 from privault.vault.results import (
@@ -49,6 +51,11 @@ class Finder:
     embedder: Embedder
     engines: Engines | None = None  # for the strong leg of `context` (loaded there only)
     early: EarlyWindows | None = None  # the owner's: queued windows embedded at query time
+
+    @property
+    def view(self) -> str:
+        """The index view this finder searches (`plain`, or `masked` for gated callers)."""
+        return self.vectors.view
 
     @classmethod
     def of(
@@ -100,7 +107,11 @@ class Finder:
         engines = self.engines if strong else None
         engine = engines.strong if engines is not None else None
         index = engines.strong_vectors_for(self.vectors.view) if engines and engine else None
-        if engine is None or index is None or strong_index.built_by(self.conn) != engine.name:
+        if (
+            engine is None
+            or index is None
+            or strong_index.built_by(self.conn) != index_name(engine.name)
+        ):
             return search.hybrid(
                 self.conn, self.vectors, query, vector, filters, limit, period, early=self.early
             )
@@ -180,35 +191,24 @@ class Finder:
         return results
 
     def context(
-        self, reading: Reading, query: str, filters: Filters, budget: int
+        self,
+        reading: Reading,
+        query: str,
+        filters: Filters,
+        budget: int,
+        relevance_floor: float | None = None,
     ) -> tuple[packing.Pack, list[ContextSection], dict[int, sections.SectionRow]]:
         """The best pieces packed into `budget` tokens of gated text (and their sections),
-        ranked with the strong model's leg where the vault has one."""
-        hits = self.hits(query, filters, CANDIDATES, strong=True)
-        rows = sections.sections_by_ids(self.conn, list({h.section_id for h in hits}))
-        reading.prefetch(list(rows.values()))
-        count = self.embedder.count_tokens
-        short = {
-            sid for sid, row in rows.items() if count(row.text) <= packing.WHOLE_SECTION_TOKENS
-        }
-        # Where in a long section each hit sits (short sections are packed whole).
-        spans = index_reads.chunk_spans(
-            self.conn, [hit.chunk_id for hit in hits if hit.section_id not in short]
-        )
-        pieces = []
-        for hit in hits:
-            section = rows[hit.section_id]
-            if hit.section_id in short:
-                pieces.append(packing.Piece(section.id, 0, len(section.text)))
-            else:
-                start, end = spans[hit.chunk_id]
-                pieces.append(packing.Piece(section.id, start, end))
-        packed = packing.pack(
-            pieces,
+        ranked with the strong model's leg where the vault has one (see `packs`)."""
+        packed, rows = packs.context(
+            self,
+            reading,
+            query,
+            filters,
             budget,
-            header=lambda sid: context_header(reading, rows[sid]),
-            window_text=lambda p: reading.section(rows[p.section_id], p.start, p.end).text,
-            count_tokens=count,
+            self.embedder.count_tokens,
+            context_header,
+            relevance_floor,
         )
         out = []
         for item in packed.sections:

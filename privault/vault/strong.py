@@ -22,7 +22,7 @@ import numpy as np
 
 from privault.caller import Caller
 from privault.errors import AccessDenied, ModelUnavailable
-from privault.retrieval.strong import digest, strong_input
+from privault.retrieval.strong import digest, index_name, strong_input
 from privault.store import strong_index
 from privault.vault.context import VaultContext
 
@@ -102,8 +102,9 @@ class VaultStrong:
         engine = self._context.engines.strong
         if engine is None:
             return IndexReport(0, 0, strong_index.coverage(conn)[1], None)
-        if strong_index.built_by(conn) != engine.name:
-            strong_index.claim(conn, engine.name)  # a vault indexed by another model starts over
+        if strong_index.built_by(conn) != index_name(engine.name):
+            # Vectors of another model, or of another input, start over.
+            strong_index.claim(conn, index_name(engine.name))
         scope = strong_index.Scope(shelf, since)
         covered, total = strong_index.coverage(conn, scope)
         todo = total - covered if limit is None else min(limit, total - covered)
@@ -115,8 +116,12 @@ class VaultStrong:
             rows = []
             texts: dict[bytes, str] = {}
             for chunk in batch:
-                plain = strong_input(chunk.text)
-                masked = None if chunk.masked_text is None else strong_input(chunk.masked_text)
+                plain = strong_input(chunk.text, chunk.written)
+                masked = (
+                    None
+                    if chunk.masked_text is None
+                    else strong_input(chunk.masked_text, chunk.written)
+                )
                 plain_key = digest(engine.name, plain)
                 texts[plain_key] = plain
                 masked_key = None

@@ -272,7 +272,13 @@ def search(
 
 def context(
     query: Annotated[str, typer.Argument(help="What the context is for.")],
-    budget: Annotated[int, typer.Option("--budget", help="Token budget.")] = DEFAULT_CONTEXT_BUDGET,
+    budget: Annotated[
+        int, typer.Option("--budget", help="Most tokens to return.")
+    ] = DEFAULT_CONTEXT_BUDGET,
+    fill: Annotated[
+        bool,
+        typer.Option("--fill", help="Fill the budget, also with clearly weaker matches."),
+    ] = False,
     shelf: ShelfOption = None,
     kind: KindOption = None,
     tag: TagOption = None,
@@ -282,7 +288,7 @@ def context(
     as_agent: AsOption = None,
     json_out: JsonOption = False,
 ) -> None:
-    """The best sections packed into a token budget (for pasting into a prompt)."""
+    """The relevant sections, up to a token budget (for pasting into a prompt)."""
     with opened() as vault:
         pack = vault.context(
             query,
@@ -294,6 +300,7 @@ def context(
             since=optional_time(since),
             until=optional_time(until),
             include_superseded=include_superseded,
+            fill=fill,
         )
     data = pack.to_dict()
     if json_out:

@@ -180,7 +180,7 @@ def _memory_context(server: MCPServer, runtime: ToolRuntime) -> None:
             Field(
                 ge=CONTEXT_BUDGETS[0],
                 le=CONTEXT_BUDGETS[1],
-                description="Token budget for the whole pack.",
+                description="Most tokens the whole pack may use.",
             ),
         ] = DEFAULT_CONTEXT_BUDGET,
         shelf: Shelf = None,
@@ -189,10 +189,12 @@ def _memory_context(server: MCPServer, runtime: ToolRuntime) -> None:
         since: Since = None,
         until: Until = None,
     ) -> ContextResult:
-        """Get the most relevant memory for a task packed into a token budget, ready to
-        read as background. Each part is headed by its breadcrumb, date and node_id.
-        `dropped` counts relevant sections that did not fit: raise the budget or narrow
-        the query if it is high. Placeholders like <EMAIL_1> are withheld personal data."""
+        """Get the memory relevant to a task, up to a token budget, ready to read as
+        background. The pack stops early when what is left is clearly less relevant, so
+        `used_tokens` is often below the budget. Each part is headed by its breadcrumb,
+        date and node_id. `dropped` counts relevant pieces that did not fit: raise the
+        budget or narrow the query if it is high. Placeholders like <EMAIL_1> are withheld
+        personal data."""
 
         def body(vault: Vault, caller: Caller) -> tuple[ContextResult, Outcome]:
             pack = vault.context(

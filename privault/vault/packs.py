@@ -1,0 +1,178 @@
+"""Context packs: the first ranking, the thread it points to, and pieces shaped by question.
+
+`Finder.hits` ranks chunk windows (keywords, the fast embedder and, where the vault has
+it, the strong model). Here that ranking becomes a pack:
+
+1. **Follow the thread** (`FOLLOW_TOP` > 0; off by default, see below). The names and
+   numbers the best hits mention and the question does not (`thread.leads`) are added to
+   the question for one more keyword ranking, fused in at a lower weight: the windows
+   that mention the same person, place or day join the candidates. Only the keyword
+   index is asked again (a few ms); no model runs twice. Names are taken only from text
+   the caller reads as stored (the owner's, an `off` policy's): a masked value never
+   becomes a search term.
+2. **Shape by question** (`SET_PIECE = "line"`; off by default). A question after a set
+   (`thread.asks_for_set`) gets each hit's own line from more candidates, and a
+   section's second, third… line counts a little less each time, so the pack spreads
+   over sessions; any other question gets each hit's window (the line that matched and
+   the two before it, where a fact's answer often is).
+3. **Sized to relevance.** Pieces go in best first until the budget is spent or, with a
+   `relevance_floor`, until the next candidate's fused score falls below that share of
+   the best one's: it is then found by fewer legs, further down, than anything packed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Protocol
+
+from privault.retrieval import fts, packing, search, thread
+from privault.retrieval.search import ChunkHit
+from privault.store import index_reads, sections
+from privault.store.connection import Connection
+from privault.store.index_reads import Filters
+from privault.vault.reading import Reading
+
+# Measured on LoCoMo conversations 1-2 with the fast embedder alone (all evidence in the
+# pack, 1,000 / 2,000 tokens): the first ranking's windows for every question .805 / .848;
+# set questions as lines from 120 candidates, spread over sections, .805 / .831; with the
+# thread followed too .801 / .840. Set questions packed as lines lost most where the line
+# before the match held the answer. So both ship off; they stay switchable, to be measured
+# on other data (`benchmarks.retrieval`).
+CANDIDATES = 60  # chunk hits considered for a single-fact question
+SET_CANDIDATES = 60  # …and for a question after a set (120 was measured with lines)
+FOLLOW_TOP = 0  # best hits whose names are followed (0: the thread is not followed)
+FOLLOW_LEADS = 4  # names followed at most
+FOLLOW_WEIGHT = 0.5  # the followed ranking's weight (the first ranking's legs weigh 1–2)
+SET_PIECE = "window"  # what a set question packs of each hit: "line" or "window"
+SET_REPEAT_DISCOUNT = 1.0  # a set question's n-th piece of one section counts this**n
+# `Vault.context` stops at the first candidate whose fused score is below this share of the
+# best candidate's (`fill` turns it off); `ask` fills its small budget.
+RELEVANCE_FLOOR = 0.1
+
+
+class Ranker(Protocol):
+    """What a pack needs from the finder: its connection, view and first ranking."""
+
+    @property
+    def conn(self) -> Connection: ...
+
+    @property
+    def view(self) -> str: ...
+
+    def hits(
+        self, query: str, filters: Filters, limit: int, *, strong: bool = False
+    ) -> list[ChunkHit]: ...
+
+
+def context(
+    finder: Ranker,
+    reading: Reading,
+    query: str,
+    filters: Filters,
+    budget: int,
+    count_tokens: Callable[[str], int],
+    header: Callable[[Reading, sections.SectionRow], str],
+    relevance_floor: float | None = None,
+) -> tuple[packing.Pack, dict[int, sections.SectionRow]]:
+    """The best pieces for `query` packed into `budget` tokens of gated text, and the rows
+    of the sections they come from (see the module docstring)."""
+    conn = finder.conn
+    set_question = thread.asks_for_set(query)
+    limit = SET_CANDIDATES if set_question else CANDIDATES
+    hits = finder.hits(query, filters, limit, strong=True)
+    rows = sections.sections_by_ids(conn, list({hit.section_id for hit in hits}))
+    reading.prefetch(list(rows.values()))
+    spans = index_reads.chunk_spans(conn, [hit.chunk_id for hit in hits])
+    if FOLLOW_TOP and hits:
+        # Followed only through text the caller reads as stored: a masking gate counts
+        # what it holds back, and a lead must never be a value the caller may not see.
+        top = [hit for hit in hits[:FOLLOW_TOP] if _as_stored(reading, rows[hit.section_id])]
+        lines = [own_line(reading, rows[hit.section_id], spans[hit.chunk_id]) for hit in top]
+        names = thread.leads(lines, query, limit=FOLLOW_LEADS)
+        if names:
+            hits = _followed(finder, query, names, filters, hits, limit)
+            new = [hit for hit in hits if hit.chunk_id not in spans]
+            if new:
+                rows.update(sections.sections_by_ids(conn, list({h.section_id for h in new})))
+                reading.prefetch(list(rows.values()))
+                spans.update(index_reads.chunk_spans(conn, [hit.chunk_id for hit in new]))
+    pieces = []
+    for hit in hits:
+        section = rows[hit.section_id]
+        if count_tokens(section.text) <= packing.WHOLE_SECTION_TOKENS:
+            start, end = 0, len(section.text)
+        elif set_question and SET_PIECE == "line":
+            start, end = last_line(section.text, spans[hit.chunk_id])
+        else:
+            start, end = spans[hit.chunk_id]
+        pieces.append(packing.Piece(section.id, start, end, hit.score))
+    if set_question:
+        pieces = spread(pieces, SET_REPEAT_DISCOUNT)
+    packed = packing.pack(
+        pieces,
+        budget,
+        header=lambda sid: header(reading, rows[sid]),
+        window_text=lambda p: reading.section(rows[p.section_id], p.start, p.end).text,
+        count_tokens=count_tokens,
+        relevance_floor=relevance_floor,
+    )
+    return packed, rows
+
+
+def _followed(
+    finder: Ranker,
+    query: str,
+    names: list[str],
+    filters: Filters,
+    hits: list[ChunkHit],
+    limit: int,
+) -> list[ChunkHit]:
+    """The first ranking with a keyword ranking of the question and `names` fused in."""
+    conn = finder.conn
+    ranked = fts.ranked(conn, " ".join([query, *names]), limit * fts.OVERFETCH, finder.view)
+    known = {hit.chunk_id: hit for hit in hits}
+    visible = index_reads.visible_chunks(
+        conn, [cid for cid, _ in ranked if cid not in known], filters
+    )
+    led = [cid for cid, _ in ranked if cid in known or cid in visible][:limit]
+    fused = thread.fuse_leads(
+        [(hit.chunk_id, hit.score) for hit in hits], led, FOLLOW_WEIGHT, search.RRF_K
+    )
+    out = []
+    for chunk_id, score in fused[:limit]:
+        found = known.get(chunk_id)
+        if found is not None:
+            out.append(replace(found, score=score))
+        else:
+            out.append(ChunkHit(chunk_id, visible[chunk_id], score, None, None))
+    return out
+
+
+def spread(pieces: list[packing.Piece], discount: float) -> list[packing.Piece]:
+    """Pieces re-ranked so each further piece of one section counts `discount` times less
+    than the one before it (stable: equal scores keep their order)."""
+    seen: dict[int, int] = {}
+    scored = []
+    for piece in pieces:
+        repeat = seen.get(piece.section_id, 0)
+        seen[piece.section_id] = repeat + 1
+        scored.append(replace(piece, score=piece.score * discount**repeat))
+    return sorted(scored, key=lambda piece: -piece.score)
+
+
+def last_line(text: str, span: tuple[int, int]) -> tuple[int, int]:
+    """The span of a window's own line: its last line."""
+    start, end = span
+    return max(start, text.rfind("\n", start, end) + 1), end
+
+
+def _as_stored(reading: Reading, section: sections.SectionRow) -> bool:
+    """Whether the caller reads this section's text as stored (nothing masked or counted)."""
+    return reading.policy(section.shelf).mode == "off" and not reading.is_pending(section)
+
+
+def own_line(reading: Reading, section: sections.SectionRow, span: tuple[int, int]) -> str:
+    """A window's own line as the caller may read it."""
+    start, end = last_line(section.text, span)
+    return str(reading.section(section, start, end).text)

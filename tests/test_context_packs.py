@@ -1,0 +1,93 @@
+"""Context packs through the facade: pieces shaped by the question, the thread followed,
+packs sized to relevance under a cap (fake embedder and detector, real vault file)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from privault.caller import Caller
+from privault.vault import Vault, packs
+from privault.vault.bounds import DEFAULT_CONTEXT_BUDGET
+from tests.helpers import fake_vault
+
+OWNER = Caller.owner()
+FILLER = [
+    "Bea: The weather report says rain for the weekend again.",
+    "Cal: My printer jammed twice this morning before the meeting.",
+    "Bea: The bakery on the corner sells rye bread on Tuesdays.",
+    "Cal: The train was delayed by twenty minutes because of signals.",
+]
+
+
+def _chat(lines: list[str], repeat: int = 3) -> str:
+    """A long chat (well over a whole-section's size) with `lines` in its middle."""
+    return "\n".join(FILLER * repeat + lines + FILLER * repeat)
+
+
+@pytest.fixture
+def vault(tmp_path: Path):
+    with fake_vault(tmp_path / "vault.db") as opened:
+        yield opened
+
+
+def test_a_set_question_packs_lines_and_a_fact_question_windows(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(packs, "SET_PIECE", "line")
+    monkeypatch.setattr(packs, "SET_REPEAT_DISCOUNT", 0.8)
+    before = "Dan: My cousin repaired the old fence at the farm."
+    camping = "Anna: We went camping at the lake with the kids."
+    vault.note(_chat([before, camping]), caller=OWNER, title="Chat")
+    as_set = vault.context("Where has Anna gone camping?", caller=OWNER, fill=True)
+    as_fact = vault.context("Where did Anna go camping?", caller=OWNER, fill=True)
+    assert camping in as_set.text and camping in as_fact.text
+    assert before in as_fact.text  # the window: the matched line and the two before it
+    assert before not in as_set.text.split(camping)[0].splitlines()[-1:]  # a line alone
+
+
+def test_the_thread_is_followed_to_windows_naming_the_same_person(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault.note(_chat(["John: I went to yoga on Sunday with Okafor."]), caller=OWNER, title="A")
+    vault.note(_chat(["Okafor: My knees still hurt, what a class."], 2), caller=OWNER, title="B")
+    for i in range(12):
+        vault.note(_chat([f"Eve: Yoga mats number {i} were on sale."], 1), caller=OWNER)
+    question = "Who did John go to yoga with?"
+    monkeypatch.setattr(packs, "FOLLOW_TOP", 5)
+    followed = vault.context(question, caller=OWNER, budget=400, fill=True)
+    monkeypatch.setattr(packs, "FOLLOW_TOP", 0)
+    unfollowed = vault.context(question, caller=OWNER, budget=400, fill=True)
+    assert "My knees still hurt" in followed.text
+    assert "My knees still hurt" not in unfollowed.text
+
+
+def test_set_questions_pack_windows_by_default(vault: Vault) -> None:
+    before = "Dan: My cousin repaired the old fence at the farm."
+    camping = "Anna: We went camping at the lake with the kids."
+    vault.note(_chat([before, camping]), caller=OWNER, title="Chat")
+    pack = vault.context("Where has Anna gone camping?", caller=OWNER, fill=True)
+    assert f"{before}\n{camping}" in pack.text
+
+
+def test_context_is_capped_and_stops_where_matches_get_clearly_weaker(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Forty notes that share one word with the question each rank by one leg or both,
+    # further down; a floor of a third of the best's fused score cuts the weakest.
+    monkeypatch.setattr(packs, "RELEVANCE_FLOOR", 0.3)
+    vault.note("Kiln firing schedule: the pottery kiln fires on Friday at noon.", caller=OWNER)
+    for i in range(40):
+        vault.note(
+            f"Errand {i}: parcel {i} waits at the post office counter near the bakery, and "
+            "the library across town runs its yearly fire drill during the lunch break.",
+            caller=OWNER,
+        )
+    sized = vault.context("When does the pottery kiln fire?", caller=OWNER)
+    filled = vault.context("When does the pottery kiln fire?", caller=OWNER, fill=True)
+    assert sized.budget == DEFAULT_CONTEXT_BUDGET
+    assert "pottery kiln fires on Friday" in sized.text
+    assert sized.used_tokens < filled.used_tokens <= DEFAULT_CONTEXT_BUDGET
+    assert len(sized.sections) < len(filled.sections)
+    assert sized.dropped == 0  # nothing relevant was left out for lack of room
