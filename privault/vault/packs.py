@@ -83,7 +83,14 @@ def context(
     hits = finder.hits(query, filters, limit, strong=True)
     rows = sections.sections_by_ids(conn, list({hit.section_id for hit in hits}))
     reading.prefetch(list(rows.values()))
-    spans = index_reads.chunk_spans(conn, [hit.chunk_id for hit in hits])
+
+    def whole(section_id: int) -> bool:  # short sections are packed whole: no span needed
+        return count_tokens(rows[section_id].text) <= packing.WHOLE_SECTION_TOKENS
+
+    # Where in its section each hit sits: for long sections, and the hits a lead is read from.
+    followed = hits[:FOLLOW_TOP] if FOLLOW_TOP else []
+    needed = [hit for hit in hits if not whole(hit.section_id)] + followed
+    spans = index_reads.chunk_spans(conn, list({hit.chunk_id for hit in needed}))
     if FOLLOW_TOP and hits:
         # Followed only through text the caller reads as stored: a masking gate counts
         # what it holds back, and a lead must never be a value the caller may not see.
@@ -91,16 +98,18 @@ def context(
         lines = [own_line(reading, rows[hit.section_id], spans[hit.chunk_id]) for hit in top]
         names = thread.leads(lines, query, limit=FOLLOW_LEADS)
         if names:
+            seen = {hit.chunk_id for hit in hits}
             hits = _followed(finder, query, names, filters, hits, limit)
-            new = [hit for hit in hits if hit.chunk_id not in spans]
+            new = [hit for hit in hits if hit.chunk_id not in seen]
             if new:
                 rows.update(sections.sections_by_ids(conn, list({h.section_id for h in new})))
                 reading.prefetch(list(rows.values()))
-                spans.update(index_reads.chunk_spans(conn, [hit.chunk_id for hit in new]))
+                long = [hit.chunk_id for hit in new if not whole(hit.section_id)]
+                spans.update(index_reads.chunk_spans(conn, long))
     pieces = []
     for hit in hits:
         section = rows[hit.section_id]
-        if count_tokens(section.text) <= packing.WHOLE_SECTION_TOKENS:
+        if whole(hit.section_id):
             start, end = 0, len(section.text)
         elif set_question and SET_PIECE == "line":
             start, end = last_line(section.text, spans[hit.chunk_id])
