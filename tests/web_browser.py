@@ -163,9 +163,13 @@ def scriptless() -> Iterator[Any]:
 
 
 def wait_for(driver: Any, condition: Any, what: str) -> Any:
+    """Wait until `condition(driver)` holds. An element read while a form post replaces
+    the page goes stale: that is "not yet", as a missing element is."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, WAIT).until(condition, message=what)
+    ignored = (NoSuchElementException, StaleElementReferenceException)
+    return WebDriverWait(driver, WAIT, ignored_exceptions=ignored).until(condition, message=what)
 
 
 def text_of(driver: Any, selector: str) -> str:
