@@ -30,6 +30,7 @@ from privault.models.engines import Spec
 from privault.models.handles import WorkerChat, WorkerEmbedder
 from privault.models.health import board_path, read_board
 from privault.models.supervisor import Deadline, ModelProcess, describe_exit
+from privault.models.worker import NICENESS
 from privault.store import agents, audit
 from privault.vault import Vault
 from privault.vault.ask import VaultAsk
@@ -156,6 +157,9 @@ def test_the_worker_writes_no_core_dump_and_dies_with_its_parent(chat: WorkerCha
         next(line for line in status.splitlines() if line.startswith("SigIgn")).split()[1], 16
     )
     assert sigign & (1 << (signal.SIGINT - 1))
+    # It yields the CPU to the server's own calls.
+    mine = os.getpriority(os.PRIO_PROCESS, 0)
+    assert os.getpriority(os.PRIO_PROCESS, pid) == min(19, mine + NICENESS)
 
 
 def test_the_embedder_worker_returns_the_fakes_vectors_and_survives_a_crash() -> None:

@@ -15,6 +15,7 @@ What the child does to itself before it reads any private text:
   watchdog thread; `PR_SET_PDEATHSIG` would fire when the parent's *thread* that started it
   ends, and the supervisor restarts workers from short-lived threads), and ignores the
   terminal's Ctrl-C, which is the parent's to handle;
+* runs at a lower CPU priority than the server, so the calls it answers meanwhile come first;
 * never logs: llama.cpp runs quiet and a Python error goes back to the parent as its type
   and one line (`error` below), never as a prompt.
 
@@ -39,6 +40,9 @@ from privault.models.chat import Message
 from privault.models.engines import Engine, Spec, load_engine
 
 _PR_SET_DUMPABLE = 4
+# A model's work yields the CPU to the calls the server answers meanwhile (a search during
+# an answer); on an otherwise idle machine it changes nothing (benchmarks.mcp, phase ask).
+NICENESS = 5
 
 
 def harden(parent: int) -> None:
@@ -48,6 +52,7 @@ def harden(parent: int) -> None:
     watchdog sees another parent at once and ends this one."""
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.nice(NICENESS)
     if sys.platform.startswith("linux"):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
 
