@@ -11,23 +11,20 @@ conversation's, each turn headed by who spoke and when.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from privault.imports.conversations import read_conversations
 from privault.imports.items import (
     Bad,
     Item,
     Known,
     NotThisKind,
     Page,
-    Unchanged,
     content_key,
-    raw_digest,
 )
-from privault.imports.jsonstream import BrokenElement, iter_array_raw
-from privault.imports.sources import head, is_zip, open_text, source_time, when, zip_member
+from privault.imports.sources import head, is_zip, source_time, when, zip_member
 
 KIND = "chatgpt"
 WHAT = "a ChatGPT export (conversations.json or the export's .zip)"
@@ -61,23 +58,7 @@ def looks_like(path: Path) -> bool:
 def read(path: Path, known: Known | None = None) -> Iterator[Item]:
     """Each conversation of the export at `path`, in the file's order (one `known` holds
     as it is comes as `Unchanged`, unparsed)."""
-    with open_text(path, "conversations.json", WHAT) as stream:
-        for index, element in enumerate(iter_array_raw(stream, WHAT)):
-            if isinstance(element, BrokenElement):
-                yield Bad(f"conversation {index + 1}", element.reason, label="conversation")
-                continue
-            data, raw = element
-            digest = raw_digest(KIND, raw)
-            key = _id(data)
-            if known is not None and key and known(key, digest):
-                yield Unchanged(key, "conversation")
-                continue
-            found = conversation(data, index)
-            yield (
-                dataclasses.replace(found, source_digest=digest)
-                if isinstance(found, Page)
-                else found
-            )
+    yield from read_conversations(path, KIND, WHAT, _id, conversation, known)
 
 
 def conversation(data: Any, index: int) -> Item:

@@ -12,27 +12,23 @@ knowledge documents.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from privault.imports.conversations import read_conversations
 from privault.imports.items import (
     Bad,
     Item,
     Known,
     NotThisKind,
     Page,
-    Unchanged,
     content_key,
-    raw_digest,
 )
-from privault.imports.jsonstream import BrokenElement, iter_array_raw
 from privault.imports.sources import (
     head,
     is_zip,
-    open_text,
     optional_text,
     source_time,
     when,
@@ -69,23 +65,7 @@ def looks_like(path: Path) -> bool:
 def read(path: Path, known: Known | None = None) -> Iterator[Item]:
     """Each conversation, then the memories and each project, of the export at `path`
     (a conversation `known` holds as it is comes as `Unchanged`)."""
-    with open_text(path, "conversations.json", WHAT) as stream:
-        for index, element in enumerate(iter_array_raw(stream, WHAT)):
-            if isinstance(element, BrokenElement):
-                yield Bad(f"conversation {index + 1}", element.reason, label="conversation")
-                continue
-            data, raw = element
-            digest = raw_digest(KIND, raw)
-            key = _id(data)
-            if known is not None and key and known(key, digest):
-                yield Unchanged(key, "conversation")
-                continue
-            found = conversation(data, index)
-            yield (
-                dataclasses.replace(found, source_digest=digest)
-                if isinstance(found, Page)
-                else found
-            )
+    yield from read_conversations(path, KIND, WHAT, _id, conversation, known)
     yield from _memories(optional_text(path, "memories.json"))
     yield from _projects(optional_text(path, "projects.json"))
 
