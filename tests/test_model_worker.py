@@ -94,9 +94,26 @@ def test_the_owners_ask_timeout_bounds_a_whole_answer() -> None:
     try:
         process.start()  # timed from here: the cap bounds the answer, not the start
         started = time.monotonic()
-        with pytest.raises(ModelUnavailable, match="ask_timeout"):
+        with pytest.raises(ModelUnavailable, match="ask_timeout") as cut:
             chat.chat(say("[[trickle:8]] too slowly"))
         assert time.monotonic() - started < 4.5
+        assert not cut.value.failed and "restarting — retry" in str(cut.value)
+        assert chat.chat(say("quick")).text == "quick"
+    finally:
+        process.close()
+
+
+def test_answers_cut_by_the_ask_timeout_never_mark_the_model_failed() -> None:
+    """Slowness (a busy machine) is not a fault: MAX_FAILURES cuts in a row leave the model
+    usable, where as many crashes would mark it failed."""
+    process = ModelProcess(Spec("fake-chat", "fake"), max_failures=2, backoff=(0.0,))
+    chat = WorkerChat(process.spec, deadline=replace(QUICK, cap=1.0), process=process)
+    try:
+        for _ in range(3):
+            with pytest.raises(ModelUnavailable, match="ask_timeout") as cut:
+                chat.chat(say("[[trickle:3]] too slowly"))
+            assert not cut.value.failed
+        assert chat.health().state != "failed" and chat.health().failures == 0
         assert chat.chat(say("quick")).text == "quick"
     finally:
         process.close()

@@ -10,6 +10,9 @@ time. What can go wrong, and what the caller sees:
   then killed): the call raises `ModelUnavailable` ("the local model stopped (signal 11);
   it is restarting — retry"), and a new child is started at once in the background, after
   a backoff that grows with the failures in a row;
+* a chat call still being written when the owner's `ask_timeout` runs out: the child is
+  stopped and replaced the same way, but that is slowness, not a fault — it is not counted
+  towards the failures below (a busy machine must not get its model marked failed);
 * `MAX_FAILURES` failures in a row: the model is marked failed with the reason; calls are
   refused at once with `ModelUnavailable(failed=True)` (ask then answers that the local
   model is unavailable, context ranks without it) until `RETRY_FAILED_AFTER` has passed,
@@ -117,11 +120,13 @@ class Health:
 
 
 class _Stopped(Exception):
-    """The worker died or hung; `reason` says how."""
+    """The worker died or hung, or (`over_cap`) was still answering at the owner's cap;
+    `reason` says how."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, *, over_cap: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.over_cap = over_cap
 
 
 def describe_exit(returncode: int | None) -> str:
@@ -209,9 +214,12 @@ class ModelProcess:
                 while reply.get("progress"):
                     reply = json.loads(self._receive(silence or seconds, ends))
                 payload = self._receive(seconds, ends) if binary and reply.get("ok") else None
-            except (_Stopped, EOFError, OSError) as exc:
-                reason = exc.reason if isinstance(exc, _Stopped) else None
-                raise self._failure(self._stop(reason)) from None
+            except _Stopped as exc:
+                if exc.over_cap:
+                    raise self._over_cap(self._stop(exc.reason), cap) from None
+                raise self._failure(self._stop(exc.reason)) from None
+            except (EOFError, OSError):
+                raise self._failure(self._stop(None)) from None
             if self._health.failures or self._health.state != "ready":
                 self._set(state="ready", failures=0)
         if not reply.get("ok"):
@@ -293,7 +301,7 @@ class ModelProcess:
         assert self._pipe is not None
         if ends is not None and ends - time.monotonic() < seconds:
             if not self._pipe.poll(max(0.0, ends - time.monotonic())):
-                raise _Stopped("no answer within the ask_timeout")
+                raise _Stopped("no answer within the ask_timeout", over_cap=True)
             return self._pipe.recv_bytes()
         if not self._pipe.poll(seconds):
             raise _Stopped(f"no sign of life for {seconds:.0f} s")
@@ -335,6 +343,16 @@ class ModelProcess:
         return ModelUnavailable(
             f"the local model {name} stopped ({reason}{what and ', ' + what}); "
             "it is restarting — retry"
+        )
+
+    def _over_cap(self, reason: str, cap: float | None) -> ModelUnavailable:
+        """The call outlived the owner's cap: a fresh worker is started at once, and the
+        failures in a row stay as they were."""
+        self._set(state="restarting", reason=reason)
+        threading.Thread(target=self._restart, args=(0.0,), daemon=True).start()
+        return ModelUnavailable(
+            f"the local model {self.spec.name} did not finish within the ask_timeout "
+            f"({cap or 0:.0f} s); it is restarting — retry, or raise ask_timeout"
         )
 
     def _summary(self) -> str:
