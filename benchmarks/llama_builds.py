@@ -156,7 +156,7 @@ def main() -> None:
     for _ in range(args.rounds):
         for name, directory in builds:
             rounds[name].append(run_build(args, directory))
-    report = {
+    report: dict[str, Any] = {
         "load_average": [round(x, 2) for x in os.getloadavg()],
         "builds": {name: summary(found) for name, found in rounds.items()},
     }
