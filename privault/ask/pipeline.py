@@ -35,7 +35,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
 import httpx
@@ -43,6 +43,8 @@ import httpx
 from privault.ask.briefing import AskSection, build_messages
 from privault.ask.followup import FollowupTokens
 from privault.errors import InputError, ModelUnavailable
+from privault.jsonform import JsonForm
+from privault.jsonform import shown as json_shown
 from privault.models.chat import ChatModel, ChatResult
 from privault.privacy.leaks import MASK, find_leaks, mask_ranges, shown
 
@@ -114,7 +116,7 @@ class AskEngines:
 
 
 @dataclass(frozen=True)
-class Citation:
+class Citation(JsonForm):
     """A section the answer was drawn from (title already gated for the caller)."""
 
     node_id: str
@@ -123,7 +125,7 @@ class Citation:
 
 
 @dataclass(frozen=True)
-class AskHeldBack:
+class AskHeldBack(JsonForm):
     """What an ask held back: from the answer, and from the context it was drawn from."""
 
     answer_spans: dict[str, int] = field(default_factory=dict)  # kind -> spans masked
@@ -132,35 +134,38 @@ class AskHeldBack:
     dropped: int = 0  # sections that did not fit the budget
     context: dict[str, int] = field(default_factory=dict)  # kind -> held back by the gate
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return asdict(self)
-
 
 @dataclass(frozen=True)
-class AskReply:
+class AskReply(JsonForm):
     """The outcome of an ask: an answer, or a refusal with a reason, never both."""
 
-    answer: str
-    citations: tuple[Citation, ...]
-    policy: str
-    mode: str
-    held_back: AskHeldBack
-    refused: str | None = None
-    followup: str | None = None
-    model: str | None = None
-    backend: Backend | None = None
-    remote_refused: str | None = None  # why a configured remote backend was not used
-    timings: dict[str, float] = field(default_factory=dict)
+    answer: str = field(metadata=json_shown("The answer; empty when refused."))
+    citations: tuple[Citation, ...] = field(metadata=json_shown("Sections the answer drew on."))
+    policy: str = field(metadata=json_shown("The privacy policy the answer was released under."))
+    mode: str = field(metadata=json_shown("off, redact or refuse."))
+    held_back: AskHeldBack = field(
+        metadata=json_shown(
+            "What was withheld: PII kinds in the context, values masked in the answer."
+        )
+    )
+    refused: str | None = field(
+        default=None, metadata=json_shown("Why no answer was given, if refused.")
+    )
+    followup: str | None = field(
+        default=None,
+        metadata=json_shown(
+            "Single-use token (valid for minutes): send it back with `instruction` and the "
+            "same question to reshape this answer once."
+        ),
+    )
+    model: str | None = field(default=None, metadata=json_shown("The model that wrote the answer."))
+    backend: Backend | None = field(default=None, metadata=json_shown(agents=False))
+    # why a configured remote backend was not used
+    remote_refused: str | None = field(default=None, metadata=json_shown(agents=False))
+    timings: dict[str, float] = field(default_factory=dict, metadata=json_shown(agents=False))
     # Recent sections the search could not rank by meaning yet (queued past the bound the
     # owner's search embeds at query time); always 0 for gated callers.
-    unsearchable: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (the CLI's `--json` and the MCP tool's structured output)."""
-        data = asdict(self)
-        data["citations"] = [asdict(citation) for citation in self.citations]
-        return data
+    unsearchable: int = field(default=0, metadata=json_shown(agents=False))
 
 
 def _refusal(reason: str, request: AskRequest, **extra: Any) -> AskReply:

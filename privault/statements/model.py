@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from privault.errors import InputError
+from privault.jsonform import JsonForm, shown
 from privault.timeutil import to_iso
 
 # Turns texts into vectors (one per text); the retrieval layer's embedder fits this shape.
@@ -20,7 +21,7 @@ ORDERS: tuple[str, ...] = ("relevance", "recency", "salience", "composite")
 
 
 @dataclass(frozen=True)
-class Statement:
+class Statement(JsonForm):
     """One version of a fact, as the vault saw it at `as_of` (its `known_at`).
 
     Times are UTC epoch ms. `valid_from`/`valid_to` bound when it is true in the world
@@ -35,12 +36,14 @@ class Statement:
     entities: tuple[str, ...]
     source: str | None
     salience: float
-    confidence: float
-    occurred_at: int | None
-    valid_from: int
-    valid_to: int | None
-    recorded_at: int
-    invalidated_at: int | None
+    confidence: float = field(metadata=shown(then={"status": "status", "current": "is_current"}))
+    occurred_at: int | None = field(metadata=shown(iso=True))
+    valid_from: int = field(metadata=shown("When it became true in the world.", iso=True))
+    valid_to: int | None = field(
+        metadata=shown("When it stopped being true (null: still is).", iso=True)
+    )
+    recorded_at: int = field(metadata=shown("When the vault learnt it.", iso=True))
+    invalidated_at: int | None = field(metadata=shown(iso=True))
     invalidation_reason: str | None
     supersedes: str | None
     superseded_by: str | None
@@ -48,13 +51,16 @@ class Statement:
     revised_by: str | None
     metadata: Mapping[str, Any] = field(hash=False)  # read-only view; dicts cannot hash
     confirmed_count: int
-    last_confirmed_at: int | None
+    last_confirmed_at: int | None = field(metadata=shown(iso=True))
     disputed_with: tuple[str, ...]
-    as_of: int
+    as_of: int = field(metadata=shown(iso=True))
     score: float | None = field(default=None, compare=False)
-    shelf: str = "default"  # visibility and policy, like a document's shelf
-    author: str = ""  # '' for the owner, else the agent that wrote it
-    entity_kinds: tuple[str, ...] = ()  # one per entity: person, org, place or other
+    shelf: str = field(default="default", metadata=shown("The shelf it lives on."))
+    # '' for the owner, else the agent that wrote it
+    author: str = field(default="", metadata=shown(hidden=True))
+    entity_kinds: tuple[str, ...] = field(
+        default=(), metadata=shown("person, org, place or other, one per entity.")
+    )
 
     @property
     def status(self) -> Status:
@@ -78,53 +84,16 @@ class Statement:
             return False
         return self.valid_to is None or self.valid_to > valid_at
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-friendly dict with ISO 8601 UTC times."""
-        data: dict[str, Any] = {
-            "id": self.id,
-            "chain_id": self.chain_id,
-            "content": self.content,
-            "entities": list(self.entities),
-            "source": self.source,
-            "salience": self.salience,
-            "confidence": self.confidence,
-            "status": self.status,
-            "current": self.is_current,
-            "occurred_at": to_iso(self.occurred_at),
-            "valid_from": to_iso(self.valid_from),
-            "valid_to": to_iso(self.valid_to),
-            "recorded_at": to_iso(self.recorded_at),
-            "invalidated_at": to_iso(self.invalidated_at),
-            "invalidation_reason": self.invalidation_reason,
-            "supersedes": self.supersedes,
-            "superseded_by": self.superseded_by,
-            "revises": self.revises,
-            "revised_by": self.revised_by,
-            "metadata": dict(self.metadata),
-            "confirmed_count": self.confirmed_count,
-            "last_confirmed_at": to_iso(self.last_confirmed_at),
-            "disputed_with": list(self.disputed_with),
-            "as_of": to_iso(self.as_of),
-            "shelf": self.shelf,
-            "entity_kinds": list(self.entity_kinds),
-        }
-        if self.score is not None:
-            data["score"] = self.score
-        return data
-
 
 @dataclass(frozen=True)
-class EntityCount:
+class EntityCount(JsonForm):
     """An entity the vault knows from statements, with how many statements name it."""
 
     name: str
-    key: str
+    key: str = field(metadata=shown("The normalised form used for matching."))
     count: int
-    author: str = field(default="", compare=False)  # set when counted per author
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-friendly dict."""
-        return {"name": self.name, "key": self.key, "count": self.count}
+    # set when counted per author
+    author: str = field(default="", compare=False, metadata=shown(hidden=True))
 
 
 def entity_key(name: str) -> str:

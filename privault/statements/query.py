@@ -17,6 +17,7 @@ from typing import Any
 
 from privault import timeutil
 from privault.errors import InputError, NotFound
+from privault.jsonform import JsonForm
 from privault.statements.model import ORDERS, Embed, EntityCount, Statement, entity_key
 from privault.statements.ranking import composite, fuse, keyword_ranks, vector_ranks
 from privault.statements.view import load
@@ -26,7 +27,7 @@ from privault.store.statement_reads import Visible
 
 
 @dataclass(frozen=True)
-class StatementStats:
+class StatementStats(JsonForm):
     """Counts over every statement version, judged now.
 
     `open`: not closed (includes ones whose window starts later); `closed`: revised,
@@ -40,10 +41,6 @@ class StatementStats:
     superseded: int
     revised: int
     disputed: int
-
-    def to_dict(self) -> dict[str, int]:
-        """A JSON-friendly dict."""
-        return dataclasses.asdict(self)
 
 
 def get(

@@ -7,29 +7,21 @@ code at all.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from privault.jsonform import JsonForm, shown
 
 
 @dataclass(frozen=True)
-class Added:
+class Added(JsonForm):
     """The outcome of writing one document: `added`, `updated` or `unchanged`."""
 
     doc_id: str
     status: str
     title: str
     sections: int
-    source: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {
-            "doc_id": self.doc_id,
-            "status": self.status,
-            "title": self.title,
-            "sections": self.sections,
-            "source": self.source,
-        }
+    source: str | None = field(default=None, metadata=shown(agents=False))
 
 
 @dataclass(frozen=True)

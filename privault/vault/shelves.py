@@ -12,11 +12,11 @@ owner's (the CLI); agents only list what they may see.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
 from privault.caller import Caller
 from privault.errors import NotFound
+from privault.jsonform import JsonForm, shown
 from privault.store import agents
 from privault.store import shelves as shelf_store
 from privault.store.connection import Connection, write
@@ -28,26 +28,16 @@ DEFAULT_SHELF = "default"
 
 
 @dataclass(frozen=True)
-class Shelf:
+class Shelf(JsonForm):
     """A shelf as the owner sees it."""
 
     name: str
-    policy: str | None
-    restricted: bool
-    private: bool
-    agents: tuple[str, ...]
+    # An agent is not told the policy or which other agents share a shelf.
+    policy: str | None = field(metadata=shown(agents=False))
+    restricted: bool = field(metadata=shown("True when only some agents (you among them) see it."))
+    private: bool = field(metadata=shown(agents=False))
+    agents: tuple[str, ...] = field(metadata=shown(agents=False))
     documents: int
-
-    def to_dict(self, *, for_owner: bool = True) -> dict[str, Any]:
-        """JSON form; an agent is not told the policy or which other agents share a shelf."""
-        data: dict[str, Any] = {
-            "name": self.name,
-            "restricted": self.restricted,
-            "documents": self.documents,
-        }
-        if for_owner:
-            data.update(policy=self.policy, private=self.private, agents=list(self.agents))
-        return data
 
 
 def all_shelves(conn: Connection) -> list[Shelf]:

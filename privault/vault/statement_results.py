@@ -1,4 +1,5 @@
-"""What `vault.statements` returns: gated statements and counts, with a stable JSON form.
+"""What `vault.statements` returns: gated statements and counts, their JSON form derived
+from their fields (`privault.jsonform`).
 
 Each reply carries the `Privacy` summary of the response it belongs to. A statement in a
 reply has already passed the caller's gate; the raw text is never kept alongside it.
@@ -7,17 +8,17 @@ reply has already passed the caller's gate; the raw text is never kept alongside
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
+from privault.jsonform import JsonForm, shown
 from privault.privacy.gate import Gated
 from privault.statements import EntityCount, Statement, StatementStats
 from privault.timeutil import to_iso
-from privault.vault.results import Privacy
+from privault.vault.results import PRIVACY, Privacy
 
 
 @dataclass(frozen=True)
-class StatementTexts:
+class StatementTexts(JsonForm):
     """A statement's texts as one caller may see them (only the gate makes `Gated`)."""
 
     content: Gated
@@ -25,27 +26,19 @@ class StatementTexts:
     source: Gated | None
     invalidation_reason: Gated | None
 
-    def to_dict(self) -> dict[str, Any]:
-        """The text keys of a statement's JSON form."""
-        return {
-            "content": self.content,
-            "entities": list(self.entities),
-            "source": self.source,
-            "invalidation_reason": self.invalidation_reason,
-        }
-
 
 @dataclass(frozen=True)
-class GatedStatement:
+class GatedStatement(JsonForm):
     """A statement as one caller may see it; anything but `current` is labelled NOT current.
 
     Its texts come from `texts`; `statement` carries the same gated texts (the raw text is
     never kept) and the statement's other facts.
     """
 
-    statement: Statement
-    texts: StatementTexts
-    current: bool
+    statement: Statement = field(metadata=shown(flatten=True))
+    # The gated texts replace the statement's own keys in place; then how to present it.
+    texts: StatementTexts = field(metadata=shown(flatten=True, then={"label": "label"}))
+    current: bool = field(metadata=shown(hidden=True))  # shown as the statement's `current`
     withheld: bool = False  # True: replaced by a stub naming the kinds withheld
 
     @property
@@ -53,62 +46,37 @@ class GatedStatement:
         """`current`, or `NOT current` for superseded, revised, closed and future ones."""
         return "current" if self.current else "NOT current"
 
-    def to_dict(self) -> dict[str, Any]:
-        """`Statement.to_dict()` with its gated texts, plus `label` and `withheld`."""
-        return {
-            **self.statement.to_dict(),
-            **self.texts.to_dict(),
-            "label": self.label,
-            "withheld": self.withheld,
-        }
-
 
 @dataclass(frozen=True)
-class StatementResponse:
+class StatementResponse(JsonForm):
     """One statement (the one written, or asked for) and the privacy facts of the reply."""
 
     statement: GatedStatement
-    privacy: Privacy
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {"statement": self.statement.to_dict(), **self.privacy.to_dict()}
+    privacy: Privacy = field(metadata=PRIVACY)
 
 
 @dataclass(frozen=True)
-class StatementList:
+class StatementList(JsonForm):
     """Statements (a query, a history, a disputed pair) and the privacy facts of the reply."""
 
     statements: tuple[GatedStatement, ...]
-    privacy: Privacy
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {"statements": [s.to_dict() for s in self.statements], **self.privacy.to_dict()}
+    privacy: Privacy = field(metadata=PRIVACY)
 
 
 @dataclass(frozen=True)
-class EntityList:
+class EntityList(JsonForm):
     """Entities with statement counts; names gated (withheld ones are left out and counted)."""
 
     entities: tuple[EntityCount, ...]
-    privacy: Privacy
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {"entities": [e.to_dict() for e in self.entities], **self.privacy.to_dict()}
+    privacy: Privacy = field(metadata=PRIVACY)
 
 
 @dataclass(frozen=True)
-class StatsResponse:
+class StatsResponse(JsonForm):
     """Statement counts (no text) and the policy the caller reads under."""
 
-    stats: StatementStats
-    privacy: Privacy
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {**self.stats.to_dict(), **self.privacy.to_dict()}
+    stats: StatementStats = field(metadata=shown(flatten=True))
+    privacy: Privacy = field(metadata=PRIVACY)
 
 
 def statements_block(items: Sequence[GatedStatement]) -> str:

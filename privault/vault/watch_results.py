@@ -17,15 +17,16 @@ the field types honest).
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from privault.caller import Caller
+from privault.jsonform import JsonForm, shown
 from privault.privacy.gate import Gated, literal
 from privault.privacy.recognizers import find_known_entities
 from privault.store.watches import watch_author
 from privault.vault.reading import scope_of
-from privault.vault.results import Privacy
+from privault.vault.results import PRIVACY, Privacy
 from privault.watches.model import Reminder, Watch, WatchRun
 
 if TYPE_CHECKING:
@@ -81,88 +82,53 @@ class GatedReminder(Reminder):
 
 
 @dataclass(frozen=True)
-class WatchResponse:
+class WatchResponse(JsonForm):
     """One watch (added, shown or changed) and, for `show`, its recent runs, newest first."""
 
     watch: GatedWatch
-    runs: tuple[GatedRun, ...]
-    privacy: Privacy
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {
-            "watch": self.watch.to_dict(),
-            "runs": [run.to_dict() for run in self.runs],
-            **self.privacy.to_dict(),
-        }
+    runs: tuple[GatedRun, ...] = field(metadata=shown(agents=False))
+    privacy: Privacy = field(metadata=PRIVACY)
 
 
 @dataclass(frozen=True)
-class WatchList:
+class WatchList(JsonForm):
     """Watches, oldest first."""
 
     watches: tuple[GatedWatch, ...]
-    privacy: Privacy
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {"watches": [watch.to_dict() for watch in self.watches], **self.privacy.to_dict()}
+    privacy: Privacy = field(metadata=PRIVACY)
 
 
 @dataclass(frozen=True)
-class RunResponse:
+class RunResponse(JsonForm):
     """One run made now (`watch run ID`); None when another worker took the job."""
 
     run: GatedRun | None
-    privacy: Privacy
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {"run": self.run.to_dict() if self.run else None, **self.privacy.to_dict()}
+    privacy: Privacy = field(metadata=PRIVACY)
 
 
 @dataclass(frozen=True)
-class PollResponse:
+class PollResponse(JsonForm):
     """What one poll did, its runs gated (`report.runs` holds the same gated runs)."""
 
-    report: PollReport
+    report: PollReport = field(metadata=shown(flatten=True))  # its `runs` replaced by:
     runs: tuple[GatedRun, ...]
-    privacy: Privacy
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form: the report's keys plus the privacy keys."""
-        return {
-            **self.report.to_dict(),
-            "runs": [run.to_dict() for run in self.runs],
-            **self.privacy.to_dict(),
-        }
+    privacy: Privacy = field(metadata=PRIVACY)
 
 
 @dataclass(frozen=True)
-class ReminderList:
+class ReminderList(JsonForm):
     """Reminders: the due ones oldest first, or all of them newest first."""
 
     reminders: tuple[GatedReminder, ...]
-    privacy: Privacy
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {
-            "reminders": [reminder.to_dict() for reminder in self.reminders],
-            **self.privacy.to_dict(),
-        }
+    privacy: Privacy = field(metadata=PRIVACY)
 
 
 @dataclass(frozen=True)
-class ReminderResponse:
+class ReminderResponse(JsonForm):
     """One reminder (just acknowledged)."""
 
     reminder: GatedReminder
-    privacy: Privacy
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {"reminder": self.reminder.to_dict(), **self.privacy.to_dict()}
+    privacy: Privacy = field(metadata=PRIVACY)
 
 
 class WatchView:

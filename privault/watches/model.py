@@ -10,34 +10,37 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from privault.timeutil import to_iso
+from privault.jsonform import JsonForm, shown
 
 WatchKind = Literal["url", "search", "remind", "folder"]
 WATCH_KINDS: tuple[str, ...] = ("url", "search", "remind", "folder")
 
 
 @dataclass(frozen=True)
-class Watch:
+class Watch(JsonForm):
     """A standing job: what to look at, how often, where to file what it finds."""
 
-    id: str
-    kind: str
-    target: str
-    schedule: str
+    id: str = field(metadata=shown("Pass to cancel_watch."))
+    kind: str = field(metadata=shown("url, search, remind (or folder, the owner's)."))
+    target: str = field(metadata=shown("The URL, the search query or the reminder text."))
+    schedule: str = field(
+        metadata=shown("Interval (1d) or cron; null for a one-off.", blank_is_null=True)
+    )
     shelf: str
-    status: str  # active | paused | cancelled | finished
+    status: str = field(metadata=shown("active, paused, cancelled or finished."))
     allow_private: bool
     max_catchup: int
-    next_run_at: int | None
-    last_run_at: int | None
-    last_status: str | None
+    next_run_at: int | None = field(metadata=shown(iso=True))
+    last_run_at: int | None = field(metadata=shown(iso=True))
+    last_status: str | None = field(metadata=shown("How the last run went (e.g. changed, error)."))
     last_error: str | None
     runs: int
     failures: int
     skipped: int
-    created_at: int
+    created_at: int = field(metadata=shown(iso=True))
     options: dict[str, Any] = field(default_factory=dict)
-    author: str = ""  # '' for the owner, else the agent that added it
+    # '' for the owner, else the agent that added it
+    author: str = field(default="", metadata=shown(hidden=True))
 
     @classmethod
     def from_row(cls, data: dict[str, Any]) -> Watch:
@@ -63,31 +66,9 @@ class Watch:
             author=data.get("author") or "",
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form with ISO times."""
-        return {
-            "id": self.id,
-            "kind": self.kind,
-            "target": self.target,
-            "schedule": self.schedule or None,
-            "shelf": self.shelf,
-            "status": self.status,
-            "allow_private": self.allow_private,
-            "max_catchup": self.max_catchup,
-            "next_run_at": to_iso(self.next_run_at),
-            "last_run_at": to_iso(self.last_run_at),
-            "last_status": self.last_status,
-            "last_error": self.last_error,
-            "runs": self.runs,
-            "failures": self.failures,
-            "skipped": self.skipped,
-            "created_at": to_iso(self.created_at),
-            "options": dict(self.options),
-        }
-
 
 @dataclass(frozen=True)
-class WatchRun:
+class WatchRun(JsonForm):
     """One attempt at one planned run of a watch.
 
     `diff` and `summary` can carry text from the web or a reminder: the facade gates them
@@ -97,9 +78,9 @@ class WatchRun:
     id: int
     watch_id: str
     job_id: int | None
-    planned_at: int
-    started_at: int
-    finished_at: int
+    planned_at: int = field(metadata=shown(iso=True))
+    started_at: int = field(metadata=shown(iso=True))
+    finished_at: int = field(metadata=shown(iso=True))
     attempt: int
     status: str  # changed | unchanged | filed | error | skipped
     summary: str
@@ -125,35 +106,18 @@ class WatchRun:
             diff=data["diff"],
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form with ISO times."""
-        return {
-            "id": self.id,
-            "watch_id": self.watch_id,
-            "job_id": self.job_id,
-            "planned_at": to_iso(self.planned_at),
-            "started_at": to_iso(self.started_at),
-            "finished_at": to_iso(self.finished_at),
-            "attempt": self.attempt,
-            "status": self.status,
-            "summary": self.summary,
-            "error": self.error,
-            "doc_ids": list(self.doc_ids),
-            "diff": self.diff,
-        }
-
 
 @dataclass(frozen=True)
-class Reminder:
+class Reminder(JsonForm):
     """A reminder that was filed; due until acknowledged."""
 
-    id: str
+    id: str = field(metadata=shown("Pass to ack_reminder."))
     watch_id: str
     doc_id: str
     text: str
     shelf: str
-    due_at: int
-    acked_at: int | None
+    due_at: int = field(metadata=shown(iso=True))
+    acked_at: int | None = field(metadata=shown(iso=True, then={"due": "due"}))
 
     @property
     def due(self) -> bool:
@@ -172,16 +136,3 @@ class Reminder:
             due_at=data["due_at"],
             acked_at=data["acked_at"],
         )
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form with ISO times."""
-        return {
-            "id": self.id,
-            "watch_id": self.watch_id,
-            "doc_id": self.doc_id,
-            "text": self.text,
-            "shelf": self.shelf,
-            "due_at": to_iso(self.due_at),
-            "acked_at": to_iso(self.acked_at),
-            "due": self.due,
-        }

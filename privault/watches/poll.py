@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from privault.errors import InputError
+from privault.jsonform import JsonForm
 from privault.store import jobs
 from privault.store import watches as store
 from privault.store.connection import Connection, write
@@ -54,7 +55,7 @@ ACTIONS: dict[str, Action] = {
 
 
 @dataclass(frozen=True)
-class PollReport:
+class PollReport(JsonForm):
     """What one poll did. `runs` holds every recorded run, errors included."""
 
     enqueued: int = 0
@@ -66,20 +67,6 @@ class PollReport:
     lost_leases: int = 0
     elapsed_ms: int = 0
     runs: tuple[WatchRun, ...] = field(default=())
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {
-            "enqueued": self.enqueued,
-            "skipped": self.skipped,
-            "ran": self.ran,
-            "failed": self.failed,
-            "retrying": self.retrying,
-            "dead": self.dead,
-            "lost_leases": self.lost_leases,
-            "elapsed_ms": self.elapsed_ms,
-            "runs": [run.to_dict() for run in self.runs],
-        }
 
 
 def default_worker() -> str:

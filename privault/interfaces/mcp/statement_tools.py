@@ -7,20 +7,21 @@ where the new one opens; revising replaces wording; invalidating closes with a r
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from mcp.server import MCPServer
-from mcp.types import ToolAnnotations
+from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from privault.caller import Caller
 from privault.interfaces.mcp.runtime import Outcome, ToolRuntime
-from privault.interfaces.mcp.statement_models import (
-    EntitiesReply,
-    StatementReply,
-    StatementsReply,
-)
+from privault.interfaces.mcp.shapes import reply, shape
 from privault.vault import Vault
+from privault.vault.statement_results import EntityList, StatementList, StatementResponse
+
+StatementReply = Annotated[CallToolResult, shape(StatementResponse)]
+StatementsReply = Annotated[CallToolResult, shape(StatementList)]
+EntitiesReply = Annotated[CallToolResult, shape(EntityList)]
 
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
@@ -54,15 +55,13 @@ Reason = Annotated[str | None, Field(description="Why, in a few words.", max_len
 Score = Annotated[float | None, Field(ge=0, le=1)]
 
 
-def _reply(found: Any) -> tuple[StatementReply, Outcome]:
-    data = found.to_dict()
-    return StatementReply.model_validate(data), Outcome([data["statement"]["id"]], found.privacy)
+def _reply(found: StatementResponse) -> tuple[CallToolResult, Outcome]:
+    return reply(found), Outcome([found.statement.statement.id], found.privacy)
 
 
-def _replies(found: Any) -> tuple[StatementsReply, Outcome]:
-    data = found.to_dict()
-    ids = [item["id"] for item in data["statements"]]
-    return StatementsReply.model_validate(data), Outcome(ids, found.privacy)
+def _replies(found: StatementList) -> tuple[CallToolResult, Outcome]:
+    ids = [item.statement.id for item in found.statements]
+    return reply(found), Outcome(ids, found.privacy)
 
 
 def register(server: MCPServer, runtime: ToolRuntime) -> None:
@@ -102,7 +101,7 @@ def _write_statement(server: MCPServer, runtime: ToolRuntime) -> None:
         Berlin office"). To change a fact later use supersede_statement (the world changed)
         or revise_statement (better wording), not a second write."""
 
-        def body(vault: Vault, caller: Caller) -> tuple[StatementReply, Outcome]:
+        def body(vault: Vault, caller: Caller) -> tuple[CallToolResult, Outcome]:
             return _reply(
                 vault.statements.add(
                     content,
@@ -145,7 +144,7 @@ def _query_statements(server: MCPServer, runtime: ToolRuntime) -> None:
         world, known_at about what the vault believed then. Results not current are
         labelled so — never present them as current."""
 
-        def body(vault: Vault, caller: Caller) -> tuple[StatementsReply, Outcome]:
+        def body(vault: Vault, caller: Caller) -> tuple[CallToolResult, Outcome]:
             return _replies(
                 vault.statements.query(
                     caller=caller,
@@ -180,7 +179,7 @@ def _supersede_statement(server: MCPServer, runtime: ToolRuntime) -> None:
         (valid_from, default now) and record the new fact. Entities are inherited unless
         given. Returns the new statement."""
 
-        def body(vault: Vault, caller: Caller) -> tuple[StatementReply, Outcome]:
+        def body(vault: Vault, caller: Caller) -> tuple[CallToolResult, Outcome]:
             return _reply(
                 vault.statements.supersede(
                     statement_id,
@@ -209,7 +208,7 @@ def _revise_statement(server: MCPServer, runtime: ToolRuntime) -> None:
         """Fix the wording of a fact without saying the world changed (a typo, a more
         precise phrasing). The revision replaces the original; its window is kept."""
 
-        def body(vault: Vault, caller: Caller) -> tuple[StatementReply, Outcome]:
+        def body(vault: Vault, caller: Caller) -> tuple[CallToolResult, Outcome]:
             return _reply(
                 vault.statements.revise(
                     statement_id, content, caller=caller, entities=entities, source=source
@@ -226,7 +225,7 @@ def _confirm_statement(server: MCPServer, runtime: ToolRuntime) -> None:
     async def confirm_statement(statement_id: StatementId, source: Source = None) -> StatementReply:
         """You heard a fact again: add an attestation (raises its confirmed_count)."""
 
-        def body(vault: Vault, caller: Caller) -> tuple[StatementReply, Outcome]:
+        def body(vault: Vault, caller: Caller) -> tuple[CallToolResult, Outcome]:
             return _reply(vault.statements.confirm(statement_id, caller=caller, source=source))
 
         return await runtime.write("confirm_statement", body)
@@ -242,7 +241,7 @@ def _dispute_statements(server: MCPServer, runtime: ToolRuntime) -> None:
         """Two current facts contradict each other and you cannot tell which is right:
         flag both as disputed (both stay open) so the user can decide."""
 
-        def body(vault: Vault, caller: Caller) -> tuple[StatementsReply, Outcome]:
+        def body(vault: Vault, caller: Caller) -> tuple[CallToolResult, Outcome]:
             return _replies(
                 vault.statements.dispute(statement_id, other_id, caller=caller, reason=reason)
             )
@@ -260,7 +259,7 @@ def _invalidate_statement(server: MCPServer, runtime: ToolRuntime) -> None:
         """A fact stopped being true (or never was) and nothing replaces it: close it at
         valid_to (default now) with a reason. Nothing is deleted."""
 
-        def body(vault: Vault, caller: Caller) -> tuple[StatementReply, Outcome]:
+        def body(vault: Vault, caller: Caller) -> tuple[CallToolResult, Outcome]:
             return _reply(
                 vault.statements.invalidate(
                     statement_id, caller=caller, valid_to=valid_to, reason=reason
@@ -279,7 +278,7 @@ def _statement_history(server: MCPServer, runtime: ToolRuntime) -> None:
     ) -> StatementsReply:
         """Every version of a fact (supersessions and revisions), oldest first."""
 
-        def body(vault: Vault, caller: Caller) -> tuple[StatementsReply, Outcome]:
+        def body(vault: Vault, caller: Caller) -> tuple[CallToolResult, Outcome]:
             return _replies(
                 vault.statements.history(statement_id, caller=caller, known_at=known_at)
             )
@@ -299,10 +298,10 @@ def _list_entities(server: MCPServer, runtime: ToolRuntime) -> None:
         """The people, organisations and things the recorded facts are about, most named
         first. Names withheld by the privacy policy are left out."""
 
-        def body(vault: Vault, caller: Caller) -> tuple[EntitiesReply, Outcome]:
+        def body(vault: Vault, caller: Caller) -> tuple[CallToolResult, Outcome]:
             found = vault.statements.entities(
                 caller=caller, include_closed=include_closed, valid_at=valid_at, min_count=min_count
             )
-            return EntitiesReply.model_validate(found.to_dict()), Outcome(privacy=found.privacy)
+            return reply(found), Outcome(privacy=found.privacy)
 
         return await runtime.read("list_entities", body)

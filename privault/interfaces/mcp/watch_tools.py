@@ -11,18 +11,19 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from mcp.server import MCPServer
-from mcp.types import ToolAnnotations
+from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from privault.caller import Caller
 from privault.interfaces.mcp.runtime import Outcome, ToolRuntime
-from privault.interfaces.mcp.watch_models import (
-    ReminderReply,
-    RemindersReply,
-    WatchesReply,
-    WatchReply,
-)
+from privault.interfaces.mcp.shapes import reply, shape
 from privault.vault import Vault
+from privault.vault.watch_results import ReminderList, ReminderResponse, WatchList, WatchResponse
+
+WatchReply = Annotated[CallToolResult, shape(WatchResponse)]
+WatchesReply = Annotated[CallToolResult, shape(WatchList)]
+RemindersReply = Annotated[CallToolResult, shape(ReminderList)]
+ReminderReply = Annotated[CallToolResult, shape(ReminderResponse)]
 
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 # Adding a watch makes the vault reach the web later, on its schedule.
@@ -91,10 +92,9 @@ def _watch(server: MCPServer, runtime: ToolRuntime) -> None:
         the user asks to be reminded, or to follow a page or topic over time. Returns the
         watch with its id (for cancel_watch) and next_run_at."""
 
-        def body(vault: Vault, caller: Caller) -> tuple[WatchReply, Outcome]:
+        def body(vault: Vault, caller: Caller) -> tuple[CallToolResult, Outcome]:
             added = vault.watches.add(kind, target, caller=caller, every=every, at=at, shelf=shelf)
-            reply = WatchReply.model_validate(added.to_dict())
-            return reply, Outcome([added.watch.id], added.privacy)
+            return reply(added), Outcome([added.watch.id], added.privacy)
 
         return await runtime.write("watch", body)
 
@@ -113,10 +113,10 @@ def _list_watches(server: MCPServer, runtime: ToolRuntime) -> None:
         not add the same one twice. Targets may hold placeholders such as <PERSON_1>:
         personal data withheld by the vault's privacy policy."""
 
-        def body(vault: Vault, caller: Caller) -> tuple[WatchesReply, Outcome]:
+        def body(vault: Vault, caller: Caller) -> tuple[CallToolResult, Outcome]:
             found = vault.watches.list(caller=caller, include_cancelled=include_cancelled)
             ids = [item.id for item in found.watches]
-            return WatchesReply.model_validate(found.to_dict()), Outcome(ids, found.privacy)
+            return reply(found), Outcome(ids, found.privacy)
 
         return await runtime.read("list_watches", body)
 
@@ -129,9 +129,9 @@ def _cancel_watch(server: MCPServer, runtime: ToolRuntime) -> None:
         """Stop a watch for good (when the user no longer wants it). What it already
         filed stays in memory. Returns the watch with status cancelled."""
 
-        def body(vault: Vault, caller: Caller) -> tuple[WatchReply, Outcome]:
+        def body(vault: Vault, caller: Caller) -> tuple[CallToolResult, Outcome]:
             done = vault.watches.cancel(watch_id, caller=caller)
-            return WatchReply.model_validate(done.to_dict()), Outcome([watch_id], done.privacy)
+            return reply(done), Outcome([watch_id], done.privacy)
 
         return await runtime.write("cancel_watch", body)
 
@@ -150,10 +150,10 @@ def _list_reminders(server: MCPServer, runtime: ToolRuntime) -> None:
         and tell the user what is due. Text may hold placeholders such as <PERSON_1>:
         personal data withheld by the vault's privacy policy; do not guess it."""
 
-        def body(vault: Vault, caller: Caller) -> tuple[RemindersReply, Outcome]:
+        def body(vault: Vault, caller: Caller) -> tuple[CallToolResult, Outcome]:
             found = vault.watches.reminders(caller=caller, include_acked=include_acked)
             ids = [item.id for item in found.reminders]
-            return RemindersReply.model_validate(found.to_dict()), Outcome(ids, found.privacy)
+            return reply(found), Outcome(ids, found.privacy)
 
         return await runtime.read("list_reminders", body)
 
@@ -170,9 +170,8 @@ def _ack_reminder(server: MCPServer, runtime: ToolRuntime) -> None:
         """Mark a due reminder as dealt with, once the user has seen it or said it is done,
         so it stops showing in list_reminders. Acknowledging twice changes nothing."""
 
-        def body(vault: Vault, caller: Caller) -> tuple[ReminderReply, Outcome]:
+        def body(vault: Vault, caller: Caller) -> tuple[CallToolResult, Outcome]:
             done = vault.watches.ack(reminder_id, caller=caller)
-            reply = ReminderReply.model_validate(done.to_dict())
-            return reply, Outcome([reminder_id], done.privacy)
+            return reply(done), Outcome([reminder_id], done.privacy)
 
         return await runtime.write("ack_reminder", body)
