@@ -8,6 +8,10 @@ from privault.ask.pipeline import AskHeldBack, AskReply, Citation
 from privault.privacy.gate import literal
 from privault.statements.model import EntityCount, Statement
 from privault.vault.added import Added
+from privault.vault.doctor import BuildCheck, ModelCheck
+from privault.vault.import_results import GoneItem
+from privault.vault.markdown_export import MarkdownReport
+from privault.vault.pii import Rescan
 from privault.vault.results import (
     ContextPack,
     ContextSection,
@@ -28,6 +32,8 @@ from privault.vault.statement_results import (
     StatementResponse,
     StatementTexts,
 )
+from privault.vault.strong import StrongCoverage
+from privault.vault.sync_results import ExportReport, ImportReport
 from privault.vault.watch_results import (
     GatedReminder,
     GatedWatch,
@@ -182,4 +188,12 @@ def samples() -> dict[str, Any]:
             {"total": 1.5},
             0,
         ),
+        "strong": StrongCoverage("gemma", 3, 4),
+        "rescan": Rescan(2, 1, "v3"),
+        "model_check": ModelCheck("m", "chat", "ok", "fast", ""),
+        "build_check": BuildCheck(("AVX", "AVX2"), True, None),
+        "markdown": MarkdownReport("/x", 2, 1),
+        "gone": GoneItem("k", "d1", None),
+        "export": ExportReport("/b", 3, 0, 9, 100),
+        "sync_import": ImportReport("/b", "dev", 3, {"documents": 2}, 1, 0, 0, ("work",)),
     }

@@ -46,9 +46,9 @@ def _with_score(statement: dict[str, Any]) -> dict[str, Any]:
 def _announced(name: str, data: dict[str, Any]) -> dict[str, Any]:
     """The old owner form with the announced change: a statement always has `score`."""
     data = _now_ages(data)
-    if "statements" in data:
+    if isinstance(data.get("statements"), list):
         data["statements"] = [_with_score(item) for item in data["statements"]]
-    if "statement" in data:
+    if isinstance(data.get("statement"), dict):
         data["statement"] = _with_score(data["statement"])
     return data
 

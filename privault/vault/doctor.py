@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from privault.errors import ModelError, ModelUnavailable
+from privault.jsonform import JsonForm
 from privault.models import catalog
 from privault.models.chat import Message
 from privault.models.engines import Spec
@@ -57,7 +58,7 @@ _CPU_FLAGS = {
 
 
 @dataclass(frozen=True)
-class ModelCheck:
+class ModelCheck(JsonForm):
     """One model's verdict."""
 
     name: str
@@ -66,34 +67,15 @@ class ModelCheck:
     detail: str  # what was measured, or what went wrong
     advice: str = ""  # what to do about it
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {
-            "name": self.name,
-            "role": self.role,
-            "verdict": self.verdict,
-            "detail": self.detail,
-            "advice": self.advice,
-        }
-
 
 @dataclass(frozen=True)
-class BuildCheck:
+class BuildCheck(JsonForm):
     """The llama.cpp build: the features it uses, and whether that is safe here."""
 
     features: tuple[str, ...]  # e.g. ("AVX", "AVX2", "FMA")
     portable: bool  # only the features of privault's portable build
     problem: str | None  # a reason it may fault on this CPU, or None
     advice: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {
-            "features": list(self.features),
-            "portable": self.portable,
-            "problem": self.problem,
-            "advice": self.advice,
-        }
 
 
 def features(system_line: str) -> tuple[str, ...]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from privault.jsonform import JsonForm
+
 STATUSES = ("added", "updated", "skipped")
 
 
@@ -42,16 +44,12 @@ class ImportCounts:
 
 
 @dataclass(frozen=True)
-class GoneItem:
+class GoneItem(JsonForm):
     """An item imported before that the source no longer has."""
 
     key: str
     doc_id: str | None
     statement_id: str | None
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {"key": self.key, "doc_id": self.doc_id, "statement_id": self.statement_id}
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from privault.errors import InputError
+from privault.jsonform import JsonForm
 from privault.store import sync_read
 from privault.store.connection import Connection
 from privault.sync.markdown import (
@@ -27,16 +28,12 @@ from privault.timeutil import now_ms, to_iso
 
 
 @dataclass(frozen=True)
-class MarkdownReport:
+class MarkdownReport(JsonForm):
     """What an export wrote."""
 
     folder: str
     documents: int
     statements: int
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return dict(self.__dict__)
 
 
 def _status(data: dict[str, Any], now: int) -> str:

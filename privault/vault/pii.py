@@ -14,6 +14,7 @@ from typing import Literal
 
 from privault.caller import Caller
 from privault.errors import AccessDenied, InputError, NotFound
+from privault.jsonform import JsonForm
 from privault.privacy.gate import Gate, GatedText
 from privault.privacy.recognizers import find_known_entities
 from privault.spans import ANY_KIND, Override, Span, normalise_kind, normalise_value
@@ -25,20 +26,12 @@ from privault.vault.statements import VaultStatements
 
 
 @dataclass(frozen=True)
-class Rescan:
+class Rescan(JsonForm):
     """How many texts a re-scan brought up to the current detector version."""
 
     sections: int
     statements: int
     detector_version: str
-
-    def to_dict(self) -> dict[str, object]:
-        """JSON form."""
-        return {
-            "sections": self.sections,
-            "statements": self.statements,
-            "detector_version": self.detector_version,
-        }
 
 
 @dataclass(frozen=True)

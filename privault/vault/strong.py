@@ -15,13 +15,13 @@ legs alone; without the model installed the vault works exactly as before.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from privault.caller import Caller
 from privault.errors import AccessDenied, ModelUnavailable
+from privault.jsonform import JsonForm, shown
 from privault.retrieval.strong import digest, index_name, strong_input
 from privault.store import strong_index
 from privault.vault.context import VaultContext
@@ -30,28 +30,18 @@ ROUND = 32  # windows per round: one transaction, one progress tick
 
 
 @dataclass(frozen=True)
-class StrongCoverage:
+class StrongCoverage(JsonForm):
     """How much of the index the strong model covers (`model` None: not installed)."""
 
     model: str | None
     covered: int
-    windows: int
+    windows: int = field(metadata=shown(then={"complete": "complete"}))
     order: str = strong_index.ORDER  # what the pass covers first
 
     @property
     def complete(self) -> bool:
         """Whether every window of a current document has its strong vectors."""
         return self.covered >= self.windows
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {
-            "model": self.model,
-            "covered": self.covered,
-            "windows": self.windows,
-            "complete": self.complete,
-            "order": self.order,
-        }
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from privault.jsonform import JsonForm
+
 
 @dataclass(frozen=True)
-class ExportReport:
+class ExportReport(JsonForm):
     """A bundle written: where, how many rows, up to which local change number."""
 
     path: str
@@ -16,13 +18,9 @@ class ExportReport:
     cursor: int
     bytes: int
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return dict(self.__dict__)
-
 
 @dataclass(frozen=True)
-class ImportReport:
+class ImportReport(JsonForm):
     """What one bundle did to the vault."""
 
     path: str
@@ -34,10 +32,6 @@ class ImportReport:
     waiting: int
     # Shelves whose access settings stayed stricter than this bundle's concurrent version.
     kept_stricter: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {**self.__dict__, "kept_stricter": list(self.kept_stricter)}
 
 
 @dataclass(frozen=True)
