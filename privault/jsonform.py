@@ -41,6 +41,7 @@ class Shown:
     blank_is_null: bool = False
     when: str = ""
     then: tuple[tuple[str, str], ...] = ()
+    key: str = ""
 
 
 PLAIN = Shown()
@@ -57,6 +58,7 @@ def shown(
     blank_is_null: bool = False,
     when: str = "",
     then: Mapping[str, str] | None = None,
+    key: str = "",
 ) -> dict[str, Shown]:
     """Field metadata (`field(metadata=shown(...))`) saying how the field appears in JSON.
 
@@ -66,7 +68,8 @@ def shown(
     agents=False: left out of what agents receive (the owner's `--json` keeps it).
     hidden: never shown (bookkeeping such as a statement's author). blank_is_null: '' is
     shown as null. when: shown only if the named attribute is true. then: computed keys
-    shown right after this one, `{key: attribute}` (a property of the reply).
+    shown right after this one, `{key: attribute}` (a property of the reply). key: the JSON
+    key, when it is not the field's name.
     """
     return {
         _KEY: Shown(
@@ -79,6 +82,7 @@ def shown(
             blank_is_null=blank_is_null,
             when=when,
             then=tuple((then or {}).items()),
+            key=key,
         )
     }
 
@@ -121,7 +125,7 @@ def _reply(value: Any, for_agent: bool) -> dict[str, Any]:
         if meta.flatten:
             data.update(to_json(raw, for_agent=for_agent))
         else:
-            data[item.name] = _field(raw, meta, for_agent)
+            data[meta.key or item.name] = _field(raw, meta, for_agent)
         for key, attribute in meta.then:
             data[key] = to_json(getattr(value, attribute), for_agent=for_agent)
     return data

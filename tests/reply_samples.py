@@ -7,6 +7,9 @@ from typing import Any
 from privault.ask.pipeline import AskHeldBack, AskReply, Citation
 from privault.privacy.gate import literal
 from privault.statements.model import EntityCount, Statement
+from privault.store.agents import Agent
+from privault.store.audit import AuditEntry
+from privault.store.documents import Document
 from privault.vault.added import Added
 from privault.vault.doctor import BuildCheck, ModelCheck
 from privault.vault.import_results import GoneItem
@@ -196,4 +199,34 @@ def samples() -> dict[str, Any]:
         "gone": GoneItem("k", "d1", None),
         "export": ExportReport("/b", 3, 0, 9, 100),
         "sync_import": ImportReport("/b", "dev", 3, {"documents": 2}, 1, 0, 0, ("work",)),
+        "document": Document(
+            "d1",
+            "note",
+            "T",
+            "/x",
+            "default",
+            ("a",),
+            "h",
+            T0,
+            T0 + 1,
+            False,
+            True,
+            None,
+            {"m": 1},
+            "bot",
+        ),
+        "agent": Agent("bot", False, T0, None, ("work",)),
+        "audit_entry": AuditEntry(
+            "bot",
+            "memory_search",
+            True,
+            ("n1",),
+            "standard",
+            {"PERSON": 1},
+            False,
+            None,
+            T0,
+            7,
+            {"query": "q"},
+        ),
     }

@@ -11,42 +11,32 @@ import hashlib
 import hmac
 import re
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from privault.errors import Conflict, InputError, NotFound
+from privault.jsonform import JsonForm, shown
 from privault.store.connection import Connection, rows, write
-from privault.timeutil import now_ms, to_iso
+from privault.timeutil import now_ms
 
 TOKEN_PREFIX = "pv_"  # lets secret scanners and people recognise a privault token
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 
 
 @dataclass(frozen=True)
-class Agent:
+class Agent(JsonForm):
     """A registered agent (never its token)."""
 
     name: str
     read_only: bool
-    created_at: int
-    revoked_at: int | None
+    created_at: int = field(metadata=shown(iso=True))
+    revoked_at: int | None = field(metadata=shown(iso=True, then={"active": "active"}))
     shelves: tuple[str, ...]  # shelves whose access list names this agent
 
     @property
     def active(self) -> bool:
         """True until the agent is revoked."""
         return self.revoked_at is None
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {
-            "name": self.name,
-            "read_only": self.read_only,
-            "created_at": to_iso(self.created_at),
-            "revoked_at": to_iso(self.revoked_at),
-            "active": self.active,
-            "shelves": list(self.shelves),
-        }
 
 
 def check_name(name: str) -> str:

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from privault.errors import InputError
+from privault.jsonform import JsonForm, shown
 from privault.store.connection import Connection, rows, write
-from privault.timeutil import now_ms, to_iso
+from privault.timeutil import now_ms
 
 MAX_REASON_CHARS = 500  # a reason is one line for the owner, not a dump of the input
 MAX_IDS = 200
@@ -21,7 +22,7 @@ OUTCOMES = {"ok": "ok = 1", "refused": "ok = 0 AND refused = 1", "error": "ok = 
 
 
 @dataclass(frozen=True)
-class AuditEntry:
+class AuditEntry(JsonForm):
     """What one call did, as the owner will read it."""
 
     agent: str
@@ -32,25 +33,9 @@ class AuditEntry:
     held_back: dict[str, int] = field(default_factory=dict)
     refused: bool = False
     reason: str | None = None
-    at: int | None = None  # None: now
+    at: int | None = field(default=None, metadata=shown(iso=True))  # None: now
     id: int | None = None
     arguments: dict[str, Any] = field(default_factory=dict)  # what the call asked (clipped)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {
-            "id": self.id,
-            "at": to_iso(self.at),
-            "agent": self.agent,
-            "tool": self.tool,
-            "ok": self.ok,
-            "ids": list(self.ids),
-            "policy": self.policy,
-            "held_back": dict(self.held_back),
-            "refused": self.refused,
-            "reason": self.reason,
-            "arguments": dict(self.arguments),
-        }
 
 
 MAX_ARGUMENT_CHARS = 300  # per value: enough to read what was asked, not a copy of a document

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from privault.jsonform import JsonForm, shown
 from privault.store import sections
 from privault.store.connection import Connection, in_batches, row, rows
-from privault.timeutil import to_iso
 
 
 def new_id(prefix: str) -> str:
@@ -22,40 +22,28 @@ def new_id(prefix: str) -> str:
     return prefix + secrets.token_hex(6)
 
 
+HIDDEN = shown(hidden=True)  # bookkeeping, not part of a listing
+
+
 @dataclass(frozen=True)
-class Document:
+class Document(JsonForm):
     """A stored note, file, page or reminder (without its body)."""
 
-    id: str
+    id: str = field(metadata=shown(key="doc_id"))
     kind: str
     title: str
     source: str | None
     shelf: str
     tags: tuple[str, ...]
-    content_hash: str
-    created_at: int
-    updated_at: int
+    content_hash: str = field(metadata=HIDDEN)
+    created_at: int = field(metadata=shown(iso=True))
+    updated_at: int = field(metadata=shown(iso=True))
     untrusted: bool
     current: bool
     previous_id: str | None
-    metadata: dict[str, Any] = field(default_factory=dict)
-    author: str = ""  # '' for the owner (and the owner's watches), else the agent's name
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly form with ISO times."""
-        return {
-            "doc_id": self.id,
-            "kind": self.kind,
-            "title": self.title,
-            "source": self.source,
-            "shelf": self.shelf,
-            "tags": list(self.tags),
-            "created_at": to_iso(self.created_at),
-            "updated_at": to_iso(self.updated_at),
-            "untrusted": self.untrusted,
-            "current": self.current,
-            "previous_id": self.previous_id,
-        }
+    metadata: dict[str, Any] = field(default_factory=dict, metadata=HIDDEN)
+    # '' for the owner (and the owner's watches), else the agent's name
+    author: str = field(default="", metadata=HIDDEN)
 
 
 _DOC_COLUMNS = (

@@ -47,7 +47,8 @@ def shape(cls: type[Any]) -> type[Any]:
             kind = _json_type(hints[item.name], iso=meta.iso)
             if meta.blank_is_null:
                 kind = kind | None
-            items[item.name] = Annotated[kind, Field(description=meta.doc)] if meta.doc else kind
+            described = Annotated[kind, Field(description=meta.doc)] if meta.doc else kind
+            items[meta.key or item.name] = described
         for key, attribute in meta.then:
             prop = getattr(cls, attribute)
             kind = _json_type(get_type_hints(prop.fget, _namespace(cls))["return"], iso=False)
