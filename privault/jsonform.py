@@ -42,6 +42,7 @@ class Shown:
     when: str = ""
     then: tuple[tuple[str, str], ...] = ()
     key: str = ""
+    pairs: tuple[str, str] | None = None
 
 
 PLAIN = Shown()
@@ -59,6 +60,7 @@ def shown(
     when: str = "",
     then: Mapping[str, str] | None = None,
     key: str = "",
+    pairs: tuple[str, str] | None = None,
 ) -> dict[str, Shown]:
     """Field metadata (`field(metadata=shown(...))`) saying how the field appears in JSON.
 
@@ -69,7 +71,8 @@ def shown(
     hidden: never shown (bookkeeping such as a statement's author). blank_is_null: '' is
     shown as null. when: shown only if the named attribute is true. then: computed keys
     shown right after this one, `{key: attribute}` (a property of the reply). key: the JSON
-    key, when it is not the field's name.
+    key, when it is not the field's name. pairs: a tuple of pairs shown as objects with
+    these two keys.
     """
     return {
         _KEY: Shown(
@@ -83,6 +86,7 @@ def shown(
             when=when,
             then=tuple((then or {}).items()),
             key=key,
+            pairs=pairs,
         )
     }
 
@@ -136,6 +140,9 @@ def _field(raw: Any, meta: Shown, for_agent: bool) -> Any:
         return to_iso(raw)
     if meta.digits is not None and raw is not None:
         return round(raw, meta.digits)
+    if meta.pairs is not None:
+        first, second = meta.pairs
+        return [{first: to_json(a), second: to_json(b)} for a, b in raw]
     if meta.blank_is_null and raw == "":
         return None
     return to_json(raw, for_agent=for_agent)

@@ -10,9 +10,10 @@ from privault.statements.model import EntityCount, Statement
 from privault.store.agents import Agent
 from privault.store.audit import AuditEntry
 from privault.store.documents import Document
-from privault.vault.added import Added
+from privault.vault.added import Added, AddReport
 from privault.vault.doctor import BuildCheck, ModelCheck
 from privault.vault.import_results import GoneItem
+from privault.vault.import_results import ImportReport as ItemsImported
 from privault.vault.markdown_export import MarkdownReport
 from privault.vault.pii import Rescan
 from privault.vault.results import (
@@ -36,7 +37,7 @@ from privault.vault.statement_results import (
     StatementTexts,
 )
 from privault.vault.strong import StrongCoverage
-from privault.vault.sync_results import ExportReport, ImportReport
+from privault.vault.sync_results import ExportReport, ImportReport, SyncReport
 from privault.vault.watch_results import (
     GatedReminder,
     GatedWatch,
@@ -214,6 +215,25 @@ def samples() -> dict[str, Any]:
             None,
             {"m": 1},
             "bot",
+        ),
+        "add_report": AddReport(
+            (Added("d1", "added", "T", 2, "/x"), Added("d2", "unchanged", "U", 1, None)),
+            (("/bad", "unreadable"),),
+        ),
+        "import_report": ItemsImported(
+            "chatgpt",
+            "/c.zip",
+            False,
+            {"conversation": {"added": 2, "updated": 1, "skipped": 0}},
+            (("c9", "broken"),),
+            (GoneItem("k", "d1", None),),
+            0,
+        ),
+        "sync_report": SyncReport(
+            "dev",
+            ExportReport("/b", 3, 0, 9, 100),
+            (ImportReport("/p", "other", 1, {"documents": 1}, 0, 0, 0),),
+            (("/q", "bad mac"),),
         ),
         "agent": Agent("bot", False, T0, None, ("work",)),
         "audit_entry": AuditEntry(

@@ -8,7 +8,6 @@ code at all.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from privault.jsonform import JsonForm, shown
 
@@ -25,22 +24,36 @@ class Added(JsonForm):
 
 
 @dataclass(frozen=True)
-class AddReport:
+class AddReport(JsonForm):
     """The outcome of adding many files: each one added, updated, unchanged or failed."""
 
-    added: tuple[Added, ...]
-    failed: tuple[tuple[str, str], ...]  # (path, reason)
+    added: tuple[Added, ...] = field(
+        metadata=shown(
+            key="documents",
+            then={
+                "added": "added_count",
+                "updated": "updated_count",
+                "unchanged": "unchanged_count",
+            },
+        )
+    )
+    failed: tuple[tuple[str, str], ...] = field(metadata=shown(pairs=("path", "reason")))
+
+    @property
+    def added_count(self) -> int:
+        """Files added."""
+        return self.count("added")
+
+    @property
+    def updated_count(self) -> int:
+        """Files updated."""
+        return self.count("updated")
+
+    @property
+    def unchanged_count(self) -> int:
+        """Files unchanged."""
+        return self.count("unchanged")
 
     def count(self, status: str) -> int:
         """How many files ended with this status."""
         return sum(1 for item in self.added if item.status == status)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {
-            "added": self.count("added"),
-            "updated": self.count("updated"),
-            "unchanged": self.count("unchanged"),
-            "failed": [{"path": path, "reason": reason} for path, reason in self.failed],
-            "documents": [item.to_dict() for item in self.added],
-        }

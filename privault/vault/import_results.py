@@ -8,9 +8,8 @@ keys) and ids: importing is the owner's act, and nothing here goes to an agent.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
-from privault.jsonform import JsonForm
+from privault.jsonform import JsonForm, shown
 
 STATUSES = ("added", "updated", "skipped")
 
@@ -53,30 +52,35 @@ class GoneItem(JsonForm):
 
 
 @dataclass(frozen=True)
-class ImportReport:
+class ImportReport(JsonForm):
     """The outcome of one `import_from`."""
 
     kind: str
     path: str
-    dry_run: bool
-    counts: dict[str, dict[str, int]]
-    failed: tuple[tuple[str, str], ...]
-    gone: tuple[GoneItem, ...]  # deleted at the source
+    dry_run: bool = field(
+        metadata=shown(then={"added": "added", "updated": "updated", "skipped": "skipped"})
+    )
+    counts: dict[str, dict[str, int]] = field(metadata=shown(key="by_item"))
+    failed: tuple[tuple[str, str], ...] = field(metadata=shown(pairs=("item", "reason")))
+    # deleted at the source
+    gone: tuple[GoneItem, ...] = field(metadata=shown(key="deleted_at_source"))
     pruned: int  # of those, deleted here too (`prune`)
+
+    @property
+    def added(self) -> int:
+        """Items added, of every label."""
+        return self.total("added")
+
+    @property
+    def updated(self) -> int:
+        """Items updated, of every label."""
+        return self.total("updated")
+
+    @property
+    def skipped(self) -> int:
+        """Items skipped (unchanged), of every label."""
+        return self.total("skipped")
 
     def total(self, status: str) -> int:
         """Items of every label that ended as `status`."""
         return sum(counts.get(status, 0) for counts in self.counts.values())
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {
-            "kind": self.kind,
-            "path": self.path,
-            "dry_run": self.dry_run,
-            **{status: self.total(status) for status in STATUSES},
-            "by_item": self.counts,
-            "failed": [{"item": item, "reason": reason} for item, reason in self.failed],
-            "deleted_at_source": [gone.to_dict() for gone in self.gone],
-            "pruned": self.pruned,
-        }

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
-from privault.jsonform import JsonForm
+from privault.jsonform import JsonForm, shown
 
 
 @dataclass(frozen=True)
@@ -35,19 +34,12 @@ class ImportReport(JsonForm):
 
 
 @dataclass(frozen=True)
-class SyncReport:
+class SyncReport(JsonForm):
     """One sync round: the file written (if any) and each peer file read or refused."""
 
     device: str
     written: ExportReport | None
     imported: tuple[ImportReport, ...]
-    refused: tuple[tuple[str, str], ...] = field(default=())
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {
-            "device": self.device,
-            "written": self.written.to_dict() if self.written else None,
-            "imported": [item.to_dict() for item in self.imported],
-            "refused": [{"path": path, "reason": why} for path, why in self.refused],
-        }
+    refused: tuple[tuple[str, str], ...] = field(
+        default=(), metadata=shown(pairs=("path", "reason"))
+    )

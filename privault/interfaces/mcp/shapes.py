@@ -44,7 +44,9 @@ def shape(cls: type[Any]) -> type[Any]:
         if meta.flatten:
             items.update(get_type_hints(shape(hints[item.name]), include_extras=True))
         else:
-            kind = _json_type(hints[item.name], iso=meta.iso)
+            kind = (
+                list[dict[str, str]] if meta.pairs else _json_type(hints[item.name], iso=meta.iso)
+            )
             if meta.blank_is_null:
                 kind = kind | None
             described = Annotated[kind, Field(description=meta.doc)] if meta.doc else kind
