@@ -36,6 +36,7 @@ from privault.vault.statement_results import (
     StatementResponse,
     StatementTexts,
 )
+from privault.vault.status import IndexHealth, IndexingStatus, PrivacyStatus, VaultStatus
 from privault.vault.strong import StrongCoverage
 from privault.vault.sync_results import ExportReport, ImportReport, SyncReport
 from privault.vault.watch_results import (
@@ -234,6 +235,29 @@ def samples() -> dict[str, Any]:
             ExportReport("/b", 3, 0, 9, 100),
             (ImportReport("/p", "other", 1, {"documents": 1}, 0, 0, 0),),
             (("/q", "bad mac"),),
+        ),
+        "status": VaultStatus(
+            "/v.db",
+            100,
+            14,
+            2,
+            3,
+            4,
+            IndexHealth(4, 4, 4, True, None, 4, False, 0),
+            PrivacyStatus("v3", 1, ("standard",)),
+            IndexingStatus(1, 1, 0, T0, ("boom",)),
+            StrongCoverage("g", 1, 2),
+            ({"name": "m", "state": "idle"},),
+        ),
+        "status_broken": VaultStatus(
+            "/v.db",
+            100,
+            14,
+            2,
+            3,
+            4,
+            IndexHealth(4, 4, 4, True, None),
+            PrivacyStatus(error="bad policy"),
         ),
         "agent": Agent("bot", False, T0, None, ("work",)),
         "audit_entry": AuditEntry(

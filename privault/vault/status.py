@@ -1,16 +1,18 @@
 """`Vault.status()`: counts, file size, schema, index health and the detector's state.
 
-Frozen values with the JSON form `privault status --json` prints (keys stable).
+Frozen values whose fields are the JSON form `privault status --json` prints (keys stable).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from privault.jsonform import JsonForm, shown
 
 
 @dataclass(frozen=True)
-class IndexHealth:
+class IndexHealth(JsonForm):
     """Whether every searchable chunk has one keyword row and one vector row."""
 
     fts_rows: int
@@ -22,42 +24,29 @@ class IndexHealth:
     stale_masking: bool = False  # True: written before masked entries existed (reindex)
     pending_chunks: int = 0  # windows with keyword rows only, until the indexer finishes them
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {
-            "fts_rows": self.fts_rows,
-            "vector_rows": self.vector_rows,
-            "chunks_searchable": self.chunks_searchable,
-            "healthy": self.healthy,
-            "stale_chunking": self.stale_chunking,
-            "masked_rows": self.masked_rows,
-            "stale_masking": self.stale_masking,
-            "pending_chunks": self.pending_chunks,
-        }
+
+LOADED = shown(when="loaded")
 
 
 @dataclass(frozen=True)
-class PrivacyStatus:
-    """The detector version and the re-scan backlog, or why the detector cannot load."""
+class PrivacyStatus(JsonForm):
+    """The detector version and the re-scan backlog, or why the detector cannot load
+    (then shown alone)."""
 
-    detector_version: str | None = None
-    sections_to_rescan: int = 0
-    policies: tuple[str, ...] = ()
-    error: str | None = None  # status reports a broken policy rather than crash on it
+    detector_version: str | None = field(default=None, metadata=LOADED)
+    sections_to_rescan: int = field(default=0, metadata=LOADED)
+    policies: tuple[str, ...] = field(default=(), metadata=LOADED)
+    # status reports a broken policy rather than crash on it
+    error: str | None = field(default=None, metadata=shown(when="error"))
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form: the error alone, or the detector's state."""
-        if self.error is not None:
-            return {"error": self.error}
-        return {
-            "detector_version": self.detector_version,
-            "sections_to_rescan": self.sections_to_rescan,
-            "policies": list(self.policies),
-        }
+    @property
+    def loaded(self) -> bool:
+        """Whether the detector and policies loaded (no error to report)."""
+        return self.error is None
 
 
 @dataclass(frozen=True)
-class IndexingStatus:
+class IndexingStatus(JsonForm):
     """Background indexing: what waits in the index queue (withheld from gated callers)."""
 
     sections: int = 0  # sections whose PII scan, embedding and masked entries are to come
@@ -66,19 +55,9 @@ class IndexingStatus:
     oldest_queued_at: int | None = None  # epoch ms of the oldest queued row
     errors: tuple[str, ...] = ()  # the last errors of dead rows, for the owner
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {
-            "sections": self.sections,
-            "documents": self.documents,
-            "dead": self.dead,
-            "oldest_queued_at": self.oldest_queued_at,
-            "errors": list(self.errors),
-        }
-
 
 @dataclass(frozen=True)
-class VaultStatus:
+class VaultStatus(JsonForm):
     """The owner's view of the vault file."""
 
     path: str
@@ -94,19 +73,3 @@ class VaultStatus:
     # The model workers of every live process on this file (`models.health`): name, role,
     # state (idle, starting, ready, restarting, failed), failures in a row, restarts, reason.
     workers: tuple[dict[str, Any], ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {
-            "path": self.path,
-            "bytes": self.bytes,
-            "schema": self.schema,
-            "documents": self.documents,
-            "sections": self.sections,
-            "chunks": self.chunks,
-            "index": self.index.to_dict(),
-            "privacy": self.privacy.to_dict(),
-            "indexing": self.indexing.to_dict(),
-            "strong": self.strong.to_dict() if self.strong is not None else None,
-            "workers": [dict(worker) for worker in self.workers],
-        }
