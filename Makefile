@@ -54,7 +54,9 @@ pytest: models
 test: lint typecheck pytest
 
 # No dependency on `install`: a fast check must never rebuild the venv or fetch models.
-# The unit tests run on every core when pytest-xdist is installed (a dev dependency).
+# The unit tests run on every core when pytest-xdist is installed (a dev dependency), and the
+# property tests on a fifth of their examples (the `check` profile, tests/conftest.py):
+# `make test` runs every example.
 CHECK_TESTS ?= not real and not browser
 CHECK_WORKERS ?= auto
 check: export PYTHONPATH := $(CURDIR)
@@ -64,7 +66,7 @@ check:
 	$(BIN)/ruff format --check privault tests benchmarks
 	$(BIN)/lint-imports
 	$(BIN)/mypy privault
-	$(BIN)/pytest -q -p no:cacheprovider -m "$(CHECK_TESTS)" \
+	$(BIN)/pytest -q -p no:cacheprovider -m "$(CHECK_TESTS)" --hypothesis-profile=check \
 	  $$($(BIN)/python -c "import xdist" 2>/dev/null && echo "-n $(CHECK_WORKERS)")
 
 clean:

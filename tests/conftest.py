@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from privault.store.connection import Connection, connect
 from privault.store.migrations import migrate
@@ -15,6 +16,11 @@ from tests.helpers import fake_vault
 
 # Fixture modules the browser tests load as plugins: their asserts are rewritten too.
 pytest.register_assert_rewrite("tests.web_browser")
+
+# `make check` runs the property tests on a fifth of their examples (`--hypothesis-profile
+# check`); `make test` runs them all. A test that names its own count scales it with
+# `tests.helpers.examples`.
+settings.register_profile("check", max_examples=20)
 
 # Real models are installed once (by `make test`) into this folder and shared by all tests.
 REAL_MODELS = Path(os.environ.get("PRIVAULT_MODELS", Path.home() / ".privault" / "models"))

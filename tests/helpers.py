@@ -10,6 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
 
+from hypothesis import settings
 from typer.testing import CliRunner
 
 from privault.interfaces.cli.common import EngineChoice, using_engines
@@ -18,6 +19,14 @@ from privault.retrieval.embedder import FakeEmbedder
 from privault.vault import Vault
 
 FAKE_ENGINES = EngineChoice(embedder=FakeEmbedder(), detector_factory=FakeDetector)
+
+
+def examples(full: int) -> int:
+    """How many examples a property test tries: `full` under the default profile (100
+    examples, `make test`), scaled down with the profile's count under a lighter one (the
+    `check` profile of `make check`), never below 2."""
+    scale = settings.default.max_examples / 100
+    return full if scale >= 1 else max(2, round(full * scale))
 
 
 def fake_vault(

@@ -7,7 +7,8 @@ CSI, CR, bidi overrides) and arbitrary text; every command that prints them runs
 human mode. Each example stores `STRINGS_PER_EXAMPLE` strings, so every command runs over
 `EXAMPLES` x `STRINGS_PER_EXAMPLE` (5 x 400 = 2,000) generated strings; `docs`, `tree`
 and `audit` print all of them, the others the ones they select. Set
-`PRIVAULT_CLI_FUZZ_EXAMPLES` to run more (or fewer, while working on it).
+`PRIVAULT_CLI_FUZZ_EXAMPLES` to run more (or fewer, while working on it). `make check` runs
+both counts scaled down (`tests.helpers.examples`); `make test` runs them in full.
 """
 
 from __future__ import annotations
@@ -30,11 +31,11 @@ from privault.interfaces.cli.common import progress_bar
 from privault.interfaces.cli.terminal import styled, visible
 from privault.store.audit import AuditEntry
 from privault.store.connection import write
-from tests.helpers import FakeEngineRunner, fake_vault
+from tests.helpers import FakeEngineRunner, examples, fake_vault
 
 OWNER = Caller.owner()
 EXAMPLES = int(os.environ.get("PRIVAULT_CLI_FUZZ_EXAMPLES", "5"))
-STRINGS_PER_EXAMPLE = 400
+STRINGS_PER_EXAMPLE = examples(400)  # 80 under `make check`'s profile
 runner = FakeEngineRunner()
 
 PIECES = [
@@ -124,7 +125,7 @@ def _commands(doc_id: str, deepest: str) -> list[list[str]]:
 # 2,000 strings through ten commands: about a minute on an idle machine, more under load.
 @pytest.mark.timeout(900)
 @settings(
-    max_examples=EXAMPLES,
+    max_examples=examples(EXAMPLES),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from privault import Caller, Vault
 from tests.gate_support import normal_form
-from tests.helpers import fake_vault
+from tests.helpers import examples, fake_vault
 
 OWNER = Caller.owner()
 AGENT = Caller.agent("claude")
@@ -101,7 +101,7 @@ def indistinguishable(
 
 
 SETTINGS = settings(
-    max_examples=8,
+    max_examples=examples(8),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

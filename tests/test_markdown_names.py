@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from privault import Caller
 from privault.sync.markdown import MAX_STEM_BYTES, MarkdownDocument, file_name, safe_stem
 from privault.vault.markdown_export import _write
-from tests.helpers import fake_vault
+from tests.helpers import examples, fake_vault
 
 HOSTILE = st.sampled_from(
     ["..", "../../../x", "/etc/passwd", "C:\\Windows\\x", "con", "NUL", "a/b", "\x1b[2J", ".", ""]
@@ -23,7 +23,7 @@ def _doc(title: str, doc_id: str) -> MarkdownDocument:
     return MarkdownDocument(doc_id, title, "note", "default", (), None, 0, 0, "body")
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(st.tuples(TEXT, TEXT), min_size=1, max_size=8))
 def test_every_written_file_is_directly_inside_the_chosen_folder(
     documents: list[tuple[str, str]],
@@ -46,7 +46,7 @@ def test_every_written_file_is_directly_inside_the_chosen_folder(
             assert not any(ord(c) < 32 or 0x7F <= ord(c) <= 0x9F for c in path.name)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(TEXT)
 def test_a_stem_has_no_separator_dot_control_or_reserved_name(text: str) -> None:
     stem = safe_stem(text)

@@ -16,7 +16,7 @@ from privault.caller import Caller
 from privault.interfaces.mcp.server import for_agent
 from privault.store import agents
 from privault.vault import Vault
-from tests.helpers import fake_vault
+from tests.helpers import examples, fake_vault
 
 TOOLS = {
     "memory_search": ["query", "limit", "shelf", "kind", "tag", "since", "until"],
@@ -78,7 +78,9 @@ def consistent(vault: Vault) -> None:
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(calls=st.lists(tool_calls(), min_size=1, max_size=4))
 def test_malformed_arguments_give_structured_errors(

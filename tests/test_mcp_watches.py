@@ -17,7 +17,7 @@ from privault.interfaces.mcp.server import for_agent
 from privault.store import agents, audit
 from privault.timeutil import now_ms
 from privault.vault import Vault
-from tests.helpers import mcp_error, mcp_ok, mcp_session
+from tests.helpers import examples, mcp_error, mcp_ok, mcp_session
 
 OWNER = Caller.owner()
 WATCH_TOOLS = {"watch", "list_watches", "cancel_watch", "list_reminders", "ack_reminder"}
@@ -205,7 +205,9 @@ def watch_calls(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
 
 
 @settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(calls=st.lists(watch_calls(), min_size=1, max_size=4))
 def test_malformed_watch_arguments_give_structured_errors(

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from phonenumbers import PhoneMetadata
 
 from privault.privacy import analyzer
+from tests.helpers import examples
 
 PRECHECKS = analyzer.prechecks()
 
@@ -57,7 +58,7 @@ _LETTERS = "abcxyzABCXYZéßкЖ"
 _PUNCT = " .,;:-/+()#@'\"\n"
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.text(alphabet=_LETTERS + _PUNCT, max_size=60))
 def test_digit_prechecked_recognizers_find_nothing_without_a_digit(text: str) -> None:
     for recognizer_class, check in PRECHECKS.items():
@@ -66,7 +67,7 @@ def test_digit_prechecked_recognizers_find_nothing_without_a_digit(text: str) ->
             assert _found(_plain(recognizer_class), text) == [], recognizer_class.__name__
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.text(alphabet=_LETTERS + _PUNCT.replace(":", "").replace(".", ""), max_size=60))
 def test_ip_and_url_recognizers_find_nothing_without_their_marks(text: str) -> None:
     from presidio_analyzer.predefined_recognizers import IpRecognizer, UrlRecognizer
@@ -76,7 +77,7 @@ def test_ip_and_url_recognizers_find_nothing_without_their_marks(text: str) -> N
         assert _found(_plain(recognizer_class), text) == []
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.text(alphabet=_LETTERS + _PUNCT + "0123456789", max_size=40))
 def test_the_phone_recognizer_finds_nothing_with_too_few_digits(text: str) -> None:
     from presidio_analyzer.predefined_recognizers import PhoneRecognizer
@@ -104,7 +105,7 @@ def test_prechecked_recognizers_find_what_presidio_finds(text: str) -> None:
         assert _found(prechecked(**kwargs), text) == _found(_plain(recognizer_class), text)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(max_size=80))
 def test_the_digit_prechecks_count_decimal_digits_of_every_script(text: str) -> None:
     # What presidio's `\d` patterns and the phone parser can match: Unicode decimal digits,

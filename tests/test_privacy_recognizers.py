@@ -14,6 +14,7 @@ from privault.privacy.context import find_context_entities, propagate
 from privault.privacy.names import NameLists, find_names, people_in_entity
 from privault.privacy.places import Gazetteer, find_places
 from privault.spans import Span, merge_spans, normalise_kind
+from tests.helpers import examples
 
 
 def _found(spans: list[Span], text: str) -> list[tuple[str, str]]:
@@ -255,7 +256,7 @@ def test_an_address_stops_at_the_end_of_its_sentence() -> None:
 _WORDY = "aAbéßЖ_1 .,'’-\n"
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(alphabet=_WORDY, max_size=40), st.text(alphabet=_WORDY, min_size=1, max_size=5))
 def test_whole_word_occurrences_match_the_pattern_they_replace(text: str, value: str) -> None:
     # propagate once compiled this pattern per value; the string search must agree with it
@@ -264,7 +265,7 @@ def test_whole_word_occurrences_match_the_pattern_they_replace(text: str, value:
     assert context._whole_word_occurrences(text, value) == expected
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.text(alphabet=_WORDY + " \t", max_size=30),
     st.lists(st.text(alphabet="aAbéЖ.'", min_size=1, max_size=4), min_size=1, max_size=3),

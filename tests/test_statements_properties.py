@@ -19,6 +19,7 @@ from privault import statements as st
 from privault.errors import Conflict, InputError
 from privault.store.connection import Connection, connect, rows
 from privault.store.migrations import migrate
+from tests.helpers import examples
 
 DAY = 86_400_000
 START = 1_735_689_600_000  # 2025-01-01T00:00:00Z
@@ -73,7 +74,9 @@ def _all_ids(conn: Connection, known: int) -> set[str]:
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(hs.lists(operation, min_size=1, max_size=25))
 def test_random_sequences_keep_the_invariants(ops: list[tuple]) -> None:

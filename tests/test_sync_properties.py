@@ -26,7 +26,7 @@ from privault.store import documents
 from privault.store.connection import write
 from privault.sync import bundle
 from privault.vault import Vault
-from tests.helpers import fake_vault
+from tests.helpers import examples, fake_vault
 
 OWNER = Caller.owner()
 SECRET = "correct horse battery staple"
@@ -137,7 +137,7 @@ def _apply(vaults: list[Vault], folder: Path, op: tuple[Any, ...], forgotten: se
 
 
 @settings(
-    max_examples=30,
+    max_examples=examples(30),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

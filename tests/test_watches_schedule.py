@@ -10,6 +10,7 @@ from privault.errors import InputError
 from privault.timeutil import parse_time
 from privault.watches.cron import CronExpression
 from privault.watches.schedule import Schedule, parse_interval, plan_due
+from tests.helpers import examples
 
 MINUTE, HOUR, DAY = 60_000, 3_600_000, 86_400_000
 
@@ -93,7 +94,7 @@ def test_one_off_runs_once_then_finishes() -> None:
     assert plan.run_at == (1_000,) and plan.next_run is None
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     interval_minutes=st.integers(min_value=5, max_value=60 * 24 * 7),
     gaps=st.lists(st.integers(min_value=0, max_value=10 * DAY), min_size=1, max_size=20),
