@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privault.privacy import context
+from privault.privacy import cue_words
 from privault.privacy import recognizers as rec
-from privault.privacy.context import find_context_entities, propagate
+from privault.privacy.cue_words import find_context_entities, propagate
 from privault.privacy.names import NameLists, find_names, people_in_entity
 from privault.privacy.places import Gazetteer, find_places
 from privault.spans import Span, merge_spans, normalise_kind
@@ -262,7 +262,7 @@ def test_whole_word_occurrences_match_the_pattern_they_replace(text: str, value:
     # propagate once compiled this pattern per value; the string search must agree with it
     pattern = re.compile(r"(?<!\w)" + re.escape(value) + r"(?!\w)")
     expected = [match.start() for match in pattern.finditer(text)]
-    assert context._whole_word_occurrences(text, value) == expected
+    assert cue_words._whole_word_occurrences(text, value) == expected
 
 
 @settings(max_examples=examples(200), deadline=None)
@@ -275,4 +275,4 @@ def test_end_of_matches_the_pattern_it_replaces(text: str, words: list[str], sta
     joined = " ".join(words)
     found = re.compile(r"\s+".join(re.escape(word) for word in words)).match(text, start)
     expected = found.end() if found else start + len(joined)
-    assert context._end_of(text, start, joined) == expected
+    assert cue_words._end_of(text, start, joined) == expected

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from privault.models import catalog
 from privault.privacy import recognizers as rec
-from privault.privacy.context import find_guessed_entities, propagate
+from privault.privacy.cue_words import find_guessed_entities, propagate
 from privault.privacy.names import load_name_lists
 from privault.privacy.ordinary import trim_person
 from privault.privacy.policy import Policy

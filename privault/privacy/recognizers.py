@@ -4,7 +4,7 @@ These are plain regular-expression recognizers with no model behind them, so the
 detector and the `FakeDetector` share them. They exist because presidio's stock recognizers
 are US-centred (addresses are not covered at all, phone numbers only for a few regions) and
 because NER cannot know the names this vault already knows. Addresses have a module of
-their own (`privacy.addresses`).
+their own (`privacy.street_addresses`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 
-from privault.privacy.addresses import find_addresses as find_addresses
+from privault.privacy.street_addresses import find_addresses as find_addresses
 from privault.spans import Span, normalise_kind
 
 # International phone numbers: an optional +CC or 00/001 prefix, an optional (0) trunk or
@@ -249,7 +249,7 @@ def find_driver_licenses(text: str) -> list[Span]:
 
 
 def find_context_entities(text: str) -> list[Span]:
-    """Names and places announced by the words around them (see `privacy.context`)."""
-    from privault.privacy.context import find_context_entities as find
+    """Names and places announced by the words around them (see `privacy.cue_words`)."""
+    from privault.privacy.cue_words import find_context_entities as find
 
     return find(text)

@@ -4,7 +4,7 @@ Every watch (pages, search backends, result pages) fetches through `Fetcher`, so
 safety rules live in one place:
 
 * **Where**: hosts are parsed in every spelling and refused when private, loopback,
-  link-local, reserved, multicast or unspecified (`addresses.py`) unless the watch was
+  link-local, reserved, multicast or unspecified (`network_addresses.py`) unless the watch was
   created with `allow_private`. The check runs three times: on the URL before anything is
   sent, on every address DNS returns *inside the connect call* (the socket is opened to
   the checked IP, never to a name re-resolved later, which closes DNS rebinding), and on
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import httpx
 
 from privault.version import __version__
-from privault.watches.addresses import (
+from privault.watches.network_addresses import (
     BlockedAddress,
     Resolver,
     check_address,

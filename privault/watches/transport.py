@@ -2,7 +2,7 @@
 
 httpx has no public hook for choosing the addresses a connection goes to, so the transport
 keeps httpx's request/response handling and swaps in an httpcore pool whose network backend
-resolves the host itself, checks every address (`addresses.py`) and opens the socket to a
+resolves the host itself, checks every address (`network_addresses.py`) and opens the socket to a
 checked IP. Nothing resolves the name again after the check, which closes DNS rebinding;
 TLS still verifies the certificate against the host name (httpcore passes it as SNI).
 """
@@ -15,7 +15,7 @@ from typing import Any
 import httpcore
 import httpx
 
-from privault.watches.addresses import Resolver, resolve_checked
+from privault.watches.network_addresses import Resolver, resolve_checked
 
 ALLOW_PRIVATE = "privault.allow_private"  # request extension that selects the pool
 

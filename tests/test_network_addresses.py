@@ -6,8 +6,13 @@ import ipaddress
 
 import pytest
 
-from privault.watches.addresses import BlockedAddress, parse_host, resolve_checked, why_blocked
 from privault.watches.fetcher import check_url
+from privault.watches.network_addresses import (
+    BlockedAddress,
+    parse_host,
+    resolve_checked,
+    why_blocked,
+)
 
 REFUSED = [
     "http://127.0.0.1/",
