@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from privault import Caller, Vault
+from privault.filters import Filters
 from privault.interfaces.cli import app
 from privault.store import agents, audit
 from tests.gate_support import normal_form
@@ -265,7 +266,7 @@ def test_f10_a_repeating_reminder_updates_one_document(vault: Vault) -> None:
     assert added.watch.id
     for hour in ("08", "09", "10"):
         vault.watches.poll(caller=OWNER, now=f"2030-01-01T{hour}:00:30Z")
-    listed = vault.docs(caller=OWNER, kind="reminder").documents
+    listed = vault.docs(caller=OWNER, filters=Filters(kind="reminder")).documents
     assert len(listed) == 1
     assert len(vault.watches.reminders(caller=OWNER).reminders) == 3
 

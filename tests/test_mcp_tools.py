@@ -8,6 +8,7 @@ import pytest
 from mcp import Client
 
 from privault.caller import Caller
+from privault.filters import Filters
 from privault.store import agents, audit
 from privault.vault import Vault
 from tests.helpers import mcp_call, mcp_error, mcp_ok, mcp_session
@@ -83,7 +84,9 @@ def test_search_is_gated_and_audited(vault: Vault) -> None:
 
 
 def test_hidden_nodes_look_missing(vault: Vault) -> None:
-    hidden = vault.search("blood pressure", caller=OWNER, shelf="health").results[0]
+    hidden = vault.search("blood pressure", caller=OWNER, filters=Filters(shelf="health")).results[
+        0
+    ]
     missing = mcp_error(vault, "bob", "memory_read", node_id="dffffffffffff.0")
     guessed = mcp_error(vault, "bob", "memory_read", node_id=hidden.node_id)
     assert guessed == missing.replace("dffffffffffff.0", hidden.node_id)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from privault.caller import Caller
+from privault.filters import Filters as Chosen
 from privault.retrieval.fts import match_expression
 from privault.retrieval.periods import envelope, mentioned_periods
 from privault.retrieval.vectors import VectorIndex
@@ -149,7 +150,9 @@ def test_the_dated_ranking_respects_the_callers_filters(tmp_path: Path) -> None:
     with fake_vault(tmp_path / "v.db") as vault:
         _dated_notes(vault)
         found = vault.search(
-            "pottery in July 2023", caller=OWNER, since=parse_time("2023-10-01T00:00:00Z")
+            "pottery in July 2023",
+            caller=OWNER,
+            filters=Chosen(since=parse_time("2023-10-01T00:00:00Z")),
         ).results
         assert [h.text for h in found] == [
             "The pottery studio has a new kiln; I signed up for glazing."

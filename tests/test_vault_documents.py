@@ -5,12 +5,14 @@ from __future__ import annotations
 import multiprocessing
 import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from privault.caller import Caller
 from privault.errors import AccessDenied, InputError, ModelError, NotFound
+from privault.filters import Filters
 from privault.privacy.detector import FakeDetector
 from privault.retrieval.embedder import FakeEmbedder
 from privault.store.connection import write
@@ -107,7 +109,11 @@ def test_search_filters(vault) -> None:
         shelf="work",
         created_at=parse_time("2026-03-10T00:00:00Z"),
     )
-    titles = lambda **kw: {h.text for h in vault.search("invoice", caller=OWNER, **kw).results}  # noqa: E731
+
+    def titles(**chosen: Any) -> set[str]:
+        found = vault.search("invoice", caller=OWNER, filters=Filters(**chosen))
+        return {hit.text for hit in found.results}
+
     assert len(titles()) == 2
     assert titles(shelf="work") == {"Invoice from the electrician, 300 euros"}
     assert titles(tag="money") == {"Invoice from the plumber, 120 euros"}

@@ -25,6 +25,7 @@ the socket can already read the vault file: it adds no reader.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import logging
@@ -39,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from privault.filters import Filters
 from privault.interfaces import config
 from privault.interfaces.indexer import ProcessLock, spawn_detached
 from privault.version import __version__
@@ -172,7 +174,8 @@ def run_search(vault: Vault, options: dict[str, Any]) -> dict[str, Any]:
 
     rest = dict(options)
     agent, query = rest.pop("as_agent"), rest.pop("query")
-    return vault.search(query, caller=caller_for(agent, vault), **rest).to_dict()
+    chosen = Filters(**{item.name: rest.pop(item.name) for item in dataclasses.fields(Filters)})
+    return vault.search(query, caller=caller_for(agent, vault), filters=chosen, **rest).to_dict()
 
 
 def checked_options(options: Any) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from privault.ask.pipeline import AskEngines, AskReply, AskRequest
 from privault.ask.pipeline import ask as run_pipeline
 from privault.caller import Caller
 from privault.errors import InputError
+from privault.filters import EVERYTHING
 from privault.models.chat import ChatModel
 from privault.models.handles import local_chat
 from privault.models.llama import DEFAULT_THREADS
@@ -103,7 +104,7 @@ class VaultAsk:
         context = self._context
         reading = context.privacy.reading(caller)
         policy = reading.base
-        filters = context.filters(caller)
+        filters = context.filters(caller, EVERYTHING)
         finder = Finder.of(context, reading, owner=caller.is_owner)
         packed, out, rows = finder.context(reading, question, filters, budget)
         identifying = self._identifying_kinds()

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from privault.caller import Caller
 from privault.errors import AccessDenied, NotFound
+from privault.filters import Filters
 from privault.models import catalog
 from privault.models.handles import local_embedder
 from privault.models.health import HealthBoard
@@ -49,7 +50,7 @@ from privault.retrieval.vectors import VectorIndex
 from privault.spans import Span
 from privault.store import shelves
 from privault.store.connection import Connection
-from privault.store.index_reads import Filters
+from privault.store.index_reads import Filters as IndexFilters
 from privault.vault.bounds import ASK_BUDGETS as ASK_BUDGETS  # re-exported: defined in bounds
 from privault.vault.bounds import DEFAULT_ASK_BUDGET as DEFAULT_ASK_BUDGET
 from privault.vault.detection import DetectorFactory, SpanDetector
@@ -263,22 +264,13 @@ class VaultContext:
             raise AccessDenied(f"agent {caller.name} is read-only")
         self.check_shelf_name(caller, shelf)
 
-    def filters(
-        self,
-        caller: Caller,
-        *,
-        shelf: str | None = None,
-        kind: str | None = None,
-        tag: str | None = None,
-        since: int | None = None,
-        until: int | None = None,
-    ) -> Filters:
-        """Search filters for `caller` (its hidden shelves always excluded)."""
-        return Filters(
-            shelves=(shelf,) if shelf else None,
+    def filters(self, caller: Caller, chosen: Filters) -> IndexFilters:
+        """The index filters for what `caller` chose (its hidden shelves always excluded)."""
+        return IndexFilters(
+            shelves=(chosen.shelf,) if chosen.shelf else None,
             hidden=self.hidden_shelves(caller),
-            kind=kind,
-            tag=tag,
-            since=since,
-            until=until,
+            kind=chosen.kind,
+            tag=chosen.tag,
+            since=chosen.since,
+            until=chosen.until,
         )

@@ -16,6 +16,7 @@ from typing import Any
 
 from privault.caller import Caller
 from privault.errors import AccessDenied, InputError, NotFound
+from privault.filters import EVERYTHING, Filters
 from privault.privacy.gate import assembled
 from privault.store import documents, imported, sections
 from privault.store.connection import write
@@ -203,11 +204,7 @@ class VaultDocuments:
         *,
         caller: Caller,
         limit: int = DEFAULT_SEARCH_LIMIT,
-        shelf: str | None = None,
-        kind: str | None = None,
-        tag: str | None = None,
-        since: int | None = None,
-        until: int | None = None,
+        filters: Filters = EVERYTHING,
         include_superseded: bool = False,
     ) -> SearchResponse:
         """Hybrid search; whole sections (or excerpts of long ones), gated for the caller,
@@ -217,13 +214,11 @@ class VaultDocuments:
         if not low <= limit <= high:
             raise InputError(f"limit must be between {low} and {high}")
         reading = self._context.privacy.reading(caller)
-        filters = self._context.filters(
-            caller, shelf=shelf, kind=kind, tag=tag, since=since, until=until
-        )
+        scope = self._context.filters(caller, filters)
         finder = Finder.of(self._context, reading, owner=caller.is_owner)
-        results = finder.search(reading, query, filters, limit)
+        results = finder.search(reading, query, scope, limit)
         facts = self._statements.for_context(
-            reading, query, include_superseded, hidden=filters.hidden
+            reading, query, include_superseded, hidden=scope.hidden
         )
         return SearchResponse(
             query, tuple(results), reading.privacy(), tuple(facts), finder.unsearchable
@@ -235,11 +230,7 @@ class VaultDocuments:
         *,
         caller: Caller,
         budget: int = DEFAULT_CONTEXT_BUDGET,
-        shelf: str | None = None,
-        kind: str | None = None,
-        tag: str | None = None,
-        since: int | None = None,
-        until: int | None = None,
+        filters: Filters = EVERYTHING,
         include_superseded: bool = False,
         fill: bool = False,
     ) -> ContextPack:
@@ -254,12 +245,10 @@ class VaultDocuments:
         if not low <= budget <= high:
             raise InputError(f"budget must be between {low} and {high} tokens")
         reading = self._context.privacy.reading(caller)
-        filters = self._context.filters(
-            caller, shelf=shelf, kind=kind, tag=tag, since=since, until=until
-        )
+        scope = self._context.filters(caller, filters)
         # Statements that hold now come first, in at most half the budget.
         facts = self._statements.for_context(
-            reading, query, include_superseded, hidden=filters.hidden
+            reading, query, include_superseded, hidden=scope.hidden
         )
         count = self._context.embedder.count_tokens
         while facts and count(statements_block(facts)) > budget // 2:
@@ -268,7 +257,7 @@ class VaultDocuments:
         reserved = count(block) + 2 if block else 0
         finder = Finder.of(self._context, reading, owner=caller.is_owner)
         floor = None if fill else packs.RELEVANCE_FLOOR
-        packed, out, _ = finder.context(reading, query, filters, budget - reserved, floor)
+        packed, out, _ = finder.context(reading, query, scope, budget - reserved, floor)
         text = assembled(
             f"{block}\n\n{packed.text}" if block and packed.text else block or packed.text
         )
@@ -338,13 +327,9 @@ class VaultDocuments:
         self,
         *,
         caller: Caller,
-        shelf: str | None = None,
-        kind: str | None = None,
-        tag: str | None = None,
+        filters: Filters = EVERYTHING,
         limit: int = 100,
         title: str | None = None,
-        since: int | None = None,
-        until: int | None = None,
         after: tuple[int, str] | None = None,
     ) -> DocumentList:
         """Documents newest first, titles gated (agents get no file paths). `after` is the
@@ -354,17 +339,17 @@ class VaultDocuments:
         reading = self._context.privacy.reading(caller)
         found = (
             []
-            if shelf in hidden
+            if filters.shelf in hidden
             else documents.list_documents(
                 self._conn,
-                shelves=[shelf] if shelf else None,
-                kind=kind,
-                tag=tag,
+                shelves=[filters.shelf] if filters.shelf else None,
+                kind=filters.kind,
+                tag=filters.tag,
                 limit=limit,
                 hidden=hidden,
                 title=_owner_title(caller, title),
-                since=since,
-                until=until,
+                since=filters.since,
+                until=filters.until,
                 after=after,
             )
         )
@@ -377,24 +362,20 @@ class VaultDocuments:
         self,
         *,
         caller: Caller,
-        shelf: str | None = None,
-        kind: str | None = None,
-        tag: str | None = None,
+        filters: Filters = EVERYTHING,
         title: str | None = None,
-        since: int | None = None,
-        until: int | None = None,
     ) -> int:
         """How many documents `docs` with these filters lists in all (the "M" of "N of M")."""
         hidden = self._context.hidden_shelves(caller)
-        if shelf in hidden:
+        if filters.shelf in hidden:
             return 0
         chosen = documents.DocumentFilter(
-            [shelf] if shelf else None,
-            kind,
-            tag,
+            [filters.shelf] if filters.shelf else None,
+            filters.kind,
+            filters.tag,
             _owner_title(caller, title),
-            since,
-            until,
+            filters.since,
+            filters.until,
             hidden=hidden,
         )
         return documents.count_documents(self._conn, chosen)

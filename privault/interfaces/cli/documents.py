@@ -9,6 +9,7 @@ import typer
 
 from privault.caller import Caller
 from privault.errors import VaultError
+from privault.filters import Filters
 from privault.interfaces import config
 from privault.interfaces.cli.common import (
     AsOption,
@@ -294,11 +295,7 @@ def context(
             query,
             caller=caller_for(as_agent, vault),
             budget=budget,
-            shelf=shelf,
-            kind=kind,
-            tag=tag,
-            since=optional_time(since),
-            until=optional_time(until),
+            filters=Filters(shelf, kind, tag, optional_time(since), optional_time(until)),
             include_superseded=include_superseded,
             fill=fill,
         )
@@ -402,7 +399,7 @@ def docs(
     """List documents, newest first."""
     with opened() as vault:
         listed = vault.docs(
-            caller=caller_for(as_agent, vault), shelf=shelf, kind=kind, tag=tag, limit=limit
+            caller=caller_for(as_agent, vault), filters=Filters(shelf, kind, tag), limit=limit
         )
     if json_out:
         emit_json(listed.to_dict())

@@ -14,6 +14,7 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from privault.caller import Caller
+from privault.filters import Filters
 from privault.interfaces.mcp.runtime import Outcome, ToolRuntime
 from privault.interfaces.mcp.shapes import reply, shape
 from privault.jsonform import JsonForm, shown
@@ -141,11 +142,7 @@ def _memory_search(server: MCPServer, runtime: ToolRuntime) -> None:
                 query,
                 caller=caller,
                 limit=limit,
-                shelf=shelf,
-                kind=kind,
-                tag=tag,
-                since=_time(since),
-                until=_time(until),
+                filters=Filters(shelf, kind, tag, _time(since), _time(until)),
             )
             ids = [hit.node_id for hit in found.results]
             return reply(found), Outcome(ids, found.privacy)
@@ -191,7 +188,7 @@ def _memory_tree(server: MCPServer, runtime: ToolRuntime) -> None:
             if doc_id is not None:
                 tree = vault.tree(doc_id, caller=caller)
                 return reply(TreeReply(document=tree)), Outcome([tree.doc_id])
-            listed = vault.docs(caller=caller, shelf=shelf, kind=kind, limit=limit)
+            listed = vault.docs(caller=caller, filters=Filters(shelf, kind), limit=limit)
             outcome = Outcome([doc.doc_id for doc in listed.documents], listed.privacy)
             return reply(TreeReply(documents=listed.documents)), outcome
 
@@ -230,11 +227,7 @@ def _memory_context(server: MCPServer, runtime: ToolRuntime) -> None:
                 query,
                 caller=caller,
                 budget=budget,
-                shelf=shelf,
-                kind=kind,
-                tag=tag,
-                since=_time(since),
-                until=_time(until),
+                filters=Filters(shelf, kind, tag, _time(since), _time(until)),
             )
             ids = [section.node_id for section in pack.sections]
             return reply(pack), Outcome(ids, pack.privacy)

@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from privault.errors import NotFound, PrivaultError
+from privault.filters import Filters
 from privault.interfaces.agents import known_caller
 from privault.interfaces.web.common import OWNER, Web, action, error_page, page, url, web_of
 from privault.interfaces.web.statements import DAY_MS, known_at_ms
@@ -149,21 +150,12 @@ async def documents_page(request: Request) -> Response:
 
     def gather() -> DocumentsPage:
         since, until = day_range(filters["since"], filters["until"])
-        shelf, tag, title = filters["shelf"] or None, filters["tag"] or None, filters["q"] or None
+        chosen = Filters(filters["shelf"] or None, kind, filters["tag"] or None, since, until)
+        title = filters["q"] or None
         listed = web.vault.docs(
-            caller=OWNER,
-            limit=PAGE_SIZE + 1,
-            after=after,
-            shelf=shelf,
-            kind=kind,
-            tag=tag,
-            title=title,
-            since=since,
-            until=until,
+            caller=OWNER, filters=chosen, limit=PAGE_SIZE + 1, after=after, title=title
         )
-        total = web.vault.documents.count(
-            caller=OWNER, shelf=shelf, kind=kind, tag=tag, title=title, since=since, until=until
-        )
+        total = web.vault.documents.count(caller=OWNER, filters=chosen, title=title)
         shown = listed.documents[:PAGE_SIZE]
         following = None
         if len(listed.documents) > PAGE_SIZE:

@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from privault.errors import InputError, NotFound, PrivaultError
+from privault.filters import Filters
 from privault.interfaces.agents import known_caller
 from privault.interfaces.web.common import OWNER, Web, action, error_page, page, url, web_of
 from privault.vault.agents import Agent, AuditEntry
@@ -84,7 +85,7 @@ def _confirm(request: Request, question: str, details: list[str], form: dict[str
 
 
 def _documents_on(web: Web, shelf: str) -> int:
-    return web.vault.documents.count(caller=OWNER, shelf=shelf)
+    return web.vault.documents.count(caller=OWNER, filters=Filters(shelf=shelf))
 
 
 @action
