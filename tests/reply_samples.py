@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from privault.ask.pipeline import AskHeldBack, AskReply, Citation
+from privault.models.supervisor import Health
 from privault.privacy.gate import literal
 from privault.statements.model import EntityCount, Statement
 from privault.store.agents import Agent
@@ -259,6 +260,7 @@ def samples() -> dict[str, Any]:
             IndexHealth(4, 4, 4, True, None),
             PrivacyStatus(error="bad policy"),
         ),
+        "health": Health("m", "chat", "ready", 1, 2, "oom", 42, 1.5),
         "agent": Agent("bot", False, T0, None, ("work",)),
         "audit_entry": AuditEntry(
             "bot",

@@ -44,6 +44,7 @@ from multiprocessing.connection import Connection
 from typing import Any, Literal
 
 from privault.errors import InputError, ModelError, ModelUnavailable
+from privault.jsonform import JsonForm
 from privault.models.engines import Spec
 
 MAX_FAILURES = 3  # failures in a row before a model is marked failed
@@ -93,7 +94,7 @@ class Deadline:
 
 
 @dataclass(frozen=True)
-class Health:
+class Health(JsonForm):
     """A model's worker as `status` shows it."""
 
     name: str
@@ -104,19 +105,6 @@ class Health:
     reason: str | None = None  # why the last worker stopped (or could not load)
     pid: int | None = None
     load_seconds: float | None = None  # the last load
-
-    def to_dict(self) -> dict[str, Any]:
-        """The plain-JSON form."""
-        return {
-            "name": self.name,
-            "role": self.role,
-            "state": self.state,
-            "failures": self.failures,
-            "restarts": self.restarts,
-            "reason": self.reason,
-            "pid": self.pid,
-            "load_seconds": self.load_seconds,
-        }
 
 
 class _Stopped(Exception):
