@@ -29,7 +29,8 @@ DEFAULT_SHELF = "default"
 
 @dataclass(frozen=True)
 class Shelf(JsonForm):
-    """A shelf as the owner sees it."""
+    """A shelf you can see: its name, whether it is restricted, how many documents it holds
+    (the owner also sees its policy, private flag and access list)."""
 
     name: str
     # An agent is not told the policy or which other agents share a shelf.
