@@ -65,6 +65,10 @@ NOTES = [
 FERRY = "<html><body><article><h1>Ferry</h1><p>The ferry leaves at {}.</p></article></body></html>"
 ASK_QUESTION = "How much do I owe for the boiler repair, and by when?"
 DEMO_AGENT = "demo-agent"
+# How long the demo waits for the local model's answer: minutes on a slow or busy machine
+# (the server itself never gives up on a model that is still writing, unless the owner
+# sets ask_timeout).
+ASK_WAIT = 600
 MCP_QUERY = "who do I pay for the boiler repair"
 QUERIES = ["when is the dentist appointment", "how much do I owe the plumber and to whom"]
 
@@ -73,10 +77,21 @@ def demo(
     keep: Annotated[
         bool, typer.Option("--keep", help="Keep the demo vault and print where it is.")
     ] = False,
+    chat_model: Annotated[
+        str | None,
+        typer.Option(
+            "--chat-model",
+            help="The local answerer the demo's agent asks (default: the configured one, "
+            "else qwen2.5-coder-1.5b); e.g. smollm2-135m on a slow machine.",
+        ),
+    ] = None,
 ) -> None:
     """Run the main job on a throw-away demo vault with the real models."""
     folder = Path(tempfile.mkdtemp(prefix="privault-demo-"))
     path = folder / "demo.db"
+    answerer = chat_model or config.load_config().chat_model
+    if answerer:  # the demo's server reads the demo folder's settings, not yours
+        (folder / "config.yaml").write_text(f"chat_model: {json.dumps(answerer)}\n")
     console.rule(styled("[bold]privault demo"))
     console.print(f"demo vault: {path} (models from {config.models_dir()})")
     try:
@@ -186,7 +201,7 @@ def _mcp(folder: Path, path: Path, token: str) -> None:
 
     env = {
         **os.environ,
-        "PRIVAULT_HOME": str(folder),  # the demo ignores your config.yaml
+        "PRIVAULT_HOME": str(folder),  # your config.yaml stays out (bar the answerer)
         "PRIVAULT_VAULT": str(path),
         "PRIVAULT_MODELS": str(config.models_dir()),
         TOKEN_ENV: token,
@@ -210,8 +225,10 @@ def _mcp(folder: Path, path: Path, token: str) -> None:
 async def _mcp_session(params: StdioServerParameters) -> None:
     """One client session: list the tools, search, read the due reminders."""
     from mcp import Client
+    from mcp.shared.exceptions import MCPError
+    from mcp.types import REQUEST_TIMEOUT
 
-    async with Client(params, read_timeout_seconds=120) as client:
+    async with Client(params, read_timeout_seconds=ASK_WAIT) as client:
         tools = (await client.list_tools()).tools
         console.print(f"  {len(tools)} tools: {', '.join(t.name for t in tools)}", highlight=False)
         found = await call_tool(client, "memory_search", query=MCP_QUERY, limit=1)
@@ -220,7 +237,15 @@ async def _mcp_session(params: StdioServerParameters) -> None:
         due = await call_tool(client, "list_reminders")
         for reminder in due["reminders"]:
             console.print(f"  list_reminders → {reminder['text']}", highlight=False)
-        reply = await call_tool(client, "ask_memory", question=ASK_QUESTION)
+        try:
+            reply = await call_tool(client, "ask_memory", question=ASK_QUESTION)
+        except MCPError as exc:
+            if exc.code != REQUEST_TIMEOUT:
+                raise
+            raise PrivaultError(
+                f"demo: the local model wrote no answer within {ASK_WAIT} s. This machine is "
+                "too busy or too slow for it: `privault doctor` shows its speed"
+            ) from None
         answer = reply["answer"] or f"refused: {reply['refused']}"
         console.print(Panel(Text(answer), title=Text(f"ask_memory → {reply['model']}")))
         for citation in reply["citations"]:
