@@ -14,6 +14,8 @@ and the question cost prompt-evaluation time. `ChatResult.cached_tokens` reports
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -86,6 +88,7 @@ class LlamaChat:
             raise ModelError(
                 "llama-cpp-python is not installed; install privault[llm] to ask questions"
             ) from None
+        load_backends()
         self.name = name
         self.path = path
         self.threads = n_threads
@@ -195,6 +198,7 @@ class LlamaEmbedder:
                 f"install privault[llm], or delete {folder} to work without it"
             ) from None
 
+        load_backends()
         self.name = name
         self.dim = int(spec.get("dim", 768))
         self._document_prompt = str(spec.get("document_prompt", ""))
@@ -244,8 +248,33 @@ def _unit(matrix: np.ndarray) -> np.ndarray:
     return (matrix / np.maximum(norms, 1e-12)).astype(np.float32)
 
 
+@functools.cache
+def load_backends() -> int:
+    """Make sure llama.cpp has its CPU backend; returns how many backends it has.
+
+    A build with `GGML_BACKEND_DL` keeps each CPU variant (AVX2, AVX-512, …) in its own
+    library beside llama.cpp's and registers none until asked: ggml then loads the variant
+    that scores best on this CPU among the files present. Ordinary builds have theirs
+    linked in, and this does nothing."""
+    import llama_cpp
+
+    folder = Path(llama_cpp.__file__).parent / "lib"
+    found = [
+        folder / f"libggml.{ext}" for ext in ("so", "dylib") if (folder / f"libggml.{ext}").exists()
+    ]
+    if not found:  # a build laid out otherwise links its backend in
+        return 0
+    ggml = ctypes.CDLL(str(found[0]))  # the copy llama.cpp already loaded
+    ggml.ggml_backend_reg_count.restype = ctypes.c_size_t
+    if ggml.ggml_backend_reg_count() == 0:
+        ggml.ggml_backend_load_all_from_path.argtypes = [ctypes.c_char_p]
+        ggml.ggml_backend_load_all_from_path(str(folder).encode())
+    return int(ggml.ggml_backend_reg_count())
+
+
 def system_info() -> str:
     """llama.cpp's own line of the CPU features this build computes with (`AVX2 = 1 | …`)."""
     import llama_cpp
 
+    load_backends()
     return bytes(llama_cpp.llama_print_system_info()).decode("utf-8", "replace").strip()
