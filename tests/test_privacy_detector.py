@@ -69,6 +69,13 @@ def test_version_tracks_configuration() -> None:
     assert FakeDetector().version.startswith("fake-")
 
 
+def test_version_changes_when_the_name_tagger_is_retrained(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Spans stored by an earlier tagger are scanned again after a retraining."""
+    before = Detector(DetectorConfig.build([STANDARD])).version
+    monkeypatch.setattr("privault.privacy.detector.WEIGHTS_SHA256", "0" * 64)
+    assert Detector(DetectorConfig.build([STANDARD])).version != before
+
+
 def test_detect_many_equals_detect_one_by_one(detector: Detector) -> None:
     texts = [
         "Email Anna Schmidt at anna.schmidt@example.com",

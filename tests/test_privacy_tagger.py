@@ -37,6 +37,16 @@ def _found(text: str) -> set[tuple[str, str]]:
             "lives at 12 Hayward Walk, Kenosha",
             {("12 Hayward Walk", "ADDRESS"), ("Kenosha", "LOCATION")},
         ),
+        # streets the way other countries write them: the street word joined to the
+        # name, before it, or none at all
+        ("parcel to Kastanjelaan 12", {("Kastanjelaan 12", "ADDRESS")}),
+        ("lives on Szilvádihegy", {("Szilvádihegy", "ADDRESS")}),
+        (
+            "Dexter lives on Ziegelgasse 19",
+            {("Dexter", "PERSON"), ("Ziegelgasse 19", "ADDRESS")},
+        ),
+        # a name used before a noun
+        ("the Okafor case is closed", {("Okafor", "PERSON")}),
     ],
 )
 def test_the_tagger_finds_names_by_the_words_around_them(
@@ -56,6 +66,9 @@ def test_the_tagger_finds_names_by_the_words_around_them(
         "Rate 12 EUR",
         "Babysitter\nRate 12 EUR per hour, Tuesdays",
         "Rose garden",
+        # surnames and places that are also words, starting a title
+        "Fisher price list",
+        "Reading list",
         "Summer plans",
         # function words, labels, days and months never are
         "Call me back when you can",
@@ -82,6 +95,15 @@ def _span(text: str, value: str, kind: str, source: str, score: float = 0.8) -> 
         ("Lasagne on Friday", ("Lasagne", "PERSON", "propn", 0.45), False),
         # evidence other than a guess is never dropped
         ("Plumber invoice", ("Plumber", "PERSON", "known"), True),
+        # at the start of a short line (a title) the guesser's capital letter says little:
+        # a guess the tagger reads as more likely a word than a name is dropped...
+        ("Basil and water", ("Basil", "PERSON", "ner"), False),
+        # ...while in a sentence the same reading is not enough
+        (
+            "Basil and water were all the soup needed, he said",
+            ("Basil", "PERSON", "ner"),
+            True,
+        ),
         # a guess the tagger agrees with stays
         ("Call Anna about the boiler", ("Anna", "PERSON", "ner"), True),
         # a "place" inside a name the tagger found is the person's name, masked as one
@@ -163,3 +185,19 @@ def test_corpus_examples_are_labelled_token_by_token() -> None:
     assert [(t.text, tagger.LABELS[m]) for t, m in zip(tokens, marks, strict=True)] == [
         ("Call", "O"), ("Ann", "PER"), ("Lee", "PER"), ("in", "O"), ("Oslo", "LOC"),
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "title"),
+    [
+        ("Basil and water", "Basil", True),
+        ("Shopping\nBasil and water", "Basil", True),
+        ("Basil and water were all the soup needed", "Basil", False),
+        ("Call Basil", "Basil", False),
+        ("- [ ] Basil", "Basil", True),
+    ],
+)
+def test_a_title_is_a_short_line_and_its_first_word(text: str, word: str, title: bool) -> None:
+    tokens = tagger.tokenize(text)
+    index = next(i for i, token in enumerate(tokens) if token.text == word)
+    assert tagger._starts_a_title(text, tokens, index) is title

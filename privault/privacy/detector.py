@@ -28,7 +28,7 @@ from privault.privacy.names import load_name_lists
 from privault.privacy.ordinary import trim_person
 from privault.privacy.policy import Policy
 from privault.privacy.second_pass import second_pass_can_add
-from privault.privacy.tagger import load_tagger
+from privault.privacy.tagger import WEIGHTS_SHA256, load_tagger
 from privault.spans import Span
 
 # Bump when recognizer code changes in a way that changes spans: stored spans get rescanned.
@@ -108,6 +108,7 @@ class DetectorConfig:
                 self.known_entities,
                 self.floor,
                 SECOND_NER_MODEL if self.second_ner else None,
+                WEIGHTS_SHA256 if self.ner else None,  # retrained tagger: scan again
             ],
             sort_keys=True,
             default=list,

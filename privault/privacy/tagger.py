@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import re
 import zlib
 from collections.abc import Sequence
@@ -35,20 +34,17 @@ from typing import Any
 from privault.errors import ModelError
 from privault.privacy.names import (
     CALENDAR,
-    NameLists,
     fold,
     is_never_name,
-    load_name_lists,
-    package_dir,
 )
-from privault.privacy.places import Gazetteer, load_gazetteer
+from privault.privacy.tagger_lexicon import Lexicon, lexicon
 from privault.spans import Span
 
 LABELS = ("O", "PER", "LOC", "ADDR")
 KINDS = {"PER": "PERSON", "LOC": "LOCATION", "ADDR": "ADDRESS"}
 BUCKETS = 1 << 19  # hashed feature space
 WEIGHTS_FILE = Path(__file__).with_name("tagger_weights.bin")
-WEIGHTS_SHA256 = "28558f5c14d0574a028dcbdb01199650edf68f77e6b6956724590fd7384361b2"
+WEIGHTS_SHA256 = "1e2622733b43994f806de9a9e9ad5871e4a65d5b5ff176e28d393b6066fa72aa"
 # A token joins an entity when its label's probability is at least this.
 THRESHOLD = 0.7
 WORD_THRESHOLD = 0.85
@@ -59,14 +55,17 @@ VETO = 0.85
 # when the tagger thinks each of its words more likely ordinary than not.
 WEAK_SCORE = 0.65
 WEAK_VETO = 0.6
+# ...or, for a span that starts a short line (a title, a heading, a list item), when the
+# tagger reads it as more likely ordinary than a name: there a capital letter is no
+# evidence, so the guesser's confidence says little, and the tagger was trained on such
+# lines ("Misc note about pickles", "Basil and water").
+TITLE_VETO = 0.5
+TITLE_WORDS = 5
 GUESSED = frozenset({"ner", "propn", "names", "list", "places", "speaker"})
 
 # Letter-or-digit runs, and every other visible character alone.
 _TOKEN = re.compile(r"[^\W_]+|[^\w\s]|_")
 _TIME = re.compile(r"\d{1,2}(?::\d{2})?")
-# Inflectional endings and what the dictionary form ends with instead.
-_ENDINGS = (("ies", "y"), ("es", ""), ("s", ""), ("ied", "y"), ("ed", ""), ("ing", ""),
-            ("ly", ""), ("er", ""), ("ers", ""), ("est", ""))  # fmt: skip
 # Characters that may join two tokens of one entity ("Anne-Marie", "J. Doe", "o'neil").
 _JOINERS = frozenset(" \t-_.'’")
 
@@ -94,83 +93,11 @@ def _shape(word: str) -> str:
     return "".join(out)[:5]
 
 
-class _Lexicon:
-    """Word -> the lists that hold it, as a short string ("F.W.." = given name and word).
-
-    The third letter says how ordinary the word is: `W` a dictionary word, `w` an
-    inflection of one ("felines"), `v` a word of the small spaCy pipeline's vocabulary
-    (words its training text used: "christmas", "payslip"), `.` none of these.
-    """
-
-    def __init__(self, lists: NameLists, places: Gazetteer, vocabulary: frozenset[str]) -> None:
-        self.lists = lists
-        self.places = places
-        self.vocabulary = vocabulary
-
-    @functools.lru_cache(maxsize=65536)  # noqa: B019 - one lexicon per process
-    def flags(self, folded: str) -> str:
-        lists, places = self.lists, self.places
-        return "".join(
-            (
-                "F" if folded in lists.first else ".",
-                "L" if folded in lists.last else ".",
-                self._ordinary(folded),
-                "C" if folded in places.cities else ".",
-                "N" if folded in places.countries else ".",
-            )
-        )
-
-    def _ordinary(self, folded: str) -> str:
-        if folded in self.lists.words:
-            return "W"
-        if self._inflected(folded):
-            return "w"
-        return "v" if folded in self.vocabulary else "."
-
-    def _inflected(self, folded: str) -> bool:
-        """True when `folded` is a dictionary word with an ending the dictionary leaves out
-        ("felines", "booked", "closing", "quickly")."""
-        words = self.lists.words
-        for ending, replacement in _ENDINGS:
-            if folded.endswith(ending) and len(folded) - len(ending) >= 3:
-                stem = folded[: len(folded) - len(ending)] + replacement
-                if stem in words or (replacement == "" and stem + "e" in words):
-                    return True
-        return False
-
-
-@functools.cache
-def lexicon() -> _Lexicon:
-    """The process's lexicon over the shipped name, word and place lists."""
-    return _Lexicon(load_name_lists(), load_gazetteer(), spacy_vocabulary())
-
-
-@functools.cache
-def spacy_vocabulary() -> frozenset[str]:
-    """The lower-case alphabetic words of the small spaCy pipeline's vocabulary."""
-    from privault.privacy.engine import SPACY_MODELS
-
-    for name in SPACY_MODELS:
-        try:
-            folder = package_dir(name)
-        except ModelError:
-            continue
-        for path in sorted(folder.glob("*/vocab/strings.json")):
-            try:
-                strings = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError) as exc:
-                raise ModelError(f"cannot read spaCy's vocabulary {path}: {exc}") from None
-            return frozenset(
-                w for w in strings if isinstance(w, str) and w.isalpha() and w.islower()
-            )
-    raise ModelError("no spaCy English pipeline installed; run `privault models install`")
-
-
 def _hash(feature: str) -> int:
     return zlib.crc32(feature.encode("utf-8")) & (BUCKETS - 1)
 
 
-def features(text: str, tokens: Sequence[Token], lex: _Lexicon) -> list[list[int]]:
+def features(text: str, tokens: Sequence[Token], lex: Lexicon) -> list[list[int]]:
     """The hashed feature indices of every token of `text`."""
     lower_text = "L" if not any(char.isupper() for char in text) else "M"
     words = [fold(token.text) for token in tokens]
@@ -298,6 +225,8 @@ class Tagger:
                     if token.start < span.end and token.end > span.start and token.text.isalpha()
                 ]
                 veto = VETO if span.score >= WEAK_SCORE else WEAK_VETO
+                if inside and _starts_a_title(text, tokens, inside[0]):
+                    veto = min(veto, TITLE_VETO)
                 if inside and all(probs[i, 0] >= veto for i in inside):
                     continue
             kept.append(span)
@@ -333,7 +262,16 @@ class Tagger:
         return spans
 
 
-def _threshold(word: str, lex: _Lexicon, mixed: bool) -> float:
+def _starts_a_title(text: str, tokens: Sequence[Token], index: int) -> bool:
+    """True when token `index` is the first word of a line of at most `TITLE_WORDS` words."""
+    line_start = text.rfind("\n", 0, tokens[index].start) + 1
+    line_end = text.find("\n", tokens[index].end)
+    line = text[line_start : len(text) if line_end < 0 else line_end]
+    words = [token.text for token in tokenize(line) if token.text.isalpha()]
+    return bool(words) and words[0] == tokens[index].text and len(words) <= TITLE_WORDS
+
+
+def _threshold(word: str, lex: Lexicon, mixed: bool) -> float:
     if not word.isalpha():
         return THRESHOLD
     folded = fold(word)

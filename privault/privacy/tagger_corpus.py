@@ -18,6 +18,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from privault.privacy import tagger_streets as streets
 from privault.privacy import tagger_words as lexis
 from privault.privacy.names import NameLists
 from privault.privacy.places import Gazetteer
@@ -60,19 +61,7 @@ class _Frames:
         return _case(self.d.place(), "lower" if self.rng.random() < 0.15 else "title")
 
     def street(self) -> str:
-        rng, d = self.rng, self.d
-        number = str(rng.randint(1, 300))
-        name = (d.surname() if rng.random() < 0.5 else d.word()).capitalize()
-        pick = rng.random()
-        if pick < 0.45:
-            value = f"{number} {name} {rng.choice(lexis.STREET_TYPES)}"
-        elif pick < 0.7:
-            value = f"{name}{rng.choice(lexis.STREET_SUFFIXES)} {number}"
-        elif pick < 0.85:
-            value = f"{rng.choice(lexis.STREET_PREFIXES)} {name} {number}"
-        else:
-            value = f"{name} {number}"
-        return value.lower() if rng.random() < 0.1 else value
+        return streets.street(self.d)
 
     def ordinary(self, count: int = 1, capital: bool = False) -> str:
         words = [self.d.word() for _ in range(count)]
@@ -123,6 +112,18 @@ class _Frames:
         verb = self.rng.choice(lexis.PERSON_VERBS)
         return [(self.person(), "PER"), (f" {verb} {self.ordinary(2)}", "O"), *self.tail()]
 
+    def attributive(self) -> Example:
+        """A name used before a noun: "the Ronner novel", "the Okafor case"."""
+        rng, d = self.rng, self.d
+        name = d.surname() if rng.random() < 0.6 else f"{d.given()} {d.surname()}"
+        lead = lexis.fill_natural_lead(rng) if rng.random() < 0.5 else rng.choice(lexis.VERBS)
+        return [
+            (f"{lead} the ", "O"),
+            (_case(name, "title"), "PER"),
+            (f" {rng.choice(lexis.ATTRIBUTED)}", "O"),
+            *self.tail(),
+        ]
+
     def possessive(self) -> Example:
         return [(self.person(), "PER"), (f"'s {self.ordinary()}", "O"), *self.tail()]
 
@@ -153,6 +154,24 @@ class _Frames:
         if self.rng.random() < 0.5:
             return [(f"my {rel} ", "O"), (self.person(), "PER"), *self.tail()]
         return [(self.person(), "PER"), (f" ({rel})", "O"), *self.tail()]
+
+    def signature(self) -> Example:
+        """A mail or message signature: a name over a role, a company, a number."""
+        rng = self.rng
+        out: Example = [(rng.choice(("--\n", "-- \n", "", "Sent by ", "~")), "O")]
+        out += [(self.person(rng.choice(("title", "title", "upper", "lower"))), "PER")]
+        role = f"{self.ordinary(1, capital=True)} {rng.choice(lexis.ROLES)}"
+        company = self.ordinary(rng.randint(1, 2), capital=True).title()
+        org = f"{company} {rng.choice(lexis.ORG_WORDS)}"
+        out += [(rng.choice((f"\n{role}, {org}", f"\n{role}", f" | {org}", "")), "O")]
+        if rng.random() < 0.5:
+            out += [
+                (
+                    f"\nm: +{rng.randint(1, 49)} {rng.randint(100, 999)} {rng.randint(1000, 9999)}",
+                    "O",
+                )
+            ]
+        return out
 
     def people_list(self) -> Example:
         out: Example = []
@@ -196,33 +215,44 @@ class _Frames:
 
     def address(self) -> Example:
         rng = self.rng
-        lead = rng.choice(("lives at ", "Address: ", "", "at ", "still lives on ", "sent to "))
-        sep = rng.choice((", ", "\n"))
-        postcode = str(rng.randint(1000, 99999))
-        return [
-            (lead, "O"),
-            (self.street(), "ADDR"),
-            (sep, "O"),
-            (postcode, "ADDR"),
-            (" ", "O"),
-            (self.place(), "LOC"),
-        ]
+        lead = rng.choice(lexis.ADDRESS_LEADS)
+        out: Example = [(lead.capitalize() if rng.random() < 0.3 else lead, "O")]
+        if lead and rng.random() < 0.35:  # "Dexter lives on ...", "Ana's new flat on ..."
+            out = [(self.person(), "PER"), (rng.choice((" ", " ", "'s ", " - ")) + lead, "O")]
+        out.append((self.street(), "ADDR"))
+        pick = rng.random()
+        if pick < 0.45:
+            out += [(rng.choice((", ", "\n", " ")), "O"), (streets.postcode(self.d), "ADDR")]
+            out += [(" ", "O"), (self.place(), "LOC")]
+        elif pick < 0.65:
+            out += [(rng.choice((", ", "\n", " in ")), "O"), (self.place(), "LOC")]
+        elif pick < 0.8:
+            out += self.tail()
+        return out
 
     # Ordinary text -------------------------------------------------------------
     def title_plain(self) -> Example:
         rng = self.rng
         pick = rng.random()
         pick_word = rng.random()
-        if pick_word < 0.25:
+        if pick_word < 0.2:
             word = self.d.rng.choice(self.d.first_words).capitalize()
-        elif pick_word < 0.4:
+        elif pick_word < 0.3:  # a surname or a place that is also a word: "Fisher", "Reading"
+            word = self.d.rng.choice(
+                self.d.surname_words if rng.random() < 0.7 else self.d.place_words
+            ).capitalize()
+        elif pick_word < 0.42:
             word = self.d.unknown_word().capitalize()
         else:
             word = self.ordinary(1, capital=True)
-        if pick < 0.25:
+        if pick < 0.2:
             return [(word, "O")]
-        if pick < 0.5:
+        if pick < 0.4:
             return [(f"{word} {self.ordinary()}", "O")]
+        if pick < 0.5:  # "Kettle - descaling", "Boiler, service, parts", "Roof (leak)"
+            sep = rng.choice((" - ", ", ", " (", " / "))  # not ": ", a chat line's
+            rest = ", ".join(self.ordinary(rng.randint(1, 2)) for _ in range(rng.randint(1, 3)))
+            return [(f"{word}{sep}{rest}{')' if sep == ' (' else ''}", "O")]
         if pick < 0.6:
             return [(f"{word} on {rng.choice(lexis.WEEKDAYS)}", "O")]
         if pick < 0.7:
@@ -384,9 +414,11 @@ def corpus(
     frames = _Frames(lexis.Draw(lists, places, sorted(common), rng))
     weighted: list[tuple[Callable[[], Example], float]] = [
         (frames.call, 3), (frames.preposition, 3), (frames.subject, 3), (frames.possessive, 1),
+        (frames.attributive, 1),
         (frames.letter, 1), (frames.chat, 2), (frames.honorific, 1), (frames.field, 1),
-        (frames.relation, 1), (frames.people_list, 1), (frames.title_person, 2),
-        (frames.tag, 1), (frames.travel, 2), (frames.place_pair, 1), (frames.address, 2),
+        (frames.relation, 1), (frames.people_list, 1), (frames.signature, 1),
+        (frames.title_person, 2),
+        (frames.tag, 1), (frames.travel, 2), (frames.place_pair, 1), (frames.address, 3),
         (frames.title_plain, 6), (frames.sentence_plain, 2), (frames.natural, 12),
         (frames.heading, 3), (frames.label, 2),
         (frames.proper_things, 3),

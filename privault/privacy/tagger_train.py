@@ -21,8 +21,9 @@ from privault.privacy import tagger
 from privault.privacy.names import load_name_lists
 from privault.privacy.places import load_gazetteer
 from privault.privacy.tagger_corpus import Example, corpus
+from privault.privacy.tagger_lexicon import lexicon, spacy_vocabulary
 
-DEFAULT_COUNT = 60000
+DEFAULT_COUNT = 120000
 DEFAULT_EPOCHS = 4
 SEED = 37
 BATCH = 4096
@@ -47,7 +48,7 @@ def matrices(examples: list[Example]) -> tuple[Any, Any]:
     """Feature indices (tokens x features) and labels of every token of `examples`."""
     import numpy as np
 
-    lex = tagger.lexicon()
+    lex = lexicon()
     rows: list[list[int]] = []
     labels: list[int] = []
     for example in examples:
@@ -95,10 +96,10 @@ def common_words() -> list[str]:
     vocabulary (built from its training text) that are dictionary words or inflections
     of one ("felines")."""
     lists = load_name_lists()
-    lex = tagger.lexicon()
+    lex = lexicon()
     return sorted(
         w
-        for w in tagger.spacy_vocabulary()
+        for w in spacy_vocabulary()
         if lex.flags(w)[2] in "Ww" and (w in lists.words or w not in lists.first)
     )
 

@@ -14,7 +14,7 @@ CALL_VERBS = """Call call Ring ring Text text Email email Ask ask Tell tell Meet
 PREPOSITIONS = """with from for to by and via cc per about of like""".split()
 PERSON_VERBS = """said says called wants will is was sent asked thinks has came left emailed
     texted rang agreed paid owes booked cancelled confirmed mentioned brought fixed needs
-    arrives arrived recommended signed""".split()
+    arrives arrived recommended signed lives lived moved works stays grew""".split()
 GREETINGS = ("Dear", "Hi", "Hello", "Hey", "hi", "hey", "Morning", "Thanks", "Thank you")
 CLOSINGS = ("Best,", "Regards,", "Kind regards,", "Cheers,", "Thanks,", "Love,", "--", "Best")
 TITLES = ("Dr", "Dr.", "Mr", "Mrs", "Ms", "Prof.", "Mx", "Herr", "Frau", "Mme", "Sr.")
@@ -22,10 +22,13 @@ FIELDS = ("Name", "Contact", "Owner", "From", "To", "Tenant", "Guest", "Patient"
 RELATIONS = "sister brother aunt uncle cousin mum dad friend neighbour colleague boss".split()
 WEEKDAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
 MONTHS = "January February March April May June July August September October".split()
-STREET_TYPES = """Street St Road Rd Lane Avenue Ave Way Close Drive Court Place Crescent
-    Grove Terrace Row Walk Hill Gardens Square Parade Mews Boulevard""".split()
-STREET_SUFFIXES = "straße strasse weg gasse allee platz ring damm gatan vej veien katu utca".split()
-STREET_PREFIXES = "rue via calle avenida ulica rua Rue Via Calle Avenida ul. Rua".split()
+ADDRESS_LEADS = ("lives at ", "Address: ", "", "at ", "still lives on ", "sent to ", "lives on ",
+                 "moved to ", "new flat on ", "deliver to ", "ship to: ", "meet me at ",
+                 "the house on ", "we're now at ", "addr: ", "Adresse: ", "office is on ",
+                 "parcel to ", "staying at ", "from ", "the shop on ")  # fmt: skip
+ATTRIBUTED = """novel case report family house account wedding file version album book
+    recording estate trial method interview paper building collection show""".split()
+ROLES = "Manager Director Officer Assistant Engineer Lead Coordinator Consultant Advisor".split()
 ORG_WORDS = "Ltd GmbH Inc Bakery Motors Dental Pharmacy Electrics Lettings Library Cafe".split()
 # A small grammar of everyday English, so that function words, pronouns and common verbs
 # are seen as often as in notes (a corpus of random dictionary words has almost none).
@@ -82,6 +85,8 @@ class Draw:
         self.first = sorted(lists.first - lists.words)
         self.first_words = sorted(lists.first & lists.words)  # "rose", "summer", "jack"
         self.last = sorted(lists.last - lists.words)
+        self.surname_words = sorted(lists.last & lists.words)  # "fisher", "baker", "bush"
+        self.place_words = sorted(c for c in places.cities if c in lists.words)  # "reading"
         self.words = sorted(w for w in lists.words if w.isalpha() and 3 <= len(w) <= 11)
         self.cities = sorted(c for c in places.cities if c.replace(" ", "").isalpha())
         self.countries = sorted(places.countries)

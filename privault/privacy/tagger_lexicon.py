@@ -1,0 +1,91 @@
+"""The word lists the name tagger (`privault.privacy.tagger`) reads each word against.
+
+A word's flags say which lists hold it: given names, surnames, the dictionary (or an
+inflection of a dictionary word, or a word of spaCy's vocabulary), cities, countries. The
+tagger learns what each combination means in context; it never decides by a list alone.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+
+from privault.errors import ModelError
+from privault.privacy.names import NameLists, load_name_lists, package_dir
+from privault.privacy.places import Gazetteer, load_gazetteer
+
+# Inflectional endings and what the dictionary form ends with instead.
+_ENDINGS = (("ies", "y"), ("es", ""), ("s", ""), ("ied", "y"), ("ed", ""), ("ing", ""),
+            ("ly", ""), ("er", ""), ("ers", ""), ("est", ""))  # fmt: skip
+
+
+class Lexicon:
+    """Word -> the lists that hold it, as a short string ("F.W.." = given name and word).
+
+    The third letter says how ordinary the word is: `W` a dictionary word, `w` an
+    inflection of one ("felines"), `v` a word of the small spaCy pipeline's vocabulary
+    (words its training text used: "christmas", "payslip"), `.` none of these.
+    """
+
+    def __init__(self, lists: NameLists, places: Gazetteer, vocabulary: frozenset[str]) -> None:
+        self.lists = lists
+        self.places = places
+        self.vocabulary = vocabulary
+
+    @functools.lru_cache(maxsize=65536)  # noqa: B019 - one lexicon per process
+    def flags(self, folded: str) -> str:
+        lists, places = self.lists, self.places
+        return "".join(
+            (
+                "F" if folded in lists.first else ".",
+                "L" if folded in lists.last else ".",
+                self._ordinary(folded),
+                "C" if folded in places.cities else ".",
+                "N" if folded in places.countries else ".",
+            )
+        )
+
+    def _ordinary(self, folded: str) -> str:
+        if folded in self.lists.words:
+            return "W"
+        if self._inflected(folded):
+            return "w"
+        return "v" if folded in self.vocabulary else "."
+
+    def _inflected(self, folded: str) -> bool:
+        """True when `folded` is a dictionary word with an ending the dictionary leaves out
+        ("felines", "booked", "closing", "quickly")."""
+        words = self.lists.words
+        for ending, replacement in _ENDINGS:
+            if folded.endswith(ending) and len(folded) - len(ending) >= 3:
+                stem = folded[: len(folded) - len(ending)] + replacement
+                if stem in words or (replacement == "" and stem + "e" in words):
+                    return True
+        return False
+
+
+@functools.cache
+def lexicon() -> Lexicon:
+    """The process's lexicon over the shipped name, word and place lists."""
+    return Lexicon(load_name_lists(), load_gazetteer(), spacy_vocabulary())
+
+
+@functools.cache
+def spacy_vocabulary() -> frozenset[str]:
+    """The lower-case alphabetic words of the small spaCy pipeline's vocabulary."""
+    from privault.privacy.engine import SPACY_MODELS
+
+    for name in SPACY_MODELS:
+        try:
+            folder = package_dir(name)
+        except ModelError:
+            continue
+        for path in sorted(folder.glob("*/vocab/strings.json")):
+            try:
+                strings = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                raise ModelError(f"cannot read spaCy's vocabulary {path}: {exc}") from None
+            return frozenset(
+                w for w in strings if isinstance(w, str) and w.isalpha() and w.islower()
+            )
+    raise ModelError("no spaCy English pipeline installed; run `privault models install`")
