@@ -12,6 +12,7 @@ import pytest
 
 from privault import statements as st
 from privault.errors import Conflict, InputError, ModelError, NotFound
+from privault.statements import NewStatement
 from privault.store.connection import Connection, rows
 from privault.timeutil import parse_time
 
@@ -49,7 +50,9 @@ def fake_embed(texts: list[str]) -> list[list[float]]:
 
 def test_add_defaults_and_to_dict(conn: Connection) -> None:
     s = st.add(
-        conn, "  Ana is the contact  ", entities=["Ana", " ana ", "Acme  Corp"], now_ms=at(1)
+        conn,
+        NewStatement("  Ana is the contact  ", entities=["Ana", " ana ", "Acme  Corp"]),
+        now_ms=at(1),
     )
     assert s.id.startswith("s_") and len(s.id) == 12
     assert s.content == "Ana is the contact"
@@ -64,13 +67,13 @@ def test_add_defaults_and_to_dict(conn: Connection) -> None:
 
 
 def test_valid_from_defaults_to_occurred_at(conn: Connection) -> None:
-    s = st.add(conn, "met Bo at the fair", occurred_at=at(-3), now_ms=at(1))
+    s = st.add(conn, NewStatement("met Bo at the fair", occurred_at=at(-3)), now_ms=at(1))
     assert (s.occurred_at, s.valid_from, s.recorded_at) == (at(-3), at(-3), at(1))
 
 
 def test_entities_match_case_insensitively_and_all_must_match(conn: Connection) -> None:
-    st.add(conn, "Bo works at Acme", entities=["Bo", "ACME"], now_ms=at(1))
-    st.add(conn, "Cy works at Acme", entities=["Cy", "Acme"], now_ms=at(1))
+    st.add(conn, NewStatement("Bo works at Acme", entities=["Bo", "ACME"]), now_ms=at(1))
+    st.add(conn, NewStatement("Cy works at Acme", entities=["Cy", "Acme"]), now_ms=at(1))
     assert len(st.query(conn, entities=["acme"], now_ms=at(2))) == 2
     found = st.query(conn, entities=["acme", "  bo "], now_ms=at(2))
     assert [s.content for s in found] == ["Bo works at Acme"]
@@ -80,12 +83,18 @@ def test_entities_match_case_insensitively_and_all_must_match(conn: Connection) 
 @pytest.mark.parametrize(
     ("call", "error"),
     [
-        (lambda c: st.add(c, "x", valid_from=at(5), valid_to=at(4), now_ms=at(5)), InputError),
-        (lambda c: st.add(c, "   ", now_ms=at(5)), InputError),
-        (lambda c: st.add(c, "x", salience=1.5, now_ms=at(5)), InputError),
-        (lambda c: st.add(c, "x", confidence=-0.1, now_ms=at(5)), InputError),
-        (lambda c: st.add(c, "x", entities=["  "], now_ms=at(5)), InputError),
-        (lambda c: st.add(c, "x", metadata={"when": object()}, now_ms=at(5)), InputError),
+        (
+            lambda c: st.add(c, NewStatement("x", valid_from=at(5), valid_to=at(4)), now_ms=at(5)),
+            InputError,
+        ),
+        (lambda c: st.add(c, NewStatement("   "), now_ms=at(5)), InputError),
+        (lambda c: st.add(c, NewStatement("x", salience=1.5), now_ms=at(5)), InputError),
+        (lambda c: st.add(c, NewStatement("x", confidence=-0.1), now_ms=at(5)), InputError),
+        (lambda c: st.add(c, NewStatement("x", entities=["  "]), now_ms=at(5)), InputError),
+        (
+            lambda c: st.add(c, NewStatement("x", metadata={"when": object()}), now_ms=at(5)),
+            InputError,
+        ),
     ],
 )
 def test_bad_adds_are_refused_and_store_nothing(
@@ -102,11 +111,11 @@ Refused = Callable[[Connection, str], object]
 
 
 def _superseded(c: Connection, sid: str) -> None:
-    st.supersede(c, sid, "newer", valid_from=at(12), now_ms=at(12))
+    st.supersede(c, sid, NewStatement("newer", valid_from=at(12)), now_ms=at(12))
 
 
 def _revised(c: Connection, sid: str) -> None:
-    st.revise(c, sid, "better words", now_ms=at(12))
+    st.revise(c, sid, NewStatement("better words"), now_ms=at(12))
 
 
 def _invalidated(c: Connection, sid: str) -> None:
@@ -121,13 +130,15 @@ REFUSALS: list[tuple[str, Prepare, Refused, type[Exception]]] = [
     (
         "boundary before open",
         _nothing,
-        lambda c, s: st.supersede(c, s, "n", valid_from=at(9), now_ms=at(20)),
+        lambda c, s: st.supersede(c, s, NewStatement("n", valid_from=at(9)), now_ms=at(20)),
         InputError,
     ),
     (
         "new window inverted",
         _nothing,
-        lambda c, s: st.supersede(c, s, "n", valid_from=at(15), valid_to=at(14), now_ms=at(20)),
+        lambda c, s: st.supersede(
+            c, s, NewStatement("n", valid_from=at(15), valid_to=at(14)), now_ms=at(20)
+        ),
         InputError,
     ),
     (
@@ -146,7 +157,7 @@ REFUSALS: list[tuple[str, Prepare, Refused, type[Exception]]] = [
     (
         "unknown id",
         _nothing,
-        lambda c, s: st.supersede(c, "s_0000000000", "n", now_ms=at(20)),
+        lambda c, s: st.supersede(c, "s_0000000000", NewStatement("n"), now_ms=at(20)),
         NotFound,
     ),
 ]
@@ -157,8 +168,10 @@ for _label, _prepare in (
 ):
     REFUSALS += [
         (f"supersede {_label}", _prepare,
-         lambda c, s: st.supersede(c, s, "n", valid_from=at(20), now_ms=at(20)), Conflict),
-        (f"revise {_label}", _prepare, lambda c, s: st.revise(c, s, "n", now_ms=at(20)), Conflict),
+         lambda c, s: st.supersede(c, s, NewStatement("n", valid_from=at(20)), now_ms=at(20)),
+         Conflict),
+        (f"revise {_label}", _prepare,
+         lambda c, s: st.revise(c, s, NewStatement("n"), now_ms=at(20)), Conflict),
         (f"confirm {_label}", _prepare, lambda c, s: st.confirm(c, s, now_ms=at(20)), Conflict),
         (f"invalidate {_label}", _prepare,
          lambda c, s: st.invalidate(c, s, now_ms=at(20)), Conflict),
@@ -173,7 +186,9 @@ for _label, _prepare in (
 def test_refusals_leave_every_row_untouched(
     conn: Connection, prepare: Prepare, call: Refused, error: type[Exception]
 ) -> None:
-    target = st.add(conn, "Bo is the contact", entities=["Bo"], valid_from=at(10), now_ms=at(10))
+    target = st.add(
+        conn, NewStatement("Bo is the contact", entities=["Bo"], valid_from=at(10)), now_ms=at(10)
+    )
     prepare(conn, target.id)
     before = snapshot(conn)
     with pytest.raises(error):
@@ -182,15 +197,19 @@ def test_refusals_leave_every_row_untouched(
 
 
 def test_conflict_message_names_the_successor(conn: Connection) -> None:
-    old = st.add(conn, "Bo is the contact", now_ms=at(1))
-    new = st.supersede(conn, old.id, "Cy is the contact", now_ms=at(2))
+    old = st.add(conn, NewStatement("Bo is the contact"), now_ms=at(1))
+    new = st.supersede(conn, old.id, NewStatement("Cy is the contact"), now_ms=at(2))
     with pytest.raises(Conflict, match=new.id):
-        st.supersede(conn, old.id, "Di is the contact", now_ms=at(3))
+        st.supersede(conn, old.id, NewStatement("Di is the contact"), now_ms=at(3))
 
 
 def test_supersede_closes_exactly_where_the_new_opens(conn: Connection) -> None:
-    old = st.add(conn, "Bo is the contact", entities=["Bo", "Acme"], salience=0.9, now_ms=at(1))
-    new = st.supersede(conn, old.id, "Cy is the contact", valid_from=at(5), now_ms=at(7))
+    old = st.add(
+        conn, NewStatement("Bo is the contact", entities=["Bo", "Acme"], salience=0.9), now_ms=at(1)
+    )
+    new = st.supersede(
+        conn, old.id, NewStatement("Cy is the contact", valid_from=at(5)), now_ms=at(7)
+    )
     old_now = st.get(conn, old.id, now_ms=at(7))
     assert old_now.valid_to == new.valid_from == at(5)
     assert (old_now.superseded_by, new.supersedes) == (new.id, old.id)
@@ -204,12 +223,16 @@ def test_supersede_closes_exactly_where_the_new_opens(conn: Connection) -> None:
 
 
 def test_supersede_of_a_bounded_statement_must_fall_inside_it(conn: Connection) -> None:
-    trip = st.add(conn, "Bo is in Rome", valid_from=at(1), valid_to=at(10), now_ms=at(1))
+    trip = st.add(
+        conn, NewStatement("Bo is in Rome", valid_from=at(1), valid_to=at(10)), now_ms=at(1)
+    )
     before = snapshot(conn)
     with pytest.raises(InputError, match="already ends"):
-        st.supersede(conn, trip.id, "Bo is in Oslo", valid_from=at(11), now_ms=at(2))
+        st.supersede(conn, trip.id, NewStatement("Bo is in Oslo", valid_from=at(11)), now_ms=at(2))
     assert snapshot(conn) == before
-    oslo = st.supersede(conn, trip.id, "Bo is in Oslo", valid_from=at(6), now_ms=at(2))
+    oslo = st.supersede(
+        conn, trip.id, NewStatement("Bo is in Oslo", valid_from=at(6)), now_ms=at(2)
+    )
     assert st.get(conn, trip.id, now_ms=at(2)).valid_to == at(6)
     assert oslo.valid_to is None
 
@@ -217,18 +240,20 @@ def test_supersede_of_a_bounded_statement_must_fall_inside_it(conn: Connection) 
 def test_revise_keeps_window_attestations_entities_and_disputes(conn: Connection) -> None:
     city = st.add(
         conn,
-        "Ana lives in Lyon",
-        entities=["Ana"],
-        salience=0.8,
-        metadata={"from": "chat"},
-        valid_from=at(0),
-        valid_to=at(100),
+        NewStatement(
+            "Ana lives in Lyon",
+            entities=["Ana"],
+            salience=0.8,
+            metadata={"from": "chat"},
+            valid_from=at(0),
+            valid_to=at(100),
+        ),
         now_ms=at(2),
     )
-    rival = st.add(conn, "Ana lives in Nice", entities=["Ana"], now_ms=at(3))
+    rival = st.add(conn, NewStatement("Ana lives in Nice", entities=["Ana"]), now_ms=at(3))
     st.confirm(conn, city.id, source="email", attested_at=at(3), now_ms=at(4))
     st.dispute(conn, city.id, rival.id, reason="two cities", now_ms=at(5))
-    better = st.revise(conn, city.id, "Ana lives in Lyon, France", now_ms=at(6))
+    better = st.revise(conn, city.id, NewStatement("Ana lives in Lyon, France"), now_ms=at(6))
     assert (better.valid_from, better.valid_to) == (at(0), at(100))
     assert better.entities == ("Ana",) and better.salience == 0.8
     assert better.metadata == {"from": "chat"}
@@ -247,8 +272,8 @@ def test_revise_keeps_window_attestations_entities_and_disputes(conn: Connection
 
 
 def test_dispute_is_settled_by_invalidating_one_side(conn: Connection) -> None:
-    a = st.add(conn, "the meeting is on Monday", now_ms=at(1))
-    b = st.add(conn, "the meeting is on Tuesday", now_ms=at(1))
+    a = st.add(conn, NewStatement("the meeting is on Monday"), now_ms=at(1))
+    b = st.add(conn, NewStatement("the meeting is on Tuesday"), now_ms=at(1))
     first, second = st.dispute(conn, a.id, b.id, now_ms=at(2))
     assert first.disputed_with == (b.id,) and second.disputed_with == (a.id,)
     st.dispute(conn, b.id, a.id, now_ms=at(2))  # the same open dispute again: no new row
@@ -264,7 +289,7 @@ def test_dispute_is_settled_by_invalidating_one_side(conn: Connection) -> None:
 
 
 def test_invalidate_in_the_past_keeps_what_held_before(conn: Connection) -> None:
-    s = st.add(conn, "Bo lives in Oslo", valid_from=at(0), now_ms=at(1))
+    s = st.add(conn, NewStatement("Bo lives in Oslo", valid_from=at(0)), now_ms=at(1))
     closed = st.invalidate(conn, s.id, valid_to=at(30), reason="moved", now_ms=at(60))
     assert closed.valid_to == at(30) and closed.invalidation_reason == "moved"
     assert closed.status == "closed"
@@ -274,11 +299,11 @@ def test_invalidate_in_the_past_keeps_what_held_before(conn: Connection) -> None
 
 
 def test_history_from_any_member_oldest_first(conn: Connection) -> None:
-    v1 = st.add(conn, "contact: Bo", now_ms=at(1))
-    v2 = st.supersede(conn, v1.id, "contact: Cy", now_ms=at(2))
-    v3 = st.revise(conn, v2.id, "contact: Cy Young", now_ms=at(3))
-    v4 = st.supersede(conn, v3.id, "contact: Di", now_ms=at(4))
-    other = st.add(conn, "unrelated", now_ms=at(4))
+    v1 = st.add(conn, NewStatement("contact: Bo"), now_ms=at(1))
+    v2 = st.supersede(conn, v1.id, NewStatement("contact: Cy"), now_ms=at(2))
+    v3 = st.revise(conn, v2.id, NewStatement("contact: Cy Young"), now_ms=at(3))
+    v4 = st.supersede(conn, v3.id, NewStatement("contact: Di"), now_ms=at(4))
+    other = st.add(conn, NewStatement("unrelated"), now_ms=at(4))
     expected = [v1.id, v2.id, v3.id, v4.id]
     for member in expected:
         assert [s.id for s in st.history(conn, member, now_ms=at(5))] == expected
@@ -289,9 +314,9 @@ def test_history_from_any_member_oldest_first(conn: Connection) -> None:
 
 
 def test_text_query_uses_keywords_and_refuses_bad_order(conn: Connection) -> None:
-    st.add(conn, "Ana prefers tea in the morning", now_ms=at(1))
-    st.add(conn, "Bo prefers coffee", now_ms=at(2))
-    st.add(conn, 'weird "quotes" AND (syntax) * NEAR', now_ms=at(3))
+    st.add(conn, NewStatement("Ana prefers tea in the morning"), now_ms=at(1))
+    st.add(conn, NewStatement("Bo prefers coffee"), now_ms=at(2))
+    st.add(conn, NewStatement('weird "quotes" AND (syntax) * NEAR'), now_ms=at(3))
     found = st.query(conn, text="tea morning", now_ms=at(4))
     assert [s.content for s in found] == ["Ana prefers tea in the morning"]
     assert found[0].score is not None
@@ -304,9 +329,9 @@ def test_text_query_uses_keywords_and_refuses_bad_order(conn: Connection) -> Non
 
 
 def test_vector_similarity_joins_keyword_search(conn: Connection) -> None:
-    cat = st.add(conn, "the cat sleeps on the sofa", embed=fake_embed, now_ms=at(1))
-    st.add(conn, "stock prices rose", embed=fake_embed, now_ms=at(1))
-    unembedded = st.add(conn, "a sofa for sale", now_ms=at(1))
+    cat = st.add(conn, NewStatement("the cat sleeps on the sofa"), embed=fake_embed, now_ms=at(1))
+    st.add(conn, NewStatement("stock prices rose"), embed=fake_embed, now_ms=at(1))
+    unembedded = st.add(conn, NewStatement("a sofa for sale"), now_ms=at(1))
     # "sleeps cat" shares words with the cat statement only; vectors agree.
     found = st.query(conn, text="cat sleeps", embed=fake_embed, now_ms=at(2))
     assert found[0].id == cat.id
@@ -318,14 +343,16 @@ def test_vector_similarity_joins_keyword_search(conn: Connection) -> None:
 
 def test_wrong_embedding_size_is_a_model_error(conn: Connection) -> None:
     with pytest.raises(ModelError):
-        st.add(conn, "x", embed=lambda texts: [[0.0, 1.0] for _ in texts], now_ms=at(1))
+        st.add(
+            conn, NewStatement("x"), embed=lambda texts: [[0.0, 1.0] for _ in texts], now_ms=at(1)
+        )
     assert snapshot(conn)["statements"] == []
 
 
 def test_orders(conn: Connection) -> None:
-    low = st.add(conn, "old but vital", salience=0.9, now_ms=at(1))
-    high = st.add(conn, "new and minor", salience=0.1, now_ms=at(50))
-    heard = st.add(conn, "older, heard again", salience=0.5, now_ms=at(0))
+    low = st.add(conn, NewStatement("old but vital", salience=0.9), now_ms=at(1))
+    high = st.add(conn, NewStatement("new and minor", salience=0.1), now_ms=at(50))
+    heard = st.add(conn, NewStatement("older, heard again", salience=0.5), now_ms=at(0))
     st.confirm(conn, heard.id, now_ms=at(60))
     recency = [s.id for s in st.query(conn, now_ms=at(61))]
     assert recency == [heard.id, high.id, low.id]
@@ -338,8 +365,8 @@ def test_orders(conn: Connection) -> None:
 
 
 def test_source_filter_and_confirm_counts(conn: Connection) -> None:
-    s = st.add(conn, "Acme pays in 30 days", source="contract.pdf", now_ms=at(1))
-    st.add(conn, "Acme pays late", source="gossip", now_ms=at(1))
+    s = st.add(conn, NewStatement("Acme pays in 30 days", source="contract.pdf"), now_ms=at(1))
+    st.add(conn, NewStatement("Acme pays late", source="gossip"), now_ms=at(1))
     for day in (2, 3, 4):
         st.confirm(conn, s.id, source="invoice", now_ms=at(day))
     assert [x.id for x in st.query(conn, source="contract.pdf", now_ms=at(5))] == [s.id]
@@ -349,13 +376,13 @@ def test_source_filter_and_confirm_counts(conn: Connection) -> None:
 
 
 def test_entities_stats_and_known_names(conn: Connection) -> None:
-    a = st.add(conn, "Bo at Acme", entities=["Bo", "Acme"], now_ms=at(1))
-    st.add(conn, "Cy at ACME", entities=["Cy", "ACME"], now_ms=at(1))
-    b = st.add(conn, "Di is new", entities=["Di"], now_ms=at(1))
-    c = st.add(conn, "Di is old", entities=["di"], now_ms=at(1))
-    st.supersede(conn, a.id, "Bo left Acme", entities=["Bo", "Acme"], now_ms=at(2))
+    a = st.add(conn, NewStatement("Bo at Acme", entities=["Bo", "Acme"]), now_ms=at(1))
+    st.add(conn, NewStatement("Cy at ACME", entities=["Cy", "ACME"]), now_ms=at(1))
+    b = st.add(conn, NewStatement("Di is new", entities=["Di"]), now_ms=at(1))
+    c = st.add(conn, NewStatement("Di is old", entities=["di"]), now_ms=at(1))
+    st.supersede(conn, a.id, NewStatement("Bo left Acme", entities=["Bo", "Acme"]), now_ms=at(2))
     st.dispute(conn, b.id, c.id, now_ms=at(2))
-    st.revise(conn, c.id, "Di is older", now_ms=at(3))
+    st.revise(conn, c.id, NewStatement("Di is older"), now_ms=at(3))
     counts = {e.key: e.count for e in st.entities(conn, now_ms=at(4))}
     assert counts == {"acme": 2, "bo": 1, "cy": 1, "di": 2}
     every = {e.key: e.count for e in st.entities(conn, include_closed=True, now_ms=at(4))}
@@ -377,7 +404,7 @@ def test_entities_stats_and_known_names(conn: Connection) -> None:
 
 
 def test_get_honours_known_at(conn: Connection) -> None:
-    s = st.add(conn, "later fact", now_ms=at(5))
+    s = st.add(conn, NewStatement("later fact"), now_ms=at(5))
     with pytest.raises(NotFound):
         st.get(conn, s.id, known_at=at(4))
     with pytest.raises(NotFound):

@@ -9,6 +9,7 @@ import pytest
 
 from privault import statements as st
 from privault.errors import Conflict
+from privault.statements import NewStatement
 from privault.store.connection import connect
 from privault.store.migrations import migrate
 
@@ -18,7 +19,7 @@ def test_concurrent_supersede_one_wins_one_conflicts(tmp_path: Path, round_numbe
     path = tmp_path / "race.db"
     setup = connect(path)
     migrate(setup)
-    target = st.add(setup, "Bo is the contact", entities=["Bo"])
+    target = st.add(setup, NewStatement("Bo is the contact", entities=["Bo"]))
     writers = [connect(path), connect(path)]
     start = threading.Barrier(len(writers))
     outcomes: list[object] = [None, None]
@@ -26,7 +27,9 @@ def test_concurrent_supersede_one_wins_one_conflicts(tmp_path: Path, round_numbe
     def race(index: int) -> None:
         start.wait()
         try:
-            outcomes[index] = st.supersede(writers[index], target.id, f"writer {index} wins")
+            outcomes[index] = st.supersede(
+                writers[index], target.id, NewStatement(f"writer {index} wins")
+            )
         except Conflict as exc:
             outcomes[index] = exc
 

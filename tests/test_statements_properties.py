@@ -17,6 +17,7 @@ from hypothesis import strategies as hs
 
 from privault import statements as st
 from privault.errors import Conflict, InputError
+from privault.statements import NewStatement
 from privault.store.connection import Connection, connect, rows
 from privault.store.migrations import migrate
 from tests.helpers import examples
@@ -47,19 +48,23 @@ def _apply(conn: Connection, op: tuple, ids: list[str], now: int) -> None:
     if kind == "add" or not ids:
         st.add(
             conn,
-            f"fact {len(ids)}",
-            entities=[f"e{pick % 3}"],
-            valid_from=moment,
-            valid_to=moment + length if bounded else None,
+            NewStatement(
+                f"fact {len(ids)}",
+                entities=[f"e{pick % 3}"],
+                valid_from=moment,
+                valid_to=moment + length if bounded else None,
+            ),
             now_ms=now,
         )
         return
     target = ids[pick % len(ids)]
     if kind == "supersede":
         end = moment + length if bounded else None
-        st.supersede(conn, target, f"new {target}", valid_from=moment, valid_to=end, now_ms=now)
+        st.supersede(
+            conn, target, NewStatement(f"new {target}", valid_from=moment, valid_to=end), now_ms=now
+        )
     elif kind == "revise":
-        st.revise(conn, target, f"reworded {target}", now_ms=now)
+        st.revise(conn, target, NewStatement(f"reworded {target}"), now_ms=now)
     elif kind == "invalidate":
         st.invalidate(conn, target, valid_to=moment, reason="random", now_ms=now)
     elif kind == "confirm":

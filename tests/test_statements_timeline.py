@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import pytest
 
 from privault import statements as st
+from privault.statements import NewStatement
 from privault.store.connection import Connection
 from privault.timeutil import parse_time
 
@@ -48,20 +49,31 @@ class Timeline:
 @pytest.fixture
 def timeline(conn: Connection) -> Timeline:
     """Play the six months into the vault."""
-    bo = st.add(conn, BO, entities=["Acme", "Bo Stone"], valid_from=t("01-10"), now_ms=t("01-10"))
-    lyon = st.add(conn, LYON, entities=["Ana"], valid_from=t("01-01"), now_ms=t("01-15"))
-    renewal = st.add(conn, RENEWAL, entities=["Acme"], now_ms=t("01-20"))
+    bo = st.add(
+        conn,
+        NewStatement(BO, entities=["Acme", "Bo Stone"], valid_from=t("01-10")),
+        now_ms=t("01-10"),
+    )
+    lyon = st.add(
+        conn, NewStatement(LYON, entities=["Ana"], valid_from=t("01-01")), now_ms=t("01-15")
+    )
+    renewal = st.add(conn, NewStatement(RENEWAL, entities=["Acme"]), now_ms=t("01-20"))
     for month in ("02", "03", "04", "05", "06"):
         st.confirm(conn, renewal.id, source=f"call {month}", now_ms=t(f"{month}-01"))
-    berlin = st.add(conn, BERLIN, entities=["Acme"], now_ms=t("02-10"))
-    munich = st.add(conn, MUNICH, entities=["Acme"], now_ms=t("02-12"))
+    berlin = st.add(conn, NewStatement(BERLIN, entities=["Acme"]), now_ms=t("02-10"))
+    munich = st.add(conn, NewStatement(MUNICH, entities=["Acme"]), now_ms=t("02-12"))
     st.dispute(conn, berlin.id, munich.id, reason="one office", now_ms=t("02-12"))
-    lyon_fr = st.revise(conn, lyon.id, LYON_FR, now_ms=t("03-05"))
+    lyon_fr = st.revise(conn, lyon.id, NewStatement(LYON_FR), now_ms=t("03-05"))
     # The contact changed on 20 March; the vault hears of it on 1 April.
     cy = st.supersede(
-        conn, bo.id, CY, entities=["Acme", "Cy Diaz"], valid_from=t("03-20"), now_ms=t("04-01")
+        conn,
+        bo.id,
+        NewStatement(CY, entities=["Acme", "Cy Diaz"], valid_from=t("03-20")),
+        now_ms=t("04-01"),
     )
-    hamburg = st.supersede(conn, berlin.id, HAMBURG, valid_from=t("05-01"), now_ms=t("05-10"))
+    hamburg = st.supersede(
+        conn, berlin.id, NewStatement(HAMBURG, valid_from=t("05-01")), now_ms=t("05-10")
+    )
     return Timeline(bo.id, cy.id, lyon.id, lyon_fr.id, renewal.id, berlin.id, munich.id, hamburg.id)
 
 

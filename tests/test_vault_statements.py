@@ -13,6 +13,7 @@ from privault.caller import Caller
 from privault.errors import AccessDenied, InputError
 from privault.privacy.detector import FakeDetector
 from privault.retrieval.embedder import FakeEmbedder
+from privault.statements import NewStatement
 from privault.store.connection import rows
 from privault.vault import Vault
 from privault.vault.statement_results import statements_block
@@ -221,7 +222,7 @@ def test_invalidate_reason_is_scanned_and_gated(vault: Vault) -> None:
 
 
 def test_never_scanned_statement_is_detected_live_then_rescanned(vault: Vault) -> None:
-    raw = st.add(vault.conn, "Write to carl@example.net", entities=["Carl Ode"])
+    raw = st.add(vault.conn, NewStatement("Write to carl@example.net", entities=["Carl Ode"]))
     vault.privacy.forget_known()
     seen = vault.statements.get(raw.id, caller=AGENT).statement.statement
     assert seen.content == "Write to <EMAIL_ADDRESS_1>" and seen.entities == ("<PERSON_1>",)

@@ -11,7 +11,14 @@ Every function takes a migrated `Connection`, times as UTC epoch ms, and an inje
 gate before any of it reaches a caller.
 """
 
-from privault.statements.model import ORDERS, Embed, EntityCount, Statement, entity_key
+from privault.statements.model import (
+    ORDERS,
+    Embed,
+    EntityCount,
+    NewStatement,
+    Statement,
+    entity_key,
+)
 from privault.statements.operations import (
     add,
     confirm,
@@ -35,6 +42,7 @@ __all__ = [
     "ORDERS",
     "Embed",
     "EntityCount",
+    "NewStatement",
     "Statement",
     "StatementStats",
     "add",

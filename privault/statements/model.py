@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from privault.errors import InputError
 from privault.jsonform import JsonForm, shown
-from privault.timeutil import to_iso
+from privault.timeutil import Time, to_iso, to_ms
 
 # Turns texts into vectors (one per text); the retrieval layer's embedder fits this shape.
 Embed = Callable[[list[str]], list[list[float]]]
@@ -18,6 +18,51 @@ Embed = Callable[[list[str]], list[list[float]]]
 Status = Literal["current", "future", "closed", "superseded", "revised"]
 Order = Literal["relevance", "recency", "salience", "composite"]
 ORDERS: tuple[str, ...] = ("relevance", "recency", "salience", "composite")
+
+
+@dataclass(frozen=True)
+class NewStatement:
+    """What a writer says about a fact: the fields `add`, `supersede` and `revise` take.
+
+    Built once where the words arrive (a CLI command, an MCP tool, a Python call) and
+    passed down unchanged to the store, so the fields are spelled in one place. A field
+    left None takes its default in `add` (no entities, salience 0.5, confidence 1, open
+    window from now) and is inherited from the old version in `supersede` and `revise`
+    (confidence excepted in `supersede`: a new fact starts at 1). Times are ISO 8601 text
+    with an offset or UTC epoch ms; `parsed()` turns them into ms, refusing bad ones.
+    """
+
+    content: str
+    entities: tuple[str, ...] | None = None  # `kind:name`, see `split_kind`
+    source: str | None = None
+    salience: float | None = None  # how much it matters, 0..1
+    confidence: float | None = None  # how sure, 0..1
+    occurred_at: Time = None  # when it happened
+    valid_from: Time = None  # true in the world from (default occurred_at, else now)
+    valid_to: Time = None  # true until, exclusive (default: open)
+    metadata: Mapping[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if self.entities is not None and not isinstance(self.entities, tuple):
+            object.__setattr__(self, "entities", tuple(self.entities))
+
+    def times(self) -> tuple[int | None, int | None, int | None]:
+        """(occurred_at, valid_from, valid_to) as epoch ms; bad time text is an InputError."""
+        return (
+            to_ms(self.occurred_at, "occurred_at"),
+            to_ms(self.valid_from, "valid_from"),
+            to_ms(self.valid_to, "valid_to"),
+        )
+
+    def parsed(self) -> NewStatement:
+        """The same statement with its times as epoch ms."""
+        occurred_at, valid_from, valid_to = self.times()
+        return replace(self, occurred_at=occurred_at, valid_from=valid_from, valid_to=valid_to)
+
+    def texts(self) -> list[str | None]:
+        """The texts a writer gives that are scanned for PII before the write
+        (metadata is flattened by the caller, which knows how it is shown)."""
+        return [self.content.strip(), self.source, *(self.entities or ())]
 
 
 @dataclass(frozen=True)

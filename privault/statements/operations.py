@@ -13,13 +13,11 @@ closed statement is refused the same way, with `Conflict`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
-
 from privault import timeutil
 from privault.errors import InputError
 from privault.statements.model import (
     Embed,
+    NewStatement,
     Statement,
     check_unit,
     check_window,
@@ -53,16 +51,8 @@ from privault.store.statements import (
 
 def add(
     conn: Connection,
-    content: str,
+    statement: NewStatement,
     *,
-    entities: Iterable[str] = (),
-    source: str | None = None,
-    salience: float = 0.5,
-    confidence: float = 1.0,
-    occurred_at: int | None = None,
-    valid_from: int | None = None,
-    valid_to: int | None = None,
-    metadata: Mapping[str, Any] | None = None,
     embed: Embed | None = None,
     now_ms: int | None = None,
     shelf: str = "default",
@@ -73,21 +63,23 @@ def add(
     `valid_from` defaults to `occurred_at`, else to now. `recorded_at` is always now.
     """
     now = timeutil.now_ms() if now_ms is None else now_ms
-    text = clean_content(content)
+    text = clean_content(statement.content)
+    occurred_at, valid_from, valid_to = statement.times()
     start = window_start(valid_from, occurred_at, now)
     check_window(start, valid_to)
+    salience, confidence = statement.salience, statement.confidence
     fields = {
         "content": text,
-        "source": clean_source(source),
-        "salience": check_unit("salience", salience),
-        "confidence": check_unit("confidence", confidence),
+        "source": clean_source(statement.source),
+        "salience": check_unit("salience", 0.5 if salience is None else salience),
+        "confidence": check_unit("confidence", 1.0 if confidence is None else confidence),
         "occurred_at": occurred_at,
         "valid_from": start,
-        "metadata": dump_metadata(metadata),
+        "metadata": dump_metadata(statement.metadata),
         "shelf": shelf,
         "author": author,
     }
-    names = clean_entities(entities)
+    names = clean_entities(statement.entities or ())
     vector = embed_one(embed, text)
     with transaction(conn):
         new_id = insert(conn, fields, names, valid_to, None, now, vector)
@@ -97,16 +89,8 @@ def add(
 def supersede(
     conn: Connection,
     statement_id: str,
-    content: str,
+    statement: NewStatement,
     *,
-    valid_from: int | None = None,
-    valid_to: int | None = None,
-    entities: Iterable[str] | None = None,
-    source: str | None = None,
-    salience: float | None = None,
-    confidence: float = 1.0,
-    occurred_at: int | None = None,
-    metadata: Mapping[str, Any] | None = None,
     embed: Embed | None = None,
     now_ms: int | None = None,
     author: str = "",
@@ -114,10 +98,13 @@ def supersede(
     """The world changed: close `statement_id` exactly where a new statement opens.
 
     The boundary is `valid_from` (default `occurred_at`, else now). Entities and salience are
-    inherited unless given. Returns the new statement; the old one links to it.
+    inherited unless given; confidence is 1 unless given. Returns the new statement; the
+    old one links to it.
     """
     now = timeutil.now_ms() if now_ms is None else now_ms
-    text = clean_content(content)
+    text = clean_content(statement.content)
+    occurred_at, valid_from, valid_to = statement.times()
+    entities, salience, confidence = statement.entities, statement.salience, statement.confidence
     boundary = window_start(valid_from, occurred_at, now)
     check_window(boundary, valid_to)
     vector = embed_one(embed, text)
@@ -136,12 +123,12 @@ def supersede(
         names = clean_entities(entities) if entities is not None else entities_of(conn, old["id"])
         fields = {
             "content": text,
-            "source": clean_source(source),
+            "source": clean_source(statement.source),
             "salience": old["salience"] if salience is None else check_unit("salience", salience),
-            "confidence": check_unit("confidence", confidence),
+            "confidence": check_unit("confidence", 1.0 if confidence is None else confidence),
             "occurred_at": occurred_at,
             "valid_from": boundary,
-            "metadata": dump_metadata(metadata),
+            "metadata": dump_metadata(statement.metadata),
             "chain_id": old["chain_id"],
             "supersedes": old["id"],
             "shelf": old["shelf"],
@@ -157,13 +144,8 @@ def supersede(
 def revise(
     conn: Connection,
     statement_id: str,
-    content: str,
+    statement: NewStatement,
     *,
-    entities: Iterable[str] | None = None,
-    source: str | None = None,
-    salience: float | None = None,
-    confidence: float | None = None,
-    metadata: Mapping[str, Any] | None = None,
     embed: Embed | None = None,
     now_ms: int | None = None,
     author: str = "",
@@ -171,12 +153,18 @@ def revise(
     """The wording improves, the world did not change: replace the text in vault time only.
 
     The revision opens where the original did and inherits its window, attestations,
-    entities, source, salience, confidence, metadata and open disputes (each unless given).
-    The original gets `invalidated_at` = now, reason `revised`; `known_at` before now still
-    finds it.
+    entities, source, salience, confidence, metadata and open disputes (each unless given;
+    a window cannot be given: that is a supersede). The original gets `invalidated_at` =
+    now, reason `revised`; `known_at` before now still finds it.
     """
+    if any(time is not None for time in statement.times()):
+        raise InputError(
+            "a revision keeps the original's times: to say the world changed, supersede it"
+        )
     now = timeutil.now_ms() if now_ms is None else now_ms
-    text = clean_content(content)
+    text = clean_content(statement.content)
+    entities, source, metadata = statement.entities, statement.source, statement.metadata
+    salience, confidence = statement.salience, statement.confidence
     vector = embed_one(embed, text)
     with transaction(conn):
         old = open_row(conn, statement_id, now, "revise")

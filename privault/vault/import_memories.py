@@ -17,7 +17,7 @@ from privault import statements as st
 from privault.caller import Caller
 from privault.errors import Conflict, InputError
 from privault.imports import Memory
-from privault.statements import Statement
+from privault.statements import NewStatement, Statement
 from privault.store.imported import ImportedItem
 from privault.timeutil import now_ms
 from privault.vault.import_results import source_of
@@ -121,11 +121,13 @@ class MemoryWriter:
                 [content, source],
                 lambda: st.add(
                     self.statements.conn,
-                    content,
-                    entities=self.memory.entities,
-                    source=source,
-                    valid_from=when,
-                    metadata=self._metadata(),
+                    NewStatement(
+                        content,
+                        tuple(self.memory.entities),
+                        source,
+                        valid_from=when,
+                        metadata=self._metadata(),
+                    ),
                     embed=self.statements._embed,
                     now_ms=when,
                     shelf=shelf,
@@ -142,10 +144,9 @@ class MemoryWriter:
                 lambda: st.supersede(
                     self.statements.conn,
                     current,
-                    content,
-                    valid_from=when,
-                    source=source,
-                    metadata=self._metadata(),
+                    NewStatement(
+                        content, source=source, valid_from=when, metadata=self._metadata()
+                    ),
                     embed=self.statements._embed,
                     now_ms=when,
                 ),

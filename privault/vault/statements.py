@@ -20,13 +20,14 @@ entity names are identifying under its policy.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from privault import statements as st
 from privault.caller import Caller
 from privault.errors import AccessDenied, InputError, NotFound
 from privault.spans import Span
-from privault.statements import EntityCount, Statement
+from privault.statements import EntityCount, NewStatement, Statement
 from privault.store import statement_spans
 from privault.store.connection import write
 from privault.timeutil import Time, to_ms
@@ -124,9 +125,15 @@ class VaultStatements:
 
     # ---- writing ---------------------------------------------------------------------
 
+    def _statement_write(
+        self, caller: Caller, statement: NewStatement, operation: Callable[[], Statement]
+    ) -> StatementResponse:
+        texts = [*statement.texts(), *metadata_texts(statement.metadata or {})]
+        return self._write(caller, texts, operation)
+
     def add(
         self,
-        content: str,
+        content: str | NewStatement,
         *,
         caller: Caller,
         entities: Iterable[str] = (),
@@ -139,36 +146,30 @@ class VaultStatements:
         metadata: Mapping[str, Any] | None = None,
         shelf: str = "default",
     ) -> StatementResponse:
-        """Record a statement on `shelf`, open-ended unless `valid_to` is given."""
-        names = list(entities)
-        happened = to_ms(occurred_at, "occurred_at")
-        start, end = to_ms(valid_from, "valid_from"), to_ms(valid_to, "valid_to")
+        """Record a statement on `shelf`, open-ended unless `valid_to` is given.
+
+        `content` is the text with the other fields as keywords, or a whole `NewStatement`
+        (then no field is given as a keyword).
+        """
+        names = tuple(entities) or None
+        given = NewStatement(
+            "", names, source, salience, confidence, occurred_at, valid_from, valid_to, metadata
+        )
+        statement = _one_of(content, given).parsed()
         shelf = check_shelf(shelf)
         self._context.check_write(caller, shelf)
-        return self._write(
+        return self._statement_write(
             caller,
-            [content.strip(), source, *names, *metadata_texts(metadata or {})],
+            statement,
             lambda: st.add(
-                self.conn,
-                content,
-                entities=names,
-                source=source,
-                salience=0.5 if salience is None else salience,
-                confidence=1.0 if confidence is None else confidence,
-                occurred_at=happened,
-                valid_from=start,
-                valid_to=end,
-                metadata=metadata,
-                embed=self._embed,
-                shelf=shelf,
-                author=author_of(caller),
+                self.conn, statement, embed=self._embed, shelf=shelf, author=author_of(caller)
             ),
         )
 
     def supersede(
         self,
         statement_id: str,
-        content: str,
+        content: str | NewStatement,
         *,
         caller: Caller,
         valid_from: Time = None,
@@ -183,35 +184,26 @@ class VaultStatements:
         """The world changed: close `statement_id` exactly where the new statement opens.
 
         Entities and salience are inherited unless given; the boundary defaults to now.
+        `content` is the text, or a whole `NewStatement` (as in `add`).
         """
-        names = None if entities is None else list(entities)
-        happened = to_ms(occurred_at, "occurred_at")
-        start, end = to_ms(valid_from, "valid_from"), to_ms(valid_to, "valid_to")
+        names = None if entities is None else tuple(entities)
+        given = NewStatement(
+            "", names, source, salience, confidence, occurred_at, valid_from, valid_to, metadata
+        )
+        statement = _one_of(content, given).parsed()
         self._context.check_write(caller, self._visible(statement_id, caller).shelf)
-        return self._write(
+        return self._statement_write(
             caller,
-            [content.strip(), source, *(names or ()), *metadata_texts(metadata or {})],
+            statement,
             lambda: st.supersede(
-                self.conn,
-                statement_id,
-                content,
-                valid_from=start,
-                valid_to=end,
-                entities=names,
-                source=source,
-                salience=salience,
-                confidence=1.0 if confidence is None else confidence,
-                occurred_at=happened,
-                metadata=metadata,
-                embed=self._embed,
-                author=author_of(caller),
+                self.conn, statement_id, statement, embed=self._embed, author=author_of(caller)
             ),
         )
 
     def revise(
         self,
         statement_id: str,
-        content: str,
+        content: str | NewStatement,
         *,
         caller: Caller,
         entities: Iterable[str] | None = None,
@@ -223,24 +215,18 @@ class VaultStatements:
         """Better wording, same world: the revision replaces the original in vault time.
 
         Window, attestations, entities, source, salience, metadata and open disputes are
-        inherited unless given.
+        inherited unless given. `content` is the text, or a whole `NewStatement` without
+        times (as in `add`).
         """
-        names = None if entities is None else list(entities)
+        names = None if entities is None else tuple(entities)
+        given = NewStatement("", names, source, salience, confidence, metadata=metadata)
+        statement = _one_of(content, given)
         self._context.check_write(caller, self._visible(statement_id, caller).shelf)
-        return self._write(
+        return self._statement_write(
             caller,
-            [content.strip(), source, *(names or ()), *metadata_texts(metadata or {})],
+            statement,
             lambda: st.revise(
-                self.conn,
-                statement_id,
-                content,
-                entities=names,
-                source=source,
-                salience=salience,
-                confidence=confidence,
-                metadata=metadata,
-                embed=self._embed,
-                author=author_of(caller),
+                self.conn, statement_id, statement, embed=self._embed, author=author_of(caller)
             ),
         )
 
@@ -448,3 +434,13 @@ class VaultStatements:
         ids = statement_spans.stale_statements(self.conn, version, limit)
         self.scan(ids)
         return len(ids)
+
+
+def _one_of(content: str | NewStatement, given: NewStatement) -> NewStatement:
+    """The statement a writer means: its text with the fields given as keywords, or a whole
+    `NewStatement` (and then no field as a keyword: one place says each field)."""
+    if isinstance(content, str):
+        return replace(given, content=content)
+    if given != NewStatement(""):
+        raise InputError("give a statement's fields in its NewStatement or as keywords, not both")
+    return content

@@ -26,7 +26,7 @@ from privault.interfaces.cli.common import (
     read_text_argument,
 )
 from privault.interfaces.cli.terminal import styled
-from privault.statements import ORDERS
+from privault.statements import ORDERS, NewStatement
 
 HELP = "Statements: facts that hold for a time — add, query, supersede, revise, history."
 
@@ -92,6 +92,11 @@ def _metadata(pairs: list[str] | None) -> dict[str, Any] | None:
         except ValueError:
             data[key.strip()] = value
     return data
+
+
+def _names(entities: list[str] | None) -> tuple[str, ...] | None:
+    # No --entity: none for a new statement, inherited by a new version.
+    return tuple(entities) if entities else None
 
 
 def _window(item: dict[str, Any]) -> str:
@@ -172,19 +177,18 @@ def add(
 ) -> None:
     """Record a statement; it holds until superseded, invalidated or its --valid-to."""
     with opened() as vault:
-        response = vault.statements.add(
+        statement = NewStatement(
             read_text_argument(content),
-            caller=Caller.owner(),
-            entities=entity or [],
-            source=source,
-            salience=salience,
-            confidence=confidence,
-            occurred_at=occurred_at,
-            valid_from=valid_from,
-            valid_to=valid_to,
-            metadata=_metadata(meta),
-            shelf=shelf,
+            _names(entity),
+            source,
+            salience,
+            confidence,
+            occurred_at,
+            valid_from,
+            valid_to,
+            _metadata(meta),
         )
+        response = vault.statements.add(statement, caller=Caller.owner(), shelf=shelf)
     _emit_one(response.to_dict(), json_out, "added")
 
 
@@ -261,19 +265,18 @@ def supersede(
 ) -> None:
     """The world changed: close ID exactly where the new statement opens (default now)."""
     with opened() as vault:
-        response = vault.statements.supersede(
-            statement_id,
+        statement = NewStatement(
             read_text_argument(content),
-            caller=Caller.owner(),
-            valid_from=valid_from,
-            valid_to=valid_to,
-            entities=entity or None,  # none given: inherited from ID
-            source=source,
-            salience=salience,
-            confidence=confidence,
-            occurred_at=occurred_at,
-            metadata=_metadata(meta),
+            _names(entity),
+            source,
+            salience,
+            confidence,
+            occurred_at,
+            valid_from,
+            valid_to,
+            _metadata(meta),
         )
+        response = vault.statements.supersede(statement_id, statement, caller=Caller.owner())
     _emit_one(response.to_dict(), json_out, "superseded by")
 
 
@@ -290,16 +293,15 @@ def revise(
 ) -> None:
     """Better wording, same world: replace ID's text; the original stays in history."""
     with opened() as vault:
-        response = vault.statements.revise(
-            statement_id,
+        statement = NewStatement(
             read_text_argument(content),
-            caller=Caller.owner(),
-            entities=entity or None,
-            source=source,
-            salience=salience,
-            confidence=confidence,
+            _names(entity),
+            source,
+            salience,
+            confidence,
             metadata=_metadata(meta),
         )
+        response = vault.statements.revise(statement_id, statement, caller=Caller.owner())
     _emit_one(response.to_dict(), json_out, "revised as")
 
 

@@ -16,6 +16,7 @@ from pydantic import Field
 from privault.caller import Caller
 from privault.interfaces.mcp.runtime import Outcome, ToolRuntime
 from privault.interfaces.mcp.shapes import reply, shape
+from privault.statements import NewStatement
 from privault.vault import Vault
 from privault.vault.statement_results import EntityList, StatementList, StatementResponse
 
@@ -53,6 +54,11 @@ Source = Annotated[str | None, Field(description="Where it comes from.", max_len
 Time = Annotated[str | None, Field(description="ISO 8601 time with offset.", max_length=64)]
 Reason = Annotated[str | None, Field(description="Why, in a few words.", max_length=1000)]
 Score = Annotated[float | None, Field(ge=0, le=1)]
+
+
+def _names(entities: list[str] | None) -> tuple[str, ...] | None:
+    """None (no entities given: none for a new fact, inherited by a new version) or the list."""
+    return None if entities is None else tuple(entities)
 
 
 def _reply(found: StatementResponse) -> tuple[CallToolResult, Outcome]:
@@ -104,16 +110,18 @@ def _write_statement(server: MCPServer, runtime: ToolRuntime) -> None:
         def body(vault: Vault, caller: Caller) -> tuple[CallToolResult, Outcome]:
             return _reply(
                 vault.statements.add(
-                    content,
+                    NewStatement(
+                        content,
+                        _names(entities),
+                        source,
+                        salience,
+                        confidence,
+                        occurred_at,
+                        valid_from,
+                        valid_to,
+                        metadata={"written_by": caller.name},
+                    ),
                     caller=caller,
-                    entities=entities or (),
-                    source=source,
-                    salience=salience,
-                    confidence=confidence,
-                    occurred_at=occurred_at,
-                    valid_from=valid_from,
-                    valid_to=valid_to,
-                    metadata={"written_by": caller.name},
                     shelf=shelf,
                 )
             )
@@ -183,12 +191,14 @@ def _supersede_statement(server: MCPServer, runtime: ToolRuntime) -> None:
             return _reply(
                 vault.statements.supersede(
                     statement_id,
-                    content,
+                    NewStatement(
+                        content,
+                        _names(entities),
+                        source,
+                        valid_from=valid_from,
+                        valid_to=valid_to,
+                    ),
                     caller=caller,
-                    valid_from=valid_from,
-                    valid_to=valid_to,
-                    entities=entities,
-                    source=source,
                 )
             )
 
@@ -211,7 +221,7 @@ def _revise_statement(server: MCPServer, runtime: ToolRuntime) -> None:
         def body(vault: Vault, caller: Caller) -> tuple[CallToolResult, Outcome]:
             return _reply(
                 vault.statements.revise(
-                    statement_id, content, caller=caller, entities=entities, source=source
+                    statement_id, NewStatement(content, _names(entities), source), caller=caller
                 )
             )
 
