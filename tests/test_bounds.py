@@ -12,11 +12,13 @@ from privault import Caller
 from privault.errors import InputError
 from privault.interfaces.cli.ask import ask as cli_ask
 from privault.interfaces.cli.documents import context as cli_context
+from privault.interfaces.cli.documents import docs as cli_docs
 from privault.interfaces.cli.documents import search as cli_search
+from privault.interfaces.config import Config
 from privault.vault import Vault
 from privault.vault import bounds as b
 from privault.vault.ask import VaultAsk
-from tests.helpers import mcp_session
+from tests.helpers import mcp_call, mcp_session
 
 OWNER = Caller.owner()
 
@@ -45,6 +47,29 @@ def test_the_mcp_tools_publish_the_facades_bounds(vault: Vault) -> None:
     assert (ask["budget"]["minimum"], ask["budget"]["maximum"]) == b.ASK_BUDGETS
     assert ask["budget"]["default"] == b.DEFAULT_ASK_BUDGET
     assert ask["question"]["maxLength"] == b.MAX_QUERY_CHARS
+    tree, remember = schemas["memory_tree"], schemas["remember"]
+    assert (tree["limit"]["minimum"], tree["limit"]["maximum"]) == b.LIST_LIMITS
+    assert tree["limit"]["default"] == b.DEFAULT_LIST_LIMIT
+    assert remember["text"]["maxLength"] == b.MAX_NOTE_BYTES
+
+
+def test_an_agent_lists_up_to_the_list_bound_and_no_further(vault: Vault) -> None:
+    low, high = b.LIST_LIMITS
+    for limit in (low, high):
+        assert not mcp_call(vault, "claude", "memory_tree", limit=limit).is_error
+    for limit in (low - 1, high + 1):
+        assert mcp_call(vault, "claude", "memory_tree", limit=limit).is_error
+
+
+def test_a_note_past_the_default_size_is_refused_by_the_vault_and_the_tool(vault: Vault) -> None:
+    # One byte over: the facade refuses it under the default setting, and the tool's
+    # schema refuses the same text (as characters) before the vault sees it.
+    text = "# Big\n" + "a" * (b.MAX_NOTE_BYTES - 5)
+    assert len(text.encode()) == len(text) == b.MAX_NOTE_BYTES + 1
+    with pytest.raises(InputError):
+        vault.note(text, caller=OWNER)
+    assert mcp_call(vault, "claude", "remember", text=text).is_error
+    assert vault.documents.count(caller=OWNER) == 1  # only the fixture's note
 
 
 def test_the_facade_refuses_just_past_each_bound_and_takes_each_bound(vault: Vault) -> None:
@@ -75,3 +100,9 @@ def test_the_cli_defaults_are_the_facades() -> None:
     assert default(cli_context, "budget") == b.DEFAULT_CONTEXT_BUDGET
     assert default(cli_ask, "budget") == b.DEFAULT_ASK_BUDGET
     assert default(Vault.ask, "budget") == b.DEFAULT_ASK_BUDGET
+    assert default(cli_docs, "limit") == b.DEFAULT_LIST_LIMIT
+
+
+def test_the_note_size_and_list_defaults_are_the_bounds(vault: Vault) -> None:
+    assert Config().max_note_bytes == vault.shared.settings.max_note_bytes == b.MAX_NOTE_BYTES
+    assert inspect.signature(vault.docs).parameters["limit"].default == b.DEFAULT_LIST_LIMIT

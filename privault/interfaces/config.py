@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from privault.errors import InputError, VaultError
+from privault.vault.bounds import MAX_NOTE_BYTES
 
 KEYRING_SERVICE = "privault"
 
@@ -37,7 +38,7 @@ class Config:
     policies_dir: Path | None = field(
         default=None, metadata={"help": "a folder of policy YAML files (a path)"}
     )
-    max_note_bytes: int = field(default=1024 * 1024, metadata={"help": "a positive integer"})
+    max_note_bytes: int = field(default=MAX_NOTE_BYTES, metadata={"help": "a positive integer"})
     max_file_bytes: int = field(default=20 * 1024 * 1024, metadata={"help": "a positive integer"})
     chat_model: str | None = field(
         default=None, metadata={"help": "the local answerer for ask (a model name)"}

@@ -22,3 +22,8 @@ DEFAULT_CONTEXT_BUDGET = 2000
 DEFAULT_ASK_BUDGET = 300
 ASK_BUDGETS = (50, 8000)  # more would not fit the local model's context
 MAX_QUERY_CHARS = 2000  # a search query, a question or an instruction: words, not documents
+LIST_LIMITS = (1, 200)  # documents one listing shows an agent (`memory_tree`)
+DEFAULT_LIST_LIMIT = 50  # documents a listing shows unless asked (`memory_tree`, `privault docs`)
+# The largest note the vault takes unless configured otherwise (`max_note_bytes`). The MCP
+# `remember` tool refuses a longer text up front: a character is at least one byte.
+MAX_NOTE_BYTES = 1024 * 1024

@@ -25,6 +25,7 @@ from privault.vault import ingest, packs, writing
 from privault.vault.bounds import (
     CONTEXT_BUDGETS,
     DEFAULT_CONTEXT_BUDGET,
+    DEFAULT_LIST_LIMIT,
     DEFAULT_SEARCH_LIMIT,
     SEARCH_LIMITS,
 )
@@ -328,7 +329,7 @@ class VaultDocuments:
         *,
         caller: Caller,
         filters: Filters = EVERYTHING,
-        limit: int = 100,
+        limit: int = DEFAULT_LIST_LIMIT,
         title: str | None = None,
         after: tuple[int, str] | None = None,
     ) -> DocumentList:

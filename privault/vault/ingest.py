@@ -22,13 +22,14 @@ from typing import TYPE_CHECKING
 from privault.errors import InputError
 from privault.retrieval.sectioning import ChunkDraft, estimate_tokens, split_chunks, split_sections
 from privault.store.sections import IndexedSection
+from privault.vault.bounds import MAX_NOTE_BYTES
 
 if TYPE_CHECKING:
     import numpy as np
 
     from privault.retrieval.embedder import Embedder
 
-DEFAULT_MAX_NOTE_BYTES = 1024 * 1024
+DEFAULT_MAX_NOTE_BYTES = MAX_NOTE_BYTES  # defined in bounds
 _SHELF = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
 _TAG = re.compile(r"^[\w][\w.:/-]{0,63}$", re.UNICODE)
 

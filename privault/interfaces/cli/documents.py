@@ -29,7 +29,7 @@ from privault.interfaces.cli.common import (
     warm_search,
 )
 from privault.interfaces.cli.terminal import styled
-from privault.vault.bounds import DEFAULT_CONTEXT_BUDGET, DEFAULT_SEARCH_LIMIT
+from privault.vault.bounds import DEFAULT_CONTEXT_BUDGET, DEFAULT_LIST_LIMIT, DEFAULT_SEARCH_LIMIT
 
 KindOption = Annotated[str | None, typer.Option("--kind", help="note, file, page or reminder.")]
 TagOption = Annotated[str | None, typer.Option("--tag", help="Only documents with this tag.")]
@@ -392,7 +392,7 @@ def docs(
     shelf: ShelfOption = None,
     kind: KindOption = None,
     tag: TagOption = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="How many.")] = 50,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="How many.")] = DEFAULT_LIST_LIMIT,
     as_agent: AsOption = None,
     json_out: JsonOption = False,
 ) -> None:

@@ -24,7 +24,10 @@ from privault.vault.added import Added
 from privault.vault.bounds import (
     CONTEXT_BUDGETS,
     DEFAULT_CONTEXT_BUDGET,
+    DEFAULT_LIST_LIMIT,
     DEFAULT_SEARCH_LIMIT,
+    LIST_LIMITS,
+    MAX_NOTE_BYTES,
     MAX_QUERY_CHARS,
     SEARCH_LIMITS,
 )
@@ -178,7 +181,9 @@ def _memory_tree(server: MCPServer, runtime: ToolRuntime) -> None:
         ] = None,
         shelf: Shelf = None,
         kind: Kind = None,
-        limit: Annotated[int, Field(ge=1, le=200, description="Documents to list.")] = 50,
+        limit: Annotated[
+            int, Field(ge=LIST_LIMITS[0], le=LIST_LIMITS[1], description="Documents to list.")
+        ] = DEFAULT_LIST_LIMIT,
     ) -> Annotated[CallToolResult, TREE]:
         """Without doc_id: list the newest documents in memory (doc_id, title, kind, shelf,
         tags). With doc_id: that document's outline — its headings with node_ids and sizes —
@@ -256,7 +261,12 @@ def _remember(server: MCPServer, runtime: ToolRuntime) -> None:
     @server.tool(annotations=WRITE)
     async def remember(
         text: Annotated[
-            str, Field(description="What to remember (Markdown).", min_length=1, max_length=10**6)
+            str,
+            Field(
+                description="What to remember (Markdown).",
+                min_length=1,
+                max_length=MAX_NOTE_BYTES,
+            ),
         ],
         title: Annotated[
             str | None, Field(description="A short title (default: first line).", max_length=300)
