@@ -50,6 +50,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from privault.filters import Filters
+
 if TYPE_CHECKING:
     from privault.caller import Caller
     from privault.vault import Vault
@@ -201,7 +203,7 @@ def measure(path: Path, models: Path, repeat: int) -> dict[str, Any]:
 
     vault = Vault.open(path, models_dir=models)  # the real detector, as `privault serve` has
     owner = Caller.owner()
-    doc = vault.docs(caller=owner, kind="note", limit=1).documents[0].doc_id
+    doc = vault.docs(caller=owner, filters=Filters(kind="note"), limit=1).documents[0].doc_id
     reminder = vault.watches.reminders(caller=owner).reminders[0].id
     # What `privault serve` does before its first request (less the chat model, which no
     # page uses): load the engines, then freeze the heap they leave.
@@ -268,7 +270,7 @@ def _next(page: str, name: str) -> str:
 def _mark_targets(vault: Vault, owner: Caller, count: int) -> list[tuple[str, str]]:
     """(document, value) pairs to mark: a value each document holds (its reference code, or
     on a vault built by sections its e-mail address), so every mark changes something."""
-    listed = vault.docs(caller=owner, kind="note", limit=count * 3).documents
+    listed = vault.docs(caller=owner, filters=Filters(kind="note"), limit=count * 3).documents
     found = []
     for entry in listed:
         text = "\n".join(s.text for s in vault.pii.marked_sections(entry.doc_id, caller=owner))
