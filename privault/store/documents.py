@@ -12,9 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from privault.filters import Filters
 from privault.jsonform import JsonForm, shown
 from privault.store import sections
 from privault.store.connection import Connection, in_batches, row, rows
+from privault.store.narrowing import conditions
 
 
 def new_id(prefix: str) -> str:
@@ -147,32 +149,14 @@ class DocumentFilter:
 
     def where(self) -> tuple[list[str], list[object]]:
         """SQL conditions and their parameters."""
-        where: list[str] = ["1 = 1"]
-        params: list[object] = []
-        if not self.include_old:
-            where.append("current = 1")
-        if self.shelves is not None:
-            where.append(f"shelf IN ({','.join('?' * len(self.shelves))})")
-            params.extend(self.shelves)
-        if self.hidden:
-            where.append(f"shelf NOT IN ({','.join('?' * len(self.hidden))})")
-            params.extend(self.hidden)
-        if self.kind:
-            where.append("kind = ?")
-            params.append(self.kind)
-        if self.tag:
-            where.append("id IN (SELECT doc_id FROM document_tags WHERE tag = ?)")
-            params.append(self.tag)
+        where: list[str] = ["1 = 1"] if self.include_old else ["current = 1"]
+        chosen = Filters(None, self.kind, self.tag, self.since, self.until)
+        found, params = conditions(chosen, self.shelves, self.hidden)
+        where.extend(found)
         if self.title:
             escaped = self.title.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
             where.append("title LIKE ? ESCAPE '\\'")
             params.append(f"%{escaped}%")
-        if self.since is not None:
-            where.append("created_at >= ?")
-            params.append(self.since)
-        if self.until is not None:
-            where.append("created_at < ?")
-            params.append(self.until)
         return where, params
 
 

@@ -14,7 +14,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from privault.filters import Filters as PublicFilters
 from privault.store.connection import Connection, OperationalError
+from privault.store.narrowing import conditions
 
 _VIEWS = {
     "plain": "rowid > 0",
@@ -47,29 +49,9 @@ class Filters:
 
     def sql(self) -> tuple[str, list[object]]:
         """A WHERE fragment over `d` (documents) with its parameters."""
-        where: list[str] = ["d.current = 1"]
-        params: list[object] = []
-        if self.shelves is not None:
-            where.append(
-                f"d.shelf IN ({','.join('?' * len(self.shelves))})" if self.shelves else "0"
-            )
-            params.extend(self.shelves)
-        if self.hidden:
-            where.append(f"d.shelf NOT IN ({','.join('?' * len(self.hidden))})")
-            params.extend(self.hidden)
-        if self.kind:
-            where.append("d.kind = ?")
-            params.append(self.kind)
-        if self.tag:
-            where.append("d.id IN (SELECT doc_id FROM document_tags WHERE tag = ?)")
-            params.append(self.tag)
-        if self.since is not None:
-            where.append("d.created_at >= ?")
-            params.append(self.since)
-        if self.until is not None:
-            where.append("d.created_at < ?")
-            params.append(self.until)
-        return " AND ".join(where), params
+        chosen = PublicFilters(None, self.kind, self.tag, self.since, self.until)
+        where, params = conditions(chosen, self.shelves, self.hidden, "d.")
+        return " AND ".join(["d.current = 1", *where]), params
 
 
 def keyword_ranked(
