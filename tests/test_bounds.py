@@ -61,6 +61,13 @@ def test_an_agent_lists_up_to_the_list_bound_and_no_further(vault: Vault) -> Non
         assert mcp_call(vault, "claude", "memory_tree", limit=limit).is_error
 
 
+def test_a_listing_of_fewer_than_one_document_is_refused(vault: Vault) -> None:
+    assert len(vault.docs(caller=OWNER, limit=b.LIST_LIMITS[0]).documents) == 1
+    for limit in (0, -1):
+        with pytest.raises(InputError, match="at least 1"):
+            vault.docs(caller=OWNER, limit=limit)
+
+
 def test_a_note_past_the_default_size_is_refused_by_the_vault_and_the_tool(vault: Vault) -> None:
     # One byte over: the facade refuses it under the default setting, and the tool's
     # schema refuses the same text (as characters) before the vault sees it.

@@ -27,6 +27,7 @@ from privault.vault.bounds import (
     DEFAULT_CONTEXT_BUDGET,
     DEFAULT_LIST_LIMIT,
     DEFAULT_SEARCH_LIMIT,
+    LIST_LIMITS,
     SEARCH_LIMITS,
 )
 from privault.vault.context import VaultContext
@@ -336,6 +337,9 @@ class VaultDocuments:
         """Documents newest first, titles gated (agents get no file paths). `after` is the
         (created_at, doc id) of the last one of the previous page; `title` (words in the
         title as stored) and the `since`/`until` window (epoch ms) narrow the list."""
+        if limit < LIST_LIMITS[0]:
+            # Below one, SQL would list nothing (0) or everything (a negative LIMIT).
+            raise InputError(f"limit must be at least {LIST_LIMITS[0]}, got {limit}")
         hidden = self._context.hidden_shelves(caller)
         reading = self._context.privacy.reading(caller)
         found = (
