@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from privault.store import documents
 from privault.store.connection import Connection, first_column_in, write
 
 
@@ -135,6 +136,17 @@ def drop_orphans(conn: Connection) -> int:
 def coverage(conn: Connection, scope: Scope = Scope()) -> tuple[int, int]:
     """(chunks of current documents in `scope` with strong vectors, chunks of current
     documents in `scope`)."""
+    if scope == Scope():
+        # The whole vault: counts less the few chunks of older versions (`current = 0`).
+        old = documents.old_version_chunks(conn)
+        (old_done,) = conn.execute(
+            "SELECT count(*) FROM documents d CROSS JOIN sections s ON s.doc_id = d.id"
+            " CROSS JOIN chunks c ON c.section_id = s.id"
+            " CROSS JOIN strong_chunks k ON k.chunk_id = c.id WHERE d.current = 0"
+        ).fetchone()
+        (done_all,) = conn.execute("SELECT count(*) FROM strong_chunks").fetchone()
+        (chunks,) = conn.execute("SELECT count(*) FROM chunks").fetchone()
+        return int(done_all - old_done), int(chunks - old)
     where, params = scope.sql()
     done, total = conn.execute(
         "SELECT count(k.chunk_id), count(*) FROM chunks c "
