@@ -323,8 +323,8 @@ def health(conn: Connection) -> dict[str, Any]:
 
     Milliseconds at a million sections: table counts walk an index, the keyword and vector
     rows are counted in the tables FTS5 and vec0 keep one row per entry in, the masked
-    vectors come from `tallies` (migration 20), and the joins run over the exceptions only
-    (queued sections, older versions)."""
+    vectors come from `tallies` (migration `status_tallies`), and the joins run over the
+    exceptions only (queued sections, older versions)."""
     counts = {
         name: conn.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
         for name in ("documents", "sections", "chunks")

@@ -214,8 +214,9 @@ def sections_to_rescan_count(
     their author's (see `sections_to_scan`).
 
     Counted without reading the sections: all sections, less the queued ones, less those
-    whose scan is current — the scans per version kept in `tallies` (migration 20),
-    corrected over the few sections that are queued or were written by agents."""
+    whose scan is current — the scans per version kept in `tallies` (migration
+    `status_tallies`), corrected over the few sections that are queued or were written by
+    agents."""
     agent_version = agent_version or detector_version
     (total,) = conn.execute("SELECT count(*) FROM sections").fetchone()
     (queued,) = conn.execute(
