@@ -107,3 +107,25 @@ def test_looking_up_a_note_does_not_walk_the_listing_index(tmp_path: Path) -> No
                 r[-1] for r in conn.execute(f"EXPLAIN QUERY PLAN {sql}", ("a",) * sql.count("?"))
             )
             assert "documents_hash" in plan or "documents_source" in plan, plan
+
+
+def test_a_strong_round_walks_documents_newest_first_without_sorting_the_vault(
+    tmp_path: Path,
+) -> None:
+    from privault.store import strong_index
+
+    with fake_vault(tmp_path / "v.db") as vault:
+        conn = vault.conn
+        vault.note_many([{"text": f"Note {i} about the boiler."} for i in range(20)], caller=OWNER)
+        traced: list[str] = []
+        conn.set_trace_callback(traced.append)
+        try:
+            chunks = strong_index.pending(conn, 5)
+        finally:
+            conn.set_trace_callback(None)
+        assert len(chunks) == 5
+        walks = [(sql, plan) for sql, plan in _plans(conn, traced) if "ORDER BY d." in sql]
+        assert walks
+        for sql, plan in walks:
+            assert plan[0].startswith("SCAN d USING INDEX documents_listing"), (sql, plan)
+            assert "USE TEMP B-TREE FOR ORDER BY" not in plan, (sql, plan)  # a full sort
