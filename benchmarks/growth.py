@@ -6,10 +6,11 @@ Each figure is taken vault by vault in turn (search: query by query), so both se
 machine load; the result gives each vault's figures and the ratio of each later vault's
 to the first's. The vaults are ones `benchmarks.perf --sections N --keep FILE` built.
 Measured: search p50/p95 (fast path), the vector leg, context p50/p95 with the strong
-leg, `status`, the documents page (first and a page 5,000 documents deep), forgetting a
-document, file bytes per section, and in a fresh process each: the warm searcher's
-resident memory, the same with the strong model, and a full export bundle (time, bytes,
-peak memory). Forgetting and exporting change the files: run this on copies.
+leg, `status`, the documents page (first and a page 5,000 documents deep), a re-scan
+batch of 200 sections (after a detector change), forgetting a document, file bytes per
+section, and in a fresh process each: the warm searcher's resident memory, the same with
+the strong model, and a full export bundle (time, bytes, peak memory). Forgetting,
+re-scanning and exporting change the files: run this on copies.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from benchmarks import corpus
 from benchmarks.scale import _load, _probe, _summary, queries
 from privault.caller import Caller
 from privault.privacy.detector import FakeDetector
+from privault.store import pii
 from privault.vault import Vault
 
 CONTEXT_QUERIES = 20
@@ -115,6 +117,17 @@ def compare(paths: Sequence[Path], models: Path) -> dict[str, Any]:
         note(
             "context_ms",
             _alternate(vaults, lambda v, q: v.context(q, caller=owner), asked[:CONTEXT_QUERIES]),
+        )
+        marking = []
+        for vault in vaults:  # as after a change of detector: every section is stale
+            started = time.perf_counter()
+            pii.mark_for_rescan(vault.conn)
+            marking.append(round(time.perf_counter() - started, 2))
+        note("mark_all_for_rescan_seconds", marking)
+        note("sections_to_rescan", [v.status().privacy.sections_to_rescan for v in vaults])
+        note(
+            "rescan_200_sections_ms",
+            _alternate(vaults, lambda v, _: v.privacy.rescan(200, v.embedder), range(3)),
         )
         victims = [_victims(v, FORGET_DOCUMENTS) for v in vaults]
         note(
