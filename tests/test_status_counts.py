@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from privault import Caller, Vault
-from privault.store import pii, strong_index
+from privault.store import integrity, pii, strong_index
 from tests.helpers import fake_vault
 
 OWNER = Caller.owner()
@@ -117,6 +117,11 @@ def test_status_counts_equal_a_full_count_after_every_kind_of_write(tmp_path: Pa
         pii.mark_for_rescan(vault.conn)
         seen.append(same(vault))
         assert seen[-1]["sections_to_rescan"] == seen[-1]["sections"]
+        checks = integrity.half_written(vault.conn)
+        assert checks["scan_counters_off"] == checks["masked_vector_counter_off"] == 0
+        vault.conn.execute("UPDATE tallies SET n = n + 1")  # counters that drifted are found
+        checks = integrity.half_written(vault.conn)
+        assert checks["scan_counters_off"] > 0 and checks["masked_vector_counter_off"] == 1
     # Each step moved at least one count: the comparison was never between two zeros.
     assert all(a != b for a, b in zip(seen, seen[1:], strict=False))
     assert seen[-1]["masked_rows"] > 0
