@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from privault import Caller
+from privault.filters import Filters
 from privault.store.connection import Connection
 from tests.helpers import fake_vault
 
@@ -129,3 +130,34 @@ def test_a_strong_round_walks_documents_newest_first_without_sorting_the_vault(
         for sql, plan in walks:
             assert plan[0].startswith("SCAN d USING INDEX documents_listing"), (sql, plan)
             assert "USE TEMP B-TREE FOR ORDER BY" not in plan, (sql, plan)  # a full sort
+
+
+def test_a_documents_page_walks_the_listing_newest_first_whatever_the_filter(
+    tmp_path: Path,
+) -> None:
+    with fake_vault(tmp_path / "v.db") as vault:
+        conn = vault.conn
+        vault.note_many(
+            [{"text": f"Note {i}.", "shelf": ("home", "work")[i % 2]} for i in range(10)],
+            caller=OWNER,
+        )
+        traced: list[str] = []
+        conn.set_trace_callback(traced.append)
+        try:
+            assert len(vault.docs(caller=OWNER, limit=3).documents) == 3
+            work, notes = Filters(shelf="work"), Filters(kind="note")
+            assert len(vault.docs(caller=OWNER, filters=work, limit=3).documents) == 3
+            assert len(vault.docs(caller=OWNER, filters=notes, limit=3).documents) == 3
+        finally:
+            conn.set_trace_callback(None)
+        pages = [
+            (sql, plan)
+            for sql, plan in _plans(conn, traced)
+            if "LIMIT" in sql and "ORDER BY created_at" in sql
+        ]
+        assert len(pages) == 3
+        for sql, plan in pages:
+            assert "documents_listing" in plan[0] and "TEMP B-TREE" not in " ".join(plan), (
+                sql,
+                plan,
+            )

@@ -198,9 +198,12 @@ def list_documents(
     if after is not None:
         where.append("(created_at < ? OR (created_at = ? AND id > ?))")
         params.extend((after[0], after[0], after[1]))
+    # Current documents are walked newest first through the listing index and the walk
+    # stops at `limit`; left to itself SQLite may prefer the shelf index and sort the shelf.
+    walk = "" if include_old else " INDEXED BY documents_listing"
     found = rows(
         conn,
-        f"SELECT {_DOC_COLUMNS} FROM documents WHERE {' AND '.join(where)} "
+        f"SELECT {_DOC_COLUMNS} FROM documents{walk} WHERE {' AND '.join(where)} "
         "ORDER BY created_at DESC, id LIMIT ?",
         (*params, limit),
     )
