@@ -118,10 +118,13 @@ def test_status_counts_equal_a_full_count_after_every_kind_of_write(tmp_path: Pa
         seen.append(same(vault))
         assert seen[-1]["sections_to_rescan"] == seen[-1]["sections"]
         checks = integrity.half_written(vault.conn)
-        assert checks["scan_counters_off"] == checks["masked_vector_counter_off"] == 0
+        names = ("scan_counters_off", "masked_vector_counter_off", "row_counters_off")
+        assert [checks[name] for name in names] == [0, 0, 0]
         vault.conn.execute("UPDATE tallies SET n = n + 1")  # counters that drifted are found
         checks = integrity.half_written(vault.conn)
-        assert checks["scan_counters_off"] > 0 and checks["masked_vector_counter_off"] == 1
+        assert checks["scan_counters_off"] > 0
+        assert checks["masked_vector_counter_off"] == 1
+        assert checks["row_counters_off"] == 4
     # Each step moved at least one count: the comparison was never between two zeros.
     assert all(a != b for a, b in zip(seen, seen[1:], strict=False))
     assert seen[-1]["masked_rows"] > 0
@@ -132,7 +135,9 @@ def test_counters_are_built_from_a_vault_written_before_them(tmp_path: Path) -> 
     with fake_vault(path) as vault:
         vault.note_many([{"text": t} for t in NOTES], caller=OWNER)
         vault.conn.execute("DELETE FROM tallies")  # as a vault from before the counters
-        vault.conn.execute("DELETE FROM schema_migrations WHERE name = 'status_tallies'")
+        vault.conn.execute(
+            "DELETE FROM schema_migrations WHERE name IN ('status_tallies', 'row_tallies')"
+        )
         for name in [
             r[0]
             for r in vault.conn.execute(

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from privault.jsonform import JsonForm, shown
-from privault.store import sections
+from privault.store import sections, tallies
 from privault.store.connection import Connection, in_batches, row, rows
 
 
@@ -324,18 +324,15 @@ def health(conn: Connection) -> dict[str, Any]:
     """Row counts, whether every searchable chunk has exactly one FTS and one vector row,
     and whether the chunks were cut by an older chunking.
 
-    Milliseconds at a million sections: table counts walk an index, the keyword and vector
+    Milliseconds at a million sections: table counts are counters, the keyword and vector
     rows are counted in the tables FTS5 and vec0 keep one row per entry in, the masked
     vectors come from `tallies` (migration `status_tallies`), and the joins run over the
     exceptions only (queued sections, older versions)."""
-    counts = {
-        name: conn.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
-        for name in ("documents", "sections", "chunks")
-    }
+    counts = {name: tallies.row_count(conn, name) for name in ("documents", "sections", "chunks")}
     # One `docsize` row per FTS row; plain rows are at chunk ids, masked ones below zero.
     (indexed,) = conn.execute("SELECT count(*) FROM chunks_fts_docsize WHERE id > 0").fetchone()
     # Windows still queued for the indexer have keyword rows and an empty masked entry only.
-    (masked,) = conn.execute("SELECT n FROM tallies WHERE name = 'masked_vectors'").fetchone()
+    masked = tallies.masked_vectors(conn)
     (pending,) = conn.execute(
         "SELECT count(*) FROM index_queue q CROSS JOIN chunks c ON c.section_id = q.section_id"
     ).fetchone()

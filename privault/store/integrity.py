@@ -67,6 +67,15 @@ CHECKS = {
         "SELECT substr(name, 7), n FROM tallies WHERE name LIKE 'scans:%' AND n != 0 EXCEPT "
         "SELECT detector_version, count(*) FROM pii_scans GROUP BY detector_version))"
     ),
+    "row_counters_off": (
+        "SELECT abs((SELECT n FROM tallies WHERE name = 'rows:documents')"
+        " - (SELECT count(*) FROM documents))"
+        " + abs((SELECT n FROM tallies WHERE name = 'rows:sections')"
+        " - (SELECT count(*) FROM sections))"
+        " + abs((SELECT n FROM tallies WHERE name = 'rows:chunks') - (SELECT count(*) FROM chunks))"
+        " + abs((SELECT n FROM tallies WHERE name = 'rows:strong_chunks')"
+        " - (SELECT count(*) FROM strong_chunks))"
+    ),
     "masked_vector_counter_off": (
         "SELECT abs((SELECT n FROM tallies WHERE name = 'masked_vectors')"
         " - (SELECT count(*) FROM masked_chunks WHERE length(embedding) > 0))"

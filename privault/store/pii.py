@@ -14,6 +14,7 @@ from typing import Literal
 
 from privault.errors import InputError, NotFound
 from privault.spans import Override, Span, normalise_kind
+from privault.store import tallies
 from privault.store.connection import Connection, in_batches, rows, write
 from privault.timeutil import now_ms
 
@@ -218,14 +219,11 @@ def sections_to_rescan_count(
     `status_tallies`), corrected over the few sections that are queued or were written by
     agents."""
     agent_version = agent_version or detector_version
-    (total,) = conn.execute("SELECT count(*) FROM sections").fetchone()
+    total = tallies.row_count(conn, "sections")
     (queued,) = conn.execute(
         "SELECT count(*) FROM index_queue q CROSS JOIN sections s ON s.id = q.section_id"
     ).fetchone()
-    found = conn.execute(
-        "SELECT n FROM tallies WHERE name = ?", (f"scans:{detector_version}",)
-    ).fetchone()
-    current = int(found[0]) if found else 0
+    current = tallies.scans(conn, detector_version)
     (queued_current,) = conn.execute(
         "SELECT count(*) FROM index_queue q CROSS JOIN pii_scans p ON p.section_id = q.section_id"
         " WHERE p.detector_version = ?",

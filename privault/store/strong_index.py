@@ -13,7 +13,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from privault.store import documents
+from privault.store import documents, tallies
 from privault.store.connection import Connection, first_column_in, in_batches, write
 from privault.timeutil import now_ms
 
@@ -208,8 +208,8 @@ def coverage(conn: Connection, scope: Scope = Scope()) -> tuple[int, int]:
             " CROSS JOIN chunks c ON c.section_id = s.id"
             " CROSS JOIN strong_chunks k ON k.chunk_id = c.id WHERE d.current = 0"
         ).fetchone()
-        (done_all,) = conn.execute("SELECT count(*) FROM strong_chunks").fetchone()
-        (chunks,) = conn.execute("SELECT count(*) FROM chunks").fetchone()
+        done_all = tallies.row_count(conn, "strong_chunks")
+        chunks = tallies.row_count(conn, "chunks")
         return int(done_all - old_done), int(chunks - old)
     where, params = scope.sql()
     done, total = conn.execute(
