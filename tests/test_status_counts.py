@@ -176,3 +176,19 @@ def test_status_statements_read_no_table_whole_but_by_index(tmp_path: Path) -> N
                 step.startswith("SCAN q ") or any(name in step for name in exceptions)
                 for step in scans
             ), (sql, plan)
+
+
+def test_the_keyword_row_count_is_read_as_fts5_keeps_it(tmp_path: Path) -> None:
+    from privault.store import tallies
+
+    assert tallies._varint(bytes([0x7F])) == 127
+    assert tallies._varint(bytes([0x81, 0x00, 0x05])) == 128  # bytes after it are not read
+    assert tallies._varint(bytes([0x83, 0xFF, 0x7F])) == (3 << 14) | (0x7F << 7) | 0x7F
+    assert tallies._varint(bytes([0xFF] * 8 + [0x01])) == (2**56 - 1) << 8 | 1
+    assert tallies._varint(bytes([0x81])) is None  # cut short
+    with fake_vault(tmp_path / "v.db") as vault:
+        assert tallies.keyword_rows(vault.conn) == 0
+        vault.note_many([{"text": t * 40} for t in NOTES], caller=OWNER)
+        (rows,) = vault.conn.execute("SELECT count(*) FROM chunks_fts").fetchone()
+        assert rows > 3
+        assert tallies.keyword_rows(vault.conn) == rows

@@ -324,15 +324,17 @@ def health(conn: Connection) -> dict[str, Any]:
     """Row counts, whether every searchable chunk has exactly one FTS and one vector row,
     and whether the chunks were cut by an older chunking.
 
-    Milliseconds at a million sections: table counts are counters, the keyword and vector
-    rows are counted in the tables FTS5 and vec0 keep one row per entry in, the masked
-    vectors come from `tallies` (migration `status_tallies`), and the joins run over the
-    exceptions only (queued sections, older versions)."""
+    Milliseconds at a million sections: table counts and masked vectors are counters
+    (`store.tallies`), FTS5 keeps its row count, vec0's rows are counted in the table it
+    keeps one row per vector in, and the joins run over the exceptions only (queued
+    sections, older versions)."""
     counts = {name: tallies.row_count(conn, name) for name in ("documents", "sections", "chunks")}
-    # One `docsize` row per FTS row; plain rows are at chunk ids, masked ones below zero.
-    (indexed,) = conn.execute("SELECT count(*) FROM chunks_fts_docsize WHERE id > 0").fetchone()
     # Windows still queued for the indexer have keyword rows and an empty masked entry only.
     masked = tallies.masked_vectors(conn)
+    # Plain keyword rows are at chunk ids; a masked one (below zero) exists exactly for each
+    # masked entry with a vector, so the plain ones are all rows less those. A lost row of
+    # either kind lowers the total: the vault reads as unhealthy either way.
+    indexed = tallies.keyword_rows(conn) - masked
     (pending,) = conn.execute(
         "SELECT count(*) FROM index_queue q CROSS JOIN chunks c ON c.section_id = q.section_id"
     ).fetchone()

@@ -28,3 +28,26 @@ def masked_vectors(conn: Connection) -> int:
     """Masked entries that hold a vector (not the empty one of a queued window)."""
     (count,) = conn.execute("SELECT n FROM tallies WHERE name = 'masked_vectors'").fetchone()
     return int(count)
+
+
+def keyword_rows(conn: Connection) -> int:
+    """Rows of `chunks_fts`, plain and masked, as FTS5 itself keeps the number: the first
+    varint of its "averages" record (row 1 of `chunks_fts_data`, the on-disk format FTS5
+    keeps stable), which bm25 reads too. Counted when that record is missing or unreadable."""
+    found = conn.execute("SELECT block FROM chunks_fts_data WHERE id = 1").fetchone()
+    value = _varint(bytes(found[0])) if found is not None and found[0] is not None else None
+    if value is None:
+        (value,) = conn.execute("SELECT count(*) FROM chunks_fts_docsize").fetchone()
+    return int(value)
+
+
+def _varint(data: bytes) -> int | None:
+    """SQLite's big-endian varint at the start of `data` (None if cut short)."""
+    value = 0
+    for i, byte in enumerate(data[:9]):
+        if i == 8:
+            return (value << 8) | byte
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            return value
+    return None
