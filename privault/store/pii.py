@@ -87,9 +87,16 @@ def is_scanned(conn: Connection, section_id: int, detector_version: str) -> bool
 
 
 def sections_to_scan(
-    conn: Connection, detector_version: str, limit: int = 100, *, agent_version: str | None = None
+    conn: Connection,
+    detector_version: str,
+    limit: int = 100,
+    *,
+    agent_version: str | None = None,
+    after: int = 0,
 ) -> list[tuple[int, str, str]]:
-    """(section id, text, author) of sections never scanned or scanned by another version.
+    """(section id, text, author) of sections never scanned or scanned by another version,
+    in id order from above `after` (a pass resumes where its last batch ended: starting
+    from the first section each time would step over every section already done).
 
     The owner's text is judged against `detector_version`, text an agent wrote against
     `agent_version` (its detector knows no known entities; default: the same version).
@@ -99,8 +106,8 @@ def sections_to_scan(
         (row["id"], row["text"], row["author"])
         for row in rows(
             conn,
-            f"SELECT s.id, s.text, d.author {_STALE_SECTIONS} ORDER BY s.id LIMIT ?",
-            (detector_version, agent_version or detector_version, limit),
+            f"SELECT s.id, s.text, d.author {_STALE_SECTIONS} AND s.id > ? ORDER BY s.id LIMIT ?",
+            (detector_version, agent_version or detector_version, after, limit),
         )
     ]
 
