@@ -51,7 +51,11 @@ def rescan(privacy: PrivacyRuntime, limit: int = 200, embedder: Embedder | None 
     )
     if embedder is not None:
         privacy.remask(saved, embedder)
-    stale = label_store.stale(privacy.conn, owner, limit, agent_version=agent)
+    start = privacy.rescan_labels_after
+    stale = label_store.stale(privacy.conn, owner, limit, agent_version=agent, after=start)
+    if not stale and start != ("", ""):
+        stale = label_store.stale(privacy.conn, owner, limit, agent_version=agent)
+    privacy.rescan_labels_after = (stale[-1][0], stale[-1][1]) if stale else ("", "")
     # Judged as at write time: a title made from the first line as that line, any other
     # label with the opening of its document after it.
     spans = privacy.detect_by_author(
