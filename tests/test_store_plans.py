@@ -122,11 +122,12 @@ def test_a_strong_round_walks_documents_newest_first_without_sorting_the_vault(
         conn.set_trace_callback(traced.append)
         try:
             chunks = strong_index.pending(conn, 5)
+            steered = strong_index.pending(conn, 5, strong_index.Scope(shelf="default"))
         finally:
             conn.set_trace_callback(None)
-        assert len(chunks) == 5
+        assert len(chunks) == len(steered) == 5
         walks = [(sql, plan) for sql, plan in _plans(conn, traced) if "ORDER BY d." in sql]
-        assert walks
+        assert len(walks) == 2
         for sql, plan in walks:
             assert plan[0].startswith("SCAN d USING INDEX documents_listing"), (sql, plan)
             assert "USE TEMP B-TREE FOR ORDER BY" not in plan, (sql, plan)  # a full sort

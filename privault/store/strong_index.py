@@ -90,7 +90,8 @@ def pending(
     A section still waiting for the background indexer (`index_queue`) is left for later:
     its windows have no masked entries yet and are re-cut under new ids when it is indexed.
     Each group is walked newest first through the listing index and stops at `limit`, so a
-    round costs what it takes, not a sort of every window of the vault.
+    round costs what it takes, not a sort of every window of the vault (nor, steered to a
+    shelf, a sort of the shelf: SQLite would otherwise start from the shelf index).
     """
     where, params = scope.sql()
     chosen: dict[int, int] = {}
@@ -103,7 +104,7 @@ def pending(
         if len(chosen) >= limit:
             break
         found = conn.execute(
-            "SELECT c.id, d.created_at FROM documents d "
+            "SELECT c.id, d.created_at FROM documents d INDEXED BY documents_listing "
             "CROSS JOIN sections s ON s.doc_id = d.id CROSS JOIN chunks c ON c.section_id = s.id "
             f"WHERE {where} AND {condition} "
             "AND NOT EXISTS (SELECT 1 FROM strong_chunks k WHERE k.chunk_id = c.id) "
