@@ -4,12 +4,14 @@
         [--long-words N] [--strong N] [--strong-threads T]
     python -m benchmarks.perf --sections 1000000 --keep FILE [--backlog 10000]
         [--strong-windows N] [--json]
+    python -m benchmarks.perf --compare SMALL_FILE LARGE_FILE [--json]
 
 With `--keep`, the vault is realistic and kept (`benchmarks.scale`): built or grown in
 FILE through the write path, then measured — search, context with the strong leg, the
 vector leg's recall@10 against an exact scan, resident memory of a warm searcher and of a
 serve-like process with both models, file size per section, `status`, the documents page,
-and (`--backlog N`) search while N sections wait for the indexer. What follows describes
+and (`--backlog N`) search while N sections wait for the indexer. `--compare` measures kept
+vaults of different sizes alternately, in one run (`benchmarks.growth`). What follows describes
 the default, synthetic run.
 
 Builds a vault of `--sections` short sections (10 per document) from random Zipf-ish
@@ -370,8 +372,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, default=None, help="realistic vault: build/reuse")
     parser.add_argument("--backlog", type=int, default=0, help="with --keep: queued sections")
     parser.add_argument("--strong-windows", type=int, default=0, help="with --keep: strong pass")
+    parser.add_argument(
+        "--compare", type=Path, nargs="+", default=None, help="kept vaults, measured alternately"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
+    if args.compare is not None:
+        from benchmarks import growth
+
+        print(json.dumps(growth.compare(args.compare, args.models), indent=2))
+        return 0
     if args.keep is not None:
         from benchmarks import scale
 

@@ -300,26 +300,17 @@ def _backlog(vault: Vault, owner: Caller, sections: int, asked: list[str]) -> di
         queued = vault.status().indexing.sections
     busy = _summary(_laps(lambda q: vault.search(q, caller=owner), asked))
     found = vault.search(corpus.QUERIES[0], caller=owner)
-    drain_queue(vault.path, vault.settings.models_dir)
+    # The backlog's documents go again (the vault keeps its size): forgetting, measured.
+    forgotten = _laps(lambda doc_id: vault.forget(doc_id, caller=owner), docs)
     return {
         "queued_sections": queued,
         "idle_search_ms": idle,
         "queued_search_ms": busy,
         "p95_ratio": round(busy["p95"] / idle["p95"], 2),
         "reported_unsearchable": found.unsearchable,
+        "forget_queued_document_ms": _summary(forgotten),
+        "forgotten_documents": len(docs),
     }
-
-
-def drain_queue(path: Path, models: Path) -> int:
-    """Index what the backlog left queued, with the build's engines (deleting it instead
-    costs minutes a thousand documents at this size: see the notes on `forget`)."""
-    owner = Caller.owner()
-    done = 0
-    proxy = ProxyEmbedder(default_embedder(models))
-    with Vault.open(path, models_dir=models, embedder=proxy, detector_factory=FakeDetector) as v:
-        while not (step := v.indexing.step(caller=owner)).idle:
-            done += step.done
-    return done
 
 
 def _probe(path: Path, models: Path, *, strong: bool, chat: bool) -> dict[str, Any]:
@@ -341,12 +332,26 @@ def _probe(path: Path, models: Path, *, strong: bool, chat: bool) -> dict[str, A
 
 
 def _rss() -> dict[str, float]:
+    """This process's resident memory, and its child processes' (the model workers)."""
     fields = {}
     for line in Path("/proc/self/status").read_text().splitlines():
         name, _, value = line.partition(":")
         if name in ("VmRSS", "VmHWM"):
             fields[name] = round(int(value.split()[0]) / 1024, 1)
-    return {"rss_mb": fields.get("VmRSS", 0.0), "peak_mb": fields.get("VmHWM", 0.0)}
+    workers = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            if parent == os.getpid():
+                status = (stat.parent / "status").read_text()
+                workers += int(status.split("VmRSS:")[1].split()[0]) / 1024
+        except (OSError, IndexError, ValueError):
+            continue
+    return {
+        "rss_mb": fields.get("VmRSS", 0.0),
+        "peak_mb": fields.get("VmHWM", 0.0),
+        "workers_rss_mb": round(workers, 1),
+    }
 
 
 def probe_child(path: str, models: str, strong: str, chat: str) -> dict[str, Any]:

@@ -409,3 +409,28 @@ def test_vectors_made_from_another_input_are_made_again(
     assert not set(after.values()) & set(before.values())
     dated = engine.embed_documents([strong_input("The hotel was by the sea.", written)])[0]
     assert dated.astype(np.float32).tobytes() in after.values()
+
+
+def test_what_agents_read_lately_is_covered_first(tmp_path: Path) -> None:
+    from tests.helpers import mcp_ok
+
+    with strong_vault(tmp_path / "v.db") as vault:
+        new = vault.note("A new note about the garden.", caller=OWNER, created_at=9_000)
+        file = tmp_path / "boiler.md"
+        file.write_text("The boiler manual: bleed the radiators every autumn.\n")
+        manual = vault.add([file], caller=OWNER).added[0]
+        vault.agents.issue("claude")
+        node = vault.conn.execute(
+            "SELECT node_id FROM sections WHERE doc_id = ?", (manual.doc_id,)
+        ).fetchone()[0]
+        read = mcp_ok(vault, "claude", "memory_read", node_id=node)
+        assert "bleed the radiators" in read["text"]
+        vault.strong.index(caller=OWNER, limit=1)
+        assert _covered_docs(vault) == {manual.doc_id}  # a file, yet read: first
+        vault.strong.index(caller=OWNER, limit=1)
+        assert _covered_docs(vault) == {manual.doc_id, new.doc_id}
+        # Only reads inside the window count.
+        (read_at,) = vault.conn.execute("SELECT max(at) FROM audit").fetchone()
+        assert strong_index.recently_read(vault.conn, since=read_at) == [manual.doc_id]
+        assert strong_index.recently_read(vault.conn, since=read_at + 1) == []
+        assert "what agents read" in vault.status().to_dict()["strong"]["order"]

@@ -14,7 +14,7 @@ from typing import Any
 
 from privault.filters import Filters
 from privault.jsonform import JsonForm, shown
-from privault.store import sections
+from privault.store import sections, tallies
 from privault.store.connection import Connection, in_batches, row, rows
 from privault.store.narrowing import conditions
 
@@ -182,9 +182,12 @@ def list_documents(
     if after is not None:
         where.append("(created_at < ? OR (created_at = ? AND id > ?))")
         params.extend((after[0], after[0], after[1]))
+    # Current documents are walked newest first through the listing index and the walk
+    # stops at `limit`; left to itself SQLite may prefer the shelf index and sort the shelf.
+    walk = "" if include_old else " INDEXED BY documents_listing"
     found = rows(
         conn,
-        f"SELECT {_DOC_COLUMNS} FROM documents WHERE {' AND '.join(where)} "
+        f"SELECT {_DOC_COLUMNS} FROM documents{walk} WHERE {' AND '.join(where)} "
         "ORDER BY created_at DESC, id LIMIT ?",
         (*params, limit),
     )
@@ -287,24 +290,40 @@ def delete(conn: Connection, doc_id: str, deleted_at: int) -> bool:
     return bool(chain)
 
 
+# Chunks of older versions of changed pages (`current = 0`): the few rows a count of
+# every chunk has to leave out to count the searchable ones.
+_OLD_VERSION_CHUNKS = (
+    "FROM documents d CROSS JOIN sections s ON s.doc_id = d.id"
+    " CROSS JOIN chunks c ON c.section_id = s.id WHERE d.current = 0"
+)
+
+
+def old_version_chunks(conn: Connection) -> int:
+    """Chunks of documents that are older versions (read through the listing index)."""
+    (count,) = conn.execute(f"SELECT count(*) {_OLD_VERSION_CHUNKS}").fetchone()
+    return int(count)
+
+
 def health(conn: Connection) -> dict[str, Any]:
     """Row counts, whether every searchable chunk has exactly one FTS and one vector row,
-    and whether the chunks were cut by an older chunking."""
-    counts = {
-        name: conn.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
-        for name in ("documents", "sections", "chunks")
-    }
-    (indexed,) = conn.execute("SELECT count(*) FROM chunks_fts WHERE rowid > 0").fetchone()
+    and whether the chunks were cut by an older chunking.
+
+    Milliseconds at a million sections: table counts and masked vectors are counters
+    (`store.tallies`), FTS5 keeps its row count, vec0's rows are counted in the table it
+    keeps one row per vector in, and the joins run over the exceptions only (queued
+    sections, older versions)."""
+    counts = {name: tallies.row_count(conn, name) for name in ("documents", "sections", "chunks")}
     # Windows still queued for the indexer have keyword rows and an empty masked entry only.
-    (masked,) = conn.execute("SELECT count(*) FROM masked_chunks WHERE embedding != x''").fetchone()
+    masked = tallies.masked_vectors(conn)
+    # Plain keyword rows are at chunk ids; a masked one (below zero) exists exactly for each
+    # masked entry with a vector, so the plain ones are all rows less those. A lost row of
+    # either kind lowers the total: the vault reads as unhealthy either way.
+    indexed = tallies.keyword_rows(conn) - masked
     (pending,) = conn.execute(
-        "SELECT count(*) FROM chunks c JOIN index_queue q ON q.section_id = c.section_id"
+        "SELECT count(*) FROM index_queue q CROSS JOIN chunks c ON c.section_id = q.section_id"
     ).fetchone()
-    (vectors,) = conn.execute("SELECT count(*) FROM chunks_vec").fetchone()
-    (searchable,) = conn.execute(
-        "SELECT count(*) FROM chunks c JOIN sections s ON s.id = c.section_id "
-        "JOIN documents d ON d.id = s.doc_id WHERE d.current = 1"
-    ).fetchone()
+    (vectors,) = conn.execute("SELECT count(*) FROM chunks_vec_rowids").fetchone()
+    searchable = counts["chunks"] - old_version_chunks(conn)
     healthy = indexed == vectors + pending == searchable
     stale = conn.execute("SELECT value FROM meta WHERE key = 'stale_chunking'").fetchone()
     unmasked = conn.execute("SELECT 1 FROM meta WHERE key = 'stale_masking'").fetchone()

@@ -57,6 +57,29 @@ CHECKS = {
         "SELECT count(*) FROM index_queue q WHERE NOT EXISTS"
         " (SELECT 1 FROM documents d WHERE d.id = q.doc_id)"
     ),
+    # The counters `status` reads (migration `status_tallies`) against a full count:
+    # detector versions whose scan count differs, and the masked vectors' difference.
+    "scan_counters_off": (
+        "SELECT (SELECT count(*) FROM ("
+        "SELECT detector_version, count(*) FROM pii_scans GROUP BY detector_version EXCEPT "
+        "SELECT substr(name, 7), n FROM tallies WHERE name LIKE 'scans:%' AND n != 0)) "
+        "+ (SELECT count(*) FROM ("
+        "SELECT substr(name, 7), n FROM tallies WHERE name LIKE 'scans:%' AND n != 0 EXCEPT "
+        "SELECT detector_version, count(*) FROM pii_scans GROUP BY detector_version))"
+    ),
+    "row_counters_off": (
+        "SELECT abs((SELECT n FROM tallies WHERE name = 'rows:documents')"
+        " - (SELECT count(*) FROM documents))"
+        " + abs((SELECT n FROM tallies WHERE name = 'rows:sections')"
+        " - (SELECT count(*) FROM sections))"
+        " + abs((SELECT n FROM tallies WHERE name = 'rows:chunks') - (SELECT count(*) FROM chunks))"
+        " + abs((SELECT n FROM tallies WHERE name = 'rows:strong_chunks')"
+        " - (SELECT count(*) FROM strong_chunks))"
+    ),
+    "masked_vector_counter_off": (
+        "SELECT abs((SELECT n FROM tallies WHERE name = 'masked_vectors')"
+        " - (SELECT count(*) FROM masked_chunks WHERE length(embedding) > 0))"
+    ),
 }
 
 

@@ -57,19 +57,26 @@ def of_documents(conn: Connection, doc_ids: Sequence[str]) -> dict[str, dict[str
 
 
 def stale(
-    conn: Connection, detector_version: str, limit: int, *, agent_version: str | None = None
+    conn: Connection,
+    detector_version: str,
+    limit: int,
+    *,
+    agent_version: str | None = None,
+    after: tuple[str, str] = ("", ""),
 ) -> list[tuple[str, str, str, str, str]]:
     """(doc id, label, author, document body, its first section's text) of labels scanned
     by another detector version than their author's (the owner's text `detector_version`,
-    an agent's `agent_version`)."""
+    an agent's `agent_version`), in key order from after the (doc id, label) `after` (a
+    pass resumes where its last batch ended, see `pii.sections_to_scan`)."""
     return [
         (str(doc_id), str(label), str(author), str(body), str(opening or ""))
         for doc_id, label, author, body, opening in conn.execute(
             "SELECT l.doc_id, l.label, d.author, d.body, (SELECT s.text FROM sections s"
             " WHERE s.doc_id = l.doc_id ORDER BY s.position LIMIT 1) FROM label_spans l"
             " JOIN documents d ON d.id = l.doc_id"
-            " WHERE l.detector_version != CASE WHEN d.author = '' THEN ? ELSE ? END LIMIT ?",
-            (detector_version, agent_version or detector_version, limit),
+            " WHERE l.detector_version != CASE WHEN d.author = '' THEN ? ELSE ? END"
+            " AND (l.doc_id, l.label) > (?, ?) ORDER BY l.doc_id, l.label LIMIT ?",
+            (detector_version, agent_version or detector_version, *after, limit),
         ).fetchall()
     ]
 

@@ -9,10 +9,13 @@ vector of its masked text and never by its plain one.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from privault.store.connection import Connection, first_column_in, write
+from privault.store import documents, tallies
+from privault.store.connection import Connection, first_column_in, in_batches, write
+from privault.timeutil import now_ms
 
 
 @dataclass(frozen=True)
@@ -27,11 +30,19 @@ class PendingChunk:
 
 
 MODEL_KEY = "strong_model"
-# What the pass covers first: what the owner wrote before what was imported or fetched,
-# and within each, the newest first (what is asked about most is what is recent). At a
-# million windows the pass takes days, so the order is the plan.
-ORDER = "notes and reminders before files and pages; newest first"
-_ORDER_SQL = "ORDER BY d.kind IN ('file', 'page'), d.created_at DESC, c.id"
+# What the pass covers first: what agents read or asked about lately (their calls name the
+# sections they were given), then what the owner wrote before what was imported or
+# fetched, and within each, the newest first (what is asked about most is what is
+# recent). At a million windows the pass takes days, so the order is the plan.
+ORDER = (
+    "what agents read in the last 30 days first; then notes and reminders before files "
+    "and pages; newest first"
+)
+READ_DAYS = 30
+DAY_MS = 86_400_000
+READ_CALLS = 2000  # newest audited calls looked at
+READ_DOCUMENTS = 500  # documents taken from them at most
+_FILED = "('file', 'page')"
 
 
 @dataclass(frozen=True)
@@ -70,29 +81,84 @@ def claim(conn: Connection, model: str) -> None:
         conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (MODEL_KEY, model))
 
 
-def pending(conn: Connection, limit: int, scope: Scope = Scope()) -> list[PendingChunk]:
+def pending(
+    conn: Connection, limit: int, scope: Scope = Scope(), *, now: int | None = None
+) -> list[PendingChunk]:
     """Up to `limit` chunks of current documents in `scope` that have no strong vectors, in
     the pass's order (`ORDER`).
 
     A section still waiting for the background indexer (`index_queue`) is left for later:
     its windows have no masked entries yet and are re-cut under new ids when it is indexed.
+    Each group is walked newest first through the listing index and stops at `limit`, so a
+    round costs what it takes, not a sort of every window of the vault (nor, steered to a
+    shelf, a sort of the shelf: SQLite would otherwise start from the shelf index).
     """
     where, params = scope.sql()
-    found = conn.execute(
-        "SELECT c.id, p.text, m.text, d.created_at FROM chunks c "
-        "JOIN sections s ON s.id = c.section_id JOIN documents d ON d.id = s.doc_id "
-        "JOIN chunks_fts p ON p.rowid = c.id "
-        "LEFT JOIN chunks_fts m ON m.rowid = -c.id "
-        f"WHERE {where} "
-        "AND NOT EXISTS (SELECT 1 FROM strong_chunks k WHERE k.chunk_id = c.id) "
-        "AND NOT EXISTS (SELECT 1 FROM index_queue q WHERE q.section_id = c.section_id) "
-        f"{_ORDER_SQL} LIMIT ?",
-        (*params, limit),
-    ).fetchall()
+    chosen: dict[int, int] = {}
+    read = recently_read(conn, (now if now is not None else now_ms()) - READ_DAYS * DAY_MS)
+    groups: list[tuple[str, list[object]]] = []
+    for batch in (read[i : i + 400] for i in range(0, len(read), 400)):
+        groups.append((f"d.id IN ({','.join('?' * len(batch))})", list(batch)))
+    groups += [(f"d.kind NOT IN {_FILED}", []), (f"d.kind IN {_FILED}", [])]
+    for condition, extra in groups:
+        if len(chosen) >= limit:
+            break
+        found = conn.execute(
+            "SELECT c.id, d.created_at FROM documents d INDEXED BY documents_listing "
+            "CROSS JOIN sections s ON s.doc_id = d.id CROSS JOIN chunks c ON c.section_id = s.id "
+            f"WHERE {where} AND {condition} "
+            "AND NOT EXISTS (SELECT 1 FROM strong_chunks k WHERE k.chunk_id = c.id) "
+            "AND NOT EXISTS (SELECT 1 FROM index_queue q WHERE q.section_id = c.section_id) "
+            "ORDER BY d.created_at DESC, c.id LIMIT ?",
+            (*params, *extra, limit),
+        ).fetchall()
+        for cid, written in found:
+            if len(chosen) < limit:
+                chosen.setdefault(int(cid), int(written))
+    if not chosen:
+        return []
+    texts: dict[int, str] = {}
+    masked: dict[int, str] = {}
+    for batch, marks in in_batches([*chosen, *(-cid for cid in chosen)]):
+        for rowid, text in conn.execute(
+            f"SELECT rowid, text FROM chunks_fts WHERE rowid IN ({marks})", batch
+        ):
+            (texts if rowid > 0 else masked)[abs(int(rowid))] = str(text)
     return [
-        PendingChunk(int(cid), str(text), masked, int(written))
-        for cid, text, masked, written in found
+        PendingChunk(cid, texts[cid], masked.get(cid), written)
+        for cid, written in chosen.items()
+        if cid in texts
     ]
+
+
+def recently_read(conn: Connection, since: int) -> list[str]:
+    """Current documents that agents' calls since `since` (epoch ms) named — a document or
+    one of its sections — the most recently named first."""
+    named: dict[str, None] = {}
+    for (ids,) in conn.execute(
+        "SELECT ids FROM audit WHERE at >= ? AND ok = 1 AND ids != '[]' ORDER BY at DESC LIMIT ?",
+        (since, READ_CALLS),
+    ):
+        try:
+            values = json.loads(ids)
+        except ValueError:
+            continue
+        for value in values if isinstance(values, list) else ():
+            if isinstance(value, str):
+                named.setdefault(value, None)
+    found: dict[str, None] = {}
+    for value in named:
+        row = conn.execute(
+            "SELECT id FROM documents WHERE id = ? AND current = 1 UNION ALL "
+            "SELECT d.id FROM sections s CROSS JOIN documents d ON d.id = s.doc_id "
+            "WHERE s.node_id = ? AND d.current = 1 LIMIT 1",
+            (value, value),
+        ).fetchone()
+        if row is not None:
+            found.setdefault(str(row[0]), None)
+            if len(found) >= READ_DOCUMENTS:
+                break
+    return list(found)
 
 
 def known_digests(conn: Connection, digests: Sequence[bytes]) -> set[bytes]:
@@ -135,6 +201,17 @@ def drop_orphans(conn: Connection) -> int:
 def coverage(conn: Connection, scope: Scope = Scope()) -> tuple[int, int]:
     """(chunks of current documents in `scope` with strong vectors, chunks of current
     documents in `scope`)."""
+    if scope == Scope():
+        # The whole vault: counts less the few chunks of older versions (`current = 0`).
+        old = documents.old_version_chunks(conn)
+        (old_done,) = conn.execute(
+            "SELECT count(*) FROM documents d CROSS JOIN sections s ON s.doc_id = d.id"
+            " CROSS JOIN chunks c ON c.section_id = s.id"
+            " CROSS JOIN strong_chunks k ON k.chunk_id = c.id WHERE d.current = 0"
+        ).fetchone()
+        done_all = tallies.row_count(conn, "strong_chunks")
+        chunks = tallies.row_count(conn, "chunks")
+        return int(done_all - old_done), int(chunks - old)
     where, params = scope.sql()
     done, total = conn.execute(
         "SELECT count(k.chunk_id), count(*) FROM chunks c "

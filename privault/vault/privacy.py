@@ -83,6 +83,8 @@ class PrivacyRuntime:
         self._generation: int | None = None
         self._masker: IndexMasker | None = None
         self._masked_checked = False  # this process made sure no masked entry is missing
+        self.rescan_after = 0  # the last section id a re-scan batch read (`rescanning`)
+        self.rescan_labels_after = ("", "")  # and the last (doc id, label)
 
     # ---- configuration ---------------------------------------------------------------
 

@@ -34,7 +34,13 @@ def rescan(privacy: PrivacyRuntime, limit: int = 200, embedder: Embedder | None 
     """
     privacy.refresh()
     owner, agent = privacy.detector.version, privacy.plain_detector.version
-    pending = pii.sections_to_scan(privacy.conn, owner, limit, agent_version=agent)
+    # Each batch resumes after the last one's sections; when nothing is left past there,
+    # one look from the start finds what went stale behind (a new mark, a rewrite).
+    after = privacy.rescan_after
+    pending = pii.sections_to_scan(privacy.conn, owner, limit, agent_version=agent, after=after)
+    if not pending and after:
+        pending = pii.sections_to_scan(privacy.conn, owner, limit, agent_version=agent)
+    privacy.rescan_after = pending[-1][0] if pending else 0
     found = privacy.detect_by_author([(author, text) for _, text, author in pending])
     saved = pii.save_spans_if_current(
         privacy.conn,
@@ -45,7 +51,11 @@ def rescan(privacy: PrivacyRuntime, limit: int = 200, embedder: Embedder | None 
     )
     if embedder is not None:
         privacy.remask(saved, embedder)
-    stale = label_store.stale(privacy.conn, owner, limit, agent_version=agent)
+    start = privacy.rescan_labels_after
+    stale = label_store.stale(privacy.conn, owner, limit, agent_version=agent, after=start)
+    if not stale and start != ("", ""):
+        stale = label_store.stale(privacy.conn, owner, limit, agent_version=agent)
+    privacy.rescan_labels_after = (stale[-1][0], stale[-1][1]) if stale else ("", "")
     # Judged as at write time: a title made from the first line as that line, any other
     # label with the opening of its document after it.
     spans = privacy.detect_by_author(
