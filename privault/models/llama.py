@@ -248,28 +248,68 @@ def _unit(matrix: np.ndarray) -> np.ndarray:
     return (matrix / np.maximum(norms, 1e-12)).astype(np.float32)
 
 
+# ggml's AMX matrix kernels fault on the first real decode (see docs/models.md): a CPU
+# backend library that holds them can be told by this symbol.
+AMX_MARK = b"ggml_backend_amx_buffer_type"
+
+
 @functools.cache
 def load_backends() -> int:
     """Make sure llama.cpp has its CPU backend; returns how many backends it has.
 
-    A build with `GGML_BACKEND_DL` keeps each CPU variant (AVX2, AVX-512, …) in its own
-    library beside llama.cpp's and registers none until asked: ggml then loads the variant
-    that scores best on this CPU among the files present. Ordinary builds have theirs
+    A build with `GGML_BACKEND_DL` + `GGML_CPU_ALL_VARIANTS` keeps each CPU variant
+    (x86-64, AVX2, AVX-512, …) in its own library beside llama.cpp's and registers none
+    until asked. ggml's own choice would be the best variant this CPU runs — on a Sapphire
+    Rapids-class Xeon the AMX one, which faults — so the choice is made here: the
+    best-scoring variant that holds no AMX kernels. Ordinary builds have their backend
     linked in, and this does nothing."""
     import llama_cpp
 
     folder = Path(llama_cpp.__file__).parent / "lib"
-    found = [
-        folder / f"libggml.{ext}" for ext in ("so", "dylib") if (folder / f"libggml.{ext}").exists()
-    ]
-    if not found:  # a build laid out otherwise links its backend in
+    found = [folder / f"libggml.{ext}" for ext in ("so", "dylib")]
+    present = [path for path in found if path.exists()]
+    if not present:  # a build laid out otherwise links its backend in
         return 0
-    ggml = ctypes.CDLL(str(found[0]))  # the copy llama.cpp already loaded
+    ggml = ctypes.CDLL(str(present[0]))  # the copy llama.cpp already loaded
     ggml.ggml_backend_reg_count.restype = ctypes.c_size_t
     if ggml.ggml_backend_reg_count() == 0:
-        ggml.ggml_backend_load_all_from_path.argtypes = [ctypes.c_char_p]
-        ggml.ggml_backend_load_all_from_path(str(folder).encode())
+        best = best_variant(cpu_variants(folder))
+        if best is None:
+            raise ModelError(f"llama.cpp has no CPU backend in {folder} that runs on this CPU")
+        ggml.ggml_backend_load.restype = ctypes.c_void_p
+        ggml.ggml_backend_load.argtypes = [ctypes.c_char_p]
+        if not ggml.ggml_backend_load(str(best).encode()):
+            raise ModelError(f"llama.cpp could not load its CPU backend {best.name}")
     return int(ggml.ggml_backend_reg_count())
+
+
+def cpu_variants(folder: Path) -> list[Path]:
+    """The CPU variant libraries of a runtime-dispatched build (none in an ordinary one)."""
+    return sorted(folder.glob("libggml-cpu-*.so")) + sorted(folder.glob("libggml-cpu-*.dylib"))
+
+
+def holds_amx(library: Path) -> bool:
+    """Whether a CPU backend library can select ggml's AMX kernels."""
+    return AMX_MARK in library.read_bytes()
+
+
+def best_variant(variants: Sequence[Path]) -> Path | None:
+    """The variant that scores best on this CPU (its own `ggml_backend_score`: 0 when the
+    CPU lacks a feature it needs), AMX-holding ones left out."""
+    import _ctypes
+
+    scored = []
+    for path in variants:
+        if holds_amx(path):
+            continue
+        library = ctypes.CDLL(str(path))
+        score = getattr(library, "ggml_backend_score", None)
+        if score is not None:
+            score.restype = ctypes.c_int
+            scored.append((int(score()), path))
+        _ctypes.dlclose(library._handle)
+    runnable = [(score, path) for score, path in scored if score > 0]
+    return max(runnable)[1] if runnable else None
 
 
 def system_info() -> str:
