@@ -13,13 +13,13 @@ from typer.testing import CliRunner
 
 from privault.errors import ModelUnavailable
 from privault.interfaces.cli import app
-from privault.models import catalog
+from privault.models import catalog, llama
 from privault.models.chat import Message
 from privault.models.engines import Spec
 from privault.models.handles import WorkerChat
 from privault.models.supervisor import ModelProcess
 from privault.vault import doctor
-from privault.vault.doctor import cpu_flags, features, judge_build
+from privault.vault.doctor import features, judge_build
 
 BASELINE = (
     "CPU : SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX2 = 1 | F16C = 1 | FMA = 1 | BMI2 = 1 | "
@@ -71,15 +71,43 @@ def test_judge_build(line: str, flags: set[str], portable: bool, problem: str | 
         assert "GGML_NATIVE=OFF" in check.advice
 
 
+def test_a_dispatched_build_may_use_what_this_cpu_has_but_never_amx() -> None:
+    zen4 = NATIVE_SAPPHIRE_RAPIDS.replace("AMX_INT8 = 1", "AMX_INT8 = 0")
+    assert judge_build(zen4, ZEN4_FLAGS, dispatched=True).problem is None
+    check = judge_build(zen4, ZEN4_FLAGS, dispatched=True, amx_linked=True)
+    assert check.problem is not None and "AMX kernels" in check.problem
+    linked = judge_build(BASELINE, ZEN4_FLAGS, amx_linked=True)  # the line may not say it
+    assert linked.problem is not None and "AMX" in linked.problem
+
+
+def test_a_cpu_variant_holding_amx_kernels_is_never_chosen(tmp_path: Path) -> None:
+    amx = tmp_path / "libggml-cpu-sapphirerapids.so"
+    amx.write_bytes(b"\x7fELF" + b"\0" * 64 + llama.AMX_MARK + b"\0" * 64)
+    assert llama.holds_amx(amx)
+    assert llama.best_variant([amx]) is None  # left out before it is ever opened
+
+
 @pytest.mark.real
 def test_the_installed_llama_cpp_is_the_portable_build() -> None:
-    code = "import llama_cpp, sys; sys.stdout.write(llama_cpp.llama_print_system_info().decode())"
-    line = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
-    ).stdout
-    check = judge_build(line, cpu_flags())
-    assert check.problem is None and check.portable, line
-    assert not any(feature.startswith(("AVX512", "AMX", "AVX_VNNI")) for feature in features(line))
+    check = doctor.check_build()
+    assert check is not None and check.problem is None and check.portable, check
+    assert not any(feature.startswith("AMX") for feature in check.features)
+
+
+@pytest.mark.real
+def test_no_cpu_library_privault_loads_holds_amx_kernels() -> None:
+    """Read from the libraries themselves: a native build on an AMX CPU, or a dispatched
+    build's AMX variant, holds ggml's AMX buffer type whatever the system line says."""
+    import llama_cpp
+
+    folder = Path(llama_cpp.__file__).parent / "lib"
+    variants = llama.cpu_variants(folder)
+    if variants:  # runtime-dispatched: what privault picks
+        chosen = llama.best_variant(variants)
+        assert chosen is not None and not llama.holds_amx(chosen)
+    linked = [p for p in folder.glob("libggml-cpu.*") if p.suffix in (".so", ".dylib")]
+    assert variants or linked, sorted(p.name for p in folder.iterdir())
+    assert not any(llama.holds_amx(p) for p in linked)
 
 
 @pytest.mark.real
@@ -89,7 +117,8 @@ def test_a_model_loads_into_no_amx_buffer(models_dir: Path) -> None:
     folder, manifest = catalog.verified_model(models_dir, "smollm2-135m")
     path = folder / manifest.files[0].path
     code = (
-        "import sys; from llama_cpp import Llama; "
+        "import sys; from llama_cpp import Llama; from privault.models.llama import load_backends; "
+        "load_backends(); "
         f"Llama(model_path={str(path)!r}, n_ctx=256, n_threads=2, verbose=True)"
     )
     done = subprocess.run(

@@ -88,12 +88,19 @@ def features(system_line: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def judge_build(system_line: str, cpu_flags: set[str]) -> BuildCheck:
-    """Whether a build with this system line is safe on a CPU with these /proc flags."""
+def judge_build(
+    system_line: str, cpu_flags: set[str], *, dispatched: bool = False, amx_linked: bool = False
+) -> BuildCheck:
+    """Whether a build with this system line is safe on a CPU with these /proc flags.
+
+    `dispatched`: the build keeps one library per CPU variant and privault picked this
+    line's variant for this CPU (`models.llama.load_backends`), so features beyond the
+    baseline are not tuning. `amx_linked`: the CPU library it computes with holds ggml's
+    AMX kernels (a native build on an AMX CPU), whatever the line says."""
     used = features(system_line)
     cpu_features = [f for f in used if f not in ("LLAMAFILE", "OPENMP", "REPACK", "ACCELERATE")]
-    portable = set(cpu_features) <= PORTABLE
-    faulty = [f for f in cpu_features if f.startswith(FAULTY)]
+    portable = dispatched or set(cpu_features) <= PORTABLE
+    faulty = [f for f in cpu_features if f.startswith(FAULTY)] or (["AMX"] if amx_linked else [])
     missing = [f for f in cpu_features if f in _CPU_FLAGS and _CPU_FLAGS[f] not in cpu_flags]
     problem = None
     if faulty:
@@ -125,12 +132,25 @@ def cpu_flags() -> set[str]:
     return set()
 
 
+# Run in a child: the system line of the CPU backend privault loads, whether the build
+# dispatches per CPU variant, and whether the library it computes with holds AMX kernels.
+_BUILD_PROBE = """
+import json, pathlib, sys, llama_cpp
+from privault.models import llama
+line = llama.system_info()
+lib = pathlib.Path(llama_cpp.__file__).parent / "lib"
+variants = llama.cpu_variants(lib)
+linked = [p for p in lib.glob("libggml-cpu.*") if p.suffix in (".so", ".dylib")]
+amx = any(llama.holds_amx(p) for p in linked)
+sys.stdout.write(json.dumps({"line": line, "dispatched": bool(variants), "amx_linked": amx}))
+"""
+
+
 def check_build() -> BuildCheck | None:
     """The installed llama.cpp's build, read in a child process (None: not installed)."""
-    code = "import llama_cpp, sys; sys.stdout.write(llama_cpp.llama_print_system_info().decode())"
     try:
         done = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+            [sys.executable, "-c", _BUILD_PROBE], capture_output=True, text=True, timeout=120
         )
     except subprocess.TimeoutExpired:
         return BuildCheck((), False, "reading llama.cpp's system information timed out")
@@ -138,7 +158,10 @@ def check_build() -> BuildCheck | None:
         if "No module named 'llama_cpp'" in done.stderr:
             return None
         return BuildCheck((), False, f"llama.cpp does not load (exit {done.returncode})", REBUILD)
-    return judge_build(done.stdout, cpu_flags())
+    facts = json.loads(done.stdout.strip().splitlines()[-1])
+    return judge_build(
+        facts["line"], cpu_flags(), dispatched=facts["dispatched"], amx_linked=facts["amx_linked"]
+    )
 
 
 def check_models(models_dir: Path) -> list[ModelCheck]:
