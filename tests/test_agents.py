@@ -157,7 +157,11 @@ def test_cli_agents_shelves_audit(cli: typer.Typer) -> None:
     assert runner.invoke(cli, ["search", "x", "--as", "claude"]).exit_code == 0
     refused = runner.invoke(cli, ["search", "x", "--as", "ghost"])
     assert refused.exit_code != 0
-    assert as_json(cli, "audit")["entries"] == []
+    # The owner's revoke is the only row: agents made no call.
+    logged = as_json(cli, "audit")["entries"]
+    assert [(row["agent"], row["tool"], row["arguments"]) for row in logged] == [
+        ("owner", "agent_revoke", {"agent": "reader"})
+    ]
     assert as_json(cli, "audit", "--agent", "claude", "--since", "2020-01-01")["entries"] == []
     human = runner.invoke(cli, ["audit"])
     assert human.exit_code == 0

@@ -80,3 +80,9 @@ def ensure_row(conn: Connection, name: str, now: int) -> None:
 def set_restricted(conn: Connection, name: str, restricted: bool) -> None:
     """Restrict a shelf to its access list, or open it to every agent."""
     conn.execute("UPDATE shelves SET restricted = ? WHERE name = ?", (int(restricted), name))
+
+
+def set_policy(conn: Connection, name: str, policy: str | None) -> None:
+    """The policy agents read a shelf under (None: each agent's own), inside the caller's
+    write."""
+    conn.execute("UPDATE shelves SET policy = ? WHERE name = ?", (policy, name))

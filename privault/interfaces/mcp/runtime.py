@@ -239,6 +239,12 @@ def _tool_error(text: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
 
+PAUSED = (
+    "agent {name} is paused by the vault's owner; every call is refused until the owner "
+    "resumes it (nothing about the vault has changed)"
+)
+
+
 class CallerMiddleware:
     """MCP middleware: resolve the caller for every tool message and enforce its rights."""
 
@@ -261,6 +267,11 @@ class CallerMiddleware:
             return _tool_error(f"access_denied: {exc}")
         params = ctx.params or {}
         name = str(params.get("name", "")) if ctx.method == "tools/call" else ""
+        if caller.paused and ctx.method == "tools/call":
+            # Paused by the owner: the token is valid, every call is refused until resumed.
+            reason = f"access_denied: {PAUSED.format(name=caller.name)}"
+            await runtime.record_rejected(caller.name, name, reason, refused=True)
+            return _tool_error(reason)
         if caller.read_only and name in runtime.write_tools:
             # Write tools do not exist for a read-only agent: answer as for any unknown tool.
             await runtime.record_rejected(caller.name, name, "read-only agent")
