@@ -91,3 +91,27 @@ def test_context_is_capped_and_stops_where_matches_get_clearly_weaker(
     assert sized.used_tokens < filled.used_tokens <= DEFAULT_CONTEXT_BUDGET
     assert len(sized.sections) < len(filled.sections)
     assert sized.dropped == 0  # nothing relevant was left out for lack of room
+
+
+def test_held_back_counts_what_the_pack_returns_not_what_it_tried(vault: Vault) -> None:
+    """Packing gates every piece it tries against the budget; the agent's `held_back`
+    (and its audit row) count only the placeholders of the pack it gets."""
+    from collections import Counter
+
+    from privault.interfaces.web.render import PLACEHOLDER
+    from privault.store import agents, audit
+    from tests.helpers import mcp_ok
+
+    agents.issue(vault.conn, "bob")
+    for number in range(12):
+        vault.note(
+            f"# Invoice {number}\nThe invoice {number} for the boiler goes to "
+            f"billing{number}@example.com and copy{number}@example.com.",
+            caller=Caller.owner(),
+        )
+    pack = mcp_ok(vault, "bob", "memory_context", query="boiler invoice", budget=80)
+    shown = Counter(match.group(1) for match in PLACEHOLDER.finditer(pack["text"]))
+    assert pack["dropped"] > 0 and shown["EMAIL_ADDRESS"] > 0
+    assert pack["held_back"] == dict(shown)
+    row = audit.entries(vault.conn, agent="bob")[0]
+    assert row.held_back == dict(shown)
