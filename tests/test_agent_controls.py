@@ -89,7 +89,7 @@ def test_a_paused_agent_is_refused_with_a_reason_and_audited(vault: Vault) -> No
     assert EMAIL not in refused
     row = audit.entries(vault.conn, agent="bob")[0]
     assert (row.tool, row.ok, row.refused) == ("memory_search", False, True)
-    assert "paused" in (row.reason or "")
+    assert "paused" in (row.reason or "") and row.arguments == {"query": "budget"}
     writes = mcp_call(vault, "bob", "remember", text="while paused")
     assert writes.is_error and vault.documents.count(caller=OWNER) == 1
     assert vault.agents.resume("bob") is True and vault.agents.resume("bob") is False
