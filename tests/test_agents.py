@@ -203,3 +203,16 @@ def test_every_command_has_help(cli: typer.Typer) -> None:
     ):
         result = runner.invoke(cli, [*args, "--help"])
         assert result.exit_code == 0 and len(result.output) > 100, args
+
+
+def test_shelves_count_current_documents_only(vault: Vault) -> None:
+    owner = Caller.owner()
+    first = vault.note("A page as it was.", caller=owner, shelf="web").doc_id
+    vault.note("A page as it is.", caller=owner, shelf="web")
+    vault.note("Elsewhere.", caller=owner)
+    counts = {shelf.name: shelf.documents for shelf in vault.shelves.list()}
+    assert counts == {"default": 1, "web": 2}
+    # An older version of a page stays in the file but is not counted.
+    vault.conn.execute("UPDATE documents SET current = 0 WHERE id = ?", (first,))
+    counts = {shelf.name: shelf.documents for shelf in vault.shelves.list()}
+    assert counts == {"default": 1, "web": 1}
