@@ -115,3 +115,55 @@ def test_held_back_counts_what_the_pack_returns_not_what_it_tried(vault: Vault) 
     assert pack["held_back"] == dict(shown)
     row = audit.entries(vault.conn, agent="bob")[0]
     assert row.held_back == dict(shown)
+
+
+def placeholders_in(reply: object) -> dict[str, int]:
+    """Kind -> placeholders in every string of an MCP reply."""
+    from collections import Counter
+
+    from privault.interfaces.web.render import PLACEHOLDER
+
+    found: Counter[str] = Counter()
+
+    def walk(value: object) -> None:
+        if isinstance(value, str):
+            found.update(match.group(1) for match in PLACEHOLDER.finditer(value))
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if key not in ("held_back", "policy", "mode"):
+                    walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk(reply)
+    return dict(found)
+
+
+def test_held_back_counts_the_statements_returned_not_every_one_matched(vault: Vault) -> None:
+    """A gated caller's statements are matched as it sees them, so every one is gated;
+    `held_back` counts only the few the reply carries."""
+    from privault.interfaces.agents import known_caller
+    from privault.store import agents
+    from tests.helpers import mcp_ok
+
+    agents.issue(vault.conn, "bob")
+    for number in range(15):
+        vault.statements.add(
+            f"Supplier {number} invoices go to desk{number}@example.com",
+            caller=Caller.owner(),
+            entities=[f"Supplier {number}"],
+        )
+    vault.note("# Boiler\nThe boiler invoice is paid.", caller=Caller.owner())
+    bob = known_caller(vault, "bob")
+    found = vault.search("supplier invoices", caller=bob)
+    texts = [
+        text for s in found.statements for text in (s.statement.content, *s.statement.entities)
+    ]
+    texts += [str(text) for hit in found.results for text in (hit.title, hit.text, *hit.breadcrumb)]
+    shown = placeholders_in(texts)
+    assert 0 < len(found.statements) < 15 and shown.get("EMAIL_ADDRESS")
+    assert found.privacy.held_back == shown
+    # Over MCP too: the reply's held_back counts the placeholders the reply carries.
+    reply = mcp_ok(vault, "bob", "memory_search", query="supplier invoices")
+    assert reply["statements"] and reply["held_back"] == placeholders_in(reply)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from privault.privacy.gate import OWNER_SCOPE, Gate, Gated, GatedText, literal
 from privault.privacy.gate import clip as clip_text
@@ -90,6 +90,8 @@ class Reading:
         self._spans: dict[int, list[Span]] = {}
         self._pending: set[int] = set()  # of the sections prefetched, those not scanned yet
         self._withheld_unscanned = 0
+        # Statement id -> its stored scan (or None: never scanned), loaded once a response.
+        self.statement_scans: dict[str, Any] = {}
         # Counted while gating text the response then left out (see `forget_since`).
         self._uncounted: Counter[str] = Counter()
         self._uncounted_withheld = 0
