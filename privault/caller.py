@@ -13,13 +13,17 @@ class Caller:
     """An identity resolved by an interface: the owner at the CLI, or an authenticated agent.
 
     Interfaces build callers from how they were reached (the CLI user, an agent token); the
-    core trusts a `Caller` as given and never accepts a policy from the caller itself.
+    core trusts a `Caller` as given and never accepts a policy from the caller itself: an
+    agent's `policy` is the one the owner chose for it in the vault, read from its row with
+    its shelves and read-only flag on every call.
     """
 
     kind: Literal["owner", "agent"]
     name: str
     shelves: frozenset[str] = field(default_factory=frozenset)  # restricted shelves it may see
     read_only: bool = False
+    paused: bool = False  # the owner paused the agent: interfaces refuse its calls
+    policy: str | None = None  # chosen by the owner in the vault; None: the configuration's
 
     @classmethod
     def owner(cls) -> Caller:

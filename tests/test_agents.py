@@ -157,7 +157,11 @@ def test_cli_agents_shelves_audit(cli: typer.Typer) -> None:
     assert runner.invoke(cli, ["search", "x", "--as", "claude"]).exit_code == 0
     refused = runner.invoke(cli, ["search", "x", "--as", "ghost"])
     assert refused.exit_code != 0
-    assert as_json(cli, "audit")["entries"] == []
+    # The owner's revoke is the only row: agents made no call.
+    logged = as_json(cli, "audit")["entries"]
+    assert [(row["agent"], row["tool"], row["arguments"]) for row in logged] == [
+        ("owner", "agent_revoke", {"agent": "reader"})
+    ]
     assert as_json(cli, "audit", "--agent", "claude", "--since", "2020-01-01")["entries"] == []
     human = runner.invoke(cli, ["audit"])
     assert human.exit_code == 0
@@ -199,3 +203,16 @@ def test_every_command_has_help(cli: typer.Typer) -> None:
     ):
         result = runner.invoke(cli, [*args, "--help"])
         assert result.exit_code == 0 and len(result.output) > 100, args
+
+
+def test_shelves_count_current_documents_only(vault: Vault) -> None:
+    owner = Caller.owner()
+    first = vault.note("A page as it was.", caller=owner, shelf="web").doc_id
+    vault.note("A page as it is.", caller=owner, shelf="web")
+    vault.note("Elsewhere.", caller=owner)
+    counts = {shelf.name: shelf.documents for shelf in vault.shelves.list()}
+    assert counts == {"default": 1, "web": 2}
+    # An older version of a page stays in the file but is not counted.
+    vault.conn.execute("UPDATE documents SET current = 0 WHERE id = ?", (first,))
+    counts = {shelf.name: shelf.documents for shelf in vault.shelves.list()}
+    assert counts == {"default": 1, "web": 1}

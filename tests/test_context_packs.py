@@ -91,3 +91,79 @@ def test_context_is_capped_and_stops_where_matches_get_clearly_weaker(
     assert sized.used_tokens < filled.used_tokens <= DEFAULT_CONTEXT_BUDGET
     assert len(sized.sections) < len(filled.sections)
     assert sized.dropped == 0  # nothing relevant was left out for lack of room
+
+
+def test_held_back_counts_what_the_pack_returns_not_what_it_tried(vault: Vault) -> None:
+    """Packing gates every piece it tries against the budget; the agent's `held_back`
+    (and its audit row) count only the placeholders of the pack it gets."""
+    from collections import Counter
+
+    from privault.interfaces.web.render import PLACEHOLDER
+    from privault.store import agents, audit
+    from tests.helpers import mcp_ok
+
+    agents.issue(vault.conn, "bob")
+    for number in range(12):
+        vault.note(
+            f"# Invoice {number}\nThe invoice {number} for the boiler goes to "
+            f"billing{number}@example.com and copy{number}@example.com.",
+            caller=Caller.owner(),
+        )
+    pack = mcp_ok(vault, "bob", "memory_context", query="boiler invoice", budget=80)
+    shown = Counter(match.group(1) for match in PLACEHOLDER.finditer(pack["text"]))
+    assert pack["dropped"] > 0 and shown["EMAIL_ADDRESS"] > 0
+    assert pack["held_back"] == dict(shown)
+    row = audit.entries(vault.conn, agent="bob")[0]
+    assert row.held_back == dict(shown)
+
+
+def placeholders_in(reply: object) -> dict[str, int]:
+    """Kind -> placeholders in every string of an MCP reply."""
+    from collections import Counter
+
+    from privault.interfaces.web.render import PLACEHOLDER
+
+    found: Counter[str] = Counter()
+
+    def walk(value: object) -> None:
+        if isinstance(value, str):
+            found.update(match.group(1) for match in PLACEHOLDER.finditer(value))
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if key not in ("held_back", "policy", "mode"):
+                    walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk(reply)
+    return dict(found)
+
+
+def test_held_back_counts_the_statements_returned_not_every_one_matched(vault: Vault) -> None:
+    """A gated caller's statements are matched as it sees them, so every one is gated;
+    `held_back` counts only the few the reply carries."""
+    from privault.interfaces.agents import known_caller
+    from privault.store import agents
+    from tests.helpers import mcp_ok
+
+    agents.issue(vault.conn, "bob")
+    for number in range(15):
+        vault.statements.add(
+            f"Supplier {number} invoices go to desk{number}@example.com",
+            caller=Caller.owner(),
+            entities=[f"Supplier {number}"],
+        )
+    vault.note("# Boiler\nThe boiler invoice is paid.", caller=Caller.owner())
+    bob = known_caller(vault, "bob")
+    found = vault.search("supplier invoices", caller=bob)
+    texts = [
+        text for s in found.statements for text in (s.statement.content, *s.statement.entities)
+    ]
+    texts += [str(text) for hit in found.results for text in (hit.title, hit.text, *hit.breadcrumb)]
+    shown = placeholders_in(texts)
+    assert 0 < len(found.statements) < 15 and shown.get("EMAIL_ADDRESS")
+    assert found.privacy.held_back == shown
+    # Over MCP too: the reply's held_back counts the placeholders the reply carries.
+    reply = mcp_ok(vault, "bob", "memory_search", query="supplier invoices")
+    assert reply["statements"] and reply["held_back"] == placeholders_in(reply)

@@ -67,7 +67,19 @@ VAULT_NAMES = [
 ]
 
 FACADE_NAMES = {
-    "agents": ["by_token", "get", "issue", "list", "revoke", "revoked_holder"],
+    "agents": [
+        "by_token",
+        "get",
+        "issue",
+        "list",
+        "pause",
+        "policy_loosens",
+        "resume",
+        "revoke",
+        "revoked_holder",
+        "set_policy",
+        "set_read_only",
+    ],
     "asking": ["ask", "chat", "chat_model", "close", "load", "remote", "tokens"],
     "audit": ["count", "entries", "last_calls", "record", "transaction"],
     "documents": [
@@ -132,8 +144,10 @@ FACADE_NAMES = {
         "list",
         "names",
         "policies",
+        "policy_loosens",
         "publish",
         "restrict",
+        "set_policy",
         "visible",
     ],
     "statements": [
@@ -181,6 +195,7 @@ FACADE_NAMES = {
         "run_times",
         "search_backend",
         "show",
+        "snooze",
     ],
 }
 

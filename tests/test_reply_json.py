@@ -3,8 +3,8 @@
 `tests/fixtures/reply_json_before.json` holds the JSON each sample reply had when every reply
 type had a hand-written `to_dict` and the MCP tools a pydantic mirror of each: the owner's
 `--json` form and what an agent received. The derived forms must equal them, except for the
-two announced changes (CHANGELOG.md): agents now get `statements` in search and context
-replies, and a statement always has `score`.
+announced changes (CHANGELOG.md): agents now get `statements` in search and context
+replies, a statement always has `score`, and an agent's record has `policy` and `paused`.
 """
 
 from __future__ import annotations
@@ -50,6 +50,8 @@ def _announced(name: str, data: dict[str, Any]) -> dict[str, Any]:
         data["statements"] = [_with_score(item) for item in data["statements"]]
     if isinstance(data.get("statement"), dict):
         data["statement"] = _with_score(data["statement"])
+    if name == "agent":  # announced: what the owner changed about an agent since
+        data.update(policy=None, paused_at=None, paused=False)
     return data
 
 

@@ -117,3 +117,35 @@ def test_watches_are_added_run_paused_resumed_and_cancelled(
     bad = client.post("/watches/add", data={"kind": "shell", "target": "rm", "csrf": csrf})
     assert bad.status_code == 400 and "a watch is one of" in bad.text
     assert client.post(f"/watches/{watch.id}/explode", data={"csrf": csrf}).status_code == 404
+
+
+def test_agent_and_shelf_changes_need_the_token_and_a_looser_policy_asks_first(
+    client: TestClient, vault: Vault
+) -> None:
+    for path, data in (
+        ("/agents/claude/policy", {"policy": "strict"}),
+        ("/agents/claude/pause", {}),
+        ("/agents/claude/read-only", {}),
+        ("/shelves/health/policy", {"policy": "strict"}),
+    ):
+        assert client.post(path, data=data).status_code == 403, path
+    agent = vault.agents.get("claude")
+    assert agent and not agent.paused and not agent.read_only and agent.policy is None
+    csrf = csrf_of(client)
+    asked = client.post("/agents/claude/policy", data={"policy": "open", "csrf": csrf})
+    assert "Loosen claude" in asked.text and 'name="confirm" value="yes"' in asked.text
+    assert vault.agents.get("claude").policy is None  # type: ignore[union-attr]
+    client.post("/agents/claude/policy", data={"policy": "open", "csrf": csrf, "confirm": "yes"})
+    assert vault.agents.get("claude").policy == "open"  # type: ignore[union-attr]
+    bad = client.post("/agents/claude/policy", data={"policy": "nope", "csrf": csrf})
+    assert bad.status_code in (400, 403) and vault.agents.get("claude").policy == "open"  # type: ignore[union-attr]
+    assert client.post("/agents/claude/explode", data={"csrf": csrf}).status_code == 404
+    client.post("/agents/claude/pause", data={"csrf": csrf})
+    assert known_caller(vault, "claude").paused and "paused" in client.get("/agents").text
+    client.post("/agents/claude/resume", data={"csrf": csrf})
+    assert not known_caller(vault, "claude").paused
+    client.post("/shelves/health/policy", data={"policy": "strict", "csrf": csrf})
+    assert vault.shelves.get("health").policy == "strict"
+    asked = client.post("/shelves/health/policy", data={"policy": "", "csrf": csrf})
+    assert "Loosen shelf" in asked.text and vault.shelves.get("health").policy == "strict"
+    assert client.post("/shelves/nowhere/policy", data={"csrf": csrf}).status_code == 404

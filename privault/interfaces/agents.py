@@ -12,12 +12,12 @@ from __future__ import annotations
 from privault.caller import Caller
 from privault.errors import AccessDenied
 from privault.vault import Vault
-from privault.vault.agents import Agent
+from privault.vault.agents import Agent, agent_caller
 
 
 def caller_of(agent: Agent) -> Caller:
     """The `Caller` for a registered agent."""
-    return Caller.agent(agent.name, shelves=frozenset(agent.shelves), read_only=agent.read_only)
+    return agent_caller(agent)
 
 
 def known_caller(vault: Vault, name: str) -> Caller:

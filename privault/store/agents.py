@@ -32,11 +32,19 @@ class Agent(JsonForm):
     created_at: int = field(metadata=shown(iso=True))
     revoked_at: int | None = field(metadata=shown(iso=True, then={"active": "active"}))
     shelves: tuple[str, ...]  # shelves whose access list names this agent
+    policy: str | None = None  # chosen in the vault by the owner; None: the configuration's
+    # While set, every call is refused.
+    paused_at: int | None = field(default=None, metadata=shown(iso=True, then={"paused": "paused"}))
 
     @property
     def active(self) -> bool:
         """True until the agent is revoked."""
         return self.revoked_at is None
+
+    @property
+    def paused(self) -> bool:
+        """True while the owner has paused the agent (its token still exists)."""
+        return self.paused_at is not None
 
 
 def check_name(name: str) -> str:
@@ -84,6 +92,45 @@ def revoke(conn: Connection, name: str) -> bool:
     return True
 
 
+def _changeable(conn: Connection, name: str) -> None:
+    found = conn.execute("SELECT revoked_at FROM agents WHERE name = ?", (name,)).fetchone()
+    if found is None:
+        raise NotFound(f"no agent {name!r} (see `privault agents list`)")
+    if found[0] is not None:
+        raise Conflict(f"agent {name!r} is revoked: register a new one instead")
+
+
+def set_policy(conn: Connection, name: str, policy: str | None) -> None:
+    """Read the agent under `policy` from its next call (None: the configuration's)."""
+    with write(conn):
+        _changeable(conn, name)
+        conn.execute("UPDATE agents SET policy = ? WHERE name = ?", (policy, name))
+
+
+def set_read_only(conn: Connection, name: str, read_only: bool) -> bool:
+    """Make the agent read-only or writable; False if it already was."""
+    with write(conn):
+        _changeable(conn, name)
+        cursor = conn.execute(
+            "UPDATE agents SET read_only = ? WHERE name = ? AND read_only != ?",
+            (int(read_only), name, int(read_only)),
+        )
+    return cursor.rowcount > 0
+
+
+def set_paused(conn: Connection, name: str, paused: bool) -> bool:
+    """Pause the agent (its calls are refused) or resume it; False if it already was."""
+    with write(conn):
+        _changeable(conn, name)
+        if paused:
+            sql = "UPDATE agents SET paused_at = ? WHERE name = ? AND paused_at IS NULL"
+            cursor = conn.execute(sql, (now_ms(), name))
+        else:
+            sql = "UPDATE agents SET paused_at = NULL WHERE name = ? AND paused_at IS NOT NULL"
+            cursor = conn.execute(sql, (name,))
+    return cursor.rowcount > 0
+
+
 def _agent(conn: Connection, data: dict[str, Any]) -> Agent:
     return Agent(
         name=data["name"],
@@ -91,6 +138,8 @@ def _agent(conn: Connection, data: dict[str, Any]) -> Agent:
         created_at=data["created_at"],
         revoked_at=data["revoked_at"],
         shelves=shelves_of(conn, data["name"]),
+        policy=data.get("policy"),
+        paused_at=data.get("paused_at"),
     )
 
 

@@ -204,13 +204,26 @@ def reminder_for_run(conn: Connection, watch_id: str, planned_at: int) -> dict[s
     )
 
 
-def reminder_rows(conn: Connection, *, include_acked: bool, limit: int) -> list[dict[str, Any]]:
-    """Unacknowledged reminders oldest due first; with `include_acked`, all, newest first."""
+def reminder_rows(
+    conn: Connection, *, include_acked: bool, limit: int, now: int
+) -> list[dict[str, Any]]:
+    """Unacknowledged reminders not snoozed past `now`, oldest due first; with
+    `include_acked`, all of them, newest first."""
     if include_acked:
-        sql = "SELECT * FROM reminders ORDER BY due_at DESC, id LIMIT ?"
-    else:
-        sql = "SELECT * FROM reminders WHERE acked_at IS NULL ORDER BY due_at, id LIMIT ?"
-    return rows(conn, sql, (limit,))
+        return rows(conn, "SELECT * FROM reminders ORDER BY due_at DESC, id LIMIT ?", (limit,))
+    sql = (
+        "SELECT * FROM reminders WHERE acked_at IS NULL"
+        " AND (snoozed_until IS NULL OR snoozed_until <= ?) ORDER BY due_at, id LIMIT ?"
+    )
+    return rows(conn, sql, (now, limit))
+
+
+def snooze(conn: Connection, reminder_id: str, until: int) -> None:
+    """Keep an unacknowledged reminder off the due list until `until`."""
+    conn.execute(
+        "UPDATE reminders SET snoozed_until = ? WHERE id = ? AND acked_at IS NULL",
+        (until, reminder_id),
+    )
 
 
 def ack(conn: Connection, reminder_id: str, now: int) -> None:

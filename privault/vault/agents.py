@@ -1,9 +1,11 @@
 """Agents and the audit log through the facade (`vault.agents`, `vault.audit`).
 
-Registering agents, revoking them and reading the audit log are the owner's (the CLI);
-resolving a token or a name to the agent it belongs to is how every interface learns who
-is calling. The values (`Agent`, `AuditEntry`) are the store's frozen rows, re-exported
-here so interfaces never import the store.
+Registering agents, changing what they may do (policy, read-only, paused), revoking them
+and reading the audit log are the owner's (the CLI and the page, through these same
+methods); each change is a row in the audit log under the name `owner`. Resolving a token
+or a name to the agent it belongs to is how every interface learns who is calling. The
+values (`Agent`, `AuditEntry`) are the store's frozen rows, re-exported here so interfaces
+never import the store.
 """
 
 from __future__ import annotations
@@ -11,20 +13,35 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
+from privault.caller import OWNER_NAME, Caller
+from privault.errors import Conflict, NotFound
 from privault.store import agents, audit
 from privault.store.agents import Agent
 from privault.store.audit import AuditEntry
 from privault.store.connection import Connection, write
 from privault.vault.context import VaultContext
-from privault.vault.shelves import attach_agent
+from privault.vault.shelves import at_least_as_strict, attach_agent
 
 __all__ = ["Agent", "AuditEntry", "VaultAgents", "VaultAudit"]
+
+
+def agent_caller(agent: Agent) -> Caller:
+    """The caller a registered agent reads as (what interfaces resolve its token to)."""
+    return Caller(
+        kind="agent",
+        name=agent.name,
+        shelves=frozenset(agent.shelves),
+        read_only=agent.read_only,
+        paused=agent.paused,
+        policy=agent.policy,
+    )
 
 
 class VaultAgents:
     """Registered agents of one open vault."""
 
     def __init__(self, context: VaultContext) -> None:
+        self._context = context
         self._conn = context.conn
 
     def issue(self, name: str, *, shelves: Sequence[str] = (), read_only: bool = False) -> str:
@@ -51,7 +68,76 @@ class VaultAgents:
 
     def revoke(self, name: str) -> bool:
         """Revoke an agent's token; False if it was already revoked."""
-        return agents.revoke(self._conn, name)
+        with write(self._conn):
+            changed = agents.revoke(self._conn, name)
+            self._owner_did("agent_revoke", name, {})
+        return changed
+
+    def set_policy(self, name: str, policy: str | None) -> Agent:
+        """Read agent `name` under `policy` from its next call, on every shelf (a shelf's
+        own policy still makes it stricter); None returns it to the configuration's entry.
+        An unknown policy is refused before anything changes."""
+        if policy is not None:
+            self._context.privacy.policies.resolve(policy)  # PolicyError now, not on a read
+        with write(self._conn):
+            agents.set_policy(self._conn, name, policy)
+            self._owner_did("agent_policy", name, {"policy": policy or "(configuration)"})
+        return self._found(name)
+
+    def policy_loosens(self, name: str, policy: str | None) -> bool:
+        """Whether reading agent `name` under `policy` (None: the configuration's) could
+        show it more than its policy now does: for the page's confirmation."""
+        privacy = self._context.privacy
+        found = self._found_active(name)
+        caller = agent_caller(found)
+        current = privacy.base_policy(caller)
+        if policy is None:
+            access = privacy.access
+            if name not in access.agents and not access.unlisted_agents:
+                return False  # back to the configuration means refused: nothing shown
+            policy = access.agents.get(name, access.agent_default)
+        return not at_least_as_strict(privacy.policies.resolve(policy), current)
+
+    def set_read_only(self, name: str, read_only: bool) -> Agent:
+        """Take the agent's write tools away (or give them back) from its next call."""
+        with write(self._conn):
+            agents.set_read_only(self._conn, name, read_only)
+            self._owner_did("agent_read_only", name, {"read_only": read_only})
+        return self._found(name)
+
+    def pause(self, name: str) -> bool:
+        """Refuse every call of the agent, with a reason, until `resume`; its token, shelves
+        and policy stay as they are. False if it was already paused."""
+        with write(self._conn):
+            changed = agents.set_paused(self._conn, name, True)
+            self._owner_did("agent_pause", name, {})
+        return changed
+
+    def resume(self, name: str) -> bool:
+        """Let a paused agent call again; False if it was not paused."""
+        with write(self._conn):
+            changed = agents.set_paused(self._conn, name, False)
+            self._owner_did("agent_resume", name, {})
+        return changed
+
+    def _found_active(self, name: str) -> Agent:
+        found = agents.get(self._conn, name)
+        if found is None:
+            raise NotFound(f"no agent {name!r} (see `privault agents list`)")
+        if not found.active:
+            raise Conflict(f"agent {name!r} is revoked: register a new one instead")
+        return found
+
+    def _found(self, name: str) -> Agent:
+        found = agents.get(self._conn, name)
+        assert found is not None  # the change above checked it exists
+        return found
+
+    def _owner_did(self, tool: str, name: str, arguments: dict[str, object]) -> None:
+        entry = AuditEntry(
+            agent=OWNER_NAME, tool=tool, ok=True, arguments={"agent": name, **arguments}
+        )
+        audit.record(self._conn, entry)
 
     # Last in the class: below this name, `list` would mean this method to a type checker.
     def list(self) -> list[Agent]:

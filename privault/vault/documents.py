@@ -249,10 +249,14 @@ class VaultDocuments:
         reading = self._context.privacy.reading(caller)
         scope = self._context.filters(caller, filters)
         # Statements that hold now come first, in at most half the budget.
-        facts = self._statements.for_context(
-            reading, query, include_superseded, hidden=scope.hidden
-        )
         count = self._context.embedder.count_tokens
+        facts = self._statements.for_context(
+            reading,
+            query,
+            include_superseded,
+            hidden=scope.hidden,
+            fits=lambda found: count(statements_block(found)) <= budget // 2,
+        )
         while facts and count(statements_block(facts)) > budget // 2:
             facts.pop()
         block = statements_block(facts)

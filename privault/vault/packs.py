@@ -118,6 +118,9 @@ def context(
         pieces.append(packing.Piece(section.id, start, end, hit.score))
     if set_question:
         pieces = spread(pieces, SET_REPEAT_DISCOUNT)
+    # Packing gates every piece it tries (and a merged window again): what it held back
+    # is counted afresh from the sections and windows the pack returns.
+    mark = reading.count_mark()
     packed = packing.pack(
         pieces,
         budget,
@@ -126,6 +129,11 @@ def context(
         count_tokens=count_tokens,
         relevance_floor=relevance_floor,
     )
+    reading.forget_since(mark)
+    for item in packed.sections:
+        header(reading, rows[item.section_id])
+        for start, end, _ in item.windows:
+            reading.section(rows[item.section_id], start, end)
     return packed, rows
 
 

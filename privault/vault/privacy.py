@@ -107,13 +107,24 @@ class PrivacyRuntime:
                 raise PolicyError(f"privacy config: {where}: {first['msg']}") from None
         return self._access
 
+    def access_for(self, caller: Caller) -> AccessConfig:
+        """The access configuration with the policy the owner chose in the vault for this
+        agent (`privault agents policy`) in place of the file's entry. Interfaces read it
+        with the agent's row on every call, so a change applies to its next call."""
+        access = self.access
+        chosen = caller.policy if caller.kind == "agent" and caller.name else None
+        if chosen is None or access.agents.get(caller.name) == chosen:
+            return access
+        return access.model_copy(update={"agents": {**access.agents, caller.name: chosen}})
+
     def base_policy(self, caller: Caller) -> Policy:
         """The caller's policy before any shelf makes it stricter."""
-        return policy_for(caller, None, self.access, self.policies)
+        return policy_for(caller, None, self.access_for(caller), self.policies)
 
     def policy_for(self, caller: Caller, shelf: str) -> Policy:
         """The policy for a caller reading a shelf."""
-        return policy_for(caller, shelves.policy_of(self.conn, shelf), self.access, self.policies)
+        shelf_policy = shelves.policy_of(self.conn, shelf)
+        return policy_for(caller, shelf_policy, self.access_for(caller), self.policies)
 
     # ---- detection -------------------------------------------------------------------
 

@@ -18,9 +18,10 @@ document whose labels are not scanned yet. Only a policy that masks nothing (the
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from privault.privacy.gate import OWNER_SCOPE, Gate, Gated, GatedText, literal
 from privault.privacy.gate import clip as clip_text
@@ -89,6 +90,11 @@ class Reading:
         self._spans: dict[int, list[Span]] = {}
         self._pending: set[int] = set()  # of the sections prefetched, those not scanned yet
         self._withheld_unscanned = 0
+        # Statement id -> its stored scan (or None: never scanned), loaded once a response.
+        self.statement_scans: dict[str, Any] = {}
+        # Counted while gating text the response then left out (see `forget_since`).
+        self._uncounted: Counter[str] = Counter()
+        self._uncounted_withheld = 0
 
     @property
     def gated(self) -> bool:
@@ -200,16 +206,35 @@ class Reading:
             for part in section.breadcrumb
         )
 
+    def _counted(self) -> tuple[Counter[str], int]:
+        held: Counter[str] = Counter()
+        withheld = self._withheld_unscanned
+        for gate in self._gates.values():
+            summary = gate.held_back()
+            held.update(summary.kinds)
+            withheld += summary.texts_withheld
+        return held, withheld
+
+    def count_mark(self) -> tuple[Counter[str], int]:
+        """What this response has counted as held back so far: hand it to `forget_since`."""
+        return self._counted()
+
+    def forget_since(self, mark: tuple[Counter[str], int]) -> None:
+        """Count nothing gated since `mark` as held back: a response that gated text to
+        measure it (a context pack trying pieces against its budget) gates again only what
+        it returns. Placeholders keep their numbers, so the text gated again is the same."""
+        held, withheld = self._counted()
+        self._uncounted.update(held - mark[0])
+        self._uncounted_withheld += withheld - mark[1]
+
     def privacy(self) -> Privacy:
         """What the response was gated by and held back (the strictest policy used wins)."""
         gates = list(self._gates.values()) or [Gate(self.base)]
         order = {"off": 0, "redact": 1, "refuse": 2}
         main = max(gates, key=lambda gate: order.get(gate.policy.mode, 3))
-        held: dict[str, int] = {}
-        withheld = self._withheld_unscanned
-        for gate in gates:
-            summary = gate.held_back()
-            for kind, count in summary.kinds.items():
-                held[kind] = held.get(kind, 0) + count
-            withheld += summary.texts_withheld
-        return Privacy(main.policy.name, main.policy.mode, dict(sorted(held.items())), withheld)
+        held, withheld = self._counted()
+        held.subtract(self._uncounted)
+        kept = {kind: count for kind, count in sorted(held.items()) if count > 0}
+        return Privacy(
+            main.policy.name, main.policy.mode, kept, withheld - self._uncounted_withheld
+        )

@@ -14,12 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from privault.caller import Caller
 from privault.privacy.gate import OWNER_SCOPE, Gate
 from privault.privacy.overrides import apply_overrides
 from privault.privacy.recognizers import find_known_entities
 from privault.spans import Override, Span, normalise_value
 from privault.store import agents, pii, sections
+from privault.vault.agents import agent_caller
 from privault.vault.context import VaultContext
 from privault.vault.privacy import PrivacyRuntime
 
@@ -55,7 +55,7 @@ def reveals(
     for agent in agents.list_agents(conn):
         if not agent.active:
             continue
-        caller = Caller.agent(agent.name, frozenset(agent.shelves), agent.read_only)
+        caller = agent_caller(agent)
         hidden = set(context.hidden_shelves(caller))
         kinds: set[str] = set()
         policies: set[str] = set()

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from privault.caller import Caller
+from privault.caller import OWNER_NAME, Caller
 from privault.errors import NotFound
 from privault.jsonform import JsonForm, shown
-from privault.store import agents
+from privault.privacy.policy import Policy
+from privault.store import agents, audit
 from privault.store import shelves as shelf_store
+from privault.store.audit import AuditEntry
 from privault.store.connection import Connection, write
 from privault.timeutil import now_ms
 from privault.vault.context import VaultContext
@@ -61,6 +64,23 @@ def all_shelves(conn: Connection) -> list[Shelf]:
     if DEFAULT_SHELF not in found:
         found[DEFAULT_SHELF] = Shelf(DEFAULT_SHELF, None, False, False, (), 0)
     return [found[name] for name in sorted(found)]
+
+
+def at_least_as_strict(new: Policy, old: Policy) -> bool:
+    """True when reading under `new` masks everything `old` masks (so the change shows no
+    agent more); a change that only renames or reorders counts as strict enough."""
+    merged = new.stricter(old)
+
+    def rules(policy: Policy) -> dict[str, Any]:
+        found = policy.model_dump(exclude={"name", "description", "thresholds"})
+        kinds = set(merged.thresholds) | set(new.thresholds)
+        found["thresholds"] = {kind: policy.threshold_for(kind) for kind in kinds}
+        return {
+            key: frozenset(value) if isinstance(value, (list, tuple)) else value
+            for key, value in found.items()
+        }
+
+    return rules(merged) == rules(new)
 
 
 def attach_agent(conn: Connection, shelf: str, agent: str) -> None:
@@ -141,6 +161,36 @@ class VaultShelves:
             shelf_store.ensure_row(self._conn, check_shelf(shelf), now_ms())
             shelf_store.set_restricted(self._conn, shelf, True)
         return self.get(shelf)
+
+    def set_policy(self, shelf: str, policy: str | None) -> Shelf:
+        """Agents read the shelf under `policy` (only ever stricter than their own) from
+        their next call; None leaves each agent's own policy. An unknown policy or shelf is
+        refused before anything changes. Recorded in the audit log as the owner's."""
+        if policy is not None:
+            self._context.privacy.policies.resolve(policy)  # PolicyError now, not on a read
+        self.get(shelf)  # NotFound for a shelf nothing names
+        with write(self._conn):
+            shelf_store.ensure_row(self._conn, check_shelf(shelf), now_ms())
+            shelf_store.set_policy(self._conn, shelf, policy)
+            entry = AuditEntry(
+                agent=OWNER_NAME,
+                tool="shelf_policy",
+                ok=True,
+                arguments={"shelf": shelf, "policy": policy or "(each agent's own)"},
+            )
+            audit.record(self._conn, entry)
+        return self.get(shelf)
+
+    def policy_loosens(self, shelf: str, policy: str | None) -> bool:
+        """Whether giving `shelf` the policy `policy` could show agents more than now (its
+        current policy masks something the new one does not, or the new one is none)."""
+        current = shelf_store.policy_of(self._conn, shelf)
+        if current is None:
+            return False
+        if policy is None:
+            return True
+        policies = self._context.privacy.policies
+        return not at_least_as_strict(policies.resolve(policy), policies.resolve(current))
 
     def names(self) -> list[str]:
         """Every shelf name (owner view), without counting documents: for a filter list."""

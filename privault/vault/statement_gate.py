@@ -144,9 +144,11 @@ class StatementGate:
         """Each statement as the caller may see it, its texts, and whether it was withheld
         as a stub."""
         gates = [self.reading.gate(statement.shelf) for statement in found]
-        scans = {}
-        if any(gate.policy.mode != "off" for gate in gates):
-            scans = load_scans(self._conn, [statement.id for statement in found])
+        scans = self.reading.statement_scans  # a response gating a statement twice loads once
+        missing = [statement.id for statement in found if statement.id not in scans]
+        if missing and any(gate.policy.mode != "off" for gate in gates):
+            loaded = load_scans(self._conn, missing)
+            scans.update({statement_id: loaded.get(statement_id) for statement_id in missing})
         out = []
         for statement, gate in zip(found, gates, strict=True):
             shown, withheld = self._one(statement, scans.get(statement.id), gate)

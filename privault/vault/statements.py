@@ -42,7 +42,7 @@ from privault.vault.statement_gate import (
     metadata_texts,
     short_texts,
 )
-from privault.vault.statement_matching import as_seen, author_of, query_embedder
+from privault.vault.statement_matching import as_seen, author_of, best_seen, query_embedder
 from privault.vault.statement_results import (
     EntityList,
     GatedStatement,
@@ -398,12 +398,11 @@ class VaultStatements:
         include_superseded: bool = False,
         limit: int = 5,
         hidden: Sequence[str] = (),
+        fits: Callable[[list[GatedStatement]], bool] | None = None,
     ) -> list[GatedStatement]:
-        """Statements that hold now matching `query` (none on `hidden` shelves), gated
-        through the response's `reading`; a gated caller matches them as it sees them.
-
-        With `include_superseded`, closed versions come too, labelled NOT current.
-        """
+        """Statements that hold now matching `query` (none on `hidden` shelves), gated through
+        the response's `reading`; a gated caller matches them as it sees them (`best_seen`).
+        With `include_superseded`, closed versions come too, labelled NOT current."""
         if not query.strip():
             return []
         if reading.base.mode == "off":
@@ -418,7 +417,8 @@ class VaultStatements:
             )
             return self._gated(found, reading)
         every = st.query(self.conn, include_closed=include_superseded, limit=None, hidden=hidden)
-        return as_seen(self._gated(every, reading), query)[:limit]
+        gate = lambda found: self._gated(found, reading)  # noqa: E731
+        return best_seen(every, gate, reading, query, limit, fits)
 
     def scan(self, statement_ids: Sequence[str]) -> None:
         """Scan these statements by the current detector, in one transaction."""

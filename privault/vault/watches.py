@@ -300,6 +300,31 @@ class VaultWatches:
         acked = reminder_store.ack_reminder(self._conn, reminder_id)
         return ReminderResponse(view.reminder(acked), view.privacy)
 
+    def snooze(
+        self,
+        reminder_id: str,
+        *,
+        caller: Caller,
+        interval: str | None = None,
+        until: Time = None,
+    ) -> ReminderResponse:
+        """Take a due reminder off the due list for `interval` (`1h`, `1d`, `1w`) or until
+        `until`; it comes back due then, unless acknowledged first."""
+        from privault.watches.schedule import parse_interval
+
+        view = self._writer(caller)
+        if (interval is None) == (until is None):
+            raise InputError("snooze a reminder for an interval (e.g. 1d) or until a time")
+        now = now_ms()
+        end = now + parse_interval(interval) if interval is not None else to_ms(until, "until")
+        if end is None or end <= now:
+            raise InputError("a reminder can only be snoozed until a later time")
+        shelf = watch_store.reminder_shelf(self._conn, reminder_id)
+        if shelf is None or shelf in self._context.hidden_shelves(caller):
+            raise NotFound(f"no reminder {reminder_id!r}; `privault reminders` lists them")
+        snoozed = reminder_store.snooze_reminder(self._conn, reminder_id, end)
+        return ReminderResponse(view.reminder(snoozed), view.privacy)
+
     # Last in the class: below this name, `list` would mean this method to a type checker.
     def list(self, *, caller: Caller, include_cancelled: bool = False) -> WatchList:
         """Watches, oldest first (cancelled ones only when asked for)."""

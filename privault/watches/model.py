@@ -118,6 +118,7 @@ class Reminder(JsonForm):
     shelf: str
     due_at: int = field(metadata=shown(iso=True))
     acked_at: int | None = field(metadata=shown(iso=True, then={"due": "due"}))
+    snoozed_until: int | None = field(default=None, metadata=shown(hidden=True))
 
     @property
     def due(self) -> bool:
@@ -135,4 +136,5 @@ class Reminder(JsonForm):
             shelf=data["shelf"],
             due_at=data["due_at"],
             acked_at=data["acked_at"],
+            snoozed_until=data.get("snoozed_until"),
         )

@@ -13,7 +13,7 @@ def list_reminders(
     conn: Connection, *, include_acked: bool = False, limit: int = 100
 ) -> list[Reminder]:
     """Due reminders, oldest first (acknowledged ones too when asked for, newest first)."""
-    found = store.reminder_rows(conn, include_acked=include_acked, limit=limit)
+    found = store.reminder_rows(conn, include_acked=include_acked, limit=limit, now=clock())
     return [Reminder.from_row(item) for item in found]
 
 
@@ -24,6 +24,18 @@ def ack_reminder(conn: Connection, reminder_id: str, *, now_ms: int | None = Non
         if store.reminder_row(conn, reminder_id) is None:
             raise NotFound(f"no reminder {reminder_id!r}; `privault reminders` lists them")
         store.ack(conn, reminder_id, now)
+        updated = store.reminder_row(conn, reminder_id)
+    assert updated is not None
+    return Reminder.from_row(updated)
+
+
+def snooze_reminder(conn: Connection, reminder_id: str, until: int) -> Reminder:
+    """Keep a due reminder off the due list until `until` (ms UTC); snoozing again moves
+    that time, and an acknowledged reminder stays acknowledged."""
+    with write(conn):
+        if store.reminder_row(conn, reminder_id) is None:
+            raise NotFound(f"no reminder {reminder_id!r}; `privault reminders` lists them")
+        store.snooze(conn, reminder_id, until)
         updated = store.reminder_row(conn, reminder_id)
     assert updated is not None
     return Reminder.from_row(updated)

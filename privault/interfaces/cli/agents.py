@@ -88,15 +88,18 @@ def agents_list(json_out: JsonOption = False) -> None:
     if json_out:
         emit_json({"agents": [agent.to_dict() for agent in found]})
         return
-    table = Table("agent", "status", "read-only", "restricted shelves", "created")
+    table = Table("agent", "status", "read-only", "policy", "restricted shelves", "created")
     for agent in found:
         status = (
             "active" if agent.active else f"revoked {(agent.to_dict()['revoked_at'] or '')[:10]}"
         )
+        if agent.active and agent.paused:
+            status = "paused"
         table.add_row(
             agent.name,
             status,
             "yes" if agent.read_only else "no",
+            agent.policy or "(configuration)",
             ", ".join(agent.shelves),
             (agent.to_dict()["created_at"] or "")[:16],
         )
@@ -115,6 +118,70 @@ def agents_revoke(
         emit_json({"name": name, "revoked": True, "changed": changed})
     else:
         console.print(f"revoked {name}" if changed else f"{name} was already revoked")
+
+
+def _print_agent(name: str, json_out: bool, line: str) -> None:
+    with opened() as vault:
+        agent = vault.agents.get(name)
+    assert agent is not None  # the change just made found it
+    if json_out:
+        emit_json(agent.to_dict())
+    else:
+        console.print(line, highlight=False)
+
+
+@agents_app.command("policy")
+def agents_policy(
+    name: Annotated[str, typer.Argument(help="The agent.")],
+    policy: Annotated[
+        str | None, typer.Argument(help="A policy name (`privault policy show` lists them).")
+    ] = None,
+    clear: Annotated[
+        bool, typer.Option("--clear", help="Back to the configuration's policy for it.")
+    ] = False,
+    json_out: JsonOption = False,
+) -> None:
+    """Read an agent under POLICY from its next call (shelf policies still tighten it)."""
+    if (policy is None) == (not clear):
+        raise InputError("give a POLICY, or --clear to use the configuration's again")
+    with opened() as vault:
+        vault.agents.set_policy(name, None if clear else policy)
+    chosen = "the configuration's policy" if clear else f"policy {policy}"
+    _print_agent(name, json_out, f"{name} reads under {chosen} from its next call")
+
+
+@agents_app.command("read-only")
+def agents_read_only(
+    name: Annotated[str, typer.Argument(help="The agent.")],
+    off: Annotated[bool, typer.Option("--off", help="Give its write tools back.")] = False,
+    json_out: JsonOption = False,
+) -> None:
+    """Take an agent's write tools away (or, with --off, give them back) from its next call."""
+    with opened() as vault:
+        vault.agents.set_read_only(name, not off)
+    _print_agent(name, json_out, f"{name} is {'writable' if off else 'read-only'} now")
+
+
+@agents_app.command("pause")
+def agents_pause(
+    name: Annotated[str, typer.Argument(help="The agent to stop for now.")],
+    json_out: JsonOption = False,
+) -> None:
+    """Refuse every call of an agent until `agents resume` (its token stays valid)."""
+    with opened() as vault:
+        changed = vault.agents.pause(name)
+    _print_agent(name, json_out, f"paused {name}" if changed else f"{name} was already paused")
+
+
+@agents_app.command("resume")
+def agents_resume(
+    name: Annotated[str, typer.Argument(help="The paused agent.")],
+    json_out: JsonOption = False,
+) -> None:
+    """Let a paused agent call again."""
+    with opened() as vault:
+        changed = vault.agents.resume(name)
+    _print_agent(name, json_out, f"resumed {name}" if changed else f"{name} was not paused")
 
 
 # ---- shelves -----------------------------------------------------------------------
@@ -198,6 +265,25 @@ def shelf_publish(
     with opened() as vault:
         found = vault.shelves.publish(shelf)
     _print_shelf(found, json_out, "published")
+
+
+@shelf_app.command("policy")
+def shelf_policy(
+    shelf: Annotated[str, typer.Argument(help="The shelf.")],
+    policy: Annotated[
+        str | None, typer.Argument(help="The policy agents read it under (only stricter).")
+    ] = None,
+    clear: Annotated[
+        bool, typer.Option("--clear", help="No policy of its own: each agent's applies.")
+    ] = False,
+    json_out: JsonOption = False,
+) -> None:
+    """Set the policy agents read a shelf under (it only ever makes theirs stricter)."""
+    if (policy is None) == (not clear):
+        raise InputError("give a POLICY, or --clear to drop the shelf's own policy")
+    with opened() as vault:
+        found = vault.shelves.set_policy(shelf, None if clear else policy)
+    _print_shelf(found, json_out, f"policy {found.policy or 'cleared'}")
 
 
 @shelf_app.command("list")

@@ -389,6 +389,25 @@ def ack(
         console.print(f"acknowledged {reminder['id']}: {reminder['text']}", highlight=False)
 
 
+@reminders_app.command("snooze")
+def snooze(
+    reminder_id: Annotated[str, typer.Argument(help="A reminder id (r…).")],
+    for_: Annotated[
+        str, typer.Option("--for", help="How long it stays off the due list: 1h, 1d, 1w…")
+    ] = "1d",
+    json_out: JsonOption = False,
+) -> None:
+    """Take a due reminder off the list for a while; it is due again after that."""
+    with _watches() as watches:
+        snoozed = watches.snooze(reminder_id, caller=Caller.owner(), interval=for_)
+    data = snoozed.to_dict()
+    if json_out:
+        emit_json({**data, "snoozed_for": for_})
+    else:
+        reminder = data["reminder"]
+        console.print(f"snoozed {reminder['id']} for {for_}: {reminder['text']}", highlight=False)
+
+
 def register(app: typer.Typer) -> None:
     """Add `watch` and `reminders` to the app."""
     app.add_typer(watch_app, name="watch")

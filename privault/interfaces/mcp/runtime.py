@@ -195,11 +195,24 @@ class ToolRuntime:
             raise ToolError(reason) from None
 
     async def record_rejected(
-        self, agent: str, tool: str, reason: str, *, refused: bool = False
+        self,
+        agent: str,
+        tool: str,
+        reason: str,
+        *,
+        refused: bool = False,
+        arguments: dict[str, Any] | None = None,
     ) -> None:
         """Audit a call that never reached its body (bad arguments, unknown tool, a full
-        queue, a caller refused before it: revoked since the session opened)."""
-        entry = AuditEntry(agent=agent, tool=tool[:100], ok=False, refused=refused, reason=reason)
+        queue, a caller refused before it: revoked since the session opened, or paused)."""
+        entry = AuditEntry(
+            agent=agent,
+            tool=tool[:100],
+            ok=False,
+            refused=refused,
+            reason=reason,
+            arguments=arguments or {},
+        )
         await self.lane.read(lambda vault: vault.audit.record(entry))
 
 
@@ -239,6 +252,12 @@ def _tool_error(text: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
 
+PAUSED = (
+    "agent {name} is paused by the vault's owner; every call is refused until the owner "
+    "resumes it (nothing about the vault has changed)"
+)
+
+
 class CallerMiddleware:
     """MCP middleware: resolve the caller for every tool message and enforce its rights."""
 
@@ -261,6 +280,13 @@ class CallerMiddleware:
             return _tool_error(f"access_denied: {exc}")
         params = ctx.params or {}
         name = str(params.get("name", "")) if ctx.method == "tools/call" else ""
+        if caller.paused and ctx.method == "tools/call":
+            # Paused by the owner: the token is valid, every call is refused until resumed.
+            reason = f"access_denied: {PAUSED.format(name=caller.name)}"
+            sent = params.get("arguments")
+            asked = dict(sent) if isinstance(sent, dict) else {}
+            await runtime.record_rejected(caller.name, name, reason, refused=True, arguments=asked)
+            return _tool_error(reason)
         if caller.read_only and name in runtime.write_tools:
             # Write tools do not exist for a read-only agent: answer as for any unknown tool.
             await runtime.record_rejected(caller.name, name, "read-only agent")

@@ -125,6 +125,15 @@ MESSAGES = {  # fixed texts: a link cannot make the page say something of its ch
     "watch-paused": "Watch paused.",
     "watch-resumed": "Watch resumed.",
     "watch-cancelled": "Watch cancelled.",
+    "agent-policy": "Policy changed: the agent reads under it from its next call.",
+    "agent-pause": "Agent paused: its calls are refused until you resume it.",
+    "agent-resume": "Agent resumed: its next call works again.",
+    "agent-read-only": "Agent made read-only: its write tools are gone from its next call.",
+    "agent-writable": "Agent made writable: it can write from its next call.",
+    "shelf-policy": "Shelf policy changed: agents read it under that from their next call.",
+    "snoozed": "Reminder snoozed: it is due again after that time.",
+    "superseded": "Statement superseded: the new one holds from now.",
+    "closed": "Statement closed: it stays in the history, no longer current.",
 }
 
 

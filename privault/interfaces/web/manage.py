@@ -2,9 +2,11 @@
 
 Every action is a POST with the session's CSRF token, like Revoke. An action that would
 show an agent documents it cannot see now (attaching it to a restricted shelf, publishing a
-shelf) first says which agents would see how many documents and asks to confirm; without
-`confirm=yes` nothing changes. A new agent's token is shown once, on the page the POST
-returns (never in an address, never stored): the vault keeps only its hash.
+shelf) or text its policy masks now (a looser policy for an agent or a shelf) first says
+what would change and asks to confirm; without `confirm=yes` nothing changes. Pausing, the
+read-only switch and resuming take effect on the agent's next call, like Revoke. A new
+agent's token is shown once, on the page the POST returns (never in an address, never
+stored): the vault keeps only its hash.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ class AgentPanel:
     restricted: list[Shelf]  # restricted shelves, to attach or detach
     calls: tuple[int, int, int] | None  # (last call, calls, refused or failed)
     recent: list[AuditEntry]
+    policy_names: list[str]  # every policy, to choose from
+    configured: str  # the policy the configuration gives it (used when none is set here)
 
 
 async def agent_page(request: Request) -> Response:
@@ -47,8 +51,18 @@ async def agent_page(request: Request) -> Response:
         policies = web.vault.shelves.policies(known_caller(web.vault, name)) if found.active else {}
         restricted = [shelf for shelf in web.vault.shelves.list() if shelf.restricted]
         recent = web.vault.audit.entries(agent=name, limit=10)
+        access = web.vault.privacy.access
+        configured = access.agents.get(name, access.agent_default)
+        if name not in access.agents and not access.unlisted_agents:
+            configured = "none: refused"
         return AgentPanel(
-            found, policies, restricted, web.vault.audit.last_calls().get(name), recent
+            found,
+            policies,
+            restricted,
+            web.vault.audit.last_calls().get(name),
+            recent,
+            list(web.vault.privacy.policies.names()),
+            configured,
         )
 
     try:
@@ -70,7 +84,9 @@ async def add_agent(request: Request, form: dict[str, str]) -> Response:
     return response
 
 
-def _confirm(request: Request, question: str, details: list[str], form: dict[str, str]) -> Response:
+def _confirm(
+    request: Request, question: str, details: list[str], form: dict[str, str], back: str = ""
+) -> Response:
     return page(
         request,
         "confirm.html",
@@ -80,7 +96,7 @@ def _confirm(request: Request, question: str, details: list[str], form: dict[str
         details=details,
         action=str(request.url.path),
         fields={key: value for key, value in form.items() if key not in ("csrf", "confirm")},
-        back="/agents",
+        back=back or "/agents",
     )
 
 
@@ -187,3 +203,60 @@ async def watch_action(request: Request, form: dict[str, str]) -> str:
     method = getattr(web.vault.watches, verb)
     await web.run(lambda: method(watch_id, caller=OWNER))
     return url("/watches", done=f"watch-{WATCH_ACTIONS[verb]}")
+
+
+@action
+async def agent_policy(request: Request, form: dict[str, str]) -> str | Response:
+    """POST /agents/{name}/policy — the policy the agent reads under (empty: the
+    configuration's); a policy that could show it more asks first."""
+    web = web_of(request)
+    name, policy = request.path_params["name"], form.get("policy", "").strip() or None
+    if form.get("confirm") != "yes" and await web.run(
+        lambda: web.vault.agents.policy_loosens(name, policy)
+    ):
+        chosen = f"policy {policy}" if policy else "the configuration's policy"
+        details = [
+            f"{name} would read under {chosen}: text its policy masks now may be shown to it "
+            "from its next call."
+        ]
+        back = f"/agents/{name}"
+        return _confirm(request, f"Loosen {name}'s policy?", details, form, back)
+    await web.run(lambda: web.vault.agents.set_policy(name, policy))
+    return url(f"/agents/{name}", done="agent-policy")
+
+
+@action
+async def agent_switch(request: Request, form: dict[str, str]) -> str:
+    """POST /agents/{name}/{pause|resume|read-only|writable} — from the agent's next call."""
+    web = web_of(request)
+    name, verb = request.path_params["name"], request.path_params["verb"]
+    agents = web.vault.agents
+    changes = {
+        "pause": lambda: agents.pause(name),
+        "resume": lambda: agents.resume(name),
+        "read-only": lambda: agents.set_read_only(name, True),
+        "writable": lambda: agents.set_read_only(name, False),
+    }
+    if verb not in changes:
+        raise NotFound(f"no agent action {verb!r}")
+    await web.run(changes[verb])
+    return url(f"/agents/{name}", done=f"agent-{verb}")
+
+
+@action
+async def shelf_policy(request: Request, form: dict[str, str]) -> str | Response:
+    """POST /shelves/{shelf}/policy — the policy agents read the shelf under (empty: each
+    agent's own); one that could show agents more asks first."""
+    web = web_of(request)
+    shelf, policy = request.path_params["shelf"], form.get("policy", "").strip() or None
+    if form.get("confirm") != "yes" and await web.run(
+        lambda: (web.vault.shelves.get(shelf), web.vault.shelves.policy_loosens(shelf, policy))[1]
+    ):
+        chosen = f"policy {policy}" if policy else "each agent's own policy"
+        details = [
+            f"Agents would read shelf {shelf} under {chosen}: text masked there now may be "
+            "shown to them from their next call."
+        ]
+        return _confirm(request, f"Loosen shelf “{shelf}”'s policy?", details, form)
+    await web.run(lambda: web.vault.shelves.set_policy(shelf, policy))
+    return url("/agents", done="shelf-policy")

@@ -17,7 +17,7 @@ from starlette.responses import Response
 
 from privault.errors import InputError, NotFound, PrivaultError
 from privault.interfaces.agents import known_caller
-from privault.interfaces.web.common import OWNER, Web, error_page, page, web_of
+from privault.interfaces.web.common import OWNER, Web, action, error_page, page, url, web_of
 from privault.statements import EntityCount
 from privault.timeutil import now_ms
 from privault.vault.statement_results import GatedStatement
@@ -162,3 +162,26 @@ async def statements_page(request: Request) -> Response:
     except PrivaultError as exc:
         return error_page(request, exc)
     return page(request, "statements.html", "statements", view=found)
+
+
+@action
+async def supersede(request: Request, form: dict[str, str]) -> str:
+    """POST /statements/{statement_id}/supersede — the world changed: the new text holds
+    from now and the old statement closes exactly there (it stays in the history)."""
+    web = web_of(request)
+    statement_id, content = request.path_params["statement_id"], form.get("content", "").strip()
+    if not content:
+        raise InputError("write what holds now to supersede a statement")
+    await web.run(lambda: web.vault.statements.supersede(statement_id, content, caller=OWNER))
+    return url("/statements", entity=form.get("entity", "")[:200], done="superseded")
+
+
+@action
+async def close(request: Request, form: dict[str, str]) -> str:
+    """POST /statements/{statement_id}/close — it no longer holds, from now (with a reason)."""
+    web = web_of(request)
+    statement_id, reason = request.path_params["statement_id"], form.get("reason", "").strip()
+    await web.run(
+        lambda: web.vault.statements.invalidate(statement_id, caller=OWNER, reason=reason or None)
+    )
+    return url("/statements", entity=form.get("entity", "")[:200], done="closed")

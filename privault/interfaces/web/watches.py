@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from starlette.requests import Request
 from starlette.responses import Response
 
+from privault.errors import InputError
 from privault.interfaces.web.common import OWNER, Web, action, page, url, web_of
 from privault.vault.watch_results import GatedReminder, GatedRun, GatedWatch
 
@@ -36,6 +37,7 @@ class WatchesPage:
     more: int
     due: list[GatedReminder]
     acked: list[GatedReminder]
+    snoozed: list[GatedReminder]  # not acknowledged, off the due list for now
 
 
 def _gather(web: Web, show_cancelled: bool) -> WatchesPage:
@@ -45,9 +47,11 @@ def _gather(web: Web, show_cancelled: bool) -> WatchesPage:
     )
     rows = [WatchRow(item.watch, item.runs) for item in recent.watches]
     every = watches.reminders(caller=OWNER, include_acked=True).reminders  # newest first
-    due = [item for item in every if item.due][::-1]  # oldest first, as `privault reminders`
+    due = list(watches.reminders(caller=OWNER).reminders)  # oldest first, not snoozed
+    listed = {item.id for item in due}
+    snoozed = [item for item in every if item.due and item.id not in listed]
     acked = [item for item in every if not item.due][:20]
-    return WatchesPage(rows, recent.total - len(rows), due, acked)
+    return WatchesPage(rows, recent.total - len(rows), due, acked, snoozed)
 
 
 async def watches_page(request: Request) -> Response:
@@ -65,3 +69,17 @@ async def ack(request: Request, form: dict[str, str]) -> str:
     reminder_id = request.path_params["reminder_id"]
     await web.run(lambda: web.vault.watches.ack(reminder_id, caller=OWNER))
     return url("/watches", done="acked")
+
+
+SNOOZES = {"1h": "an hour", "1d": "a day", "1w": "a week"}
+
+
+@action
+async def snooze(request: Request, form: dict[str, str]) -> str:
+    """POST /reminders/{reminder_id}/snooze — off the due list for an hour, a day or a week."""
+    web = web_of(request)
+    reminder_id, interval = request.path_params["reminder_id"], form.get("for", "")
+    if interval not in SNOOZES:
+        raise InputError(f"snooze for one of {', '.join(SNOOZES)}")
+    await web.run(lambda: web.vault.watches.snooze(reminder_id, caller=OWNER, interval=interval))
+    return url("/watches", done="snoozed")
