@@ -100,8 +100,9 @@ def test_no_cpu_library_privault_loads_holds_amx_kernels() -> None:
     build's AMX variant, holds ggml's AMX buffer type whatever the system line says."""
     import llama_cpp
 
-    folder = Path(llama_cpp.__file__).parent / "lib"
-    variants = llama.cpu_variants(folder)
+    package = Path(llama_cpp.__file__).parent
+    folder = package / "lib"
+    variants = llama.cpu_variants(package)
     if variants:  # runtime-dispatched: what privault picks
         chosen = llama.best_variant(variants)
         assert chosen is not None and not llama.holds_amx(chosen)

@@ -251,6 +251,7 @@ def _unit(matrix: np.ndarray) -> np.ndarray:
 # ggml's AMX matrix kernels fault on the first real decode (see docs/models.md): a CPU
 # backend library that holds them can be told by this symbol.
 AMX_MARK = b"ggml_backend_amx_buffer_type"
+GGML_SONAME = "libggml.so.0"  # of the pinned llama-cpp-python (pyproject.toml)
 
 
 @functools.cache
@@ -266,16 +267,19 @@ def load_backends() -> int:
     import llama_cpp
 
     folder = Path(llama_cpp.__file__).parent / "lib"
-    found = [folder / f"libggml.{ext}" for ext in ("so", "dylib")]
-    present = [path for path in found if path.exists()]
-    if not present:  # a build laid out otherwise links its backend in
+    if not (folder / "libggml.so").exists():  # laid out otherwise: the backend is linked in
         return 0
-    ggml = ctypes.CDLL(str(present[0]))  # the copy llama.cpp already loaded
+    # By its soname: a wheel holds libggml.so and libggml.so.0 as two copies of one file,
+    # and the backend must be registered in the copy libllama uses (the .so.0).
+    ggml = ctypes.CDLL(GGML_SONAME)
     ggml.ggml_backend_reg_count.restype = ctypes.c_size_t
     if ggml.ggml_backend_reg_count() == 0:
-        best = best_variant(cpu_variants(folder))
+        best = best_variant(cpu_variants(Path(llama_cpp.__file__).parent))
         if best is None:
-            raise ModelError(f"llama.cpp has no CPU backend in {folder} that runs on this CPU")
+            raise ModelError(
+                "llama.cpp was built with runtime CPU variants, but none that runs on this CPU "
+                f"is installed beside {folder.parent}"
+            )
         ggml.ggml_backend_load.restype = ctypes.c_void_p
         ggml.ggml_backend_load.argtypes = [ctypes.c_char_p]
         if not ggml.ggml_backend_load(str(best).encode()):
@@ -283,9 +287,12 @@ def load_backends() -> int:
     return int(ggml.ggml_backend_reg_count())
 
 
-def cpu_variants(folder: Path) -> list[Path]:
-    """The CPU variant libraries of a runtime-dispatched build (none in an ordinary one)."""
-    return sorted(folder.glob("libggml-cpu-*.so")) + sorted(folder.glob("libggml-cpu-*.dylib"))
+def cpu_variants(package: Path) -> list[Path]:
+    """The CPU variant libraries of a runtime-dispatched build of the `llama_cpp` package
+    in `package` (none in an ordinary one). pip installs them in the `bin` folder beside
+    the package (llama-cpp-python copies only the libraries it names into its own)."""
+    folders = (package / "lib", package.parent / "bin")
+    return [path for folder in folders for path in sorted(folder.glob("libggml-cpu-*.so"))]
 
 
 def holds_amx(library: Path) -> bool:
