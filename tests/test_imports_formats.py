@@ -368,15 +368,20 @@ def test_a_json_of_something_else_is_not_mem0(tmp_path: Path) -> None:
 
 
 def _peak_reading(kind: str, path: Path) -> int:
+    """The peak of Python allocations while the export is read: the least of two readings,
+    since tracemalloc also counts what other threads of the test process allocate then."""
     import tracemalloc
 
-    tracemalloc.start()
-    try:
-        for _ in imports.reader(kind)(path):
-            pass
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    peaks = []
+    for _ in range(2):
+        tracemalloc.start()
+        try:
+            for _ in imports.reader(kind)(path):
+                pass
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+    return min(peaks)
 
 
 def test_reading_streams_memory_does_not_grow_with_the_export(
