@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -26,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import corpus
-from benchmarks.scale import _load, _probe, _summary, queries
+from benchmarks.scale import _load, _probe, _summary, in_child, queries
 from privault.caller import Caller
 from privault.privacy.detector import FakeDetector
 from privault.store import pii
@@ -183,19 +182,7 @@ def _ratios(figures: dict[str, list[Any]]) -> dict[str, list[Any]]:
 
 def _export(path: Path, models: Path) -> dict[str, Any]:
     """A full export bundle written by a fresh process: seconds, bytes, peak memory."""
-    code = (
-        "import json, sys; from benchmarks.growth import export_child; "
-        "print(json.dumps(export_child(*sys.argv[1:])))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code, str(path), str(models)],
-        capture_output=True,
-        text=True,
-        timeout=3600,
-    )
-    if done.returncode != 0:
-        return {"error": done.stderr.strip().splitlines()[-1:]}
-    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+    return in_child("benchmarks.growth", "export_child", path, models)
 
 
 def export_child(path: str, models: str) -> dict[str, Any]:

@@ -316,12 +316,18 @@ def _backlog(vault: Vault, owner: Caller, sections: int, asked: list[str]) -> di
 def _probe(path: Path, models: Path, *, strong: bool, chat: bool) -> dict[str, Any]:
     """Resident memory of a fresh process that opened the vault and searched, as the warm
     searcher does; with `strong` and `chat` also holding both models, as `serve` does."""
+    return in_child("benchmarks.scale", "probe_child", path, models, int(strong), int(chat))
+
+
+def in_child(module: str, function: str, *args: object) -> dict[str, Any]:
+    """`module.function(*args)` (args as strings) in a fresh Python process: its JSON
+    result, or {"error": its last line of stderr}."""
     code = (
-        "import json, sys; from benchmarks.scale import probe_child; "
-        "print(json.dumps(probe_child(*sys.argv[1:])))"
+        f"import json, sys; from {module} import {function}; "
+        f"print(json.dumps({function}(*sys.argv[1:])))"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code, str(path), str(models), str(int(strong)), str(int(chat))],
+        [sys.executable, "-c", code, *map(str, args)],
         capture_output=True,
         text=True,
         timeout=3600,

@@ -106,7 +106,7 @@ def test_no_cpu_library_privault_loads_holds_amx_kernels() -> None:
     if variants:  # runtime-dispatched: what privault picks
         chosen = llama.best_variant(variants)
         assert chosen is not None and not llama.holds_amx(chosen)
-    linked = [p for p in folder.glob("libggml-cpu.*") if p.suffix in (".so", ".dylib")]
+    linked = llama.linked_cpu_libraries(package)
     assert variants or linked, sorted(p.name for p in folder.iterdir())
     assert not any(llama.holds_amx(p) for p in linked)
 

@@ -295,6 +295,13 @@ def cpu_variants(package: Path) -> list[Path]:
     return [path for folder in folders for path in sorted(folder.glob("libggml-cpu-*.so"))]
 
 
+def linked_cpu_libraries(package: Path) -> list[Path]:
+    """The CPU backend library an ordinary build of `package` links in (none when dispatched)."""
+    return [
+        path for path in (package / "lib").glob("libggml-cpu.*") if path.suffix in (".so", ".dylib")
+    ]
+
+
 def holds_amx(library: Path) -> bool:
     """Whether a CPU backend library can select ggml's AMX kernels."""
     return AMX_MARK in library.read_bytes()

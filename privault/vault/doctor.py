@@ -140,10 +140,8 @@ import json, pathlib, sys, llama_cpp
 from privault.models import llama
 line = llama.system_info()
 package = pathlib.Path(llama_cpp.__file__).parent
-lib = package / "lib"
 variants = llama.cpu_variants(package)
-linked = [p for p in lib.glob("libggml-cpu.*") if p.suffix in (".so", ".dylib")]
-amx = any(llama.holds_amx(p) for p in linked)
+amx = any(llama.holds_amx(p) for p in llama.linked_cpu_libraries(package))
 sys.stdout.write(json.dumps({"line": line, "dispatched": bool(variants), "amx_linked": amx}))
 """
 

@@ -99,6 +99,31 @@ def _names(entities: list[str] | None) -> tuple[str, ...] | None:
     return tuple(entities) if entities else None
 
 
+def _statement(
+    content: str,
+    entity: list[str] | None,
+    source: str | None,
+    salience: float | None,
+    confidence: float | None,
+    occurred_at: str | None,
+    valid_from: str | None,
+    valid_to: str | None,
+    meta: list[str] | None,
+) -> NewStatement:
+    """The statement `add` and `supersede` were given on the command line."""
+    return NewStatement(
+        read_text_argument(content),
+        _names(entity),
+        source,
+        salience,
+        confidence,
+        occurred_at,
+        valid_from,
+        valid_to,
+        _metadata(meta),
+    )
+
+
 def _window(item: dict[str, Any]) -> str:
     start = (item["valid_from"] or "")[:16]
     end = (item["valid_to"] or "")[:16]
@@ -177,16 +202,8 @@ def add(
 ) -> None:
     """Record a statement; it holds until superseded, invalidated or its --valid-to."""
     with opened() as vault:
-        statement = NewStatement(
-            read_text_argument(content),
-            _names(entity),
-            source,
-            salience,
-            confidence,
-            occurred_at,
-            valid_from,
-            valid_to,
-            _metadata(meta),
+        statement = _statement(
+            content, entity, source, salience, confidence, occurred_at, valid_from, valid_to, meta
         )
         response = vault.statements.add(statement, caller=Caller.owner(), shelf=shelf)
     _emit_one(response.to_dict(), json_out, "added")
@@ -265,16 +282,8 @@ def supersede(
 ) -> None:
     """The world changed: close ID exactly where the new statement opens (default now)."""
     with opened() as vault:
-        statement = NewStatement(
-            read_text_argument(content),
-            _names(entity),
-            source,
-            salience,
-            confidence,
-            occurred_at,
-            valid_from,
-            valid_to,
-            _metadata(meta),
+        statement = _statement(
+            content, entity, source, salience, confidence, occurred_at, valid_from, valid_to, meta
         )
         response = vault.statements.supersede(statement_id, statement, caller=Caller.owner())
     _emit_one(response.to_dict(), json_out, "superseded by")
