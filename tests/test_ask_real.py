@@ -125,6 +125,13 @@ def test_the_worker_holds_no_network_socket_and_no_socket_path(chat: WorkerChat)
     assert all(inode in unix and unix[inode] == "" for inode in held)
 
 
+def test_the_worker_holds_its_weights_once_not_also_the_mapped_file(chat: WorkerChat) -> None:
+    chat.chat(build_messages("When is the invoice due?", SECTIONS[:1]), max_tokens=4)
+    maps = Path(f"/proc/{chat.process.pid}/maps").read_text()
+    assert ".gguf" not in maps  # the file was read into memory, then let go
+    assert "libllama" in maps  # (the map does list the files the worker maps)
+
+
 def test_the_briefing_prefix_is_reused_across_questions(chat: WorkerChat) -> None:
     briefing_tokens = len(chat.tokens(chatml(build_messages("q", [])[:1])))
     chat.chat(build_messages("When is the invoice due?", SECTIONS[:1]), max_tokens=8)
