@@ -21,7 +21,8 @@ without the SDK client's CPU on the machine's cores):
 * throughput: `--clients` concurrent sessions calling memory_search for `--seconds`,
   calls/s, errors (must be 0) and the server's CPU seconds per call (from /proc).
 
-Each mode also reports the index windows the server's strong-model pass gave vectors
+Each mode also reports the resident memory of the server and its model workers after its
+phases (`memory_mb`), and the index windows the server's strong-model pass gave vectors
 while it was measured (`strong_windows_indexed`): the pass steps aside while calls run,
 so this stays near 0 unless the phases leave the server idle.
 
@@ -148,6 +149,32 @@ def cpu_seconds(pid: int) -> float:
     except OSError:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def memory(pid: int) -> dict[str, Any]:
+    """Resident MB of a process and of each process it started (the model workers), from
+    /proc: `rss` all resident pages, `anon` those no file backs (what memory pressure cannot
+    simply drop)."""
+
+    def status(of: Path) -> dict[str, float]:
+        fields = dict(line.split(":", 1) for line in (of / "status").read_text().splitlines())
+        return {
+            key: round(int(fields[name].split()[0]) / 1024)
+            for key, name in (("rss", "VmRSS"), ("anon", "RssAnon"))
+            if name in fields
+        }
+
+    found: dict[str, Any] = {"server": status(Path(f"/proc/{pid}")), "workers": []}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found["workers"].append(status(stat.parent))
+        except (OSError, IndexError, ValueError):
+            continue
+    every = [found["server"], *found["workers"]]
+    found["total_rss_mb"] = sum(part.get("rss", 0) for part in every)
+    found["total_anon_mb"] = sum(part.get("anon", 0) for part in every)
+    return found
 
 
 def percentiles(times: list[float]) -> dict[str, Any]:
@@ -386,6 +413,7 @@ def run_mode(
                 throughput, url, token, args.clients, args.seconds, server.pid
             )
         result["strong_windows_indexed"] = strong_windows(path) - strong_before
+        result["memory_mb"] = memory(server.pid)
         return result
     finally:
         server.terminate()
