@@ -128,6 +128,20 @@ def test_every_command_has_help() -> None:
         assert sub.exit_code == 0 and "Usage" in sub.stdout
 
 
+def test_help_paragraphs_flow_to_the_terminal_s_width() -> None:
+    # The docstrings' own line breaks made ragged lines at 80 columns: a paragraph of help
+    # is one line of text that the terminal wraps.
+    result = runner.invoke(app, ["index", "--help"], terminal_width=80, env={"COLUMNS": "80"})
+    assert result.exit_code == 0
+    text = " ".join(line.strip(" │") for line in result.stdout.splitlines())
+    assert "until it has run, agents see none of that text" in " ".join(text.split())
+    lines = [line.rstrip() for line in result.stdout.splitlines() if line.strip()]
+    prose = [line for line in lines if line.startswith(" ") and "│" not in line and "╭" not in line]
+    # Every prose line but a paragraph's last fills the width within one word.
+    ragged = [a for a, b in zip(prose, prose[1:]) if len(a) < 60 and b[1:2].islower()]
+    assert not ragged, ragged
+
+
 def test_version() -> None:
     result = run("--version")
     assert result.exit_code == 0 and result.stdout.startswith("privault ")

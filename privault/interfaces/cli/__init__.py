@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 import sys
 from typing import Annotated
 
@@ -94,7 +95,25 @@ def build_app(command: str | None = None) -> typer.Typer:
     built.callback()(_root)
     for name in (COMMANDS[command],) if command in COMMANDS else MODULES:
         importlib.import_module(f"{__name__}.{name}").register(built)
+    _unwrap_help(built)
     return built
+
+
+def _unwrap_help(app: typer.Typer) -> None:
+    """Let the terminal wrap each command's help: the docstrings are wrapped for the source,
+    and typer keeps their line breaks, which made ragged lines in an 80-column terminal. A
+    paragraph with an indented line (an example) keeps its breaks."""
+    for info in app.registered_commands:
+        text = info.help or inspect.getdoc(info.callback) or ""
+        info.help = "\n\n".join(
+            paragraph
+            if any(line[:1].isspace() for line in paragraph.splitlines())
+            else " ".join(paragraph.splitlines())
+            for paragraph in text.split("\n\n")
+        )
+    for group in app.registered_groups:
+        if group.typer_instance is not None:
+            _unwrap_help(group.typer_instance)
 
 
 _full: list[typer.Typer] = []
