@@ -177,19 +177,6 @@ def test_the_worker_writes_no_core_dump_and_dies_with_its_parent(chat: WorkerCha
     # It yields the CPU to the server's own calls.
     mine = os.getpriority(os.PRIO_PROCESS, 0)
     assert os.getpriority(os.PRIO_PROCESS, pid) == min(19, mine + NICENESS)
-    assert os.sched_getscheduler(pid) == os.SCHED_OTHER  # idle class only when asked
-
-
-def test_a_worker_asked_for_idle_cpu_computes_in_the_idle_class() -> None:
-    process = ModelProcess(Spec("fake-chat", "fake", idle_cpu=True), backoff=(0.0,))
-    handle = WorkerChat(process.spec, deadline=QUICK, process=process)
-    try:
-        assert handle.chat(say("warm")).text == "warm"
-        # Every thread, also those the engine starts after loading, inherits the class.
-        tasks = Path(f"/proc/{process.pid}/task").iterdir()
-        assert {os.sched_getscheduler(int(task.name)) for task in tasks} == {os.SCHED_IDLE}
-    finally:
-        process.close()
 
 
 def test_the_embedder_worker_returns_the_fakes_vectors_and_survives_a_crash() -> None:

@@ -9,13 +9,8 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
-import pytest
-
-from privault.errors import ModelError
 from privault.interfaces.cli.serve import _warm_up
-from privault.vault import ask
 from tests.helpers import fake_vault
 
 
@@ -30,26 +25,6 @@ def test_serve_loads_its_engines_then_freezes_the_heap(tmp_path: Path) -> None:
     finally:
         gc.unfreeze()
         vault.close()
-
-
-def test_serve_s_answerer_computes_on_idle_cpu_only(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # The calls the server answers while the model writes come first (benchmarks.mcp).
-    chosen: list[dict[str, Any]] = []
-
-    def local_chat(models_dir: Path, name: str, **options: Any) -> Any:
-        chosen.append(options)
-        raise ModelError("no model in this test")
-
-    monkeypatch.setattr(ask, "local_chat", local_chat)
-    vault = fake_vault(tmp_path / "v.db")
-    try:
-        _warm_up(vault, chat_threads=1)
-    finally:
-        gc.unfreeze()
-        vault.close()
-    assert [(options["threads"], options["idle_cpu"]) for options in chosen] == [(1, True)]
 
 
 def test_serve_keeps_numpy_s_blas_to_one_thread() -> None:

@@ -30,9 +30,6 @@ class Spec:
     threads: int = 2
     query_threads: int = 2
     dim: int = 0  # embedders: the vector size, known from the manifest before loading
-    # Compute only with CPU time nothing else on the machine wants (a server's answerer:
-    # the calls it serves meanwhile come first); otherwise at a lower priority (`worker`).
-    idle_cpu: bool = False
 
     @property
     def role(self) -> str:

@@ -121,17 +121,16 @@ def local_chat(
     name: str,
     *,
     threads: int = DEFAULT_THREADS,
-    idle_cpu: bool = False,
     deadline: Deadline | None = None,
     on_change: Callable[[Health], None] | None = None,
 ) -> WorkerChat:
     """The chat model `name`, checked now (role, files, sha256) and run in a worker that
-    starts on the first call (computing only on idle CPU time with `idle_cpu`)."""
+    starts on the first call."""
     role = catalog.manifest(models_dir, name).role
     if role != "chat":  # asked before the files are checked: the wrong model is not hashed
         raise ModelError(f"model {name} is a {role} model, not a chat model")
     catalog.verified_model(models_dir, name)  # a bad file is refused here, in the caller
-    spec = Spec("llama-chat", name, str(models_dir), threads=threads, idle_cpu=idle_cpu)
+    spec = Spec("llama-chat", name, str(models_dir), threads=threads)
     return WorkerChat(spec, deadline=deadline, process=ModelProcess(spec, on_change=on_change))
 
 

@@ -15,8 +15,7 @@ What the child does to itself before it reads any private text:
   watchdog thread; `PR_SET_PDEATHSIG` would fire when the parent's *thread* that started it
   ends, and the supervisor restarts workers from short-lived threads), and ignores the
   terminal's Ctrl-C, which is the parent's to handle;
-* runs at a lower CPU priority than the server, so the calls it answers meanwhile come first
-  (with `Spec.idle_cpu`, Linux's idle class: only on CPU time nothing else wants);
+* runs at a lower CPU priority than the server, so the calls it answers meanwhile come first;
 * never logs: llama.cpp runs quiet and a Python error goes back to the parent as its type
   and one line (`error` below), never as a prompt.
 
@@ -35,7 +34,6 @@ import sys
 import threading
 import time
 from multiprocessing.connection import Connection
-from pathlib import Path
 from typing import Any
 
 from privault.models.chat import Message
@@ -44,21 +42,11 @@ from privault.models.engines import Engine, Spec, load_engine
 _PR_SET_DUMPABLE = 4
 # A model's work yields the CPU to the calls the server answers meanwhile (a search during
 # an answer); on an otherwise idle machine it changes nothing (benchmarks.mcp, phase ask).
+# A niceness, not Linux's idle class: the idle class bought searches during an answer a
+# little (p95 1.14–1.20× against 1.20–1.22× with no answer running), but under calls that
+# never stop it starves the answer (benchmarks.faults, four searchers: 0 of 5 answers
+# within 20 s) where a niceness still leaves it a share of the CPU.
 NICENESS = 5
-
-
-def lower_priority(spec: Spec) -> None:
-    """The idle scheduling class for a spec that asks for it, where the OS has one: for every
-    thread now, before the engine loads, so the threads the engine starts inherit it.
-
-    Niceness alone still lets a model's thread hold a core for a while after a server thread
-    wakes: searches during an answer measured 1.20–1.22× their p95 with no answer running,
-    1.14–1.16× in the idle class (`benchmarks.mcp --phases ask`, the same run's `between`
-    searches). The cost is the answer's: about a tenth slower while searches run back to
-    back, and it waits for any other busy program on the machine."""
-    if spec.idle_cpu and hasattr(os, "SCHED_IDLE"):
-        for task in Path("/proc/self/task").iterdir():
-            os.sched_setscheduler(int(task.name), os.SCHED_IDLE, os.sched_param(0))
 
 
 def harden(parent: int) -> None:
@@ -141,7 +129,6 @@ def serve(pipe: Connection) -> int:
     """Load the engine the first message names, then answer calls until the pipe closes."""
     try:
         spec = Spec.from_json(json.loads(pipe.recv_bytes()))
-        lower_priority(spec)
         started = time.perf_counter()
         engine = load_engine(spec)
         ready = {"ok": True, "ready": True, "load_seconds": time.perf_counter() - started}

@@ -67,10 +67,9 @@ class VaultAsk:
         per process for all handles on the file."""
         return self.load()
 
-    def load(self, threads: int | None = None, *, idle_cpu: bool = False) -> ChatModel:
+    def load(self, threads: int | None = None) -> ChatModel:
         """The local model's handle, computing with `threads` CPU threads (default: the
-        engine's) and, with `idle_cpu`, only on idle CPU time, unless this process already
-        holds it; its worker starts on first use."""
+        engine's) unless this process already holds it; its worker starts on first use."""
         if self._chat is not None:
             return self._chat
 
@@ -80,7 +79,6 @@ class VaultAsk:
                 settings.models_dir,
                 self.chat_model,
                 threads=threads or DEFAULT_THREADS,
-                idle_cpu=idle_cpu,
                 deadline=Deadline(cap=settings.ask_timeout),
                 on_change=self._context.engines.on_health,
             )

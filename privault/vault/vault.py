@@ -314,12 +314,11 @@ class Vault:
             question, caller=caller, budget=budget, instruction=instruction, followup=followup
         )
 
-    def load_chat_model(self, threads: int | None = None, *, idle_cpu: bool = False) -> str:
+    def load_chat_model(self, threads: int | None = None) -> str:
         """Start the local answerer's worker now and wait for its model to load (so the
         first ask is not slow), computing with `threads` CPU threads (default: the
-        engine's) and, with `idle_cpu`, only on CPU time nothing else wants (a server's
-        answerer); return its name."""
-        chat = self.asking.load(threads, idle_cpu=idle_cpu)
+        engine's); return its name."""
+        chat = self.asking.load(threads)
         start = getattr(chat, "start", None)
         if start is not None:
             start()

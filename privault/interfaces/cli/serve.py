@@ -208,8 +208,7 @@ def _warm_up(vault: Vault, chat_threads: int) -> None:
     except PrivaultError as exc:  # every gated call will refuse with the same message
         err_console.print(styled("[yellow]PII detector unavailable:[/yellow] {}", exc))
     try:
-        # Idle CPU only: the calls the server answers meanwhile come first.
-        name = vault.load_chat_model(threads=chat_threads, idle_cpu=True)
+        name = vault.load_chat_model(threads=chat_threads)
         err_console.print(
             f"local model {name} loaded ({chat_threads} CPU thread"
             + ("s)" if chat_threads != 1 else ")"),
