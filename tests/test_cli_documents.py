@@ -138,7 +138,8 @@ def test_help_paragraphs_flow_to_the_terminal_s_width() -> None:
     lines = [line.rstrip() for line in result.stdout.splitlines() if line.strip()]
     prose = [line for line in lines if line.startswith(" ") and "│" not in line and "╭" not in line]
     # Every prose line but a paragraph's last fills the width within one word.
-    ragged = [a for a, b in zip(prose, prose[1:]) if len(a) < 60 and b[1:2].islower()]
+    pairs = zip(prose, prose[1:], strict=False)
+    ragged = [a for a, b in pairs if len(a) < 60 and b[1:2].islower()]
     assert not ragged, ragged
 
 
