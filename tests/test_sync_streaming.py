@@ -3,6 +3,7 @@ leaves nothing half-written, and the file is the one every reader already reads.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import zlib
@@ -222,3 +223,17 @@ def test_exporting_streams_memory_does_not_grow_with_the_vault(
     # is held at a time, never the rows or their JSON.
     assert peaks[240] < peaks[30] * 1.5, peaks
     assert peaks[240] < plain[240] / 4, (peaks, plain)
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [],
+        [["shelf", "work", "h", "dev", None]],
+        [["a", {"b": 1, "a": [1.5, None, True]}, "ünï \u2028 \x07"], [2, "x"]],
+        {"not": "a list"},
+    ],
+)
+def test_the_rows_digest_taken_row_by_row_is_the_whole_lists(rows: object) -> None:
+    whole = json.dumps(rows, sort_keys=True, separators=(",", ":")).encode()
+    assert bundle.rows_digest(rows) == hashlib.sha256(whole).hexdigest()  # type: ignore[arg-type]

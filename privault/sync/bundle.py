@@ -96,10 +96,19 @@ def key_check(key: bytes) -> bytes:
 
 
 def rows_digest(rows: list[list[Any]]) -> str:
-    """sha256 of the rows' canonical JSON."""
-    return hashlib.sha256(
-        json.dumps(rows, sort_keys=True, separators=(",", ":")).encode()
-    ).hexdigest()
+    """sha256 of the rows' canonical JSON list (sorted keys, no spaces), taken a row at a
+    time: the whole list's JSON is never held (hundreds of MB for a large vault)."""
+    if not isinstance(rows, list):  # not rows at all: the digest of what it is
+        return hashlib.sha256(
+            json.dumps(rows, sort_keys=True, separators=(",", ":")).encode()
+        ).hexdigest()
+    digest = hashlib.sha256(b"[")
+    for number, item in enumerate(rows):
+        if number:
+            digest.update(b",")
+        digest.update(json.dumps(item, sort_keys=True, separators=(",", ":")).encode())
+    digest.update(b"]")
+    return digest.hexdigest()
 
 
 def read_header(data: bytes) -> tuple[dict[str, Any], bytes, bytes]:
@@ -215,6 +224,7 @@ def open_bundle(data: bytes, keys: KeyCache, schema: int) -> Bundle:
         content = json.loads(_decompress(body))
     except (ValueError, RecursionError, zlib.error):
         raise BundleError("the bundle's content is malformed (not compressed JSON)") from None
+    del body  # the parsed rows are what is kept
     if not isinstance(content, dict) or set(content) != {"rows", "rows_sha256"}:
         raise BundleError("the bundle's content is malformed (not a row list)")
     try:
