@@ -45,7 +45,7 @@ from privault.errors import BundleError, PrivaultError
 from privault.privacy.detector import FakeDetector
 from privault.retrieval.embedder import FakeEmbedder
 from privault.store.migrations import known_migrations
-from privault.sync import bundle, folder
+from privault.sync import bundle, bundle_writer, folder
 from privault.vault import Vault
 
 OWNER = Caller.owner()
@@ -137,7 +137,7 @@ def _seal_raw(rows: list[Any], keys: bundle.KeyCache, salt: bytes, schema: int) 
         0,
         tuple(Raw(item) for item in rows),  # type: ignore[misc]
     )
-    return bundle.seal(sealed, keys, salt=salt)
+    return bundle_writer.seal(sealed, keys, salt=salt)
 
 
 def _rebuild(header: dict[str, Any], ciphertext: bytes) -> bytes:
@@ -347,7 +347,7 @@ def _sync_round(
     for data in hostile:
         device = f"dev_{rng.randrange(16**12):012x}"
         (shared / device).mkdir(parents=True, exist_ok=True)
-        folder.write_file(shared, device, 1, data)
+        folder.write_file(shared, device, 1, lambda out, blob=data: out.write(blob))
         devices.append(device)
     try:
         report = target.sync.sync(shared, secret=SECRET, caller=OWNER)

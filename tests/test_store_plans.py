@@ -158,7 +158,25 @@ def test_a_documents_page_walks_the_listing_newest_first_whatever_the_filter(
         ]
         assert len(pages) == 3
         for sql, plan in pages:
-            assert "documents_listing" in plan[0] and "TEMP B-TREE" not in " ".join(plan), (
-                sql,
-                plan,
+            listing = (
+                "documents_kind_listing (kind=?)" if " kind = " in sql else "documents_listing"
             )
+            assert listing in plan[0] and "TEMP B-TREE" not in " ".join(plan), (sql, plan)
+
+
+def test_a_page_of_one_kind_starts_at_that_kind_and_pages_newest_first(tmp_path: Path) -> None:
+    with fake_vault(tmp_path / "v.db") as vault:
+        vault.note_many(
+            [
+                {"text": f"Item {i}.", "kind": ("note", "reminder")[i % 3 == 0], "created_at": i}
+                for i in range(1, 13)
+            ],
+            caller=OWNER,
+        )
+        reminders = Filters(kind="reminder")
+        first = vault.docs(caller=OWNER, filters=reminders, limit=3).documents
+        assert [d.created_at for d in first] == [12, 9, 6]
+        after = (first[-1].created_at, first[-1].doc_id)
+        rest = vault.docs(caller=OWNER, filters=reminders, limit=3, after=after).documents
+        assert [d.created_at for d in rest] == [3]
+        assert vault.docs(caller=OWNER, filters=Filters(kind="page"), limit=3).documents == ()

@@ -11,7 +11,7 @@ import pytest
 from privault import Caller
 from privault.errors import AccessDenied, BundleError
 from privault.store.migrations import known_migrations
-from privault.sync import bundle, stamping
+from privault.sync import bundle, bundle_writer, stamping
 from privault.sync.rows import Row
 from privault.vault import Vault
 from tests.helpers import fake_vault
@@ -199,7 +199,7 @@ def test_a_row_before_what_it_points_at_waits_then_lands(
     schema = known_migrations()[-1].version
     for name, part in (("new.pvb", newer), ("rest.pvb", rest)):
         sealed = bundle.Bundle("dev_000000000001", schema, 0, 1, 0, tuple(part))
-        (tmp_path / name).write_bytes(bundle.seal(sealed, keys))
+        (tmp_path / name).write_bytes(bundle_writer.seal(sealed, keys))
     early = target.sync.import_bundle(tmp_path / "new.pvb", secret=SECRET, caller=OWNER)
     assert early.applied == {} and early.waiting == 1
     late = target.sync.import_bundle(tmp_path / "rest.pvb", secret=SECRET, caller=OWNER)
@@ -241,7 +241,7 @@ def test_a_correctly_sealed_bundle_with_unknown_fields_is_refused(
     row = Row("statement", "s_1", f"000000000000001.000000.{device}", device, payload)
     sealed = bundle.Bundle(device, known_migrations()[-1].version, 0, 1, 0, (row,))
     path = tmp_path / "odd.pvb"
-    path.write_bytes(bundle.seal(sealed, bundle.KeyCache(SECRET)))
+    path.write_bytes(bundle_writer.seal(sealed, bundle.KeyCache(SECRET)))
     with pytest.raises(BundleError, match="malformed"):
         target.sync.import_bundle(path, secret=SECRET, caller=OWNER)
     assert target.conn.execute("SELECT count(*) FROM statements").fetchone()[0] == 0

@@ -21,7 +21,7 @@ import pytest
 from privault import Caller
 from privault.errors import BundleError, NotFound
 from privault.store.migrations import known_migrations
-from privault.sync import bundle, folder
+from privault.sync import bundle, bundle_writer, folder
 from privault.vault import Vault
 from tests.helpers import fake_vault
 
@@ -53,7 +53,7 @@ def _with_header(data: bytes, change: Any) -> bytes:
 def _drop(shared: Path, data: bytes, device: str = "dev_0123456789ab") -> Path:
     """A file in a peer's folder, as a file-sync tool would deliver it."""
     (shared / device).mkdir(parents=True, exist_ok=True)
-    return folder.write_file(shared, device, 1, data)
+    return folder.write_file(shared, device, 1, lambda out: out.write(data))
 
 
 @pytest.mark.parametrize(
@@ -140,7 +140,9 @@ def _resealed(vault: Vault, tmp_path: Path, edit: Any) -> Path:
     edit(listed)
     rows: Any = tuple(_Raw(item) for item in listed)  # sealed as they are, right or wrong
     out = tmp_path / "edited.pvb"
-    out.write_bytes(bundle.seal(bundle.Bundle(opened.device, opened.schema, 0, 1, 0, rows), keys))
+    out.write_bytes(
+        bundle_writer.seal(bundle.Bundle(opened.device, opened.schema, 0, 1, 0, rows), keys)
+    )
     return out
 
 

@@ -155,3 +155,23 @@ def test_a_vault_written_before_codes_gets_them_on_the_first_search(tmp_path: Pa
     (chunks,) = conn.execute("SELECT count(*) FROM chunks").fetchone()
     assert left == chunks  # a deleted chunk's codes went with it
     vault.close()
+
+
+def test_codes_are_counted_once_per_vault_not_in_every_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "v.db"
+    vault = fake_vault(path)
+    vault.note_many([{"text": f"note {i} about bees"} for i in range(5)], caller=OWNER)
+    assert not vector_codes.known_complete(vault.conn)
+    assert vault.search("bees", caller=OWNER).results  # counts once, finds none missing
+    assert vector_codes.known_complete(vault.conn)
+    vault.close()
+
+    def counted(conn: object) -> int:
+        raise AssertionError("the codes were counted again")
+
+    monkeypatch.setattr(vector_codes, "missing", counted)
+    again = fake_vault(path)
+    assert again.search("bees", caller=OWNER).results
+    again.close()

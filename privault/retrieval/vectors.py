@@ -104,8 +104,10 @@ class VectorIndex:
         """
         with self._lock:
             if not self._checked:
-                if vector_codes.missing(conn):
-                    vector_codes.backfill(conn)
+                if not vector_codes.known_complete(conn):
+                    if vector_codes.missing(conn):
+                        vector_codes.backfill(conn)
+                    vector_codes.mark_complete(conn)
                 self._checked = True
             token = index_reads.change_token(conn)
             if self._tokens.unchanged(conn, token):

@@ -184,9 +184,15 @@ def list_documents(
     if after is not None:
         where.append("(created_at < ? OR (created_at = ? AND id > ?))")
         params.extend((after[0], after[0], after[1]))
-    # Current documents are walked newest first through the listing index and the walk
-    # stops at `limit`; left to itself SQLite may prefer the shelf index and sort the shelf.
-    walk = "" if include_old else " INDEXED BY documents_listing"
+    # Current documents are walked newest first through the listing index (of one kind,
+    # when the page names it) and the walk stops at `limit`; left to itself SQLite may
+    # prefer the shelf index and sort the shelf.
+    if include_old:
+        walk = ""
+    elif kind:
+        walk = " INDEXED BY documents_kind_listing"
+    else:
+        walk = " INDEXED BY documents_listing"
     found = rows(
         conn,
         f"SELECT {_DOC_COLUMNS} FROM documents{walk} WHERE {' AND '.join(where)} "

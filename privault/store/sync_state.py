@@ -54,12 +54,13 @@ def last_seq(conn: Connection) -> int:
     return int(meta_get(conn, SEQ_KEY) or 0)
 
 
-def dirty(conn: Connection) -> list[tuple[str, str, int]]:
-    """Rows changed since they were last stamped: (kind, id, ms of the change), oldest first."""
+def dirty(conn: Connection, *, limit: int = -1) -> list[tuple[str, str, int]]:
+    """Rows changed since they were last stamped: (kind, id, ms of the change), oldest
+    first; at most `limit` of them (-1: all)."""
     return [
         (kind, row_id, int(at))
         for kind, row_id, at in conn.execute(
-            "SELECT kind, id, at FROM sync_dirty ORDER BY at, kind, id"
+            "SELECT kind, id, at FROM sync_dirty ORDER BY at, kind, id LIMIT ?", (limit,)
         )
     ]
 
@@ -94,15 +95,17 @@ def record(
 
 
 def changed_since(
-    conn: Connection, since: int, *, skip_origins: Iterable[str] = ()
-) -> list[tuple[str, str, str, str]]:
-    """(kind, id, clock, origin) of rows whose local change number is above `since`,
-    except those whose last change came from one of `skip_origins`."""
+    conn: Connection, since: int, *, skip_origins: Iterable[str] = (), limit: int = -1
+) -> list[tuple[str, str, str, str, int]]:
+    """(kind, id, clock, origin, change number) of rows whose local change number is above
+    `since`, oldest change first, except those whose last change came from one of
+    `skip_origins`; at most `limit` of them (-1: all)."""
     skipped = list(skip_origins)
-    sql = "SELECT kind, id, hlc, origin FROM sync_rows WHERE seq > ?"
+    sql = "SELECT kind, id, hlc, origin, seq FROM sync_rows WHERE seq > ?"
     if skipped:
         sql += f" AND origin NOT IN ({','.join('?' * len(skipped))})"
-    return [tuple(item) for item in conn.execute(sql + " ORDER BY seq", [since, *skipped])]
+    found = conn.execute(sql + " ORDER BY seq LIMIT ?", [since, *skipped, limit])
+    return [(kind, row_id, hlc, origin, int(seq)) for kind, row_id, hlc, origin, seq in found]
 
 
 def pending(conn: Connection) -> list[tuple[str, str, str, str, Any]]:

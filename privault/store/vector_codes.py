@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from privault.store.connection import Connection, in_batches, write
+from privault.store.connection import Connection, in_batches, write, write_if_free
 
 STREAM_ROWS = 20_000  # rows fetched at a time when loading (bounded memory while loading)
 BACKFILL_ROWS = 5_000  # chunks given codes per transaction by `backfill`
@@ -91,8 +91,33 @@ def vectors_of(
     return np.asarray(found_ids, dtype=np.int64), values.astype(np.float32) * scales[:, None]
 
 
+COMPLETE_KEY = "vector_codes_complete"  # meta: every chunk has its codes (see `known_complete`)
+
+
+def known_complete(conn: Connection) -> bool:
+    """Whether this vault is known to hold codes for every embedded chunk.
+
+    Codes are written with their chunk (`save`, in `sections`), so once the chunks written
+    before m019 have theirs, every later chunk has them too. Counting to find out reads the
+    codes table and the masked vectors whole (over a second at 450,000 sections), and the
+    vector index would do it at the start of every process: it is done once, then noted."""
+    found = conn.execute("SELECT value FROM meta WHERE key = ?", (COMPLETE_KEY,)).fetchone()
+    return found is not None
+
+
+def mark_complete(conn: Connection) -> None:
+    """Note that every embedded chunk has its codes (after `missing` found none). Only if
+    no writer holds the file: a search never waits for this (another process notes it)."""
+    with write_if_free(conn) as free:
+        if free:
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES (?, '1') ON CONFLICT (key) DO NOTHING",
+                (COMPLETE_KEY,),
+            )
+
+
 def missing(conn: Connection) -> int:
-    """How many embedded chunks have no codes yet (written before m019)."""
+    """How many embedded chunks have no codes yet (written before m019), counted."""
     (count,) = conn.execute(
         "SELECT count(*) FROM masked_chunks m WHERE length(m.embedding) > 0"
         " AND NOT EXISTS (SELECT 1 FROM chunk_codes k WHERE k.chunk_id = m.chunk_id)"

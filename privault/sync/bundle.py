@@ -9,6 +9,7 @@ decryption too. The plaintext is zlib-compressed JSON carrying the rows and thei
 sha256. The key is derived from a secret (a passphrase, or the vault's key) with scrypt
 and a fresh salt per bundle; a short HMAC of the key in the header tells a wrong secret
 apart from a tampered file. Nothing in the header says anything about the rows' content.
+This module reads bundles; `privault.sync.bundle_writer` writes them.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import base64
 import hashlib
 import hmac
 import json
-import os
 import re
 import struct
 import zlib
@@ -76,7 +76,8 @@ class KeyCache:
         return self._keys[cache_key]
 
 
-def _b64(data: bytes) -> str:
+def b64(data: bytes) -> str:
+    """Bytes as base64 text (header fields)."""
     return base64.b64encode(data).decode("ascii")
 
 
@@ -89,43 +90,25 @@ def _unb64(text: Any, what: str) -> bytes:
         raise BundleError(f"the bundle's header is damaged ({what})") from None
 
 
-def _key_check(key: bytes) -> bytes:
+def key_check(key: bytes) -> bytes:
+    """A short HMAC of the key: tells a wrong secret apart from a tampered file."""
     return hmac.new(key, b"privault bundle key check", hashlib.sha256).digest()[:16]
 
 
 def rows_digest(rows: list[list[Any]]) -> str:
-    """sha256 of the rows' canonical JSON."""
-    return hashlib.sha256(
-        json.dumps(rows, sort_keys=True, separators=(",", ":")).encode()
-    ).hexdigest()
-
-
-def seal(bundle: Bundle, keys: KeyCache, *, salt: bytes | None = None) -> bytes:
-    """The bundle as file bytes, encrypted with a key derived from `keys`' secret."""
-    salt = salt or os.urandom(16)
-    key = keys.key(salt, SCRYPT)
-    listed = [row.as_list() for row in bundle.rows]
-    plain = json.dumps(
-        {"rows": listed, "rows_sha256": rows_digest(listed)}, separators=(",", ":")
-    ).encode()
-    nonce = os.urandom(12)
-    body = zlib.compress(plain, 6)
-    # The ciphertext length is known before encrypting (GCM adds a 16-byte tag).
-    header = {
-        "format": FORMAT,
-        "schema": bundle.schema,
-        "device": bundle.device,
-        "since": bundle.since,
-        "cursor": bundle.cursor,
-        "created_at": bundle.created_at,
-        "kdf": {"name": "scrypt", "salt": _b64(salt), **SCRYPT},
-        "key_check": _b64(_key_check(key)),
-        "nonce": _b64(nonce),
-        "size": len(body) + 16,
-    }
-    head = json.dumps(header, sort_keys=True).encode()
-    ciphertext = AESGCM(key).encrypt(nonce, body, MAGIC + head)
-    return MAGIC + struct.pack(">I", len(head)) + head + ciphertext
+    """sha256 of the rows' canonical JSON list (sorted keys, no spaces), taken a row at a
+    time: the whole list's JSON is never held (hundreds of MB for a large vault)."""
+    if not isinstance(rows, list):  # not rows at all: the digest of what it is
+        return hashlib.sha256(
+            json.dumps(rows, sort_keys=True, separators=(",", ":")).encode()
+        ).hexdigest()
+    digest = hashlib.sha256(b"[")
+    for number, item in enumerate(rows):
+        if number:
+            digest.update(b",")
+        digest.update(json.dumps(item, sort_keys=True, separators=(",", ":")).encode())
+    digest.update(b"]")
+    return digest.hexdigest()
 
 
 def read_header(data: bytes) -> tuple[dict[str, Any], bytes, bytes]:
@@ -226,12 +209,12 @@ def open_bundle(data: bytes, keys: KeyCache, schema: int) -> Bundle:
     header, head, ciphertext = read_header(data)
     check_versions(header, schema)
     params, salt = _check_header(header, ciphertext)
-    key_check = _unb64(header.get("key_check"), "key check")
+    checked = _unb64(header.get("key_check"), "key check")
     nonce = _unb64(header.get("nonce"), "nonce")
-    if len(key_check) != 16 or len(nonce) != 12:
+    if len(checked) != 16 or len(nonce) != 12:
         raise BundleError("the bundle's header is damaged (key check or nonce)")
     key = keys.key(salt, params)
-    if not hmac.compare_digest(_key_check(key), key_check):
+    if not hmac.compare_digest(key_check(key), checked):
         raise BundleError("wrong passphrase or key for this bundle")
     try:
         body = AESGCM(key).decrypt(nonce, ciphertext, MAGIC + head)
@@ -241,6 +224,7 @@ def open_bundle(data: bytes, keys: KeyCache, schema: int) -> Bundle:
         content = json.loads(_decompress(body))
     except (ValueError, RecursionError, zlib.error):
         raise BundleError("the bundle's content is malformed (not compressed JSON)") from None
+    del body  # the parsed rows are what is kept
     if not isinstance(content, dict) or set(content) != {"rows", "rows_sha256"}:
         raise BundleError("the bundle's content is malformed (not a row list)")
     try:

@@ -13,8 +13,11 @@ from __future__ import annotations
 import os
 import re
 import secrets
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from privault.errors import InputError
 
@@ -53,17 +56,29 @@ def written_up_to(folder: Path, device: str) -> int:
     return max(numbers, default=0)
 
 
-def write_file(folder: Path, device: str, cursor: int, data: bytes) -> Path:
-    """Write one change file atomically; returns its path."""
+@contextmanager
+def atomic_file(path: Path) -> Iterator[IO[bytes]]:
+    """A file written under a hidden temporary name beside `path`: synced to disk and
+    renamed to `path` when the block ends, removed if it raises. A reader never sees a
+    half-written file, and a failed write leaves what was at `path` as it was."""
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.part")
+    try:
+        with open(temporary, "xb") as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        temporary.replace(path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def write_file(folder: Path, device: str, cursor: int, fill: Callable[[IO[bytes]], object]) -> Path:
+    """Write one change file atomically, its bytes written by `fill`; returns its path."""
     own = folder / device
     own.mkdir(exist_ok=True)
     name = f"{cursor:012d}-{secrets.token_hex(4)}{SUFFIX}"
-    temporary = own / f".{name}.part"
-    with open(temporary, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    temporary.replace(own / name)
+    with atomic_file(own / name) as handle:
+        fill(handle)
     return own / name
 
 

@@ -9,16 +9,13 @@ exactly as it arrived, therefore costs no new clock and is not sent again.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Iterator
 
 from privault.store import sync_read, sync_state, sync_write
 from privault.store.connection import Connection, write
 from privault.sync.access import ShelfVersion
 from privault.sync.hlc import Stamp, receive, tick
 from privault.sync.rows import Row, content_hash
-
-Payloads = dict[tuple[str, str], dict[str, Any] | None]
 
 
 def load_clock(conn: Connection) -> Stamp | None:
@@ -33,70 +30,68 @@ def save_clock(conn: Connection, clock: Stamp | None) -> None:
         sync_state.meta_set(conn, sync_state.CLOCK_KEY, clock.text())
 
 
-def stamp_changes(conn: Connection, read: Payloads | None = None) -> int:
+STAMP_BATCH = 2000  # dirty marks stamped at a time: memory stays flat after a big import
+ROW_BATCH = 500  # rows read at a time for a bundle
+
+
+def stamp_changes(conn: Connection) -> int:
     """Give every really changed row a clock and a change number; return how many.
 
-    `read`, when given, collects the payloads read on the way, so an export in the same
-    transaction need not read them twice."""
+    Marks are taken oldest first, a batch at a time (each batch's marks are cleared before
+    the next is read), so a vault with every row dirty is stamped in flat memory."""
     with write(conn):
-        marks = sync_state.dirty(conn)
+        marks = sync_state.dirty(conn, limit=STAMP_BATCH)
         if not marks:
             return 0
         me = sync_state.device_id(conn)
         clock = load_clock(conn)
-        previous = sync_state.known(conn, [(kind, row_id) for kind, row_id, _ in marks])
         seq = sync_state.last_seq(conn)
         stamped = 0
-        for kind, row_id, at in marks:
-            payload = sync_read.payload(conn, kind, row_id)
-            if read is not None:
-                read[(kind, row_id)] = payload
-            digest = content_hash(payload)
-            before = previous.get((kind, row_id))
-            if (before is None and digest == "") or (before is not None and before[2] == digest):
-                continue
-            if kind == "shelf" and payload is not None and before is not None:
-                # This version replaces the one recorded: it has seen that one's history.
-                seen = ShelfVersion(before[0], before[1], payload).history
-                if seen != payload["seen"]:
-                    sync_write.set_shelf_seen(conn, row_id, seen)
-                    payload = sync_read.payload(conn, kind, row_id)
-                    if read is not None:
-                        read[(kind, row_id)] = payload
-                    digest = content_hash(payload)
-            if before is not None:  # a change to a row is always later than the row
-                clock = receive(clock, Stamp.parse(before[0]), me)
-            clock = tick(clock, at, me)
-            seq += 1
-            sync_state.record(conn, kind, row_id, clock.text(), me, digest, seq)
-            stamped += 1
-        sync_state.clear_dirty(conn, [(kind, row_id) for kind, row_id, _ in marks])
+        while marks:
+            keys = [(kind, row_id) for kind, row_id, _ in marks]
+            previous = sync_state.known(conn, keys)
+            for kind, row_id, at in marks:
+                payload = sync_read.payload(conn, kind, row_id)
+                digest = content_hash(payload)
+                before = previous.get((kind, row_id))
+                if (before is None and digest == "") or (
+                    before is not None and before[2] == digest
+                ):
+                    continue
+                if kind == "shelf" and payload is not None and before is not None:
+                    # This version replaces the one recorded: it has seen that one's history.
+                    seen = ShelfVersion(before[0], before[1], payload).history
+                    if seen != payload["seen"]:
+                        sync_write.set_shelf_seen(conn, row_id, seen)
+                        digest = content_hash(sync_read.payload(conn, kind, row_id))
+                if before is not None:  # a change to a row is always later than the row
+                    clock = receive(clock, Stamp.parse(before[0]), me)
+                clock = tick(clock, at, me)
+                seq += 1
+                sync_state.record(conn, kind, row_id, clock.text(), me, digest, seq)
+                stamped += 1
+            # Also drops the mark `set_shelf_seen` just left.
+            sync_state.clear_dirty(conn, keys)
+            marks = sync_state.dirty(conn, limit=STAMP_BATCH)
         sync_state.meta_set(conn, sync_state.SEQ_KEY, str(seq))
         save_clock(conn, clock)
         return stamped
 
 
-def rows_since(
-    conn: Connection,
-    since: int,
-    *,
-    skip_origins: Iterable[str] = (),
-    read: Payloads | None = None,
-) -> list[Row]:
+def iter_rows_since(
+    conn: Connection, since: int, *, skip_origins: Iterable[str] = ()
+) -> Iterator[Row]:
     """Rows changed after local change number `since` (except those last changed by one of
-    `skip_origins`), with their content as it is now. Call inside the transaction that
-    stamped them (whose payloads `read` may hold)."""
-    known = read or {}
-    found = sync_state.changed_since(conn, since, skip_origins=skip_origins)
-    return [
-        Row(
-            kind,
-            row_id,
-            hlc,
-            who,
-            known[(kind, row_id)]
-            if (kind, row_id) in known
-            else sync_read.payload(conn, kind, row_id),
-        )
-        for kind, row_id, hlc, who in found
-    ]
+    `skip_origins`), with their content as it is now, in change order, read a batch at a
+    time. Iterate inside the transaction that stamped them."""
+    skipped = list(skip_origins)
+    after = since
+    while page := sync_state.changed_since(conn, after, skip_origins=skipped, limit=ROW_BATCH):
+        for kind, row_id, hlc, who, seq in page:
+            yield Row(kind, row_id, hlc, who, sync_read.payload(conn, kind, row_id))
+            after = seq
+
+
+def rows_since(conn: Connection, since: int, *, skip_origins: Iterable[str] = ()) -> list[Row]:
+    """`iter_rows_since` as a list (for a few rows: tests and small bundles)."""
+    return list(iter_rows_since(conn, since, skip_origins=skip_origins))

@@ -10,6 +10,7 @@ from a bundle.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -27,8 +28,9 @@ from privault.store.migrations import applied_version, known_migrations
 from privault.store.sections import IndexedSection
 from privault.sync import bundle as bundles
 from privault.sync import folder as sync_folder
+from privault.sync.bundle_writer import BundleWriter, Envelope
 from privault.sync.merge import MergeReport, merge
-from privault.sync.stamping import Payloads, rows_since, stamp_changes
+from privault.sync.stamping import iter_rows_since, stamp_changes
 from privault.timeutil import now_ms
 from privault.vault import ingest
 from privault.vault.context import VaultContext
@@ -156,39 +158,53 @@ class VaultSync:
     def _schema(self) -> int:
         return known_migrations()[-1].version
 
-    def _seal(
+    def _fill(
         self,
-        keys: bundles.KeyCache,
+        writer: BundleWriter,
         since: int,
         origins_skipped: set[str],
-        salt: bytes | None = None,
-    ) -> tuple[bytes, int, int]:
-        """(bundle bytes, rows, cursor) of every change after `since`."""
+    ) -> Envelope:
+        """Stream every change after `since` into `writer`; the envelope to seal it with."""
         conn = self.shared.conn
         with write(conn):  # stamping and reading in one transaction: rows match their clocks
-            read: Payloads = {}
-            stamp_changes(conn, read)
-            found = rows_since(conn, since, skip_origins=origins_skipped, read=read)
-            cursor = sync_state.last_seq(conn)
-            device = sync_state.device_id(conn)
-            schema = applied_version(conn)
-        sealed = bundles.Bundle(device, schema, since, cursor, now_ms(), tuple(found))
-        return bundles.seal(sealed, keys, salt=salt), len(found), cursor
+            stamp_changes(conn)
+            for found in iter_rows_since(conn, since, skip_origins=origins_skipped):
+                writer.add(found)
+            return Envelope(
+                sync_state.device_id(conn),
+                applied_version(conn),
+                since,
+                sync_state.last_seq(conn),
+                now_ms(),
+            )
 
     def export(
         self, path: str | Path, *, secret: str, caller: Caller, since: int = 0
     ) -> ExportReport:
-        """Write every row changed after local change number `since` (0: all) to a bundle."""
+        """Write every row changed after local change number `since` (0: all) to a bundle.
+
+        The bundle is streamed to disk (memory does not grow with the vault) under a
+        temporary name and renamed when complete: a failed export leaves no partial file
+        and whatever was at `path` before."""
         _owner(caller)
         if since < 0:
             raise InputError("--since must be a cursor printed by an earlier export (>= 0)")
         target = Path(path).expanduser()
-        data, count, cursor = self._seal(bundles.KeyCache(secret), since, set())
+        if target.is_dir():
+            raise InputError(f"cannot write {target}: it is a folder; name a file in it")
+        keys = bundles.KeyCache(secret)
         try:
-            target.write_bytes(data)
+            # The file is opened first, so a path that cannot be written fails at once.
+            with (
+                sync_folder.atomic_file(target) as out,
+                tempfile.TemporaryFile(dir=target.parent) as spool,
+            ):
+                writer = BundleWriter(keys, spool)
+                envelope = self._fill(writer, since, set())
+                size = writer.seal_into(out, envelope)
         except OSError as exc:
             raise InputError(f"cannot write {target}: {exc.strerror or exc}") from None
-        return ExportReport(str(target), count, since, cursor, len(data))
+        return ExportReport(str(target), writer.rows, since, envelope.cursor, size)
 
     def _merge(self, data: bytes, keys: bundles.KeyCache, name: str) -> ImportReport:
         opened = bundles.open_bundle(data, keys, self._schema())
@@ -236,11 +252,17 @@ class VaultSync:
         # Rows that came from devices writing into this folder are theirs to publish.
         peers = set(sync_folder.devices(root)) - {me}
         since = sync_folder.written_up_to(root, me)
-        data, count, cursor = self._seal(keys, since, peers, self._folder_salt())
+        salt = self._folder_salt()
         written = None
-        if count:
-            target = sync_folder.write_file(root, me, cursor, data)
-            written = ExportReport(str(target), count, since, cursor, len(data))
+        with tempfile.TemporaryFile(dir=root) as spool:
+            writer = BundleWriter(keys, spool, salt=salt)
+            envelope = self._fill(writer, since, peers)
+            if writer.rows:
+                target = sync_folder.write_file(
+                    root, me, envelope.cursor, lambda out: writer.seal_into(out, envelope)
+                )
+                size = target.stat().st_size
+                written = ExportReport(str(target), writer.rows, since, envelope.cursor, size)
         imported, refused = [], []
         done = {peer: sync_state.imported_files(self.shared.conn, peer) for peer in peers}
         for change in sync_folder.peer_files(root, me):
