@@ -180,6 +180,7 @@ PAGES = {
     "documents (page 2)": "{docs_page_2}",
     "documents (title words)": "/docs?q=garden",
     "documents (kind, tag, days)": "/docs?kind=note&tag=budget&since=2020-01-01",
+    "documents (a kind it has none of)": "/docs?kind=page",
     "statements": "/statements?entity=Client+3",
     "statements (as known at)": "/statements?entity=Client+3&known_at=2020-01-01",
     "watches (100)": "/watches",
