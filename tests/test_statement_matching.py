@@ -130,3 +130,18 @@ def test_a_statements_query_counts_only_the_statements_it_returns(vault: Vault) 
     assert len(newest.statements) == 4 and newest.privacy.held_back == {"EMAIL_ADDRESS": 4}
     reply = mcp_ok(vault, "bob", "query_statements", text="desk", limit=2)
     assert len(reply["statements"]) == 2 and reply["held_back"] == {"EMAIL_ADDRESS": 2}
+
+
+def test_a_shelf_made_stricter_matches_what_it_shows_there(vault: Vault) -> None:
+    vault.shelves.add("work")
+    vault.statements.add("The boiler invoice goes to Dr. Ana Lima", caller=OWNER, shelf="work")
+    vault.statements.add("The boiler is serviced in May", caller=OWNER)
+    assert sorted(agent_facts(vault, "boiler")) == [
+        "The boiler invoice goes to <PERSON_1>",
+        "The boiler is serviced in May",
+    ]
+    vault.shelves.set_policy("work", "strict")
+    # Withheld whole on that shelf alone: the other shelf's statement still matches.
+    assert agent_facts(vault, "boiler") == ["The boiler is serviced in May"]
+    vault.shelves.set_policy("work", None)
+    assert len(agent_facts(vault, "boiler")) == 2
