@@ -180,3 +180,32 @@ def test_a_page_of_one_kind_starts_at_that_kind_and_pages_newest_first(tmp_path:
         rest = vault.docs(caller=OWNER, filters=reminders, limit=3, after=after).documents
         assert [d.created_at for d in rest] == [3]
         assert vault.docs(caller=OWNER, filters=Filters(kind="page"), limit=3).documents == ()
+
+
+def test_a_kind_few_documents_have_is_listed_and_counted_from_its_own_rows(
+    tmp_path: Path,
+) -> None:
+    """Filtering by a rare kind reads that kind's rows, not every current document."""
+    with fake_vault(tmp_path / "v.db") as vault:
+        conn = vault.conn
+        vault.note_many([{"text": f"Note {i} about the shed."} for i in range(300)], caller=OWNER)
+        for version in ("first words", "second words"):
+            vault.file_page(url="http://example.org/p", title="P", text=version, caller=OWNER)
+        pages = Filters(kind="page")
+        steps = 0
+
+        def count_steps() -> int:
+            nonlocal steps
+            steps += 1
+            return 0
+
+        conn.set_progress_handler(count_steps, 100)  # one call per 100 VM steps
+        try:
+            listed = vault.docs(caller=OWNER, filters=pages, limit=50).documents
+            total = vault.documents.count(caller=OWNER, filters=pages)
+        finally:
+            conn.set_progress_handler(None, 0)
+        assert [doc.kind for doc in listed] == ["page"] and total == 1  # the current version
+        # Walking 300 notes to find it (and counting them) takes ~2,400 VM steps; its own
+        # rows, fewer than 100.
+        assert steps < 6, steps

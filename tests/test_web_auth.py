@@ -23,6 +23,7 @@ PAGES = [
     "/",
     "/?q=boiler",
     "/pack?q=boiler&agent=claude",
+    "/own?q=boiler&agent=claude",
     "/docs",
     "/statements",
     "/watches",

@@ -43,6 +43,8 @@ def pages_of(site: Any) -> list[str]:
         "/",
         "/?q=boiler+invoice&agent=claude",
         "/pack?q=boiler+invoice&agent=claude",
+        "/own?q=boiler+invoice&agent=claude",
+        "/own?q=Acme+contact&agent=claude",
         f"/doc/{site.plumber}?agent=claude",
         f"/doc/{site.health}?agent=claude",
         "/docs",

@@ -54,6 +54,9 @@ def test_log_in_search_compare_mark_and_ack(browser: Any, served: Any, screensho
     assert "Maria" not in agent and "<PERSON_1>" in agent and "<EMAIL_ADDRESS_1>" in agent
     assert "not visible to claude" in agent and "Boiler fumes" not in agent
     assert "Boiler fumes" in owner  # paired with why claude has nothing there
+    # claude's own search, the page's second, is fetched once the results are shown.
+    wait_for(driver, lambda d: "in claude's results" in text_of(d, "#own"), "claude's own results")
+    assert "Your #1: " in text_of(driver, "#own") and "Maria" not in text_of(driver, "#own")
 
     # The agent's context pack is fetched when its panel is opened, and is gated too.
     assert "tokens" not in text_of(driver, "#pack-body")
@@ -80,6 +83,8 @@ def test_log_in_search_compare_mark_and_ack(browser: Any, served: Any, screensho
     driver.get(f"{base}/?q=boiler+invoice&agent=claude")
     assert "Kofi Mensah" in text_of(driver, ".column.owner")
     assert "Kofi" not in text_of(driver, ".column.agent")
+    wait_for(driver, lambda d: "in claude's results" in text_of(d, "#own"), "claude's own results")
+    assert "Kofi" not in text_of(driver, "#own")
     driver.execute_script("document.activeElement.blur()")
     shot(driver, screenshots, "web-search.png", 1360, 900)
     driver.set_window_size(400, 860)

@@ -8,6 +8,7 @@ as markup.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
@@ -85,18 +86,36 @@ def test_search_shows_owner_and_agent_side_by_side(client: TestClient, site: Sit
     # The restricted shelf: the owner's hit is paired with why the agent has nothing.
     assert "Boiler fumes" in owner and "not visible to claude" in agent
     assert "Boiler fumes" not in agent and "shelves claude cannot see" in agent
-    # Each pair is one section: the agent's version of the same node, with its own rank.
+    # Each pair is one section: the agent's version of the same node.
     pairs = re.findall(r'<div class="columns pair" data-node="([^"]+)">', page)
     assert len(pairs) == len(set(pairs)) >= 2
-    assert "#1 in claude's results" in agent
+    # The agent's own search is the second: loaded once the page is shown, with the
+    # owner's results to rank. The page itself ran one search, the owner's.
+    own_url = re.search(r'<div id="own" hx-get="([^"]+)"', page)
+    assert own_url and "mine=" + "%2C".join(pairs) in own_url.group(1)
+    own = client.get(html.unescape(own_url.group(1))).text
+    assert "Your #1: #1 in claude's results" in column(own, "agent")
+    assert "Maria Gonzalez" not in own and "maria.gonzalez@example.com" not in own
+    assert "Boiler fumes" not in own  # the restricted shelf's note is not the agent's
     # No statement shares a word with these words, so none is listed.
-    assert "account contact" not in page
+    assert "account contact" not in page and "account contact" not in own
+
+
+def test_the_agents_own_search_is_refused_in_its_place(client: TestClient, site: Site) -> None:
+    for params, status, says in (
+        ({"q": "boiler", "agent": "nobody"}, 404, "no active agent"),
+        ({"q": " ", "agent": "claude"}, 400, "give the words"),
+    ):
+        refused = client.get("/own", params=params)
+        assert refused.status_code == status and says in refused.text
+        assert '<div id="own">' in refused.text  # the error lands where the results would
 
 
 def test_search_lists_statements_only_where_they_match(client: TestClient, site: Site) -> None:
     page = client.get("/", params={"q": "Acme contact", "agent": "claude"}).text
     assert "account contact is Lee" in column(page, "owner")
-    assert "account contact is" in column(page, "agent")
+    own = client.get("/own", params={"q": "Acme contact", "agent": "claude"}).text
+    assert "account contact is" in column(own, "agent")
     other = client.get("/", params={"q": "pressure valve", "agent": "claude"}).text
     assert "account contact" not in other
 

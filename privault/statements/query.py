@@ -120,7 +120,8 @@ def query(
     top = candidates if limit is None else candidates[:limit]
     found = load(conn, [item["id"] for item in top], known)
     by_id = {item["id"]: scores.get(item["seq"]) for item in top}
-    return [dataclasses.replace(s, score=by_id[s.id]) for s in found]
+    # Loaded unscored: only a score to set makes a copy (every statement, for a gated search).
+    return [s if by_id[s.id] is None else dataclasses.replace(s, score=by_id[s.id]) for s in found]
 
 
 def history(

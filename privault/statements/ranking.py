@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Set as AbstractSet
+from typing import TypeVar
 
 from privault.statements.model import Embed
 from privault.statements.vectors import embed_many
@@ -19,6 +21,7 @@ from privault.store.connection import Connection
 RRF_K = 60
 RECENCY_HALF_LIFE_MS = 30 * 86_400_000  # a statement heard a month ago counts half as fresh
 _WORD = re.compile(r"\w+")
+K = TypeVar("K", bound=Hashable)
 
 
 def keyword_ranks(conn: Connection, text: str) -> dict[int, int]:
@@ -89,8 +92,10 @@ _COMMON = frozenset(
 )
 
 
-def _stems(text: str) -> set[str]:
-    return {word[:6] for word in _WORD.findall(text.casefold()) if word not in _COMMON}
+def stems(text: str) -> frozenset[str]:
+    """The words `overlap_scores` compares: their first six letters, case-folded, less the
+    most common ones."""
+    return frozenset(word[:6] for word in _WORD.findall(text.casefold()) if word not in _COMMON)
 
 
 def overlap_scores(texts: dict[str, str], query: str) -> dict[str, float]:
@@ -100,18 +105,22 @@ def overlap_scores(texts: dict[str, str], query: str) -> dict[str, float]:
     values), so no form of a masked value can match. Words are compared by their first six
     letters, case-folded; rarer words weigh more (idf over `texts`).
     """
-    wanted = _stems(query)
+    return stem_overlap({key: stems(text) for key, text in texts.items()}, query)
+
+
+def stem_overlap(found: Mapping[K, AbstractSet[str]], query: str) -> dict[K, float]:
+    """`overlap_scores` over texts already reduced to their `stems`."""
+    wanted = stems(query)
     if not wanted:
         return {}
-    stems = {key: _stems(text) for key, text in texts.items()}
-    total = len(stems)
+    total = len(found)
     weight = {
-        word: math.log(1 + total / (1 + sum(1 for found in stems.values() if word in found)))
+        word: math.log(1 + total / (1 + sum(1 for words in found.values() if word in words)))
         for word in wanted
     }
-    scores: dict[str, float] = {}
-    for key, found in stems.items():
-        shared = wanted & found
+    scores: dict[K, float] = {}
+    for key, words in found.items():
+        shared = wanted & words
         if shared:
-            scores[key] = sum(weight[word] for word in shared) / math.sqrt(len(found) or 1)
+            scores[key] = sum(weight[word] for word in shared) / math.sqrt(len(words) or 1)
     return scores

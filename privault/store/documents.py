@@ -147,6 +147,15 @@ class DocumentFilter:
     include_old: bool = False
     hidden: Sequence[str] = ()
 
+    def walk(self) -> str:
+        """The index a listing of current documents walks, newest first (the walk stops at
+        the page's end): that kind's documents alone when a kind is chosen, else all
+        current ones. Named, as left to itself SQLite may prefer the shelf index and sort
+        the whole shelf."""
+        if self.include_old:
+            return ""
+        return " INDEXED BY " + ("documents_kind_listing" if self.kind else "documents_listing")
+
     def where(self) -> tuple[list[str], list[object]]:
         """SQL conditions and their parameters."""
         where: list[str] = ["1 = 1"] if self.include_old else ["current = 1"]
@@ -184,18 +193,9 @@ def list_documents(
     if after is not None:
         where.append("(created_at < ? OR (created_at = ? AND id > ?))")
         params.extend((after[0], after[0], after[1]))
-    # Current documents are walked newest first through the listing index (of one kind,
-    # when the page names it) and the walk stops at `limit`; left to itself SQLite may
-    # prefer the shelf index and sort the shelf.
-    if include_old:
-        walk = ""
-    elif kind:
-        walk = " INDEXED BY documents_kind_listing"
-    else:
-        walk = " INDEXED BY documents_listing"
     found = rows(
         conn,
-        f"SELECT {_DOC_COLUMNS} FROM documents{walk} WHERE {' AND '.join(where)} "
+        f"SELECT {_DOC_COLUMNS} FROM documents{chosen.walk()} WHERE {' AND '.join(where)} "
         "ORDER BY created_at DESC, id LIMIT ?",
         (*params, limit),
     )
@@ -206,6 +206,10 @@ def list_documents(
 def count_documents(conn: Connection, chosen: DocumentFilter) -> int:
     """How many documents a listing with these filters holds in all."""
     where, params = chosen.where()
+    if chosen.kind and chosen.tag:
+        # The tag's documents are looked up by id: a kind is rarely the smaller set, and
+        # left to itself SQLite would count through the kind's index (every note).
+        where = ["+kind = ?" if part == "kind = ?" else part for part in where]
     (count,) = conn.execute(
         f"SELECT count(*) FROM documents WHERE {' AND '.join(where)}", params
     ).fetchone()

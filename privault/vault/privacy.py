@@ -55,6 +55,7 @@ from privault.vault.ingest import Draft
 from privault.vault.labels import document_labels, found_in, is_first_line, label_text
 from privault.vault.labels import label_spans as label_spans  # re-exported for tests
 from privault.vault.reading import DocumentFacts, Reading
+from privault.vault.statement_matching import SeenWords
 from privault.vault.status import PrivacyStatus
 
 
@@ -83,6 +84,8 @@ class PrivacyRuntime:
         self._generation: int | None = None
         self._masker: IndexMasker | None = None
         self._masked_checked = False  # this process made sure no masked entry is missing
+        # What each policy shows of each statement, for matching words against it.
+        self.seen_words = SeenWords(self.known_entities)
         self.rescan_after = 0  # the last section id a re-scan batch read (`rescanning`)
         self.rescan_labels_after = ("", "")  # and the last (doc id, label)
 

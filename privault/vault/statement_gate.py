@@ -19,6 +19,7 @@ from types import MappingProxyType
 from typing import Any
 
 from privault.privacy.gate import Gate, Gated, GatedText, literal
+from privault.privacy.policy import Policy
 from privault.privacy.recognizers import find_known_entities
 from privault.spans import Span
 from privault.statements import Statement
@@ -144,16 +145,31 @@ class StatementGate:
         """Each statement as the caller may see it, its texts, and whether it was withheld
         as a stub."""
         gates = [self.reading.gate(statement.shelf) for statement in found]
-        scans = self.reading.statement_scans  # a response gating a statement twice loads once
-        missing = [statement.id for statement in found if statement.id not in scans]
-        if missing and any(gate.policy.mode != "off" for gate in gates):
-            loaded = load_scans(self._conn, missing)
-            scans.update({statement_id: loaded.get(statement_id) for statement_id in missing})
+        scans = self.scans(found) if any(g.policy.mode != "off" for g in gates) else {}
         out = []
         for statement, gate in zip(found, gates, strict=True):
             shown, withheld = self._one(statement, scans.get(statement.id), gate)
             out.append((shown, _texts(gate, shown), withheld))
         return out
+
+    def scans(self, found: Sequence[Statement]) -> dict[str, StatementScan | None]:
+        """The stored scans of these statements (None: never scanned), loaded once a
+        response however often it gates them."""
+        scans: dict[str, StatementScan | None] = self.reading.statement_scans
+        missing = [statement.id for statement in found if statement.id not in scans]
+        if missing:
+            loaded = load_scans(self._conn, missing)
+            scans.update({statement_id: loaded.get(statement_id) for statement_id in missing})
+        return scans
+
+    def content_seen(
+        self, statement: Statement, found: StatementScan | None, policy: Policy
+    ) -> str:
+        """A statement's content as `policy` shows it (a stub if it withholds the statement),
+        through a gate of its own: numbered afresh and counted in no response. For matching
+        words against what a caller sees (`statement_matching.SeenWords`), never for a reply.
+        """
+        return self._one(statement, found, Gate(policy))[0].content
 
     def _spans(self, text: str, stored: Sequence[Span] | None, author: str) -> list[Span]:
         if stored is None:

@@ -4,18 +4,20 @@ and who a write is by.
 A gated caller's words are matched against statements after the gate, placeholders in
 place of masked values, so no form of a masked value can match; a source filter compares
 against the source as the caller sees it. Ranking is by shared words (no vectors: the
-stored vectors are of the text as written).
+stored vectors are of the text as written). What each policy shows of each statement is
+kept between replies (`SeenWords`), so a reply gates only the statements it returns.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from privault.caller import Caller
 from privault.retrieval.embedder import Embedder
 from privault.statements.model import Embed
-from privault.statements.ranking import overlap_scores
+from privault.statements.ranking import overlap_scores, stem_overlap, stems
+from privault.vault.statement_gate import StatementGate, StatementScan, short_texts
 from privault.vault.statement_results import GatedStatement
 
 if TYPE_CHECKING:
@@ -42,24 +44,88 @@ def as_seen(
 
 
 def best_seen(
-    every: Sequence[Statement],
+    ranked: Sequence[Statement],
     gate: Callable[[Sequence[Statement]], list[GatedStatement]],
     reading: Reading,
-    query: str,
     limit: int,
     fits: Callable[[list[GatedStatement]], bool] | None = None,
 ) -> list[GatedStatement]:
-    """The `limit` statements of `every` that best match `query` as the caller sees them,
-    dropped from the end until they `fits`. Matching gates every one; only those returned
-    count as held back: the reading forgets the rest, and the chosen are gated again
-    (their placeholders keep their numbers, so their text is the same)."""
+    """The first `limit` of the statements `ranked` as the caller sees them
+    (`SeenWords.ranked`), dropped from the end until they `fits`. Only the statements
+    returned are gated for the response, so only they count as held back (those `fits`
+    tried and dropped are forgotten)."""
+    chosen = list(ranked[:limit])
+    if fits is None:
+        return gate(chosen)
     mark = reading.count_mark()
-    shown = as_seen(gate(every), query)[:limit]
-    while shown and fits is not None and not fits(shown):
+    shown = gate(chosen)
+    while shown and not fits(shown):
         shown.pop()
     reading.forget_since(mark)
-    by_id = {statement.id: statement for statement in every}
-    return gate([by_id[item.statement.id] for item in shown])
+    # Gated again: placeholders keep their numbers, so the text is the same.
+    return gate(chosen[: len(shown)])
+
+
+class SeenWords:
+    """Each statement's words as a gated caller's policy shows it, kept between replies.
+
+    Matching a gated caller's query needs every statement as the caller sees it, so each
+    reply used to gate the vault's whole statement list, most of an agent's search. The
+    content a policy shows depends only on the policy, the statement's texts and author,
+    its stored scan and the vault's known entities; its words are kept by policy and
+    statement, with all of those but the known entities as the key, and every entry is
+    dropped when the known entities change. So an entry is used only where gating would
+    give the same words, and every word matched is one the caller would see. A statement
+    never scanned is gated live each time (it is detected then, and scanned soon).
+    Nothing here is returned, counted as held back or numbered in a reply.
+    """
+
+    LIMIT = 200_000  # entries kept before starting afresh (policies x statements)
+
+    def __init__(self, known: Callable[[], Mapping[str, str]]) -> None:
+        self._known = known  # the vault's known entities (a new mapping when they change)
+        self._made_with: Mapping[str, str] | None = None
+        self._entries: dict[tuple[str, str], tuple[Hashable, frozenset[str]]] = {}
+
+    def words(self, found: Sequence[Statement], gate: StatementGate) -> list[frozenset[str]]:
+        """Each statement's words as `gate`'s caller sees it, in the order given."""
+        known = self._known()
+        if known is not self._made_with or len(self._entries) > self.LIMIT:
+            self._entries.clear()
+            self._made_with = known
+        scans = gate.scans(found)
+        out = []
+        for statement in found:
+            policy = gate.reading.policy(statement.shelf)
+            scan = scans.get(statement.id)
+            inputs = (
+                statement.content,
+                statement.author,
+                tuple(short_texts(statement)),
+                None if scan is None else _scan_key(scan),
+            )
+            key = (policy.name, statement.id)
+            entry = self._entries.get(key)
+            if entry is None or entry[0] != inputs:
+                entry = (inputs, stems(gate.content_seen(statement, scan, policy)))
+                if scan is not None:
+                    self._entries[key] = entry
+            out.append(entry[1])
+        return out
+
+    def ranked(
+        self, found: Sequence[Statement], gate: StatementGate, text: str | None
+    ) -> list[Statement]:
+        """The statements sharing words with `text` as `gate`'s caller sees them, best first
+        (ties keep the order given), as `as_seen` ranks them; all of them without words."""
+        if not text or not text.strip():
+            return list(found)
+        scores = stem_overlap(dict(enumerate(self.words(found, gate))), text)
+        return [found[i] for i in sorted(scores, key=lambda i: (-scores[i], i))]
+
+
+def _scan_key(scan: StatementScan) -> Hashable:
+    return (scan.detector_version, scan.content, tuple(sorted(scan.texts.items())))
 
 
 def query_embedder(embedder: Embedder) -> Embed:

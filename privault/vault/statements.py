@@ -339,7 +339,10 @@ class VaultStatements:
             limit=None,
             hidden=hidden,
         )
-        shown = as_seen(self._gated(every, reading), text, source)
+        if source is None:  # only the statements returned are gated, so only they count
+            ranked = self._context.privacy.seen_words.ranked(every, self._gate(reading), text)
+            return self._many(ranked[:limit] if limit else ranked, reading)
+        shown = as_seen(self._gated(every, reading), text, source)  # sources as shown: all
         return StatementList(tuple(shown[:limit] if limit else shown), reading.privacy())
 
     def history(self, statement_id: str, *, caller: Caller, known_at: Time = None) -> StatementList:
@@ -417,8 +420,9 @@ class VaultStatements:
             )
             return self._gated(found, reading)
         every = st.query(self.conn, include_closed=include_superseded, limit=None, hidden=hidden)
+        ranked = self._context.privacy.seen_words.ranked(every, self._gate(reading), query)
         gate = lambda found: self._gated(found, reading)  # noqa: E731
-        return best_seen(every, gate, reading, query, limit, fits)
+        return best_seen(ranked, gate, reading, limit, fits)
 
     def scan(self, statement_ids: Sequence[str]) -> None:
         """Scan these statements by the current detector, in one transaction."""

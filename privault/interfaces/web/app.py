@@ -66,6 +66,7 @@ async def logout(request: Request, form: dict[str, str]) -> str:
 ROUTES = [
     Route("/", search.search_page),
     Route("/pack", search.pack_page),
+    Route("/own", search.own_page),
     Route("/docs", documents.documents_page),
     Route("/doc/{doc_id}", documents.document_page),
     Route("/doc/{doc_id}/mark", documents.mark, methods=["POST"]),
