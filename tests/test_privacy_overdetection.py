@@ -241,3 +241,32 @@ def test_a_month_beside_a_day_number_is_a_date(text: str, word: str, readable: b
     start = text.index(word)
     guess = Span(start, start + len(word), "PERSON", 0.45, "propn")
     assert (trim_person(text, guess, load_name_lists()) == []) is readable
+
+
+@pytest.mark.parametrize(
+    ("text", "found", "source", "masked"),
+    [
+        # a possessive ending is not part of the name or the place it follows
+        ("Bryan Maclean's killers were sentenced", "Bryan Maclean's", "ner", "Bryan Maclean"),
+        ("olga krylova’s flat", "olga krylova’s", "learned", "olga krylova"),
+        ("Lisbon's trams are old", "Lisbon's", "places", "Lisbon"),
+        # a value the owner gave is masked as given; a name ending in "s" keeps it
+        ("Bob's Diner", "Bob's", "known", "Bob's"),
+        ("Call Agnes tomorrow", "Agnes", "ner", "Agnes"),
+    ],
+)
+def test_a_possessive_ending_is_left_readable(
+    text: str, found: str, source: str, masked: str
+) -> None:
+    start = text.index(found)
+    kind = "LOCATION" if source == "places" else "PERSON"
+    span = Span(start, start + len(found), kind, 0.85, source)
+    kept = trim_person(text, span, load_name_lists())
+    assert [text[s.start : s.end] for s in kept] == [masked]
+
+
+def test_a_possessive_is_not_masked_with_the_name(detector: Detector) -> None:
+    text = "Bryan Maclean's killers were sentenced to life."
+    spans = [s for s in detector.detect(text) if s.kind == "PERSON"]
+    assert spans and all(not text[s.start : s.end].endswith("'s") for s in spans)
+    assert any(text[s.start : s.end] == "Bryan Maclean" for s in spans)

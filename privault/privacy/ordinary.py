@@ -144,8 +144,10 @@ def is_ordinary(word: str, lists: NameLists, *, surnames: bool = False) -> bool:
 def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
     """`span` itself, the name-like runs inside it, or nothing (see the module docstring).
 
-    Also drops spaCy LOCATION guesses that hold a digit (reference numbers, dates).
+    Also drops spaCy LOCATION guesses that hold a digit (reference numbers, dates), and
+    cuts a possessive ending off a found name or place ("Maclean's" masks "Maclean").
     """
+    span = _without_possessive(text, span)
     if span.source == "place-cue":
         found = [w.group(0) for w in _WORD.finditer(text[span.start : span.end])]
         plain = [w for w in found if fold(w.strip(".")) not in _PLACE_PREFIXES]
@@ -188,3 +190,19 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
                 kept.append(Span(start, end, span.kind, span.score, span.source))
         offset += len(line) + 1
     return kept
+
+
+# Where a name or place came from a recogniser rather than from the owner (known entities,
+# marks and policy patterns are masked as they were given).
+_FOUND = _GUESSED | {"context", "learned", "place-cue", "places"}
+_POSSESSIVE_END = re.compile(r"[\w-]{2}['’]s$")
+
+
+def _without_possessive(text: str, span: Span) -> Span:
+    """`span` without a trailing "'s": the ending says whose, it is not part of the name,
+    and masking it costs the reader the grammar ("<PERSON_1>'s killers")."""
+    if span.kind not in ("PERSON", "LOCATION") or span.source not in _FOUND:
+        return span
+    if not _POSSESSIVE_END.search(text, max(span.start, span.end - 4), span.end):
+        return span
+    return Span(span.start, span.end - 2, span.kind, span.score, span.source)

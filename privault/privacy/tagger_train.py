@@ -49,13 +49,14 @@ def matrices(examples: list[Example]) -> tuple[Any, Any]:
     import numpy as np
 
     lex = lexicon()
-    rows: list[list[int]] = []
+    rows: list[Any] = []  # one small array per example: a list of ints would take gigabytes
     labels: list[int] = []
     for example in examples:
         text, tokens, marks = labelled(example)
-        rows.extend(tagger.features(text, tokens, lex))
+        if tokens:
+            rows.append(np.asarray(tagger.features(text, tokens, lex), dtype=np.int32))
         labels.extend(marks)
-    return np.asarray(rows, dtype=np.int64), np.asarray(labels, dtype=np.int64)
+    return np.concatenate(rows), np.asarray(labels, dtype=np.int64)
 
 
 def train(features: Any, labels: Any, epochs: int, seed: int = SEED) -> Any:
