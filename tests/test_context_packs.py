@@ -79,7 +79,7 @@ def test_context_is_capped_and_stops_where_matches_get_clearly_weaker(
     # kiln note, so the pack stops after it instead of filling the budget with them. The
     # fake embedder's cosines lie closer together than a real model's (0.45 against
     # 0.32 here): the margin is set for it.
-    monkeypatch.setattr(relevance, "FAST_MARGIN_ALONE", 0.1)
+    monkeypatch.setattr(relevance, "UNSCORED", relevance.Margins(fast=0.1, keyword_share=0.3))
     vault.note("Kiln firing schedule: the pottery kiln fires on Friday at noon.", caller=OWNER)
     for i in range(40):
         vault.note(

@@ -36,18 +36,27 @@ def kept(hits: list[ChunkHit]) -> list[int]:
             [hit(1, strong=0.6, keyword=8.0), hit(2, strong=0.3, keyword=6.0), hit(3, strong=0.3)],
             [1, 2],
         ),
-        # ...as does one the fast embedder scores near its best: with the strong model's
-        # scores known, within 0.15; without them (the fast embedder alone), within 0.3.
+        # ...as does one the fast embedder scores within 0.15 of its best.
         (
-            [hit(1, fast=0.7, strong=0.6), hit(2, fast=0.56, strong=0.3), hit(3, fast=0.5)],
+            [
+                hit(1, fast=0.7, strong=0.6),
+                hit(2, fast=0.56, strong=0.3),
+                hit(3, fast=0.5, strong=0.3),
+            ],
             [1, 2],
         ),
+        # A window the strong model gave no cosine is held to wider margins: the fast
+        # cosine within 0.3 of its best...
         ([hit(1, fast=0.7), hit(2, fast=0.5), hit(3, fast=0.45), hit(4, fast=0.39)], [1, 2, 3]),
+        (
+            [hit(1, fast=0.7, strong=0.6), hit(2, fast=0.45), hit(3, fast=0.45, strong=0.3)],
+            [1, 2],
+        ),
+        # ...or bm25 at 0.3 of the best (keywords alone: no vectors yet).
+        ([hit(1, keyword=10.0), hit(2, keyword=3.0), hit(3, keyword=2.9)], [1, 2]),
         # A leg that did not find a candidate at all counts as under: found by nothing
         # near its best, it ends the pack.
         ([hit(1, keyword=5.0, fast=0.5), hit(2), hit(3, keyword=5.0)], [1]),
-        # Keywords alone (no vectors yet): half the best bm25 is the line.
-        ([hit(1, keyword=10.0), hit(2, keyword=5.0), hit(3, keyword=4.9)], [1, 2]),
         ([], []),
     ],
 )
