@@ -40,8 +40,8 @@ from privault.vault.reading import Reading
 # before the match held the answer. So both ship off; they stay switchable, to be measured
 # on other data (`benchmarks.retrieval`). Spreading set questions' windows over sessions
 # (SET_REPEAT_DISCOUNT 0.6, windows, 60 candidates) was measured with the strong leg too,
-# conversations 1-3: .825 → .830 at 1,000 tokens but .974 → .971 hit at 2,000, and .849 →
-# .843 at 2,000 with the fast embedder alone; a budget-dependent gain, so it stays off.
+# conversations 1-3: .825 → .830 at 1,000 tokens but .872 → .869 (hit .974 → .971) at the
+# 2,000-token cap, and .849 → .841 there with the fast embedder alone: it stays off.
 CANDIDATES = 60  # chunk hits considered for a single-fact question
 SET_CANDIDATES = 60  # …and for a question after a set (120 was measured with lines)
 FOLLOW_TOP = 0  # best hits whose names are followed (0: the thread is not followed)
