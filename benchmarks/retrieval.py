@@ -1,9 +1,9 @@
 """Retrieval benchmark: does `Vault.context` pack the evidence for LoCoMo questions?
 
     python -m benchmarks.retrieval --data ../shared/data/locomo/locomo_dev.json \
-        --budget 2000 [--fill] [--json] [--limit N] [--baseline] [--no-strong]
-        [--strong-mode M] [--strong-weight W] [--tune 1-3] [--cache FILE] [--blas-threads N]
-        [--set-lines] [--follow N]
+        --budget 2000 [--fill] [--json] [--limit N | --conversations A-B] [--baseline]
+        [--no-strong] [--strong-mode M] [--strong-weight W] [--strong-input I] [--tune 1-3]
+        [--cache FILE] [--blas-threads N] [--set-lines] [--follow N]
 
 Each LoCoMo conversation goes into a fresh vault (temp dir, real embedder): one note per
 session, dated with the session's date. Every question that names evidence (category 5,
@@ -25,9 +25,11 @@ With the strong model installed (EmbeddingGemma-300M), the same vaults are also 
 its background pass (`vault.strong.index`) and every question is asked again with its leg
 (`--strong-mode leg|rerank`, `--strong-weight W`): `privault` is MiniLM + FTS only,
 `strong` adds it, in the same run. Both are reported over all conversations and over the
-tuning ones (`--tune 1-3`) and the others apart, so over-fitting shows. `--cache FILE`
-keeps the strong model's document vectors between runs (queries are always embedded live:
-their time is part of the latency).
+tuning ones (`--tune 1-3`) and the others apart, so over-fitting shows; `--conversations
+4-5` runs only those (1-based). `--cache FILE` keeps the strong model's document vectors
+between runs (queries are always embedded live: their time is part of the latency).
+`--strong-input dated-line` embeds each window after its session's day
+(`privault.retrieval.strong.STRONG_INPUT`); a cache file holds vectors of either input.
 
 `--set-lines` packs questions after a set as lines from 120 candidates, spread over
 sections, and `--follow N` follows the names in the best N hits (both off by default in
@@ -70,6 +72,7 @@ from privault.models import catalog
 from privault.models.handles import local_embedder
 from privault.privacy.detector import FakeDetector
 from privault.retrieval import search
+from privault.retrieval import strong as strong_inputs
 from privault.retrieval.embedder import Embedder
 from privault.retrieval.fts import match_expression
 from privault.retrieval.strong import DEFAULT_STRONG_MODEL
@@ -155,6 +158,7 @@ class Tally:
         self.shapes: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
         self.latencies: list[float] = []
         self.tokens: list[int] = []
+        self.category_tokens: dict[int, list[int]] = defaultdict(list)
 
     def add(
         self,
@@ -172,6 +176,7 @@ class Tally:
             counts[2] += all(inside)
         if tokens is not None:
             self.tokens.append(tokens)
+            self.category_tokens[category].append(tokens)
 
     def report(self) -> dict[str, Any]:
         def figures(n: int, hit: int, every: int) -> dict[str, Any]:
@@ -181,7 +186,14 @@ class Tally:
         out: dict[str, Any] = {
             "overall": figures(*total),
             "by_category": {
-                f"{cat} {CATEGORIES.get(cat, '?')}": figures(*self.counts[cat])
+                f"{cat} {CATEGORIES.get(cat, '?')}": {
+                    **figures(*self.counts[cat]),
+                    **(
+                        {"tokens_used": spread(self.category_tokens[cat])}
+                        if self.category_tokens[cat]
+                        else {}
+                    ),
+                }
                 for cat in sorted(self.counts)
             },
         }
@@ -190,12 +202,7 @@ class Tally:
         if len(self.shapes) > 1:
             out["by_shape"] = {name: figures(*self.shapes[name]) for name in sorted(self.shapes)}
         if self.tokens:
-            used = sorted(self.tokens)
-            out["tokens_used"] = {
-                "p50": round(statistics.median(used)),
-                "p95": used[int(0.95 * (len(used) - 1))],
-                "max": used[-1],
-            }
+            out["tokens_used"] = spread(self.tokens)
         if self.latencies:
             ordered = sorted(self.latencies)
             out["latency_ms"] = {
@@ -206,8 +213,18 @@ class Tally:
         return out
 
 
+def spread(tokens: list[int]) -> dict[str, int]:
+    """Median, 95th percentile and most of the tokens packs used."""
+    used = sorted(tokens)
+    return {
+        "p50": round(statistics.median(used)),
+        "p95": used[int(0.95 * (len(used) - 1))],
+        "max": used[-1],
+    }
+
+
 def run_vault(
-    samples: list[dict[str, Any]],
+    samples: list[tuple[int, dict[str, Any]]],
     embedder: Embedder,
     budget: int,
     real_detector: bool,
@@ -222,7 +239,7 @@ def run_vault(
     owner = Caller.owner()
     ingest_seconds = strong_seconds = 0.0
     strong_windows = 0
-    for number, sample in enumerate(samples, start=1):
+    for number, sample in samples:
         group = "" if tune is None else ("tune" if number in tune else "held_out")
         with tempfile.TemporaryDirectory() as folder:
             fake = {} if real_detector else {"detector_factory": FakeDetector}
@@ -350,12 +367,18 @@ def main(argv: list[str] | None = None) -> int:
         "--fill", action="store_true", help="pack to the budget (no stop at weaker matches)"
     )
     parser.add_argument("--limit", type=int, default=None, help="first N conversations only")
+    parser.add_argument(
+        "--conversations", default=None, help="only these conversations (1-based, e.g. 4-5)"
+    )
     parser.add_argument("--models", type=Path, default=Path.home() / ".privault" / "models")
     parser.add_argument("--baseline", action="store_true", help="also run the naive baseline")
     parser.add_argument("--detector", choices=("fake", "real"), default="fake")
     parser.add_argument("--no-strong", action="store_true", help="MiniLM + FTS only")
     parser.add_argument("--strong-mode", choices=("leg", "rerank"), default=finding.STRONG_MODE)
     parser.add_argument("--strong-weight", type=float, default=search.STRONG_WEIGHT)
+    parser.add_argument(
+        "--strong-input", choices=("line", "dated-line"), default=strong_inputs.STRONG_INPUT
+    )
     parser.add_argument("--set-lines", action="store_true", help="set questions as lines")
     parser.add_argument("--follow", type=int, default=packs.FOLLOW_TOP, help="hits followed")
     parser.add_argument("--tune", default="1-3", help="conversations tuned on (1-based range)")
@@ -367,7 +390,12 @@ def main(argv: list[str] | None = None) -> int:
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(limits=args.blas_threads, user_api="blas")
-    samples = json.loads(args.data.read_text())[: args.limit]
+    numbered = list(enumerate(json.loads(args.data.read_text()), start=1))[: args.limit]
+    if args.conversations:
+        low, _, high = args.conversations.partition("-")
+        wanted = range(int(low), int(high or low) + 1)
+        numbered = [(number, sample) for number, sample in numbered if number in wanted]
+    samples = [sample for _, sample in numbered]
     packs.FOLLOW_TOP = args.follow
     if args.set_lines:
         packs.SET_PIECE, packs.SET_CANDIDATES, packs.SET_REPEAT_DISCOUNT = "line", 120, 0.8
@@ -378,16 +406,17 @@ def main(argv: list[str] | None = None) -> int:
         strong = CachedStrong(local_embedder(args.models, DEFAULT_STRONG_MODEL), args.cache)
         finding.STRONG_MODE = args.strong_mode
         search.STRONG_WEIGHT = args.strong_weight
+        strong_inputs.STRONG_INPUT = args.strong_input
     low, _, high = args.tune.partition("-")
     tune = set(range(int(low), int(high or low) + 1))
     reports = run_vault(
-        samples, embedder, args.budget, args.detector == "real", strong, tune, args.fill
+        numbered, embedder, args.budget, args.detector == "real", strong, tune, args.fill
     )
     if strong is not None:
         strong.save()
     result: dict[str, Any] = {
         "data": str(args.data),
-        "conversations": len(samples),
+        "conversations": [number for number, _ in numbered],
         "budget": args.budget,
         "fill": args.fill,
         "set_lines": args.set_lines,
@@ -398,13 +427,17 @@ def main(argv: list[str] | None = None) -> int:
         **reports,
     }
     if strong is not None:
-        result["strong_settings"] = {"mode": args.strong_mode, "weight": args.strong_weight}
+        result["strong_settings"] = {
+            "mode": args.strong_mode,
+            "weight": args.strong_weight,
+            "input": args.strong_input,
+        }
     if args.baseline:
         result["baseline"] = run_baseline(samples, embedder.count_tokens, args.budget)
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
-    print(f"{result['conversations']} conversations, budget {args.budget} tokens")
+    print(f"conversations {result['conversations']}, budget {args.budget} tokens")
     for name in ("privault", "strong", "baseline"):
         if name not in result:
             continue

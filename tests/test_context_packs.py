@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from privault.caller import Caller
+from privault.retrieval import relevance
 from privault.vault import Vault, packs
 from privault.vault.bounds import DEFAULT_CONTEXT_BUDGET
 from tests.helpers import fake_vault
@@ -74,9 +75,11 @@ def test_set_questions_pack_windows_by_default(vault: Vault) -> None:
 def test_context_is_capped_and_stops_where_matches_get_clearly_weaker(
     vault: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Forty notes that share one word with the question each rank by one leg or both,
-    # further down; a floor of a third of the best's fused score cuts the weakest.
-    monkeypatch.setattr(packs, "RELEVANCE_FLOOR", 0.3)
+    # Forty notes share one word with the question: each leg scores them well under the
+    # kiln note, so the pack stops after it instead of filling the budget with them. The
+    # fake embedder's cosines lie closer together than a real model's (0.45 against
+    # 0.32 here): the margin is set for it.
+    monkeypatch.setattr(relevance, "UNSCORED", relevance.Margins(fast=0.1, keyword_share=0.3))
     vault.note("Kiln firing schedule: the pottery kiln fires on Friday at noon.", caller=OWNER)
     for i in range(40):
         vault.note(

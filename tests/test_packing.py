@@ -81,26 +81,3 @@ def test_used_tokens_bound_the_returned_text_and_the_budget(picks, budget) -> No
         count_tokens=_words,
     )
     assert _words(packed.text) <= packed.used_tokens <= budget
-
-
-def test_a_relevance_floor_stops_at_clearly_weaker_pieces() -> None:
-    texts = {sid: f"s{sid} " * 10 for sid in range(1, 6)}
-    scores = {1: 0.6, 2: 0.5, 3: 0.05, 4: 0.4, 5: 0.01}
-    pieces = [Piece(sid, 0, len(texts[sid]), scores[sid]) for sid in (1, 2, 3, 4, 5)]
-
-    def packed(floor: float | None, budget: int = 1000) -> Pack:
-        return pack(
-            pieces,
-            budget,
-            header=lambda sid: f"## s{sid}",
-            window_text=lambda p: texts[p.section_id][p.start : p.end],
-            count_tokens=_words,
-            relevance_floor=floor,
-        )
-
-    stopped = packed(0.1)  # the floor is 0.06: the third piece (0.05) ends the pack
-    assert [s.section_id for s in stopped.sections] == [1, 2]
-    assert stopped.dropped == 0  # weaker pieces are not "relevant but did not fit"
-    assert [s.section_id for s in packed(None).sections] == [1, 2, 3, 4, 5]
-    tight = packed(0.1, budget=15)  # within the floor, what does not fit is still counted
-    assert [s.section_id for s in tight.sections] == [1] and tight.dropped == 1

@@ -16,6 +16,7 @@ from privault.privacy.detector import FakeDetector
 from privault.retrieval.embedder import FakeEmbedder
 from privault.retrieval.strong import strong_input
 from privault.store import strong_index
+from privault.store.index_reads import Filters as IndexFilters
 from privault.vault import finding
 from tests.gate_support import normal_form
 
@@ -434,3 +435,30 @@ def test_what_agents_read_lately_is_covered_first(tmp_path: Path) -> None:
         assert strong_index.recently_read(vault.conn, since=read_at) == [manual.doc_id]
         assert strong_index.recently_read(vault.conn, since=read_at + 1) == []
         assert "what agents read" in vault.status().to_dict()["strong"]["order"]
+
+
+def test_hits_carry_what_each_leg_scored_them(tmp_path: Path) -> None:
+    """Fused scores only say how high the legs ranked a window; each hit also carries the
+    legs' own scores (bm25, the fast and the strong cosine), where that leg found it."""
+    strong = FakeStrongEmbedder()
+    query = "camping in the mountains"
+    with strong_vault(tmp_path / "v.db", strong) as vault:
+        vault.note("\n".join(LINES), caller=OWNER, title="Chat")
+        vault.strong.index(caller=OWNER)
+        finder = finding.Finder.of(vault.shared)
+        hits = finder.hits(query, IndexFilters(), 10, strong=True)
+        without = finder.hits(query, IndexFilters(), 10)  # the strong leg not asked for
+    camping = float(strong.embed_query(query) @ strong.embed_documents([LINES[3]])[0])
+    scored = [hit.strong_similarity for hit in hits]
+    assert len(hits) == len(LINES) and None not in scored
+    assert max(scored) == pytest.approx(camping, abs=1e-5)  # the camping line's own cosine
+    # Only the windows holding the camping line have the query's words (its own, and the
+    # next line's, which repeats it): the keyword leg scored those two alone.
+    keyword = [hit for hit in hits if hit.keyword_score is not None]
+    assert len(keyword) == 2 and all(hit.keyword_score > 0 for hit in keyword)
+    assert camping in [pytest.approx(hit.strong_similarity, abs=1e-5) for hit in keyword]
+    # Each leg's scores fall as its ranks rise.
+    by_rank = sorted((h for h in hits if h.vector_rank is not None), key=lambda h: h.vector_rank)
+    assert [h.similarity for h in by_rank] == sorted((h.similarity for h in by_rank), reverse=True)
+    assert all(h.similarity is not None for h in by_rank)
+    assert all(hit.strong_similarity is None for hit in without)

@@ -20,7 +20,7 @@ class Piece:
     section_id: int
     start: int
     end: int
-    score: float = 0.0  # how strongly the ranking found it (for `relevance_floor`)
+    score: float = 0.0  # how strongly the ranking found it (its fused score)
 
 
 @dataclass
@@ -70,26 +70,17 @@ def pack(
     header: Callable[[int], str],
     window_text: Callable[[Piece], str],
     count_tokens: Callable[[str], int],
-    relevance_floor: float | None = None,
 ) -> Pack:
     """Pack pieces (best first) into `budget` tokens.
 
     `header(section_id)` gives a section's header line and `window_text(piece)` the text a
-    reader may see for a window (already gated), so counts are of what is returned. With
-    a `relevance_floor`, packing stops at the first piece whose score is below that share
-    of the first piece's: what follows is weaker than anything packed, and is neither
-    packed nor counted as dropped (`dropped` counts what was relevant but did not fit).
+    reader may see for a window (already gated), so counts are of what is returned.
     """
     chosen: dict[int, PackedSection] = {}
     used = 0
     dropped = 0
     seen: set[tuple[int, int, int]] = set()
-    floor = None
-    if relevance_floor is not None and pieces:
-        floor = relevance_floor * pieces[0].score
     for piece in pieces:
-        if floor is not None and piece.score < floor:
-            break
         key = (piece.section_id, piece.start, piece.end)
         if key in seen:
             continue

@@ -11,7 +11,7 @@ this took search p95 from 47 to 40-44 ms (`benchmarks.perf`, same vault, same qu
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -41,13 +41,21 @@ _QUERY_EMBEDDINGS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="privau
 
 @dataclass(frozen=True)
 class ChunkHit:
-    """A chunk found by either leg, with its fused score and where each leg ranked it."""
+    """A chunk found by any leg, with its fused score, where each leg ranked it and what
+    each leg scored it (None where a leg did not find it): bm25 (higher is better) and the
+    cosine similarities of the fast and the strong embedder. The fused score says only
+    how high the legs ranked a chunk; the leg scores say how close it is to the query,
+    which is what a pack needs to tell when the remaining candidates are clearly weaker.
+    """
 
     chunk_id: int
     section_id: int
     score: float
     keyword_rank: int | None
     vector_rank: int | None
+    keyword_score: float | None = None
+    similarity: float | None = None
+    strong_similarity: float | None = None
 
 
 def fuse(
@@ -76,6 +84,7 @@ def hybrid(
     strong: Sequence[int] = (),
     strong_weight: float | None = None,
     early: EarlyWindows | None = None,
+    strong_similarity: Mapping[int, float] | None = None,
 ) -> list[ChunkHit]:
     """The best `limit` chunks for a query under `filters`, by fused keyword+vector rank.
 
@@ -84,7 +93,8 @@ def hybrid(
     while the keywords are ranked, so it must not touch `conn`. `strong` is a third leg
     ranked by the caller (chunk ids, best first, same view), fused in with
     `strong_weight` (default STRONG_WEIGHT); chunks it does not cover compete on the
-    other legs.
+    other legs. `strong_similarity` (chunk id → the strong model's cosine) is carried into
+    the hits it covers.
 
     With a `period` (dates the query names, epoch ms), both legs are ranked a second time
     among the documents dated inside it, and those rankings are fused in too: what was
@@ -108,11 +118,13 @@ def hybrid(
     )
     sections = index_reads.visible_chunks(conn, candidate_ids, filters)
     keyword_ids = [chunk_id for chunk_id, _ in unfiltered if chunk_id in sections][:limit]
+    keyword_scores = dict(unfiltered)
     if len(unfiltered) == fetch and len(keyword_ids) < limit:
-        keyword_ids = [
-            chunk_id for chunk_id, _ in fts.joined(conn, query, filters, limit, vectors.view)
-        ]
+        joined = fts.joined(conn, query, filters, limit, vectors.view)
+        keyword_ids = [chunk_id for chunk_id, _ in joined]
+        keyword_scores.update(joined)
         sections.update(index_reads.visible_chunks(conn, keyword_ids, filters))
+    similarity = dict(vector)
     vector_ids = [chunk_id for chunk_id, _ in vector if chunk_id in sections][:limit]
     strong_ids = [chunk_id for chunk_id in strong if chunk_id in sections][:limit]
     rankings = [keyword_ids, vector_ids, strong_ids]
@@ -125,11 +137,12 @@ def hybrid(
     if dated is not None:
         ranked_words = [chunk_id for chunk_id, _ in unfiltered]
         rankings += _dated_legs(
-            conn, vectors, query_vector, ranked_words, dated, limit, sections, extra
+            conn, vectors, query_vector, ranked_words, dated, limit, sections, similarity, extra
         )
         weights += [KEYWORD_WEIGHT, VECTOR_WEIGHT]
     keyword_rank = {chunk_id: rank for rank, chunk_id in enumerate(keyword_ids)}
     vector_rank = {chunk_id: rank for rank, chunk_id in enumerate(vector_ids)}
+    strong_similarity = strong_similarity or {}
     hits = [
         ChunkHit(
             chunk_id,
@@ -137,6 +150,9 @@ def hybrid(
             score,
             keyword_rank.get(chunk_id),
             vector_rank.get(chunk_id),
+            keyword_scores.get(chunk_id),
+            similarity.get(chunk_id),
+            strong_similarity.get(chunk_id),
         )
         for chunk_id, score in fuse(rankings, weights=weights)
         if chunk_id in sections
@@ -188,15 +204,18 @@ def _dated_legs(
     dated: Filters,
     limit: int,
     sections: dict[int, int],
+    similarity: dict[int, float],
     extra: _Extra | None = None,
 ) -> list[list[int]]:
     """Both legs ranked again among chunks of documents `dated` lets through: the keyword
     leg's own best rows that fall inside, and an exact vector ranking inside the period
-    (`sections` learns the section of every chunk they return)."""
+    (`sections` learns the section of every chunk they return, `similarity` their
+    cosine)."""
     assert dated.since is not None and dated.until is not None
     vector = _nearest(conn, vectors, query_vector, limit, (dated.since, dated.until), extra)
     inside = index_reads.visible_chunks(conn, keyword + [chunk_id for chunk_id, _ in vector], dated)
     sections.update(inside)
+    similarity.update(vector)
     return [
         [chunk_id for chunk_id in keyword if chunk_id in inside][:limit],
         [chunk_id for chunk_id, _ in vector if chunk_id in inside][:limit],

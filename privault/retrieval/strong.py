@@ -48,7 +48,9 @@ class StrongEmbedder(Protocol):
 
 # What `strong_input` makes of a window; a vault's vectors made from another input are
 # re-made (`index_name`). "line": the window's own line; "dated-line": the same after the
-# day its document was written.
+# day its document was written. Measured on LoCoMo (all evidence in a 2,000-token pack):
+# "dated-line" 0.880 against 0.872 on conversations 1-3, 0.836 against 0.836 on 4-5 (at
+# 1,000 tokens 0.793 against 0.796 there): not worth re-embedding every vault.
 STRONG_INPUT = "line"
 
 

@@ -13,7 +13,7 @@ DEFAULT_SEARCH_LIMIT = 10
 CONTEXT_BUDGETS = (50, 100_000)  # tokens a context pack may fill
 # The most tokens `context` returns unless asked (the Python API, `privault context`, the
 # MCP tool): a cap, not a size. The pack stops earlier where the candidates left are
-# clearly weaker than the best (see `packs.RELEVANCE_FLOOR`): a hosted model pays little
+# clearly weaker than the best (see `retrieval.relevance`): a hosted model pays little
 # for 2,000 tokens, and a missing piece of evidence costs it the answer.
 DEFAULT_CONTEXT_BUDGET = 2000
 # Tokens of memory the local model reads for one answer. A small model is distracted by

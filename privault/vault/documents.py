@@ -21,7 +21,7 @@ from privault.privacy.gate import assembled
 from privault.store import documents, imported, sections
 from privault.store.connection import write
 from privault.timeutil import now_ms
-from privault.vault import ingest, packs, writing
+from privault.vault import ingest, writing
 from privault.vault.bounds import (
     CONTEXT_BUDGETS,
     DEFAULT_CONTEXT_BUDGET,
@@ -240,7 +240,7 @@ class VaultDocuments:
         the caller.
 
         The pack stops early where the remaining candidates are clearly weaker than the
-        best (`packs.RELEVANCE_FLOOR`); `fill` packs them too, until the budget is spent.
+        best (`retrieval.relevance`); `fill` packs them too, until the budget is spent.
         Tokens are counted with the embedder's tokenizer on the text as returned.
         """
         low, high = CONTEXT_BUDGETS
@@ -262,8 +262,9 @@ class VaultDocuments:
         block = statements_block(facts)
         reserved = count(block) + 2 if block else 0
         finder = Finder.of(self._context, reading, owner=caller.is_owner)
-        floor = None if fill else packs.RELEVANCE_FLOOR
-        packed, out, _ = finder.context(reading, query, scope, budget - reserved, floor)
+        packed, out, _ = finder.context(
+            reading, query, scope, budget - reserved, stop_early=not fill
+        )
         text = assembled(
             f"{block}\n\n{packed.text}" if block and packed.text else block or packed.text
         )

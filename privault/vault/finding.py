@@ -121,7 +121,7 @@ class Finder:
         except ModelUnavailable:  # its worker is restarting or failed: rank without it
             return search.hybrid(self.conn, self.vectors, query, vector, filters, limit, period)
         if STRONG_MODE == "leg":
-            ranked = [cid for cid, _ in index.search(strong_query, limit * search.VECTOR_OVERFETCH)]
+            ranked = index.search(strong_query, limit * search.VECTOR_OVERFETCH)
             return search.hybrid(
                 self.conn,
                 self.vectors,
@@ -130,8 +130,9 @@ class Finder:
                 filters,
                 limit,
                 period,
-                strong=ranked,
+                strong=[cid for cid, _ in ranked],
                 early=self.early,
+                strong_similarity=dict(ranked),
             )
         base = search.hybrid(
             self.conn,
@@ -196,10 +197,11 @@ class Finder:
         query: str,
         filters: Filters,
         budget: int,
-        relevance_floor: float | None = None,
+        stop_early: bool = False,
     ) -> tuple[packing.Pack, list[ContextSection], dict[int, sections.SectionRow]]:
         """The best pieces packed into `budget` tokens of gated text (and their sections),
-        ranked with the strong model's leg where the vault has one (see `packs`)."""
+        ranked with the strong model's leg where the vault has one; with `stop_early`,
+        the pack ends before the first clearly weaker candidate (see `packs`)."""
         packed, rows = packs.context(
             self,
             reading,
@@ -208,7 +210,7 @@ class Finder:
             budget,
             self.embedder.count_tokens,
             context_header,
-            relevance_floor,
+            stop_early,
         )
         out = []
         for item in packed.sections:

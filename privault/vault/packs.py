@@ -15,9 +15,9 @@ it, the strong model). Here that ranking becomes a pack:
    section's second, third… line counts a little less each time, so the pack spreads
    over sessions; any other question gets each hit's window (the line that matched and
    the two before it, where a fact's answer often is).
-3. **Sized to relevance.** Pieces go in best first until the budget is spent or, with a
-   `relevance_floor`, until the next candidate's fused score falls below that share of
-   the best one's: it is then found by fewer legs, further down, than anything packed.
+3. **Sized to relevance.** Pieces go in best first until the budget is spent or, when
+   the pack may `stop_early`, until the next candidate is clearly weaker than the best:
+   no ranking scores it near that ranking's best candidate (`relevance.relevant`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Protocol
 
-from privault.retrieval import fts, packing, search, thread
+from privault.retrieval import fts, packing, relevance, search, thread
 from privault.retrieval.search import ChunkHit
 from privault.store import index_reads, sections
 from privault.store.connection import Connection
@@ -38,7 +38,10 @@ from privault.vault.reading import Reading
 # set questions as lines from 120 candidates, spread over sections, .805 / .831; with the
 # thread followed too .801 / .840. Set questions packed as lines lost most where the line
 # before the match held the answer. So both ship off; they stay switchable, to be measured
-# on other data (`benchmarks.retrieval`).
+# on other data (`benchmarks.retrieval`). Spreading set questions' windows over sessions
+# (SET_REPEAT_DISCOUNT 0.6, windows, 60 candidates) was measured with the strong leg too,
+# conversations 1-3: .825 → .830 at 1,000 tokens but .872 → .869 (hit .974 → .971) at the
+# 2,000-token cap, and .849 → .841 there with the fast embedder alone: it stays off.
 CANDIDATES = 60  # chunk hits considered for a single-fact question
 SET_CANDIDATES = 60  # …and for a question after a set (120 was measured with lines)
 FOLLOW_TOP = 0  # best hits whose names are followed (0: the thread is not followed)
@@ -46,9 +49,6 @@ FOLLOW_LEADS = 4  # names followed at most
 FOLLOW_WEIGHT = 0.5  # the followed ranking's weight (the first ranking's legs weigh 1–2)
 SET_PIECE = "window"  # what a set question packs of each hit: "line" or "window"
 SET_REPEAT_DISCOUNT = 1.0  # a set question's n-th piece of one section counts this**n
-# `Vault.context` stops at the first candidate whose fused score is below this share of the
-# best candidate's (`fill` turns it off); `ask` fills its small budget.
-RELEVANCE_FLOOR = 0.1
 
 
 class Ranker(Protocol):
@@ -73,7 +73,7 @@ def context(
     budget: int,
     count_tokens: Callable[[str], int],
     header: Callable[[Reading, sections.SectionRow], str],
-    relevance_floor: float | None = None,
+    stop_early: bool = False,
 ) -> tuple[packing.Pack, dict[int, sections.SectionRow]]:
     """The best pieces for `query` packed into `budget` tokens of gated text, and the rows
     of the sections they come from (see the module docstring)."""
@@ -81,6 +81,8 @@ def context(
     set_question = thread.asks_for_set(query)
     limit = SET_CANDIDATES if set_question else CANDIDATES
     hits = finder.hits(query, filters, limit, strong=True)
+    if stop_early:
+        hits = relevance.relevant(hits)
     rows = sections.sections_by_ids(conn, list({hit.section_id for hit in hits}))
     reading.prefetch(list(rows.values()))
 
@@ -127,7 +129,6 @@ def context(
         header=lambda sid: header(reading, rows[sid]),
         window_text=lambda p: reading.section(rows[p.section_id], p.start, p.end).text,
         count_tokens=count_tokens,
-        relevance_floor=relevance_floor,
     )
     reading.forget_since(mark)
     for item in packed.sections:
