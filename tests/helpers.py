@@ -129,3 +129,21 @@ def untrained_tagger() -> Any:
 
     shape = (tagger.BUCKETS, len(tagger.LABELS))
     return tagger.Tagger(np.zeros(shape, dtype=np.float32))
+
+
+def least_peak(action: Callable[[], object], *, before: Callable[[], object] = lambda: None) -> int:
+    """The peak of Python allocations while `action()` runs: the least of two readings
+    (`before()` runs ahead of each, untraced), since tracemalloc also counts what other
+    threads of the test process allocate meanwhile."""
+    import tracemalloc
+
+    peaks = []
+    for _ in range(2):
+        before()
+        tracemalloc.start()
+        try:
+            action()
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+    return min(peaks)

@@ -13,6 +13,7 @@ import pytest
 from privault import imports
 from privault.imports import Bad, Memory, NotThisKind, Page, jsonstream
 from tests import import_samples as samples
+from tests.helpers import least_peak
 
 
 def read_all(kind: str, path: Path) -> list[imports.Item]:
@@ -368,20 +369,8 @@ def test_a_json_of_something_else_is_not_mem0(tmp_path: Path) -> None:
 
 
 def _peak_reading(kind: str, path: Path) -> int:
-    """The peak of Python allocations while the export is read: the least of two readings,
-    since tracemalloc also counts what other threads of the test process allocate then."""
-    import tracemalloc
-
-    peaks = []
-    for _ in range(2):
-        tracemalloc.start()
-        try:
-            for _ in imports.reader(kind)(path):
-                pass
-            peaks.append(tracemalloc.get_traced_memory()[1])
-        finally:
-            tracemalloc.stop()
-    return min(peaks)
+    """The peak of Python allocations while the export is read."""
+    return least_peak(lambda: sum(1 for _ in imports.reader(kind)(path)))
 
 
 def test_reading_streams_memory_does_not_grow_with_the_export(

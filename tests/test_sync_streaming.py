@@ -18,7 +18,7 @@ from privault.store.migrations import known_migrations
 from privault.sync import bundle, bundle_writer, stamping
 from privault.sync.rows import Row
 from privault.vault import Vault
-from tests.helpers import fake_vault
+from tests.helpers import fake_vault, least_peak
 
 OWNER = Caller.owner()
 SECRET = "a long passphrase for bundles"
@@ -184,24 +184,16 @@ def test_sync_streams_its_change_file_and_writes_none_without_changes(tmp_path: 
 
 
 def _peak_exporting(vault: Vault, path: Path) -> int:
-    """The peak of Python allocations while every row is stamped and exported: the least
-    of two readings, since tracemalloc also counts what other threads allocate then."""
-    import tracemalloc
+    """The peak of Python allocations while every row is stamped and exported."""
 
-    peaks = []
-    for _ in range(2):
+    def mark_all() -> None:
         # Every document marked changed again, as after a large import: stamping reads all.
         vault.conn.execute(
             "INSERT OR REPLACE INTO sync_dirty (kind, id, at)"
             " SELECT 'document', id, 1 FROM documents"
         )
-        tracemalloc.start()
-        try:
-            vault.sync.export(path, secret=SECRET, caller=OWNER)
-            peaks.append(tracemalloc.get_traced_memory()[1])
-        finally:
-            tracemalloc.stop()
-    return min(peaks)
+
+    return least_peak(lambda: vault.sync.export(path, secret=SECRET, caller=OWNER), before=mark_all)
 
 
 def test_exporting_streams_memory_does_not_grow_with_the_vault(
