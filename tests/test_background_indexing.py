@@ -123,7 +123,7 @@ def _stored(vault: Vault) -> dict[str, Any]:
     ).fetchall()
     labels = conn.execute("SELECT label, spans FROM label_spans").fetchall()
     windows = conn.execute(
-        "SELECT f.rowid > 0, f.text FROM chunks_fts f JOIN chunks c ON c.id = abs(f.rowid)"
+        "SELECT 'plain', text FROM chunks_fts UNION ALL SELECT 'gated', text FROM gated_fts"
     ).fetchall()
     vectors = conn.execute(
         "SELECT count(*), count(DISTINCT m.chunk_id) FROM chunks c "

@@ -40,7 +40,9 @@ def build(path: Path, **settings: object) -> None:
 def drop_masked_entries(path: Path, *, stale: bool = False) -> None:
     with fake_vault(path) as vault:
         conn = vault.conn
-        conn.execute("DELETE FROM chunks_fts WHERE rowid < 0")
+        # Without masked entries, gated callers' keyword rows are the plain text.
+        conn.execute("DELETE FROM gated_fts")
+        conn.execute("INSERT INTO gated_fts (rowid, text) SELECT rowid, text FROM chunks_fts")
         conn.execute("DELETE FROM masked_chunks")
         if stale:  # what migration m009 leaves on a vault indexed before masked entries
             conn.execute("INSERT INTO meta (key, value) VALUES ('stale_masking', '1')")

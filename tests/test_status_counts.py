@@ -30,7 +30,8 @@ def counted(vault: Vault) -> dict[str, Any]:
         "documents": one("SELECT count(*) FROM documents"),
         "sections": one("SELECT count(*) FROM sections"),
         "chunks": one("SELECT count(*) FROM chunks"),
-        "fts_rows": one("SELECT count(*) FROM chunks_fts WHERE rowid > 0"),
+        "fts_rows": one("SELECT count(*) FROM chunks_fts"),
+        "gated_rows": one("SELECT count(*) FROM gated_fts"),
         "vector_rows": one("SELECT count(*) FROM chunks_vec"),
         "masked_rows": one("SELECT count(*) FROM masked_chunks WHERE embedding != x''"),
         "pending_chunks": one(
@@ -58,6 +59,7 @@ def reported(vault: Vault) -> dict[str, Any]:
         "fts_rows": index.fts_rows,
         "vector_rows": index.vector_rows,
         "masked_rows": index.masked_rows,
+        "gated_rows": index.gated_rows,
         "pending_chunks": index.pending_chunks,
         "chunks_searchable": index.chunks_searchable,
         "sections_to_rescan": status.privacy.sections_to_rescan,

@@ -166,7 +166,7 @@ def test_gated_callers_are_ranked_by_strong_vectors_of_masked_text(tmp_path: Pat
         masked = _masked_rows(vault)
         plain = dict(strong_index.vectors_after(vault.conn, 0, "plain"))
         masked_text = vault.conn.execute(  # test-only peek at the masked entry
-            "SELECT f.text FROM chunks_fts f WHERE f.rowid < 0"
+            "SELECT g.text FROM gated_fts g JOIN masked_chunks m ON m.chunk_id = g.rowid"
         ).fetchall()
         (written,) = vault.conn.execute("SELECT created_at FROM documents").fetchone()
     assert masked_text, "the window with the email has a masked entry"

@@ -1,9 +1,10 @@
 """The keyword leg of search: FTS5 with bm25, filtered in the same SQL statement.
 
-Two views of one index: `plain` (the text as stored: the owner, and callers whose policy
-masks nothing) and `masked` (what gated callers see: a chunk holding a masked value is
-matched through its masked entry at rowid `-chunk_id`, every other chunk through its plain
-one). Both live in one FTS table, so bm25 weighs both views with the same statistics.
+Two views, two FTS tables: `plain` (the text as stored: the owner, and callers whose
+policy masks nothing) and `masked` (what gated callers see: a chunk holding a masked value
+through its masked text, every other scanned chunk through its plain text). The masked
+view's table holds nothing else, so a gated search's work and bm25's statistics depend
+only on text the caller may see (no timing or ordering presence oracle).
 """
 
 from __future__ import annotations

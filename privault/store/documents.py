@@ -327,16 +327,15 @@ def health(conn: Connection) -> dict[str, Any]:
     counts = {name: tallies.row_count(conn, name) for name in ("documents", "sections", "chunks")}
     # Windows still queued for the indexer have keyword rows and an empty masked entry only.
     masked = tallies.masked_vectors(conn)
-    # Plain keyword rows are at chunk ids; a masked one (below zero) exists exactly for each
-    # masked entry with a vector, so the plain ones are all rows less those. A lost row of
-    # either kind lowers the total: the vault reads as unhealthy either way.
-    indexed = tallies.keyword_rows(conn) - masked
+    indexed = tallies.keyword_rows(conn, "chunks_fts")
     (pending,) = conn.execute(
         "SELECT count(*) FROM index_queue q CROSS JOIN chunks c ON c.section_id = q.section_id"
     ).fetchone()
     (vectors,) = conn.execute("SELECT count(*) FROM chunks_vec_rowids").fetchone()
     searchable = counts["chunks"] - old_version_chunks(conn)
-    healthy = indexed == vectors + pending == searchable
+    # Gated callers' keyword rows: one per window, except those still queued.
+    gated = tallies.keyword_rows(conn, "gated_fts")
+    healthy = indexed == vectors + pending == searchable == gated + pending
     stale = conn.execute("SELECT value FROM meta WHERE key = 'stale_chunking'").fetchone()
     unmasked = conn.execute("SELECT 1 FROM meta WHERE key = 'stale_masking'").fetchone()
     index = {
@@ -347,6 +346,7 @@ def health(conn: Connection) -> dict[str, Any]:
         "stale_chunking": stale[0] if stale else None,  # set: `privault reindex` finds more
         "masked_rows": masked,  # second entries gated callers search instead
         "pending_chunks": pending,  # keyword rows only, until the indexer finishes them
+        "gated_rows": gated,
         "stale_masking": unmasked is not None,  # True: `privault reindex` builds them
     }
     return {**counts, "index": index}

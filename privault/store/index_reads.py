@@ -1,8 +1,9 @@
 """Reads of the search index: keyword (FTS5) rankings, chunk visibility, vectors.
 
-Two views of one index: `plain` (the owner's: rows at +chunk_id) and `masked` (a gated
-caller's: each chunk whose text holds PII has a second FTS row at -chunk_id and a vector
-in `masked_chunks` built from its masked text, used in place of the plain ones).
+Two views of the index: `plain` (the owner's: `chunks_fts` and `chunks_vec`) and `masked`
+(a gated caller's: `gated_fts`, which holds only text gated callers may see, and for each
+chunk whose text holds PII a vector in `masked_chunks` built from its masked text, used
+in place of the plain one). See `store.sections`.
 `Filters` is what a caller may see, as a WHERE fragment over `documents d`.
 """
 
@@ -18,15 +19,14 @@ from privault.filters import Filters as PublicFilters
 from privault.store.connection import Connection, OperationalError
 from privault.store.narrowing import conditions
 
-_VIEWS = {
-    "plain": "rowid > 0",
-    "masked": "(rowid < 0 OR rowid NOT IN (SELECT chunk_id FROM masked_chunks))",
-}
+_KEYWORD_TABLES = {"plain": "chunks_fts", "masked": "gated_fts"}
 
 
-def _view(view: str, alias: str = "") -> str:
-    where = _VIEWS[view]
-    return where.replace("rowid", f"{alias}rowid") if alias else where
+def _keyword_table(view: str) -> str:
+    try:
+        return _KEYWORD_TABLES[view]
+    except KeyError:
+        raise ValueError(f"unknown index view {view!r}") from None
 
 
 @dataclass(frozen=True)
@@ -59,27 +59,29 @@ def keyword_ranked(
 ) -> list[tuple[int, float]]:
     """(chunk id, bm25 score, higher is better) of the best `limit` matches of an FTS5
     expression in one view of the whole index, unfiltered."""
+    table = _keyword_table(view)
     found = conn.execute(
-        "SELECT rowid, bm25(chunks_fts) AS score FROM chunks_fts WHERE chunks_fts MATCH ? "
-        f"AND {_view(view)} ORDER BY score LIMIT ?",
+        f"SELECT rowid, bm25({table}) AS score FROM {table} WHERE {table} MATCH ? "
+        "ORDER BY score LIMIT ?",
         (expression, limit),
     ).fetchall()
-    return [(abs(int(rowid)), -float(score)) for rowid, score in found]
+    return [(int(rowid), -float(score)) for rowid, score in found]
 
 
 def keyword_joined(
     conn: Connection, expression: str, filters: Filters, limit: int, view: str
 ) -> list[tuple[int, float]]:
     """As `keyword_ranked`, with the filters inside the ranking query."""
+    table = _keyword_table(view)
     where, params = filters.sql()
     found = conn.execute(
-        "SELECT f.rowid, bm25(chunks_fts) AS score FROM chunks_fts f "
-        "JOIN chunks c ON c.id = abs(f.rowid) JOIN sections s ON s.id = c.section_id "
-        f"JOIN documents d ON d.id = s.doc_id WHERE chunks_fts MATCH ? AND {_view(view, 'f.')} "
-        f"AND {where} ORDER BY score LIMIT ?",
+        f"SELECT f.rowid, bm25({table}) AS score FROM {table} f "
+        "JOIN chunks c ON c.id = f.rowid JOIN sections s ON s.id = c.section_id "
+        f"JOIN documents d ON d.id = s.doc_id WHERE {table} MATCH ? AND {where} "
+        "ORDER BY score LIMIT ?",
         (expression, *params, limit),
     ).fetchall()
-    return [(abs(int(rowid)), -float(score)) for rowid, score in found]
+    return [(int(rowid), -float(score)) for rowid, score in found]
 
 
 def visible_chunks(conn: Connection, chunk_ids: Sequence[int], filters: Filters) -> dict[int, int]:

@@ -2,9 +2,9 @@
 
 Every write is one transaction, so none of these should ever be found; this is how a
 test or a benchmark that kills writers proves it. A document is whole when every section
-of it has index windows, every window a keyword row, and every section either its spans
-and vectors (scanned) or a row in the index queue (its windows withheld from gated
-callers until then); and when its labels are scanned or queued too. The counts are rows
+of it has index windows, every window a keyword row, and every section either its spans,
+vectors and gated keyword rows (scanned) or a row in the index queue (its windows withheld
+from gated callers until then); and when its labels are scanned or queued too. The counts are rows
 that break one of those rules (0 everywhere: nothing half-written).
 """
 
@@ -23,6 +23,18 @@ CHECKS = {
     "windows_without_keyword_row": (
         "SELECT count(*) FROM chunks c WHERE NOT EXISTS"
         " (SELECT 1 FROM chunks_fts f WHERE f.rowid = c.id)"
+    ),
+    # Gated callers' keyword rows: one for every scanned window, none for a queued one
+    # (its text is not known to be safe to match yet).
+    "scanned_windows_without_gated_row": (
+        "SELECT count(*) FROM chunks c WHERE NOT "
+        + _QUEUED.format("c.section_id")
+        + " AND NOT EXISTS (SELECT 1 FROM gated_fts g WHERE g.rowid = c.id)"
+    ),
+    "queued_windows_with_gated_row": (
+        "SELECT count(*) FROM chunks c WHERE "
+        + _QUEUED.format("c.section_id")
+        + " AND EXISTS (SELECT 1 FROM gated_fts g WHERE g.rowid = c.id)"
     ),
     "scanned_windows_without_vector": (
         "SELECT count(*) FROM chunks c WHERE NOT "
@@ -46,8 +58,10 @@ CHECKS = {
         " (SELECT 1 FROM index_queue q WHERE q.doc_id = d.id AND q.section_id IS NULL)"
     ),
     "keyword_rows_without_window": (
-        "SELECT count(*) FROM chunks_fts f WHERE NOT EXISTS"
-        " (SELECT 1 FROM chunks c WHERE c.id = abs(f.rowid))"
+        "SELECT (SELECT count(*) FROM chunks_fts f WHERE NOT EXISTS"
+        " (SELECT 1 FROM chunks c WHERE c.id = f.rowid))"
+        " + (SELECT count(*) FROM gated_fts g WHERE NOT EXISTS"
+        " (SELECT 1 FROM chunks c WHERE c.id = g.rowid))"
     ),
     "masked_entries_without_window": (
         "SELECT count(*) FROM masked_chunks m WHERE NOT EXISTS"

@@ -294,7 +294,7 @@ def sections_mentioning(conn: Connection, values: Iterable[str]) -> list[int]:
             for (section_id,) in conn.execute(
                 "SELECT DISTINCT c.section_id FROM chunks_fts f JOIN chunks c ON c.id = f.rowid "
                 "JOIN sections s ON s.id = c.section_id JOIN documents d ON d.id = s.doc_id "
-                "WHERE chunks_fts MATCH ? AND f.rowid > 0 AND d.author = ''",
+                "WHERE chunks_fts MATCH ? AND d.author = ''",
                 (phrase,),
             )
         )

@@ -3,16 +3,20 @@
 A document's sections and chunks are always written together with their FTS5 and vector
 rows, in the caller's transaction, so an index never points at text that is not there.
 
-A chunk whose window holds a value gated callers may not see has a second, masked entry:
-its FTS row at rowid `-chunk_id` and its vector in `masked_chunks` (see migration m009).
-A chunk's entries never change after it is written: re-masking writes new chunks, so the
-in-memory vector mirrors can keep loading only ids above the last one they saw.
+Two keyword tables, one per view: `chunks_fts` holds every chunk's plain text (the
+owner's view), `gated_fts` what gated callers may see (migration m026). A chunk whose
+window holds a value gated callers may not see has a masked entry: its masked text in
+`gated_fts` and its vector in `masked_chunks`; any other scanned chunk has its plain text
+in `gated_fts` too. A gated search thus never touches text it may not see, so neither its
+work nor bm25's statistics depend on it. A chunk's entries never change after it is
+written: re-masking writes new chunks, so the in-memory vector mirrors can keep loading
+only ids above the last one they saw.
 
 A section written for background indexing (`pending`, see `store.index_queue`) gets its
-chunks and their plain keyword rows only: no vectors, and an empty masked entry (a
-`masked_chunks` row with no vector and no masked keyword row). Gated callers search masked
-entries where a chunk has one, so they match nothing of a text not yet scanned; the owner
-finds it by its words at once. The indexer then replaces those chunks with complete ones.
+chunks and their plain keyword rows only: no vectors, no `gated_fts` row and an empty
+masked entry (a `masked_chunks` row with no vector). Gated callers match nothing of a text
+not yet scanned; the owner finds it by its words at once. The indexer then replaces those
+chunks with complete ones.
 """
 
 from __future__ import annotations
@@ -62,9 +66,7 @@ def drop_index(conn: Connection, section_ids: Sequence[int]) -> None:
         ]
         for cbatch, cmarks in in_batches(chunk_ids):
             conn.execute(f"DELETE FROM chunks_fts WHERE rowid IN ({cmarks})", cbatch)
-            conn.execute(
-                f"DELETE FROM chunks_fts WHERE rowid IN ({cmarks})", [-cid for cid in cbatch]
-            )
+            conn.execute(f"DELETE FROM gated_fts WHERE rowid IN ({cmarks})", cbatch)
             conn.execute(f"DELETE FROM chunks_vec WHERE rowid IN ({cmarks})", cbatch)
             conn.execute(f"DELETE FROM masked_chunks WHERE chunk_id IN ({cmarks})", cbatch)
 
@@ -209,15 +211,16 @@ def _insert_chunks(
             from privault.store import vector_codes  # numpy: not for a deferred write
 
             masked_vector = None
+            gated_text = indexed_text
             if position in second:
-                text, masked_vector = second[position]
-                conn.execute(
-                    "INSERT INTO chunks_fts (rowid, text) VALUES (?, ?)", (-chunk_id, text)
-                )
+                gated_text, masked_vector = second[position]
                 conn.execute(
                     "INSERT INTO masked_chunks (chunk_id, embedding) VALUES (?, ?)",
                     (chunk_id, masked_vector.astype("float32").tobytes()),
                 )
+            conn.execute(
+                "INSERT INTO gated_fts (rowid, text) VALUES (?, ?)", (chunk_id, gated_text)
+            )
             vector_codes.save(conn, chunk_id, vectors[position], masked_vector)
 
 

@@ -119,11 +119,17 @@ def pending(
         return []
     texts: dict[int, str] = {}
     masked: dict[int, str] = {}
-    for batch, marks in in_batches([*chosen, *(-cid for cid in chosen)]):
+    for batch, marks in in_batches(list(chosen)):
         for rowid, text in conn.execute(
             f"SELECT rowid, text FROM chunks_fts WHERE rowid IN ({marks})", batch
         ):
-            (texts if rowid > 0 else masked)[abs(int(rowid))] = str(text)
+            texts[int(rowid)] = str(text)
+        for rowid, text in conn.execute(
+            f"SELECT g.rowid, g.text FROM gated_fts g WHERE g.rowid IN ({marks})"
+            " AND EXISTS (SELECT 1 FROM masked_chunks m WHERE m.chunk_id = g.rowid)",
+            batch,
+        ):
+            masked[int(rowid)] = str(text)
     return [
         PendingChunk(cid, texts[cid], masked.get(cid), written)
         for cid, written in chosen.items()

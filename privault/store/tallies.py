@@ -30,14 +30,20 @@ def masked_vectors(conn: Connection) -> int:
     return int(count)
 
 
-def keyword_rows(conn: Connection) -> int:
-    """Rows of `chunks_fts`, plain and masked, as FTS5 itself keeps the number: the first
-    varint of its "averages" record (row 1 of `chunks_fts_data`, the on-disk format FTS5
-    keeps stable), which bm25 reads too. Counted when that record is missing or unreadable."""
-    found = conn.execute("SELECT block FROM chunks_fts_data WHERE id = 1").fetchone()
+KEYWORD_TABLES = ("chunks_fts", "gated_fts")
+
+
+def keyword_rows(conn: Connection, table: str = "chunks_fts") -> int:
+    """Rows of a keyword table (`chunks_fts`: plain, `gated_fts`: gated callers'), as FTS5
+    itself keeps the number: the first varint of its "averages" record (row 1 of its
+    `_data` table, the on-disk format FTS5 keeps stable), which bm25 reads too. Counted
+    when that record is missing or unreadable."""
+    if table not in KEYWORD_TABLES:
+        raise ValueError(f"not a keyword table: {table!r}")
+    found = conn.execute(f"SELECT block FROM {table}_data WHERE id = 1").fetchone()
     value = _varint(bytes(found[0])) if found is not None and found[0] is not None else None
     if value is None:
-        (value,) = conn.execute("SELECT count(*) FROM chunks_fts_docsize").fetchone()
+        (value,) = conn.execute(f"SELECT count(*) FROM {table}_docsize").fetchone()
     return int(value)
 
 

@@ -23,6 +23,7 @@ class IndexHealth(JsonForm):
     masked_rows: int = 0  # masked second entries (what gated callers search)
     stale_masking: bool = False  # True: written before masked entries existed (reindex)
     pending_chunks: int = 0  # windows with keyword rows only, until the indexer finishes them
+    gated_rows: int = 0  # keyword rows gated callers search (every window not queued)
 
 
 LOADED = shown(when="loaded")
