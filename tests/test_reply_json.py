@@ -44,12 +44,15 @@ def _with_score(statement: dict[str, Any]) -> dict[str, Any]:
 
 
 def _announced(name: str, data: dict[str, Any]) -> dict[str, Any]:
-    """The old owner form with the announced change: a statement always has `score`."""
+    """The old owner form with the announced changes: a statement always has `score`, an
+    agent's record its policy and pause, the status its gated keyword rows."""
     data = _now_ages(data)
     if isinstance(data.get("statements"), list):
         data["statements"] = [_with_score(item) for item in data["statements"]]
     if isinstance(data.get("statement"), dict):
         data["statement"] = _with_score(data["statement"])
+    if isinstance(data.get("index"), dict):  # announced: status counts gated keyword rows
+        data["index"] = {**data["index"], "gated_rows": 0}
     if name == "agent":  # announced: what the owner changed about an agent since
         data.update(policy=None, paused_at=None, paused=False)
     return data
