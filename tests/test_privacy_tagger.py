@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -195,9 +196,46 @@ def test_corpus_examples_are_labelled_token_by_token() -> None:
         ("Basil and water were all the soup needed", "Basil", False),
         ("Call Basil", "Basil", False),
         ("- [ ] Basil", "Basil", True),
+        # a short line about someone is a sentence, not a title
+        ("Dexter lives on Ziegelgasse 19", "Dexter", False),
+        ("Grace paid", "Grace", False),
+        ("Plumber invoice", "Plumber", True),
     ],
 )
 def test_a_title_is_a_short_line_and_its_first_word(text: str, word: str, title: bool) -> None:
     tokens = tagger.tokenize(text)
     index = next(i for i, token in enumerate(tokens) if token.text == word)
     assert tagger._starts_a_title(text, tokens, index) is title
+
+
+class _Reading(tagger.Tagger):
+    """A tagger that reads every word as `ordinary` likely to be ordinary text."""
+
+    def __init__(self, ordinary: float) -> None:
+        super().__init__(None)
+        self.ordinary = ordinary
+
+    def probabilities(self, text: str) -> tuple[list[tagger.Token], Any]:
+        import numpy as np
+
+        tokens = tagger.tokenize(text)
+        row = [self.ordinary, 1 - self.ordinary, 0.0, 0.0]
+        return tokens, np.asarray([row] * len(tokens), dtype=np.float32)
+
+
+@pytest.mark.parametrize(
+    ("text", "ordinary", "kept"),
+    [
+        # at a title's start a guess the tagger reads as a word more likely than not goes
+        ("Crystal - results", 0.55, False),
+        # the same reading in a sentence leaves spaCy's guess standing
+        ("Crystal said the results would come on Friday", 0.55, True),
+        # and on a short line about someone: "Crystal said no" is a sentence, not a title
+        ("Crystal said no", 0.55, True),
+    ],
+)
+def test_a_title_guess_the_tagger_cannot_place_is_dropped(
+    text: str, ordinary: float, kept: bool
+) -> None:
+    guess = _span(text, "Crystal", "PERSON", "ner", 0.85)
+    assert (guess in _Reading(ordinary).judge(text, [guess])) is kept

@@ -38,6 +38,7 @@ from privault.privacy.names import (
     is_never_name,
 )
 from privault.privacy.tagger_lexicon import Lexicon, lexicon
+from privault.privacy.tagger_words import PERSON_VERBS
 from privault.spans import Span
 
 LABELS = ("O", "PER", "LOC", "ADDR")
@@ -62,6 +63,7 @@ WEAK_VETO = 0.6
 TITLE_VETO = 0.5
 TITLE_WORDS = 5
 GUESSED = frozenset({"ner", "propn", "names", "list", "places", "speaker"})
+_PERSON_VERBS = frozenset(PERSON_VERBS)
 
 # Letter-or-digit runs, and every other visible character alone.
 _TOKEN = re.compile(r"[^\W_]+|[^\w\s]|_")
@@ -263,11 +265,18 @@ class Tagger:
 
 
 def _starts_a_title(text: str, tokens: Sequence[Token], index: int) -> bool:
-    """True when token `index` is the first word of a line of at most `TITLE_WORDS` words."""
+    """True when token `index` is the first word of a line of at most `TITLE_WORDS` words.
+
+    A short line whose second word is a verb people do ("Dexter lives on Ziegelgasse 19",
+    "Grace paid") is a sentence about someone, not a title: its first word is judged as in
+    any sentence.
+    """
     line_start = text.rfind("\n", 0, tokens[index].start) + 1
     line_end = text.find("\n", tokens[index].end)
     line = text[line_start : len(text) if line_end < 0 else line_end]
     words = [token.text for token in tokenize(line) if token.text.isalpha()]
+    if len(words) > 1 and words[1].lower() in _PERSON_VERBS:
+        return False
     return bool(words) and words[0] == tokens[index].text and len(words) <= TITLE_WORDS
 
 
