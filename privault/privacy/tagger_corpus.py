@@ -109,8 +109,20 @@ class _Frames:
         return [(f"{lead} {prep} ", "O"), (self.person(), "PER"), *self.tail()]
 
     def subject(self) -> Example:
-        verb = self.rng.choice(lexis.PERSON_VERBS)
-        return [(self.person(), "PER"), (f" {verb} {self.ordinary(2)}", "O"), *self.tail()]
+        """A sentence's subject before a verb people do: a name, often a given name that
+        is also a word ("Dexter lives ...", "Grace paid ..."), or a trade or a thing
+        ("Plumber booked", "the landlord called"). Titles start with the same words as words
+        ("Grace notes", "Plumber invoice"): only the words after one tell which it is."""
+        rng, d = self.rng, self.d
+        verb, pick = rng.choice(lexis.PERSON_VERBS), rng.random()
+        if lexis.SUBJECT_WORD_NAMES <= pick < lexis.SUBJECT_WORD_NAMES + lexis.SUBJECT_NOUNS:
+            noun = rng.choice(lexis.TRADES + lexis.NOUNS if rng.random() < 0.7 else d.trade_words)
+            lead = rng.choice(("", "", "", "the ", "The ", "my ", "our ", "My "))
+            noun = noun.capitalize() if not lead or rng.random() < 0.2 else noun
+            return [(f"{lead}{noun} {verb} {self.ordinary(2)}", "O"), *self.tail()]
+        word_name = pick < lexis.SUBJECT_WORD_NAMES
+        name = _case(rng.choice(d.first_words), "title") if word_name else self.person()
+        return [(name, "PER"), (f" {verb} {self.ordinary(2)}", "O"), *self.tail()]
 
     def attributive(self) -> Example:
         """A name used before a noun: "the Ronner novel", "the Okafor case"."""

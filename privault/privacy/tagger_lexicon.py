@@ -20,11 +20,14 @@ _ENDINGS = (("ies", "y"), ("es", ""), ("s", ""), ("ied", "y"), ("ed", ""), ("ing
 
 
 class Lexicon:
-    """Word -> the lists that hold it, as a short string ("F.W.." = given name and word).
+    """Word -> the lists that hold it, as a short string ("F.W..." = given name and word).
 
     The third letter says how ordinary the word is: `W` a dictionary word, `w` an
     inflection of one ("felines"), `v` a word of the small spaCy pipeline's vocabulary
-    (words its training text used: "christmas", "payslip"), `.` none of these.
+    (words its training text used: "christmas", "bestseller"), `.` none of these. The
+    sixth says whether that vocabulary holds the word whatever the lists say: the name
+    and dictionary lists are wide ("garden" is a listed given name and surname), and a
+    word seen in running text is an everyday word more often than one that was not.
     """
 
     def __init__(self, lists: NameLists, places: Gazetteer, vocabulary: frozenset[str]) -> None:
@@ -42,6 +45,9 @@ class Lexicon:
                 self._ordinary(folded),
                 "C" if folded in places.cities else ".",
                 "N" if folded in places.countries else ".",
+                # seen in running English text at all: "garden" and "john" are,
+                # "misty", "okafor" and "casserole" are not
+                "v" if folded in self.vocabulary else ".",
             )
         )
 

@@ -15,6 +15,14 @@ PREPOSITIONS = """with from for to by and via cc per about of like""".split()
 PERSON_VERBS = """said says called wants will is was sent asked thinks has came left emailed
     texted rang agreed paid owes booked cancelled confirmed mentioned brought fixed needs
     arrives arrived recommended signed lives lived moved works stays grew""".split()
+# People by their trade or role, subjects of the same verbs as names ("Plumber booked").
+TRADES = """plumber landlord landlady builder electrician cleaner gardener mechanic babysitter
+    nanny courier postman accountant lawyer solicitor doctor dentist vet nurse teacher tutor
+    painter roofer locksmith carpenter agent broker surveyor caretaker neighbour boss
+    manager supplier seller buyer tenant driver coach""".split()
+# Shares of the subject frame given to a given name that is a word, and to a trade or thing.
+SUBJECT_WORD_NAMES = 0.15
+SUBJECT_NOUNS = 0.12
 GREETINGS = ("Dear", "Hi", "Hello", "Hey", "hi", "hey", "Morning", "Thanks", "Thank you")
 CLOSINGS = ("Best,", "Regards,", "Kind regards,", "Cheers,", "Thanks,", "Love,", "--", "Best")
 TITLES = ("Dr", "Dr.", "Mr", "Mrs", "Ms", "Prof.", "Mx", "Herr", "Frau", "Mme", "Sr.")
@@ -86,6 +94,7 @@ class Draw:
         self.first_words = sorted(lists.first & lists.words)  # "rose", "summer", "jack"
         self.last = sorted(lists.last - lists.words)
         self.surname_words = sorted(lists.last & lists.words)  # "fisher", "baker", "bush"
+        self.trade_words = sorted((lists.last & lists.words) - lists.first)  # not "dexter"
         self.place_words = sorted(c for c in places.cities if c in lists.words)  # "reading"
         self.words = sorted(w for w in lists.words if w.isalpha() and 3 <= len(w) <= 11)
         self.cities = sorted(c for c in places.cities if c.replace(" ", "").isalpha())
