@@ -126,7 +126,6 @@ def test_an_import_stopped_between_batches_keeps_them_and_completes_when_run_aga
         monkeypatch.setattr(vault_sync, "merge", real_merge)
         target.sync.import_bundle(path, secret=SECRET, caller=OWNER)
         assert target.sync.dump() == source.sync.dump()
-        assert list(tmp_path.glob("**/tmp*")) == []  # no spool left behind
     finally:
         source.close()
         target.close()
