@@ -45,7 +45,7 @@ from privault.errors import BundleError, PrivaultError
 from privault.privacy.detector import FakeDetector
 from privault.retrieval.embedder import FakeEmbedder
 from privault.store.migrations import known_migrations
-from privault.sync import bundle, bundle_writer, folder
+from privault.sync import bundle, bundle_reader, bundle_writer, folder
 from privault.vault import Vault
 
 OWNER = Caller.owner()
@@ -243,7 +243,7 @@ def run(cases: int, batch: int, seed: int) -> dict[str, Any]:
         schema = known_migrations()[-1].version
         keys = bundle.KeyCache(SECRET)
         sync_keys = target.sync._key_cache(SECRET)
-        opened = bundle.open_bundle(base, keys, schema)
+        opened = bundle_reader.open_bundle(base, keys, schema)
         base_rows = [row.as_list() for row in opened.rows]
         header, _, _ = bundle.read_header(base)
         salt = base64.b64decode(header["kdf"]["salt"])
@@ -273,7 +273,7 @@ def run(cases: int, batch: int, seed: int) -> dict[str, Any]:
             cpu = time.process_time()
             try:
                 # What `privault sync` does with each peer file: keys derived once per salt.
-                target.sync._merge(path.read_bytes(), sync_keys, str(path))
+                target.sync._merge(path, sync_keys)
                 accepted_cpu.append(time.process_time() - cpu)
                 outcomes["accepted"] += 1
             except BundleError as exc:

@@ -3,7 +3,7 @@
     python -m benchmarks.retrieval --data ../shared/data/locomo/locomo_dev.json \
         --budget 2000 [--fill] [--json] [--limit N | --conversations A-B] [--baseline]
         [--no-strong] [--strong-mode M] [--strong-weight W] [--strong-input I] [--tune 1-3]
-        [--cache FILE] [--blas-threads N] [--set-lines] [--follow N]
+        [--cache FILE] [--blas-threads N] [--set-lines] [--follow N] [--strong-coverage F,...]
 
 Each LoCoMo conversation goes into a fresh vault (temp dir, real embedder): one note per
 session, dated with the session's date. Every question that names evidence (category 5,
@@ -30,6 +30,13 @@ tuning ones (`--tune 1-3`) and the others apart, so over-fitting shows; `--conve
 between runs (queries are always embedded live: their time is part of the latency).
 `--strong-input dated-line` embeds each window after its session's day
 (`privault.retrieval.strong.STRONG_INPUT`); a cache file holds vectors of either input.
+
+`--strong-coverage 0.1,0.3,1` measures the strong leg while partial: for each share, in
+ascending order on the same vault, the background pass runs until that share of each
+conversation's windows has strong vectors, taken in the order the product's pass takes
+them (`privault.store.strong_index.ORDER`; here the newest sessions first), and every
+question is asked again (`strong@0.1`, ...). The strong model embeds each question once
+per run, so with several shares the later ones' latency leaves that embedding out.
 
 `--set-lines` packs questions after a set as lines from 120 candidates, spread over
 sections, and `--follow N` follows the names in the best N hits (both off by default in
@@ -223,6 +230,31 @@ def spread(tokens: list[int]) -> dict[str, int]:
     }
 
 
+def strong_name(coverage: float, coverages: tuple[float, ...]) -> str:
+    """The report's name for the strong leg at one coverage ("strong" when it is the only,
+    full one, as before coverages were measured)."""
+    return "strong" if coverages == (1.0,) else f"strong@{coverage:g}"
+
+
+def ask_all(
+    vault: Vault,
+    tally: Tally,
+    asked: list[tuple[int, str, list[str]]],
+    group: str,
+    budget: int,
+    fill: bool,
+) -> None:
+    """Every question through `vault.context`, into `tally` (after one warm-up call)."""
+    owner = Caller.owner()
+    vault.context("warm up", caller=owner, budget=budget)
+    for category, question, evidence in asked:
+        shape = "set" if asks_for_set(question) else "fact"
+        started = time.perf_counter()
+        pack = vault.context(question, caller=owner, budget=budget, fill=fill)
+        tally.latencies.append((time.perf_counter() - started) * 1000)
+        tally.add(category, norm(pack.text), evidence, group, shape, pack.used_tokens)
+
+
 def run_vault(
     samples: list[tuple[int, dict[str, Any]]],
     embedder: Embedder,
@@ -231,14 +263,20 @@ def run_vault(
     strong: Any = None,
     tune: set[int] | None = None,
     fill: bool = False,
+    coverages: tuple[float, ...] = (1.0,),
 ) -> dict[str, Any]:
     """privault itself: a fresh vault per conversation, `context()` per question; with a
-    strong embedder, each question also through a second vault object on the same file
-    that has the strong leg (after its background pass ran)."""
-    tallies = {"privault": Tally(), **({"strong": Tally()} if strong is not None else {})}
+    strong embedder, every question again through a second vault object on the same file
+    that has the strong leg, once per share in `coverages` (ascending): the background
+    pass is run until that share of the windows has strong vectors, in its own order."""
+    coverages = tuple(sorted(coverages))
+    names = [strong_name(c, coverages) for c in coverages] if strong is not None else []
+    tallies = {"privault": Tally(), **{name: Tally() for name in names}}
     owner = Caller.owner()
-    ingest_seconds = strong_seconds = 0.0
-    strong_windows = 0
+    ingest_seconds = 0.0
+    strong_seconds = dict.fromkeys(names, 0.0)
+    strong_windows = dict.fromkeys(names, 0)
+    all_windows = 0
     for number, sample in samples:
         group = "" if tune is None else ("tune" if number in tune else "held_out")
         with tempfile.TemporaryDirectory() as folder:
@@ -249,44 +287,45 @@ def run_vault(
             started = time.perf_counter()
             vault.note_many(notes, caller=owner)
             ingest_seconds += time.perf_counter() - started
-            vaults = {"privault": vault}
-            if strong is not None:
-                vaults["strong"] = Vault.open(
-                    path,
-                    models_dir=embedder_dir(embedder),
-                    embedder=embedder,
-                    strong_embedder=strong,
-                    **fake,
-                )
-                started = time.perf_counter()
-                strong_windows += vaults["strong"].strong.index(caller=owner).windows
-                strong_seconds += time.perf_counter() - started
-            for opened in vaults.values():
-                opened.context("warm up", caller=owner, budget=budget)
-            for category, question, evidence in questions(sample):
-                shape = "set" if asks_for_set(question) else "fact"
-                for name, opened in vaults.items():
+            asked = list(questions(sample))
+
+            ask_all(vault, tallies["privault"], asked, group, budget, fill)
+            vault.close()
+            if strong is None:
+                continue
+            with Vault.open(
+                path,
+                models_dir=embedder_dir(embedder),
+                embedder=embedder,
+                strong_embedder=strong,
+                **fake,
+            ) as strong_vault:
+                windows = strong_vault.strong.coverage().windows
+                all_windows += windows
+                for coverage, name in zip(coverages, names, strict=True):
                     started = time.perf_counter()
-                    pack = opened.context(question, caller=owner, budget=budget, fill=fill)
-                    tallies[name].latencies.append((time.perf_counter() - started) * 1000)
-                    tallies[name].add(
-                        category, norm(pack.text), evidence, group, shape, pack.used_tokens
-                    )
-            for opened in vaults.values():
-                opened.close()
+                    wanted = windows if coverage >= 1 else round(coverage * windows)
+                    missing = wanted - strong_vault.strong.coverage().covered
+                    if missing > 0:
+                        strong_vault.strong.index(caller=owner, limit=missing)
+                    strong_seconds[name] += time.perf_counter() - started
+                    strong_windows[name] += strong_vault.strong.coverage().covered
+                    ask_all(strong_vault, tallies[name], asked, group, budget, fill)
     reports = {name: tally.report() for name, tally in tallies.items()}
     reports["privault"]["ingest_seconds"] = round(ingest_seconds, 2)
-    if strong is not None:
-        reports["strong"]["index_seconds"] = round(strong_seconds, 2)
-        reports["strong"]["windows_indexed"] = strong_windows
+    for name in names:
+        reports[name]["index_seconds"] = round(strong_seconds[name], 2)
+        reports[name]["windows_indexed"] = strong_windows[name]
+        reports[name]["windows"] = all_windows
     return reports
 
 
 class CachedStrong:
     """The strong embedder with its document vectors kept in a file between runs."""
 
-    def __init__(self, engine: Any, path: Path | None) -> None:
+    def __init__(self, engine: Any, path: Path | None, *, remember_queries: bool = False) -> None:
         self.engine, self.path = engine, path
+        self.queries: dict[str, np.ndarray] | None = {} if remember_queries else None
         self.name, self.dim = engine.name, engine.dim
         self.cache: dict[str, np.ndarray] = {}
         if path is not None and path.exists():
@@ -303,7 +342,11 @@ class CachedStrong:
         return np.stack([self.cache[t] for t in texts]) if texts else np.zeros((0, self.dim))
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self.engine.embed_query(text)
+        if self.queries is None:
+            return self.engine.embed_query(text)
+        if text not in self.queries:
+            self.queries[text] = self.engine.embed_query(text)
+        return self.queries[text]
 
     def save(self) -> None:
         if self.path is not None and self.embedded:
@@ -357,6 +400,17 @@ def embedder_dir(embedder: Embedder) -> Path:
     return getattr(embedder, "models_dir", Path("."))
 
 
+def coverage_list(text: str) -> tuple[float, ...]:
+    """`--strong-coverage`: one share or several, comma-separated, each in (0, 1]."""
+    try:
+        found = tuple(sorted({float(part) for part in text.split(",")}))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a list of shares: {text!r}") from None
+    if not found or not all(0 < share <= 1 for share in found):
+        raise argparse.ArgumentTypeError("each share must be above 0 and at most 1")
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", required=True, type=Path, help="locomo JSON file")
@@ -384,6 +438,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tune", default="1-3", help="conversations tuned on (1-based range)")
     parser.add_argument("--cache", type=Path, default=None, help="strong document vectors")
     parser.add_argument("--blas-threads", type=int, default=None, help="numpy's BLAS threads")
+    parser.add_argument(
+        "--strong-coverage",
+        type=coverage_list,
+        default=(1.0,),
+        help="shares of windows the strong pass covers, e.g. 0.1,0.3,1 (newest first)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     if args.blas_threads is not None:
@@ -403,14 +463,25 @@ def main(argv: list[str] | None = None) -> int:
     embedder.models_dir = args.models  # type: ignore[attr-defined]
     strong = None
     if not args.no_strong and catalog.is_installed(args.models, DEFAULT_STRONG_MODEL):
-        strong = CachedStrong(local_embedder(args.models, DEFAULT_STRONG_MODEL), args.cache)
+        strong = CachedStrong(
+            local_embedder(args.models, DEFAULT_STRONG_MODEL),
+            args.cache,
+            remember_queries=len(args.strong_coverage) > 1,
+        )
         finding.STRONG_MODE = args.strong_mode
         search.STRONG_WEIGHT = args.strong_weight
         strong_inputs.STRONG_INPUT = args.strong_input
     low, _, high = args.tune.partition("-")
     tune = set(range(int(low), int(high or low) + 1))
     reports = run_vault(
-        numbered, embedder, args.budget, args.detector == "real", strong, tune, args.fill
+        numbered,
+        embedder,
+        args.budget,
+        args.detector == "real",
+        strong,
+        tune,
+        args.fill,
+        args.strong_coverage,
     )
     if strong is not None:
         strong.save()
@@ -431,6 +502,7 @@ def main(argv: list[str] | None = None) -> int:
             "mode": args.strong_mode,
             "weight": args.strong_weight,
             "input": args.strong_input,
+            "coverage": args.strong_coverage,
         }
     if args.baseline:
         result["baseline"] = run_baseline(samples, embedder.count_tokens, args.budget)
@@ -438,7 +510,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result, indent=2))
         return 0
     print(f"conversations {result['conversations']}, budget {args.budget} tokens")
-    for name in ("privault", "strong", "baseline"):
+    shown = [name for name in result if name.startswith("strong") and name != "strong_settings"]
+    for name in ("privault", *shown, "baseline"):
         if name not in result:
             continue
         report = result[name]

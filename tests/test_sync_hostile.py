@@ -21,7 +21,7 @@ import pytest
 from privault import Caller
 from privault.errors import BundleError, NotFound
 from privault.store.migrations import known_migrations
-from privault.sync import bundle, bundle_writer, folder
+from privault.sync import bundle, bundle_reader, bundle_writer, folder
 from privault.vault import Vault
 from tests.helpers import fake_vault
 
@@ -135,7 +135,7 @@ def _resealed(vault: Vault, tmp_path: Path, edit: Any) -> Path:
     path = tmp_path / "plain.pvb"
     vault.sync.export(path, secret=SECRET, caller=OWNER)
     keys = bundle.KeyCache(SECRET)
-    opened = bundle.open_bundle(path.read_bytes(), keys, known_migrations()[-1].version)
+    opened = bundle_reader.open_bundle(path.read_bytes(), keys, known_migrations()[-1].version)
     listed = [row.as_list() for row in opened.rows]
     edit(listed)
     rows: Any = tuple(_Raw(item) for item in listed)  # sealed as they are, right or wrong

@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from privault import Caller
 from privault.errors import InputError, VaultError
 from privault.store.migrations import known_migrations
-from privault.sync import bundle, bundle_writer, stamping
+from privault.sync import bundle, bundle_reader, bundle_writer, stamping
 from privault.sync.rows import Row
 from privault.vault import Vault
 from tests.helpers import fake_vault, least_peak
@@ -44,9 +44,9 @@ def _plain(data: bytes) -> bytes:
     """A bundle's decrypted, decompressed content (the reader's own steps)."""
     header, head, ciphertext = bundle.read_header(data)
     cost = {name: header["kdf"][name] for name in ("n", "r", "p")}
-    salt = bundle._unb64(header["kdf"]["salt"], "salt")
+    salt = bundle.unb64(header["kdf"]["salt"], "salt")
     key = bundle.KeyCache(SECRET).key(salt, cost)
-    nonce = bundle._unb64(header["nonce"], "nonce")
+    nonce = bundle.unb64(header["nonce"], "nonce")
     body = AESGCM(key).decrypt(nonce, ciphertext, bundle.MAGIC + head)
     return zlib.decompress(body)
 
@@ -84,8 +84,8 @@ def test_the_streamed_file_matches_the_in_memory_one(tmp_path: Path) -> None:
         bundle.Bundle("dev_000000000001", schema, 0, 1, 0, tuple(rows)), bundle.KeyCache(SECRET)
     )
     keys = bundle.KeyCache(SECRET)
-    streamed = bundle.open_bundle(path.read_bytes(), keys, schema)
-    in_memory = bundle.open_bundle(sealed, keys, schema)
+    streamed = bundle_reader.open_bundle(path.read_bytes(), keys, schema)
+    in_memory = bundle_reader.open_bundle(sealed, keys, schema)
     assert streamed.rows == in_memory.rows == tuple(rows)
     assert len(rows) == 5
 
@@ -98,12 +98,12 @@ def test_rows_with_any_text_survive_the_canonical_form(tmp_path: Path) -> None:
         vault.sync.export(path, secret=SECRET, caller=OWNER)
         rows = tuple(stamping.rows_since(vault.conn, 0))
     schema = known_migrations()[-1].version
-    opened = bundle.open_bundle(path.read_bytes(), bundle.KeyCache(SECRET), schema)
+    opened = bundle_reader.open_bundle(path.read_bytes(), bundle.KeyCache(SECRET), schema)
     assert opened.rows == rows
     assert opened.rows[0].payload is not None and text in opened.rows[0].payload["body"]
     device = "dev_000000000001"
     empty = bundle_writer.seal(bundle.Bundle(device, 1, 0, 0, 0, ()), bundle.KeyCache(SECRET))
-    assert bundle.open_bundle(empty, bundle.KeyCache(SECRET), 1).rows == ()
+    assert bundle_reader.open_bundle(empty, bundle.KeyCache(SECRET), 1).rows == ()
 
 
 def test_stamping_in_batches_gives_each_change_its_own_number(

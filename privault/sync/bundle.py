@@ -9,7 +9,8 @@ decryption too. The plaintext is zlib-compressed JSON carrying the rows and thei
 sha256. The key is derived from a secret (a passphrase, or the vault's key) with scrypt
 and a fresh salt per bundle; a short HMAC of the key in the header tells a wrong secret
 apart from a tampered file. Nothing in the header says anything about the rows' content.
-This module reads bundles; `privault.sync.bundle_writer` writes them.
+This module lays bundles out and checks their header; `privault.sync.bundle_reader`
+reads them and `privault.sync.bundle_writer` writes them.
 """
 
 from __future__ import annotations
@@ -17,15 +18,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import io
 import json
 import re
 import struct
-import zlib
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 
 from privault.errors import BundleError, InputError
@@ -41,7 +40,6 @@ SCRYPT = {"n": 2**15, "r": 8, "p": 1}  # ~32 MiB, ~0.1 s: cheap once, costly to 
 # the default; each costs at most ~64 MiB and a fraction of a second.
 ACCEPTED_SCRYPT = frozenset({(2**15, 8, 1), (2**16, 8, 1)})
 _MAX_HEADER = 64 * 1024
-_MAX_PLAIN = 2**30  # decompressed rows: a bundle of this size is far beyond any vault
 _DEVICE = re.compile(r"^dev_[0-9a-f]{12}$")
 _HEADER_INTS = ("schema", "since", "cursor", "created_at", "size")
 
@@ -81,7 +79,8 @@ def b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
-def _unb64(text: Any, what: str) -> bytes:
+def unb64(text: Any, what: str) -> bytes:
+    """A base64 header field's bytes, or BundleError naming the field."""
     if not isinstance(text, str):
         raise BundleError(f"the bundle's header is damaged ({what})")
     try:
@@ -111,24 +110,34 @@ def rows_digest(rows: list[list[Any]]) -> str:
     return digest.hexdigest()
 
 
-def read_header(data: bytes) -> tuple[dict[str, Any], bytes, bytes]:
-    """(header, its bytes, ciphertext), or BundleError naming what is wrong."""
-    if not data.startswith(MAGIC):
+def read_header_from(source: IO[bytes]) -> tuple[dict[str, Any], bytes]:
+    """(header, its bytes) from the start of a bundle, or BundleError naming what is wrong;
+    `source` is left at the first byte of the ciphertext."""
+    start = source.read(len(MAGIC) + 4)
+    if not start.startswith(MAGIC):
         raise BundleError("not a privault bundle (no PVBUNDLE signature)")
-    if len(data) < len(MAGIC) + 4:
+    if len(start) < len(MAGIC) + 4:
         raise BundleError("the bundle is truncated (no header)")
-    (size,) = struct.unpack(">I", data[len(MAGIC) : len(MAGIC) + 4])
-    start = len(MAGIC) + 4
-    if size > _MAX_HEADER or len(data) < start + size:
+    (size,) = struct.unpack(">I", start[len(MAGIC) :])
+    if size > _MAX_HEADER:
         raise BundleError("the bundle is truncated or damaged (header)")
-    head = data[start : start + size]
+    head = source.read(size)
+    if len(head) < size:
+        raise BundleError("the bundle is truncated or damaged (header)")
     try:
         header = json.loads(head)
     except (ValueError, RecursionError):
         raise BundleError("the bundle's header is damaged (not JSON)") from None
     if not isinstance(header, dict):
         raise BundleError("the bundle's header is damaged (not an object)")
-    return header, head, data[start + size :]
+    return header, head
+
+
+def read_header(data: bytes) -> tuple[dict[str, Any], bytes, bytes]:
+    """(header, its bytes, ciphertext) of a bundle in memory, or BundleError."""
+    source = io.BytesIO(data)
+    header, head = read_header_from(source)
+    return header, head, data[source.tell() :]
 
 
 def check_versions(header: dict[str, Any], schema: int) -> None:
@@ -151,7 +160,7 @@ def check_versions(header: dict[str, Any], schema: int) -> None:
         )
 
 
-def _check_header(header: dict[str, Any], ciphertext: bytes) -> tuple[dict[str, int], bytes]:
+def check_header(header: dict[str, Any], size: int) -> tuple[dict[str, int], bytes]:
     """Every header field's type and bounds, before any key is derived: (scrypt cost, salt)."""
     for name in _HEADER_INTS:
         value = header.get(name)
@@ -160,9 +169,9 @@ def _check_header(header: dict[str, Any], ciphertext: bytes) -> tuple[dict[str, 
     device = header.get("device")
     if not isinstance(device, str) or not _DEVICE.match(device):
         raise BundleError("the bundle's header is damaged (device)")
-    if len(ciphertext) != header["size"]:
+    if size != header["size"]:
         raise BundleError(
-            f"the bundle is truncated or damaged ({len(ciphertext)} bytes of ciphertext, "
+            f"the bundle is truncated or damaged ({size} bytes of ciphertext, "
             f"the header says {header['size']})"
         )
     kdf = header.get("kdf")
@@ -174,70 +183,7 @@ def _check_header(header: dict[str, Any], ciphertext: bytes) -> tuple[dict[str, 
             "the bundle's header names a key-derivation cost this privault does not use "
             "(damaged, or not written by privault)"
         )
-    salt = _unb64(kdf.get("salt"), "salt")
+    salt = unb64(kdf.get("salt"), "salt")
     if len(salt) != 16:
         raise BundleError("the bundle's header is damaged (salt)")
     return dict(zip(("n", "r", "p"), cost, strict=True)), salt
-
-
-def _decompress(body: bytes) -> bytes:
-    inflater = zlib.decompressobj()
-    plain = inflater.decompress(body, _MAX_PLAIN)
-    if inflater.unconsumed_tail or not inflater.eof:
-        raise BundleError("the bundle's content is malformed (too large or incomplete)")
-    return plain
-
-
-def _rows(listed: Any) -> tuple[Row, ...]:
-    if not isinstance(listed, list):
-        raise BundleError("the bundle's content is malformed (rows)")
-    rows = []
-    for number, item in enumerate(listed, 1):
-        try:
-            rows.append(Row.from_list(item))
-        except InputError as exc:
-            raise BundleError(f"the bundle's row {number} is malformed: {exc}") from None
-    return tuple(rows)
-
-
-def open_bundle(data: bytes, keys: KeyCache, schema: int) -> Bundle:
-    """Check, decrypt and parse a bundle; any damage refuses the whole of it.
-
-    Until the key check and the AES-GCM tag have passed, nothing the file says is believed:
-    its header is checked field by field (the scrypt cost against `ACCEPTED_SCRYPT`) before
-    a key is derived. Every refusal, before or after decryption, is a BundleError."""
-    header, head, ciphertext = read_header(data)
-    check_versions(header, schema)
-    params, salt = _check_header(header, ciphertext)
-    checked = _unb64(header.get("key_check"), "key check")
-    nonce = _unb64(header.get("nonce"), "nonce")
-    if len(checked) != 16 or len(nonce) != 12:
-        raise BundleError("the bundle's header is damaged (key check or nonce)")
-    key = keys.key(salt, params)
-    if not hmac.compare_digest(key_check(key), checked):
-        raise BundleError("wrong passphrase or key for this bundle")
-    try:
-        body = AESGCM(key).decrypt(nonce, ciphertext, MAGIC + head)
-    except (InvalidTag, ValueError):
-        raise BundleError("the bundle was changed or damaged after it was written") from None
-    try:
-        content = json.loads(_decompress(body))
-    except (ValueError, RecursionError, zlib.error):
-        raise BundleError("the bundle's content is malformed (not compressed JSON)") from None
-    del body  # the parsed rows are what is kept
-    if not isinstance(content, dict) or set(content) != {"rows", "rows_sha256"}:
-        raise BundleError("the bundle's content is malformed (not a row list)")
-    try:
-        digest = rows_digest(content["rows"])
-    except (ValueError, TypeError, RecursionError):
-        raise BundleError("the bundle's content is malformed (rows)") from None
-    if digest != content["rows_sha256"]:
-        raise BundleError("the bundle's rows do not match their hash")
-    return Bundle(
-        device=header["device"],
-        schema=header["schema"],
-        since=header["since"],
-        cursor=header["cursor"],
-        created_at=header["created_at"],
-        rows=_rows(content["rows"]),
-    )

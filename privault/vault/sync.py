@@ -27,6 +27,7 @@ from privault.store.connection import IntegrityError, write
 from privault.store.migrations import applied_version, known_migrations
 from privault.store.sections import IndexedSection
 from privault.sync import bundle as bundles
+from privault.sync import bundle_reader as reader
 from privault.sync import folder as sync_folder
 from privault.sync.bundle_writer import BundleWriter, Envelope
 from privault.sync.merge import MergeReport, merge
@@ -38,6 +39,11 @@ from privault.vault.ingest import Draft
 from privault.vault.markdown_export import MarkdownReport, export_markdown
 from privault.vault.statements import VaultStatements
 from privault.vault.sync_results import ExportReport, ImportReport, SyncReport
+
+# An import merges this many rows (or about this many characters of them) per transaction:
+# the documents among them are cut, embedded and scanned together, before the lock.
+IMPORT_BATCH_ROWS = 500
+IMPORT_BATCH_CHARS = 4 << 20
 
 
 def _owner(caller: Caller) -> None:
@@ -206,38 +212,62 @@ class VaultSync:
             raise InputError(f"cannot write {target}: {exc.strerror or exc}") from None
         return ExportReport(str(target), writer.rows, since, envelope.cursor, size)
 
-    def _merge(self, data: bytes, keys: bundles.KeyCache, name: str) -> ImportReport:
-        opened = bundles.open_bundle(data, keys, self._schema())
-        try:
-            report: MergeReport = merge(self.shared.conn, opened.rows, _Derive(self.shared), now_ms)
-        except IntegrityError as exc:  # the transaction rolled back: nothing was written
-            raise BundleError(f"the bundle's rows do not fit this vault ({exc})") from None
+    def _merge(self, path: Path, keys: bundles.KeyCache) -> ImportReport:
+        """Authenticate and check the bundle at `path` whole, then merge it in batches.
+
+        Each batch is its own transaction, so memory and the write lock are bounded by a
+        batch, not the bundle. A bundle that fails a check changes nothing; one interrupted
+        mid-merge keeps the batches merged (rows merge in any order and any number of
+        times), and importing it again completes it."""
+        # The spool holds the ciphertext only (still encrypted), beside the vault file.
+        with tempfile.TemporaryFile(dir=self.shared.path.parent) as spool:
+            try:
+                with path.open("rb") as source:
+                    opened = reader.open_file(source, keys, self._schema(), spool)
+            except OSError as exc:
+                raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+            total = MergeReport()
+            merged = 0
+            for batch in opened.batches(IMPORT_BATCH_ROWS, IMPORT_BATCH_CHARS):
+                try:
+                    report = merge(self.shared.conn, batch, _Derive(self.shared), now_ms)
+                except IntegrityError as exc:  # this batch rolled back
+                    raise BundleError(
+                        f"the bundle's rows do not fit this vault ({exc}); "
+                        f"{merged} of its {opened.count} rows were merged before"
+                    ) from None
+                merged += len(batch)
+                self._after_merge(report)
+                for kind, count in report.applied.items():
+                    total.applied[kind] = total.applied.get(kind, 0) + count
+                total.unchanged += report.unchanged
+                total.forgotten += report.forgotten
+                total.waiting = report.waiting
+                total.stricter.extend(report.stricter)
+        return ImportReport(
+            str(path),
+            opened.device,
+            opened.count,
+            dict(sorted(total.applied.items())),
+            total.unchanged,
+            total.forgotten,
+            total.waiting,
+            tuple(sorted(set(total.stricter))),
+        )
+
+    def _after_merge(self, report: MergeReport) -> None:
+        """What a merged batch asks of the privacy layer, before the next batch is read."""
         if {"statement", "pii_override"} & set(report.applied):
             # New entities and marks are known entities: every process learns them, and the
             # owner's windows that hold them get their masked entries again.
             self.shared.privacy.known_changed(report.known_values, self.shared.embedder)
         if report.new_statements:
             self.statements.scan(report.new_statements)
-        return ImportReport(
-            name,
-            opened.device,
-            len(opened.rows),
-            dict(sorted(report.applied.items())),
-            report.unchanged,
-            report.forgotten,
-            report.waiting,
-            tuple(sorted(set(report.stricter))),
-        )
 
     def import_bundle(self, path: str | Path, *, secret: str, caller: Caller) -> ImportReport:
         """Merge a bundle into the vault; a damaged, newer or wrongly keyed one changes nothing."""
         _owner(caller)
-        source = Path(path).expanduser()
-        try:
-            data = source.read_bytes()
-        except OSError as exc:
-            raise InputError(f"cannot read {source}: {exc.strerror or exc}") from None
-        return self._merge(data, bundles.KeyCache(secret), str(source))
+        return self._merge(Path(path).expanduser(), bundles.KeyCache(secret))
 
     def sync(self, folder: str | Path, *, secret: str, caller: Caller) -> SyncReport:
         """Write this device's new changes into `folder` and merge the other devices' files.
@@ -269,8 +299,8 @@ class VaultSync:
             if change.name in done.get(change.device, set()):
                 continue
             try:
-                imported.append(self._merge(change.path.read_bytes(), keys, str(change.path)))
-            except (BundleError, OSError) as exc:
+                imported.append(self._merge(change.path, keys))
+            except (BundleError, InputError, OSError) as exc:
                 refused.append((str(change.path), str(exc)))
                 continue
             with write(self.shared.conn):
