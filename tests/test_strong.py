@@ -148,6 +148,38 @@ def test_context_uses_the_strong_leg_and_falls_back_without_it(tmp_path: Path) -
     assert [s.text for s in before.sections] == [s.text for s in without.sections]
 
 
+def test_a_partial_strong_index_leaves_the_ranking_as_without_the_model(tmp_path: Path) -> None:
+    """While the strong pass has covered only some windows, its ranking would fill its
+    places with those and push the rest down; `context` ranks without it until every
+    window is covered."""
+    target = "We saw zebras crossing the road at dawn."
+    query = "which striped animal did they see on the road"
+    notes = [
+        "\n".join([*LINES, target]),
+        *(f"Road trip day {i}: fuel and snacks." for i in range(6)),
+    ]
+    with strong_vault(tmp_path / "a.db", Oracle()) as vault:
+        for text in notes:
+            vault.note(text, caller=OWNER, title="Trip")
+        vault.strong.index(caller=OWNER, limit=3)  # the newest windows: not the target's
+        assert not vault.strong.coverage().complete
+        partial = vault.context(query, caller=OWNER, budget=1000)
+        vault.strong.index(caller=OWNER)
+        assert vault.strong.coverage().complete
+        whole = vault.context(query, caller=OWNER, budget=1000)
+    with Vault.open(
+        tmp_path / "b.db",
+        models_dir=tmp_path / "models",
+        embedder=FakeEmbedder(),
+        detector_factory=FakeDetector,
+    ) as plain:
+        for text in notes:
+            plain.note(text, caller=OWNER, title="Trip")
+        without = plain.context(query, caller=OWNER, budget=1000)
+    assert [s.text for s in partial.sections] == [s.text for s in without.sections]
+    assert target in whole.sections[0].text  # complete: the strong leg ranks it first
+
+
 def _masked_rows(vault: Vault) -> dict[int, bytes]:
     index = vault.shared.engines.strong_vectors_for("masked")
     assert index is not None

@@ -36,8 +36,11 @@ from privault.vault.results import (
 
 EXCERPT_CHARS = 1500  # a section longer than this comes back as an excerpt around its hit
 CANDIDATES = 60  # chunk hits considered before grouping and packing
-# How `context` and `ask` use the strong model: "leg" fuses its ranking of the whole index
-# as a third leg; "rerank" re-orders the fast legs' best RERANK_DEPTH hits by it.
+# How `context` and `ask` use the strong model once it covers every window (a partial
+# strong ranking fills its places with the covered windows, newest first, and pushed the
+# evidence of older sessions out: LoCoMo held-out "all" .833 → .721 at 10% coverage):
+# "leg" fuses its ranking of the whole index as a third leg; "rerank" re-orders the fast
+# legs' best RERANK_DEPTH hits by it.
 STRONG_MODE = "leg"
 RERANK_DEPTH = 200
 
@@ -111,6 +114,7 @@ class Finder:
             engine is None
             or index is None
             or strong_index.built_by(self.conn) != index_name(engine.name)
+            or not strong_index.complete(self.conn)
         ):
             return search.hybrid(
                 self.conn, self.vectors, query, vector, filters, limit, period, early=self.early
