@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from benchmarks.presence import vm_steps
 from privault import Caller, Vault
 from privault.store import integrity
 from privault.store.connection import write
@@ -38,23 +39,6 @@ def build(path: Path, value: str) -> Vault:
     return vault
 
 
-def steps(vault: Vault, call: Callable[[], object]) -> int:
-    """SQLite VM steps `call` takes on the vault's connection."""
-    count = 0
-
-    def step() -> int:
-        nonlocal count
-        count += 1
-        return 0
-
-    vault.conn.set_progress_handler(step, 1)
-    try:
-        call()
-    finally:
-        vault.conn.set_progress_handler(None, 0)
-    return count
-
-
 def work(vault: Vault, probe: str) -> dict[str, int]:
     """Steps of an agent's searches for `probe`, warmed once so caches are filled alike."""
     calls: dict[str, Callable[[], object]] = {
@@ -65,7 +49,7 @@ def work(vault: Vault, probe: str) -> dict[str, int]:
     }
     for call in calls.values():
         call()
-    return {name: steps(vault, call) for name, call in calls.items()}
+    return {name: vm_steps(vault, call) for name, call in calls.items()}
 
 
 def test_an_agents_search_for_a_held_value_does_no_more_work_than_for_an_absent_one(

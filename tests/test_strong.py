@@ -18,6 +18,7 @@ from privault.retrieval.strong import strong_input
 from privault.store import strong_index
 from privault.store.index_reads import Filters as IndexFilters
 from privault.vault import finding
+from privault.vault.results import ContextPack
 from tests.gate_support import normal_form
 
 OWNER = Caller.owner()
@@ -116,6 +117,19 @@ class Oracle(FakeStrongEmbedder):
         return vector
 
 
+def _without_the_model(path: Path, notes: list[str], query: str) -> ContextPack:
+    """The context pack for `query` from a vault of `notes` with no strong model at all."""
+    with Vault.open(
+        path,
+        models_dir=path.parent / "models",
+        embedder=FakeEmbedder(),
+        detector_factory=FakeDetector,
+    ) as plain:
+        for text in notes:
+            plain.note(text, caller=OWNER, title="Trip")
+        return plain.context(query, caller=OWNER, budget=1000)
+
+
 def test_context_uses_the_strong_leg_and_falls_back_without_it(tmp_path: Path) -> None:
     target = "We saw zebras crossing the road at dawn."
     text = "\n".join([*LINES, target])
@@ -137,14 +151,7 @@ def test_context_uses_the_strong_leg_and_falls_back_without_it(tmp_path: Path) -
     # Re-ranking orders what the fast legs found: a window they never found stays out.
     assert target not in packs["rerank"].text
     assert all(target not in hit.text for hit in searched.results)
-    with Vault.open(
-        tmp_path / "b.db",
-        models_dir=tmp_path / "models",
-        embedder=FakeEmbedder(),
-        detector_factory=FakeDetector,
-    ) as plain:
-        plain.note(text, caller=OWNER, title="Trip")
-        without = plain.context(query, caller=OWNER, budget=1000)
+    without = _without_the_model(tmp_path / "b.db", [text], query)
     assert [s.text for s in before.sections] == [s.text for s in without.sections]
 
 
@@ -167,15 +174,7 @@ def test_a_partial_strong_index_leaves_the_ranking_as_without_the_model(tmp_path
         vault.strong.index(caller=OWNER)
         assert vault.strong.coverage().complete
         whole = vault.context(query, caller=OWNER, budget=1000)
-    with Vault.open(
-        tmp_path / "b.db",
-        models_dir=tmp_path / "models",
-        embedder=FakeEmbedder(),
-        detector_factory=FakeDetector,
-    ) as plain:
-        for text in notes:
-            plain.note(text, caller=OWNER, title="Trip")
-        without = plain.context(query, caller=OWNER, budget=1000)
+    without = _without_the_model(tmp_path / "b.db", notes, query)
     assert [s.text for s in partial.sections] == [s.text for s in without.sections]
     assert target in whole.sections[0].text  # complete: the strong leg ranks it first
 
