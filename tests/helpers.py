@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -13,6 +14,7 @@ from typing import Any, ClassVar
 from hypothesis import settings
 from typer.testing import CliRunner
 
+from privault.caller import Caller
 from privault.interfaces.cli.common import EngineChoice, using_engines
 from privault.privacy.detector import FakeDetector
 from privault.retrieval.embedder import FakeEmbedder
@@ -147,3 +149,24 @@ def least_peak(action: Callable[[], object], *, before: Callable[[], object] = l
         finally:
             tracemalloc.stop()
     return min(peaks)
+
+
+NOTE_WORDS = "invoice plumber garden boiler meeting ticket receipt holiday school dentist".split()
+
+
+def note_text(rng: random.Random, words: int) -> str:
+    """`words` numbered note words: text that compresses little and matches little."""
+    return " ".join(rng.choice(NOTE_WORDS) + str(rng.randrange(10_000)) for _ in range(words))
+
+
+def filled_vault(path: Path, documents: int, words: int) -> Vault:
+    """A fake vault of `documents` two-part notes of `words` words a part, left to the
+    background indexer (seeded by the count: the same call writes the same text)."""
+    vault = fake_vault(path)
+    rng = random.Random(documents)
+    notes = [
+        {"text": f"# Note {n}\n{note_text(rng, words)}\n\n## Part two\n{note_text(rng, words)}"}
+        for n in range(documents)
+    ]
+    vault.note_many(notes, caller=Caller.owner(), background=True)
+    return vault

@@ -21,15 +21,10 @@ from privault.sync import bundle, bundle_reader, row_stream, stamping
 from privault.sync.row_stream import RowList
 from privault.vault import Vault
 from privault.vault import sync as vault_sync
-from tests.helpers import fake_vault, least_peak
+from tests.helpers import fake_vault, filled_vault, least_peak, note_text
 
 OWNER = Caller.owner()
 SECRET = "a long passphrase for bundles"
-WORDS = "invoice plumber garden boiler meeting ticket receipt holiday school dentist".split()
-
-
-def _text(rng: random.Random, words: int) -> str:
-    return " ".join(rng.choice(WORDS) + str(rng.randrange(10_000)) for _ in range(words))
 
 
 def _varied(path: Path) -> Vault:
@@ -40,11 +35,11 @@ def _varied(path: Path) -> Vault:
     rng = random.Random(7)
     vault.shelves.add("work", policy="strict")
     ids = [
-        vault.note(f"# Note {n}\n{_text(rng, 80)}", caller=OWNER, shelf="work").doc_id
+        vault.note(f"# Note {n}\n{note_text(rng, 80)}", caller=OWNER, shelf="work").doc_id
         for n in range(12)
     ]
     for _ in range(3):  # one file, changed twice: a chain of versions
-        item = {"text": _text(rng, 40), "source": "/notes/a.md", "kind": "file", "title": "a"}
+        item = {"text": note_text(rng, 40), "source": "/notes/a.md", "kind": "file", "title": "a"}
         vault.note_many([item], caller=OWNER)
     vault.forget(ids[3], caller=OWNER)
     first = vault.statements.add("Dana is the plumber", caller=OWNER, entities=["Dana"])
@@ -293,17 +288,6 @@ def test_an_empty_row_list_and_a_row_larger_than_the_limit(
 # ---- memory stays bounded -----------------------------------------------------------
 
 
-def _filled(path: Path, documents: int) -> Vault:
-    vault = fake_vault(path)
-    rng = random.Random(documents)
-    notes = [
-        {"text": f"# Note {n}\n{_text(rng, 300)}\n\n## Part two\n{_text(rng, 300)}"}
-        for n in range(documents)
-    ]
-    vault.note_many(notes, caller=OWNER, background=True)
-    return vault
-
-
 def _peak_importing(path: Path, count: int, folder: Path) -> int:
     """The peak of Python allocations while the bundle is imported into an empty vault."""
     targets: list[Vault] = []
@@ -333,7 +317,7 @@ def test_importing_streams_memory_does_not_grow_with_the_bundle(
     peaks, plain = {}, {}
     for count in (16, 96):
         path = tmp_path / f"{count}.pvb"
-        with _filled(tmp_path / str(count) / "vault.db", count) as source:
+        with filled_vault(tmp_path / str(count) / "vault.db", count, 300) as source:
             source.sync.export(path, secret=SECRET, caller=OWNER)
         opened = bundle_reader.open_bundle(
             path.read_bytes(), bundle.KeyCache(SECRET), known_migrations()[-1].version

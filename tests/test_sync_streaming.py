@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import random
 import zlib
 from pathlib import Path
 
@@ -18,26 +17,10 @@ from privault.store.migrations import known_migrations
 from privault.sync import bundle, bundle_reader, bundle_writer, stamping
 from privault.sync.rows import Row
 from privault.vault import Vault
-from tests.helpers import fake_vault, least_peak
+from tests.helpers import fake_vault, filled_vault, least_peak
 
 OWNER = Caller.owner()
 SECRET = "a long passphrase for bundles"
-WORDS = "invoice plumber garden boiler meeting ticket receipt holiday school dentist".split()
-
-
-def _text(rng: random.Random, words: int) -> str:
-    return " ".join(rng.choice(WORDS) + str(rng.randrange(10_000)) for _ in range(words))
-
-
-def _filled(path: Path, documents: int) -> Vault:
-    vault = fake_vault(path)
-    rng = random.Random(documents)
-    notes = [
-        {"text": f"# Note {n}\n{_text(rng, 600)}\n\n## Part two\n{_text(rng, 600)}"}
-        for n in range(documents)
-    ]
-    vault.note_many(notes, caller=OWNER, background=True)
-    return vault
 
 
 def _plain(data: bytes) -> bytes:
@@ -52,7 +35,7 @@ def _plain(data: bytes) -> bytes:
 
 
 def test_a_streamed_export_is_read_back_whole(tmp_path: Path) -> None:
-    source = _filled(tmp_path / "a" / "vault.db", 12)
+    source = filled_vault(tmp_path / "a" / "vault.db", 12, 600)
     source.statements.add("Maria Gonzalez is the plumber", caller=OWNER, entities=["Maria"])
     target = fake_vault(tmp_path / "b" / "vault.db")
     try:
@@ -75,7 +58,7 @@ def test_a_streamed_export_is_read_back_whole(tmp_path: Path) -> None:
 
 def test_the_streamed_file_matches_the_in_memory_one(tmp_path: Path) -> None:
     """`seal` (rows in memory) and the facade's streamed export write the same rows."""
-    with _filled(tmp_path / "vault.db", 5) as vault:
+    with filled_vault(tmp_path / "vault.db", 5, 600) as vault:
         path = tmp_path / "out.pvb"
         vault.sync.export(path, secret=SECRET, caller=OWNER)
         rows = stamping.rows_since(vault.conn, 0)
@@ -111,7 +94,7 @@ def test_stamping_in_batches_gives_each_change_its_own_number(
 ) -> None:
     monkeypatch.setattr(stamping, "STAMP_BATCH", 3)
     monkeypatch.setattr(stamping, "ROW_BATCH", 2)
-    with _filled(tmp_path / "vault.db", 8) as vault:
+    with filled_vault(tmp_path / "vault.db", 8, 600) as vault:
         assert stamping.stamp_changes(vault.conn) == 8
         assert vault.conn.execute("SELECT count(*) FROM sync_dirty").fetchone()[0] == 0
         numbers = [r[0] for r in vault.conn.execute("SELECT seq FROM sync_rows ORDER BY seq")]
@@ -128,7 +111,7 @@ def test_stamping_in_batches_gives_each_change_its_own_number(
 def test_a_failed_export_leaves_the_old_bundle_and_no_temporary_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with _filled(tmp_path / "vault" / "vault.db", 3) as vault:
+    with filled_vault(tmp_path / "vault" / "vault.db", 3, 600) as vault:
         out = tmp_path / "out"
         out.mkdir()
         path = out / "bundle.pvb"
@@ -148,7 +131,7 @@ def test_a_failed_export_leaves_the_old_bundle_and_no_temporary_file(
 
 
 def test_an_export_to_a_place_that_cannot_be_written_fails_at_once(tmp_path: Path) -> None:
-    with _filled(tmp_path / "vault.db", 2) as vault:
+    with filled_vault(tmp_path / "vault.db", 2, 600) as vault:
         with pytest.raises(InputError, match="cannot write"):
             vault.sync.export(tmp_path / "missing" / "b.pvb", secret=SECRET, caller=OWNER)
         (tmp_path / "folder").mkdir()
@@ -160,7 +143,7 @@ def test_an_export_to_a_place_that_cannot_be_written_fails_at_once(tmp_path: Pat
 
 def test_sync_streams_its_change_file_and_writes_none_without_changes(tmp_path: Path) -> None:
     shared = tmp_path / "shared"
-    first = _filled(tmp_path / "a" / "vault.db", 4)
+    first = filled_vault(tmp_path / "a" / "vault.db", 4, 600)
     second = fake_vault(tmp_path / "b" / "vault.db")
     try:
         report = first.sync.sync(shared, secret=SECRET, caller=OWNER)
@@ -205,7 +188,7 @@ def test_exporting_streams_memory_does_not_grow_with_the_vault(
     monkeypatch.setattr(bundle_writer, "BLOCK", 16 * 1024)
     peaks, plain = {}, {}
     for count in (30, 240):
-        with _filled(tmp_path / str(count) / "vault.db", count) as vault:
+        with filled_vault(tmp_path / str(count) / "vault.db", count, 600) as vault:
             path = tmp_path / f"{count}.pvb"
             peaks[count] = _peak_exporting(vault, path)
             plain[count] = len(_plain(path.read_bytes()))
