@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from privault.caller import Caller
+from privault.store.connection import companion
 from privault.vault import Vault
 
 QUESTION = "what did {} say about the garden"
@@ -68,21 +69,29 @@ def absent_twin(vault: Vault, name: str, rng: random.Random) -> str:
 
 
 def vm_steps(vault: Vault, call: Callable[[], object]) -> int:
-    """SQLite virtual-machine steps `call` takes on the vault's connection (the machine's
-    load does not change them)."""
-    steps = 0
+    """SQLite virtual-machine steps `call` takes on the vault's connection and on the
+    companion its searches rank keywords on (the machine's load does not change them)."""
+    connections = [vault.conn]
+    beside = companion(vault.conn)
+    if beside is not None:
+        connections.append(beside)
+    steps = [0] * len(connections)  # one counter per connection: they step on two threads
 
-    def step() -> int:
-        nonlocal steps
-        steps += 1
-        return 0
+    def counter(index: int) -> Callable[[], int]:
+        def step() -> int:
+            steps[index] += 1
+            return 0
 
-    vault.conn.set_progress_handler(step, 1)
+        return step
+
+    for index, conn in enumerate(connections):
+        conn.set_progress_handler(counter(index), 1)
     try:
         call()
     finally:
-        vault.conn.set_progress_handler(None, 0)
-    return steps
+        for conn in connections:
+            conn.set_progress_handler(None, 0)
+    return sum(steps)
 
 
 def measure(vault: Vault, caller: Caller, query: str) -> tuple[float, int]:

@@ -21,7 +21,7 @@ from privault.retrieval import fts
 from privault.retrieval.early import EarlyWindows
 from privault.retrieval.vectors import VectorIndex
 from privault.store import index_reads
-from privault.store.connection import Connection
+from privault.store.connection import Connection, companion
 from privault.store.index_reads import Filters
 
 RRF_K = 5  # top ranks dominate: measured on LoCoMo, k in 1..10 beat 60 by 4 points
@@ -34,9 +34,10 @@ VECTOR_WEIGHT = 1.0
 # The strong leg (`context`, `ask`): on LoCoMo conversations 1-3, weights 1..10 were tried;
 # 2 packed the most evidence (above 3 the strong model alone crowds out keyword matches).
 STRONG_WEIGHT = 2.0
-# Where query embeddings run (threads started on first use); a server's readers search at
-# once.
+# Where query embeddings and keyword legs run (threads started on first use); a server's
+# readers search at once, each with one of each in flight.
 _QUERY_EMBEDDINGS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="privault-query")
+_KEYWORD_LEGS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="privault-keywords")
 
 
 @dataclass(frozen=True)
@@ -106,13 +107,18 @@ def hybrid(
     embedding = _QUERY_EMBEDDINGS.submit(embed)
     pending = _QUERY_EMBEDDINGS.submit(early.vectors) if early and early.windows else None
     # One filter lookup for both legs' candidates: the keyword leg's best rows are
-    # fetched unfiltered first, then checked together with the vector neighbours.
+    # fetched unfiltered first, then checked together with the vector neighbours. The
+    # keyword leg runs on its own connection beside the vector leg where it can.
     fetch = limit * fts.OVERFETCH
-    unfiltered = fts.ranked(conn, query, fetch, vectors.view)
+    beside = companion(conn)
+    keywords = (
+        _KEYWORD_LEGS.submit(fts.ranked, beside, query, fetch, vectors.view) if beside else None
+    )
     query_vector = embedding.result()
     vectors.refresh(conn)
     extra = _Extra(early, pending.result()) if early and pending else None
     vector = _nearest(conn, vectors, query_vector, limit, extra=extra)
+    unfiltered = keywords.result() if keywords else fts.ranked(conn, query, fetch, vectors.view)
     candidate_ids = list(
         dict.fromkeys([c for c, _ in unfiltered] + [c for c, _ in vector] + list(strong))
     )

@@ -45,6 +45,7 @@ BUSY_TIMEOUT_MS = 15_000
 _HEX_KEY = re.compile(r"^[0-9a-fA-F]{64}$")
 _WRITER_LOCKS: dict[str, threading.RLock] = {}  # resolved file path -> its writers' lock
 _WRITER_LOCKS_GUARD = threading.Lock()
+_COMPANIONS_GUARD = threading.Lock()
 
 
 class VaultConnection(sqlite.Connection):
@@ -54,6 +55,14 @@ class VaultConnection(sqlite.Connection):
     so caches can remember a connection without keeping it alive.)"""
 
     writer_lock: threading.RLock
+    opened: tuple[Path, str | None]  # (file, key): what `companion` opens again
+    companion_connection: Connection | None = None
+
+    def close(self) -> None:
+        if self.companion_connection is not None:
+            self.companion_connection.close()
+            self.companion_connection = None
+        super().close()
 
 
 def _writer_lock_for(target: Path) -> threading.RLock:
@@ -107,6 +116,7 @@ def connect(path: str | Path, *, key: str | None = None, readonly: bool = False)
             factory=VaultConnection,
         )
         conn.writer_lock = _writer_lock_for(target)
+        conn.opened = (target, key)
     except sqlite.OperationalError as exc:
         raise VaultError(f"cannot open vault {target}: {exc}") from None
     try:
@@ -138,6 +148,22 @@ def connect(path: str | Path, *, key: str | None = None, readonly: bool = False)
             raise VaultError(f"vault {target} is locked by another writer; try again") from None
         raise VaultError(f"cannot open vault {target}: {message}") from None
     return conn
+
+
+def companion(conn: Connection) -> Connection | None:
+    """A second connection to `conn`'s file, for a read that runs on another thread while
+    `conn` does other work (one search's two legs); opened on first use, closed with
+    `conn`. None where it would not see what `conn` sees: an in-memory database, or inside
+    a transaction whose writes are not committed yet."""
+    if not isinstance(conn, VaultConnection) or conn.in_transaction:
+        return None
+    target, key = conn.opened
+    if str(target) == ":memory:":
+        return None
+    with _COMPANIONS_GUARD:
+        if conn.companion_connection is None:
+            conn.companion_connection = connect(target, key=key, readonly=True)
+        return conn.companion_connection
 
 
 @contextmanager

@@ -1,0 +1,79 @@
+"""A search ranks its keywords on a second connection to the vault file (the companion)
+while the vector leg runs on the first: the same hits either way, for every caller."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from benchmarks.presence import vm_steps
+from privault import Caller
+from privault.retrieval import search
+from privault.store.connection import DatabaseError, companion, connect, write
+from privault.store.migrations import migrate
+from tests.helpers import fake_vault
+
+OWNER = Caller.owner()
+AGENT = Caller.agent("claude")
+
+
+def test_the_companion_reads_the_same_file_and_cannot_write(tmp_path: Path) -> None:
+    conn = connect(tmp_path / "v.db", key="correct horse battery staple")
+    migrate(conn)
+    with write(conn):
+        conn.execute("INSERT INTO meta (key, value) VALUES ('probe', 'seen')")
+    beside = companion(conn)
+    assert beside is not None and beside is not conn
+    assert companion(conn) is beside  # opened once, then kept
+    assert beside.execute("SELECT value FROM meta WHERE key = 'probe'").fetchone() == ("seen",)
+    with pytest.raises(DatabaseError):
+        beside.execute("INSERT INTO meta (key, value) VALUES ('other', 'x')")
+    conn.close()
+    with pytest.raises(DatabaseError):  # closed with the connection it serves
+        beside.execute("SELECT 1")
+
+
+def test_no_companion_where_it_would_not_see_what_the_connection_sees(tmp_path: Path) -> None:
+    memory = connect(":memory:")
+    assert companion(memory) is None
+    memory.close()
+    conn = connect(tmp_path / "v.db")
+    migrate(conn)
+    with write(conn):  # uncommitted rows: only this connection sees them
+        assert companion(conn) is None
+    assert companion(conn) is not None
+    conn.close()
+
+
+def test_search_finds_the_same_with_and_without_the_companion(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with fake_vault(tmp_path / "v.db") as vault:
+        notes = [{"text": f"The plumber fixed the boiler in flat {i}."} for i in range(30)]
+        notes += [{"text": f"Call Dana Quill on invoice {i}: dana@example.org"} for i in range(30)]
+        vault.note_many(notes, caller=OWNER)
+        queries = ["boiler flat 7", "invoice Dana", "dana@example.org", "garden"]
+
+        def results() -> list[list[tuple[str, float]]]:
+            return [
+                [(hit.node_id, hit.score) for hit in vault.search(q, caller=c).results]
+                for q in queries
+                for c in (OWNER, AGENT)
+            ]
+
+        beside = results()
+        assert vault.conn.companion_connection is not None  # the keyword leg ran beside
+        monkeypatch.setattr(search, "companion", lambda conn: None)
+        assert results() == beside
+        assert any(beside)
+
+
+def test_work_on_the_companion_is_counted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with fake_vault(tmp_path / "v.db") as vault:
+        vault.note_many([{"text": f"Boiler service {i}"} for i in range(40)], caller=OWNER)
+        vault.search("boiler", caller=OWNER)
+        beside = vm_steps(vault, lambda: vault.search("boiler service", caller=OWNER))
+        monkeypatch.setattr(search, "companion", lambda conn: None)
+        inline = vm_steps(vault, lambda: vault.search("boiler service", caller=OWNER))
+        assert abs(beside - inline) <= inline // 100
