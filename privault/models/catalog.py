@@ -252,10 +252,11 @@ def problems(models_dir: Path, model: Manifest, *, rehash: bool = False) -> list
 
 def is_installed(models_dir: Path, name: str) -> bool:
     """Whether every file of a known model is present (not whether it verifies)."""
-    known = manifests(models_dir)
-    return name in known and all(
-        file_path(models_dir, known[name], file).is_file() for file in known[name].files
-    )
+    try:
+        found = manifest(models_dir, name)
+    except ModelError:
+        return False
+    return all(file_path(models_dir, found, file).is_file() for file in found.files)
 
 
 def verified_path(models_dir: Path, name: str) -> Path:
