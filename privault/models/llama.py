@@ -27,6 +27,7 @@ import numpy as np
 from privault.errors import InputError, ModelError
 from privault.models import catalog
 from privault.models.chat import CHATML_STOPS, ChatResult, Message, chatml
+from privault.models.cores import threads_now
 
 DEFAULT_CONTEXT = 4096
 DEFAULT_THREADS = 2
@@ -35,10 +36,11 @@ DEFAULT_THREADS = 2
 # says what it is about.
 BATCH_TOKENS = 128
 MAX_TOKENS = 120
-# Threads per llama_decode. A query is one short sequence that a caller waits for: two
-# threads roughly halve its time for about the same CPU. Documents are the background pass's
-# long batches, where two threads on shared cores measured slower than one and would take
-# the core a server's calls need (benchmarks.retrieval --blas-threads).
+# Threads per llama_decode, at most (`cores.threads_now` gives fewer when cores are busy).
+# A query is one short sequence that a caller waits for: on idle cores two threads roughly
+# halve its time for about the same CPU. Documents are the background pass's long batches,
+# where two threads on shared cores measured slower than one and would take the core a
+# server's calls need (benchmarks.retrieval --blas-threads).
 DOCUMENT_THREADS = 1
 QUERY_THREADS = 2
 
@@ -63,7 +65,8 @@ class LlamaChat:
     other calls while the model writes gives it fewer than the machine's cores: llama.cpp's
     threads meet at a barrier after every step, so when one of them waits for a core the
     others wait with it. (On a 2-core machine at load average 5, a 911-token prompt took 43 s
-    with 2 threads and 20–32 s with 1.)
+    with 2 threads and 20–32 s with 1.) So `n_threads` is a ceiling: each call takes only
+    as many as there are idle cores when it starts (`cores.threads_now`).
     """
 
     local = True
@@ -83,7 +86,7 @@ class LlamaChat:
         if chat_format != "chatml":
             raise ModelError(f"model {name}: chat format {chat_format!r} is not supported yet")
         try:
-            from llama_cpp import Llama  # heavy: imported only when a model is loaded
+            import llama_cpp  # heavy: imported only when a model is loaded
         except ImportError:
             raise ModelError(
                 "llama-cpp-python is not installed; install privault[llm] to ask questions"
@@ -93,7 +96,7 @@ class LlamaChat:
         self.path = path
         self.threads = n_threads
         self.n_ctx = int(n_ctx or min(int(settings.get("context", DEFAULT_CONTEXT)), 8192))
-        self._llm: Any = Llama(
+        self._llm: Any = llama_cpp.Llama(
             model_path=str(path),
             n_ctx=self.n_ctx,
             n_threads=n_threads,
@@ -106,6 +109,7 @@ class LlamaChat:
             verbose=False,
         )
         self._lock = threading.Lock()
+        self._set_threads = llama_cpp.llama_set_n_threads
 
     def tokens(self, prompt: str) -> list[int]:
         """Tokenize a rendered prompt exactly as `chat` does (special tokens parsed)."""
@@ -124,6 +128,8 @@ class LlamaChat:
                 )
             budget = max(1, min(max_tokens, self.n_ctx - len(tokens) - 1))
             cached = self._cached_prefix(tokens)
+            threads = threads_now(self.threads)
+            self._set_threads(self._llm.ctx, threads, threads)
             started = time.perf_counter()
             output = self._llm.create_completion(
                 tokens,
@@ -228,6 +234,7 @@ class LlamaEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         with self._lock:
+            threads = threads_now(threads)
             self._set_threads(self._llama.ctx, threads, threads)
             # Whole texts, cut to MAX_TOKENS by the tokenizer's own count, so a batch never
             # holds a sequence llama.cpp would cut mid-way (it drops the end token).
