@@ -209,3 +209,28 @@ def test_a_kind_few_documents_have_is_listed_and_counted_from_its_own_rows(
         # Walking 300 notes to find it (and counting them) takes ~2,400 VM steps; its own
         # rows, fewer than 100.
         assert steps < 6, steps
+
+
+def test_forgetting_a_long_document_never_scans_every_vector(tmp_path: Path) -> None:
+    """sqlite-vec answers `rowid = ?` from its rowid table but `rowid IN (a, b)` by walking
+    every vector's position (a scan its own statements show): 625 ms at a million windows,
+    for each forgotten or re-scanned section of more than one window."""
+    with fake_vault(tmp_path / "v.db") as vault:
+        lines = "\n".join(f"Line {i}: the boiler, the shed and the tap {i}." for i in range(40))
+        long = vault.note(lines, caller=OWNER)
+        windows = vault.conn.execute(
+            "SELECT count(*) FROM chunks c JOIN sections s ON s.id = c.section_id"
+            " WHERE s.doc_id = ?",
+            (long.doc_id,),
+        ).fetchone()[0]
+        assert windows > 2
+        before = vault.conn.execute("SELECT count(*) FROM chunks_vec_rowids").fetchone()[0]
+        traced: list[str] = []
+        vault.conn.set_trace_callback(traced.append)
+        try:
+            vault.forget(long.doc_id, caller=OWNER)
+        finally:
+            vault.conn.set_trace_callback(None)
+        after = vault.conn.execute("SELECT count(*) FROM chunks_vec_rowids").fetchone()[0]
+        assert before - after == windows
+        assert not [sql for sql in traced if "ORDER by chunk_id, chunk_offset" in sql]
