@@ -1,7 +1,7 @@
 """Import benchmark: a generated ChatGPT export and mbox, imported by the real command.
 
     python -m benchmarks.imports [--conversations 2000] [--messages 40000] [--mails 20000]
-        [--scale 1.0] [--index | --no-index] [--keep DIR] [--seed N] [--json]
+        [--scale 1.0] [--index | --no-index] [--into VAULT] [--keep DIR] [--seed N] [--json]
 
 Writes a ChatGPT `conversations.json` of `--conversations` conversations holding
 `--messages` messages in all (each conversation with a system root, an abandoned branch
@@ -19,6 +19,9 @@ by `privault add --from KIND PATH --json`, one fresh process each, as a user run
   are the same in CPU seconds (user + system, from the OS), steadier on a shared machine;
 * `peak_rss_mb`: the largest resident memory of each process (import, index, re-import),
   from the OS (`wait4`); the aim is ≤ 500 MB whatever the file's size.
+
+Each export goes into a new vault, or with `--into VAULT` into a copy of that vault (e.g.
+the million-section one `benchmarks.perf --keep` builds), to see what its size costs.
 
 The load average is reported at the start and end: the machine may be shared.
 """
@@ -266,10 +269,15 @@ def main() -> None:
     parser.add_argument("--mails", type=int, default=20000)
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--index", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument(
+        "--into", type=Path, help="Import into a copy of this vault instead of a new one."
+    )
     parser.add_argument("--keep", type=Path, help="Build in this folder and keep it.")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.into and not args.into.is_file():
+        parser.error(f"--into: no vault at {args.into}")
     conversations = max(1, round(args.conversations * args.scale))
     messages = max(2, round(args.messages * args.scale))
     mails = max(1, round(args.mails * args.scale))
@@ -282,6 +290,7 @@ def main() -> None:
     mbox = folder / "mail.mbox"
     mail_marker = write_mbox(mbox, mails, rng)
     report: dict[str, Any] = {
+        "into": str(args.into) if args.into else None,
         "scale": args.scale,
         "conversations": conversations,
         "messages": messages,
@@ -292,6 +301,8 @@ def main() -> None:
         home = folder / kind
         shutil.rmtree(home, ignore_errors=True)
         home.mkdir()
+        if args.into:
+            shutil.copyfile(args.into, home / "vault.db")
         env = {
             **os.environ,
             "PRIVAULT_HOME": str(home),
