@@ -3,12 +3,17 @@ while the vector leg runs on the first: the same hits either way, for every call
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 
 from benchmarks.presence import vm_steps
 from privault import Caller
+from privault.filters import EVERYTHING
 from privault.retrieval import search
 from privault.store.connection import DatabaseError, companion, connect, write
 from privault.store.migrations import migrate
@@ -77,3 +82,33 @@ def test_work_on_the_companion_is_counted(tmp_path: Path, monkeypatch: pytest.Mo
         monkeypatch.setattr(search, "companion", lambda conn: None)
         inline = vm_steps(vault, lambda: vault.search("boiler service", caller=OWNER))
         assert abs(beside - inline) <= inline // 100
+
+
+def test_a_failed_query_embedding_waits_for_the_keyword_leg(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The companion serves one search at a time: a search that fails before it collects
+    its keyword leg still waits for it, so the next search never shares the connection."""
+    with fake_vault(tmp_path / "v.db") as vault:
+        vault.note_many([{"text": f"Boiler service {i}"} for i in range(20)], caller=OWNER)
+        started, finished = threading.Event(), threading.Event()
+        ranked = search.fts.ranked
+
+        def slow_ranked(*args: Any) -> list[tuple[int, float]]:
+            started.set()
+            time.sleep(0.3)
+            found = ranked(*args)
+            finished.set()
+            return found
+
+        def broken() -> np.ndarray:
+            started.wait(5)
+            raise RuntimeError("the embedder failed")
+
+        monkeypatch.setattr(search.fts, "ranked", slow_ranked)
+        index = vault.shared.engines.vectors_for("plain")
+        with pytest.raises(RuntimeError, match="embedder failed"):
+            search.hybrid(vault.conn, index, "boiler", broken, EVERYTHING, 10)
+        assert finished.is_set()
+        monkeypatch.setattr(search.fts, "ranked", ranked)
+        assert vault.search("boiler service", caller=OWNER).results

@@ -12,7 +12,7 @@ this took search p95 from 47 to 40-44 ms (`benchmarks.perf`, same vault, same qu
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 import numpy as np
@@ -114,10 +114,15 @@ def hybrid(
     keywords = (
         _KEYWORD_LEGS.submit(fts.ranked, beside, query, fetch, vectors.view) if beside else None
     )
-    query_vector = embedding.result()
-    vectors.refresh(conn)
-    extra = _Extra(early, pending.result()) if early and pending else None
-    vector = _nearest(conn, vectors, query_vector, limit, extra=extra)
+    try:
+        query_vector = embedding.result()
+        vectors.refresh(conn)
+        extra = _Extra(early, pending.result()) if early and pending else None
+        vector = _nearest(conn, vectors, query_vector, limit, extra=extra)
+    except BaseException:
+        if keywords:  # the companion is free for the next search only once it is done
+            wait([keywords])
+        raise
     unfiltered = keywords.result() if keywords else fts.ranked(conn, query, fetch, vectors.view)
     candidate_ids = list(
         dict.fromkeys([c for c, _ in unfiltered] + [c for c, _ in vector] + list(strong))
