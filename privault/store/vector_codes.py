@@ -2,11 +2,16 @@
 
 A code is a float32 scale followed by `dim` int8 values: `vector ≈ values * scale`, with
 the scale chosen so the row's largest component is ±127. On all-MiniLM-L6-v2 vectors the
-cosine computed from codes differs from the float32 one by a few 1e-4 — below the gaps
-between neighbours that rank differently — at a quarter of the bytes.
+cosine computed from codes differs from the float32 one by a few 1e-4, at a quarter of
+the bytes. That is below the gap between most neighbours, not all: at a million windows
+the tenth and eleventh best are often closer than that.
+
+So each code has a residual (m027, `store.vector_residuals`): what the code leaves out,
+coded again the same way. Code plus residual is the vector to a few 1e-6 of cosine (the
+residual's step is 1/254 of the code's), and the vector leg scores its best rows with it.
 
 The sign bits of the values are the first stage of the vector search
-(`retrieval.vectors`); the codes themselves re-score its shortlist.
+(`retrieval.vectors`); the codes re-score its shortlist, the residuals its best rows.
 """
 
 from __future__ import annotations
@@ -32,6 +37,12 @@ def encode(vectors: np.ndarray) -> list[bytes]:
     return [scales[i : i + 1].tobytes() + values[i].tobytes() for i in range(len(rows))]
 
 
+def residuals(rows: np.ndarray, codes: Sequence[bytes]) -> list[bytes]:
+    """The residual code of each row of `rows` against its code (`codes`, from `encode`)."""
+    values, scales = decode(codes, rows.shape[1])
+    return encode(rows - values.astype(np.float32) * scales[:, None])
+
+
 def decode(blob: bytes | Sequence[bytes], dim: int) -> tuple[np.ndarray, np.ndarray]:
     """(int8 values n x dim, float32 scales n) of codes (one code, or several)."""
     blobs = [blob] if isinstance(blob, bytes | bytearray | memoryview) else list(blob)
@@ -46,20 +57,28 @@ def decode(blob: bytes | Sequence[bytes], dim: int) -> tuple[np.ndarray, np.ndar
 def save(
     conn: Connection, chunk_id: int, plain: np.ndarray, masked: np.ndarray | None = None
 ) -> None:
-    """Store a chunk's codes (inside the caller's write, with the chunk)."""
-    codes = encode(np.stack([plain] if masked is None else [plain, masked]))
+    """Store a chunk's codes and their residuals (inside the caller's write, with the
+    chunk)."""
+    rows = np.stack([plain] if masked is None else [plain, masked]).astype(np.float32)
+    codes = encode(rows)
+    rests = residuals(rows, codes)
+    second = 1 if masked is not None else None
     conn.execute(
         "INSERT OR REPLACE INTO chunk_codes (chunk_id, plain, masked) VALUES (?, ?, ?)",
-        (chunk_id, codes[0], codes[1] if masked is not None else None),
+        (chunk_id, codes[0], None if second is None else codes[second]),
+    )
+    conn.execute(
+        "INSERT OR REPLACE INTO chunk_residuals (chunk_id, plain, masked) VALUES (?, ?, ?)",
+        (chunk_id, rests[0], None if second is None else rests[second]),
     )
 
 
 def rows_after(
     conn: Connection, after_id: int, view: str, dim: int
-) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """(chunk ids, int8 values, document dates) of the chunks above `after_id` that have
-    codes, in id order, `STREAM_ROWS` at a time; the masked view takes a chunk's masked
-    code where it has one."""
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """(chunk ids, int8 values, scales, document dates) of the chunks above `after_id`
+    that have codes, in id order, `STREAM_ROWS` at a time; the masked view takes a
+    chunk's masked code where it has one."""
     cursor = conn.execute(
         f"SELECT k.chunk_id, d.created_at, {_VIEW_COLUMN[view]} FROM chunk_codes k"
         " JOIN chunks c ON c.id = k.chunk_id JOIN sections s ON s.id = c.section_id"
@@ -69,8 +88,8 @@ def rows_after(
     while batch := cursor.fetchmany(STREAM_ROWS):
         ids = np.fromiter((row[0] for row in batch), np.int64, len(batch))
         dates = np.fromiter((row[1] for row in batch), np.int64, len(batch))
-        values, _ = decode([row[2] for row in batch], dim)
-        yield ids, values, dates
+        values, scales = decode([row[2] for row in batch], dim)
+        yield ids, values, scales, dates
 
 
 def vectors_of(

@@ -1,0 +1,128 @@
+"""Residual codes (m027): what each chunk's int8 code leaves out, coded again.
+
+The vector leg ranks its shortlist by the int8 codes (`store.vector_codes`), whose cosine
+is off by a few 1e-4. At a million windows the best ten and the next are often closer
+than that, so the leg scores its best rows again with code plus residual, which is the
+float32 vector to a few 1e-6 of cosine.
+
+Why not the float32 vectors themselves: they sit in `vec0`'s blocks of 1,024 rows, and a
+row read from there costs 100–300 µs (warm) to 1–3 ms (cold) at a million windows, even
+through incremental blob I/O: SQLite walks the block's chain of overflow pages up to the
+row's offset, ~400 pages for a 1.5 MB block. A residual is an ordinary row of 388 bytes,
+read in microseconds; at half the bytes of a float16 copy it is also the closer of the
+two.
+
+Residuals are written with their codes (`vector_codes.save`) and go with their chunk. A
+vault written before m027 gets them on its first search (`backfill`), once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from privault.store import vector_codes
+from privault.store.connection import Connection, in_batches, write, write_if_free
+
+BACKFILL_ROWS = 5_000  # vectors given residuals per transaction by `backfill`
+COMPLETE_KEY = "vector_residuals_complete"  # meta: every code has its residual
+
+# A view's code and its residual: a masked chunk is represented by its masked entry in the
+# masked view, so both columns switch together (never a plain residual on a masked code).
+_VIEW_COLUMNS = {
+    "plain": "k.plain, r.plain",
+    "masked": "coalesce(k.masked, k.plain),"
+    " CASE WHEN k.masked IS NULL THEN r.plain ELSE r.masked END",
+}
+
+
+def refined_of(
+    conn: Connection, chunk_ids: Sequence[int], view: str, dim: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(chunk ids found, float32 vectors: code plus residual) of these chunks in `view`.
+    A chunk without a residual is left out (its code alone is what the caller has)."""
+    found_ids: list[int] = []
+    codes: list[bytes] = []
+    rests: list[bytes] = []
+    for batch, marks in in_batches(list(chunk_ids)):
+        for chunk_id, code, rest in conn.execute(
+            f"SELECT k.chunk_id, {_VIEW_COLUMNS[view]} FROM chunk_codes k"
+            f" JOIN chunk_residuals r ON r.chunk_id = k.chunk_id WHERE k.chunk_id IN ({marks})",
+            batch,
+        ):
+            if rest is not None:
+                found_ids.append(int(chunk_id))
+                codes.append(code)
+                rests.append(rest)
+    values, scales = vector_codes.decode(codes, dim)
+    fine, fine_scales = vector_codes.decode(rests, dim)
+    vectors = values.astype(np.float32) * scales[:, None]
+    vectors += fine.astype(np.float32) * fine_scales[:, None]
+    return np.asarray(found_ids, dtype=np.int64), vectors
+
+
+def known_complete(conn: Connection) -> bool:
+    """Whether this vault is known to hold a residual for every code (noted once, as
+    `vector_codes.known_complete` is)."""
+    found = conn.execute("SELECT value FROM meta WHERE key = ?", (COMPLETE_KEY,)).fetchone()
+    return found is not None
+
+
+def mark_complete(conn: Connection) -> None:
+    """Note that every code has its residual; only if no writer holds the file."""
+    with write_if_free(conn) as free:
+        if free:
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES (?, '1') ON CONFLICT (key) DO NOTHING",
+                (COMPLETE_KEY,),
+            )
+
+
+def missing(conn: Connection) -> bool:
+    """Whether some code has no residual yet (written before m027)."""
+    (found,) = conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM chunk_codes k WHERE NOT EXISTS"
+        " (SELECT 1 FROM chunk_residuals r WHERE r.chunk_id = k.chunk_id))"
+    ).fetchone()
+    return bool(found)
+
+
+def backfill(conn: Connection, dim: int) -> int:
+    """Give every code without a residual its residual, from the float32 vectors
+    (`chunks_vec` read in one pass, in its own order: its point lookups are the slow
+    reads above; masked entries from `masked_chunks`), a batch per transaction; returns
+    how many chunks got one."""
+    done = 0
+    cursor = conn.execute("SELECT rowid, embedding FROM chunks_vec")
+    while batch := cursor.fetchmany(BACKFILL_ROWS):
+        plain = {int(chunk_id): blob for chunk_id, blob in batch}
+        with write(conn):
+            done += _fill(conn, plain, dim)
+    return done
+
+
+def _fill(conn: Connection, plain: dict[int, bytes], dim: int) -> int:
+    """Residuals for the chunks of `plain` (id -> float32 vector) that have codes and no
+    residual yet (a chunk deleted since it was read has no codes: it is passed over)."""
+    done = 0
+    for batch, marks in in_batches(sorted(plain)):
+        for chunk_id, plain_code, masked_code, masked in conn.execute(
+            "SELECT k.chunk_id, k.plain, k.masked, m.embedding FROM chunk_codes k"
+            " LEFT JOIN masked_chunks m ON m.chunk_id = k.chunk_id AND length(m.embedding) > 0"
+            f" WHERE k.chunk_id IN ({marks}) AND NOT EXISTS"
+            " (SELECT 1 FROM chunk_residuals r WHERE r.chunk_id = k.chunk_id)",
+            batch,
+        ).fetchall():
+            vector = np.frombuffer(plain[int(chunk_id)], dtype=np.float32).reshape(1, dim)
+            rest = vector_codes.residuals(vector, [plain_code])[0]
+            masked_rest = None
+            if masked_code is not None and masked is not None:
+                masked_vector = np.frombuffer(masked, dtype=np.float32).reshape(1, dim)
+                masked_rest = vector_codes.residuals(masked_vector, [masked_code])[0]
+            conn.execute(
+                "INSERT INTO chunk_residuals (chunk_id, plain, masked) VALUES (?, ?, ?)",
+                (chunk_id, rest, masked_rest),
+            )
+            done += 1
+    return done
