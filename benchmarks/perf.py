@@ -5,14 +5,16 @@
     python -m benchmarks.perf --sections 1000000 --keep FILE [--backlog 10000]
         [--strong-windows N] [--json]
     python -m benchmarks.perf --compare SMALL_FILE LARGE_FILE [--json]
+    python -m benchmarks.perf --recall FILE [FILE ...] [--view plain|masked] [--json]
 
 With `--keep`, the vault is realistic and kept (`benchmarks.scale`): built or grown in
 FILE through the write path, then measured — search, context with the strong leg, the
 vector leg's recall@10 against an exact scan, resident memory of a warm searcher and of a
 serve-like process with both models, file size per section, `status`, the documents page,
 and (`--backlog N`) search while N sections wait for the indexer. `--compare` measures kept
-vaults of different sizes alternately, in one run (`benchmarks.growth`). What follows describes
-the default, synthetic run.
+vaults of different sizes alternately, in one run (`benchmarks.growth`). `--recall` measures
+the vector leg of kept vaults against an exact float32 scan: recall@10 and its CPU time
+(`benchmarks.vector_recall`). What follows describes the default, synthetic run.
 
 Builds a vault of `--sections` short sections (10 per document) from random Zipf-ish
 sentences over a word list (`--data`, one word a line; a built-in vocabulary otherwise).
@@ -375,8 +377,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--compare", type=Path, nargs="+", default=None, help="kept vaults, measured alternately"
     )
+    parser.add_argument(
+        "--recall", type=Path, nargs="+", default=None, help="kept vaults: vector leg vs exact"
+    )
+    parser.add_argument("--view", choices=("plain", "masked"), default="plain")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
+    if args.recall is not None:
+        from benchmarks import vector_recall
+
+        result = vector_recall.measure(args.recall, args.models, args.view)
+        if args.json:
+            print(json.dumps(result, indent=2))
+        else:
+            vector_recall.render(result)
+        return 0
     if args.compare is not None:
         from benchmarks import growth
 
