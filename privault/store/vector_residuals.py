@@ -107,22 +107,32 @@ def _fill(conn: Connection, plain: dict[int, bytes], dim: int) -> int:
     residual yet (a chunk deleted since it was read has no codes: it is passed over)."""
     done = 0
     for batch, marks in in_batches(sorted(plain)):
-        for chunk_id, plain_code, masked_code, masked in conn.execute(
+        found = conn.execute(
             "SELECT k.chunk_id, k.plain, k.masked, m.embedding FROM chunk_codes k"
             " LEFT JOIN masked_chunks m ON m.chunk_id = k.chunk_id AND length(m.embedding) > 0"
             f" WHERE k.chunk_id IN ({marks}) AND NOT EXISTS"
             " (SELECT 1 FROM chunk_residuals r WHERE r.chunk_id = k.chunk_id)",
             batch,
-        ).fetchall():
-            vector = np.frombuffer(plain[int(chunk_id)], dtype=np.float32).reshape(1, dim)
-            rest = vector_codes.residuals(vector, [plain_code])[0]
-            masked_rest = None
-            if masked_code is not None and masked is not None:
-                masked_vector = np.frombuffer(masked, dtype=np.float32).reshape(1, dim)
-                masked_rest = vector_codes.residuals(masked_vector, [masked_code])[0]
-            conn.execute(
-                "INSERT INTO chunk_residuals (chunk_id, plain, masked) VALUES (?, ?, ?)",
-                (chunk_id, rest, masked_rest),
-            )
-            done += 1
+        ).fetchall()
+        if not found:
+            continue
+        vectors = _matrix([plain[int(row[0])] for row in found], dim)
+        rests: list[bytes | None] = list(vector_codes.residuals(vectors, [row[1] for row in found]))
+        masked_rests: list[bytes | None] = [None] * len(found)
+        both = [i for i, row in enumerate(found) if row[2] is not None and row[3] is not None]
+        if both:
+            masked = _matrix([found[i][3] for i in both], dim)
+            codes = [found[i][2] for i in both]
+            for i, rest in zip(both, vector_codes.residuals(masked, codes), strict=True):
+                masked_rests[i] = rest
+        conn.executemany(
+            "INSERT INTO chunk_residuals (chunk_id, plain, masked) VALUES (?, ?, ?)",
+            [(row[0], rests[i], masked_rests[i]) for i, row in enumerate(found)],
+        )
+        done += len(found)
     return done
+
+
+def _matrix(blobs: Sequence[bytes], dim: int) -> np.ndarray:
+    """float32 vectors stored as blobs, one row each."""
+    return np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), dim)
