@@ -248,3 +248,40 @@ def test_the_sign_stage_is_the_query_summed_under_each_rows_signs() -> None:
     picked = np.array([3, 0, 17, 29])
     expected = np.where(rows[picked] >= centre, 1.0, -1.0) @ query
     np.testing.assert_allclose(index._sign_scores(bits, picked, query), expected, rtol=1e-5)
+
+
+@pytest.mark.real
+def test_the_real_embedder_gets_the_exact_order_through_every_stage(
+    tmp_path: Path, models_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MiniLM on near-duplicate notes, with a shortlist small enough that the sign stages
+    narrow 400 rows to 60 before the codes are read."""
+    from privault.vault.embedding import default_embedder
+
+    embedder = default_embedder(models_dir)
+    vault = fake_vault(tmp_path / "v.db", embedder=embedder)  # type: ignore[arg-type]
+    people = "Anna Ben Carla Dmitri Esme Farid Greta Hugo".split()
+    topics = "the roof repair|the school trip|the tax return|the garden shed|a flu jab".split("|")
+    days = "Monday Tuesday Wednesday Thursday Friday".split()
+    notes = [
+        {"text": f"Meeting with {person} about {topic} on {day}, room {room}."}
+        for person in people
+        for topic in topics
+        for day in days
+        for room in (1, 2)
+    ]
+    vault.note_many(notes, caller=OWNER)
+    conn, dim = vault.conn, embedder.dim
+    monkeypatch.setattr(vectors, "RESCORE_MIN", 60)
+    index = VectorIndex(dim)
+    index.refresh(conn)
+    assert len(index) == len(notes) == 400
+    ids, matrix = index_reads.vectors_after(conn, 0, dim)
+    for query in ("when do I see Carla about the roof", "flu jab on Friday", "tax with Hugo"):
+        vector = embedder.embed_query(query)
+        scores = matrix.astype(np.float64) @ vector.astype(np.float64)
+        order = np.argsort(-scores)
+        ranked = [cid for cid, _ in index.search(vector, 10, conn=conn)]
+        assert (-np.diff(scores[order[:11]])).min() > 3e-6  # an order to get right
+        assert ranked == ids[order[:10]].tolist()  # (codes alone get it wrong here)
+    vault.close()
