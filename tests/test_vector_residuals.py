@@ -285,3 +285,25 @@ def test_the_real_embedder_gets_the_exact_order_through_every_stage(
         assert (-np.diff(scores[order[:11]])).min() > 3e-6  # an order to get right
         assert ranked == ids[order[:10]].tolist()  # (codes alone get it wrong here)
     vault.close()
+
+
+def test_the_centre_is_taken_again_while_the_index_grows_fourfold(tmp_path: Path) -> None:
+    vault, embedder, _ = _filled(tmp_path / "v.db")  # 400 rows
+    conn = vault.conn
+    index = VectorIndex(DIM)
+    index.refresh(conn)
+    ids, matrix = index_reads.vectors_after(conn, 0, DIM)
+    assert index._centre_rows == ROWS
+    np.testing.assert_allclose(index._centre, matrix.mean(axis=0), atol=2e-3)  # from codes
+    more = [{"text": f"row {i % ROWS}, copy {i}"} for i in range(3 * ROWS - 1)]
+    vault.note_many(more, caller=OWNER)
+    index.refresh(conn)
+    assert index._centre_rows == ROWS  # not yet four times as many
+    vault.note_many([{"text": "row 5, the last copy"}], caller=OWNER)
+    index.refresh(conn)
+    assert index._centre_rows == len(index) == 4 * ROWS
+    ids, matrix = index_reads.vectors_after(conn, 0, DIM)
+    best = dict(zip(ids.tolist(), (matrix @ embedder.query).tolist(), strict=True))
+    found = index.search(embedder.query, 4, conn=conn)  # the best row and its three copies
+    assert all(abs(best[cid] - max(best.values())) < 3e-6 for cid, _ in found)
+    vault.close()
