@@ -63,7 +63,7 @@ _RELOAD_STALE_SHARE = 0.2  # reload whole when this share of the cache is delete
 RESCORE_FACTOR = 4
 RESCORE_MIN = 1000
 SIGN_FACTOR = 4  # stage 1 keeps this many times the shortlist for stage 2
-EXACT_RESCORE = 64  # the best rows by code scored again with their residuals
+EXACT_RESCORE = 32  # the best rows by code scored again with their residuals (~10 µs a row)
 CENTRE_ROWS = vector_codes.STREAM_ROWS  # a centre taken from this many rows is kept
 CENTRE_REGROW = 4  # a centre from fewer is taken again when the rows grow this many times
 # Each byte value's eight bits as signs (+1 set, -1 clear), first bit highest: the order
