@@ -8,7 +8,7 @@ float32 vector to a few 1e-6 of cosine.
 Why not the float32 vectors themselves: they sit in `vec0`'s blocks of 1,024 rows, and a
 row read from there costs 100–300 µs (warm) to 1–3 ms (cold) at a million windows, even
 through incremental blob I/O: SQLite walks the block's chain of overflow pages up to the
-row's offset, ~400 pages for a 1.5 MB block. A residual is an ordinary row of 388 bytes,
+row's offset (a block of 1.5 MB is ~400 pages). A residual is an ordinary row of 388 bytes,
 read in microseconds; at half the bytes of a float16 copy it is also the closer of the
 two.
 
