@@ -26,11 +26,10 @@ The bits are the signs of each vector minus the centre of the view's vectors (th
 mean, taken from the first rows loaded): sentence embeddings share a large common
 direction, and signs taken around it split the rows far more evenly (at 963k sections:
 the exact ten best inside a 1,000-row Hamming shortlist 94% of the time raw, 96%
-centred, 99% after stage 2). Subtracting the same centre from every row and from the
-query leaves the cosine order unchanged; only which rows are re-scored depends on it,
-never the order. The centre is taken again (a whole reload) while the index is small and
-grows fourfold, so a vault that started empty does not keep the centre of its first few
-notes.
+centred, 99% after stage 2). Scores are always those of the stored vectors themselves:
+the centre decides only which rows are re-scored, never their order. It is taken again
+(a whole reload) while the index is small and grows fourfold, so a vault that started
+empty does not keep the centre of its first few notes.
 
 The mirror is refreshed incrementally: chunk ids only grow (AUTOINCREMENT), so new rows
 are those above the last id seen, and rows deleted since are dropped when results are
