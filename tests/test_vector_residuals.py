@@ -307,3 +307,37 @@ def test_the_centre_is_taken_again_while_the_index_grows_fourfold(tmp_path: Path
     found = index.search(embedder.query, 4, conn=conn)  # the best row and its three copies
     assert all(abs(best[cid] - max(best.values())) < 3e-6 for cid, _ in found)
     vault.close()
+
+
+def test_a_period_keeps_the_exact_order_among_its_own_rows(tmp_path: Path) -> None:
+    embedder = NearTieEmbedder()
+    vault = fake_vault(tmp_path / "v.db", embedder=embedder)
+    notes = [{"text": f"row {i}", "created_at": 1_000 * (i % 4)} for i in range(ROWS)]
+    vault.note_many(notes, caller=OWNER)
+    conn = vault.conn
+    index = VectorIndex(DIM)
+    index.refresh(conn)
+    ids, matrix = index_reads.vectors_after(conn, 0, DIM)
+    created = dict(
+        conn.execute(
+            "SELECT c.id, d.created_at FROM chunks c JOIN sections s ON s.id = c.section_id"
+            " JOIN documents d ON d.id = s.doc_id"
+        ).fetchall()
+    )
+    inside = np.array([1_000 <= created[int(cid)] < 2_000 for cid in ids])
+    assert 0 < inside.sum() < len(ids)
+    scores = matrix[inside] @ embedder.query
+    expected = ids[inside][np.argsort(-scores)[:10]].tolist()
+    found = index.search(embedder.query, 10, (1_000, 2_000), conn=conn)
+    assert [cid for cid, _ in found] == expected
+    vault.close()
+
+
+def test_the_sign_stage_reads_dimensions_that_do_not_fill_whole_words() -> None:
+    rng = np.random.default_rng(4)
+    index = VectorIndex(20)  # one 64-bit word, 44 bits of padding
+    rows = rng.standard_normal((12, 20)).astype(np.float32)
+    bits = np.ascontiguousarray(index._signs(rows >= 0).T)
+    query = rng.standard_normal(20).astype(np.float32)
+    expected = np.where(rows >= 0, 1.0, -1.0) @ query
+    np.testing.assert_allclose(index._sign_scores(bits, np.arange(12), query), expected, rtol=1e-5)
