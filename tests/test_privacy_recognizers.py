@@ -246,6 +246,30 @@ def test_a_date_is_not_an_address(text: str) -> None:
     assert rec.find_addresses(text) == []
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "see Guilty Pleasures: 5 Musicians Of The 70s You're Supposed To Hate",
+        "Top 10 Albums Of The 1990s Ranked",
+    ],
+)
+def test_a_decade_is_not_a_house_number(text: str) -> None:
+    assert rec.find_addresses(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("ship to 94472 Atamaria 55 today", "94472 Atamaria 55"),
+        ("flat at 3369 Gesterbyntie 60 please", "3369 Gesterbyntie 60"),
+        ("Via Roma 130, Milano", "Via Roma 130, Milano"),
+    ],
+)
+def test_a_house_number_ending_in_zero_is_still_one(text: str, expected: str) -> None:
+    (span,) = rec.find_addresses(text)
+    assert text[span.start : span.end] == expected
+
+
 def test_an_address_stops_at_the_end_of_its_sentence() -> None:
     # The full stop ends the sentence and is left in the text (it once went with the town).
     text = "Her practice: 221 Baker Street, London. Phone her."

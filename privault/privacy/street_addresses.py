@@ -80,7 +80,9 @@ _MONTH = (
     r"(?i:(?:january|february|march|april|may|june|july|august|september|october|november|"
     r"december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?\s)"
 )
-_HOUSE = r"\d{1,5}[A-Za-z]?\.?(?![\w-])"
+# A house number; not a decade ("the 70s", "1990s"), which titles put after capitalised
+# words ("5 Musicians Of The 70s You're Supposed To Hate").
+_HOUSE = r"(?!\d{0,3}0s(?![\w-]))\d{1,5}[A-Za-z]?\.?(?![\w-])"
 
 _UNIT = re.compile(
     r"(?i)\b(?:apt|apartment|suite|ste|unit|flat|studio|floor|fl|bldg|building|"
