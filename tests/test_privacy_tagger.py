@@ -48,6 +48,11 @@ def _found(text: str) -> set[tuple[str, str]]:
         ),
         # a given name that is also a word, as a sentence's subject
         ("Grace lives in Leeds", {("Grace", "PERSON"), ("Leeds", "LOCATION")}),
+        # a sender's name alone on its line, under a closing and over the phone's footer
+        ("Cheers\nHazel\n\nSent from my phone", {("Hazel", "PERSON")}),
+        ("Cheers\nJasper\n\nSent from my iPhone", {("Jasper", "PERSON")}),
+        # a name as a folder in a path, or a handle written in one piece
+        ("Filed under ysolde-brankworth/tax-forms", {("ysolde-brankworth", "PERSON")}),
         # a name used before a noun
         ("the Okafor case is closed", {("Okafor", "PERSON")}),
     ],

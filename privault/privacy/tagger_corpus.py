@@ -69,6 +69,10 @@ class _Frames:
             words[0] = words[0].capitalize()
         return " ".join(words)
 
+    def phone(self) -> str:
+        rng = self.rng
+        return f"+{rng.randint(1, 49)} {rng.randint(100, 999)} {rng.randint(1000, 9999)}"
+
     def tail(self) -> Example:
         rng = self.rng
         pick = rng.random()
@@ -77,12 +81,7 @@ class _Frames:
         if pick < 0.45:
             return [(f" on {rng.choice(lexis.WEEKDAYS)}", "O")]
         if pick < 0.6:
-            return [
-                (
-                    f" on +{rng.randint(1, 49)} {rng.randint(100, 999)} {rng.randint(1000, 9999)}",
-                    "O",
-                )
-            ]
+            return [(f" on {self.phone()}", "O")]
         if pick < 0.75:
             return [(f" {self.ordinary(rng.randint(1, 4))}", "O")]
         return [(rng.choice((".", "!", "", "?", " tomorrow", " later")), "O")]
@@ -140,13 +139,14 @@ class _Frames:
         return [(self.person(), "PER"), (f"'s {self.ordinary()}", "O"), *self.tail()]
 
     def letter(self) -> Example:
+        """A message: a closing over the sender's name, often alone on its line above the
+        phone's footer ("Cheers", "Anna", "Sent from my phone"), after a greeting and a line."""
         rng = self.rng
-        return [
-            (rng.choice(lexis.GREETINGS) + " ", "O"),
-            (self.person(), "PER"),
-            (f",\n\n{self.ordinary(5, capital=True)}.\n\n{rng.choice(lexis.CLOSINGS)}\n", "O"),
-            (self.person(), "PER"),
-        ]
+        out: Example = [(rng.choice(lexis.CLOSINGS) + "\n", "O"), (self.person(), "PER")]
+        if rng.random() < 0.6:
+            body = (f",\n\n{self.ordinary(5, capital=True)}.\n\n", "O")
+            out = [(rng.choice(lexis.GREETINGS) + " ", "O"), (self.person(), "PER"), body, *out]
+        return out + [(rng.choice(lexis.FOOTERS) if rng.random() < 0.5 else "", "O")]
 
     def chat(self) -> Example:
         rng = self.rng
@@ -177,12 +177,7 @@ class _Frames:
         org = f"{company} {rng.choice(lexis.ORG_WORDS)}"
         out += [(rng.choice((f"\n{role}, {org}", f"\n{role}", f" | {org}", "")), "O")]
         if rng.random() < 0.5:
-            out += [
-                (
-                    f"\nm: +{rng.randint(1, 49)} {rng.randint(100, 999)} {rng.randint(1000, 9999)}",
-                    "O",
-                )
-            ]
+            out += [(f"\nm: {self.phone()}", "O")]
         return out
 
     def people_list(self) -> Example:
@@ -203,10 +198,11 @@ class _Frames:
 
     def tag(self) -> Example:
         rng, d = self.rng, self.d
-        sep = rng.choice(("-", "_", "."))
+        lead = rng.choice(("#", "@", "Tags: #", "see ", "", "[[", "under ", "~/notes/"))
+        sep = rng.choice(("-", "_", ".", "") if lead == "@" else ("-", "_", "."))
         value = f"{d.given()}{sep}{d.surname()}".lower()
-        lead = rng.choice(("#", "@", "Tags: #", "see ", "", "[["))
-        return [(lead, "O"), (value, "PER"), (rng.choice(("", " #" + d.word(), "]]")), "O")]
+        after = ("", " #" + d.word(), "]]", f"/{d.word()}-{d.word()}", f"/{d.word()}")
+        return [(lead, "O"), (value, "PER"), (rng.choice(after), "O")]
 
     # Places and addresses ------------------------------------------------------
     def travel(self) -> Example:

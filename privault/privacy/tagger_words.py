@@ -24,7 +24,11 @@ TRADES = """plumber landlord landlady builder electrician cleaner gardener mecha
 SUBJECT_WORD_NAMES = 0.15
 SUBJECT_NOUNS = 0.12
 GREETINGS = ("Dear", "Hi", "Hello", "Hey", "hi", "hey", "Morning", "Thanks", "Thank you")
-CLOSINGS = ("Best,", "Regards,", "Kind regards,", "Cheers,", "Thanks,", "Love,", "--", "Best")
+CLOSINGS = ("Best,", "Regards,", "Kind regards,", "Cheers,", "Thanks,", "Love,", "--", "Best",
+            "Cheers", "Thanks", "Best wishes", "Ta", "x", "Love", "Regards", "Thx")  # fmt: skip
+# What a phone or mail program writes under a message, after the sender's name.
+FOOTERS = ("\n\nSent from my phone", "\n\nSent from my iPhone", "\nSent from my mobile",
+           "\n\nGet Outlook for Android", "\n\n--\nsent from mobile", "\n", "")  # fmt: skip
 TITLES = ("Dr", "Dr.", "Mr", "Mrs", "Ms", "Prof.", "Mx", "Herr", "Frau", "Mme", "Sr.")
 FIELDS = ("Name", "Contact", "Owner", "From", "To", "Tenant", "Guest", "Patient", "Client")
 RELATIONS = "sister brother aunt uncle cousin mum dad friend neighbour colleague boss".split()
