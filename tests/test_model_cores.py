@@ -65,3 +65,21 @@ def test_without_proc_the_load_average_stands_in(
     monkeypatch.setattr(cores, "_PROC", tmp_path / "missing")
     monkeypatch.setattr(cores.os, "getloadavg", lambda: (3.0, 2.0, 1.0))
     assert cores.others_running() == 3.0
+
+
+def test_a_moment_of_other_work_does_not_take_the_second_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    looks = iter([1.0, 0.0, 1.0])
+    monkeypatch.setattr(cores, "cores", lambda: 2)
+    monkeypatch.setattr(cores, "others_running", lambda: next(looks))
+    monkeypatch.setattr(cores, "SAMPLE_GAP_S", 0.0)
+    assert cores.threads_now(2) == 2
+
+
+def test_other_work_seen_at_every_look_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    looks = iter([2.0, 1.0, 1.0])
+    monkeypatch.setattr(cores, "cores", lambda: 2)
+    monkeypatch.setattr(cores, "others_running", lambda: next(looks))
+    monkeypatch.setattr(cores, "SAMPLE_GAP_S", 0.0)
+    assert cores.threads_now(2) == 1
