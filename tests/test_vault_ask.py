@@ -17,7 +17,7 @@ from privault.errors import InputError
 from privault.privacy.gate import Gate
 from privault.privacy.policy import PolicySet, shipped_policies_dir
 from privault.vault import Vault
-from privault.vault.ask import VaultAsk
+from privault.vault.ask import SET_BUDGET, VaultAsk, read_budget
 from privault.vault.reading import Reading
 from tests.helpers import Recorder, fake_vault, recording_server
 
@@ -218,4 +218,26 @@ def test_a_question_after_several_things_asks_the_model_for_all_of_them(
     _use(vault, chat)
     vault.ask(question, caller=OWNER)
     prompt = chat.calls[0][-1].content
-    assert ("name every one the notes mention" in prompt) is several
+    assert ("name each one any note mentions" in prompt) is several
+
+
+def test_a_question_after_several_things_reads_more_of_the_vault(tmp_path: Path) -> None:
+    hobbies = ["pottery", "archery", "sailing", "chess", "rowing", "origami", "fencing"]
+    with fake_vault(tmp_path / "hobbies.db") as vault:
+        for number, hobby in enumerate(hobbies, start=1):
+            vault.note(
+                f"# Day {number}\nEvan: This week I tried {hobby} for the first time. "
+                + "It took the whole afternoon and I want to go back next weekend. " * 3,
+                caller=OWNER,
+            )
+        chat = FakeChat("pottery")
+        _use(vault, chat)
+        vault.ask("Which hobby did Evan try on day 3?", caller=OWNER, budget=100)
+        vault.ask("What hobbies has Evan tried?", caller=OWNER, budget=100)
+    one_fact, several = (call[-1].content for call in chat.calls)
+    # 100 tokens hold one of these notes: enough for one fact, not for every hobby.
+    assert one_fact.count("[note ") == 1
+    assert several.count("[note ") == len(hobbies)
+    assert read_budget("What hobbies has Evan tried?", 100) == SET_BUDGET
+    assert read_budget("What hobbies has Evan tried?", 2000) == 2000
+    assert read_budget("Which hobby did Evan try on day 3?", 100) == 100

@@ -83,9 +83,14 @@ def render_sections(sections: Sequence[AskSection]) -> str:
 
 
 # Said after a question that asks for several things (what activities, which places): a
-# small model otherwise answers with the first it finds (one hobby of ten).
+# small model otherwise answers with the first it finds (one hobby of ten). Saying that
+# they are spread over the notes, and not to stop at the first, matters: told only to
+# "name every one", the 1.5B model listed the people the question names ("Jon, Gina")
+# or the briefing's example ("Café Rossi, <PERSON_1>"); on LoCoMo's conversations 1–3
+# this wording answered more of the parts.
 SEVERAL = (
-    "The question asks for several things: name every one the notes mention, separated by commas."  # noqa: E501
+    "The question asks for several things, spread over several notes: read every note and "
+    "name each one any note mentions, separated by commas. Do not stop at the first."
 )
 
 

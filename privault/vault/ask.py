@@ -32,7 +32,7 @@ from privault.models.llama import DEFAULT_THREADS
 from privault.models.supervisor import Deadline
 from privault.privacy.gate import joined
 from privault.privacy.policy import Policy
-from privault.retrieval.thread import asks_for_items
+from privault.retrieval.thread import asks_for_items, asks_for_set
 from privault.spans import Span
 from privault.store import shelves
 from privault.timeutil import local_day
@@ -42,6 +42,12 @@ from privault.vault.finding import Finder
 from privault.vault.privacy import PrivacyRuntime
 
 DEFAULT_CHAT_MODEL = "qwen2.5-coder-1.5b"
+# A question after several things ("what activities…", "which cities has…", "how many
+# times…", `thread.asks_for_set`) has its answer spread over many notes, a line in each:
+# on LoCoMo (conversations 1–3) a 300-token pack holds a third of the answer's parts and a
+# 1,000-token one two thirds. So such a question reads at least this many tokens of memory,
+# whatever smaller budget was asked for; a question after one fact keeps its budget.
+SET_BUDGET = 1000
 
 
 class VaultAsk:
@@ -106,7 +112,9 @@ class VaultAsk:
         policy = reading.base
         filters = context.filters(caller, EVERYTHING)
         finder = Finder.of(context, reading, owner=caller.is_owner)
-        packed, out, rows = finder.context(reading, question, filters, budget)
+        packed, out, rows = finder.context(
+            reading, question, filters, read_budget(question, budget)
+        )
         identifying = self._identifying_kinds()
         known = context.privacy.known_entities()
         private_shelves: dict[str, bool] = {}
@@ -179,6 +187,12 @@ class VaultAsk:
         close = getattr(self.remote, "close", None)
         if close is not None:
             close()
+
+
+def read_budget(question: str, budget: int) -> int:
+    """The tokens of memory the model reads for `question`: `budget`, or `SET_BUDGET` for a
+    question after several things when that is more."""
+    return max(budget, SET_BUDGET) if asks_for_set(question) else budget
 
 
 def _answer_detector(runtime: PrivacyRuntime, policy: Policy) -> Any:
