@@ -27,15 +27,23 @@ def test_serve_loads_its_engines_then_freezes_the_heap(tmp_path: Path) -> None:
         vault.close()
 
 
-def test_serve_keeps_numpy_s_blas_to_one_thread() -> None:
-    # In a process of its own: the limit is process-wide and stays.
+def test_a_process_that_opens_a_vault_keeps_numpy_s_blas_to_one_thread(tmp_path: Path) -> None:
+    # In a process of its own: the limit is process-wide and stays. `serve`, the CLI and
+    # programs all open their vault through `Vault.open`.
     script = (
-        "import json; from threadpoolctl import threadpool_info\n"
-        "from privault.interfaces.cli.serve import _one_blas_thread\n"
-        "_one_blas_thread()\n"
+        "import json, sys; from pathlib import Path\n"
+        "from threadpoolctl import threadpool_info\n"
+        "from tests.helpers import fake_vault\n"
+        "fake_vault(Path(sys.argv[1])).close()\n"
         "print(json.dumps([i['num_threads'] for i in threadpool_info() "
         "if i['user_api'] == 'blas']))"
     )
-    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    ran = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "v.db")],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
     threads = json.loads(ran.stdout)
     assert threads and set(threads) == {1}  # numpy's BLAS is loaded, and on one thread

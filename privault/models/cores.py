@@ -7,6 +7,10 @@ running (load 6), a 17-token query embedding took 1.2 s at the median and 5.9 s 
 with two threads, against 0.17 / 0.23 s with one. A call therefore takes more than one
 thread only for the cores that other programs leave idle when it starts.
 
+numpy's BLAS gets one thread in any process that opens a vault (`one_blas_thread`): its
+products here are small, and OpenBLAS's helper thread spins for about a tenth of a second
+after each one, on the core a model worker's second thread wanted.
+
 "Other programs" are the tasks the kernel counts as runnable (`procs_running` in
 /proc/stat) less the runnable threads of this process and of its parent (the server a
 model worker answers, whose short search legs run beside a query on purpose). Where /proc
@@ -15,6 +19,7 @@ is not there, the one-minute load average stands in.
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from pathlib import Path
@@ -77,3 +82,16 @@ def threads_now(wanted: int) -> int:
         time.sleep(SAMPLE_GAP_S)
         others = min(others, others_running())
     return max(1, min(wanted, int(cores() - others)))
+
+
+@functools.cache
+def one_blas_thread() -> None:
+    """numpy's BLAS on one thread for the rest of this process (once). A context pack on
+    LoCoMo with the strong leg: p50 / p95 142 / 160 ms with OpenBLAS's two threads, whose
+    helper spun after each product while the strong model's worker embedded the next
+    query, against 59 / 76 ms with one; a memory_search at 10,000 sections took 52 CPU-ms
+    with two threads and 27 with one, in the same wall time."""
+    import numpy  # noqa: F401 - its BLAS must be loaded for the limit to reach it
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from privault.caller import Caller
+from privault.models.cores import one_blas_thread
 from privault.models.health import board_for, board_path, read_board
 from privault.retrieval.embedder import Embedder
 from privault.retrieval.strong import StrongEmbedder
@@ -138,6 +139,7 @@ class Vault:
         (tests, benchmarks); a vault given an `embedder` but no `strong_embedder` has no
         strong leg.
         """
+        one_blas_thread()
         file = Path(path).expanduser()
         conn = connect(file, key=key)
         try:

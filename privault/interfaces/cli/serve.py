@@ -119,7 +119,6 @@ def serve(
         # Its strong-model pass steps aside while the server serves calls.
         activity = Activity()
         clock = Clock(vault.sibling, job, busy=activity.busy)
-        _one_blas_thread()
         _warm_up(vault, chat_threads or max(1, (os.cpu_count() or 2) - 1))
         clock.start()
         err_console.print(
@@ -186,17 +185,6 @@ def public_names(public_url: str | None, allowed: Sequence[str], port: int) -> l
             raise InputError(f"--allowed-host {item!r}: give NAME or NAME:PORT")
         names.append(item.strip().lower() if found.group(1) else f"{item.strip().lower()}:{port}")
     return names
-
-
-def _one_blas_thread() -> None:
-    """numpy's BLAS on one thread for the whole server. Its calls already run in parallel
-    across the lanes; a vector search spread over two cores left the helper thread
-    spinning for a while after each one (a memory_search at 10,000 sections: 52 CPU-ms
-    with two threads, 27 with one, the same wall time)."""
-    import numpy  # noqa: F401 - its BLAS must be loaded for the limit to reach it
-    from threadpoolctl import threadpool_limits
-
-    threadpool_limits(limits=1, user_api="blas")
 
 
 def _warm_up(vault: Vault, chat_threads: int) -> None:
