@@ -181,13 +181,17 @@ def exact_top(conn: Any, vectors: np.ndarray, k: int, dim: int) -> list[dict[int
         valid = bits[:size].astype(bool)
         ids = np.frombuffer(rowids, dtype=np.int64)[valid]
         rows = np.frombuffer(blob, dtype=np.float32).reshape(size, dim)[valid]
-        scores = rows @ vectors.T  # rows x queries
-        for q in range(len(vectors)):
-            column = scores[:, q]
-            top = np.argpartition(-column, min(k, len(column) - 1))[:k]
-            merged = best[q] | {int(ids[i]): float(column[i]) for i in top}
-            best[q] = dict(sorted(merged.items(), key=lambda pair: -pair[1])[:k])
+        keep_best(best, ids, rows @ vectors.T, k)
     return best
+
+
+def keep_best(best: list[dict[int, float]], ids: np.ndarray, scores: np.ndarray, k: int) -> None:
+    """Merge a batch's scores (rows x queries) into each query's `k` best (id → score)."""
+    for q in range(scores.shape[1]):
+        column = scores[:, q]
+        top = np.argpartition(-column, min(k, len(column) - 1))[:k]
+        merged = best[q] | {int(ids[i]): float(column[i]) for i in top}
+        best[q] = dict(sorted(merged.items(), key=lambda pair: -pair[1])[:k])
 
 
 def recall_at(found: Sequence[int], exact: dict[int, float], k: int) -> float:

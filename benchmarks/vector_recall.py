@@ -33,7 +33,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from benchmarks import corpus
-from benchmarks.scale import _load, _summary, queries, recall_at
+from benchmarks.scale import _load, _summary, keep_best, queries, recall_at
 from privault.retrieval.embedder import Embedder
 from privault.retrieval.vectors import VectorIndex
 from privault.store.connection import Connection, connect
@@ -59,12 +59,7 @@ def exact_top(
         ids = np.fromiter((row[0] for row in batch), np.int64, len(batch))
         blobs = b"".join(masked.get(int(chunk_id), blob) for chunk_id, blob in batch)
         rows = np.frombuffer(blobs, dtype=np.float32).reshape(len(batch), dim)
-        scores = rows @ vectors.T  # rows x queries
-        for q in range(len(vectors)):
-            column = scores[:, q]
-            top = np.argpartition(-column, min(k, len(column) - 1))[:k]
-            merged = best[q] | {int(ids[i]): float(column[i]) for i in top}
-            best[q] = dict(sorted(merged.items(), key=lambda pair: -pair[1])[:k])
+        keep_best(best, ids, rows @ vectors.T, k)
     return best
 
 
