@@ -16,7 +16,7 @@ from privault.interfaces.web.auth import LoginLinks
 from privault.timeutil import now_ms
 from privault.vault import Vault
 from tests.helpers import fake_vault, mcp_call, mcp_error, mcp_ok
-from tests.web_browser import log_in, serving, shot, text_of, wait_for
+from tests.web_browser import log_in, replaced, serving, shot, text_of, wait_for
 from tests.web_site import OWNER
 
 pytest_plugins = ["tests.web_browser"]
@@ -59,13 +59,12 @@ def click_and_wait(browser: Any, button: Any, answer: bool = False, part: str = 
     """Click a form's button (answering its "Are you sure?" with OK when `answer`) and wait
     until the part of the page it replaces (`main`, or the one htmx swaps) is replaced."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions
 
     main = browser.find_element(By.CSS_SELECTOR, part)
     button.click()
     if answer:
         accept_confirm(browser)
-    wait_for(browser, expected_conditions.staleness_of(main), "the reply")
+    wait_for(browser, replaced(main), "the reply")
 
 
 def accept_confirm(browser: Any) -> None:

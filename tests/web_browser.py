@@ -172,6 +172,26 @@ def wait_for(driver: Any, condition: Any, what: str) -> Any:
     return WebDriverWait(driver, WAIT, ignored_exceptions=ignored).until(condition, message=what)
 
 
+def replaced(element: Any) -> Any:
+    """A `wait_for` condition: `element` has left the page (a reply replaced it). Chromium
+    may answer a question about a node of the document being replaced with "does not
+    belong to the document" instead of a stale reference: that is gone too."""
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+
+    def gone(_driver: Any) -> bool:
+        try:
+            element.is_enabled()
+        except StaleElementReferenceException:
+            return True
+        except WebDriverException as exc:
+            if "does not belong to the document" in str(exc):
+                return True
+            raise
+        return False
+
+    return gone
+
+
 def text_of(driver: Any, selector: str) -> str:
     """The visible text of every element matching `selector`, read in one step (htmx may
     swap elements between two WebDriver calls)."""
