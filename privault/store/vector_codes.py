@@ -113,25 +113,26 @@ def vectors_of(
 COMPLETE_KEY = "vector_codes_complete"  # meta: every chunk has its codes (see `known_complete`)
 
 
-def known_complete(conn: Connection) -> bool:
-    """Whether this vault is known to hold codes for every embedded chunk.
+def known_complete(conn: Connection, key: str = COMPLETE_KEY) -> bool:
+    """Whether this vault is known to hold codes for every embedded chunk (with another
+    `key`: whatever else was noted complete the same way, e.g. the residuals of m027).
 
     Codes are written with their chunk (`save`, in `sections`), so once the chunks written
     before m019 have theirs, every later chunk has them too. Counting to find out reads the
     codes table and the masked vectors whole (over a second at 450,000 sections), and the
     vector index would do it at the start of every process: it is done once, then noted."""
-    found = conn.execute("SELECT value FROM meta WHERE key = ?", (COMPLETE_KEY,)).fetchone()
+    found = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
     return found is not None
 
 
-def mark_complete(conn: Connection) -> None:
+def mark_complete(conn: Connection, key: str = COMPLETE_KEY) -> None:
     """Note that every embedded chunk has its codes (after `missing` found none). Only if
     no writer holds the file: a search never waits for this (another process notes it)."""
     with write_if_free(conn) as free:
         if free:
             conn.execute(
                 "INSERT INTO meta (key, value) VALUES (?, '1') ON CONFLICT (key) DO NOTHING",
-                (COMPLETE_KEY,),
+                (key,),
             )
 
 

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from privault.store import vector_codes
-from privault.store.connection import Connection, in_batches, write, write_if_free
+from privault.store.connection import Connection, in_batches, write
 
 BACKFILL_ROWS = 5_000  # vectors given residuals per transaction by `backfill`
 COMPLETE_KEY = "vector_residuals_complete"  # meta: every code has its residual
@@ -63,20 +63,13 @@ def refined_of(
 
 
 def known_complete(conn: Connection) -> bool:
-    """Whether this vault is known to hold a residual for every code (noted once, as
-    `vector_codes.known_complete` is)."""
-    found = conn.execute("SELECT value FROM meta WHERE key = ?", (COMPLETE_KEY,)).fetchone()
-    return found is not None
+    """Whether this vault is known to hold a residual for every code (noted once)."""
+    return vector_codes.known_complete(conn, COMPLETE_KEY)
 
 
 def mark_complete(conn: Connection) -> None:
     """Note that every code has its residual; only if no writer holds the file."""
-    with write_if_free(conn) as free:
-        if free:
-            conn.execute(
-                "INSERT INTO meta (key, value) VALUES (?, '1') ON CONFLICT (key) DO NOTHING",
-                (COMPLETE_KEY,),
-            )
+    vector_codes.mark_complete(conn, COMPLETE_KEY)
 
 
 def missing(conn: Connection) -> bool:
