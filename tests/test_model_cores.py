@@ -31,6 +31,20 @@ def test_threads_follow_the_idle_cores(
     assert cores.threads_now(wanted) == threads
 
 
+@pytest.mark.parametrize(
+    ("machine", "others", "spare"), [(2, 0, True), (2, 1, False), (2, 0.5, False), (4, 2, True)]
+)
+def test_a_spare_core_is_one_no_other_program_wants(
+    monkeypatch: pytest.MonkeyPatch, machine: int, others: float, spare: bool
+) -> None:
+    monkeypatch.setattr(cores, "cores", lambda: machine)
+    monkeypatch.setattr(cores, "others_running", lambda: others)
+    monkeypatch.setattr(cores, "_spare", (-cores.SPARE_CORE_TTL_S, not spare))
+    assert cores.spare_core() is spare
+    monkeypatch.setattr(cores, "others_running", lambda: machine)  # a second later: busy
+    assert cores.spare_core() is spare  # one look serves a second
+
+
 def fake_proc(root: Path, running: int, threads: dict[str, str]) -> None:
     """A /proc with `running` runnable tasks and processes' threads in the given states
     (`"self/1": "R"`); a thread's name holds a parenthesis, as real ones may."""

@@ -14,7 +14,9 @@ import pytest
 from benchmarks.presence import vm_steps
 from privault import Caller
 from privault.filters import EVERYTHING
-from privault.retrieval import search
+from privault.models import cores
+from privault.retrieval import fts, search
+from privault.store import index_reads
 from privault.store.connection import DatabaseError, companion, connect, write
 from privault.store.migrations import migrate
 from tests.helpers import fake_vault
@@ -112,3 +114,66 @@ def test_a_failed_query_embedding_waits_for_the_keyword_leg(
         assert finished.is_set()
         monkeypatch.setattr(search.fts, "ranked", ranked)
         assert vault.search("boiler service", caller=OWNER).results
+
+
+def test_two_ranges_of_chunk_ids_rank_as_the_whole_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bm25 takes its statistics from the whole table in either range, so the merged
+    rankings of `fts.split`'s two ranges are the ranking of the whole index, scores too."""
+    with fake_vault(tmp_path / "v.db") as vault:
+        words = ["boiler", "plumber", "invoice", "garden", "flat", "service"]
+        texts = [" ".join(w for k, w in enumerate(words) if i % (k + 2) == 0) for i in range(80)]
+        notes = [{"text": f"{text} note {i}"} for i, text in enumerate(texts)]
+        vault.note_many(notes, caller=OWNER)
+        assert fts.split(vault.conn) is None  # 80 chunks: one statement
+        monkeypatch.setattr(fts, "SPLIT_MIN_CHUNKS", 10)
+        ranges = fts.split(vault.conn)
+        assert ranges is not None
+        (start, middle), (middle_again, end) = ranges
+        low, high = index_reads.chunk_id_span(vault.conn)
+        assert start < low < middle == middle_again <= high < end
+        for query in ("boiler plumber", "garden", "flat service invoice"):
+            whole = fts.ranked(vault.conn, query, 200)
+            parts = [fts.ranked(vault.conn, query, 200, "plain", part) for part in ranges]
+            assert all(parts) and len(whole) >= 16
+            assert sorted(fts.merged(*parts, 200)) == sorted(whole)
+            best = fts.merged(*parts, 7)  # ties may order differently; the scores may not
+            assert [score for _, score in best] == [score for _, score in whole[:7]]
+            assert {chunk for chunk, _ in best} <= {chunk for chunk, _ in whole}
+
+
+def test_search_splits_its_keyword_leg_only_with_a_spare_core(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with fake_vault(tmp_path / "v.db") as vault:
+        notes = [{"text": f"The plumber fixed the boiler in flat {i}."} for i in range(40)]
+        notes += [{"text": f"Call Dana Quill on invoice {i}: dana@example.org"} for i in range(40)]
+        vault.note_many(notes, caller=OWNER)
+        queries = ["boiler flat 7", "invoice Dana", "plumber", "garden"]
+
+        def results() -> list[list[tuple[str, float]]]:
+            return [
+                [(hit.node_id, hit.score) for hit in vault.search(q, caller=c).results]
+                for q in queries
+                for c in (OWNER, AGENT)
+            ]
+
+        whole = results()
+        seen: list[tuple[int, int] | None] = []
+        ranked = fts.ranked
+
+        def spy(*args: Any) -> list[tuple[int, float]]:
+            seen.append(args[4] if len(args) > 4 else None)
+            return ranked(*args)
+
+        monkeypatch.setattr(fts, "ranked", spy)
+        monkeypatch.setattr(fts, "SPLIT_MIN_CHUNKS", 10)
+        monkeypatch.setattr(cores, "spare_core", lambda: False)
+        assert results() == whole
+        assert seen and all(part is None for part in seen)  # no idle core: one range
+        seen.clear()
+        monkeypatch.setattr(cores, "spare_core", lambda: True)
+        assert results() == whole
+        assert seen and all(part is not None for part in seen)
+        assert len(seen) == 2 * len(queries) * 2

@@ -64,6 +64,21 @@ def others_running() -> float:
     return os.getloadavg()[0]
 
 
+SPARE_CORE_TTL_S = 1.0
+_spare: tuple[float, bool] = (-SPARE_CORE_TTL_S, False)
+
+
+def spare_core() -> bool:
+    """Whether a core is idle for a second thread of this process, for work of a few
+    milliseconds (a search leg). One look serves a second: a look reads a file per thread
+    of this process and its parent (5 ms a search at load 3, when every search looked)."""
+    global _spare
+    now = time.monotonic()
+    if now - _spare[0] >= SPARE_CORE_TTL_S:
+        _spare = (now, cores() - others_running() >= 2)
+    return _spare[1]
+
+
 SAMPLES = 3  # looks, a millisecond apart: a kernel thread's moment on a core is not load
 SAMPLE_GAP_S = 0.001
 

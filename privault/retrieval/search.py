@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from privault.models import cores
 from privault.retrieval import fts
 from privault.retrieval.early import EarlyWindows
 from privault.retrieval.vectors import VectorIndex
@@ -109,21 +110,31 @@ def hybrid(
     # One filter lookup for both legs' candidates: the keyword leg's best rows are
     # fetched unfiltered first, then checked together with the vector neighbours. The
     # keyword leg runs on its own connection beside the vector leg where it can.
+    # A large index's keywords are ranked in two ranges of chunk ids when a core is idle:
+    # the first beside the vector leg, the rest on this thread after it (`fts.split`).
     fetch = limit * fts.OVERFETCH
     beside = companion(conn)
+    ranges = fts.split(conn) if beside else None
+    first, rest = ranges if ranges and cores.spare_core() else (None, None)
     keywords = (
-        _KEYWORD_LEGS.submit(fts.ranked, beside, query, fetch, vectors.view) if beside else None
+        _KEYWORD_LEGS.submit(fts.ranked, beside, query, fetch, vectors.view, first)
+        if beside
+        else None
     )
     try:
         query_vector = embedding.result()
         vectors.refresh(conn)
         extra = _Extra(early, pending.result()) if early and pending else None
         vector = _nearest(conn, vectors, query_vector, limit, extra=extra)
+        later = fts.ranked(conn, query, fetch, vectors.view, rest) if rest else []
     except BaseException:
         if keywords:  # the companion is free for the next search only once it is done
             wait([keywords])
         raise
-    unfiltered = keywords.result() if keywords else fts.ranked(conn, query, fetch, vectors.view)
+    if keywords:
+        unfiltered = fts.merged(keywords.result(), later, fetch)
+    else:
+        unfiltered = fts.ranked(conn, query, fetch, vectors.view)
     candidate_ids = list(
         dict.fromkeys([c for c, _ in unfiltered] + [c for c, _ in vector] + list(strong))
     )

@@ -55,17 +55,33 @@ class Filters:
 
 
 def keyword_ranked(
-    conn: Connection, expression: str, limit: int, view: str
+    conn: Connection,
+    expression: str,
+    limit: int,
+    view: str,
+    rowids: tuple[int, int] | None = None,
 ) -> list[tuple[int, float]]:
     """(chunk id, bm25 score, higher is better) of the best `limit` matches of an FTS5
-    expression in one view of the whole index, unfiltered."""
+    expression in one view of the whole index, unfiltered; with `rowids` (first, end),
+    only among chunk ids in [first, end). bm25 takes its statistics from the whole table
+    either way, so rankings of disjoint ranges merge into the ranking of their union."""
     table = _keyword_table(view)
+    inside, bounds = ("AND rowid >= ? AND rowid < ? ", rowids) if rowids else ("", ())
     found = conn.execute(
-        f"SELECT rowid, bm25({table}) AS score FROM {table} WHERE {table} MATCH ? "
+        f"SELECT rowid, bm25({table}) AS score FROM {table} WHERE {table} MATCH ? {inside}"
         "ORDER BY score LIMIT ?",
-        (expression, limit),
+        (expression, *bounds, limit),
     ).fetchall()
     return [(int(rowid), -float(score)) for rowid, score in found]
+
+
+def chunk_id_span(conn: Connection) -> tuple[int, int]:
+    """(lowest, highest) chunk id, (0, 0) for an empty index: two index lookups (one
+    `min(), max()` query would scan the table)."""
+    low, high = conn.execute(
+        "SELECT (SELECT min(id) FROM chunks), (SELECT max(id) FROM chunks)"
+    ).fetchone()
+    return (int(low), int(high)) if low is not None else (0, 0)
 
 
 def keyword_joined(
