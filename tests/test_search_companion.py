@@ -16,7 +16,6 @@ from privault import Caller
 from privault.filters import EVERYTHING
 from privault.models import cores
 from privault.retrieval import fts, search
-from privault.store import index_reads
 from privault.store.connection import DatabaseError, companion, connect, write
 from privault.store.migrations import migrate
 from tests.helpers import fake_vault
@@ -126,12 +125,15 @@ def test_two_ranges_of_chunk_ids_rank_as_the_whole_index(
         texts = [" ".join(w for k, w in enumerate(words) if i % (k + 2) == 0) for i in range(80)]
         notes = [{"text": f"{text} note {i}"} for i, text in enumerate(texts)]
         vault.note_many(notes, caller=OWNER)
-        assert fts.split(vault.conn) is None  # 80 chunks: one statement
+        index = vault.shared.engines.vectors_for("plain")
+        index.refresh(vault.conn)
+        low, high = index.id_span
+        assert (low, high) == vault.conn.execute("SELECT min(id), max(id) FROM chunks").fetchone()
+        assert fts.split(low, high) is None  # 80 chunks: one statement
         monkeypatch.setattr(fts, "SPLIT_MIN_CHUNKS", 10)
-        ranges = fts.split(vault.conn)
+        ranges = fts.split(low, high)
         assert ranges is not None
         (start, middle), (middle_again, end) = ranges
-        low, high = index_reads.chunk_id_span(vault.conn)
         assert start < low < middle == middle_again <= high < end
         for query in ("boiler plumber", "garden", "flat service invoice"):
             whole = fts.ranked(vault.conn, query, 200)

@@ -72,12 +72,12 @@ def ranked(
     return index_reads.keyword_ranked(conn, expression, limit, view, rowids)
 
 
-def split(conn: Connection) -> tuple[tuple[int, int], tuple[int, int]] | None:
+def split(low: int, high: int) -> tuple[tuple[int, int], tuple[int, int]] | None:
     """Two ranges of chunk ids that together hold every chunk, the first BESIDE_SHARE of
-    today's ids, for ranking the keywords of a large index on two threads; None below
-    SPLIT_MIN_CHUNKS ids. bm25's statistics are the whole table's in either range, so
-    `merged` rankings are the one ranking of the whole index."""
-    low, high = index_reads.chunk_id_span(conn)
+    the ids from `low` to `high` (those known so far), for ranking the keywords of a large
+    index on two threads; None below SPLIT_MIN_CHUNKS ids. bm25's statistics are the
+    whole table's in either range, so `merged` rankings are the one ranking of the whole
+    index."""
     if high - low < SPLIT_MIN_CHUNKS:
         return None
     middle = low + int((high - low) * BESIDE_SHARE)

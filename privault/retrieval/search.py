@@ -111,10 +111,12 @@ def hybrid(
     # fetched unfiltered first, then checked together with the vector neighbours. The
     # keyword leg runs on its own connection beside the vector leg where it can.
     # A large index's keywords are ranked in two ranges of chunk ids when a core is idle:
-    # the first beside the vector leg, the rest on this thread after it (`fts.split`).
+    # the first beside the vector leg, the rest on this thread after it (`fts.split`). The
+    # ids are the vector index's (no statement here: one would hand the GIL to the query
+    # embedding and start the keyword leg ~5 ms late).
     fetch = limit * fts.OVERFETCH
     beside = companion(conn)
-    ranges = fts.split(conn) if beside else None
+    ranges = fts.split(*vectors.id_span) if beside else None
     first, rest = ranges if ranges and cores.spare_core() else (None, None)
     keywords = (
         _KEYWORD_LEGS.submit(fts.ranked, beside, query, fetch, vectors.view, first)

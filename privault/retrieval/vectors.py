@@ -120,6 +120,12 @@ class VectorIndex:
         return len(self._ids)
 
     @property
+    def id_span(self) -> tuple[int, int]:
+        """(lowest, highest) chunk id loaded so far; (0, 0) when empty."""
+        ids = self._ids
+        return (int(ids[0]), int(ids[-1])) if len(ids) else (0, 0)
+
+    @property
     def resident_bytes(self) -> int:
         """Bytes the mirror holds in memory (ids, dates and sign bits)."""
         return int(self._ids.nbytes + self._bits.nbytes + self._created.nbytes)

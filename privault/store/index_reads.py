@@ -75,15 +75,6 @@ def keyword_ranked(
     return [(int(rowid), -float(score)) for rowid, score in found]
 
 
-def chunk_id_span(conn: Connection) -> tuple[int, int]:
-    """(lowest, highest) chunk id, (0, 0) for an empty index: two index lookups (one
-    `min(), max()` query would scan the table)."""
-    low, high = conn.execute(
-        "SELECT (SELECT min(id) FROM chunks), (SELECT max(id) FROM chunks)"
-    ).fetchone()
-    return (int(low), int(high)) if low is not None else (0, 0)
-
-
 def keyword_joined(
     conn: Connection, expression: str, filters: Filters, limit: int, view: str
 ) -> list[tuple[int, float]]:
