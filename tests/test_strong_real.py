@@ -84,7 +84,7 @@ def test_the_vault_indexes_and_ranks_with_the_real_model(tmp_path: Path, models_
         index.refresh(vault.conn)
         engine = vault.shared.engines.strong
         assert engine is not None
-        best = index.search(engine.embed_query("Which pet did they get?"), 1)[0][0]
+        best = index.search(engine.embed_query("Which pet did they get?"), 1, conn=vault.conn)[0][0]
         spans = vault.conn.execute("SELECT start, end FROM chunks WHERE id = ?", (best,))
         start, end = spans.fetchone()
         window = vault.conn.execute(

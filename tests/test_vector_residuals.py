@@ -240,14 +240,13 @@ def test_code_plus_residual_is_the_vector_to_a_few_millionths() -> None:
 
 def test_the_sign_stage_is_the_query_summed_under_each_rows_signs() -> None:
     rng = np.random.default_rng(2)
-    index = VectorIndex(DIM)
     rows = rng.standard_normal((30, DIM)).astype(np.float32)
     centre = rows.mean(axis=0)
-    bits = np.ascontiguousarray(index._signs(rows >= centre).T)
+    bits = np.ascontiguousarray(vectors.pack_signs(rows >= centre, DIM).T)
     query = rng.standard_normal(DIM).astype(np.float32) - centre
     picked = np.array([3, 0, 17, 29])
     expected = np.where(rows[picked] >= centre, 1.0, -1.0) @ query
-    np.testing.assert_allclose(index._sign_scores(bits, picked, query), expected, rtol=1e-5)
+    np.testing.assert_allclose(vectors.sign_scores(bits, picked, query), expected, rtol=1e-5)
 
 
 @pytest.mark.real
@@ -335,9 +334,8 @@ def test_a_period_keeps_the_exact_order_among_its_own_rows(tmp_path: Path) -> No
 
 def test_the_sign_stage_reads_dimensions_that_do_not_fill_whole_words() -> None:
     rng = np.random.default_rng(4)
-    index = VectorIndex(20)  # one 64-bit word, 44 bits of padding
-    rows = rng.standard_normal((12, 20)).astype(np.float32)
-    bits = np.ascontiguousarray(index._signs(rows >= 0).T)
+    rows = rng.standard_normal((12, 20)).astype(np.float32)  # one 64-bit word, 44 of padding
+    bits = np.ascontiguousarray(vectors.pack_signs(rows >= 0, 20).T)
     query = rng.standard_normal(20).astype(np.float32)
     expected = np.where(rows >= 0, 1.0, -1.0) @ query
-    np.testing.assert_allclose(index._sign_scores(bits, np.arange(12), query), expected, rtol=1e-5)
+    np.testing.assert_allclose(vectors.sign_scores(bits, np.arange(12), query), expected, rtol=1e-5)

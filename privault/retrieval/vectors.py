@@ -72,6 +72,66 @@ _BYTE_SIGNS = (
 )
 
 
+def words_for(dim: int) -> int:
+    """64-bit words of sign bits a row of `dim` dimensions takes."""
+    return (dim + 63) // 64
+
+
+def pack_signs(positive: np.ndarray, dim: int) -> np.ndarray:
+    """Rows of booleans (n x dim) packed into 64-bit words, zero-padded: n x words."""
+    packed = np.packbits(positive.reshape(-1, dim), axis=1)
+    padded = np.zeros((len(packed), words_for(dim) * 8), dtype=np.uint8)
+    padded[:, : packed.shape[1]] = packed
+    return padded.view(np.uint64)
+
+
+def hamming(bits: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Stage 1's distances: of every row of `bits` (words x n, word by word) to the
+    query's words, as uint16."""
+    distances = np.bitwise_count(bits[0] ^ query[0]).astype(np.uint16)
+    for word in range(1, len(bits)):
+        distances += np.bitwise_count(bits[word] ^ query[word])
+    return distances
+
+
+def shortlisted(
+    bits: np.ndarray, distances: np.ndarray, rows: np.ndarray, centred: np.ndarray, size: int
+) -> np.ndarray:
+    """Stages 1 and 2: of `rows`, the `size` to re-score: SIGN_FACTOR times that many by
+    Hamming distance, then the best by the asymmetric estimate (`sign_scores`)."""
+    rows = rows[_nearest_distances(distances[rows], SIGN_FACTOR * size, len(centred))]
+    if len(rows) > size:
+        estimate = sign_scores(bits, rows, centred)
+        rows = rows[np.argpartition(-estimate, size)[:size]]
+    return rows
+
+
+def _nearest_distances(distances: np.ndarray, size: int, dim: int) -> np.ndarray:
+    """Positions of about the `size` smallest distances: every row up to the distance
+    where `size` is reached (a histogram of distances finds it in one pass, where a
+    partial sort of a million rows costs ten times more), cut to `size` only when ties at
+    that distance make it much larger."""
+    if size >= len(distances):
+        return np.arange(len(distances))
+    counts = np.cumsum(np.bincount(distances, minlength=dim + 1))
+    cut = int(np.searchsorted(counts, size))
+    chosen = np.flatnonzero(distances <= cut)
+    if len(chosen) > 2 * size:
+        chosen = chosen[np.argpartition(distances[chosen], size)[:size]]
+    return chosen
+
+
+def sign_scores(bits: np.ndarray, rows: np.ndarray, centred: np.ndarray) -> np.ndarray:
+    """Stage 2: for each of `rows`, the centred query's values summed with the signs of
+    the row's bits (the query's own values, not its signs), by a table per byte."""
+    packed = np.ascontiguousarray(bits[:, rows].T).view(np.uint8)  # as `pack_signs` packed
+    weights = np.zeros(len(bits) * 64, dtype=np.float32)
+    weights[: len(centred)] = centred
+    table = (_BYTE_SIGNS @ weights.reshape(-1, 8).T).T.ravel()  # byte j, value b: j*256+b
+    offsets = np.arange(packed.shape[1], dtype=np.intp) * 256
+    return np.asarray(table[packed + offsets].sum(axis=1))
+
+
 class ChangeTokens:
     """The change token each connection had at its last refresh of one mirror (weakly)."""
 
@@ -101,12 +161,11 @@ class VectorIndex:
             raise ValueError(f"unknown index view {view!r}")
         self.dim = dim
         self.view = view
-        self._words = (dim + 63) // 64  # 64-bit words of sign bits a row
         self._ids = np.zeros(0, dtype=np.int64)
         # Sign bits word by word: row i's bits are _bits[:, i]. Each word's column is one
         # contiguous array, so the scan is six passes of xor and popcount over memory in
         # order (seven times faster than row by row at a million rows).
-        self._bits = np.zeros((self._words, 0), dtype=np.uint64)
+        self._bits = np.zeros((words_for(dim), 0), dtype=np.uint64)
         self._created = np.zeros(0, dtype=np.int64)  # each row's document created_at (ms)
         self._centre = np.zeros(dim, dtype=np.float32)  # signs are taken around it
         self._centre_rows = 0  # how many rows the centre is the mean of
@@ -153,7 +212,7 @@ class VectorIndex:
             )
             if stale or unsettled or not len(self._ids):
                 self._ids = np.zeros(0, dtype=np.int64)
-                self._bits = np.zeros((self._words, 0), dtype=np.uint64)
+                self._bits = np.zeros((words_for(self.dim), 0), dtype=np.uint64)
                 self._created = np.zeros(0, dtype=np.int64)
                 self._centre_rows = 0
                 self._max_id = 0
@@ -166,7 +225,7 @@ class VectorIndex:
                     self._centre = rows.mean(axis=0).astype(np.float32)
                     self._centre_rows = len(rows)
                 ids.append(new_ids)
-                bits.append(np.ascontiguousarray(self._signs(rows >= self._centre).T))
+                bits.append(np.ascontiguousarray(pack_signs(rows >= self._centre, self.dim).T))
                 dates.append(new_dates)
             self._tokens.remember(conn, token)
             if len(ids) == 1:
@@ -186,27 +245,6 @@ class VectorIndex:
             if vector_residuals.missing(conn):
                 vector_residuals.backfill(conn, self.dim)
             vector_residuals.mark_complete(conn)
-
-    def _shortlist(self, distances: np.ndarray, size: int) -> np.ndarray:
-        """Positions of about the `size` smallest distances: every row up to the distance
-        where `size` is reached (a histogram of distances finds it in one pass, where a
-        partial sort of a million rows costs ten times more), cut to `size` only when
-        ties at that distance make it much larger."""
-        if size >= len(distances):
-            return np.arange(len(distances))
-        counts = np.cumsum(np.bincount(distances, minlength=self.dim + 1))
-        cut = int(np.searchsorted(counts, size))
-        chosen = np.flatnonzero(distances <= cut)
-        if len(chosen) > 2 * size:
-            chosen = chosen[np.argpartition(distances[chosen], size)[:size]]
-        return chosen
-
-    def _signs(self, positive: np.ndarray) -> np.ndarray:
-        """Rows of booleans packed into 64-bit words (zero-padded to whole words)."""
-        packed = np.packbits(positive.reshape(-1, self.dim), axis=1)
-        padded = np.zeros((len(packed), self._words * 8), dtype=np.uint8)
-        padded[:, : packed.shape[1]] = packed
-        return padded.view(np.uint64)
 
     def search(
         self,
@@ -234,19 +272,13 @@ class VectorIndex:
         if last is not None and last[0] == key and last[1] is bits:  # refresh makes new ones
             distances = last[2]
         else:
-            words = self._signs(centred >= 0)[0]
-            distances = np.bitwise_count(bits[0] ^ words[0]).astype(np.uint16)
-            for word in range(1, self._words):
-                distances += np.bitwise_count(bits[word] ^ words[word])
+            distances = hamming(bits, pack_signs(centred >= 0, self.dim)[0])
             self._last = (key, bits, distances)
         rows = np.arange(len(ids))
         if period is not None:
             rows = np.flatnonzero((created >= period[0]) & (created < period[1]))
         size = max(k * RESCORE_FACTOR, RESCORE_MIN)
-        rows = rows[self._shortlist(distances[rows], SIGN_FACTOR * size)]
-        if len(rows) > size:
-            estimate = self._sign_scores(bits, rows, centred)
-            rows = rows[np.argpartition(-estimate, size)[:size]]
+        rows = shortlisted(bits, distances, rows, centred, size)
         found, vectors = vector_codes.vectors_of(conn, ids[rows].tolist(), self.view, self.dim)
         if not len(found):
             return []
@@ -256,16 +288,6 @@ class VectorIndex:
         self._rescore(conn, vector, found, scores)
         top = np.argsort(-scores, kind="stable")[:k]
         return [(int(found[i]), float(scores[i])) for i in top]
-
-    def _sign_scores(self, bits: np.ndarray, rows: np.ndarray, centred: np.ndarray) -> np.ndarray:
-        """Stage 2: for each of `rows`, the centred query's values summed with the signs of
-        the row's bits (the query's own values, not its signs), by a table per byte."""
-        packed = np.ascontiguousarray(bits[:, rows].T).view(np.uint8)  # as `_signs` packed
-        weights = np.zeros(self._words * 64, dtype=np.float32)
-        weights[: self.dim] = centred
-        table = (_BYTE_SIGNS @ weights.reshape(-1, 8).T).T.ravel()  # byte j, value b: j*256+b
-        offsets = np.arange(packed.shape[1], dtype=np.intp) * 256
-        return np.asarray(table[packed + offsets].sum(axis=1))
 
     def _rescore(
         self, conn: Connection, vector: np.ndarray, found: np.ndarray, scores: np.ndarray

@@ -10,7 +10,7 @@ vector of its masked text and never by its plain one.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from privault.store import documents, tallies
@@ -251,21 +251,42 @@ def count_above(conn: Connection, after_id: int) -> int:
     return int(count)
 
 
+_VIEW_ROWS = {
+    "plain": "SELECT k.chunk_id, v.embedding FROM strong_chunks k "
+    "JOIN strong_vectors v ON v.digest = k.plain WHERE {where}",
+    "masked": "SELECT k.chunk_id, v.embedding FROM strong_chunks k "
+    "LEFT JOIN masked_chunks m ON m.chunk_id = k.chunk_id "
+    "JOIN strong_vectors v ON v.digest = CASE WHEN m.chunk_id IS NULL "
+    "THEN k.plain ELSE k.masked END WHERE {where}",
+}
+STREAM_ROWS = 4096  # vectors read per batch by `batches_after` (12 MB at 768 dimensions)
+
+
+def _view_rows(view: str, where: str) -> str:
+    """The rows of one view (chunk id, vector): in the masked view a chunk with a masked
+    entry gets its masked vector, or is left out."""
+    try:
+        return _VIEW_ROWS[view].format(where=where)
+    except KeyError:
+        raise ValueError(f"unknown index view {view!r}") from None
+
+
 def vectors_after(conn: Connection, after_id: int, view: str) -> list[tuple[int, bytes]]:
-    """(chunk id, vector) of chunks above `after_id` in one view, in id order. In the
-    masked view a chunk with a masked entry gets its masked vector, or is left out."""
-    if view == "plain":
-        sql = (
-            "SELECT k.chunk_id, v.embedding FROM strong_chunks k "
-            "JOIN strong_vectors v ON v.digest = k.plain WHERE k.chunk_id > ? ORDER BY k.chunk_id"
-        )
-    elif view == "masked":
-        sql = (
-            "SELECT k.chunk_id, v.embedding FROM strong_chunks k "
-            "LEFT JOIN masked_chunks m ON m.chunk_id = k.chunk_id "
-            "JOIN strong_vectors v ON v.digest = CASE WHEN m.chunk_id IS NULL "
-            "THEN k.plain ELSE k.masked END WHERE k.chunk_id > ? ORDER BY k.chunk_id"
-        )
-    else:
-        raise ValueError(f"unknown index view {view!r}")
-    return [(int(cid), bytes(blob)) for cid, blob in conn.execute(sql, (after_id,))]
+    """(chunk id, vector) of chunks above `after_id` in one view, in id order."""
+    return [row for batch in batches_after(conn, after_id, view) for row in batch]
+
+
+def batches_after(conn: Connection, after_id: int, view: str) -> Iterator[list[tuple[int, bytes]]]:
+    """`vectors_after`, STREAM_ROWS at a time (a whole view is 3 KB a window)."""
+    cursor = conn.execute(_view_rows(view, "k.chunk_id > ? ORDER BY k.chunk_id"), (after_id,))
+    while batch := cursor.fetchmany(STREAM_ROWS):
+        yield [(int(cid), bytes(blob)) for cid, blob in batch]
+
+
+def vectors_of(conn: Connection, chunk_ids: Sequence[int], view: str) -> list[tuple[int, bytes]]:
+    """(chunk id, vector) of those of these chunks that have one in the view."""
+    found: list[tuple[int, bytes]] = []
+    for batch, marks in in_batches(list(chunk_ids)):
+        rows = conn.execute(_view_rows(view, f"k.chunk_id IN ({marks})"), batch)
+        found += [(int(cid), bytes(blob)) for cid, blob in rows]
+    return found

@@ -125,7 +125,7 @@ class Finder:
         except ModelUnavailable:  # its worker is restarting or failed: rank without it
             return search.hybrid(self.conn, self.vectors, query, vector, filters, limit, period)
         if STRONG_MODE == "leg":
-            ranked = index.search(strong_query, limit * search.VECTOR_OVERFETCH)
+            ranked = index.search(strong_query, limit * search.VECTOR_OVERFETCH, conn=self.conn)
             return search.hybrid(
                 self.conn,
                 self.vectors,
@@ -148,7 +148,7 @@ class Finder:
             period,
             early=self.early,
         )
-        scores = index.scores(strong_query, [hit.chunk_id for hit in base])
+        scores = index.scores(strong_query, [hit.chunk_id for hit in base], conn=self.conn)
         by_strong = sorted(scores, key=lambda cid: -scores[cid])
         by_id = {hit.chunk_id: hit for hit in base}
         fused = search.fuse(
