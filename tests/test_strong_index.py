@@ -83,7 +83,7 @@ def test_the_shortlist_ranks_as_the_exact_scan(
     assert read and max(read) == 60  # only the shortlist's vectors were read
 
 
-@pytest.mark.parametrize("exact_rows", [16_384, 1000])
+@pytest.mark.parametrize("exact_rows", [32_768, 1000])
 def test_both_ways_score_as_the_stored_vectors(
     filled: tuple[Connection, np.ndarray, np.ndarray],
     monkeypatch: pytest.MonkeyPatch,
@@ -108,7 +108,7 @@ def test_both_ways_score_as_the_stored_vectors(
     )
 
 
-@pytest.mark.parametrize("exact_rows", [16_384, 0])
+@pytest.mark.parametrize("exact_rows", [32_768, 0])
 def test_rows_added_later_and_out_of_order_are_found(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, exact_rows: int
 ) -> None:
