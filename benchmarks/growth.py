@@ -5,12 +5,13 @@
 Each figure is taken vault by vault in turn (search: query by query), so both see the same
 machine load; the result gives each vault's figures and the ratio of each later vault's
 to the first's. The vaults are ones `benchmarks.perf --sections N --keep FILE` built.
-Measured: search p50/p95 (fast path), the vector leg, context p50/p95 with the strong
-leg, `status`, the documents page (first and a page 5,000 documents deep), a re-scan
-batch of 200 sections (after a detector change), forgetting a document, file bytes per
-section, and in a fresh process each: the warm searcher's resident memory, the same with
-the strong model, and a full export bundle (time, bytes, peak memory). Forgetting,
-re-scanning and exporting change the files: run this on copies.
+Measured: search p50/p95 (fast path; again with the keyword leg in two ranges of chunk
+ids where the vault is large enough and in one, query by query), the vector leg, context
+p50/p95 with the strong leg, `status`, the documents page (first and a page 5,000
+documents deep), a re-scan batch of 200 sections (after a detector change), forgetting a
+document, file bytes per section, and in a fresh process each: the warm searcher's
+resident memory, the same with the strong model, and a full export bundle (time, bytes,
+peak memory). Forgetting, re-scanning and exporting change the files: run this on copies.
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ from typing import Any
 from benchmarks import corpus
 from benchmarks.scale import _load, _probe, _summary, in_child, queries
 from privault.caller import Caller
+from privault.models import cores
 from privault.privacy.detector import FakeDetector
+from privault.retrieval import fts
 from privault.store import pii
 from privault.vault import Vault
 
@@ -46,6 +49,33 @@ def _alternate(
             run(vault, item)
             laps[i].append((time.perf_counter() - started) * 1000)
     return [_summary(one) for one in laps]
+
+
+def _keyword_ranges(
+    vaults: Sequence[Vault], owner: Caller, asked: Sequence[str]
+) -> dict[str, list[dict[str, float]]]:
+    """Search with the keyword leg in two ranges where the vault is large enough (as
+    shipped) and in one range, query by query, in turn (which goes first alternates)."""
+    laps: dict[str, list[list[float]]] = {
+        name: [[] for _ in vaults] for name in ("search_ms_split", "search_ms_one_range")
+    }
+    shipped = fts.SPLIT_MIN_CHUNKS
+    spare = 0
+    try:
+        for n, query in enumerate(asked):
+            order = ("search_ms_split", "search_ms_one_range")
+            for name in order if n % 2 else order[::-1]:
+                fts.SPLIT_MIN_CHUNKS = shipped if name == "search_ms_split" else 2**62
+                spare += cores.spare_core()
+                for i, vault in enumerate(vaults):
+                    started = time.perf_counter()
+                    vault.search(query, caller=owner)
+                    laps[name][i].append((time.perf_counter() - started) * 1000)
+    finally:
+        fts.SPLIT_MIN_CHUNKS = shipped
+    out = {name: [_summary(one) for one in per_vault] for name, per_vault in laps.items()}
+    out["share_of_searches_with_a_spare_core"] = [{"share": spare / (2 * len(asked))}]
+    return out
 
 
 def _file_bytes(path: Path) -> int:
@@ -93,6 +123,8 @@ def compare(paths: Sequence[Path], models: Path) -> dict[str, Any]:
         for vault in vaults:
             vault.search("warm up", caller=owner)
         note("search_ms", _alternate(vaults, lambda v, q: v.search(q, caller=owner), asked))
+        for name, laps in _keyword_ranges(vaults, owner, asked).items():
+            note(name, laps)
         vectors = [vaults[0].embedder.embed_query(q) for q in corpus.QUERIES]
         note(
             "vector_leg_ms",
