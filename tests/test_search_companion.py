@@ -18,6 +18,7 @@ from privault.models import cores
 from privault.retrieval import fts, search
 from privault.store.connection import DatabaseError, companion, connect, write
 from privault.store.migrations import migrate
+from privault.timeutil import parse_time
 from tests.helpers import fake_vault
 
 OWNER = Caller.owner()
@@ -179,3 +180,42 @@ def test_search_splits_its_keyword_leg_only_with_a_spare_core(
         assert results() == whole
         assert seen and all(part is not None for part in seen)
         assert len(seen) == 2 * len(queries) * 2
+
+
+def test_a_dated_query_ranks_inside_its_period_beside_with_the_same_hits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the keywords done, the companion also ranks the vectors inside the query's
+    period, while the search's own thread ranks them all: the same hits as inline."""
+    with fake_vault(tmp_path / "v.db") as vault:
+        for month in range(1, 13):
+            for day in (3, 17):
+                vault.note(
+                    f"Pottery class: glazing bowl number {month * day}, kiln at 1200 C.",
+                    caller=OWNER,
+                    created_at=parse_time(f"2023-{month:02d}-{day:02d}T18:00:00Z"),
+                )
+        queries = ["pottery in July 2023", "kiln on 17 March 2023", "glazing bowls"]
+
+        def results() -> list[list[tuple[str, float]]]:
+            return [
+                [(hit.node_id, hit.score) for hit in vault.search(q, caller=c).results]
+                for q in queries
+                for c in (OWNER, AGENT)
+            ]
+
+        threads: list[str] = []
+        nearest = search._nearest
+
+        def spy(conn: Any, *args: Any, **kwargs: Any) -> list[tuple[int, float]]:
+            dated = len(args) > 3 and args[3] is not None
+            threads.append(("dated " if dated else "") + threading.current_thread().name)
+            return nearest(conn, *args, **kwargs)
+
+        monkeypatch.setattr(search, "_nearest", spy)
+        beside = results()
+        dated_threads = {name for name in threads if name.startswith("dated ")}
+        assert dated_threads and all("privault-keywords" in name for name in dated_threads)
+        monkeypatch.setattr(search, "companion", lambda conn: None)
+        assert results() == beside
+        assert any(beside)

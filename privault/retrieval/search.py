@@ -11,6 +11,7 @@ this took search p95 from 47 to 40-44 ms (`benchmarks.perf`, same vault, same qu
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -113,28 +114,46 @@ def hybrid(
     # A large index's keywords are ranked in two ranges of chunk ids when a core is idle:
     # the first beside the vector leg, the rest on this thread after it (`fts.split`). The
     # ids are the vector index's (no statement here: one would hand the GIL to the query
-    # embedding and start the keyword leg ~5 ms late).
+    # embedding and start the keyword leg ~5 ms late). With no keyword range left for this
+    # thread, a dated query's vector ranking inside its period is made beside as well,
+    # after the keywords, while this thread makes the undated one.
     fetch = limit * fts.OVERFETCH
     beside = companion(conn)
     ranges = fts.split(*vectors.id_span) if beside else None
     first, rest = ranges if ranges and cores.spare_core() else (None, None)
-    keywords = (
-        _KEYWORD_LEGS.submit(fts.ranked, beside, query, fetch, vectors.view, first)
-        if beside
-        else None
-    )
+    dated = filters.within(*period) if period else None
+    refreshed = threading.Event()
+
+    def extra_vectors() -> _Extra | None:
+        return _Extra(early, pending.result()) if early and pending else None
+
+    def beside_legs(companion: Connection) -> tuple[list[tuple[int, float]], Nearest | None]:
+        words = fts.ranked(companion, query, fetch, vectors.view, first)
+        if dated is None or rest is not None:
+            return words, None
+        refreshed.wait()  # the index as this search's thread refreshed it
+        inside = _nearest(
+            companion, vectors, embedding.result(), limit, dated.span, extra_vectors()
+        )
+        return words, inside
+
+    keywords = _KEYWORD_LEGS.submit(beside_legs, beside) if beside else None
     try:
         query_vector = embedding.result()
         vectors.refresh(conn)
-        extra = _Extra(early, pending.result()) if early and pending else None
+        refreshed.set()
+        extra = extra_vectors()
         vector = _nearest(conn, vectors, query_vector, limit, extra=extra)
         later = fts.ranked(conn, query, fetch, vectors.view, rest) if rest else []
     except BaseException:
+        refreshed.set()
         if keywords:  # the companion is free for the next search only once it is done
             wait([keywords])
         raise
+    dated_vector = None
     if keywords:
-        unfiltered = fts.merged(keywords.result(), later, fetch)
+        words, dated_vector = keywords.result()
+        unfiltered = fts.merged(words, later, fetch)
     else:
         unfiltered = fts.ranked(conn, query, fetch, vectors.view)
     candidate_ids = list(
@@ -157,11 +176,12 @@ def hybrid(
         VECTOR_WEIGHT,
         STRONG_WEIGHT if strong_weight is None else strong_weight,
     ]
-    dated = filters.within(*period) if period else None
     if dated is not None:
         ranked_words = [chunk_id for chunk_id, _ in unfiltered]
+        if dated_vector is None:
+            dated_vector = _nearest(conn, vectors, query_vector, limit, dated.span, extra)
         rankings += _dated_legs(
-            conn, vectors, query_vector, ranked_words, dated, limit, sections, similarity, extra
+            conn, ranked_words, dated_vector, dated, limit, sections, similarity
         )
         weights += [KEYWORD_WEIGHT, VECTOR_WEIGHT]
     keyword_rank = {chunk_id: rank for rank, chunk_id in enumerate(keyword_ids)}
@@ -192,6 +212,9 @@ class _Extra:
     matrix: np.ndarray
 
 
+Nearest = list[tuple[int, float]]  # chunk ids and cosine similarities, best first
+
+
 def _nearest(
     conn: Connection,
     vectors: VectorIndex,
@@ -199,7 +222,7 @@ def _nearest(
     limit: int,
     period: tuple[int, int] | None = None,
     extra: _Extra | None = None,
-) -> list[tuple[int, float]]:
+) -> Nearest:
     """The vector leg: the nearest chunks (over-fetched, to survive filtering) that are
     related text at all, best first; `extra` windows compete with the index's."""
     fetch = limit * VECTOR_OVERFETCH
@@ -222,21 +245,17 @@ def _nearest(
 
 def _dated_legs(
     conn: Connection,
-    vectors: VectorIndex,
-    query_vector: np.ndarray,
     keyword: list[int],
+    vector: Nearest,
     dated: Filters,
     limit: int,
     sections: dict[int, int],
     similarity: dict[int, float],
-    extra: _Extra | None = None,
 ) -> list[list[int]]:
     """Both legs ranked again among chunks of documents `dated` lets through: the keyword
-    leg's own best rows that fall inside, and an exact vector ranking inside the period
-    (`sections` learns the section of every chunk they return, `similarity` their
-    cosine)."""
-    assert dated.since is not None and dated.until is not None
-    vector = _nearest(conn, vectors, query_vector, limit, (dated.since, dated.until), extra)
+    leg's own best rows that fall inside, and the exact vector ranking inside the period
+    (`vector`; `sections` learns the section of every chunk they return, `similarity`
+    their cosine)."""
     inside = index_reads.visible_chunks(conn, keyword + [chunk_id for chunk_id, _ in vector], dated)
     sections.update(inside)
     similarity.update(vector)

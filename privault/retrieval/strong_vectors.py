@@ -6,15 +6,17 @@ they would cost 300 MB at 100,000 windows and 3 GB at a million, in every proces
 builds a context. Up to `EXACT_ROWS` rows (96 MB) the mirror keeps them and scans them
 exactly. Beyond, it keeps only each row's sign bits around the view's centre (96 bytes a
 row, as `VectorIndex` does) and ranks in three stages: Hamming distance over every row,
-the asymmetric sign estimate over `SIGN_FACTOR` times the shortlist, then the shortlist's
-own float32 vectors read back from the file and scored exactly. Scores are always the stored vectors' cosine; the bits only choose
-which rows are read. The shortlist is `SHORTLIST_SHARE` of the rows (see its bounds
-below): on the real strong vectors of 2,736 LoCoMo windows, recall@10 of the
-shortlist against the exact scan was 0.904 / 0.974 / 0.997 at 0.7% / 1.5% / 2.9% of the
-rows, and the sign stages rank by share of the rows, not by their number. The price is
-time: a 3 KB vector is read back by its digest at 20–50 µs (two page reads), so the
-shortlist of 2,446 at 122k windows costs more than the exact scan it replaces; that is
-why the vectors stay in memory up to EXACT_ROWS.
+the asymmetric sign estimate over `SIGN_FACTOR` times the shortlist, then the
+shortlist's own float32 vectors read back from the file and scored exactly. Scores are
+always the stored vectors' cosine; the bits only choose which rows are read.
+
+The shortlist is `SHORTLIST_SHARE` of the rows (see its bounds below): on the real strong
+vectors of 2,736 LoCoMo windows, recall@10 of the shortlist against the exact scan was
+0.904 / 0.974 / 0.997 at 0.7% / 1.5% / 2.9% of the rows, and the sign stages rank by
+share of the rows, not by their number. The price is time: a 3 KB vector is read back by
+its digest at 20–50 µs (two page reads), so the shortlist of 2,446 at 122k windows costs
+more than the exact scan it replaces; that is why the vectors stay in memory up to
+EXACT_ROWS.
 
 Rows arrive as the background pass covers windows, mostly in chunk-id order, so a refresh
 usually loads only rows above the highest id seen; when the row count says rows were

@@ -47,6 +47,13 @@ class Filters:
         until = end if self.until is None else min(self.until, end)
         return replace(self, since=since, until=until) if since < until else None
 
+    @property
+    def span(self) -> tuple[int, int]:
+        """[since, until) of filters that have both (see `within`)."""
+        if self.since is None or self.until is None:
+            raise ValueError("these filters are not a period")
+        return self.since, self.until
+
     def sql(self) -> tuple[str, list[object]]:
         """A WHERE fragment over `d` (documents) with its parameters."""
         chosen = PublicFilters(None, self.kind, self.tag, self.since, self.until)
