@@ -234,3 +234,23 @@ def test_forgetting_a_long_document_never_scans_every_vector(tmp_path: Path) -> 
         after = vault.conn.execute("SELECT count(*) FROM chunks_vec_rowids").fetchone()[0]
         assert before - after == windows
         assert not [sql for sql in traced if "ORDER by chunk_id, chunk_offset" in sql]
+
+
+def test_a_search_checks_its_candidates_documents_from_an_index(tmp_path: Path) -> None:
+    """The filter columns sit after the body in a document's row; a long body would be
+    walked to reach them for every candidate."""
+    from privault.store import index_reads
+    from privault.store.index_reads import Filters as IndexFilters
+
+    with fake_vault(tmp_path / "v.db") as vault:
+        vault.note("Boiler service " * 2000, caller=OWNER, title="Long")
+        conn = vault.conn
+        traced: list[str] = []
+        conn.set_trace_callback(traced.append)
+        filters = IndexFilters(shelves=("default",), hidden=("private",), kind="note")
+        found = index_reads.visible_chunks(conn, [1, 2, 3], filters.within(0, 2**62) or filters)
+        conn.set_trace_callback(None)
+        assert found
+        sql = next(statement for statement in traced if "CROSS JOIN documents" in statement)
+        plan = " | ".join(row[-1] for row in conn.execute(f"EXPLAIN QUERY PLAN {sql}"))
+        assert "COVERING INDEX documents_visible" in plan, plan

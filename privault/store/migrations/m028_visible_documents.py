@@ -1,0 +1,13 @@
+"""What a search asks of each candidate's document, answered from an index.
+
+Every search checks its few hundred candidate windows against the caller's filters
+(`index_reads.visible_chunks`): their document must be current, on a shelf the caller
+sees, of the kind and dates asked for. Those columns sit after `body` in a document's
+row, so for a long document (a mail, a page) SQLite walked the body's overflow pages to
+reach them: with 9 KB bodies at 116k sections, 8.3 ms for 600 candidates against 5.0 ms
+from this covering index.
+"""
+
+STEPS = [
+    "CREATE INDEX documents_visible ON documents (id, current, shelf, kind, created_at)",
+]
