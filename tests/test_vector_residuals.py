@@ -160,22 +160,36 @@ def test_deleted_rows_take_their_residuals_and_never_come_back(tmp_path: Path) -
     vault.close()
 
 
-def test_a_vault_without_residuals_gets_them_on_the_first_search(tmp_path: Path) -> None:
+def test_a_vault_without_residuals_gets_them_from_the_indexer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A vault indexed before m027 searches at once (rows score by their codes) and the
+    background indexer fills the residuals, a batch a step, with the bytes written with
+    each chunk."""
     vault, embedder, _ = _filled(tmp_path / "v.db", key=KEY)
     conn = vault.conn
     written = dict(conn.execute("SELECT chunk_id, plain FROM chunk_residuals").fetchall())
     with write(conn):
         conn.execute("DELETE FROM chunk_residuals")
         conn.execute("DELETE FROM meta WHERE key = ?", (vector_residuals.COMPLETE_KEY,))
-    assert vector_residuals.missing(conn)
-    assert vault.search("probe", caller=OWNER).results
+    assert vault.indexing.has_work()
+    assert vault.search("probe", caller=OWNER).results  # no residuals: not blocked on them
+    assert vector_residuals.missing(conn)  # the search made none
+    monkeypatch.setattr(vector_residuals, "FILL_ROWS", 150)
+    stages = []
+    while not (step := vault.indexing.step(caller=OWNER)).idle:
+        stages.append((step.stage, step.done))
+    assert stages == [("residual codes of older windows", 0)] * 3  # 400 rows, 150 a step
     assert not vector_residuals.missing(conn) and vector_residuals.known_complete(conn)
+    assert not vault.indexing.has_work()
     again = dict(conn.execute("SELECT chunk_id, plain FROM chunk_residuals").fetchall())
-    assert again == written  # the same bytes as written with the chunk
+    assert again == written
+    found = vault.vectors.search(embedder.query, 20, conn=conn)
+    assert [cid for cid, _ in found] == _exact_order(conn, embedder.query, 20)
     vault.close()
 
 
-def test_backfill_passes_over_a_chunk_deleted_since_it_was_read(tmp_path: Path) -> None:
+def test_the_fill_passes_over_a_chunk_deleted_since_it_was_read(tmp_path: Path) -> None:
     vault, _, added = _filled(tmp_path / "v.db")
     conn = vault.conn
     with write(conn):
@@ -185,8 +199,19 @@ def test_backfill_passes_over_a_chunk_deleted_since_it_was_read(tmp_path: Path) 
     with write(conn):
         conn.execute("DELETE FROM chunks WHERE id = ?", (gone,))
         assert vector_residuals._fill(conn, {gone: vector[0]}, DIM) == 0
-    assert vector_residuals.backfill(conn, DIM) == ROWS - 1
+    filled = []
+    while (done := vector_residuals.fill_some(conn, 64)) is not None:
+        filled.append(done)
+    assert sum(filled) == ROWS - 1 and max(filled) == 64
     vault.close()
+
+
+def test_a_new_vault_starts_with_its_residuals_complete(tmp_path: Path) -> None:
+    with fake_vault(tmp_path / "v.db") as vault:
+        assert vector_residuals.known_complete(vault.conn)
+        assert not vault.indexing.has_work()
+        vault.note("row 1", caller=OWNER)
+        assert not vault.indexing.has_work()
 
 
 def test_the_masked_view_uses_its_own_residuals(tmp_path: Path) -> None:

@@ -236,15 +236,13 @@ class VectorIndex:
             self._max_id = int(self._ids[-1]) if len(self._ids) else self._max_id
 
     def _complete(self, conn: Connection) -> None:
-        """Codes and residuals for rows written before they existed (once per vault)."""
+        """Codes for rows written before they existed (once per vault): a row without a
+        code is not searched. Residuals are the background indexer's to fill
+        (`vector_residuals.fill_some`); a row without one keeps its code's score."""
         if not vector_codes.known_complete(conn):
             if vector_codes.missing(conn):
                 vector_codes.backfill(conn)
             vector_codes.mark_complete(conn)
-        if not vector_residuals.known_complete(conn):
-            if vector_residuals.missing(conn):
-                vector_residuals.backfill(conn, self.dim)
-            vector_residuals.mark_complete(conn)
 
     def search(
         self,

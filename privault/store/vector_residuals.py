@@ -13,7 +13,8 @@ read in microseconds; at half the bytes of a float16 copy it is also the closer 
 two.
 
 Residuals are written with their codes (`vector_codes.save`) and go with their chunk. A
-vault written before m027 gets them on its first search (`backfill`), once.
+vault written before m027 gets them from the background indexer (`fill_some`, a batch a
+step); until then its search scores the rows without one by their code alone.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ import numpy as np
 from privault.store import vector_codes
 from privault.store.connection import Connection, in_batches, write
 
-BACKFILL_ROWS = 5_000  # vectors given residuals per transaction by `backfill`
 COMPLETE_KEY = "vector_residuals_complete"  # meta: every code has its residual
 
 # A view's code and its residual: a masked chunk is represented by its masked entry in the
@@ -72,6 +72,11 @@ def mark_complete(conn: Connection) -> None:
     vector_codes.mark_complete(conn, COMPLETE_KEY)
 
 
+FILL_ROWS = 1_000  # residuals made per `fill_some` step (a vector read from vec0 by rowid
+# costs 0.1-0.3 ms at a million windows: a step of well under a second)
+PROGRESS_KEY = "vector_residuals_after"  # meta: the highest chunk id `fill_some` has passed
+
+
 def missing(conn: Connection) -> bool:
     """Whether some code has no residual yet (written before m027)."""
     (found,) = conn.execute(
@@ -81,17 +86,42 @@ def missing(conn: Connection) -> bool:
     return bool(found)
 
 
-def backfill(conn: Connection, dim: int) -> int:
-    """Give every code without a residual its residual, from the float32 vectors
-    (`chunks_vec` read in one pass, in its own order: its point lookups are the slow
-    reads above; masked entries from `masked_chunks`), a batch per transaction; returns
-    how many chunks got one."""
-    done = 0
-    cursor = conn.execute("SELECT rowid, embedding FROM chunks_vec")
-    while batch := cursor.fetchmany(BACKFILL_ROWS):
-        plain = {int(chunk_id): blob for chunk_id, blob in batch}
-        with write(conn):
-            done += _fill(conn, plain, dim)
+def fill_some(conn: Connection, rows: int | None = None) -> int | None:
+    """Residuals for the next `rows` (FILL_ROWS) codes in chunk-id order that have none, from their
+    float32 vectors (one transaction); None when none is left, which is then noted
+    (`known_complete`). Resumes after the last chunk id a step passed."""
+    noted = conn.execute("SELECT value FROM meta WHERE key = ?", (PROGRESS_KEY,)).fetchone()
+    after = int(noted[0]) if noted else 0
+    ids = [
+        int(chunk_id)
+        for (chunk_id,) in conn.execute(
+            "SELECT k.chunk_id FROM chunk_codes k WHERE k.chunk_id > ? AND NOT EXISTS"
+            " (SELECT 1 FROM chunk_residuals r WHERE r.chunk_id = k.chunk_id)"
+            " ORDER BY k.chunk_id LIMIT ?",
+            (after, FILL_ROWS if rows is None else rows),
+        )
+    ]
+    with write(conn):
+        if not ids:
+            conn.execute("DELETE FROM meta WHERE key = ?", (PROGRESS_KEY,))
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES (?, '1') ON CONFLICT (key) DO NOTHING",
+                (COMPLETE_KEY,),
+            )
+            return None
+        plain = {}
+        for chunk_id in ids:  # vec0 serves `rowid IN (...)` by a scan: one row at a time
+            found = conn.execute(
+                "SELECT embedding FROM chunks_vec WHERE rowid = ?", (chunk_id,)
+            ).fetchone()
+            if found is not None:
+                plain[chunk_id] = found[0]
+        done = _fill(conn, plain, len(next(iter(plain.values()))) // 4) if plain else 0
+        conn.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?)"
+            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (PROGRESS_KEY, str(ids[-1])),
+        )
     return done
 
 

@@ -26,7 +26,15 @@ from typing import TYPE_CHECKING
 from privault.caller import Caller
 from privault.errors import AccessDenied
 from privault.spans import Span
-from privault.store import documents, early_vectors, index_queue, masked_index, pii, sections
+from privault.store import (
+    documents,
+    early_vectors,
+    index_queue,
+    masked_index,
+    pii,
+    sections,
+    vector_residuals,
+)
 from privault.store import label_spans as label_store
 from privault.store.connection import write
 from privault.timeutil import now_ms
@@ -44,6 +52,7 @@ BATCH_CHARS = 24_000  # and about this much section text (a few seconds of work;
 LEASE_MS = 2 * 60_000  # far beyond a batch's work (see BATCH_CHARS); a worker killed on
 # another host leaves its rows this long, one on this host only until the next claim
 SCAN_STAGE = "PII scan and embedding"
+RESIDUALS_STAGE = "residual codes of older windows"
 
 
 @dataclass(frozen=True)
@@ -90,6 +99,7 @@ class VaultIndexing:
         self._conn = context.conn
         self._stages: tuple[tuple[str, Callable[[int, bool], int | None]], ...] = (
             (SCAN_STAGE, self._scan_and_embed),
+            (RESIDUALS_STAGE, self._fill_residuals),
         )
 
     def status(self) -> IndexingStatus:
@@ -102,7 +112,10 @@ class VaultIndexing:
 
     def has_work(self) -> bool:
         """Whether a step would find something to do now (backoffs and leases respected)."""
-        return index_queue.has_claimable(self._conn, now_ms())
+        conn = self._conn
+        return index_queue.has_claimable(conn, now_ms()) or not vector_residuals.known_complete(
+            conn
+        )
 
     def step(self, *, caller: Caller, limit: int = BATCH, retry_dead: bool = False) -> IndexStep:
         """Finish one batch of the first stage that has work; owner only.
@@ -119,6 +132,15 @@ class VaultIndexing:
             if done is not None:
                 return IndexStep(stage, done, self.status().sections)
         return IndexStep("", 0, self.status().sections)
+
+    # ---- the residuals stage --------------------------------------------------------
+
+    def _fill_residuals(self, limit: int, retry_dead: bool) -> int | None:
+        """Residual codes for a batch of windows indexed before they existed (m027). The
+        windows are not sections: the step reports none finished."""
+        if vector_residuals.known_complete(self._conn):
+            return None
+        return None if vector_residuals.fill_some(self._conn) is None else 0
 
     # ---- the PII scan and embedding stage ------------------------------------------
 

@@ -3,8 +3,8 @@
 `chunk_residuals` holds, for each row of `chunk_codes`, what that code leaves out of the
 vector, coded again as int8 with a scale of its own (`store.vector_residuals`): its plain
 entry, and its masked entry where the chunk has one. Rows are written with their codes
-and go with their chunk; chunks coded before this migration get theirs on the first
-search (`vector_residuals.backfill`).
+and go with their chunk; chunks coded before this migration get theirs from the
+background indexer (`vector_residuals.fill_some`).
 """
 
 STEPS = [
