@@ -21,7 +21,7 @@ from privault.privacy.gate import assembled
 from privault.store import documents, imported, sections
 from privault.store.connection import write
 from privault.timeutil import now_ms
-from privault.vault import ingest, writing
+from privault.vault import finding, ingest, writing
 from privault.vault.bounds import (
     CONTEXT_BUDGETS,
     DEFAULT_CONTEXT_BUDGET,
@@ -286,7 +286,7 @@ class VaultDocuments:
         if section is None or section.shelf in self._context.hidden_shelves(caller):
             raise NotFound(f"no section {node_id!r}")
         reading = self._context.privacy.reading(caller)
-        view = Finder.of(self._context).read(reading, section)
+        view = finding.read_section(self._conn, reading, section)
         links = self._links(section) if caller.is_owner else ()
         return replace(view, privacy=reading.privacy(), links=links)
 
@@ -320,15 +320,17 @@ class VaultDocuments:
         rows = rows[:limit]
         reading = self._context.privacy.reading(caller)
         reading.prefetch(rows)
-        finder = Finder.of(self._context)
-        views = [finder.read(reading, row, tuple(children.get(row.node_id, ()))) for row in rows]
+        views = [
+            finding.read_section(self._conn, reading, row, tuple(children.get(row.node_id, ())))
+            for row in rows
+        ]
         privacy = reading.privacy()
         return tuple(replace(view, privacy=privacy) for view in views)
 
     def tree(self, doc_id: str, *, caller: Caller) -> DocumentTree:
         """A document's heading tree, headings gated."""
         doc = self._visible_document(doc_id, caller)
-        return Finder.of(self._context).tree(self._context.privacy.reading(caller), doc)
+        return finding.tree(self._conn, self._context.privacy.reading(caller), doc)
 
     def docs(
         self,
@@ -363,9 +365,8 @@ class VaultDocuments:
                 after=after,
             )
         )
-        finder = Finder.of(self._context, reading)
         reading.prefetch_documents(doc.id for doc in found)
-        listed = tuple(finder.listing(reading, doc, with_source=caller.is_owner) for doc in found)
+        listed = tuple(finding.listing(reading, doc, with_source=caller.is_owner) for doc in found)
         return DocumentList(listed, reading.privacy())
 
     def count(

@@ -236,69 +236,69 @@ class Finder:
             )
         return packed, out, rows
 
-    def read(
-        self,
-        reading: Reading,
-        section: sections.SectionRow,
-        children: tuple[str, ...] | None = None,
-    ) -> SectionView:
-        """One whole section, gated (its privacy summary is filled in by the facade);
-        `children`: its children's node ids when the caller has them at hand."""
-        gated = reading.section(section)
-        if children is None:
-            children = sections.child_nodes(self.conn, section.node_id)
-        return SectionView(
-            node_id=section.node_id,
-            doc_id=section.doc_id,
-            title=reading.title(
-                section.doc_id, section.shelf, section.title, author=section.author
-            ),
-            breadcrumb=reading.breadcrumb(section),
-            text=gated.text,
-            kind=section.kind,
-            shelf=section.shelf,
-            created_at=section.created_at,
-            untrusted=section.untrusted,
-            children=children,
-            privacy=Privacy("", ""),
-        )
 
-    def tree(self, reading: Reading, doc: documents.Document) -> DocumentTree:
-        """A document's heading tree with gated headings."""
-        nodes = tuple(
-            TreeNode(
-                s.node_id,
-                reading.label(doc.id, doc.shelf, s.heading, author=doc.author),
-                s.depth,
-                s.parent_node,
-                len(s.text),
-            )
-            for s in sections.sections_of(self.conn, doc.id)
-        )
-        title = reading.title(doc.id, doc.shelf, doc.title, author=doc.author)
-        return DocumentTree(doc.id, title, doc.kind, doc.shelf, nodes)
+def read_section(
+    conn: Connection,
+    reading: Reading,
+    section: sections.SectionRow,
+    children: tuple[str, ...] | None = None,
+) -> SectionView:
+    """One whole section, gated (its privacy summary is filled in by the facade);
+    `children`: its children's node ids when the caller has them at hand. No index is
+    needed: a read, a tree or a listing never loads the embedder."""
+    gated = reading.section(section)
+    if children is None:
+        children = sections.child_nodes(conn, section.node_id)
+    return SectionView(
+        node_id=section.node_id,
+        doc_id=section.doc_id,
+        title=reading.title(section.doc_id, section.shelf, section.title, author=section.author),
+        breadcrumb=reading.breadcrumb(section),
+        text=gated.text,
+        kind=section.kind,
+        shelf=section.shelf,
+        created_at=section.created_at,
+        untrusted=section.untrusted,
+        children=children,
+        privacy=Privacy("", ""),
+    )
 
-    def listing(
-        self, reading: Reading, doc: documents.Document, *, with_source: bool
-    ) -> DocumentEntry:
-        """A document's list entry with its title gated; paths only for the owner (they
-        name people and places)."""
-        return DocumentEntry(
-            doc_id=doc.id,
-            kind=doc.kind,
-            title=reading.title(doc.id, doc.shelf, doc.title, author=doc.author),
-            source=reading.label(doc.id, doc.shelf, doc.source, author=doc.author)
-            if with_source and doc.source
-            else None,
-            shelf=doc.shelf,
-            tags=reading.tags(doc.id, doc.shelf, doc.tags, author=doc.author),
-            created_at=doc.created_at,
-            updated_at=doc.updated_at,
-            untrusted=doc.untrusted,
-            current=doc.current,
-            previous_id=doc.previous_id,
-            with_source=with_source,
+
+def tree(conn: Connection, reading: Reading, doc: documents.Document) -> DocumentTree:
+    """A document's heading tree with gated headings."""
+    nodes = tuple(
+        TreeNode(
+            s.node_id,
+            reading.label(doc.id, doc.shelf, s.heading, author=doc.author),
+            s.depth,
+            s.parent_node,
+            len(s.text),
         )
+        for s in sections.sections_of(conn, doc.id)
+    )
+    title = reading.title(doc.id, doc.shelf, doc.title, author=doc.author)
+    return DocumentTree(doc.id, title, doc.kind, doc.shelf, nodes)
+
+
+def listing(reading: Reading, doc: documents.Document, *, with_source: bool) -> DocumentEntry:
+    """A document's list entry with its title gated; paths only for the owner (they name
+    people and places)."""
+    return DocumentEntry(
+        doc_id=doc.id,
+        kind=doc.kind,
+        title=reading.title(doc.id, doc.shelf, doc.title, author=doc.author),
+        source=reading.label(doc.id, doc.shelf, doc.source, author=doc.author)
+        if with_source and doc.source
+        else None,
+        shelf=doc.shelf,
+        tags=reading.tags(doc.id, doc.shelf, doc.tags, author=doc.author),
+        created_at=doc.created_at,
+        updated_at=doc.updated_at,
+        untrusted=doc.untrusted,
+        current=doc.current,
+        previous_id=doc.previous_id,
+        with_source=with_source,
+    )
 
 
 def excerpt_window(text: str, hit: tuple[int, int], size: int) -> tuple[int, int]:
