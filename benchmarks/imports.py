@@ -41,6 +41,8 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from benchmarks.scale import in_child
+
 _INSTALLED = Path(sys.executable).with_name("privault")
 PRIVAULT = (
     [str(_INSTALLED)]
@@ -213,16 +215,28 @@ def run(args: list[str], env: dict[str, str]) -> tuple[float, float, float, dict
 
 
 def searchable(vault: Path, word: str) -> bool:
-    """Whether the owner's keyword search finds `word` (no model needed for the check)."""
+    """Whether the owner's keyword search finds `word`, asked in a child process: a search
+    here would grow this process by the vault's index, and each later command's `wait4`
+    peak would count it (Linux records the peak of the memory a child shares with its
+    parent until its exec)."""
+    found = in_child("benchmarks.imports", "searchable_here", vault, word)
+    if "error" in found:
+        raise SystemExit(f"the search check failed: {found['error']}")
+    return bool(found["found"])
+
+
+def searchable_here(vault: str, word: str) -> dict[str, bool]:
+    """The body of `searchable` (no model needed for the check)."""
     from privault.caller import Caller
     from privault.privacy.detector import FakeDetector
     from privault.retrieval.embedder import FakeEmbedder
     from privault.vault import Vault
 
+    path = Path(vault)
     with Vault.open(
-        vault, models_dir=vault.parent, embedder=FakeEmbedder(), detector_factory=FakeDetector
+        path, models_dir=path.parent, embedder=FakeEmbedder(), detector_factory=FakeDetector
     ) as opened:
-        return bool(opened.search(word, caller=Caller.owner(), limit=1).results)
+        return {"found": bool(opened.search(word, caller=Caller.owner(), limit=1).results)}
 
 
 def measure(kind: str, path: Path, marker: str, env: dict[str, str], index: bool) -> dict[str, Any]:
