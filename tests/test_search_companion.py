@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from benchmarks.presence import vm_steps
-from privault import Caller
+from privault import Caller, Vault
 from privault.filters import EVERYTHING
 from privault.models import cores
 from privault.retrieval import fts, search
@@ -23,6 +23,22 @@ from tests.helpers import fake_vault
 
 OWNER = Caller.owner()
 AGENT = Caller.agent("claude")
+
+
+def _hits(vault: Vault, queries: list[str]) -> list[list[tuple[str, float]]]:
+    """Each query's hits (node id, score), for the owner and for an agent."""
+    return [
+        [(hit.node_id, hit.score) for hit in vault.search(q, caller=c).results]
+        for q in queries
+        for c in (OWNER, AGENT)
+    ]
+
+
+def _plumbing_notes(count: int) -> list[dict[str, str]]:
+    notes = [{"text": f"The plumber fixed the boiler in flat {i}."} for i in range(count)]
+    return notes + [
+        {"text": f"Call Dana Quill on invoice {i}: dana@example.org"} for i in range(count)
+    ]
 
 
 def test_the_companion_reads_the_same_file_and_cannot_write(tmp_path: Path) -> None:
@@ -57,22 +73,13 @@ def test_search_finds_the_same_with_and_without_the_companion(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with fake_vault(tmp_path / "v.db") as vault:
-        notes = [{"text": f"The plumber fixed the boiler in flat {i}."} for i in range(30)]
-        notes += [{"text": f"Call Dana Quill on invoice {i}: dana@example.org"} for i in range(30)]
-        vault.note_many(notes, caller=OWNER)
+        vault.note_many(_plumbing_notes(30), caller=OWNER)
         queries = ["boiler flat 7", "invoice Dana", "dana@example.org", "garden"]
 
-        def results() -> list[list[tuple[str, float]]]:
-            return [
-                [(hit.node_id, hit.score) for hit in vault.search(q, caller=c).results]
-                for q in queries
-                for c in (OWNER, AGENT)
-            ]
-
-        beside = results()
+        beside = _hits(vault, queries)
         assert vault.conn.companion_connection is not None  # the keyword leg ran beside
         monkeypatch.setattr(search, "companion", lambda conn: None)
-        assert results() == beside
+        assert _hits(vault, queries) == beside
         assert any(beside)
 
 
@@ -150,19 +157,10 @@ def test_search_splits_its_keyword_leg_only_with_a_spare_core(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with fake_vault(tmp_path / "v.db") as vault:
-        notes = [{"text": f"The plumber fixed the boiler in flat {i}."} for i in range(40)]
-        notes += [{"text": f"Call Dana Quill on invoice {i}: dana@example.org"} for i in range(40)]
-        vault.note_many(notes, caller=OWNER)
+        vault.note_many(_plumbing_notes(40), caller=OWNER)
         queries = ["boiler flat 7", "invoice Dana", "plumber", "garden"]
 
-        def results() -> list[list[tuple[str, float]]]:
-            return [
-                [(hit.node_id, hit.score) for hit in vault.search(q, caller=c).results]
-                for q in queries
-                for c in (OWNER, AGENT)
-            ]
-
-        whole = results()
+        whole = _hits(vault, queries)
         seen: list[tuple[int, int] | None] = []
         ranked = fts.ranked
 
@@ -173,11 +171,11 @@ def test_search_splits_its_keyword_leg_only_with_a_spare_core(
         monkeypatch.setattr(fts, "ranked", spy)
         monkeypatch.setattr(fts, "SPLIT_MIN_CHUNKS", 10)
         monkeypatch.setattr(cores, "spare_core", lambda: False)
-        assert results() == whole
+        assert _hits(vault, queries) == whole
         assert seen and all(part is None for part in seen)  # no idle core: one range
         seen.clear()
         monkeypatch.setattr(cores, "spare_core", lambda: True)
-        assert results() == whole
+        assert _hits(vault, queries) == whole
         assert seen and all(part is not None for part in seen)
         assert len(seen) == 2 * len(queries) * 2
 
@@ -197,13 +195,6 @@ def test_a_dated_query_ranks_inside_its_period_beside_with_the_same_hits(
                 )
         queries = ["pottery in July 2023", "kiln on 17 March 2023", "glazing bowls"]
 
-        def results() -> list[list[tuple[str, float]]]:
-            return [
-                [(hit.node_id, hit.score) for hit in vault.search(q, caller=c).results]
-                for q in queries
-                for c in (OWNER, AGENT)
-            ]
-
         threads: list[str] = []
         nearest = search._nearest
 
@@ -213,9 +204,9 @@ def test_a_dated_query_ranks_inside_its_period_beside_with_the_same_hits(
             return nearest(conn, *args, **kwargs)
 
         monkeypatch.setattr(search, "_nearest", spy)
-        beside = results()
+        beside = _hits(vault, queries)
         dated_threads = {name for name in threads if name.startswith("dated ")}
         assert dated_threads and all("privault-keywords" in name for name in dated_threads)
         monkeypatch.setattr(search, "companion", lambda conn: None)
-        assert results() == beside
+        assert _hits(vault, queries) == beside
         assert any(beside)
