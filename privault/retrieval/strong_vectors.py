@@ -43,7 +43,9 @@ from privault.retrieval.vectors import (
     CENTRE_ROWS,
     RESCORE_FACTOR,
     RESCORE_MIN,
+    TRIM_AFTER_ROWS,
     ChangeTokens,
+    give_back_free_memory,
     hamming,
     pack_signs,
     shortlisted,
@@ -119,6 +121,8 @@ class StrongIndex:
             self._ids = np.concatenate(ids)
             self._bits = np.concatenate(bits, axis=1)
             self._matrix = None if kept is None else np.concatenate(kept)
+            if sum(len(part) for part in ids[1:]) >= TRIM_AFTER_ROWS:
+                give_back_free_memory()
             self._rows_seen = (count, highest)
             self._tokens.remember(conn, token)
 

@@ -48,6 +48,7 @@ the same incremental refresh holds.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import threading
 import weakref
 
@@ -70,6 +71,24 @@ CENTRE_REGROW = 4  # a centre from fewer is taken again when the rows grow this 
 _BYTE_SIGNS = (
     np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).astype(np.float32) * 2 - 1
 )
+
+
+# After loading this many rows, the C heap's free space goes back to the system: a load
+# streams a small bytes object per row, and the heap keeps what they freed (at 963k
+# sections the warm searcher held 393 MB after five searches; 363 MB with a trim after the
+# load. A trim after the searches too would give 273 MB: numpy's temporaries of a search
+# land in the heap once glibc has raised its mmap threshold, and are reused there).
+TRIM_AFTER_ROWS = 65_536
+
+
+def give_back_free_memory() -> None:
+    """Return the C heap's free pages to the system (glibc's `malloc_trim`; elsewhere
+    nothing)."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
 
 
 def words_for(dim: int) -> int:
@@ -234,6 +253,8 @@ class VectorIndex:
             self._bits = np.concatenate(bits, axis=1)
             self._created = np.concatenate(dates)
             self._max_id = int(self._ids[-1]) if len(self._ids) else self._max_id
+            if sum(len(part) for part in ids[1:]) >= TRIM_AFTER_ROWS:
+                give_back_free_memory()
 
     def _complete(self, conn: Connection) -> None:
         """Codes for rows written before they existed (once per vault): a row without a
