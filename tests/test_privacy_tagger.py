@@ -321,7 +321,7 @@ class _Naming(_Reading):
         ("Cheers\nQuorbel", 0.8, True),
         ("Quorbel", 0.8, True),
         # ...not so the same word later in a line, or first in a sentence about someone
-        ("Ask Quorbel about the schedule", 0.8, True),
+        ("Please ask Quorbel about the schedule", 0.8, True),
         ("Quorbel said no", 0.8, True),
     ],
 )
