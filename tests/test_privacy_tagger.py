@@ -317,6 +317,9 @@ class _Naming(_Reading):
         ("Quorbel - schedule", 0.8, False),
         ("#quorbel-draft", 0.8, False),
         ("Quorbel - schedule", 0.9, True),
+        # a title is five words at most: a longer line is read as a sentence
+        ("Quorbel note about the boiler", 0.8, False),
+        ("Quorbel note about the old boiler", 0.8, True),
         # a word alone on its line keeps its bar: a sender's name under a closing
         ("Cheers\nQuorbel", 0.8, True),
         ("Quorbel", 0.8, True),
