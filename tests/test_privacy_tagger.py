@@ -138,6 +138,15 @@ def test_the_tagger_judges_guessed_spans(
         ("Garden", "Garden"),
         ("Biopsy results", "Biopsy results"),
         ("Lasagne on Friday", "Lasagne on Friday"),
+        # a word no list holds, first in a title or a tag, that the tagger reads as a
+        # name below the bar a capitalised word needs
+        ("Zumba - schedule", "Zumba - schedule"),
+        ("Tzatziki note about dips", "Tzatziki note about dips"),
+        ("#timesheet-draft", "#timesheet-draft"),
+        # ...while names there are still masked
+        ("Oriel Fenwhistle music review", "<PERSON_1> music review"),
+        ("Tamsin Oyelaran update", "<PERSON_1> update"),
+        ("Zdravko Petrovski, dentist", "<PERSON_1>, dentist"),
         ("Babysitter\nRate 12 EUR per hour", "Babysitter\nRate 12 EUR per hour"),
         ("Call Ilsabet Marrowgate on +44 20 7946 0958", "Call <PERSON_1> on <PHONE_NUMBER_1>"),
         ("Helen Okafor", "<PERSON_1>"),
@@ -292,3 +301,35 @@ def test_a_title_guess_the_tagger_cannot_place_is_dropped(
 ) -> None:
     guess = _span(text, "Crystal", "PERSON", "ner", 0.85)
     assert (guess in _Reading(ordinary).judge(text, [guess])) is kept
+
+
+class _Naming(_Reading):
+    """A tagger that reads every word as `name` likely to be a person's name."""
+
+    def __init__(self, name: float) -> None:
+        super().__init__(1 - name)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "found"),
+    [
+        # a title's first word needs the bar a capitalised word needs anywhere...
+        ("Quorbel - schedule", 0.8, False),
+        ("#quorbel-draft", 0.8, False),
+        ("Quorbel - schedule", 0.9, True),
+        # a title is five words at most: a longer line is read as a sentence
+        ("Quorbel note about the boiler", 0.8, False),
+        ("Quorbel note about the old boiler", 0.8, True),
+        # a word alone on its line keeps its bar: a sender's name under a closing
+        ("Cheers\nQuorbel", 0.8, True),
+        ("Quorbel", 0.8, True),
+        # ...not so the same word later in a line, or first in a sentence about someone
+        ("Please ask Quorbel about the schedule", 0.8, True),
+        ("Quorbel said no", 0.8, True),
+    ],
+)
+def test_a_name_the_tagger_finds_first_in_a_title_needs_a_higher_bar(
+    text: str, name: float, found: bool
+) -> None:
+    spans = _Naming(name).spans(text)
+    assert any(text[s.start : s.end].lower().startswith("quorbel") for s in spans) is found

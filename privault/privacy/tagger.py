@@ -273,7 +273,11 @@ class Tagger:
         in capitals ("ASAP") needs `WORD_THRESHOLD`; a lower-case dictionary word that a
         name list holds ("marguerite", "rock") or, in text that capitalises, an unlisted
         lower-case word ("songwriters") needs `LOWER_WORD_THRESHOLD`; a lower-case
-        dictionary word no name list holds never joins ("camels").
+        dictionary word no name list holds never joins ("camels"). The first word of a title
+        of two words or more (`_starts_a_title`) needs at least `WORD_THRESHOLD`: a title
+        starts with a word as often as with a name, so the first place says nothing, and the
+        bar is the one a capitalised word needs anywhere. A word alone on its line keeps
+        its bar: a sender's name under a closing is as often alone there as a title word.
         """
         tokens, probs = self.probabilities(text)
         best = probs.argmax(axis=1)
@@ -285,7 +289,10 @@ class Tagger:
             label = "O"
             if i < len(tokens) and best[i]:
                 label = LABELS[best[i]]
-                if probs[i, best[i]] < _threshold(tokens[i].text, lex, mixed):
+                need = _threshold(tokens[i].text, lex, mixed)
+                if need < WORD_THRESHOLD and _starts_a_title(text, tokens, i, least=2):
+                    need = WORD_THRESHOLD  # a title's first word: its place says nothing
+                if probs[i, best[i]] < need:
                     label = "O"
             if run and (label != LABELS[best[run[0]]] or not _joined(text, tokens, run[-1], i)):
                 spans.extend(_span(text, tokens, probs, best, run))
@@ -295,8 +302,8 @@ class Tagger:
         return spans
 
 
-def _starts_a_title(text: str, tokens: Sequence[Token], index: int) -> bool:
-    """True when token `index` is the first word of a line of at most `TITLE_WORDS` words.
+def _starts_a_title(text: str, tokens: Sequence[Token], index: int, least: int = 1) -> bool:
+    """True when token `index` is the first word of a line of `least` to `TITLE_WORDS` words.
 
     A short line whose second word is a verb people do ("Dexter lives on Ziegelgasse 19",
     "Grace paid") is a sentence about someone, not a title: its first word is judged as in
@@ -308,7 +315,7 @@ def _starts_a_title(text: str, tokens: Sequence[Token], index: int) -> bool:
     words = [token.text for token in tokenize(line) if token.text.isalpha()]
     if len(words) > 1 and words[1].lower() in _PERSON_VERBS:
         return False
-    return bool(words) and words[0] == tokens[index].text and len(words) <= TITLE_WORDS
+    return bool(words) and words[0] == tokens[index].text and least <= len(words) <= TITLE_WORDS
 
 
 def _threshold(word: str, lex: Lexicon, mixed: bool) -> float:
