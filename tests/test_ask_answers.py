@@ -49,6 +49,11 @@ def test_an_opening_that_restates_the_question_is_dropped(
         ("How do Jon and Gina both like to destress?", "Jon and Gina both like to destress."),
         # The question's words, but not in the question's order.
         ("What hobbies does Evan have?", "Evan's hobbies include painting."),
+        # An opening that stops short of the question's end: the rest would be a fragment.
+        (
+            "What memory does the film Up bring to Tim?",
+            "The film Up brings back great memories.",
+        ),
         ("Who sent the invoice?", "<PERSON_1> sent the invoice."),
     ],
 )

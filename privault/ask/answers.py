@@ -2,12 +2,14 @@
 
 A small model often starts its answer by restating the question: asked "How do Jon and
 Gina both like to destress?", it writes "Jon and Gina both like to destress by dancing."
-The owner asked for the answer, not their own words back. `tidy` drops such an opening
-(three or more of the question's words in the question's order, "gets" matching "get"),
-and a bare "is" / "are" / "include" left behind it, so the reply reads "By dancing.".
-Nothing else changes: an answer that does not open with the question, or would be left
-with no words, is returned as written. Only words are removed, so the leak scan that
-follows sees a subset of what the model wrote.
+The owner asked for the answer, not their own words back. `tidy` drops such an opening —
+the rest of the question, from its subject to its last word ("gets" matching "get"), three
+words at least — and a bare "is" / "are" / "include" left behind it, so the reply reads
+"By dancing.". An opening that stops short of the question's end is kept: what follows it
+would not stand alone ("… brings back great memories" for "What memory does the film bring
+to Tim?"). An answer that does not open with the question, or would be left with no
+words, is returned as written. Only words are removed, so the leak scan that follows sees
+a subset of what the model wrote.
 """
 
 from __future__ import annotations
@@ -31,15 +33,14 @@ def _stem(word: str) -> str:
 
 
 def _restated(question: str, words: list[re.Match[str]]) -> int:
-    """How many of the answer's first words are a run of the question's words, in order."""
+    """How many of the answer's first words restate the rest of the question: a run of
+    its words, in order, up to its last word ("Joanna gets her ideas for the characters
+    from" for "Where does Joanna get her ideas for the characters from?"); 0 if none."""
     asked = [_stem(m.group()) for m in _WORD.finditer(question)]
-    count = 0
-    for length in range(1, len(words) + 1):
-        run = [_stem(m.group()) for m in words[:length]]
-        if not any(asked[i : i + length] == run for i in range(len(asked) - length + 1)):
-            break
-        count = length
-    return count
+    for length in range(len(words), 0, -1):
+        if [_stem(m.group()) for m in words[:length]] == asked[len(asked) - length :]:
+            return length
+    return 0
 
 
 def tidy(question: str, answer: str) -> str:
