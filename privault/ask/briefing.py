@@ -94,19 +94,21 @@ SEVERAL = (
 )
 # Said after a question that asks when. The notes carry each relative date's meaning in
 # brackets (`dates.anchored`), but the 1.5B model answered with the day the note was
-# written ("15 April 2022" for "last week (the week before 15 April 2022)").
+# written ("15 April 2022" for "last week (the week before 15 April 2022)"). No date is
+# written into the instruction itself: the model copied one as the answer when no note
+# said when.
 WHEN = (
-    "Answer with the date alone. When the note's words carry a date in brackets, such as "
-    '"last week (the week before 3 March 2021)", answer with what the bracket says: '
-    '"the week before 3 March 2021". Use the day a note was written only for what happened '
-    "that day."
+    "Answer with the date alone. When the note's words carry a date in brackets, answer "
+    "with what the bracket says, not with the day the note was written. If no note says "
+    "when, reply: The notes do not say."
 )
 # Told alone, the model still gave the day the note was written; shown once, on a made-up
-# note, it answers with the bracket. So a question that asks when gets this exchange
-# between the briefing and its own notes. Only those questions: shown before every
-# question, examples of short answers made the others worse (they lost the note's own
-# words: "It was magical" for "like being in a fairy tale"), measured on LoCoMo's
-# conversations 1-3.
+# note, it answers with the bracket. The second exchange shows that a note about something
+# else does not answer. A question that asks when gets them between the briefing and its
+# own notes (the same for every such question, so llama.cpp keeps them cached). Only
+# those questions: shown before every question, examples of short answers made the others
+# worse (they lost the note's own words: "It was magical" for "like being in a fairy
+# tale"), measured on LoCoMo's conversations 1-3.
 WHEN_EXAMPLE: tuple[Message, ...] = (
     Message(
         "user",
@@ -116,6 +118,13 @@ WHEN_EXAMPLE: tuple[Message, ...] = (
         "Question: When did Omar run his first half marathon?\n\n" + WHEN,
     ),
     Message("assistant", "The Sunday before 14 October 2020"),
+    Message(
+        "user",
+        "Notes:\n[note 1 | trusted | written 2 February 2021 | Chat with Pia]\n"
+        "Pia: The birdhouse for my niece is painted at last!\n[end of note 1]\n\n"
+        "Question: When did Pia move to Leeds?\n\n" + WHEN,
+    ),
+    Message("assistant", "The notes do not say."),
 )
 
 _ASKS_WHEN = re.compile(
