@@ -103,12 +103,13 @@ WHEN = (
     "when, reply: The notes do not say."
 )
 # Told alone, the model still gave the day the note was written; shown once, on a made-up
-# note, it answers with the bracket. The second exchange shows that a note about something
-# else does not answer. A question that asks when gets them between the briefing and its
-# own notes (the same for every such question, so llama.cpp keeps them cached). Only
-# those questions: shown before every question, examples of short answers made the others
-# worse (they lost the note's own words: "It was magical" for "like being in a fairy
-# tale"), measured on LoCoMo's conversations 1-3.
+# note, it answers with the bracket. A question that asks when gets this exchange between
+# the briefing and its own notes (the same for every such question, so llama.cpp keeps it
+# cached). Only those questions: shown before every question, examples of short answers
+# made the others worse (they lost the note's own words: "It was magical" for "like being
+# in a fairy tale"), measured on LoCoMo's conversations 1-3. A second exchange whose note
+# did not answer ("The notes do not say.") made the model refuse answerable questions
+# too.
 WHEN_EXAMPLE: tuple[Message, ...] = (
     Message(
         "user",
@@ -118,13 +119,6 @@ WHEN_EXAMPLE: tuple[Message, ...] = (
         "Question: When did Omar run his first half marathon?\n\n" + WHEN,
     ),
     Message("assistant", "The Sunday before 14 October 2020"),
-    Message(
-        "user",
-        "Notes:\n[note 1 | trusted | written 2 February 2021 | Chat with Pia]\n"
-        "Pia: The birdhouse for my niece is painted at last!\n[end of note 1]\n\n"
-        "Question: When did Pia move to Leeds?\n\n" + WHEN,
-    ),
-    Message("assistant", "The notes do not say."),
 )
 
 _ASKS_WHEN = re.compile(
