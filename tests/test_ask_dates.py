@@ -35,6 +35,12 @@ FRIDAY = date(2023, 5, 12)
         ("last month", "April 2023"),
         ("next month", "June 2023"),
         ("last year", "2022"),
+        ("last Fri", "the Friday before 12 May 2023"),
+        ("last Tues", "the Tuesday before 12 May 2023"),
+        ("next thurs", "the Thursday after 12 May 2023"),
+        ("this week", "the week of 12 May 2023"),
+        ("this past weekend", "the weekend before 12 May 2023"),
+        ("two weekends ago", "two weekends before 12 May 2023"),
     ],
 )
 def test_each_relative_date_gets_its_meaning_beside_it(said: str, means: str) -> None:
@@ -56,6 +62,10 @@ def test_an_expression_is_bracketed_once_and_other_words_are_left_alone() -> Non
     assert anchored("my last weekender, todays, yesterdays", FRIDAY) == (
         "my last weekender, todays, yesterdays"
     )
+    # "sat" and "sun" are words before they are days; "fried" is not "Fri".
+    assert anchored("The bench I last sat on, the last sun of summer, last fried egg", FRIDAY) == (
+        "The bench I last sat on, the last sun of summer, last fried egg"
+    )
 
 
 def test_the_prompt_shows_the_day_written_and_anchors_the_note() -> None:
@@ -71,7 +81,7 @@ def test_the_prompt_shows_the_day_written_and_anchors_the_note() -> None:
         place="Diary › August",
     )
     undated = AskSection("n2", "d2", "List", "Buy milk today.", False, False, ())
-    user = build_messages("When did I get Coco?", [note, undated])[1].content
+    user = build_messages("When did I get Coco?", [note, undated])[-1].content
     assert "[note 1 | trusted | written 11 August 2023 | Diary › August]" in user
     assert "Got Coco yesterday (10 August 2023)!" in user
     # A section without a known day is shown as it is: nothing to count from.

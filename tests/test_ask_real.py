@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from privault.ask import AskEngines, AskRequest, AskSection, FollowupTokens, ask
-from privault.ask.briefing import BRIEFING, build_messages
+from privault.ask.briefing import BRIEFING, WHEN_EXAMPLE, build_messages
 from privault.errors import ModelError
 from privault.models.chat import chatml
 from privault.models.handles import WorkerChat, local_chat
@@ -139,6 +139,19 @@ def test_the_briefing_prefix_is_reused_across_questions(chat: WorkerChat) -> Non
     second = chat.chat(build_messages("What is on the list?", other), max_tokens=8)
     assert second.cached_tokens >= briefing_tokens - 1
     assert BRIEFING  # the prefix is one constant string
+
+
+def test_questions_that_ask_when_reuse_the_cached_example(chat: WorkerChat) -> None:
+    """The worked example sits between the briefing and the notes, the same for every
+    question that asks when: the next such question reads only its own notes."""
+    shared = build_messages("When?", [])[:-1]
+    assert shared[1:] == list(WHEN_EXAMPLE)
+    prefix = "".join(f"<|im_start|>{m.role}\n{m.content}<|im_end|>\n" for m in shared)
+    chat.chat(build_messages("What is the invoice total?", SECTIONS[:1]), max_tokens=4)
+    first = chat.chat(build_messages("When is the invoice due?", SECTIONS[:1]), max_tokens=4)
+    other = [AskSection("n9", "d9", "List", "Shopping: milk, eggs.", False, False, ())]
+    second = chat.chat(build_messages("When was the list written?", other), max_tokens=4)
+    assert first.cached_tokens < len(chat.tokens(prefix)) <= second.cached_tokens + 1
 
 
 def test_a_model_file_that_does_not_match_its_manifest_is_never_loaded(tmp_path: Path) -> None:

@@ -20,12 +20,25 @@ from datetime import date, timedelta
 __all__ = ["anchored", "spoken"]
 
 _WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
+# Short forms people write ("last Fri", "last Tues"). "sat" and "sun" are left out: "the
+# chair I last sat on" is not a Saturday.
+_SHORT_WEEKDAYS = {
+    "mon": "monday",
+    "tue": "tuesday",
+    "tues": "tuesday",
+    "wed": "wednesday",
+    "weds": "wednesday",
+    "thu": "thursday",
+    "thur": "thursday",
+    "thurs": "thursday",
+    "fri": "friday",
+}
 _NUMBERS = {"a": 1, "an": 1} | {
     word: number
     for number, word in enumerate("one two three four five six seven eight nine ten".split(), 1)
 }
 _COUNT = rf"(?P<count>\d{{1,2}}|{'|'.join(_NUMBERS)}|a few|a couple of|several)"
-_UNIT = r"(?P<unit>day|week|month|year)s?"
+_UNIT = r"(?P<unit>day|weekend|week|month|year)s?"
 
 
 def spoken(day: date) -> str:
@@ -46,12 +59,17 @@ def _ago(match: re.Match[str], day: date) -> str:
     return f"{match[0][: -len(' ago')].lower()} before {spoken(day)}"
 
 
+def _weekday(match: re.Match[str]) -> str:
+    said = match["weekday"].lower()
+    return _SHORT_WEEKDAYS.get(said, said).capitalize()
+
+
 def _last_weekday(match: re.Match[str], day: date) -> str:
-    return f"the {match['weekday'].capitalize()} before {spoken(day)}"
+    return f"the {_weekday(match)} before {spoken(day)}"
 
 
 def _next_weekday(match: re.Match[str], day: date) -> str:
-    return f"the {match['weekday'].capitalize()} after {spoken(day)}"
+    return f"the {_weekday(match)} after {spoken(day)}"
 
 
 _Rule = tuple[re.Pattern[str], Callable[[re.Match[str], date], str]]
@@ -61,7 +79,7 @@ def _rule(pattern: str, meaning: Callable[[re.Match[str], date], str]) -> _Rule:
     return re.compile(rf"\b(?:{pattern})\b", re.IGNORECASE), meaning
 
 
-_WEEKDAY = rf"(?P<weekday>{'|'.join(_WEEKDAYS)})"
+_WEEKDAY = rf"(?P<weekday>{'|'.join(_WEEKDAYS + sorted(_SHORT_WEEKDAYS, key=len, reverse=True))})"
 # The word boundaries keep "last week" from matching inside "last weekend".
 _RULES: tuple[_Rule, ...] = (
     _rule(r"yesterday|last night", lambda m, d: spoken(d - timedelta(days=1))),
@@ -69,8 +87,9 @@ _RULES: tuple[_Rule, ...] = (
     _rule(r"today|tonight|this morning|this afternoon|this evening", lambda m, d: spoken(d)),
     _rule(r"tomorrow", lambda m, d: spoken(d + timedelta(days=1))),
     _rule(rf"{_COUNT} {_UNIT} ago", _ago),
-    _rule(r"last week", lambda m, d: f"the week before {spoken(d)}"),
-    _rule(r"last weekend", lambda m, d: f"the weekend before {spoken(d)}"),
+    _rule(r"last week|(?:this )?past week", lambda m, d: f"the week before {spoken(d)}"),
+    _rule(r"last weekend|(?:this )?past weekend", lambda m, d: f"the weekend before {spoken(d)}"),
+    _rule(r"this week", lambda m, d: f"the week of {spoken(d)}"),
     _rule(r"next week", lambda m, d: f"the week after {spoken(d)}"),
     _rule(r"next weekend", lambda m, d: f"the weekend after {spoken(d)}"),
     _rule(r"last month", lambda m, d: _month(d, -1)),

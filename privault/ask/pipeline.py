@@ -40,6 +40,7 @@ from typing import Any, Literal, Protocol
 
 import httpx
 
+from privault.ask.answers import tidy
 from privault.ask.briefing import AskSection, build_messages
 from privault.ask.followup import FollowupTokens
 from privault.errors import InputError, ModelUnavailable
@@ -291,7 +292,10 @@ def ask(request: AskRequest, engines: AskEngines) -> AskReply:
             return _refusal(str(exc), request)
         except httpx.HTTPError as exc:
             return _refusal(f"the remote chat backend failed ({type(exc).__name__})", request)
-        answer, model_name = result.text, model.name
+        # A follow-up may ask for the answer in other words; a first answer loses an
+        # opening that restates the question (`answers.tidy`).
+        answer = result.text if request.is_followup else tidy(question, result.text)
+        model_name = model.name
         backend = "local" if model.local else "remote"
     model_done = time.perf_counter()
     text, scanned = _scan(answer, request)
