@@ -70,12 +70,15 @@ _spare: tuple[float, bool] = (-SPARE_CORE_TTL_S, False)
 
 def spare_core() -> bool:
     """Whether a core is idle for a second thread of this process, for work of a few
-    milliseconds (a search leg). One look serves a second: a look reads a file per thread
-    of this process and its parent (5 ms a search at load 3, when every search looked)."""
+    milliseconds (a search leg). One answer serves a second: looking reads a file per
+    thread of this process and its parent (5 ms a search at load 3, when every search
+    looked), and takes the fewest others of a few looks as `threads_now` does (with one
+    look, a moment of a kernel thread turned the split off for a second: 28% of the
+    searches of a quiet run)."""
     global _spare
     now = time.monotonic()
     if now - _spare[0] >= SPARE_CORE_TTL_S:
-        _spare = (now, cores() - others_running() >= 2)
+        _spare = (now, threads_now(2) >= 2)
     return _spare[1]
 
 
