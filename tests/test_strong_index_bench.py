@@ -1,0 +1,32 @@
+"""`benchmarks.strong_index` gives a vault strong rows from its own vectors and measures
+both ways of the strong index on them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks import strong_index as bench
+from privault import Caller
+from privault.store.connection import connect
+from tests.helpers import fake_vault
+
+
+def test_both_ways_are_measured_on_rows_made_from_the_vaults_vectors(tmp_path: Path) -> None:
+    path = tmp_path / "v.db"
+    with fake_vault(path) as vault:
+        vault.note_many(
+            [{"text": f"Boiler {i} visit {i * 7} invoice {i * 13}"} for i in range(300)],
+            caller=Caller.owner(),
+        )
+    ids, vectors = bench.fill(path, 250)
+    assert len(ids) == 250 and vectors.shape == (250, bench.DIM)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, rtol=1e-5)
+    conn = connect(path, readonly=True)
+    assert conn.execute("SELECT count(*) FROM strong_chunks").fetchone() == (250,)
+    conn.close()
+    out = bench.measure(path, ids, vectors, 5)
+    assert set(out) == {"in_memory", "sign_bits", "sign_bits_keeps_of_the_exact"}
+    assert out["in_memory"]["resident_megabytes"] > out["sign_bits"]["resident_megabytes"]
+    assert out["sign_bits_keeps_of_the_exact"] == {"top_10": 1.0, "top_50": 1.0}  # all read
