@@ -127,14 +127,12 @@ def hybrid(
     def extra_vectors() -> _Extra | None:
         return _Extra(early, pending.result()) if early and pending else None
 
-    def beside_legs(companion: Connection) -> tuple[list[tuple[int, float]], Nearest | None]:
-        words = fts.ranked(companion, query, fetch, vectors.view, first)
+    def beside_legs(second: Connection) -> tuple[list[tuple[int, float]], Nearest | None]:
+        words = fts.ranked(second, query, fetch, vectors.view, first)
         if dated is None:
             return words, None
         refreshed.wait()  # the index as this search's thread refreshed it
-        inside = _nearest(
-            companion, vectors, embedding.result(), limit, dated.span, extra_vectors()
-        )
+        inside = _nearest(second, vectors, embedding.result(), limit, dated.span, extra_vectors())
         return words, inside
 
     keywords = _KEYWORD_LEGS.submit(beside_legs, beside) if beside else None
