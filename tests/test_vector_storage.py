@@ -25,7 +25,7 @@ def _through_vec0(conn, after: int, dim: int) -> index_reads.Vectors:
     pairs = conn.execute(
         "SELECT rowid, embedding FROM chunks_vec WHERE rowid > ? ORDER BY rowid", (after,)
     ).fetchall()
-    return index_reads._as_vectors(pairs, dim)
+    return index_reads.as_vectors(pairs, dim)
 
 
 def _assert_same(left: index_reads.Vectors, right: index_reads.Vectors) -> None:

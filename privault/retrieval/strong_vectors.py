@@ -34,7 +34,6 @@ connection's change token is kept apart (`ChangeTokens`).
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
 
 import numpy as np
 
@@ -110,7 +109,7 @@ class StrongIndex:
             ids, bits = [self._ids], [self._bits]
             kept = None if self._matrix is None else [self._matrix]
             for batch in strong_index.batches_after(conn, after, self.view):
-                new_ids, rows = _matrix(batch, self.dim)
+                new_ids, rows = index_reads.as_vectors(batch, self.dim)
                 if not self._centre_rows:
                     self._centre = rows.mean(axis=0).astype(np.float32)
                     self._centre_rows = len(rows)
@@ -168,13 +167,8 @@ class StrongIndex:
     ) -> dict[int, float]:
         if not chunk_ids:
             return {}
-        found, rows = _matrix(strong_index.vectors_of(conn, chunk_ids, self.view), self.dim)
+        found, rows = index_reads.as_vectors(
+            strong_index.vectors_of(conn, chunk_ids, self.view), self.dim
+        )
         values = rows @ vector
         return {int(cid): float(v) for cid, v in zip(found, values, strict=True)}
-
-
-def _matrix(rows: Sequence[tuple[int, bytes]], dim: int) -> tuple[np.ndarray, np.ndarray]:
-    """(chunk ids, float32 vectors n x dim) of (chunk id, vector blob) rows."""
-    ids = np.fromiter((cid for cid, _ in rows), dtype=np.int64, count=len(rows))
-    blob = b"".join(vector for _, vector in rows)
-    return ids, np.frombuffer(blob, dtype=np.float32).reshape(len(rows), dim)

@@ -157,7 +157,8 @@ def chunk_dates_after(conn: Connection, after_id: int) -> dict[int, int]:
 Vectors = tuple[np.ndarray, np.ndarray]  # chunk ids (int64) and their rows (float32, n x dim)
 
 
-def _as_vectors(pairs: Sequence[tuple[int, bytes]], dim: int) -> Vectors:
+def as_vectors(pairs: Sequence[tuple[int, bytes]], dim: int) -> Vectors:
+    """(ids, float32 vectors n x dim) of (id, float32 blob) rows."""
     ids = np.fromiter((rowid for rowid, _ in pairs), dtype=np.int64, count=len(pairs))
     blob = b"".join(embedding for _, embedding in pairs)
     return ids, np.frombuffer(blob, dtype=np.float32).reshape(len(pairs), dim)
@@ -175,7 +176,7 @@ def vectors_of(conn: Connection, chunk_ids: Sequence[int], dim: int) -> Vectors:
             "SELECT rowid, embedding FROM chunks_vec WHERE rowid = ?", (chunk_id,)
         )
     ]
-    return _as_vectors(pairs, dim)
+    return as_vectors(pairs, dim)
 
 
 def vectors_after(conn: Connection, after_id: int, dim: int) -> Vectors:
@@ -190,7 +191,7 @@ def vectors_after(conn: Connection, after_id: int, dim: int) -> Vectors:
     pairs = conn.execute(
         "SELECT rowid, embedding FROM chunks_vec WHERE rowid > ? ORDER BY rowid", (after_id,)
     ).fetchall()
-    return _as_vectors(pairs, dim)
+    return as_vectors(pairs, dim)
 
 
 # The storage layout of `vec0` tables made by this release of sqlite-vec (pinned in

@@ -25,6 +25,7 @@ import numpy as np
 
 from privault.store import vector_codes
 from privault.store.connection import Connection, in_batches, write
+from privault.store.sync_state import meta_get, meta_set
 
 COMPLETE_KEY = "vector_residuals_complete"  # meta: every code has its residual
 
@@ -90,8 +91,7 @@ def fill_some(conn: Connection, rows: int | None = None) -> int | None:
     """Residuals for the next `rows` (FILL_ROWS) codes in chunk-id order that have none, from their
     float32 vectors (one transaction); None when none is left, which is then noted
     (`known_complete`). Resumes after the last chunk id a step passed."""
-    noted = conn.execute("SELECT value FROM meta WHERE key = ?", (PROGRESS_KEY,)).fetchone()
-    after = int(noted[0]) if noted else 0
+    after = int(meta_get(conn, PROGRESS_KEY) or 0)
     ids = [
         int(chunk_id)
         for (chunk_id,) in conn.execute(
@@ -104,10 +104,7 @@ def fill_some(conn: Connection, rows: int | None = None) -> int | None:
     with write(conn):
         if not ids:
             conn.execute("DELETE FROM meta WHERE key = ?", (PROGRESS_KEY,))
-            conn.execute(
-                "INSERT INTO meta (key, value) VALUES (?, '1') ON CONFLICT (key) DO NOTHING",
-                (COMPLETE_KEY,),
-            )
+            meta_set(conn, COMPLETE_KEY, "1")
             return None
         plain = {}
         for chunk_id in ids:  # vec0 serves `rowid IN (...)` by a scan: one row at a time
@@ -117,11 +114,7 @@ def fill_some(conn: Connection, rows: int | None = None) -> int | None:
             if found is not None:
                 plain[chunk_id] = found[0]
         done = _fill(conn, plain, len(next(iter(plain.values()))) // 4) if plain else 0
-        conn.execute(
-            "INSERT INTO meta (key, value) VALUES (?, ?)"
-            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (PROGRESS_KEY, str(ids[-1])),
-        )
+        meta_set(conn, PROGRESS_KEY, str(ids[-1]))
     return done
 
 
