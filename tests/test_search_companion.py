@@ -180,11 +180,12 @@ def test_search_splits_its_keyword_leg_only_with_a_spare_core(
         assert len(seen) == 2 * len(queries) * 2
 
 
-def test_a_dated_query_ranks_inside_its_period_beside_with_the_same_hits(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("slower", ["keywords", "vectors"])
+def test_a_dated_query_ranks_inside_its_period_once_on_the_thread_free_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, slower: str
 ) -> None:
-    """With the keywords done, the companion also ranks the vectors inside the query's
-    period, while the search's own thread ranks them all: the same hits as inline."""
+    """The vectors inside a query's period are ranked once, by the companion when its
+    keywords are done first, else by the search's own thread: the same hits as inline."""
     with fake_vault(tmp_path / "v.db") as vault:
         for month in range(1, 13):
             for day in (3, 17):
@@ -194,19 +195,31 @@ def test_a_dated_query_ranks_inside_its_period_beside_with_the_same_hits(
                     created_at=parse_time(f"2023-{month:02d}-{day:02d}T18:00:00Z"),
                 )
         queries = ["pottery in July 2023", "kiln on 17 March 2023", "glazing bowls"]
+        inline = search.companion
+        monkeypatch.setattr(search, "companion", lambda conn: None)
+        alone = _hits(vault, queries)
+        monkeypatch.setattr(search, "companion", inline)
 
         threads: list[str] = []
-        nearest = search._nearest
+        nearest, ranked = search._nearest, fts.ranked
 
-        def spy(conn: Any, *args: Any, **kwargs: Any) -> list[tuple[int, float]]:
+        def slow_nearest(conn: Any, *args: Any, **kwargs: Any) -> list[tuple[int, float]]:
             dated = len(args) > 3 and args[3] is not None
             threads.append(("dated " if dated else "") + threading.current_thread().name)
+            if slower == "vectors" and not dated:
+                time.sleep(0.05)
             return nearest(conn, *args, **kwargs)
 
-        monkeypatch.setattr(search, "_nearest", spy)
-        beside = _hits(vault, queries)
-        dated_threads = {name for name in threads if name.startswith("dated ")}
-        assert dated_threads and all("privault-keywords" in name for name in dated_threads)
-        monkeypatch.setattr(search, "companion", lambda conn: None)
-        assert _hits(vault, queries) == beside
-        assert any(beside)
+        def slow_ranked(*args: Any, **kwargs: Any) -> list[tuple[int, float]]:
+            if slower == "keywords" and "privault-keywords" in threading.current_thread().name:
+                time.sleep(0.05)
+            return ranked(*args, **kwargs)
+
+        monkeypatch.setattr(search, "_nearest", slow_nearest)
+        monkeypatch.setattr(fts, "ranked", slow_ranked)
+        assert _hits(vault, queries) == alone
+        assert any(alone)
+        dated = [name for name in threads if name.startswith("dated ")]
+        assert len(dated) == 4  # two dated queries, owner and agent: once each
+        beside = ["privault-keywords" in name for name in dated]
+        assert all(beside) if slower == "vectors" else not any(beside)

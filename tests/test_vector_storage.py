@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from privault.caller import Caller
+from privault.retrieval import vectors
 from privault.retrieval.embedder import FakeEmbedder
 from privault.retrieval.vectors import VectorIndex
 from privault.store import index_reads, vector_codes
@@ -175,3 +176,87 @@ def test_codes_are_counted_once_per_vault_not_in_every_process(
     again = fake_vault(path)
     assert again.search("bees", caller=OWNER).results
     again.close()
+
+
+def _dense_vault(path: Path, notes: int):
+    vault = fake_vault(path, embedder=DenseEmbedder())
+    words = "garden kitchen roof bees paint invoice travel doctor school recipe".split()
+    rng = np.random.default_rng(3)
+    added = vault.note_many(
+        [{"text": " ".join(rng.choice(words, 6))} for _ in range(notes)], caller=OWNER
+    )
+    return vault, added
+
+
+QUERIES = ("garden roof", "kitchen paint", "doctor school recipe", "bees travel")
+
+
+def test_codes_kept_in_memory_rank_as_codes_read_from_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault, _ = _dense_vault(tmp_path / "v.db", 600)
+    conn, dim = vault.conn, vault.embedder.dim
+    held = VectorIndex(dim)
+    held.refresh(conn)
+    monkeypatch.setattr(vectors, "CODES_IN_MEMORY_BYTES", 0)
+    read = VectorIndex(dim)
+    read.refresh(conn)
+    assert held.resident_bytes - read.resident_bytes == 600 * (dim + 4)
+    for query in QUERIES:
+        vector = vault.embedder.embed_query(query)
+        for period in (None, (0, 2**62)):
+            from_memory = held.search(vector, 10, period, conn=conn)
+            from_file = read.search(vector, 10, period, conn=conn)
+            assert [cid for cid, _ in from_memory] == [cid for cid, _ in from_file]
+            np.testing.assert_allclose(
+                [s for _, s in from_memory], [s for _, s in from_file], rtol=1e-6
+            )
+    vault.close()
+
+
+def test_codes_leave_memory_when_the_vault_outgrows_the_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault, _ = _dense_vault(tmp_path / "v.db", 200)
+    conn, dim = vault.conn, vault.embedder.dim
+    monkeypatch.setattr(vectors, "CODES_IN_MEMORY_BYTES", 300 * (dim + 4))
+    index = VectorIndex(dim)
+    index.refresh(conn)
+    small = index.resident_bytes
+    assert small > 200 * (dim + 4)
+    vault.note_many([{"text": f"roof garden note {i}"} for i in range(150)], caller=OWNER)
+    index.refresh(conn)
+    assert index.resident_bytes < small  # 350 rows: only ids, dates and bits are left
+    vector = vault.embedder.embed_query("roof garden")
+    monkeypatch.setattr(vectors, "CODES_IN_MEMORY_BYTES", 0)
+    read = VectorIndex(dim)
+    read.refresh(conn)
+    assert index.resident_bytes == read.resident_bytes
+    assert index.search(vector, 10, conn=conn) == read.search(vector, 10, conn=conn)
+    vault.close()
+
+
+def test_rows_deleted_while_codes_are_in_memory_never_come_back(tmp_path: Path) -> None:
+    vault, added = _dense_vault(tmp_path / "v.db", 300)
+    conn, dim = vault.conn, vault.embedder.dim
+    index = VectorIndex(dim)
+    index.refresh(conn)
+    vector = vault.embedder.embed_query("garden roof")
+    for round_ in range(2):
+        best = [cid for cid, _ in index.search(vector, 5, conn=conn)]
+        doc_of = dict(
+            conn.execute(
+                "SELECT c.id, s.doc_id FROM chunks c JOIN sections s ON s.id = c.section_id"
+            )
+        )
+        for cid in best[:2]:
+            vault.forget(doc_of[cid], caller=OWNER)
+        vault.note_many([{"text": f"garden roof {round_} {i}"} for i in range(3)], caller=OWNER)
+        index.refresh(conn)
+        assert len(index) == 300 + 3 * (round_ + 1)  # deleted rows wait for a reload
+        found = [cid for cid, _ in index.search(vector, 20, conn=conn)]
+        live = {cid for (cid,) in conn.execute("SELECT id FROM chunks")}
+        assert set(found) <= live and not set(best[:2]) & set(found) and len(found) == 20
+        new = {cid for (cid,) in conn.execute("SELECT id FROM chunks ORDER BY id DESC LIMIT 3")}
+        assert new <= {cid for cid, _ in index.search(vector, 400, conn=conn)}
+    vault.close()

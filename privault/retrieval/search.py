@@ -115,27 +115,31 @@ def hybrid(
     # the first beside the vector leg, the rest on this thread after it (`fts.split`). The
     # ids are the vector index's (no statement here: one would hand the GIL to the query
     # embedding and start the keyword leg ~5 ms late). A dated query's vector ranking
-    # inside its period is made beside as well, after the keywords, while this thread
-    # makes the undated one (at 963k, split: p50 / p95 57 / 86 → 47 / 78 ms).
+    # inside its period is made by whichever thread is done first with its own legs: at
+    # 963k the companion, after its share of the keywords (split: p50 / p95 57 / 86 → 47
+    # / 78 ms); at 116k, where the vector leg takes 4 ms, this thread when the keywords
+    # are the longer leg.
     fetch = limit * fts.OVERFETCH
     beside = companion(conn)
     ranges = fts.split(*vectors.id_span) if beside else None
     first, rest = ranges if ranges and cores.spare_core() else (None, None)
     dated = filters.within(*period) if period else None
     refreshed = threading.Event()
+    dated_taken = threading.Lock()  # held by the thread that ranks the period's vectors
 
     def extra_vectors() -> _Extra | None:
         return _Extra(early, pending.result()) if early and pending else None
 
     def beside_legs(second: Connection) -> tuple[list[tuple[int, float]], Nearest | None]:
         words = fts.ranked(second, query, fetch, vectors.view, first)
-        if dated is None:
+        if dated is None or not dated_taken.acquire(blocking=False):
             return words, None
         refreshed.wait()  # the index as this search's thread refreshed it
         inside = _nearest(second, vectors, embedding.result(), limit, dated.span, extra_vectors())
         return words, inside
 
     keywords = _KEYWORD_LEGS.submit(beside_legs, beside) if beside else None
+    dated_vector: Nearest | None = None
     try:
         query_vector = embedding.result()
         vectors.refresh(conn)
@@ -143,14 +147,16 @@ def hybrid(
         extra = extra_vectors()
         vector = _nearest(conn, vectors, query_vector, limit, extra=extra)
         later = fts.ranked(conn, query, fetch, vectors.view, rest) if rest else []
+        if dated is not None and dated_taken.acquire(blocking=False):
+            dated_vector = _nearest(conn, vectors, query_vector, limit, dated.span, extra)
     except BaseException:
         refreshed.set()
         if keywords:  # the companion is free for the next search only once it is done
             wait([keywords])
         raise
-    dated_vector = None
     if keywords:
-        words, dated_vector = keywords.result()
+        words, inside = keywords.result()
+        dated_vector = inside if inside is not None else dated_vector
         unfiltered = fts.merged(words, later, fetch)
     else:
         unfiltered = fts.ranked(conn, query, fetch, vectors.view)
@@ -176,8 +182,7 @@ def hybrid(
     ]
     if dated is not None:
         ranked_words = [chunk_id for chunk_id, _ in unfiltered]
-        if dated_vector is None:
-            dated_vector = _nearest(conn, vectors, query_vector, limit, dated.span, extra)
+        assert dated_vector is not None  # ranked by whichever thread took `dated_taken`
         rankings += _dated_legs(
             conn, ranked_words, dated_vector, dated, limit, sections, similarity
         )

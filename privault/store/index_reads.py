@@ -143,6 +143,13 @@ def live_chunk_count(conn: Connection) -> int:
     return int(live)
 
 
+def live_chunk_ids(conn: Connection) -> np.ndarray:
+    """Every chunk id, ascending (a covering scan of an index: far smaller than the table)."""
+    ids = np.fromiter((row[0] for row in conn.execute("SELECT id FROM chunks")), np.int64)
+    ids.sort()
+    return ids
+
+
 def chunk_dates_after(conn: Connection, after_id: int) -> dict[int, int]:
     """Chunk id -> its document's created_at, for chunks with an id above `after_id`."""
     return dict(
