@@ -160,10 +160,15 @@ def hybrid(
         unfiltered = fts.merged(words, later, fetch)
     else:
         unfiltered = fts.ranked(conn, query, fetch, vectors.view)
+    # One lookup for every leg's candidates, with their documents' dates for the period.
+    inside_ids = [c for c, _ in dated_vector] if dated_vector is not None else []
     candidate_ids = list(
-        dict.fromkeys([c for c, _ in unfiltered] + [c for c, _ in vector] + list(strong))
+        dict.fromkeys(
+            [c for c, _ in unfiltered] + [c for c, _ in vector] + list(strong) + inside_ids
+        )
     )
-    sections = index_reads.visible_chunks(conn, candidate_ids, filters)
+    found = index_reads.dated_chunks(conn, candidate_ids, filters)
+    sections = {chunk_id: section for chunk_id, (section, _) in found.items()}
     keyword_ids = [chunk_id for chunk_id, _ in unfiltered if chunk_id in sections][:limit]
     keyword_scores = dict(unfiltered)
     if len(unfiltered) == fetch and len(keyword_ids) < limit:
@@ -183,9 +188,8 @@ def hybrid(
     if dated is not None:
         ranked_words = [chunk_id for chunk_id, _ in unfiltered]
         assert dated_vector is not None  # ranked by whichever thread took `dated_taken`
-        rankings += _dated_legs(
-            conn, ranked_words, dated_vector, dated, limit, sections, similarity
-        )
+        created = {chunk_id: at for chunk_id, (_, at) in found.items()}
+        rankings += _dated_legs(ranked_words, dated_vector, dated.span, created, limit, similarity)
         weights += [KEYWORD_WEIGHT, VECTOR_WEIGHT]
     keyword_rank = {chunk_id: rank for rank, chunk_id in enumerate(keyword_ids)}
     vector_rank = {chunk_id: rank for rank, chunk_id in enumerate(vector_ids)}
@@ -247,20 +251,19 @@ def _nearest(
 
 
 def _dated_legs(
-    conn: Connection,
     keyword: list[int],
     vector: Nearest,
-    dated: Filters,
+    period: tuple[int, int],
+    created: Mapping[int, int],
     limit: int,
-    sections: dict[int, int],
     similarity: dict[int, float],
 ) -> list[list[int]]:
-    """Both legs ranked again among chunks of documents `dated` lets through: the keyword
-    leg's own best rows that fall inside, and the exact vector ranking inside the period
-    (`vector`; `sections` learns the section of every chunk they return, `similarity`
-    their cosine)."""
-    inside = index_reads.visible_chunks(conn, keyword + [chunk_id for chunk_id, _ in vector], dated)
-    sections.update(inside)
+    """Both legs ranked again among chunks of documents created inside `period`: the
+    keyword leg's own best rows that fall inside, and the exact vector ranking inside the
+    period (`vector`; `similarity` learns their cosine). `created` holds the visible
+    candidates' document dates."""
+    start, end = period
+    inside = {chunk_id for chunk_id, at in created.items() if start <= at < end}
     similarity.update(vector)
     return [
         [chunk_id for chunk_id in keyword if chunk_id in inside][:limit],

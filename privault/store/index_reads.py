@@ -105,16 +105,28 @@ def visible_chunks(conn: Connection, chunk_ids: Sequence[int], filters: Filters)
     `documents_listing` index (`current = 1`) and walks every current document's sections
     and chunks, which costs in proportion to the vault instead of the few hundred ids.
     """
+    return {
+        chunk_id: section_id
+        for chunk_id, (section_id, _) in dated_chunks(conn, chunk_ids, filters).items()
+    }
+
+
+def dated_chunks(
+    conn: Connection, chunk_ids: Sequence[int], filters: Filters
+) -> dict[int, tuple[int, int]]:
+    """As `visible_chunks`, each mapped to its section id and its document's created_at
+    (ms): one lookup serves a dated search's period as well (see `search.hybrid`)."""
     if not chunk_ids:
         return {}
     where, params = filters.sql()
     marks = ",".join("?" * len(chunk_ids))
     found = conn.execute(
-        "SELECT c.id, c.section_id FROM chunks c CROSS JOIN sections s ON s.id = c.section_id "
+        "SELECT c.id, c.section_id, d.created_at FROM chunks c "
+        "CROSS JOIN sections s ON s.id = c.section_id "
         f"CROSS JOIN documents d ON d.id = s.doc_id WHERE c.id IN ({marks}) AND {where}",
         (*chunk_ids, *params),
     ).fetchall()
-    return {int(chunk_id): int(section_id) for chunk_id, section_id in found}
+    return {int(chunk_id): (int(section), int(created)) for chunk_id, section, created in found}
 
 
 def chunk_spans(conn: Connection, chunk_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
