@@ -35,11 +35,11 @@ empty does not keep the centre of its first few notes.
 The mirror is refreshed incrementally: chunk ids only grow (AUTOINCREMENT), so new rows
 are those above the last id seen, and rows deleted since are dropped when the shortlist's
 codes are read back (with codes in memory: by a mask of the live rows, taken again when
-the count of deleted rows moves). One index may serve several connections to the same file (a
-server's pool of readers): the change token is per connection (`data_version` and
-`total_changes` count that connection's view only), so each connection's last token is
-kept apart, weakly, and a connection whose token has not moved since its last refresh has
-nothing new to load.
+the count of deleted rows moves). One index may serve several connections to the same
+file (a server's pool of readers): the change token is per connection (`data_version`
+and `total_changes` count that connection's view only), so each connection's last token
+is kept apart, weakly, and a connection whose token has not moved since its last refresh
+has nothing new to load.
 
 A `masked` index is the view gated callers search: a chunk that has a masked entry is
 represented by that entry's code (and residual) instead of its plain one, and the centre
