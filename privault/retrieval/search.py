@@ -149,6 +149,10 @@ def hybrid(
         later = fts.ranked(conn, query, fetch, vectors.view, rest) if rest else []
         if dated is not None and dated_taken.acquire(blocking=False):
             dated_vector = _nearest(conn, vectors, query_vector, limit, dated.span, extra)
+        # Waiting for the keywords anyway: their candidates are all that is left to look up.
+        early_ids = _ids(vector, strong, dated_vector)
+        waiting = keywords is not None and not keywords.done()
+        found = index_reads.dated_chunks(conn, early_ids, filters) if waiting else {}
     except BaseException:
         refreshed.set()
         if keywords:  # the companion is free for the next search only once it is done
@@ -160,14 +164,10 @@ def hybrid(
         unfiltered = fts.merged(words, later, fetch)
     else:
         unfiltered = fts.ranked(conn, query, fetch, vectors.view)
-    # One lookup for every leg's candidates, with their documents' dates for the period.
-    inside_ids = [c for c, _ in dated_vector] if dated_vector is not None else []
-    candidate_ids = list(
-        dict.fromkeys(
-            [c for c, _ in unfiltered] + [c for c, _ in vector] + list(strong) + inside_ids
-        )
-    )
-    found = index_reads.dated_chunks(conn, candidate_ids, filters)
+    # Every leg's candidates looked up once, with their documents' dates for the period.
+    checked = set(early_ids) if waiting else set()
+    rest_ids = [c for c in _ids(unfiltered, strong, dated_vector, vector) if c not in checked]
+    found.update(index_reads.dated_chunks(conn, rest_ids, filters))
     sections = {chunk_id: section for chunk_id, (section, _) in found.items()}
     keyword_ids = [chunk_id for chunk_id, _ in unfiltered if chunk_id in sections][:limit]
     keyword_scores = dict(unfiltered)
@@ -209,6 +209,15 @@ def hybrid(
         if chunk_id in sections
     ]
     return hits[:limit]
+
+
+def _ids(*rankings: Sequence[int] | Nearest | None) -> list[int]:
+    """The chunk ids of these rankings (plain ids, or (id, score) pairs), each once."""
+    ids: dict[int, None] = {}
+    for ranking in rankings:
+        for item in ranking or ():
+            ids[item[0] if isinstance(item, tuple) else item] = None
+    return list(ids)
 
 
 @dataclass(frozen=True)
