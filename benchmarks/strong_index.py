@@ -8,8 +8,9 @@ with complete strong coverage takes hours to build. This benchmark copies a kept
 rows made from their MiniLM vectors lifted to 768 dimensions by a fixed random projection
 (the geometry of real embeddings, not of the strong model's), and measures the strong
 index both ways, alternating query by query: the float32 matrix in memory (what it does
-up to `EXACT_ROWS` windows) and sign bits with a shortlist read back from the file (what
-it does beyond). Reported: search p50 / p95, first load, resident bytes, and how many of
+up to `EXACT_ROWS` windows) and sign bits with a shortlist read back from the file as
+int8 codes, its best few as vectors (what it does beyond; the rows are written as the
+strong pass writes them, codes included). Reported: search p50 / p95, first load, resident bytes, and how many of
 the exact scan's top 10 / top 50 the shortlist keeps. Queries are windows' own vectors
 with a little noise (near duplicates: easy for both ways).
 """
@@ -30,8 +31,8 @@ import numpy as np
 from benchmarks.scale import _load, _summary
 from privault.retrieval import strong_vectors
 from privault.retrieval.strong_vectors import StrongIndex
-from privault.store import index_reads
-from privault.store.connection import connect, write
+from privault.store import index_reads, strong_index
+from privault.store.connection import connect
 
 DIM = 768
 K = 240  # what `context` asks the strong leg for (limit × VECTOR_OVERFETCH)
@@ -57,15 +58,11 @@ def fill(path: Path, rows: int | None) -> tuple[np.ndarray, np.ndarray]:
                 ids[start : start + 5000], vectors[start : start + 5000], strict=True
             )
         ]
-        with write(conn):
-            conn.executemany(
-                "INSERT OR IGNORE INTO strong_vectors (digest, embedding) VALUES (?, ?)",
-                [(digest, blob) for _, blob, digest in batch],
-            )
-            conn.executemany(
-                "INSERT OR IGNORE INTO strong_chunks (chunk_id, plain, masked) VALUES (?, ?, NULL)",
-                [(cid, digest) for cid, _, digest in batch],
-            )
+        strong_index.store(
+            conn,
+            {digest: blob for _, blob, digest in batch},
+            [(cid, digest, None) for cid, _, digest in batch],
+        )
     conn.close()
     return ids, vectors
 

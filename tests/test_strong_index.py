@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from privault import Caller
-from privault.retrieval import strong_vectors
+from privault.retrieval import strong_vectors, vectors
 from privault.retrieval.strong_vectors import StrongIndex
-from privault.store import strong_index
+from privault.store import strong_codes, strong_index
 from privault.store.connection import Connection
 from tests.helpers import fake_vault
 
@@ -65,6 +65,14 @@ def test_the_shortlist_ranks_as_the_exact_scan(
         return vectors_of(conn, chunk_ids, view)
 
     monkeypatch.setattr(strong_index, "vectors_of", counted)
+    coded: list[int] = []
+    codes_of = strong_codes.vectors_of
+
+    def counted_codes(conn: Connection, chunk_ids: list[int], view: str, dim: int) -> object:
+        coded.append(len(chunk_ids))
+        return codes_of(conn, chunk_ids, view, dim)
+
+    monkeypatch.setattr(strong_codes, "vectors_of", counted_codes)
     index = StrongIndex(DIM)
     index.refresh(conn)
     assert len(index) == len(ids)
@@ -80,28 +88,43 @@ def test_the_shortlist_ranks_as_the_exact_scan(
         assert [score for _, score in found] == sorted((s for _, s in found), reverse=True)
         assert all(abs(score - by_id[cid]) < 1e-5 for cid, score in found)
     assert np.mean(recalls) >= 0.98  # a shortlist drawn at random would hold 4% of them
-    assert read and max(read) == 60  # only the shortlist's vectors were read
+    # Only the shortlist's codes were read, and the vectors of its best EXACT_RESCORE.
+    assert coded and max(coded) == 60
+    assert read and max(read) == vectors.EXACT_RESCORE
 
 
-@pytest.mark.parametrize("exact_rows", [32_768, 1000])
+@pytest.mark.parametrize(("exact_rows", "codes"), [(32_768, True), (1000, True), (1000, False)])
 def test_both_ways_score_as_the_stored_vectors(
     filled: tuple[Connection, np.ndarray, np.ndarray],
     monkeypatch: pytest.MonkeyPatch,
     exact_rows: int,
+    codes: bool,
 ) -> None:
     """Few rows are kept and scanned in memory; many are kept as bits, and a shortlist
-    as large as the index is the exact scan read back from the file."""
+    as large as the index is the exact scan read back from the file: as vectors, or as
+    codes whose best EXACT_RESCORE are scored again from their vectors."""
     conn, ids, rows = filled
     monkeypatch.setattr(strong_vectors, "EXACT_ROWS", exact_rows)
+    if not codes:
+        monkeypatch.setattr(strong_codes, "known_complete", lambda conn: False)
     index = StrongIndex(DIM)
     index.refresh(conn)
-    vectors = len(ids) * DIM * 4 if exact_rows > len(ids) else 0
-    assert index.resident_bytes == len(ids) * (8 + 16) + vectors
+    kept = len(ids) * DIM * 4 if exact_rows > len(ids) else 0
+    assert index.resident_bytes == len(ids) * (8 + 16) + kept
     query = _sentence_like(np.random.default_rng(9), 1)[0]
     found = index.search(query, 1500, conn=conn)  # shortlist 6,000 > 1,500 rows: all of them
     exact = rows @ query
-    assert [cid for cid, _ in found] == ids[np.argsort(-exact, kind="stable")].tolist()
-    assert [score for _, score in found] == pytest.approx(np.sort(exact)[::-1].tolist())
+    order = ids[np.argsort(-exact, kind="stable")].tolist()
+    by_id = dict(zip(ids.tolist(), exact.tolist(), strict=True))
+    if codes and exact_rows < len(ids):
+        top = vectors.EXACT_RESCORE
+        assert [cid for cid, _ in found[:top]] == order[:top]
+        assert [score for _, score in found[:top]] == pytest.approx([by_id[c] for c in order[:top]])
+        assert sorted(cid for cid, _ in found) == sorted(order)
+        assert all(abs(score - by_id[cid]) < 2e-3 for cid, score in found)
+    else:
+        assert [cid for cid, _ in found] == order
+        assert [score for _, score in found] == pytest.approx(np.sort(exact)[::-1].tolist())
     some = ids[[3, 70, 999]].tolist()
     assert index.scores(query, some, conn=conn) == pytest.approx(
         {cid: float(exact[np.searchsorted(ids, cid)]) for cid in some}

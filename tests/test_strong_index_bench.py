@@ -29,4 +29,7 @@ def test_both_ways_are_measured_on_rows_made_from_the_vaults_vectors(tmp_path: P
     out = bench.measure(path, ids, vectors, 5)
     assert set(out) == {"in_memory", "sign_bits", "sign_bits_keeps_of_the_exact"}
     assert out["in_memory"]["resident_megabytes"] > out["sign_bits"]["resident_megabytes"]
-    assert out["sign_bits_keeps_of_the_exact"] == {"top_10": 1.0, "top_50": 1.0}  # all read
+    # Every row is in the shortlist: the best EXACT_RESCORE are ranked by their vectors,
+    # the rest by their int8 codes (a near-tie around the 50th may swap).
+    kept = out["sign_bits_keeps_of_the_exact"]
+    assert kept["top_10"] == 1.0 and kept["top_50"] >= 0.98

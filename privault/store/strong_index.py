@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from privault.store import documents, tallies
+from privault.store import documents, strong_codes, tallies
 from privault.store.connection import Connection, first_column_in, in_batches, write
 from privault.timeutil import now_ms
 
@@ -178,8 +178,9 @@ def store(
     vectors: dict[bytes, bytes],
     rows: Sequence[tuple[int, bytes, bytes | None]],
 ) -> int:
-    """Write new vectors and the (chunk id, plain digest, masked digest) rows in one
-    transaction; chunks deleted in the meantime are skipped. Returns rows written."""
+    """Write new vectors and the (chunk id, plain digest, masked digest) rows, with their
+    int8 codes (`strong_codes`), in one transaction; chunks deleted in the meantime are
+    skipped. Returns rows written."""
     with write(conn):
         conn.executemany(
             "INSERT OR IGNORE INTO strong_vectors (digest, embedding) VALUES (?, ?)",
@@ -191,7 +192,9 @@ def store(
             "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE id = ?)",
             [(cid, plain, masked, cid) for cid, plain, masked in rows],
         )
-        return conn.total_changes - before
+        written = conn.total_changes - before
+        strong_codes.save(conn, rows, vectors)
+        return written
 
 
 def drop_orphans(conn: Connection) -> int:

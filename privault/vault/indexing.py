@@ -33,6 +33,7 @@ from privault.store import (
     masked_index,
     pii,
     sections,
+    strong_codes,
     vector_residuals,
 )
 from privault.store import label_spans as label_store
@@ -53,6 +54,7 @@ LEASE_MS = 2 * 60_000  # far beyond a batch's work (see BATCH_CHARS); a worker k
 # another host leaves its rows this long, one on this host only until the next claim
 SCAN_STAGE = "PII scan and embedding"
 RESIDUALS_STAGE = "residual codes of older windows"
+STRONG_CODES_STAGE = "strong codes of older windows"
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,7 @@ class VaultIndexing:
         self._stages: tuple[tuple[str, Callable[[int, bool], int | None]], ...] = (
             (SCAN_STAGE, self._scan_and_embed),
             (RESIDUALS_STAGE, self._fill_residuals),
+            (STRONG_CODES_STAGE, self._fill_strong_codes),
         )
 
     def status(self) -> IndexingStatus:
@@ -113,8 +116,10 @@ class VaultIndexing:
     def has_work(self) -> bool:
         """Whether a step would find something to do now (backoffs and leases respected)."""
         conn = self._conn
-        return index_queue.has_claimable(conn, now_ms()) or not vector_residuals.known_complete(
-            conn
+        return (
+            index_queue.has_claimable(conn, now_ms())
+            or not vector_residuals.known_complete(conn)
+            or not strong_codes.known_complete(conn)
         )
 
     def step(self, *, caller: Caller, limit: int = BATCH, retry_dead: bool = False) -> IndexStep:
@@ -141,6 +146,12 @@ class VaultIndexing:
         if vector_residuals.known_complete(self._conn):
             return None
         return None if vector_residuals.fill_some(self._conn) is None else 0
+
+    def _fill_strong_codes(self, limit: int, retry_dead: bool) -> int | None:
+        """Int8 codes for a batch of strong rows written before they existed (m029)."""
+        if strong_codes.known_complete(self._conn):
+            return None
+        return None if strong_codes.fill_some(self._conn) is None else 0
 
     # ---- the PII scan and embedding stage ------------------------------------------
 
