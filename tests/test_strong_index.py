@@ -154,3 +154,29 @@ def test_rows_added_later_and_out_of_order_are_found(
         index.refresh(vault.conn)
         assert len(index) == 299
         assert index.search(rows[5], 1, conn=vault.conn)[0][0] != ids[5]
+
+
+def test_a_large_index_loads_its_signs_from_the_codes(
+    filled: tuple[Connection, np.ndarray, np.ndarray], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Beyond EXACT_ROWS only the signs are kept: they are read from the codes (a quarter
+    of the bytes), and rank as well as signs read from the vectors."""
+    conn, ids, rows = filled
+    monkeypatch.setattr(strong_vectors, "EXACT_ROWS", 1000)
+    monkeypatch.setattr(strong_vectors, "RESCORE_MIN", 60)
+    vectors_after = strong_index.batches_after
+
+    def no_vectors(*args: object) -> None:
+        raise AssertionError("the load read vectors")
+
+    monkeypatch.setattr(strong_index, "batches_after", no_vectors)
+    index = StrongIndex(DIM)
+    index.refresh(conn)
+    monkeypatch.setattr(strong_index, "batches_after", vectors_after)
+    assert len(index) == len(ids)
+    assert index.resident_bytes == len(ids) * (8 + 16)
+    recalls = []
+    for query in _sentence_like(np.random.default_rng(10), 30):
+        best = set(ids[np.argsort(-(rows @ query))[:10]].tolist())
+        recalls.append(len({cid for cid, _ in index.search(query, 10, conn=conn)} & best) / 10)
+    assert np.mean(recalls) >= 0.98

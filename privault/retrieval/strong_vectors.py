@@ -37,6 +37,7 @@ connection's change token is kept apart (`ChangeTokens`).
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -112,9 +113,11 @@ class StrongIndex:
                 self._matrix = np.zeros((0, self.dim), dtype=np.float32)
                 self._centre_rows = 0
             ids, bits = [self._ids], [self._bits]
-            kept = None if self._matrix is None else [self._matrix]
-            for batch in strong_index.batches_after(conn, after, self.view):
-                new_ids, rows = index_reads.as_vectors(batch, self.dim)
+            # Beyond EXACT_ROWS only the signs are kept: read from the codes when all are
+            # there (a quarter of the bytes: 1M windows load in ~12 s instead of ~42).
+            coded = count > EXACT_ROWS and self._codes_complete(conn)
+            kept = None if self._matrix is None or coded else [self._matrix]
+            for new_ids, rows in self._rows_after(conn, after, coded):
                 if not self._centre_rows:
                     self._centre = rows.mean(axis=0).astype(np.float32)
                     self._centre_rows = len(rows)
@@ -129,6 +132,17 @@ class StrongIndex:
                 give_back_free_memory()
             self._rows_seen = (count, highest)
             self._tokens.remember(conn, token)
+
+    def _rows_after(
+        self, conn: Connection, after: int, coded: bool
+    ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """The view's rows above chunk id `after`, a batch at a time: decoded from their
+        codes when `coded`, else their float32 vectors."""
+        if coded:
+            yield from strong_codes.batches_after(conn, after, self.view, self.dim)
+            return
+        for batch in strong_index.batches_after(conn, after, self.view):
+            yield index_reads.as_vectors(batch, self.dim)
 
     def search(self, query: np.ndarray, k: int, *, conn: Connection) -> list[tuple[int, float]]:
         """The `k` nearest chunk ids by cosine similarity, best first; `conn` (any

@@ -16,7 +16,7 @@ batch a step); until they are all there the leg reads vectors, as before.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -37,6 +37,14 @@ _VIEW_CODE = {
 }
 
 Row = tuple[int, bytes, bytes | None]  # chunk id, plain digest, masked digest
+STREAM_ROWS = 16_384  # codes read per batch by `batches_after` (12 MB at 768 dimensions)
+
+
+def _query(view: str) -> str:
+    try:
+        return _VIEW_CODE[view]
+    except KeyError:
+        raise ValueError(f"unknown index view {view!r}") from None
 
 
 def save(conn: Connection, rows: Sequence[Row], vectors: Mapping[bytes, bytes]) -> int:
@@ -81,10 +89,7 @@ def vectors_of(
     conn: Connection, chunk_ids: Sequence[int], view: str, dim: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """(chunk ids found, float32 vectors decoded from their codes) in one view."""
-    try:
-        query = _VIEW_CODE[view]
-    except KeyError:
-        raise ValueError(f"unknown index view {view!r}") from None
+    query = _query(view)
     found: list[int] = []
     blobs: list[bytes] = []
     for batch, marks in in_batches(list(chunk_ids)):
@@ -94,6 +99,22 @@ def vectors_of(
                 blobs.append(blob)
     values, scales = vector_codes.decode(blobs, dim)
     return np.asarray(found, dtype=np.int64), values.astype(np.float32) * scales[:, None]
+
+
+def batches_after(
+    conn: Connection, after_id: int, view: str, dim: int
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """(chunk ids, float32 vectors decoded from their codes) of the chunks above
+    `after_id` in one view, in id order, a batch at a time (a quarter of the bytes of
+    `strong_index.batches_after`)."""
+    cursor = conn.execute(
+        _query(view).format(where="c.chunk_id > ? ORDER BY c.chunk_id"), (after_id,)
+    )
+    while batch := cursor.fetchmany(STREAM_ROWS):
+        kept = [(chunk_id, blob) for chunk_id, blob in batch if blob is not None]
+        values, scales = vector_codes.decode([blob for _, blob in kept], dim)
+        ids = np.fromiter((chunk_id for chunk_id, _ in kept), np.int64, len(kept))
+        yield ids, values.astype(np.float32) * scales[:, None]
 
 
 def known_complete(conn: Connection) -> bool:
