@@ -10,9 +10,10 @@ rows made from their MiniLM vectors lifted to 768 dimensions by a fixed random p
 index both ways, alternating query by query: the float32 matrix in memory (what it does
 up to `EXACT_ROWS` windows) and sign bits with a shortlist read back from the file as
 int8 codes, its best few as vectors (what it does beyond; the rows are written as the
-strong pass writes them, codes included). Reported: search p50 / p95, first load, resident bytes, and how many of
-the exact scan's top 10 / top 50 the shortlist keeps. Queries are windows' own vectors
-with a little noise (near duplicates: easy for both ways).
+strong pass writes them, codes included). Reported: search p50 / p95, first load,
+resident bytes, and how many of the exact scan's top 10 / top 50 the shortlist keeps.
+Queries are windows' own vectors with a little noise (near duplicates: easy for both
+ways).
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ import numpy as np
 from benchmarks.scale import _load, _summary
 from privault.retrieval import strong_vectors
 from privault.retrieval.strong_vectors import StrongIndex
-from privault.store import index_reads, strong_index
+from privault.store import index_reads, strong_codes, strong_index
 from privault.store.connection import connect
+from privault.store.migrations import migrate
 
 DIM = 768
 K = 240  # what `context` asks the strong leg for (limit × VECTOR_OVERFETCH)
@@ -48,6 +50,7 @@ def lifted(vectors: np.ndarray, seed: int = 0) -> np.ndarray:
 def fill(path: Path, rows: int | None) -> tuple[np.ndarray, np.ndarray]:
     """Strong rows for the first `rows` windows of the vault at `path`; (ids, vectors)."""
     conn = connect(path)
+    migrate(conn)  # a kept vault may predate the tables the pass writes
     ids, fast = index_reads.vectors_after(conn, 0, 384)
     ids, fast = ids[:rows], fast[:rows]
     vectors = lifted(fast)
@@ -63,6 +66,8 @@ def fill(path: Path, rows: int | None) -> tuple[np.ndarray, np.ndarray]:
             {digest: blob for _, blob, digest in batch},
             [(cid, digest, None) for cid, _, digest in batch],
         )
+    while strong_codes.fill_some(conn) is not None:  # rows the vault had: as the indexer does
+        pass
     conn.close()
     return ids, vectors
 
