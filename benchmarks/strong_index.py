@@ -1,6 +1,6 @@
 """The strong leg's index at a size the strong pass does not reach here.
 
-    python -m benchmarks.strong_index --data S100.db [--rows N] [--queries 60] [--json]
+    python -m benchmarks.strong_index --data S100.db [--rows N] [--queries 60] [--context] [--json]
 
 The strong pass embeds 3–9 windows a second on 2 cores, so a vault of 100,000 windows
 with complete strong coverage takes hours to build. This benchmark copies a kept vault
@@ -13,7 +13,8 @@ int8 codes, its best few as vectors (what it does beyond; the rows are written a
 strong pass writes them, codes included). Reported: search p50 / p95, first load,
 resident bytes, and how many of the exact scan's top 10 / top 50 the shortlist keeps.
 Queries are windows' own vectors with a little noise (near duplicates: easy for both
-ways).
+ways). With `--context` (and no `--rows`: every window covered), `context` with the
+strong leg is timed too, the strong model embedding each of the benchmark's queries.
 """
 
 from __future__ import annotations
@@ -29,8 +30,12 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks import scale
 from benchmarks.scale import _load, _summary
+from privault import Caller, Vault
+from privault.privacy.detector import FakeDetector
 from privault.retrieval import strong_vectors
+from privault.retrieval.strong import DEFAULT_STRONG_MODEL, index_name
 from privault.retrieval.strong_vectors import StrongIndex
 from privault.store import index_reads, strong_codes, strong_index
 from privault.store.connection import connect
@@ -51,6 +56,8 @@ def fill(path: Path, rows: int | None) -> tuple[np.ndarray, np.ndarray]:
     """Strong rows for the first `rows` windows of the vault at `path`; (ids, vectors)."""
     conn = connect(path)
     migrate(conn)  # a kept vault may predate the tables the pass writes
+    # The rows stand in for the default strong model's, so `context` ranks with them.
+    strong_index.claim(conn, index_name(DEFAULT_STRONG_MODEL))
     ids, fast = index_reads.vectors_after(conn, 0, 384)
     ids, fast = ids[:rows], fast[:rows]
     vectors = lifted(fast)
@@ -121,11 +128,44 @@ def measure(path: Path, ids: np.ndarray, vectors: np.ndarray, queries: int) -> d
     } | {"sign_bits_keeps_of_the_exact": overlap}
 
 
+def context_timing(path: Path, models: Path, queries: int) -> dict[str, Any]:
+    """`context` as the owner, with the strong leg, over the vault at `path` (every window
+    given strong rows by `fill`): the first call of the process (it loads the strong
+    index) and p50 / p95 over the benchmark's queries. The strong model embeds each query
+    for real; ranking quality means nothing here (the rows are projections)."""
+    with Vault.open(path, models_dir=models, detector_factory=FakeDetector) as vault:
+        coverage = vault.strong.coverage()
+        built_by = strong_index.built_by(vault.conn)
+        if (
+            coverage.model is None
+            or not coverage.complete
+            or built_by != index_name(coverage.model)
+        ):
+            return {
+                "context": f"not measured: strong coverage {coverage.covered} of "
+                f"{coverage.windows}, rows of {built_by}, model {coverage.model}"
+            }
+        owner = Caller.owner()
+        started = time.perf_counter()
+        vault.context("warm up", caller=owner)
+        first = time.perf_counter() - started
+        laps = []
+        for query in scale.queries()[:queries]:
+            started = time.perf_counter()
+            vault.context(query, caller=owner)
+            laps.append((time.perf_counter() - started) * 1000)
+    return {"context_ms": _summary(laps), "first_context_seconds": round(first, 2)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, required=True, help="a kept vault (copied)")
     parser.add_argument("--rows", type=int, default=None, help="windows given strong rows")
     parser.add_argument("--queries", type=int, default=60)
+    parser.add_argument(
+        "--context", action="store_true", help="also time `context` with the strong leg"
+    )
+    parser.add_argument("--models", type=Path, default=Path.home() / ".privault" / "models")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
     out: dict[str, Any] = {"load_average_start": _load(), "vault": str(args.data)}
@@ -135,6 +175,9 @@ def main() -> None:
         ids, vectors = fill(copy, args.rows)
         out["windows"] = len(ids)
         out |= measure(copy, ids, vectors, args.queries)
+        del vectors
+        if args.context:
+            out |= context_timing(copy, args.models, args.queries)
     out["load_average_end"] = _load()
     if args.json:
         print(json.dumps(out, indent=2))
