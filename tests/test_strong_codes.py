@@ -35,6 +35,17 @@ def _codes(conn: Connection) -> dict[int, tuple[bytes, bytes | None]]:
     return {cid: (plain, masked) for cid, plain, masked in rows}
 
 
+def _store_plain(conn: Connection, seed: int) -> None:
+    """A plain strong row for every window, as the pass writes them."""
+    ids = _chunk_ids(conn)
+    rows = _unit(np.random.default_rng(seed), len(ids))
+    strong_index.store(
+        conn,
+        {_digest(r): r.tobytes() for r in rows},
+        [(cid, _digest(r), None) for cid, r in zip(ids, rows, strict=True)],
+    )
+
+
 def test_codes_are_written_with_the_strong_rows_and_decode_to_their_vectors(
     tmp_path: Path,
 ) -> None:
@@ -97,13 +108,7 @@ def test_codes_go_with_their_chunk_and_with_another_models_rows(tmp_path: Path) 
         added = vault.note_many([{"text": f"Note {i}"} for i in range(10)], caller=OWNER)
         conn = vault.conn
         strong_index.claim(conn, "model-a")
-        ids = _chunk_ids(conn)
-        rows = _unit(np.random.default_rng(3), len(ids))
-        strong_index.store(
-            conn,
-            {_digest(r): r.tobytes() for r in rows},
-            [(cid, _digest(r), None) for cid, r in zip(ids, rows, strict=True)],
-        )
+        _store_plain(conn, seed=3)
         vault.forget(added[0].doc_id, caller=OWNER)
         left = {cid for (cid,) in conn.execute("SELECT id FROM chunks")}
         assert set(_codes(conn)) == left
@@ -115,13 +120,7 @@ def test_rows_written_before_the_codes_get_them_from_the_indexer(tmp_path: Path)
     with fake_vault(tmp_path / "v.db") as vault:
         vault.note_many([{"text": f"Note {i}"} for i in range(25)], caller=OWNER)
         conn = vault.conn
-        ids = _chunk_ids(conn)
-        rows = _unit(np.random.default_rng(4), len(ids))
-        strong_index.store(
-            conn,
-            {_digest(r): r.tobytes() for r in rows},
-            [(cid, _digest(r), None) for cid, r in zip(ids, rows, strict=True)],
-        )
+        _store_plain(conn, seed=4)
         expected = _codes(conn)
         with write(conn):  # as a vault whose strong rows were written before m029
             conn.execute("DELETE FROM strong_codes")
