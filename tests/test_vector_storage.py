@@ -260,3 +260,20 @@ def test_rows_deleted_while_codes_are_in_memory_never_come_back(tmp_path: Path) 
         new = {cid for (cid,) in conn.execute("SELECT id FROM chunks ORDER BY id DESC LIMIT 3")}
         assert new <= {cid for cid, _ in index.search(vector, 400, conn=conn)}
     vault.close()
+
+
+def test_held_codes_grow_in_place_and_a_taken_view_does_not_change() -> None:
+    held = vectors.HeldCodes(4)
+    first = (np.ones((3, 4), dtype=np.int8), np.ones(3, dtype=np.float32))
+    held.extend([first], limit=100)
+    assert held.rows == 3 and held.nbytes == 3 * (4 + 4)  # a first load takes just its rows
+    taken = held.rows_so_far()
+    later = (np.full((2, 4), 7, dtype=np.int8), np.full(2, 2.0, dtype=np.float32))
+    held.extend([later, later], limit=100)
+    assert held.rows == 7 and len(taken[0]) == 3 and (taken[0] == 1).all()
+    values, scales = held.rows_so_far()
+    assert (
+        values.tolist() == [[1] * 4] * 3 + [[7] * 4] * 4
+        and scales.tolist() == [1.0] * 3 + [2.0] * 4
+    )
+    assert held.nbytes == 100 * (4 + 4)  # grown with room to spare, up to the limit
