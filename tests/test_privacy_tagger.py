@@ -129,6 +129,29 @@ def test_the_tagger_judges_guessed_spans(
     assert (guess in judged) is kept
 
 
+@pytest.mark.parametrize(
+    ("text", "guess", "judged"),
+    [
+        # the guess held a word before the name the tagger found, a word it reads as
+        # ordinary there: the guess is cut to the name, so the word is never masked
+        ("Saw Nárcisz Szondi at the market.", "Saw Nárcisz Szondi", "Nárcisz Szondi"),
+        ("lol adorján is late again", "lol adorján", "adorján"),
+        # (a short line: its words need only the title's lower bar, "Dr" too)
+        ("Ring Dr Thyssen on Monday", "Ring Dr Thyssen", "Thyssen"),
+        # a guess the tagger's name covers whole is not changed
+        ("Call Ilsabet Marrowgate on +44 20 7946 0958", "Ilsabet Marrowgate", "Ilsabet Marrowgate"),
+        # without a name found inside it, a guess keeps its words (judged as a whole)
+        ("Basil and water were all the soup needed, he said", "Basil", "Basil"),
+    ],
+)
+def test_a_guess_is_cut_to_the_name_the_tagger_found_in_it(
+    text: str, guess: str, judged: str
+) -> None:
+    span = _span(text, guess, "PERSON", "ner")
+    found = tagger.load_tagger().judge(text, [span, *tagger.load_tagger().spans(text)])
+    assert [text[s.start : s.end] for s in found if s.source == "ner"] == [judged]
+
+
 @pytest.mark.real
 @pytest.mark.parametrize(
     ("text", "redacted"),
@@ -152,6 +175,9 @@ def test_the_tagger_judges_guessed_spans(
         ("Helen Okafor", "<PERSON_1>"),
         ("Met marguerite and ottoline vargasz", "Met <PERSON_1> and <PERSON_2>"),
         ("Tags: #oriel-fenwhistle #garden", "Tags: #<PERSON_1> #garden"),
+        # a word before a name, outside it, is not masked, here or further on
+        ("lol adorján is late again. lol", "lol <PERSON_1> is late again. lol"),
+        ("Saw Nárcisz Szondi at the market. Saw it", "Saw <PERSON_1> at the market. Saw it"),
     ],
 )
 def test_titles_and_lines_are_redacted_by_kind_under_standard(text: str, redacted: str) -> None:

@@ -29,7 +29,7 @@ import hashlib
 import re
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -262,6 +262,8 @@ class Tagger:
                     veto = min(veto, TITLE_VETO)
                 if inside and all(probs[i, 0] >= veto for i in inside):
                     continue
+                if span.kind == "PERSON":
+                    span = _around_found(span, people, tokens, probs, veto)
             kept.append(span)
         return kept
 
@@ -300,6 +302,30 @@ class Tagger:
             if label != "O":
                 run.append(i)
         return spans
+
+
+def _around_found(
+    span: Span, people: Sequence[Span], tokens: Sequence[Token], probs: Any, veto: float
+) -> Span:
+    """`span` without the words at its edges, outside the names this tagger found in it,
+    that the tagger reads as ordinary (at least `veto`): "Saw" in "Saw Nárcisz Szondi",
+    "lol" in "lol adorján", "Ring" in "Ring Dr Thyssen". Kept whole, such a word is masked
+    and then masked wherever else it stands."""
+    found = [p for p in people if span.start <= p.start and p.end <= span.end]
+    if not found:
+        return span
+    first, last = min(p.start for p in found), max(p.end for p in found)
+    inside = [t for t in range(len(tokens)) if span.start <= tokens[t].start < span.end]
+
+    def cut(t: int, name_at: bool) -> bool:  # a token to drop from this edge of the span
+        return not name_at and (not tokens[t].text.isalnum() or probs[t, 0] >= veto)
+
+    while inside and cut(inside[0], tokens[inside[0]].start >= first):
+        inside = inside[1:]
+    while inside and cut(inside[-1], tokens[inside[-1]].end <= last):
+        inside = inside[:-1]
+    start, end = tokens[inside[0]].start, tokens[inside[-1]].end
+    return span if (start, end) == (span.start, span.end) else replace(span, start=start, end=end)
 
 
 def _starts_a_title(text: str, tokens: Sequence[Token], index: int, least: int = 1) -> bool:
