@@ -175,6 +175,9 @@ def test_a_guess_is_cut_to_the_name_the_tagger_found_in_it(
         ("Helen Okafor", "<PERSON_1>"),
         ("Met marguerite and ottoline vargasz", "Met <PERSON_1> and <PERSON_2>"),
         ("Tags: #oriel-fenwhistle #garden", "Tags: #<PERSON_1> #garden"),
+        # a surname no list holds, written small after a given name written small, in
+        # text that capitalises elsewhere
+        ("Pinged ottoline vargasz re the invoice", "Pinged <PERSON_1> re the invoice"),
         # a word before a name, outside it, is not masked, here or further on
         ("lol adorján is late again. lol", "lol <PERSON_1> is late again. lol"),
         ("Saw Nárcisz Szondi at the market. Saw it", "Saw <PERSON_1> at the market. Saw it"),

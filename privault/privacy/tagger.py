@@ -274,7 +274,8 @@ class Tagger:
         capitalised dictionary word no name list holds ("Phone", "Family") or a short word
         in capitals ("ASAP") needs `WORD_THRESHOLD`; a lower-case dictionary word that a
         name list holds ("marguerite", "rock") or, in text that capitalises, an unlisted
-        lower-case word ("songwriters") needs `LOWER_WORD_THRESHOLD`; a lower-case
+        lower-case word ("songwriters") needs `LOWER_WORD_THRESHOLD`, unless it follows a
+        name written small ("ottoline vargasz"); a lower-case
         dictionary word no name list holds never joins ("camels"). The first word of a title
         of two words or more (`_starts_a_title`) needs at least `WORD_THRESHOLD`: a title
         starts with a word as often as with a name, so the first place says nothing, and the
@@ -291,7 +292,9 @@ class Tagger:
             label = "O"
             if i < len(tokens) and best[i]:
                 label = LABELS[best[i]]
-                need = _threshold(tokens[i].text, lex, mixed)
+                # after a name written small, this text does leave names small
+                small = bool(run) and tokens[run[-1]].text.islower()
+                need = _threshold(tokens[i].text, lex, mixed and not small)
                 if need < WORD_THRESHOLD and _starts_a_title(text, tokens, i, least=2):
                     need = WORD_THRESHOLD  # a title's first word: its place says nothing
                 if probs[i, best[i]] < need:
