@@ -7,8 +7,13 @@ optimised graph is saved once, with its weights in a separate file that later se
 from disk instead of parsing, and loaded with optimisation off: 0.09 s, the same vectors.
 
 Before it is optimised, the graph's spelled-out GELUs become one node each
-(`retrieval.gelu`): about 10% less CPU a passage, the same vectors to float rounding. A
-machine without the `onnx` package, or a graph with nothing to fuse, is prepared as it is.
+(`retrieval.gelu`): about 10% less CPU a passage, the same vectors to float rounding. Where
+onnxruntime can, its matrix products then run on the int8 weights the graph ships
+(`retrieval.int8_matmul`): a query's vector in 60% of the time, within a cosine of 0.9996
+of the float graph's. A copy made so is kept only when its vector of a probe text agrees
+with the source graph's (`AGREEMENT`); otherwise it is made again without that rewrite.
+A machine without the `onnx` package, or a graph with nothing to rewrite, is prepared as
+it is.
 
 The saved files are derived, not shipped, so they cannot be pinned in a manifest: they live
 in `<model folder>/.prepared/<key>/` (the key names the source's sha256, the onnxruntime
@@ -39,8 +44,11 @@ WEIGHTS = "weights.bin"
 RECORD = "prepared.json"
 FOLDER = ".prepared"
 STAMPS = "stamps.json"  # in FOLDER: see `catalog.hash_matches`
-RECIPE = "gelu1"  # how the copy is made: part of its folder's name, so a new way re-prepares
-_REWRITTEN = "rewritten.onnx"  # in the scratch folder while preparing
+RECIPE = "gelu1-int8w32"  # how a copy is made: in its folder's name, so a new way re-prepares
+# The least cosine between the prepared and the source graph's vectors of a probe text.
+AGREEMENT = 0.999
+_PROBE = ((101, 2043, 2003, 1996, 18847, 2326, 2349, 2006, 1996, 4713, 2279, 2733, 1029, 102),)
+_REWRITES = ("gelu.onnx", "int8.onnx")  # graphs in the scratch folder while preparing
 _INLINE_BYTES = 1024  # initialisers at least this large go to the mapped weights file
 
 
@@ -110,8 +118,14 @@ def _prepare(model: Path, folder: Path) -> bool:
         log.info("cannot prepare %s (%s); it is optimised in memory instead", model, exc)
         return False
     try:
-        _session(_rewritten(model, scratch), optimise=True, save_to=scratch)
-        (scratch / _REWRITTEN).unlink(missing_ok=True)
+        made = _session(_rewritten(model, scratch, int8=True), optimise=True, save_to=scratch)
+        agrees = _agrees(made, model)
+        del made
+        if not agrees:
+            log.warning("the int8 products of %s disagree with its float graph; not used", model)
+            _session(_rewritten(model, scratch, int8=False), optimise=True, save_to=scratch)
+        for name in _REWRITES:
+            (scratch / name).unlink(missing_ok=True)
         record = {name: sha256_file(scratch / name) for name in (GRAPH, WEIGHTS)}
         (scratch / RECORD).write_text(json.dumps(record), encoding="utf-8")
         if folder.exists():  # left by an interrupted or broken earlier preparation
@@ -128,14 +142,39 @@ def _prepare(model: Path, folder: Path) -> bool:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _rewritten(model: Path, scratch: Path) -> Path:
-    """`model` with its GELUs fused, written into `scratch`; `model` itself when it cannot
-    be (no `onnx` package, nothing to fuse, a graph it cannot read)."""
-    from privault.retrieval import gelu
+def _rewritten(model: Path, scratch: Path, *, int8: bool) -> Path:
+    """`model` with its GELUs fused and (with `int8`, where onnxruntime can) its products on
+    int8 weights, written into `scratch`; `model` itself when neither can be done (no
+    `onnx` package, nothing to rewrite, a graph it cannot read)."""
+    import onnxruntime as ort
 
-    try:
-        if gelu.fuse(model, scratch / _REWRITTEN):
-            return scratch / _REWRITTEN
-    except Exception as exc:  # noqa: BLE001 - a missing package or an unreadable graph
-        log.info("cannot fuse the GELUs of %s (%s); preparing it as it is", model, exc)
-    return model
+    from privault.retrieval import gelu, int8_matmul
+
+    path = model
+    steps = [(_REWRITES[0], gelu.fuse)]
+    if int8 and int8_matmul.supported(ort.__version__):
+        steps.append((_REWRITES[1], int8_matmul.rewrite))
+    for name, rewrite in steps:
+        try:
+            if rewrite(path, scratch / name):
+                path = scratch / name
+        except Exception as exc:  # noqa: BLE001 - a missing package or an unreadable graph
+            log.info("cannot rewrite %s (%s: %s); preparing it without", model, name, exc)
+    return path
+
+
+def _agrees(session: Any, model: Path) -> bool:
+    """Whether `session` gives the probe text the vector the source graph gives it."""
+    vectors = [_probe_vector(s) for s in (session, _session(model, optimise=True))]
+    return float(vectors[0] @ vectors[1]) >= AGREEMENT
+
+
+def _probe_vector(session: Any) -> Any:
+    import numpy as np
+
+    ids = np.asarray(_PROBE, dtype=np.int64)
+    feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
+    if "token_type_ids" in {node.name for node in session.get_inputs()}:
+        feeds["token_type_ids"] = np.zeros_like(ids)
+    vector = session.run(None, feeds)[0][0].mean(axis=0)
+    return vector / max(float(np.linalg.norm(vector)), 1e-12)
