@@ -9,7 +9,7 @@ from disk instead of parsing, and loaded with optimisation off: 0.09 s, the same
 Before it is optimised, the graph's spelled-out GELUs become one node each
 (`retrieval.gelu`): about 10% less CPU a passage, the same vectors to float rounding. Where
 onnxruntime can, its matrix products then run on the int8 weights the graph ships
-(`retrieval.int8_matmul`): a query's vector in 60% of the time, within a cosine of 0.9996
+(`retrieval.int8_matmul`): a query's vector in 60% of the time, within a cosine of 0.999
 of the float graph's. A copy made so is kept only when its vector of a probe text agrees
 with the source graph's (`AGREEMENT`); otherwise it is made again without that rewrite.
 A machine without the `onnx` package, or a graph with nothing to rewrite, is prepared as
