@@ -10,7 +10,7 @@ import pytest
 
 from privault.privacy import Detector, DetectorConfig, PolicySet
 from privault.privacy.names import NEWER_WORDS, ORGANISATION_WORDS, load_name_lists
-from privault.privacy.ordinary import trim_person
+from privault.privacy.ordinary import GREETINGS_ABROAD, trim_person
 from privault.spans import Span
 
 pytestmark = pytest.mark.real
@@ -199,6 +199,10 @@ def test_honorifics_days_and_i_are_not_masked(
         ("Website: example.org\nInfo: closed on Sundays", ["Website", "Info"], []),
         ("Babysitter: Anna Weber, 12 Eur an hour", ["Babysitter", "Eur"], ["Anna Weber"]),
         ("### Podcast\nRecorded the second episode today.", ["Podcast"], []),
+        # greetings and closings in other languages are words; the name under one is not
+        ("Cordialement,\nAmélie Roux", ["Cordialement"], ["Amélie Roux"]),
+        ("Saludos,\nMarta Ruiz", ["Saludos"], ["Marta Ruiz"]),
+        ("Mit freundlichen Grüßen\nKlaus Brenner", ["freundlichen", "Grüßen"], ["Klaus Brenner"]),
     ],
 )
 def test_everyday_words_and_values_stay_readable(
@@ -217,6 +221,11 @@ def test_everyday_words_and_values_stay_readable(
 def test_no_company_word_is_a_listed_name() -> None:
     lists = load_name_lists()
     assert [w for w in ORGANISATION_WORDS if lists.is_first(w) or lists.is_last(w)] == []
+
+
+def test_no_greeting_abroad_is_a_listed_name() -> None:
+    lists = load_name_lists()
+    assert [w for w in GREETINGS_ABROAD if lists.is_first(w) or lists.is_last(w)] == []
 
 
 def test_no_newer_word_is_a_listed_given_name() -> None:

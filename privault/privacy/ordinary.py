@@ -52,8 +52,18 @@ _PLACE_PREFIXES = frozenset(
 )
 _WORD = re.compile(r"[^\s,;:()\[\]|<>\"/]+")
 _NEXT_WORD = re.compile(r"[ \t]+([^\W\d_][\w.&-]*)")
+# Greetings and closings in the languages of the name lists. Unlike the labels below, none
+# is a listed given name or surname ("Liebe", "Mit", "Hallo" are, and stay names).
+GREETINGS_ABROAD = frozenset(
+    fold(word)
+    for word in """freundlichen grüßen gruß grüße geehrte geehrter lg vg mfg cordialement
+    amitiés bises madame monsieur saludos atentamente abrazo hola estimado estimada cordiali
+    saluti distinti ciao vriendelijke groet groeten groetjes hälsningar vänliga mvh hilsen hej
+    pozdrawiam cześć szanowny szanowna atenciosamente abraços prezado prezada pozdravem
+    ahoj üdvözlettel szia tisztelt saygılarımla merhaba""".split()
+)
 # Words a note uses as labels or greetings that some name list also holds.
-_LABELS = frozenset(
+_LABELS = GREETINGS_ABROAD | frozenset(
     """dear hi hello hey thanks thank cheers best regards kind sincerely yours ask call
     email mail phone mobile cell tel fax home work office address name subject note notes
     general re fwd ref receipt invoice customer tenant owner landlord patient holder contact
