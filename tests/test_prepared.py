@@ -70,6 +70,23 @@ def test_the_prepared_graph_gives_the_vectors_of_its_recipe_near_the_source(
     np.testing.assert_allclose(_vector(again), in_memory, atol=1e-5)
 
 
+def test_a_new_recipe_deletes_the_copies_of_older_ones_for_this_onnxruntime(
+    models_dir: Path, tmp_path: Path
+) -> None:
+    import onnxruntime as ort
+
+    model, sha = _copy_of_minilm(models_dir, tmp_path)
+    key = prepared._key(sha, ort.__version__)
+    older = model.parent / prepared.FOLDER / key.replace(prepared.RECIPE, "gelu1")
+    other_version = model.parent / prepared.FOLDER / prepared._key(sha, "0.0.1")
+    for folder in (older, other_version):
+        folder.mkdir(parents=True)
+        (folder / prepared.WEIGHTS).write_bytes(b"weights of an earlier copy")
+    prepared.single_thread_session(model, sha)
+    names = sorted(p.name for p in (model.parent / prepared.FOLDER).iterdir() if p.is_dir())
+    assert names == sorted([key, other_version.name])
+
+
 def test_an_altered_prepared_copy_is_never_loaded(models_dir: Path, tmp_path: Path) -> None:
     model, sha = _copy_of_minilm(models_dir, tmp_path)
     in_memory = _recipe(model, tmp_path)

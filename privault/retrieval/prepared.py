@@ -136,12 +136,23 @@ def _prepare(model: Path, folder: Path) -> bool:
             os.rename(scratch, folder)
         except OSError:  # another process won the race: its copy is kept, and checked
             return _intact(folder)
+        _drop_older_recipes(folder)
         return True  # the files just hashed into the record: no need to read them again
     except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own untyped errors
         log.info("cannot prepare %s (%s); it is optimised in memory instead", model, exc)
         return False
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _drop_older_recipes(folder: Path) -> None:
+    """Delete the copies of the same graph that this onnxruntime made on this machine by an
+    earlier recipe: nothing loads them again (copies for other versions are left alone,
+    another environment may use them)."""
+    prefix = folder.name[: -len(RECIPE)]
+    for other in folder.parent.iterdir():
+        if other.is_dir() and other.name.startswith(prefix) and other.name != folder.name:
+            shutil.rmtree(other, ignore_errors=True)
 
 
 def _rewritten(model: Path, scratch: Path, *, int8: bool) -> Path:
