@@ -34,11 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from privault.errors import ModelError
-from privault.privacy.names import (
-    CALENDAR,
-    fold,
-    is_never_name,
-)
+from privault.privacy.names import CALENDAR, ORGANISATION_WORDS, fold, is_never_name
 from privault.privacy.tagger_lexicon import Lexicon, lexicon
 from privault.privacy.tagger_words import PERSON_VERBS
 from privault.spans import Span
@@ -49,7 +45,7 @@ BUCKETS = 1 << 19  # hashed feature space
 PIECES = 8  # letter trigrams of a word, at most (see `_pieces`)
 WEIGHTS_FILE = Path(__file__).with_name("tagger_weights.bin")
 WEIGHTS_SHA256 = "d2c39e128de0288260983c15178ec8a386b8b1d0744eb6e6d8c7a0cf48c0add1"
-# A token joins an entity when its label's probability is at least this.
+# A token joins an entity when it is at least this likely to be one (see `Tagger.spans`).
 THRESHOLD = 0.7
 WORD_THRESHOLD = 0.85
 LOWER_WORD_THRESHOLD = 0.9
@@ -270,34 +266,37 @@ class Tagger:
     def spans(self, text: str) -> list[Span]:
         """PERSON, LOCATION and ADDRESS spans: runs of tokens of one label on one line.
 
-        A token joins an entity when its label is at least `THRESHOLD` likely; a
-        capitalised dictionary word no name list holds ("Phone", "Family") or a short word
-        in capitals ("ASAP") needs `WORD_THRESHOLD`; a lower-case dictionary word that a
-        name list holds ("marguerite", "rock") or, in text that capitalises, an unlisted
-        lower-case word ("songwriters") needs `LOWER_WORD_THRESHOLD`, unless it follows a
-        name written small ("ottoline vargasz"); a lower-case
-        dictionary word no name list holds never joins ("camels"). The first word of a title
-        of two words or more (`_starts_a_title`) needs at least `WORD_THRESHOLD`: a title
-        starts with a word as often as with a name, so the first place says nothing, and the
-        bar is the one a capitalised word needs anywhere. A word alone on its line keeps
-        its bar: a sender's name under a closing is as often alone there as a title word.
+        A token joins an entity when it is at least `THRESHOLD` likely to be one, of
+        whichever kind, and takes the likeliest kind ("Oddbjörn", a name 0.65 and a street
+        0.28, is masked: neither kind alone reached the bar). A capitalised dictionary word
+        no name list holds ("Phone", "Family") or a short word in capitals ("ASAP") needs
+        `WORD_THRESHOLD`; a lower-case dictionary word that a name list holds
+        ("marguerite", "rock") or, in text that capitalises, an unlisted lower-case word
+        ("songwriters") needs `LOWER_WORD_THRESHOLD`, unless it follows a name written small
+        ("ottoline vargasz"); a lower-case dictionary word no name list holds never joins
+        ("camels"). The first word of a title of two words or more (`_starts_a_title`)
+        needs at least `WORD_THRESHOLD` for one kind: a title starts with a word as often
+        as with a name, so the first place says nothing, and the bar is the one a
+        capitalised word needs anywhere. A word alone on its line keeps its bar: a sender's
+        name under a closing is as often alone there as a title word.
         """
         tokens, probs = self.probabilities(text)
-        best = probs.argmax(axis=1)
+        best = probs[:, 1:].argmax(axis=1) + 1  # the likeliest kind, were it an entity
         lex = lexicon()
         mixed = any(char.isupper() for char in text)
         spans: list[Span] = []
         run: list[int] = []
         for i in range(len(tokens) + 1):
             label = "O"
-            if i < len(tokens) and best[i]:
+            if i < len(tokens) and 1.0 - probs[i, 0] >= THRESHOLD:
                 label = LABELS[best[i]]
-                # after a name written small, this text does leave names small
-                small = bool(run) and tokens[run[-1]].text.islower()
+                small = bool(run) and tokens[run[-1]].text.islower()  # names written small
                 need = _threshold(tokens[i].text, lex, mixed and not small)
-                if need < WORD_THRESHOLD and _starts_a_title(text, tokens, i, least=2):
-                    need = WORD_THRESHOLD  # a title's first word: its place says nothing
-                if probs[i, best[i]] < need:
+                sure = 1.0 - probs[i, 0]  # an entity, whichever its kind
+                if _starts_a_title(text, tokens, i, least=2):
+                    # a title's first word: its place says nothing, so one kind must be sure
+                    need, sure = max(need, WORD_THRESHOLD), probs[i, best[i]]
+                if sure < need:
                     label = "O"
             if run and (label != LABELS[best[run[0]]] or not _joined(text, tokens, run[-1], i)):
                 spans.extend(_span(text, tokens, probs, best, run))
@@ -310,10 +309,9 @@ class Tagger:
 def _around_found(
     span: Span, people: Sequence[Span], tokens: Sequence[Token], probs: Any, veto: float
 ) -> Span:
-    """`span` without the words at its edges, outside the names this tagger found in it,
-    that the tagger reads as ordinary (at least `veto`): "Saw" in "Saw Nárcisz Szondi",
-    "lol" in "lol adorján", "Ring" in "Ring Dr Thyssen". Kept whole, such a word is masked
-    and then masked wherever else it stands."""
+    """`span` without the edge words outside the names this tagger found in it that it
+    reads as ordinary (at least `veto`): "Saw Nárcisz Szondi", "lol adorján". Kept whole,
+    such a word is masked, and then wherever else it stands."""
     found = [p for p in people if span.start <= p.start and p.end <= span.end]
     if not found:
         return span
@@ -353,6 +351,8 @@ def _threshold(word: str, lex: Lexicon, mixed: bool) -> float:
     folded = fold(word)
     if is_never_name(word) or folded in CALENDAR or folded.rstrip("s") in CALENDAR:
         return 1.1  # "an", "Phone", "March", "Tuesdays": the name lists say "April Jones"
+    if folded in ORGANISATION_WORDS:
+        return 1.1  # "Stadtwerke", "GmbH": a company's word, never a name, place or street
     flags = lex.flags(folded)
     listed = flags[0] == "F" or flags[1] == "L"
     if word.isupper() and len(word) <= 4 and flags[0] != "F":
