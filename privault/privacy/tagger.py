@@ -282,17 +282,18 @@ class Tagger:
         """
         tokens, probs = self.probabilities(text)
         best = probs[:, 1:].argmax(axis=1) + 1  # the likeliest kind, were it an entity
+        entity = 1.0 - probs[:, 0]  # how likely an entity, whichever its kind
         lex = lexicon()
         mixed = any(char.isupper() for char in text)
         spans: list[Span] = []
         run: list[int] = []
         for i in range(len(tokens) + 1):
             label = "O"
-            if i < len(tokens) and 1.0 - probs[i, 0] >= THRESHOLD:
+            if i < len(tokens) and entity[i] >= THRESHOLD:
                 label = LABELS[best[i]]
                 small = bool(run) and tokens[run[-1]].text.islower()  # names written small
                 need = _threshold(tokens[i].text, lex, mixed and not small)
-                sure = 1.0 - probs[i, 0]  # an entity, whichever its kind
+                sure = entity[i]
                 if _starts_a_title(text, tokens, i, least=2):
                     # a title's first word: its place says nothing, so one kind must be sure
                     need, sure = max(need, WORD_THRESHOLD), probs[i, best[i]]

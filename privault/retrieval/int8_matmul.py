@@ -111,8 +111,7 @@ def _weights(
     codes_array, scale_array = numpy_helper.to_array(codes), numpy_helper.to_array(scale)
     if codes_array.ndim != 2 or codes_array.shape[0] % BLOCK:
         return None
-    if scale_array.ndim == 0 or scale_array.size != codes_array.shape[1]:
+    columns = codes_array.shape[1]
+    if scale_array.ndim == 0 or scale_array.size != columns or scale_array.shape[-1] != columns:
         return None  # one scale per output column, nothing else
-    if scale_array.shape[-1] != codes_array.shape[1]:
-        return None
     return mul, cast, codes_array, scale_array.reshape(-1)

@@ -118,8 +118,10 @@ def _prepare(model: Path, folder: Path) -> bool:
         log.info("cannot prepare %s (%s); it is optimised in memory instead", model, exc)
         return False
     try:
-        made = _session(_rewritten(model, scratch, int8=True), optimise=True, save_to=scratch)
-        agrees = _agrees(made, model)
+        rewritten = _rewritten(model, scratch, int8=True)
+        made = _session(rewritten, optimise=True, save_to=scratch)
+        # only int8 products move the vectors beyond float rounding: only they are checked
+        agrees = rewritten.name != _REWRITES[1] or _agrees(made, model)
         del made
         if not agrees:
             log.warning("the int8 products of %s disagree with its float graph; not used", model)
