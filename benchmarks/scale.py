@@ -46,6 +46,7 @@ from privault.vault import Vault
 from privault.vault.embedding import default_embedder
 
 BUILD_BATCH = 500  # documents per `note_many` call (one transaction each)
+UNLOAD_AFTER = 5.0  # seconds: the serve probe measures what is held once the answerer is unloaded
 JITTER = 0.35  # norm of a window's own jitter against its unit sentence sum (cos ~0.94)
 
 _KINDS = {
@@ -367,7 +368,12 @@ def _rss() -> dict[str, float]:
 def probe_child(path: str, models: str, strong: str, chat: str) -> dict[str, Any]:
     """The body of `_probe`, run in the child."""
     owner = Caller.owner()
-    with Vault.open(Path(path), models_dir=Path(models), detector_factory=FakeDetector) as vault:
+    with Vault.open(
+        Path(path),
+        models_dir=Path(models),
+        detector_factory=FakeDetector,
+        chat_unload_after=UNLOAD_AFTER,
+    ) as vault:
         for query in corpus.QUERIES[:5]:
             vault.search(query, caller=owner)
         out: dict[str, Any] = {"after_searches": _rss()}
@@ -378,7 +384,18 @@ def probe_child(path: str, models: str, strong: str, chat: str) -> dict[str, Any
         if chat == "1":
             vault.load_chat_model()
             out["with_chat_model"] = _rss()
+            _wait_unloaded(vault)
+            out["after_the_answerer_is_unloaded"] = _rss()
     return out
+
+
+def _wait_unloaded(vault: Vault) -> None:
+    """Until the answerer's worker has gone (`chat_unload_after`, here UNLOAD_AFTER s)."""
+    ends = time.monotonic() + UNLOAD_AFTER + 30
+    while vault.asking.chat.health().state != "idle":
+        if time.monotonic() > ends:
+            raise RuntimeError("the answerer was not unloaded")
+        time.sleep(0.2)
 
 
 def run(args: Any) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -160,3 +161,30 @@ def test_a_model_file_that_does_not_match_its_manifest_is_never_loaded(tmp_path:
     (folder / "SmolLM2-135M-Instruct.Q4_1.gguf").write_bytes(b"not a model")
     with pytest.raises(ModelError, match="cannot be used"):
         local_chat(tmp_path, "smollm2-135m")
+
+
+def test_an_unused_real_answerer_gives_its_memory_back_and_answers_the_same_after() -> None:
+    models = Path(os.environ.get("PRIVAULT_MODELS", Path.home() / ".privault" / "models"))
+    handle = local_chat(models, "smollm2-135m", threads=2, unload_after=1.0)
+    messages = build_messages("What is the invoice total?", SECTIONS[:1])
+    try:
+        first = handle.chat(messages, max_tokens=8)
+        pid = handle.process.pid
+        assert pid is not None
+        held_mb = (
+            int(Path(f"/proc/{pid}/statm").read_text().split()[1])
+            * os.sysconf("SC_PAGE_SIZE")
+            / 1e6
+        )
+        assert held_mb > 50  # the weights and the KV cache
+        deadline = time.monotonic() + 30
+        while handle.health().state != "idle":
+            assert time.monotonic() < deadline, handle.health()
+            time.sleep(0.1)
+        assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text()
+        again = handle.chat(messages, max_tokens=8)
+        assert again.text == first.text  # greedy: the reloaded model answers alike
+        assert again.cached_tokens == 0  # the briefing's KV cache went with the worker
+        assert handle.health().restarts == 0 and handle.process.pid not in (None, pid)
+    finally:
+        handle.process.close()

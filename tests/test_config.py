@@ -24,11 +24,13 @@ def test_no_file_gives_the_defaults() -> None:
     assert loaded == config.Config()
     assert loaded.max_note_bytes == 1024 * 1024
     assert loaded.strong_model == "embeddinggemma-300m"
+    assert loaded.chat_unload_after == 300
 
 
 def test_a_file_sets_what_it_names_and_keeps_the_rest() -> None:
     _write(
         "max_note_bytes: 2048\npolicies_dir: ~/my-policies\nstrong_model: null\n"
+        "chat_unload_after: null\n"
         "privacy:\n  agents:\n    auditor: strict\n"
         "remote_chat: {url: 'http://127.0.0.1:8080/v1', model: m}\n"
     )
@@ -36,6 +38,7 @@ def test_a_file_sets_what_it_names_and_keeps_the_rest() -> None:
     assert loaded.max_note_bytes == 2048
     assert loaded.policies_dir == Path("~/my-policies").expanduser()
     assert loaded.strong_model is None
+    assert loaded.chat_unload_after is None
     assert loaded.privacy == {"agents": {"auditor": "strict"}}
     assert loaded.remote_chat == {"url": "http://127.0.0.1:8080/v1", "model": "m"}
     assert loaded.max_file_bytes == config.Config().max_file_bytes
@@ -52,6 +55,8 @@ def test_a_file_sets_what_it_names_and_keeps_the_rest() -> None:
         ("privacy: strict\n", "privacy: must be caller/shelf policies (a mapping)"),
         ("chat_model: [a, b]\n", "chat_model: must be the local answerer"),
         ("remote_chat: 3\n", "remote_chat: must be an OpenAI-compatible backend"),
+        ("chat_unload_after: 0\n", "chat_unload_after: must be the seconds without a question"),
+        ("chat_unload_after: 5m\n", "chat_unload_after: must be the seconds"),
         ("max_notes_bytes: 10\n", "max_notes_bytes: unknown setting (known: privacy, "),
         ("- just\n- a list\n", "the file must be a mapping of settings"),
         ("max_note_bytes: [1\n", "is not valid YAML"),

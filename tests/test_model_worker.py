@@ -88,6 +88,59 @@ def test_a_slow_answer_that_shows_progress_is_not_a_hang(chat: WorkerChat) -> No
     assert chat.health().failures == 0
 
 
+def _wait_for(state: str, handle: WorkerChat, seconds: float = 10.0) -> None:
+    ends = time.monotonic() + seconds
+    while handle.health().state != state:
+        assert time.monotonic() < ends, f"still {handle.health().state}"
+        time.sleep(0.05)
+
+
+def test_an_unused_worker_is_unloaded_and_the_next_call_loads_it_again() -> None:
+    handle = chat_worker(unload_after=0.5)
+    try:
+        assert handle.chat(say("first")).text == "first"
+        first_pid = handle.process.pid
+        assert first_pid is not None
+        _wait_for("idle", handle)
+        health = handle.health()
+        assert health.pid is None and not _running(first_pid)
+        assert health.reason == "unloaded after 0.5 s unused"
+        assert handle.chat(say("second")).text == "second"
+        health = handle.health()
+        assert health.state == "ready" and health.pid not in (None, first_pid)
+        assert health.restarts == 0 and health.failures == 0  # neither a restart nor a fault
+    finally:
+        handle.process.close()
+
+
+def test_a_worker_in_use_is_not_unloaded() -> None:
+    """Calls closer together than `unload_after`, and one answer longer than it, all reach
+    the same worker."""
+    handle = chat_worker(unload_after=1.0)
+    try:
+        handle.chat(say("warm"))
+        pid = handle.process.pid
+        for _ in range(6):
+            time.sleep(0.4)
+            handle.chat(say("again"))
+        assert handle.chat(say("[[trickle:2]] long")).text == "[[trickle:2]] long"
+        assert handle.process.pid == pid and handle.health().state == "ready"
+        _wait_for("idle", handle)  # and once the calls stop, it goes
+    finally:
+        handle.process.close()
+
+
+def test_a_worker_without_unload_after_stays_loaded() -> None:
+    handle = chat_worker()
+    try:
+        handle.chat(say("warm"))
+        pid = handle.process.pid
+        time.sleep(1.0)
+        assert handle.process.pid == pid and handle.health().state == "ready"
+    finally:
+        handle.process.close()
+
+
 def test_the_owners_ask_timeout_bounds_a_whole_answer() -> None:
     process = ModelProcess(Spec("fake-chat", "fake"), backoff=(0.0,))
     chat = WorkerChat(process.spec, deadline=replace(QUICK, cap=3.0), process=process)

@@ -116,6 +116,7 @@ FACADE_NAMES = {
     "settings": [
         "ask_timeout",
         "chat_model",
+        "chat_unload_after",
         "max_file_bytes",
         "max_note_bytes",
         "models_dir",

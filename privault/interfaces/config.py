@@ -50,6 +50,13 @@ class Config:
             "as hung and restarted (a positive integer, or null: sized to the question)"
         },
     )
+    chat_unload_after: int | None = field(
+        default=300,
+        metadata={
+            "help": "the seconds without a question after which the local answerer is "
+            "unloaded to give its memory back (a positive integer, or null: keep it loaded)"
+        },
+    )
     strong_model: str | None = field(
         default="embeddinggemma-300m",
         metadata={"help": "the strong relevance model for context and ask (a name, or null)"},
@@ -83,6 +90,7 @@ def _checked(name: str, value: Any, spec: dataclasses.Field[Any]) -> Any:
         "max_note_bytes": (int,),
         "max_file_bytes": (int,),
         "ask_timeout": (int, type(None)),
+        "chat_unload_after": (int, type(None)),
     }.get(name, (str, type(None)))
     ok = isinstance(value, kinds) and not isinstance(value, bool)
     if ok and isinstance(value, int):

@@ -22,6 +22,9 @@ time. What can go wrong, and what the caller sees:
 
 The model is loaded once per child, so its cost is paid at start and after a crash, not per
 call, and llama.cpp's KV cache (the briefing's shared prefix) lives as long as the child.
+With `unload_after`, a child that has had no call for that many seconds is stopped to give
+its memory back (the answerer holds about 1.3 GB); the next call starts a new one, paying
+the load and the briefing's prompt again. That is not a failure and not a restart.
 `health()` says what state each model is in, for `status` and the owner's page.
 """
 
@@ -151,8 +154,10 @@ class ModelProcess:
         retry_failed_after: float = RETRY_FAILED_AFTER,
         backoff: Sequence[float] = BACKOFF,
         on_change: Callable[[Health], None] | None = None,
+        unload_after: float | None = None,
     ) -> None:
         self.spec = spec
+        self._unload_after = unload_after
         self._load_seconds = load_seconds
         self._max_failures = max_failures
         self._retry_failed_after = retry_failed_after
@@ -166,6 +171,7 @@ class ModelProcess:
         self._permanent = False  # the model cannot load: no retry would help
         self._started_once = False
         self._closed = False
+        self._unload_timer: threading.Timer | None = None
         self.facts: dict[str, Any] = {}
         _LIVE.add(self)
 
@@ -210,6 +216,7 @@ class ModelProcess:
                 raise self._failure(self._stop(None)) from None
             if self._health.failures or self._health.state != "ready":
                 self._set(state="ready", failures=0)
+            self._arm_unload()
         if not reply.get("ok"):
             raise _error(reply)
         return reply, payload
@@ -225,9 +232,42 @@ class ModelProcess:
         """Stop the worker (its pipe closes; it is killed if it does not exit at once)."""
         with self._lock:
             self._closed = True
+            self._disarm_unload()
             self._stop(None)
 
+    def _unload_if_unused(self) -> None:
+        """Stop the worker if no call came since the timer was armed (see `unload_after`).
+        A call running now holds the lock and arms a new timer when it ends."""
+        if not self._lock.acquire(blocking=False):
+            return
+        try:
+            if self._closed or self._pipe is None or self._unload_timer is None:
+                return
+            if threading.current_thread() is not self._unload_timer:
+                return  # a later call armed another timer
+            self._unload_timer = None
+            self._stop(None)
+            self._started_once = False  # the next start is a first load, not a restart
+            self._set(state="idle", reason=f"unloaded after {self._unload_after:g} s unused")
+        finally:
+            self._lock.release()
+
     # -- inside the lock ---------------------------------------------------------------
+
+    def _arm_unload(self) -> None:
+        """(Re)start the countdown to unloading an unused worker."""
+        if self._unload_after is None or self._pipe is None:
+            return
+        self._disarm_unload()
+        timer = threading.Timer(self._unload_after, self._unload_if_unused)
+        timer.daemon = True
+        self._unload_timer = timer
+        timer.start()
+
+    def _disarm_unload(self) -> None:
+        if self._unload_timer is not None:
+            self._unload_timer.cancel()
+            self._unload_timer = None
 
     def _refuse_if_failed(self) -> None:
         if self._closed:
@@ -284,6 +324,7 @@ class ModelProcess:
             restarts=self._health.restarts + (1 if restarted else 0),
             load_seconds=round(time.perf_counter() - started, 3),
         )
+        self._arm_unload()
 
     def _receive(self, seconds: float, ends: float | None = None) -> bytes:
         assert self._pipe is not None

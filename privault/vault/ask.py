@@ -87,6 +87,7 @@ class VaultAsk:
                 threads=threads or DEFAULT_THREADS,
                 deadline=Deadline(cap=settings.ask_timeout),
                 on_change=self._context.engines.on_health,
+                unload_after=settings.chat_unload_after,
             )
 
         return self._context.engines.chat(self.chat_model, load)

@@ -63,6 +63,7 @@ if TYPE_CHECKING:
 
 DEFAULT_SHELF = "default"  # exists without a row or a document naming it
 _DETECTION_LOCK = threading.RLock()  # one spaCy pipeline per process: one detection at a time
+DEFAULT_CHAT_UNLOAD_AFTER = 300.0  # seconds: the questions of one sitting find it loaded
 _KEPT_DETECTORS = 8  # detector versions kept (a new known entity makes a new version)
 
 
@@ -77,6 +78,9 @@ class VaultSettings:
     privacy: dict[str, Any] = field(default_factory=dict)  # caller/shelf → policy config
     chat_model: str | None = None  # the local answerer (None: the default)
     ask_timeout: float | None = None  # seconds before its worker counts as hung (None: sized)
+    # Seconds without a question before the answerer's worker is stopped to give its
+    # memory back (None: kept loaded); the next question loads it again.
+    chat_unload_after: float | None = DEFAULT_CHAT_UNLOAD_AFTER
     remote_chat: dict[str, Any] | None = None  # {url, model, api_key}: non-private asks only
     strong_model: str | None = DEFAULT_STRONG_MODEL  # None: no strong leg even if installed
 

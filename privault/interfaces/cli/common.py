@@ -107,6 +107,7 @@ def open_vault() -> Vault:
         privacy=cfg.privacy,
         chat_model=cfg.chat_model,
         ask_timeout=cfg.ask_timeout,
+        chat_unload_after=cfg.chat_unload_after,
         strong_model=cfg.strong_model,
         remote_chat=cfg.remote_chat,
     )

@@ -227,7 +227,7 @@ def status(json_out: JsonOption = False) -> None:
             f"model {worker['name']} runs in process {worker['pid'] or '-'} "
             f"(for process {worker['process']}): {worker['state']}{restarts}"
         )
-        if worker["state"] in ("failed", "restarting") and worker["reason"]:
+        if worker["state"] in ("failed", "restarting", "idle") and worker["reason"]:
             line += f" — {worker['reason']}"
         style = {"failed": "red", "restarting": "yellow"}.get(worker["state"])
         console.print(line, style=style, highlight=False, markup=False)
