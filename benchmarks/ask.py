@@ -17,7 +17,9 @@ llama.cpp completion of the very same prompt on a second, identically warmed ins
 Direct mode (default) picks each question's sections with a small keyword ranking and
 calls `privault.ask.ask()` as the owner (mode `off`, so nothing is masked and quality is
 the model's). `--via-vault` stores the notes in a temporary vault and asks through
-`Vault.ask` instead, so retrieval and gating are included.
+`Vault.ask` instead, so retrieval and gating are included; `--after-unload N` then asks
+the first N questions once more, each after the answerer was unloaded for want of
+questions (`chat_unload_after`), and reports their times beside the warm ones.
 """
 
 from __future__ import annotations
@@ -301,8 +303,11 @@ def summarise(name: str, rows: list[dict[str, Any]], load_s: float) -> dict[str,
     }
 
 
+UNLOAD_AFTER = 2.0  # seconds: `--after-unload`'s short `chat_unload_after`
+
+
 def bench_via_vault(
-    models_dir: Path, name: str, questions: list[Any], agent: bool = False
+    models_dir: Path, name: str, questions: list[Any], agent: bool = False, after_unload: int = 0
 ) -> dict[str, Any]:
     """The same questions through the `Vault` facade (retrieval, packing, gating included).
 
@@ -314,7 +319,12 @@ def bench_via_vault(
     asker = Caller.agent("bench") if agent else Caller.owner()
 
     with tempfile.TemporaryDirectory() as scratch:
-        vault = Vault.open(Path(scratch) / "vault.db", models_dir=models_dir, chat_model=name)
+        vault = Vault.open(
+            Path(scratch) / "vault.db",
+            models_dir=models_dir,
+            chat_model=name,
+            chat_unload_after=UNLOAD_AFTER if after_unload else None,
+        )
         for title, text in NOTES:
             vault.note(text, title=title, caller=Caller.owner())
         warm = QUESTIONS[-1][0]
@@ -338,12 +348,33 @@ def bench_via_vault(
                 }
             )
         masked = _masked_values(vault, asker) if agent else set()
+        reloaded = [_after_unload(vault, asker, q) for q, _, _ in questions[:after_unload]]
         vault.close()
     summary = summarise(name, rows, 0.0)
+    if after_unload:
+        warm = [row["seconds"] for row in rows[:after_unload]]
+        summary["after_unload"] = {
+            "questions": after_unload,
+            "p50_seconds": round(statistics.median(reloaded), 2),
+            "same_questions_warm_p50_seconds": round(statistics.median(warm), 2),
+            "seconds": reloaded,
+        }
     summary["budget"] = DEFAULT_ASK_BUDGET  # what `Vault.ask` packs when not told otherwise
     if agent:
         summary.update(_agent_figures(rows, questions, masked))
     return summary
+
+
+def _after_unload(vault: Any, asker: Any, question: str) -> float:
+    """Seconds `question` takes once the answerer has been unloaded."""
+    ends = time.monotonic() + UNLOAD_AFTER + 60
+    while vault.asking.chat.health().state != "idle":
+        if time.monotonic() > ends:
+            raise RuntimeError("the answerer was not unloaded")
+        time.sleep(0.1)
+    started = time.perf_counter()
+    vault.ask(question, caller=asker)
+    return round(time.perf_counter() - started, 3)
 
 
 def _masked_values(vault: Any, asker: Any) -> set[str]:
@@ -406,6 +437,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--as-agent", action="store_true", help="with --via-vault: ask as an agent (redact)"
     )
+    parser.add_argument(
+        "--after-unload",
+        type=int,
+        default=0,
+        metavar="N",
+        help="with --via-vault: ask the first N questions again, each after an unload",
+    )
     parser.add_argument("--json", action="store_true", help="print the full JSON report")
     parser.add_argument("--locomo", type=Path, default=None, help="LoCoMo JSON: answer benchmark")
     parser.add_argument("--budgets", default="300,600,1000", help="with --locomo: token budgets")
@@ -418,14 +456,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--cache", type=Path, default=None, help="with --locomo: strong vectors")
     args = parser.parse_args(argv)
-    if args.as_agent and not args.via_vault:
-        parser.error("--as-agent asks through the vault: add --via-vault")
+    if (args.as_agent or args.after_unload) and not args.via_vault:
+        parser.error("--as-agent and --after-unload ask through the vault: add --via-vault")
     if args.locomo is not None:
         return _locomo(args)
     questions = QUESTIONS[: args.limit] if args.limit else QUESTIONS
     names = [name.strip() for name in args.models.split(",")]
     if args.via_vault:
-        reports = [bench_via_vault(args.models_dir, n, questions, args.as_agent) for n in names]
+        reports = [
+            bench_via_vault(args.models_dir, n, questions, args.as_agent, args.after_unload)
+            for n in names
+        ]
     else:
         reports = [bench_model(args.models_dir, n, questions) for n in names]
     if args.json:
