@@ -73,3 +73,34 @@ def test_the_second_pass_finds_names_the_small_one_misses(
         assert name in masked(both)
     # Batched detection runs the second pass too, with the same result.
     assert both.detect_many([text, text]) == [both.detect(text)] * 2
+
+
+@pytest.mark.real
+def test_the_second_recogniser_leaves_its_string_table_on_disk_and_finds_the_same(
+    models_dir: Path,
+) -> None:
+    """Its 709,000 strings cost 137 MB of every process that detects; its entities come
+    from hashed features, so a load without them finds the same entities."""
+    import spacy
+
+    from privault.privacy import engine
+
+    folder = second_ner_folder(models_dir)
+    assert folder is not None, f"run `privault models install {SECOND_NER_MODEL}`"
+    slim = engine.load_engine(folder)._second
+    whole = spacy.load(folder, exclude=[n for n in engine._SECOND_EXCLUDE if n != "strings"])
+    assert len(whole.vocab.strings) > 500_000
+    texts = [
+        "Özger F. İnönü works for Pinecrest School in Ankara.",
+        "Met Ilsabet Marrowgate and Dr. Usamov at the Lisbon office on Friday 3 May.",
+        "Can you send the badge form to Ian? Thanks, Martin",
+    ]
+
+    def entities(nlp: object) -> list[list[tuple[int, int, str]]]:
+        docs = nlp.pipe(texts)  # type: ignore[attr-defined]
+        return [[(e.start_char, e.end_char, e.label_) for e in doc.ents] for doc in docs]
+
+    found = entities(slim)
+    assert sum(map(len, found)) >= 5
+    assert found == entities(whole)
+    assert len(slim.vocab.strings) < 100_000
