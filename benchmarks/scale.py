@@ -38,7 +38,7 @@ import numpy as np
 
 from benchmarks import corpus
 from privault.caller import Caller
-from privault.privacy.detector import FakeDetector
+from privault.privacy.detector import Detector, FakeDetector
 from privault.retrieval import fts
 from privault.retrieval.embedder import Embedder
 from privault.store.index_reads import Filters
@@ -366,14 +366,17 @@ def _rss() -> dict[str, float]:
 
 
 def probe_child(path: str, models: str, strong: str, chat: str) -> dict[str, Any]:
-    """The body of `_probe`, run in the child."""
+    """The body of `_probe`, run in the child. As `serve` (`chat`), it loads the real PII
+    detector too, as serve does at start; the warm searcher is measured without it."""
     owner = Caller.owner()
     with Vault.open(
         Path(path),
         models_dir=Path(models),
-        detector_factory=FakeDetector,
+        detector_factory=Detector if chat == "1" else FakeDetector,
         chat_unload_after=UNLOAD_AFTER,
     ) as vault:
+        if chat == "1":
+            vault.privacy.detector.detect("Warm up with Dana Lee in Paris.")
         for query in corpus.QUERIES[:5]:
             vault.search(query, caller=owner)
         out: dict[str, Any] = {"after_searches": _rss()}
