@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import re
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -372,3 +373,26 @@ def test_status_shows_a_failed_model_worker_with_its_reason(
         process.close()
     worker = page.split('id="worker-fake-answerer"', 1)[1].split("</li>", 1)[0]
     assert "failed" in worker and "signal 6 (SIGABRT)" in worker and "privault doctor" in worker
+
+
+def test_status_shows_an_unloaded_answerer_as_idle_with_why(
+    client: TestClient, vault: Vault
+) -> None:
+    from privault.models.engines import Spec
+    from privault.models.handles import WorkerChat
+    from privault.models.supervisor import ModelProcess
+
+    spec = Spec("fake-chat", "fake-answerer")
+    process = ModelProcess(spec, unload_after=0.2, on_change=vault.shared.engines.on_health)
+    try:
+        WorkerChat(spec, process=process).chat([Message("user", "hello")])
+        ends = time.monotonic() + 10
+        while process.health().state != "idle":
+            assert time.monotonic() < ends
+            time.sleep(0.05)
+        page = client.get("/status").text
+    finally:
+        process.close()
+    worker = page.split('id="worker-fake-answerer"', 1)[1].split("</li>", 1)[0]
+    assert "idle" in worker and "unloaded after 0.2 s unused" in worker
+    assert "the next question loads it" in worker and "failed" not in worker
