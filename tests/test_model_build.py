@@ -71,6 +71,15 @@ def test_judge_build(line: str, flags: set[str], portable: bool, problem: str | 
         assert "GGML_NATIVE=OFF" in check.advice
 
 
+def test_a_portable_build_on_an_avx512_cpu_is_fine_but_says_what_it_leaves_unused() -> None:
+    check = judge_build(BASELINE, ZEN4_FLAGS)
+    assert check.problem is None and check.hint is not None
+    assert "AVX-512" in check.hint and "GGML_CPU_ALL_VARIANTS=ON" in check.hint
+    assert judge_build(BASELINE, {"avx", "avx2", "fma", "f16c"}).hint is None  # nothing unused
+    zen4 = NATIVE_SAPPHIRE_RAPIDS.replace("AMX_INT8 = 1", "AMX_INT8 = 0")
+    assert judge_build(zen4, ZEN4_FLAGS, dispatched=True).hint is None  # it uses it already
+
+
 def test_a_dispatched_build_may_use_what_this_cpu_has_but_never_amx() -> None:
     zen4 = NATIVE_SAPPHIRE_RAPIDS.replace("AMX_INT8 = 1", "AMX_INT8 = 0")
     assert judge_build(zen4, ZEN4_FLAGS, dispatched=True).problem is None

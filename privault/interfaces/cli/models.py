@@ -153,6 +153,8 @@ def doctor(json_out: JsonOption = False) -> None:
             if build.problem:
                 console.print(f"  problem: {build.problem}", style="red", markup=False)
                 console.print(f"  {build.advice}", markup=False, highlight=False)
+            elif build.hint:
+                console.print(f"  note: {build.hint}", markup=False, highlight=False)
         if not checks:
             console.print("no models installed: `privault models install NAME`")
         load, cores = os.getloadavg()[0], os.cpu_count() or 1
