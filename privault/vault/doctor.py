@@ -79,6 +79,7 @@ class BuildCheck(JsonForm):
     advice: str = ""
     # Not a fault: speed the build leaves unused on this CPU, and how to get it.
     hint: str | None = None
+    dispatched: bool = False  # one library per CPU variant; `features` are this CPU's
 
 
 def features(system_line: str) -> tuple[str, ...]:
@@ -126,7 +127,12 @@ def judge_build(
             f"docs/models.md): {REBUILD}"
         )
     return BuildCheck(
-        tuple(used), portable, problem, f"rebuild it portably: {REBUILD}" if problem else "", hint
+        tuple(used),
+        portable,
+        problem,
+        f"rebuild it portably: {REBUILD}" if problem else "",
+        hint,
+        dispatched,
     )
 
 

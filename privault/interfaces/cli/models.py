@@ -149,7 +149,11 @@ def doctor(json_out: JsonOption = False) -> None:
             console.print("llama.cpp: not installed (install privault[llm] to ask questions)")
         else:
             kind = "portable" if build.portable else "tuned to its build machine"
-            console.print(f"llama.cpp: {kind} build ({', '.join(build.features) or 'unknown'})")
+            used = ", ".join(build.features) or "unknown"
+            if build.dispatched:
+                console.print(f"llama.cpp: one library per CPU variant; this CPU's uses {used}")
+            else:
+                console.print(f"llama.cpp: {kind} build ({used})")
             if build.problem:
                 console.print(f"  problem: {build.problem}", style="red", markup=False)
                 console.print(f"  {build.advice}", markup=False, highlight=False)
