@@ -129,15 +129,15 @@ def untrained_tagger() -> Any:
     unsure that it is ordinary to veto a guess."""
     import numpy as np
 
-    from privault.privacy import tagger
+    from privault.privacy import tagger, tagger_features
 
     class Unsure(tagger.Tagger):
-        def probabilities(self, text: str) -> tuple[list[tagger.Token], Any]:  # type: ignore[override]
-            tokens = tagger.tokenize(text)
+        def probabilities(self, text: str) -> tuple[list[tagger_features.Token], Any]:  # type: ignore[override]
+            tokens = tagger_features.tokenize(text)
             row = np.asarray([0.4, 0.2, 0.2, 0.2], dtype=np.float32)
             return tokens, np.tile(row, (len(tokens), 1))
 
-    shape = (tagger.BUCKETS, len(tagger.LABELS))
+    shape = (tagger_features.BUCKETS, len(tagger.LABELS))
     return Unsure(np.zeros(shape, dtype=np.float32))
 
 

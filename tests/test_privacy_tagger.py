@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from privault.errors import ModelError
-from privault.privacy import PolicySet, tagger
+from privault.privacy import PolicySet, tagger, tagger_features
 from privault.privacy.detector import Detector, DetectorConfig
 from privault.privacy.gate import Gate
 from privault.privacy.tagger_train import build, labelled, serialise
@@ -226,7 +226,7 @@ def test_a_detector_whose_tagger_cannot_load_refuses_to_detect(
 def test_training_is_deterministic_and_learns_the_corpus() -> None:
     first = serialise(build(count=300, epochs=1))
     assert serialise(build(count=300, epochs=1)) == first
-    assert tagger.parse_weights(first).shape == (tagger.BUCKETS, len(tagger.LABELS))
+    assert tagger.parse_weights(first).shape == (tagger_features.BUCKETS, len(tagger.LABELS))
 
 
 def test_the_shipped_model_is_the_mean_of_models_trained_on_their_own_corpora() -> None:
@@ -264,15 +264,15 @@ def test_corpus_examples_are_labelled_token_by_token() -> None:
     ],
 )
 def test_a_title_is_a_short_line_and_its_first_word(text: str, word: str, title: bool) -> None:
-    tokens = tagger.tokenize(text)
+    tokens = tagger_features.tokenize(text)
     index = next(i for i, token in enumerate(tokens) if token.text == word)
     assert tagger._starts_a_title(text, tokens, index) is title
 
 
 def test_a_word_is_also_read_by_its_spelling() -> None:
-    assert tagger._pieces("okafor") == ["^ok", "oka", "kaf", "afo", "for", "or$"]
-    long = tagger._pieces("wolfeschlegelsteinhausen")
-    assert len(long) == tagger.PIECES
+    assert tagger_features._pieces("okafor") == ["^ok", "oka", "kaf", "afo", "for", "or$"]
+    long = tagger_features._pieces("wolfeschlegelsteinhausen")
+    assert len(long) == tagger_features.PIECES
     assert long[0] == "^wo" and long[-1] == "en$"  # a long word keeps its two ends
 
 
@@ -280,10 +280,10 @@ def test_every_token_has_a_row_of_one_width_and_padding_adds_nothing() -> None:
     from privault.privacy.tagger_lexicon import lexicon
 
     text = "Call Wolfeschlegelsteinhausen at 5, or Al"
-    rows = tagger.features(text, tagger.tokenize(text), lexicon())
+    rows = tagger_features.features(text, tagger_features.tokenize(text), lexicon())
     assert len({len(row) for row in rows}) == 1
     assert 0 in rows[2] and 0 not in rows[1]  # "at" has padding, the long word none
-    assert all(0 not in row[: -tagger.PIECES] for row in rows)  # no feature hashes to 0
+    assert all(0 not in row[: -tagger_features.PIECES] for row in rows)  # no feature hashes to 0
     weights = tagger.load_tagger().weights
     assert not weights[0].any()
 
@@ -305,10 +305,10 @@ class _Reading(tagger.Tagger):
         super().__init__(None)
         self.ordinary = ordinary
 
-    def probabilities(self, text: str) -> tuple[list[tagger.Token], Any]:
+    def probabilities(self, text: str) -> tuple[list[tagger_features.Token], Any]:
         import numpy as np
 
-        tokens = tagger.tokenize(text)
+        tokens = tagger_features.tokenize(text)
         row = [self.ordinary, 1 - self.ordinary, 0.0, 0.0]
         return tokens, np.asarray([row] * len(tokens), dtype=np.float32)
 

@@ -18,7 +18,7 @@ import time
 import zlib
 from typing import Any
 
-from privault.privacy import tagger
+from privault.privacy import tagger, tagger_features
 from privault.privacy.names import load_name_lists
 from privault.privacy.places import load_gazetteer
 from privault.privacy.tagger_corpus import Example, corpus
@@ -33,7 +33,7 @@ RATE = 0.3
 L2 = 3e-5
 
 
-def labelled(example: Example) -> tuple[str, list[tagger.Token], list[int]]:
+def labelled(example: Example) -> tuple[str, list[tagger_features.Token], list[int]]:
     """The text of `example`, its tokens and each token's label index."""
     text = "".join(piece for piece, _ in example)
     marks = [0] * len(text)
@@ -42,7 +42,7 @@ def labelled(example: Example) -> tuple[str, list[tagger.Token], list[int]]:
         if label != "O":
             marks[position : position + len(piece)] = [tagger.LABELS.index(label)] * len(piece)
         position += len(piece)
-    tokens = tagger.tokenize(text)
+    tokens = tagger_features.tokenize(text)
     return text, tokens, [marks[token.start] for token in tokens]
 
 
@@ -56,7 +56,7 @@ def matrices(examples: list[Example]) -> tuple[Any, Any]:
     for example in examples:
         text, tokens, marks = labelled(example)
         if tokens:
-            rows.append(np.asarray(tagger.features(text, tokens, lex), dtype=np.int32))
+            rows.append(np.asarray(tagger_features.features(text, tokens, lex), dtype=np.int32))
         labels.extend(marks)
     return np.concatenate(rows), np.asarray(labels, dtype=np.int64)
 
@@ -66,8 +66,8 @@ def train(features: Any, labels: Any, epochs: int, seed: int = SEED) -> Any:
     import numpy as np
 
     classes = len(tagger.LABELS)
-    weights = np.zeros((tagger.BUCKETS, classes), dtype=np.float64)
-    squares = np.full((tagger.BUCKETS, classes), 1e-8)
+    weights = np.zeros((tagger_features.BUCKETS, classes), dtype=np.float64)
+    squares = np.full((tagger_features.BUCKETS, classes), 1e-8)
     rng = np.random.default_rng(seed)
     width = features.shape[1]
     for _ in range(epochs):
@@ -91,7 +91,7 @@ def train(features: Any, labels: Any, epochs: int, seed: int = SEED) -> Any:
             gradient = gradient / len(batch) + L2 * weights[used]
             squares[used] += gradient**2
             weights[used] -= RATE * gradient / np.sqrt(squares[used])
-            weights[0] = 0.0  # the padding bucket (see `tagger.features`) adds nothing
+            weights[0] = 0.0  # the padding bucket (see `tagger_features.features`) adds nothing
     return weights.astype(np.float32)
 
 
@@ -125,7 +125,7 @@ def build(
     import numpy as np
 
     lists, places, common = load_name_lists(), load_gazetteer(), common_words()
-    total = np.zeros((tagger.BUCKETS, len(tagger.LABELS)), dtype=np.float64)
+    total = np.zeros((tagger_features.BUCKETS, len(tagger.LABELS)), dtype=np.float64)
     for member in range(models):
         examples = corpus(lists, places, common, count, seed + member)
         features, labels = matrices(examples)
