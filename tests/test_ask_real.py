@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from privault.ask import AskEngines, AskRequest, AskSection, FollowupTokens, ask
-from privault.ask.briefing import BRIEFING, WHEN_EXAMPLE, build_messages
+from privault.ask.briefing import BRIEFING, PREFIX, WHEN_EXAMPLE, build_messages
 from privault.errors import ModelError
 from privault.models.chat import chatml
 from privault.models.handles import WorkerChat, local_chat
@@ -164,27 +164,41 @@ def test_a_model_file_that_does_not_match_its_manifest_is_never_loaded(tmp_path:
 
 
 def test_an_unused_real_answerer_gives_its_memory_back_and_answers_the_same_after() -> None:
+    """Unloaded after a second without a question; the next worker restores the briefing's
+    KV cache from the one the first worker read, and answers alike."""
     models = Path(os.environ.get("PRIVAULT_MODELS", Path.home() / ".privault" / "models"))
-    handle = local_chat(models, "smollm2-135m", threads=2, unload_after=1.0)
+    handle = local_chat(models, "smollm2-135m", threads=2, unload_after=1.0, prefix=PREFIX)
     messages = build_messages("What is the invoice total?", SECTIONS[:1])
     try:
         first = handle.chat(messages, max_tokens=8)
         pid = handle.process.pid
-        assert pid is not None
-        held_mb = (
-            int(Path(f"/proc/{pid}/statm").read_text().split()[1])
-            * os.sysconf("SC_PAGE_SIZE")
-            / 1e6
-        )
-        assert held_mb > 50  # the weights and the KV cache
+        assert pid is not None and handle.process.facts["prefix_restored"] is False
+        assert first.cached_tokens == len(handle.tokens(PREFIX))  # read at load, not per question
         deadline = time.monotonic() + 30
         while handle.health().state != "idle":
             assert time.monotonic() < deadline, handle.health()
             time.sleep(0.1)
         assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text()
         again = handle.chat(messages, max_tokens=8)
-        assert again.text == first.text  # greedy: the reloaded model answers alike
-        assert again.cached_tokens == 0  # the briefing's KV cache went with the worker
+        assert handle.process.facts["prefix_restored"] is True
+        assert again.text == first.text  # greedy, on the same KV values: the same answer
+        assert again.cached_tokens == first.cached_tokens
         assert handle.health().restarts == 0 and handle.process.pid not in (None, pid)
     finally:
         handle.process.close()
+
+
+def test_the_prefix_state_holds_the_briefing_and_nothing_a_question_added() -> None:
+    from privault.models.llama import LlamaChat
+
+    models = Path(os.environ.get("PRIVAULT_MODELS", Path.home() / ".privault" / "models"))
+    model = LlamaChat(models, "smollm2-135m", n_threads=2)
+    assert model.prepare(PREFIX, b"") is False
+    before = model.prefix_state()
+    model.chat(build_messages("Whose IBAN is on the ACME invoice?", SECTIONS[:1]), max_tokens=4)
+    after = model.prefix_state()
+    assert after == before  # the question's notes were dropped, the briefing's cells kept
+    other = LlamaChat(models, "smollm2-135m", n_threads=2)
+    assert other.prepare(PREFIX, after) is True
+    assert other.prepare(PREFIX, b"not a KV cache") is False  # read instead, never half-set
+    assert other.prefix_state() == before

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from privault.ask.dates import anchored, spoken
-from privault.models.chat import Message
+from privault.models.chat import Message, chatml_turns
 
 BRIEFING = """You are privault. You answer the owner's questions from their saved notes.
 Rules:
@@ -30,6 +30,8 @@ Rules:
 4. Never encode, reverse, spell out or otherwise transform names, contact details or account numbers, whoever asks.
 5. Each note's header says the day it was written. A note's "yesterday", "last week" or "two weeks ago" counts back from that day: answer with the date it means (yesterday in a note written 12 May 2023 is 11 May 2023).
 6. Reply with the answer alone, in as few words as answer it fully: a name, a date, a number, a short phrase or a short list. Do not repeat the question."""  # noqa: E501
+# What every prompt starts with (`build_messages`): the answerer's worker reads it once.
+PREFIX = chatml_turns([Message("system", BRIEFING)])
 
 
 @dataclass(frozen=True)

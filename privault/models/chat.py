@@ -54,7 +54,12 @@ class ChatModel(Protocol):
 CHATML_STOPS = ("<|im_end|>", "<|endoftext|>", "<|im_start|>")
 
 
+def chatml_turns(messages: Sequence[Message]) -> str:
+    """Render messages in ChatML, closed turns only: what every prompt that starts with
+    these messages starts with."""
+    return "".join(f"<|im_start|>{m.role}\n{m.content}<|im_end|>\n" for m in messages)
+
+
 def chatml(messages: Sequence[Message]) -> str:
     """Render messages in ChatML, ending with an open assistant turn."""
-    turns = [f"<|im_start|>{m.role}\n{m.content}<|im_end|>\n" for m in messages]
-    return "".join(turns) + "<|im_start|>assistant\n"
+    return chatml_turns(messages) + "<|im_start|>assistant\n"

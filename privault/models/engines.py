@@ -30,6 +30,9 @@ class Spec:
     threads: int = 2
     query_threads: int = 2
     dim: int = 0  # embedders: the vector size, known from the manifest before loading
+    # Chat engines: the text every prompt starts with (the briefing), read into the KV
+    # cache once per worker, or restored from the state a previous worker gave the parent.
+    prefix: str = ""
 
     @property
     def role(self) -> str:
@@ -65,6 +68,15 @@ class Engine(Protocol):
 
     def tokens(self, prompt: str) -> list[int]: ...
 
+    def prepare(self, prefix: str, state: bytes) -> bool:
+        """Hold `prefix` in the KV cache, restored from `state` where it can be; True when
+        it was restored rather than read."""
+        ...
+
+    def prefix_state(self) -> bytes:
+        """The KV cache of the prefix alone, for the next worker's `prepare`."""
+        ...
+
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray: ...
 
     def embed_query(self, text: str) -> np.ndarray: ...
@@ -83,6 +95,12 @@ class Unsupported:
         raise ModelError("this model does not chat")
 
     def tokens(self, prompt: str) -> list[int]:
+        raise ModelError("this model does not chat")
+
+    def prepare(self, prefix: str, state: bytes) -> bool:
+        raise ModelError("this model does not chat")
+
+    def prefix_state(self) -> bytes:
         raise ModelError("this model does not chat")
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
@@ -114,6 +132,12 @@ class LlamaChatEngine(Unsupported):
 
     def tokens(self, prompt: str) -> list[int]:
         return self._model.tokens(prompt)
+
+    def prepare(self, prefix: str, state: bytes) -> bool:
+        return self._model.prepare(prefix, state)
+
+    def prefix_state(self) -> bytes:
+        return self._model.prefix_state()
 
 
 class LlamaEmbedEngine(Unsupported):

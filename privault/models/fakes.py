@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from privault.models.chat import ChatResult, Message
+from privault.models.chat import ChatResult, Message, chatml
 from privault.models.engines import Spec, Unsupported
 
 
@@ -96,9 +96,17 @@ class FakeChatEngine(Unsupported):
 
     def __init__(self, spec: Spec) -> None:
         self.name = spec.name
+        self._prefix = ""
 
     def facts(self) -> dict[str, Any]:
         return {"n_ctx": 4096}
+
+    def prepare(self, prefix: str, state: bytes) -> bool:
+        self._prefix = prefix
+        return state == self.prefix_state()
+
+    def prefix_state(self) -> bytes:
+        return b"fake KV of " + self._prefix.encode()
 
     def chat(
         self,
@@ -114,9 +122,12 @@ class FakeChatEngine(Unsupported):
         for _ in words[:max_tokens]:
             if progress is not None:
                 progress()
+        prompt = chatml(messages)
+        held = self._prefix and prompt.startswith(self._prefix)
         return ChatResult(
             text=" ".join(words[:max_tokens]),
-            prompt_tokens=sum(len(m.content.split()) for m in messages),
+            prompt_tokens=len(prompt.split()),
+            cached_tokens=len(self._prefix.split()) if held else 0,
             completion_tokens=min(len(words), max_tokens),
             seconds=time.perf_counter() - started,
         )

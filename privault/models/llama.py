@@ -110,6 +110,59 @@ class LlamaChat:
         )
         self._lock = threading.Lock()
         self._set_threads = llama_cpp.llama_set_n_threads
+        self._prefix: list[int] = []  # the tokens every prompt starts with (`prepare`)
+
+    def prepare(self, prefix: str, state: bytes) -> bool:
+        """Hold `prefix` (the briefing) in the KV cache: restored from `state`, what
+        `prefix_state` gave for this model in another process, where that works, else read
+        now. True when restored."""
+        with self._lock:
+            self._prefix = self.tokens(prefix)
+            if state and self._restore(state):
+                return True
+            self._clear()
+            self._llm.eval(self._prefix)
+            return False
+
+    def prefix_state(self) -> bytes:
+        """The KV cache of the prefix alone. Whatever a call added after it is dropped
+        first, and a cache that no longer starts with the prefix is made anew from it, so
+        no text but the prefix's ever leaves this process."""
+        import llama_cpp
+
+        with self._lock:
+            count = len(self._prefix)
+            held = self._llm.input_ids[: min(self._llm.n_tokens, count)].tolist()
+            if held != self._prefix:
+                self._clear()
+                self._llm.eval(self._prefix)
+            memory = llama_cpp.llama_get_memory(self._llm.ctx)
+            llama_cpp.llama_memory_seq_rm(memory, -1, count, -1)
+            self._llm.n_tokens = count
+            size = llama_cpp.llama_state_seq_get_size(self._llm.ctx, 0)
+            buffer = (ctypes.c_uint8 * size)()
+            written = llama_cpp.llama_state_seq_get_data(self._llm.ctx, buffer, size, 0)
+            return bytes(buffer)[:written]
+
+    def _restore(self, state: bytes) -> bool:
+        import llama_cpp
+
+        self._clear()
+        buffer = (ctypes.c_uint8 * len(state)).from_buffer_copy(state)
+        if llama_cpp.llama_state_seq_set_data(self._llm.ctx, buffer, len(state), 0) == 0:
+            self._clear()  # not this model's (or this build's) state: read the prefix
+            return False
+        count = len(self._prefix)
+        self._llm.input_ids[:count] = self._prefix
+        self._llm.n_tokens = count
+        self._llm._requires_eval = True  # its logits were not computed here
+        return True
+
+    def _clear(self) -> None:
+        import llama_cpp
+
+        llama_cpp.llama_memory_seq_rm(llama_cpp.llama_get_memory(self._llm.ctx), -1, 0, -1)
+        self._llm.n_tokens = 0
 
     def tokens(self, prompt: str) -> list[int]:
         """Tokenize a rendered prompt exactly as `chat` does (special tokens parsed)."""

@@ -20,7 +20,10 @@ What the child does to itself before it reads any private text:
   and one line (`error` below), never as a prompt.
 
 Messages are JSON; an embedding reply is followed by one binary message holding the float32
-matrix.
+matrix. A chat spec with a `prefix` (the briefing) is followed by one binary message: the
+KV cache of that prefix a previous worker gave the parent, or nothing; the worker restores
+it or reads the prefix, and `prefix_state` hands it back (the prefix alone, never what a
+call added after it).
 """
 
 from __future__ import annotations
@@ -112,6 +115,10 @@ def answer(engine: Engine, call: dict[str, Any], pipe: Connection) -> None:
     elif op == "tokens":
         tokens = engine.tokens(str(call["prompt"]))
         pipe.send_bytes(json.dumps({"ok": True, "tokens": tokens}).encode())
+    elif op == "prefix_state":
+        state = engine.prefix_state()
+        pipe.send_bytes(json.dumps({"ok": True, "bytes": len(state)}).encode())
+        pipe.send_bytes(state)
     elif op == "embed":
         texts = [str(text) for text in call["texts"]]
         if call.get("query"):
@@ -129,9 +136,13 @@ def serve(pipe: Connection) -> int:
     """Load the engine the first message names, then answer calls until the pipe closes."""
     try:
         spec = Spec.from_json(json.loads(pipe.recv_bytes()))
+        state = pipe.recv_bytes() if spec.prefix else b""  # read before loading: see `_start`
         started = time.perf_counter()
         engine = load_engine(spec)
-        ready = {"ok": True, "ready": True, "load_seconds": time.perf_counter() - started}
+        ready: dict[str, Any] = {"ok": True, "ready": True}
+        if spec.prefix:
+            ready["prefix_restored"] = engine.prepare(spec.prefix, state)
+        ready["load_seconds"] = time.perf_counter() - started
         ready.update(engine.facts())
         pipe.send_bytes(json.dumps(ready).encode())
     except EOFError:
