@@ -4,7 +4,8 @@
 type had a hand-written `to_dict` and the MCP tools a pydantic mirror of each: the owner's
 `--json` form and what an agent received. The derived forms must equal them, except for the
 announced changes (CHANGELOG.md): agents now get `statements` in search and context
-replies, a statement always has `score`, and an agent's record has `policy` and `paused`.
+replies, a statement always has `score`, an agent's record has `policy` and `paused`, and
+`doctor`'s build check has `hint` and `dispatched`.
 """
 
 from __future__ import annotations
@@ -55,6 +56,8 @@ def _announced(name: str, data: dict[str, Any]) -> dict[str, Any]:
         data["index"] = {**data["index"], "gated_rows": 0}
     if name == "agent":  # announced: what the owner changed about an agent since
         data.update(policy=None, paused_at=None, paused=False)
+    if name == "build_check":  # announced: speed a build leaves unused, and its kind
+        data.update(hint=None, dispatched=False)
     return data
 
 
