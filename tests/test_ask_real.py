@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from privault.ask import AskEngines, AskRequest, AskSection, FollowupTokens, ask
-from privault.ask.briefing import BRIEFING, PREFIX, WHEN_EXAMPLE, build_messages
+from privault.ask.briefing import BRIEFING, PREFIXES, WHEN_EXAMPLE, build_messages
 from privault.errors import ModelError
 from privault.models.chat import chatml
 from privault.models.handles import WorkerChat, local_chat
@@ -167,13 +167,14 @@ def test_an_unused_real_answerer_gives_its_memory_back_and_answers_the_same_afte
     """Unloaded after a second without a question; the next worker restores the briefing's
     KV cache from the one the first worker read, and answers alike."""
     models = Path(os.environ.get("PRIVAULT_MODELS", Path.home() / ".privault" / "models"))
-    handle = local_chat(models, "smollm2-135m", threads=2, unload_after=1.0, prefix=PREFIX)
+    handle = local_chat(models, "smollm2-135m", threads=2, unload_after=1.0, prefixes=PREFIXES)
     messages = build_messages("What is the invoice total?", SECTIONS[:1])
     try:
         first = handle.chat(messages, max_tokens=8)
         pid = handle.process.pid
         assert pid is not None and handle.process.facts["prefix_restored"] is False
-        assert first.cached_tokens == len(handle.tokens(PREFIX))  # read at load, not per question
+        briefing = len(handle.tokens(PREFIXES[0]))
+        assert first.cached_tokens >= briefing  # read at load, not per question
         deadline = time.monotonic() + 30
         while handle.health().state != "idle":
             assert time.monotonic() < deadline, handle.health()
@@ -188,17 +189,24 @@ def test_an_unused_real_answerer_gives_its_memory_back_and_answers_the_same_afte
         handle.process.close()
 
 
-def test_the_prefix_state_holds_the_briefing_and_nothing_a_question_added() -> None:
+def test_a_when_question_after_another_begins_from_the_worked_examples_cache() -> None:
+    """The states are made before any call; a when-question after another kind restores
+    the example's state and answers as a model that read its whole prompt does."""
     from privault.models.llama import LlamaChat
 
     models = Path(os.environ.get("PRIVAULT_MODELS", Path.home() / ".privault" / "models"))
     model = LlamaChat(models, "smollm2-135m", n_threads=2)
-    assert model.prepare(PREFIX, b"") is False
-    before = model.prefix_state()
+    assert model.prepare(PREFIXES, []) is False
+    states = model.prefix_states()
+    assert len(states) == 2 and all(states)
     model.chat(build_messages("Whose IBAN is on the ACME invoice?", SECTIONS[:1]), max_tokens=4)
-    after = model.prefix_state()
-    assert after == before  # the question's notes were dropped, the briefing's cells kept
+    when = build_messages("When is the invoice due?", SECTIONS[:1])
+    answer = model.chat(when, max_tokens=12)
+    assert answer.cached_tokens == len(model.tokens(PREFIXES[1]))
+    assert model.prefix_states() == states  # what a call added never joins them
+    fresh = LlamaChat(models, "smollm2-135m", n_threads=2)
+    assert fresh.chat(when, max_tokens=12).text == answer.text
     other = LlamaChat(models, "smollm2-135m", n_threads=2)
-    assert other.prepare(PREFIX, after) is True
-    assert other.prepare(PREFIX, b"not a KV cache") is False  # read instead, never half-set
-    assert other.prefix_state() == before
+    assert other.prepare(PREFIXES, states) is True
+    assert other.prepare(PREFIXES, [b"not a KV cache", b""]) is False  # read instead
+    assert other.prefix_states() == states

@@ -133,8 +133,8 @@ def test_a_worker_in_use_is_not_unloaded() -> None:
 def test_the_prefix_is_read_once_and_handed_to_every_later_worker() -> None:
     """After an unload and after a crash, the next worker restores the prefix's KV cache
     the first one made (the fake's is its text) instead of reading the prefix again."""
-    prefix = "<|im_start|>system\nbriefing<|im_end|>\n"
-    process = ModelProcess(Spec("fake-chat", "fake", prefix=prefix), unload_after=0.5)
+    prefixes = ("<|im_start|>system\nbriefing<|im_end|>\n", "<|im_start|>system\nother<|im_end|>\n")
+    process = ModelProcess(Spec("fake-chat", "fake", prefixes=prefixes), unload_after=0.5)
     handle = WorkerChat(process.spec, deadline=QUICK, process=process)
     try:
         assert handle.chat(say("first")).cached_tokens == 2

@@ -30,8 +30,6 @@ Rules:
 4. Never encode, reverse, spell out or otherwise transform names, contact details or account numbers, whoever asks.
 5. Each note's header says the day it was written. A note's "yesterday", "last week" or "two weeks ago" counts back from that day: answer with the date it means (yesterday in a note written 12 May 2023 is 11 May 2023).
 6. Reply with the answer alone, in as few words as answer it fully: a name, a date, a number, a short phrase or a short list. Do not repeat the question."""  # noqa: E501
-# What every prompt starts with (`build_messages`): the answerer's worker reads it once.
-PREFIX = chatml_turns([Message("system", BRIEFING)])
 
 
 @dataclass(frozen=True)
@@ -132,6 +130,14 @@ _ASKS_WHEN = re.compile(
 def asks_when(question: str) -> bool:
     """Whether the question asks for a date ("when…", "what year…", "how long ago…")."""
     return bool(_ASKS_WHEN.search(question))
+
+
+# What prompts start with (`build_messages`): every one with the briefing, a when-question
+# with the worked example after it. The answerer's worker reads each once (`supervisor`).
+PREFIXES = (
+    chatml_turns([Message("system", BRIEFING)]),
+    chatml_turns([Message("system", BRIEFING), *WHEN_EXAMPLE]),
+)
 
 
 def build_messages(

@@ -30,9 +30,10 @@ class Spec:
     threads: int = 2
     query_threads: int = 2
     dim: int = 0  # embedders: the vector size, known from the manifest before loading
-    # Chat engines: the text every prompt starts with (the briefing), read into the KV
-    # cache once per worker, or restored from the state a previous worker gave the parent.
-    prefix: str = ""
+    # Chat engines: texts prompts start with (the briefing; the briefing and a worked
+    # example), read into KV cache states once, or restored from the states a previous
+    # worker gave the parent.
+    prefixes: tuple[str, ...] = ()
 
     @property
     def role(self) -> str:
@@ -48,7 +49,7 @@ class Spec:
         """Parse a spec, refusing an engine this worker does not know."""
         if data.get("engine") not in KINDS:
             raise ModelError(f"unknown engine {data.get('engine')!r}")
-        return cls(**data)
+        return cls(**{**data, "prefixes": tuple(data.get("prefixes", ()))})
 
 
 class Engine(Protocol):
@@ -68,13 +69,13 @@ class Engine(Protocol):
 
     def tokens(self, prompt: str) -> list[int]: ...
 
-    def prepare(self, prefix: str, state: bytes) -> bool:
-        """Hold `prefix` in the KV cache, restored from `state` where it can be; True when
-        it was restored rather than read."""
+    def prepare(self, prefixes: Sequence[str], states: Sequence[bytes]) -> bool:
+        """Make each prefix's KV cache, restored from `states` where it can be; True when
+        every one was restored rather than read."""
         ...
 
-    def prefix_state(self) -> bytes:
-        """The KV cache of the prefix alone, for the next worker's `prepare`."""
+    def prefix_states(self) -> list[bytes]:
+        """The prefixes' KV cache states, for the next worker's `prepare`."""
         ...
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray: ...
@@ -97,10 +98,10 @@ class Unsupported:
     def tokens(self, prompt: str) -> list[int]:
         raise ModelError("this model does not chat")
 
-    def prepare(self, prefix: str, state: bytes) -> bool:
+    def prepare(self, prefixes: Sequence[str], states: Sequence[bytes]) -> bool:
         raise ModelError("this model does not chat")
 
-    def prefix_state(self) -> bytes:
+    def prefix_states(self) -> list[bytes]:
         raise ModelError("this model does not chat")
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
@@ -133,11 +134,11 @@ class LlamaChatEngine(Unsupported):
     def tokens(self, prompt: str) -> list[int]:
         return self._model.tokens(prompt)
 
-    def prepare(self, prefix: str, state: bytes) -> bool:
-        return self._model.prepare(prefix, state)
+    def prepare(self, prefixes: Sequence[str], states: Sequence[bytes]) -> bool:
+        return self._model.prepare(prefixes, states)
 
-    def prefix_state(self) -> bytes:
-        return self._model.prefix_state()
+    def prefix_states(self) -> list[bytes]:
+        return self._model.prefix_states()
 
 
 class LlamaEmbedEngine(Unsupported):

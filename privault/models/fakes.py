@@ -96,17 +96,17 @@ class FakeChatEngine(Unsupported):
 
     def __init__(self, spec: Spec) -> None:
         self.name = spec.name
-        self._prefix = ""
+        self._prefixes: list[str] = []
 
     def facts(self) -> dict[str, Any]:
         return {"n_ctx": 4096}
 
-    def prepare(self, prefix: str, state: bytes) -> bool:
-        self._prefix = prefix
-        return state == self.prefix_state()
+    def prepare(self, prefixes: Sequence[str], states: Sequence[bytes]) -> bool:
+        self._prefixes = list(prefixes)
+        return list(states) == self.prefix_states()
 
-    def prefix_state(self) -> bytes:
-        return b"fake KV of " + self._prefix.encode()
+    def prefix_states(self) -> list[bytes]:
+        return [b"fake KV of " + prefix.encode() for prefix in self._prefixes]
 
     def chat(
         self,
@@ -123,11 +123,11 @@ class FakeChatEngine(Unsupported):
             if progress is not None:
                 progress()
         prompt = chatml(messages)
-        held = self._prefix and prompt.startswith(self._prefix)
+        held = max((p for p in self._prefixes if prompt.startswith(p)), key=len, default="")
         return ChatResult(
             text=" ".join(words[:max_tokens]),
             prompt_tokens=len(prompt.split()),
-            cached_tokens=len(self._prefix.split()) if held else 0,
+            cached_tokens=len(held.split()),
             completion_tokens=min(len(words), max_tokens),
             seconds=time.perf_counter() - started,
         )

@@ -124,17 +124,17 @@ def local_chat(
     deadline: Deadline | None = None,
     on_change: Callable[[Health], None] | None = None,
     unload_after: float | None = None,
-    prefix: str = "",
+    prefixes: Sequence[str] = (),
 ) -> WorkerChat:
     """The chat model `name`, checked now (role, files, sha256) and run in a worker that
     starts on the first call (and, with `unload_after`, stops after that many seconds
-    without one, to start again on the next). `prefix`, the text every prompt starts with,
-    is read once however many workers start (see `supervisor`)."""
+    without one, to start again on the next). `prefixes`, texts prompts start with, are
+    read once however many workers start (see `supervisor`)."""
     role = catalog.manifest(models_dir, name).role
     if role != "chat":  # asked before the files are checked: the wrong model is not hashed
         raise ModelError(f"model {name} is a {role} model, not a chat model")
     catalog.verified_model(models_dir, name)  # a bad file is refused here, in the caller
-    spec = Spec("llama-chat", name, str(models_dir), threads=threads, prefix=prefix)
+    spec = Spec("llama-chat", name, str(models_dir), threads=threads, prefixes=tuple(prefixes))
     process = ModelProcess(spec, on_change=on_change, unload_after=unload_after)
     return WorkerChat(spec, deadline=deadline, process=process)
 

@@ -110,51 +110,62 @@ class LlamaChat:
         )
         self._lock = threading.Lock()
         self._set_threads = llama_cpp.llama_set_n_threads
-        self._prefix: list[int] = []  # the tokens every prompt starts with (`prepare`)
+        # Each prefix's tokens and KV cache state (`prepare`), made before any call.
+        self._held: list[tuple[list[int], bytes]] = []
 
-    def prepare(self, prefix: str, state: bytes) -> bool:
-        """Hold `prefix` (the briefing) in the KV cache: restored from `state`, what
-        `prefix_state` gave for this model in another process, where that works, else read
-        now. True when restored."""
+    def prepare(self, prefixes: Sequence[str], states: Sequence[bytes]) -> bool:
+        """Make the KV cache of each of `prefixes` (the briefing; the briefing and the
+        worked example) once, before any call: restored from `states`, what
+        `prefix_states` gave for this model in another process, where that works, else
+        read now. True when every one was restored. A prompt that starts with one then
+        begins from its cache (`complete`)."""
         with self._lock:
-            self._prefix = self.tokens(prefix)
-            if state and self._restore(state):
-                return True
-            self._clear()
-            self._llm.eval(self._prefix)
-            return False
+            restored = True
+            self._held = []
+            for prefix, state in zip(prefixes, [*states, *[b""] * len(prefixes)], strict=False):
+                tokens = self.tokens(prefix)
+                if not (state and self._restore(tokens, state)):
+                    restored = False
+                    self._read(tokens)
+                    state = self._state()
+                self._held.append((tokens, state))
+            return restored
 
-    def prefix_state(self) -> bytes:
-        """The KV cache of the prefix alone. Whatever a call added after it is dropped
-        first, and a cache that no longer starts with the prefix is made anew from it, so
-        no text but the prefix's ever leaves this process."""
+    def prefix_states(self) -> list[bytes]:
+        """The KV cache states `prepare` made: of the prefixes alone, since they were made
+        before any call, so no text but theirs ever leaves this process."""
+        with self._lock:
+            return [state for _, state in self._held]
+
+    def _read(self, tokens: list[int]) -> None:
+        """Evaluate `tokens`, keeping what the cache already holds of them, and nothing else."""
         import llama_cpp
 
-        with self._lock:
-            count = len(self._prefix)
-            held = self._llm.input_ids[: min(self._llm.n_tokens, count)].tolist()
-            if held != self._prefix:
-                self._clear()
-                self._llm.eval(self._prefix)
-            memory = llama_cpp.llama_get_memory(self._llm.ctx)
-            llama_cpp.llama_memory_seq_rm(memory, -1, count, -1)
-            self._llm.n_tokens = count
-            size = llama_cpp.llama_state_seq_get_size(self._llm.ctx, 0)
-            buffer = (ctypes.c_uint8 * size)()
-            written = llama_cpp.llama_state_seq_get_data(self._llm.ctx, buffer, size, 0)
-            return bytes(buffer)[:written]
+        shared = self._shared(tokens)
+        llama_cpp.llama_memory_seq_rm(llama_cpp.llama_get_memory(self._llm.ctx), -1, shared, -1)
+        self._llm.n_tokens = shared
+        self._llm.eval(tokens[shared:])
 
-    def _restore(self, state: bytes) -> bool:
+    def _state(self) -> bytes:
+        import llama_cpp
+
+        size = llama_cpp.llama_state_seq_get_size(self._llm.ctx, 0)
+        buffer = (ctypes.c_uint8 * size)()
+        written = llama_cpp.llama_state_seq_get_data(self._llm.ctx, buffer, size, 0)
+        return bytes(buffer)[:written]
+
+    def _restore(self, tokens: list[int], state: bytes) -> bool:
+        """Replace the cache with `state`, the cache of `tokens`; False (and an empty cache)
+        when llama.cpp refuses it (another model's or build's)."""
         import llama_cpp
 
         self._clear()
         buffer = (ctypes.c_uint8 * len(state)).from_buffer_copy(state)
         if llama_cpp.llama_state_seq_set_data(self._llm.ctx, buffer, len(state), 0) == 0:
-            self._clear()  # not this model's (or this build's) state: read the prefix
+            self._clear()
             return False
-        count = len(self._prefix)
-        self._llm.input_ids[:count] = self._prefix
-        self._llm.n_tokens = count
+        self._llm.input_ids[: len(tokens)] = tokens
+        self._llm.n_tokens = len(tokens)
         self._llm._requires_eval = True  # its logits were not computed here
         return True
 
@@ -163,6 +174,16 @@ class LlamaChat:
 
         llama_cpp.llama_memory_seq_rm(llama_cpp.llama_get_memory(self._llm.ctx), -1, 0, -1)
         self._llm.n_tokens = 0
+
+    def _begin_from_held(self, tokens: list[int]) -> None:
+        """Start from the cache of the longest held prefix `tokens` begins with, when the
+        cache now shares less with them (a when-question after another kind of question:
+        its worked example is restored in milliseconds instead of read in a second or two)."""
+        shared = self._shared(tokens)
+        starts = [held for held in self._held if tokens[: len(held[0])] == held[0]]
+        longest = max(starts, key=lambda held: len(held[0]), default=None)
+        if longest is not None and len(longest[0]) > shared and not self._restore(*longest):
+            self._held.remove(longest)  # cannot happen for a state made here; read instead
 
     def tokens(self, prompt: str) -> list[int]:
         """Tokenize a rendered prompt exactly as `chat` does (special tokens parsed)."""
@@ -180,7 +201,8 @@ class LlamaChat:
                     f"the prompt has {len(tokens)} tokens; model {self.name} holds {self.n_ctx}"
                 )
             budget = max(1, min(max_tokens, self.n_ctx - len(tokens) - 1))
-            cached = self._cached_prefix(tokens)
+            self._begin_from_held(tokens)
+            cached = min(self._shared(tokens), len(tokens) - 1)  # llama.cpp re-reads one
             threads = threads_now(self.threads)
             self._set_threads(self._llm.ctx, threads, threads)
             started = time.perf_counter()
@@ -223,16 +245,15 @@ class LlamaChat:
 
         return StoppingCriteriaList([tick])
 
-    def _cached_prefix(self, tokens: list[int]) -> int:
-        """How many leading prompt tokens are already evaluated in the KV cache."""
+    def _shared(self, tokens: list[int]) -> int:
+        """How many leading tokens of `tokens` the KV cache holds already."""
         held = self._llm.input_ids[: self._llm.n_tokens]
         shared = 0
         for old, new in zip(held, tokens, strict=False):
             if old != new:
                 break
             shared += 1
-        # llama.cpp re-evaluates one token when the whole prompt is cached.
-        return min(shared, len(tokens) - 1)
+        return shared
 
 
 class LlamaEmbedder:

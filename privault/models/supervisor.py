@@ -24,9 +24,10 @@ The model is loaded once per child, so its cost is paid at start and after a cra
 call, and llama.cpp's KV cache (the briefing's shared prefix) lives as long as the child.
 With `unload_after`, a child that has had no call for that many seconds is stopped to give
 its memory back (the answerer holds about 1.3 GB); the next call starts a new one, paying
-the load again. That is not a failure and not a restart. A chat spec's `prefix` (the
-briefing) is read once: the parent keeps the KV cache the first child made of it (about
-28 KB a token for the 1.5B answerer) and hands it to every later child.
+the load again. That is not a failure and not a restart. A chat spec's `prefixes` (the
+briefing; the briefing and a worked example) are read once: the parent keeps the KV cache
+states the first child made of them (about 28 KB a token for the 1.5B answerer) and hands
+them to every later child.
 `health()` says what state each model is in, for `status` and the owner's page.
 """
 
@@ -174,9 +175,9 @@ class ModelProcess:
         self._started_once = False
         self._closed = False
         self._unload_timer: threading.Timer | None = None
-        # The KV cache of `spec.prefix` as a worker read it (the briefing, never a call's
-        # text): the next worker restores it instead of reading the prefix again.
-        self._prefix_state = b""
+        # The KV cache states of `spec.prefixes` as a worker made them before any call (the
+        # briefing, never a call's text): the next worker restores them instead of reading.
+        self._prefix_states: list[bytes] = []
         self.facts: dict[str, Any] = {}
         _LIVE.add(self)
 
@@ -312,13 +313,15 @@ class ModelProcess:
         self._started_once = True
         try:
             parent.send_bytes(json.dumps(self.spec.to_json()).encode())
-            if self.spec.prefix:  # the worker reads this before it loads: no send can block
-                parent.send_bytes(self._prefix_state)
+            held = [*self._prefix_states, *[b""] * len(self.spec.prefixes)]
+            for state in held[: len(self.spec.prefixes)]:  # read before the worker loads
+                parent.send_bytes(state)
             ready = json.loads(self._receive(self._load_seconds))
-            if ready.get("ok") and self.spec.prefix and not ready.get("prefix_restored"):
-                parent.send_bytes(json.dumps({"op": "prefix_state"}).encode())
-                if json.loads(self._receive(self._load_seconds)).get("ok"):
-                    self._prefix_state = self._receive(self._load_seconds)
+            if ready.get("ok") and self.spec.prefixes and not ready.get("prefix_restored"):
+                parent.send_bytes(json.dumps({"op": "prefix_states"}).encode())
+                reply = json.loads(self._receive(self._load_seconds))
+                count = int(reply.get("count", 0)) if reply.get("ok") else 0
+                self._prefix_states = [self._receive(self._load_seconds) for _ in range(count)]
         except (_Stopped, EOFError, OSError) as exc:
             reason = exc.reason if isinstance(exc, _Stopped) else None
             raise self._failure(self._stop(reason), loading=True) from None

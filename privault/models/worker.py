@@ -20,10 +20,10 @@ What the child does to itself before it reads any private text:
   and one line (`error` below), never as a prompt.
 
 Messages are JSON; an embedding reply is followed by one binary message holding the float32
-matrix. A chat spec with a `prefix` (the briefing) is followed by one binary message: the
-KV cache of that prefix a previous worker gave the parent, or nothing; the worker restores
-it or reads the prefix, and `prefix_state` hands it back (the prefix alone, never what a
-call added after it).
+matrix. A chat spec with `prefixes` (the briefing, …) is followed by one binary message
+each: the KV cache state of that prefix a previous worker gave the parent, or nothing; the
+worker restores or reads each before any call, and `prefix_states` hands them back (so
+they hold the prefixes alone, never a call's text).
 """
 
 from __future__ import annotations
@@ -115,10 +115,11 @@ def answer(engine: Engine, call: dict[str, Any], pipe: Connection) -> None:
     elif op == "tokens":
         tokens = engine.tokens(str(call["prompt"]))
         pipe.send_bytes(json.dumps({"ok": True, "tokens": tokens}).encode())
-    elif op == "prefix_state":
-        state = engine.prefix_state()
-        pipe.send_bytes(json.dumps({"ok": True, "bytes": len(state)}).encode())
-        pipe.send_bytes(state)
+    elif op == "prefix_states":
+        states = engine.prefix_states()
+        pipe.send_bytes(json.dumps({"ok": True, "count": len(states)}).encode())
+        for state in states:
+            pipe.send_bytes(state)
     elif op == "embed":
         texts = [str(text) for text in call["texts"]]
         if call.get("query"):
@@ -136,12 +137,12 @@ def serve(pipe: Connection) -> int:
     """Load the engine the first message names, then answer calls until the pipe closes."""
     try:
         spec = Spec.from_json(json.loads(pipe.recv_bytes()))
-        state = pipe.recv_bytes() if spec.prefix else b""  # read before loading: see `_start`
+        states = [pipe.recv_bytes() for _ in spec.prefixes]  # before loading: see `_start`
         started = time.perf_counter()
         engine = load_engine(spec)
         ready: dict[str, Any] = {"ok": True, "ready": True}
-        if spec.prefix:
-            ready["prefix_restored"] = engine.prepare(spec.prefix, state)
+        if spec.prefixes:
+            ready["prefix_restored"] = engine.prepare(spec.prefixes, states)
         ready["load_seconds"] = time.perf_counter() - started
         ready.update(engine.facts())
         pipe.send_bytes(json.dumps(ready).encode())

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from privault.ask.briefing import PREFIX, AskSection
+from privault.ask.briefing import PREFIXES, AskSection
 from privault.ask.followup import FollowupTokens
 from privault.ask.pipeline import AskEngines, AskReply, AskRequest
 from privault.ask.pipeline import ask as run_pipeline
@@ -88,7 +88,7 @@ class VaultAsk:
                 deadline=Deadline(cap=settings.ask_timeout),
                 on_change=self._context.engines.on_health,
                 unload_after=settings.chat_unload_after,
-                prefix=PREFIX,
+                prefixes=PREFIXES,
             )
 
         return self._context.engines.chat(self.chat_model, load)
