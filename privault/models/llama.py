@@ -10,6 +10,10 @@ prompt ourselves, so we can tell how many leading tokens match what is already i
 cache. llama.cpp reuses that common prefix instead of re-evaluating it; the briefing's
 fixed system prefix is the same for every question, so on a warm model only the sections
 and the question cost prompt-evaluation time. `ChatResult.cached_tokens` reports the reuse.
+The cache holds one prompt at a time, so `LlamaChat.prepare` also keeps a state of each
+fixed prefix (the briefing; the briefing and the when-questions' worked example): a prompt
+whose prefix the cache no longer holds starts from that state, and a new worker restores
+the states the server kept from the first one instead of reading the prefixes again.
 """
 
 from __future__ import annotations
@@ -110,32 +114,38 @@ class LlamaChat:
         )
         self._lock = threading.Lock()
         self._set_threads = llama_cpp.llama_set_n_threads
-        # Each prefix's tokens and KV cache state (`prepare`), made before any call.
-        self._held: list[tuple[list[int], bytes]] = []
+        # Each prefix's tokens and KV cache state (`prepare`); a state is made only while
+        # the cache holds that prefix and nothing after it (None: not made yet).
+        self._held: list[tuple[list[int], bytes | None]] = []
 
     def prepare(self, prefixes: Sequence[str], states: Sequence[bytes]) -> bool:
-        """Make the KV cache of each of `prefixes` (the briefing; the briefing and the
-        worked example) once, before any call: restored from `states`, what
-        `prefix_states` gave for this model in another process, where that works, else
-        read now. True when every one was restored. A prompt that starts with one then
-        begins from its cache (`complete`)."""
+        """Hold the KV cache state of each of `prefixes` (the briefing; the briefing and the
+        worked example), restored from `states` (what `prefix_states` gave for this model
+        in another process) where that works. The first, which every prompt starts with,
+        is read now if it was not restored; the others when a prompt first starts with
+        them, at no extra cost (`complete`). True when the first was restored."""
         with self._lock:
-            restored = True
             self._held = []
-            for prefix, state in zip(prefixes, [*states, *[b""] * len(prefixes)], strict=False):
+            restored = False
+            for index, prefix in enumerate(prefixes):
                 tokens = self.tokens(prefix)
-                if not (state and self._restore(tokens, state)):
-                    restored = False
+                state = states[index] if index < len(states) else b""
+                if state and self._restore(tokens, state):
+                    self._held.append((tokens, state))
+                    restored = restored or index == 0
+                elif index == 0:
                     self._read(tokens)
-                    state = self._state()
-                self._held.append((tokens, state))
+                    self._held.append((tokens, self._state()))
+                else:
+                    self._held.append((tokens, None))
             return restored
 
     def prefix_states(self) -> list[bytes]:
-        """The KV cache states `prepare` made: of the prefixes alone, since they were made
-        before any call, so no text but theirs ever leaves this process."""
+        """The states made so far, one per prefix (empty: not made yet). Each was made
+        while the cache held its prefix alone, so no text but the prefixes' ever leaves
+        this process."""
         with self._lock:
-            return [state for _, state in self._held]
+            return [state or b"" for _, state in self._held]
 
     def _read(self, tokens: list[int]) -> None:
         """Evaluate `tokens`, keeping what the cache already holds of them, and nothing else."""
@@ -175,15 +185,22 @@ class LlamaChat:
         llama_cpp.llama_memory_seq_rm(llama_cpp.llama_get_memory(self._llm.ctx), -1, 0, -1)
         self._llm.n_tokens = 0
 
-    def _begin_from_held(self, tokens: list[int]) -> None:
-        """Start from the cache of the longest held prefix `tokens` begins with, when the
-        cache now shares less with them (a when-question after another kind of question:
-        its worked example is restored in milliseconds instead of read in a second or two)."""
+    def _begin_from_held(self, tokens: list[int]) -> bool:
+        """Start from the state of the longest held prefix `tokens` begin with, when the
+        cache holds less of them (a when-question after another kind of question: its
+        worked example restored in milliseconds instead of read in a second or two); a
+        prefix met for the first time is read now and its state kept (True: read)."""
         shared = self._shared(tokens)
-        starts = [held for held in self._held if tokens[: len(held[0])] == held[0]]
-        longest = max(starts, key=lambda held: len(held[0]), default=None)
-        if longest is not None and len(longest[0]) > shared and not self._restore(*longest):
-            self._held.remove(longest)  # cannot happen for a state made here; read instead
+        starts = [i for i, (prefix, _) in enumerate(self._held) if tokens[: len(prefix)] == prefix]
+        index = max(starts, key=lambda i: len(self._held[i][0]), default=None)
+        if index is None or len(self._held[index][0]) <= shared:
+            return False
+        prefix, state = self._held[index]
+        if state is not None and self._restore(prefix, state):
+            return False
+        self._read(prefix)
+        self._held[index] = (prefix, self._state())
+        return True
 
     def tokens(self, prompt: str) -> list[int]:
         """Tokenize a rendered prompt exactly as `chat` does (special tokens parsed)."""
@@ -201,11 +218,13 @@ class LlamaChat:
                     f"the prompt has {len(tokens)} tokens; model {self.name} holds {self.n_ctx}"
                 )
             budget = max(1, min(max_tokens, self.n_ctx - len(tokens) - 1))
-            self._begin_from_held(tokens)
-            cached = min(self._shared(tokens), len(tokens) - 1)  # llama.cpp re-reads one
             threads = threads_now(self.threads)
             self._set_threads(self._llm.ctx, threads, threads)
             started = time.perf_counter()
+            cached = self._shared(tokens)
+            if not self._begin_from_held(tokens):  # restored, or nothing to do: not read here
+                cached = self._shared(tokens)
+            cached = min(cached, len(tokens) - 1)  # llama.cpp re-reads one of a whole prompt
             output = self._llm.create_completion(
                 tokens,
                 max_tokens=budget,
