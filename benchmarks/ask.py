@@ -367,11 +367,9 @@ def bench_via_vault(
 
 def _after_unload(vault: Any, asker: Any, question: str) -> float:
     """Seconds `question` takes once the answerer has been unloaded."""
-    ends = time.monotonic() + UNLOAD_AFTER + 60
-    while vault.asking.chat.health().state != "idle":
-        if time.monotonic() > ends:
-            raise RuntimeError("the answerer was not unloaded")
-        time.sleep(0.1)
+    from benchmarks.scale import wait_unloaded
+
+    wait_unloaded(vault, UNLOAD_AFTER)
     started = time.perf_counter()
     vault.ask(question, caller=asker)
     return round(time.perf_counter() - started, 3)

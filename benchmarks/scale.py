@@ -387,14 +387,14 @@ def probe_child(path: str, models: str, strong: str, chat: str) -> dict[str, Any
         if chat == "1":
             vault.load_chat_model()
             out["with_chat_model"] = _rss()
-            _wait_unloaded(vault)
+            wait_unloaded(vault, UNLOAD_AFTER)
             out["after_the_answerer_is_unloaded"] = _rss()
     return out
 
 
-def _wait_unloaded(vault: Vault) -> None:
-    """Until the answerer's worker has gone (`chat_unload_after`, here UNLOAD_AFTER s)."""
-    ends = time.monotonic() + UNLOAD_AFTER + 30
+def wait_unloaded(vault: Vault, unload_after: float) -> None:
+    """Until the answerer's worker has gone (the vault's `chat_unload_after` seconds)."""
+    ends = time.monotonic() + unload_after + 60
     while vault.asking.chat.health().state != "idle":
         if time.monotonic() > ends:
             raise RuntimeError("the answerer was not unloaded")

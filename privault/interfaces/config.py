@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from privault.errors import InputError, VaultError
-from privault.vault.bounds import MAX_NOTE_BYTES
+from privault.vault.bounds import CHAT_UNLOAD_AFTER, MAX_NOTE_BYTES
 
 KEYRING_SERVICE = "privault"
 
@@ -51,7 +51,7 @@ class Config:
         },
     )
     chat_unload_after: int | None = field(
-        default=300,
+        default=CHAT_UNLOAD_AFTER,
         metadata={
             "help": "the seconds without a question after which the local answerer is "
             "unloaded to give its memory back (a positive integer, or null: keep it loaded)"

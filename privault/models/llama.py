@@ -185,22 +185,23 @@ class LlamaChat:
         llama_cpp.llama_memory_seq_rm(llama_cpp.llama_get_memory(self._llm.ctx), -1, 0, -1)
         self._llm.n_tokens = 0
 
-    def _begin_from_held(self, tokens: list[int]) -> bool:
+    def _begin_from_held(self, tokens: list[int]) -> int:
         """Start from the state of the longest held prefix `tokens` begin with, when the
         cache holds less of them (a when-question after another kind of question: its
         worked example restored in milliseconds instead of read in a second or two); a
-        prefix met for the first time is read now and its state kept (True: read)."""
+        prefix met for the first time is read now and its state kept. Returns how many
+        leading tokens were in the cache before this call read any."""
         shared = self._shared(tokens)
         starts = [i for i, (prefix, _) in enumerate(self._held) if tokens[: len(prefix)] == prefix]
         index = max(starts, key=lambda i: len(self._held[i][0]), default=None)
         if index is None or len(self._held[index][0]) <= shared:
-            return False
+            return shared
         prefix, state = self._held[index]
         if state is not None and self._restore(prefix, state):
-            return False
+            return len(prefix)
         self._read(prefix)
         self._held[index] = (prefix, self._state())
-        return True
+        return shared
 
     def tokens(self, prompt: str) -> list[int]:
         """Tokenize a rendered prompt exactly as `chat` does (special tokens parsed)."""
@@ -221,10 +222,8 @@ class LlamaChat:
             threads = threads_now(self.threads)
             self._set_threads(self._llm.ctx, threads, threads)
             started = time.perf_counter()
-            cached = self._shared(tokens)
-            if not self._begin_from_held(tokens):  # restored, or nothing to do: not read here
-                cached = self._shared(tokens)
-            cached = min(cached, len(tokens) - 1)  # llama.cpp re-reads one of a whole prompt
+            # llama.cpp re-reads one token of a prompt it holds whole.
+            cached = min(self._begin_from_held(tokens), len(tokens) - 1)
             output = self._llm.create_completion(
                 tokens,
                 max_tokens=budget,

@@ -27,3 +27,6 @@ DEFAULT_LIST_LIMIT = 50  # documents a listing shows unless asked (`memory_tree`
 # The largest note the vault takes unless configured otherwise (`max_note_bytes`). The MCP
 # `remember` tool refuses a longer text up front: a character is at least one byte.
 MAX_NOTE_BYTES = 1024 * 1024
+# Seconds without a question before the local answerer is unloaded to give back its memory
+# (`chat_unload_after`): the questions of one sitting find it loaded.
+CHAT_UNLOAD_AFTER = 300

@@ -52,6 +52,7 @@ from privault.store import shelves
 from privault.store.connection import Connection
 from privault.store.index_reads import Filters as IndexFilters
 from privault.vault.bounds import ASK_BUDGETS as ASK_BUDGETS  # re-exported: defined in bounds
+from privault.vault.bounds import CHAT_UNLOAD_AFTER
 from privault.vault.bounds import DEFAULT_ASK_BUDGET as DEFAULT_ASK_BUDGET
 from privault.vault.detection import DetectorFactory, SpanDetector
 from privault.vault.embedding import default_embedder
@@ -63,7 +64,6 @@ if TYPE_CHECKING:
 
 DEFAULT_SHELF = "default"  # exists without a row or a document naming it
 _DETECTION_LOCK = threading.RLock()  # one spaCy pipeline per process: one detection at a time
-DEFAULT_CHAT_UNLOAD_AFTER = 300.0  # seconds: the questions of one sitting find it loaded
 _KEPT_DETECTORS = 8  # detector versions kept (a new known entity makes a new version)
 
 
@@ -80,7 +80,7 @@ class VaultSettings:
     ask_timeout: float | None = None  # seconds before its worker counts as hung (None: sized)
     # Seconds without a question before the answerer's worker is stopped to give its
     # memory back (None: kept loaded); the next question loads it again.
-    chat_unload_after: float | None = DEFAULT_CHAT_UNLOAD_AFTER
+    chat_unload_after: float | None = CHAT_UNLOAD_AFTER
     remote_chat: dict[str, Any] | None = None  # {url, model, api_key}: non-private asks only
     strong_model: str | None = DEFAULT_STRONG_MODEL  # None: no strong leg even if installed
 
