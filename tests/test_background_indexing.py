@@ -67,8 +67,8 @@ def test_gated_callers_get_nothing_of_an_unscanned_note(tmp_path: Path) -> None:
             assert found.results == (), word
             assert vault.context(word, caller=AGENT).sections == ()
         # Not in the masked view of either index leg: nothing to match, in any form.
-        assert index_reads.keyword_ranked(vault.conn, '"crown"', 10, "masked") == []
-        assert index_reads.keyword_ranked(vault.conn, '"crown"', 10, "plain") != []
+        assert index_reads.keyword_ranked(vault.conn, ['"crown"'], 10, "masked") == []
+        assert index_reads.keyword_ranked(vault.conn, ['"crown"'], 10, "plain") != []
         masked = vault.shared.engines.vectors_for("masked")
         masked.refresh(vault.conn)
         assert len(masked) == 0  # no vector either: nothing to embed the text by yet

@@ -39,17 +39,22 @@ BESIDE_SHARE = 0.6
 _ALL = (-(2**63), 2**63 - 1)
 
 
-def match_expression(query: str) -> str | None:
-    """An FTS5 MATCH expression: the query's words, OR-ed, each quoted (no syntax leaks in).
+def match_phrases(query: str) -> list[str]:
+    """The query's words as FTS5 phrases, each quoted (no syntax leaks in), to be OR-ed.
 
-    A query of stopwords only ("to be or not to be") is matched as a phrase: OR-ing its
-    words would match nearly every chunk and rank them by noise.
+    A query of stopwords only ("to be or not to be") is one phrase: OR-ing its words would
+    match nearly every chunk and rank them by noise.
     """
     words = [word.lower() for word in _TERM.findall(query)]
     kept = list(dict.fromkeys(word for word in words if word not in _STOP))
     if kept:
-        return " OR ".join(f'"{word}"' for word in kept)
-    return f'"{" ".join(words)}"' if words else None
+        return [f'"{word}"' for word in kept]
+    return [f'"{" ".join(words)}"'] if words else []
+
+
+def match_expression(query: str) -> str | None:
+    """An FTS5 MATCH expression: the query's phrases (`match_phrases`), OR-ed."""
+    return " OR ".join(match_phrases(query)) or None
 
 
 def ranked(
@@ -66,10 +71,10 @@ def ranked(
     a common word at 100k chunks than joining every match to chunks, sections and
     documents before the sort. Callers must filter (see `search`, `visible_chunks`).
     """
-    expression = match_expression(query)
-    if expression is None:
+    phrases = match_phrases(query)
+    if not phrases:
         return []
-    return index_reads.keyword_ranked(conn, expression, limit, view, rowids)
+    return index_reads.keyword_ranked(conn, phrases, limit, view, rowids)
 
 
 def split(low: int, high: int) -> tuple[tuple[int, int], tuple[int, int]] | None:

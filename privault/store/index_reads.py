@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from privault.filters import Filters as PublicFilters
+from privault.store import keyword_pruning
 from privault.store.connection import Connection, OperationalError
 from privault.store.narrowing import conditions
 
@@ -63,21 +64,26 @@ class Filters:
 
 def keyword_ranked(
     conn: Connection,
-    expression: str,
+    phrases: Sequence[str],
     limit: int,
     view: str,
     rowids: tuple[int, int] | None = None,
 ) -> list[tuple[int, float]]:
-    """(chunk id, bm25 score, higher is better) of the best `limit` matches of an FTS5
-    expression in one view of the whole index, unfiltered; with `rowids` (first, end),
-    only among chunk ids in [first, end). bm25 takes its statistics from the whole table
-    either way, so rankings of disjoint ranges merge into the ranking of their union."""
+    """(chunk id, bm25 score, higher is better) of the best `limit` chunks matching any of
+    `phrases` (FTS5 phrases, quoted) in one view of the whole index, unfiltered; with
+    `rowids` (first, end), only among chunk ids in [first, end). bm25 takes its statistics
+    from the whole table either way, so rankings of disjoint ranges merge into the ranking
+    of their union. A large index ranks the rows holding its rarer phrases first and every
+    match only when that cannot prove the ranking whole (`keyword_pruning`)."""
     table = _keyword_table(view)
+    pruned = keyword_pruning.ranked(conn, table, phrases, limit, rowids)
+    if pruned is not None:
+        return pruned
     inside, bounds = ("AND rowid >= ? AND rowid < ? ", rowids) if rowids else ("", ())
     found = conn.execute(
         f"SELECT rowid, bm25({table}) AS score FROM {table} WHERE {table} MATCH ? {inside}"
         "ORDER BY score LIMIT ?",
-        (expression, *bounds, limit),
+        (" OR ".join(phrases), *bounds, limit),
     ).fetchall()
     return [(int(rowid), -float(score)) for rowid, score in found]
 
