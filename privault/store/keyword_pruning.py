@@ -122,7 +122,7 @@ def _rarer_first(
         [any_kept, f"({any_kept}) AND ({' OR '.join(common)})"],
         limit,
         rowids,
-        grouped=True,
+        disjoint=False,
     )
 
 
@@ -135,14 +135,16 @@ def _two_or_more(
 ) -> list[tuple[int, float]]:
     """The best `limit` rows holding two of the phrases or more, by their whole bm25: one
     expression per phrase, for the rows whose first phrase (in `order`) it is, each
-    holding every phrase such a row can hold (a phrase NOT-ed cannot add to a score)."""
+    holding every phrase such a row can hold (a phrase NOT-ed cannot add to a score).
+    Each row is scored once; rows holding several phrases matched once per phrase and
+    grouped cost more (measured)."""
     expressions = []
     for i, phrase in enumerate(order[:-1]):
         expression = f"{phrase} AND ({' OR '.join(order[i + 1 :])})"
         if i:
             expression += f" NOT ({' OR '.join(order[:i])})"
         expressions.append(expression)
-    return _best(conn, table, expressions, limit, rowids, grouped=False)
+    return _best(conn, table, expressions, limit, rowids, disjoint=True)
 
 
 def _best(
@@ -152,14 +154,21 @@ def _best(
     limit: int,
     rowids: tuple[int, int] | None,
     *,
-    grouped: bool,
+    disjoint: bool,
 ) -> list[tuple[int, float]]:
-    """The best `limit` rows matched by any of `expressions`, each by its best score
-    (`grouped`: a row may match several; otherwise they match disjoint rows)."""
+    """The best `limit` rows matched by any of `expressions`, each by its best score.
+    Unless the expressions match `disjoint` rows, a row may match every one, so the best
+    `limit` × that many matches hold the best `limit` rows, each first at its best.
+    (Grouping them in SQL would have SQLite write every match down first: bm25 is only
+    defined in its own query.)"""
     inside, bounds = ("AND rowid >= ? AND rowid < ?", rowids) if rowids else ("", ())
     each = f"SELECT rowid, bm25({table}) AS score FROM {table} WHERE {table} MATCH ? {inside}"
-    union = " UNION ALL ".join([each] * len(expressions))
-    query = f"SELECT rowid, min(score) AS score FROM ({union}) GROUP BY rowid" if grouped else union
     params = [value for expression in expressions for value in (expression, *bounds)]
-    found = conn.execute(f"{query} ORDER BY score LIMIT ?", (*params, limit)).fetchall()
-    return [(int(rowid), -float(score)) for rowid, score in found]
+    found = conn.execute(
+        f"{' UNION ALL '.join([each] * len(expressions))} ORDER BY score LIMIT ?",
+        (*params, limit if disjoint else limit * len(expressions)),
+    ).fetchall()
+    best: dict[int, float] = {}
+    for rowid, score in found:
+        best.setdefault(int(rowid), -float(score))
+    return list(best.items())[:limit]
