@@ -23,9 +23,9 @@ def test_search_is_timed_split_and_in_one_range_in_turn(
     ranges: list[object] = []
     ranked = fts.ranked
 
-    def spy(*args: object) -> list[tuple[int, float]]:
+    def spy(*args: object, **kwargs: object) -> list[tuple[int, float]]:
         ranges.append(args[4] if len(args) > 4 else None)
-        return ranked(*args)  # type: ignore[arg-type]
+        return ranked(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(fts, "ranked", spy)
     with fake_vault(tmp_path / "a.db") as small, fake_vault(tmp_path / "b.db") as large:

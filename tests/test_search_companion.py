@@ -103,10 +103,10 @@ def test_a_failed_query_embedding_waits_for_the_keyword_leg(
         started, finished = threading.Event(), threading.Event()
         ranked = search.fts.ranked
 
-        def slow_ranked(*args: Any) -> list[tuple[int, float]]:
+        def slow_ranked(*args: Any, **kwargs: Any) -> list[tuple[int, float]]:
             started.set()
             time.sleep(0.3)
-            found = ranked(*args)
+            found = ranked(*args, **kwargs)
             finished.set()
             return found
 
@@ -164,9 +164,9 @@ def test_search_splits_its_keyword_leg_only_with_a_spare_core(
         seen: list[tuple[int, int] | None] = []
         ranked = fts.ranked
 
-        def spy(*args: Any) -> list[tuple[int, float]]:
+        def spy(*args: Any, **kwargs: Any) -> list[tuple[int, float]]:
             seen.append(args[4] if len(args) > 4 else None)
-            return ranked(*args)
+            return ranked(*args, **kwargs)
 
         monkeypatch.setattr(fts, "ranked", spy)
         monkeypatch.setattr(fts, "SPLIT_MIN_CHUNKS", 10)
@@ -178,6 +178,44 @@ def test_search_splits_its_keyword_leg_only_with_a_spare_core(
         assert _hits(vault, queries) == whole
         assert seen and all(part is not None for part in seen)
         assert len(seen) == 2 * len(queries) * 2
+
+
+def test_a_keyword_ranking_pruning_proves_whole_is_ranked_whole_beside(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a spare core, a large index's keywords are first offered to pruning on the
+    companion; a ranking it proves whole is used as it is, and no range is ranked. One it
+    cannot prove is ranked in the two ranges as before. The hits are the same."""
+    with fake_vault(tmp_path / "v.db") as vault:
+        # More rows hold two words than a search ranks (120), and long notes beside them
+        # keep each word's bound under what its rows score.
+        diary = "tomatoes courgettes beans compost watering weeding mulch " * 4
+        vault.note_many(_plumbing_notes(150), caller=OWNER)
+        vault.note_many([{"text": f"Garden diary {i}: {diary}"} for i in range(300)], caller=OWNER)
+        queries = ["plumber boiler flat", "invoice", "call invoice"]
+        whole = _hits(vault, queries)
+        monkeypatch.setattr(search.fts.index_reads.keyword_pruning, "MIN_ROWS", 0)
+        monkeypatch.setattr(fts, "SPLIT_MIN_CHUNKS", 10)
+        monkeypatch.setattr(cores, "spare_core", lambda: True)
+        proved: list[bool] = []
+        seen: list[object] = []
+        pruned, ranked = fts.pruned, fts.ranked
+
+        def pruned_spy(*args: Any, **kwargs: Any) -> list[tuple[int, float]] | None:
+            found = pruned(*args, **kwargs)
+            proved.append(found is not None)
+            return found
+
+        def ranked_spy(*args: Any, **kwargs: Any) -> list[tuple[int, float]]:
+            seen.append(args[4] if len(args) > 4 else None)
+            return ranked(*args, **kwargs)
+
+        monkeypatch.setattr(fts, "pruned", pruned_spy)
+        monkeypatch.setattr(fts, "ranked", ranked_spy)
+        assert _hits(vault, queries) == whole
+        # "invoice" is one word: nothing to prune; the others are proved.
+        assert proved == [True, True, False, False, True, True]
+        assert len(seen) == 2 * proved.count(False) and None not in seen
 
 
 @pytest.mark.parametrize("slower", ["keywords", "vectors"])

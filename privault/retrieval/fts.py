@@ -63,9 +63,13 @@ def ranked(
     limit: int,
     view: str = "plain",
     rowids: tuple[int, int] | None = None,
+    *,
+    prune: bool = True,
 ) -> list[tuple[int, float]]:
     """The best `limit` chunk ids by bm25 over the whole index (or the chunk ids in
-    `rowids`' [first, end), see `split`), unfiltered, best first.
+    `rowids`' [first, end), see `split`), unfiltered, best first; a large index's without
+    scoring every match where that is proved to give the same ranking (`prune`, see
+    `pruned`).
 
     Ranking the FTS index alone and filtering its best rows afterwards is 4–5× cheaper on
     a common word at 100k chunks than joining every match to chunks, sections and
@@ -74,7 +78,20 @@ def ranked(
     phrases = match_phrases(query)
     if not phrases:
         return []
-    return index_reads.keyword_ranked(conn, phrases, limit, view, rowids)
+    return index_reads.keyword_ranked(conn, phrases, limit, view, rowids, prune=prune)
+
+
+def pruned(
+    conn: Connection, query: str, limit: int, view: str = "plain"
+) -> list[tuple[int, float]] | None:
+    """`ranked` over the whole index where it can be had without scoring every match
+    (`store.keyword_pruning`: rows holding the query's rarer words, or two of them); None
+    where it cannot. Its cost is mostly counting each word's rows once, over the whole
+    index whatever the range, so a pruned ranking is not split."""
+    phrases = match_phrases(query)
+    if not phrases:
+        return []
+    return index_reads.keyword_pruned(conn, phrases, limit, view)
 
 
 def split(low: int, high: int) -> tuple[tuple[int, int], tuple[int, int]] | None:

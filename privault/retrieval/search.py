@@ -111,14 +111,16 @@ def hybrid(
     # One filter lookup for both legs' candidates: the keyword leg's best rows are
     # fetched unfiltered first, then checked together with the vector neighbours. The
     # keyword leg runs on its own connection beside the vector leg where it can.
-    # A large index's keywords are ranked in two ranges of chunk ids when a core is idle:
-    # the first beside the vector leg, the rest on this thread after it (`fts.split`). The
-    # ids are the vector index's (no statement here: one would hand the GIL to the query
-    # embedding and start the keyword leg ~5 ms late). A dated query's vector ranking
-    # inside its period is made by whichever thread is done first with its own legs: at
-    # 963k the companion, after its share of the keywords (split: p50 / p95 57 / 86 → 47
-    # / 78 ms); at 116k, where the vector leg takes 4 ms, this thread when the keywords
-    # are the longer leg.
+    # A large index's keywords are ranked whole beside the vector leg where pruning can
+    # prove its ranking (`fts.pruned`: most of its cost counts each word's rows over the
+    # whole index, which two ranges would both pay); otherwise, when a core is idle, in
+    # two ranges of chunk ids: the first beside the vector leg, the rest on this thread
+    # after it (`fts.split`). The ids are the vector index's (no statement here: one
+    # would hand the GIL to the query embedding and start the keyword leg ~5 ms late).
+    # A dated query's vector ranking inside its period is made by whichever thread is
+    # done first with its own legs: at 963k mostly this one, while the companion ranks
+    # the keywords; at 116k, where the vector leg takes 4 ms, this thread when the
+    # keywords are the longer leg.
     fetch = limit * fts.OVERFETCH
     beside = companion(conn)
     ranges = fts.split(*vectors.id_span) if beside else None
@@ -126,12 +128,25 @@ def hybrid(
     dated = filters.within(*period) if period else None
     refreshed = threading.Event()
     dated_taken = threading.Lock()  # held by the thread that ranks the period's vectors
+    decided = threading.Event()  # the companion knows whether `pruned` ranked it whole
+    pruned: list[bool] = []
+
+    def ranked_apart(connection: Connection, rowids: tuple[int, int]) -> list[tuple[int, float]]:
+        return fts.ranked(connection, query, fetch, vectors.view, rowids, prune=False)
 
     def extra_vectors() -> _Extra | None:
         return _Extra(early, pending.result()) if early and pending else None
 
     def beside_legs(second: Connection) -> tuple[list[tuple[int, float]], Nearest | None]:
-        words = fts.ranked(second, query, fetch, vectors.view, first)
+        if first is None:
+            words = fts.ranked(second, query, fetch, vectors.view)
+        else:
+            try:
+                whole = fts.pruned(second, query, fetch, vectors.view)
+                pruned.append(whole is not None)
+            finally:
+                decided.set()
+            words = whole if whole is not None else ranked_apart(second, first)
         if dated is None or not dated_taken.acquire(blocking=False):
             return words, None
         refreshed.wait()  # the index as this search's thread refreshed it
@@ -146,9 +161,9 @@ def hybrid(
         refreshed.set()
         extra = extra_vectors()
         vector = _nearest(conn, vectors, query_vector, limit, extra=extra)
-        later = fts.ranked(conn, query, fetch, vectors.view, rest) if rest else []
         if dated is not None and dated_taken.acquire(blocking=False):
             dated_vector = _nearest(conn, vectors, query_vector, limit, dated.span, extra)
+        later = ranked_apart(conn, rest) if rest and decided.wait() and pruned == [False] else []
         # Waiting for the keywords anyway: their candidates are all that is left to look up.
         early_ids = _ids(vector, strong, dated_vector)
         waiting = keywords is not None and not keywords.done()

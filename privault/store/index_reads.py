@@ -68,17 +68,20 @@ def keyword_ranked(
     limit: int,
     view: str,
     rowids: tuple[int, int] | None = None,
+    *,
+    prune: bool = True,
 ) -> list[tuple[int, float]]:
     """(chunk id, bm25 score, higher is better) of the best `limit` chunks matching any of
     `phrases` (FTS5 phrases, quoted) in one view of the whole index, unfiltered; with
     `rowids` (first, end), only among chunk ids in [first, end). bm25 takes its statistics
     from the whole table either way, so rankings of disjoint ranges merge into the ranking
-    of their union. A large index ranks the rows holding its rarer phrases first and every
-    match only when that cannot prove the ranking whole (`keyword_pruning`)."""
-    table = _keyword_table(view)
-    pruned = keyword_pruning.ranked(conn, table, phrases, limit, rowids)
+    of their union. A large index ranks the rows holding its rarer phrases, or two of them,
+    first, and every match only when that cannot prove the ranking whole (`prune`, see
+    `keyword_pruning`)."""
+    pruned = keyword_pruned(conn, phrases, limit, view, rowids) if prune else None
     if pruned is not None:
         return pruned
+    table = _keyword_table(view)
     inside, bounds = ("AND rowid >= ? AND rowid < ? ", rowids) if rowids else ("", ())
     found = conn.execute(
         f"SELECT rowid, bm25({table}) AS score FROM {table} WHERE {table} MATCH ? {inside}"
@@ -86,6 +89,17 @@ def keyword_ranked(
         (" OR ".join(phrases), *bounds, limit),
     ).fetchall()
     return [(int(rowid), -float(score)) for rowid, score in found]
+
+
+def keyword_pruned(
+    conn: Connection,
+    phrases: Sequence[str],
+    limit: int,
+    view: str,
+    rowids: tuple[int, int] | None = None,
+) -> list[tuple[int, float]] | None:
+    """As `keyword_ranked`, where `keyword_pruning` can prove its ranking whole; else None."""
+    return keyword_pruning.ranked(conn, _keyword_table(view), phrases, limit, rowids)
 
 
 def keyword_joined(
