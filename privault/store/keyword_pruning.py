@@ -73,7 +73,7 @@ def ranked(
         found = _rarer_first(conn, table, kept, common, limit, rowids)
         if _whole(found, limit, sum(bounds[phrase] for phrase in common)):
             return found
-    found = _two_or_more(conn, table, sorted(hits, key=hits.__getitem__), limit, rowids)
+    found = _two_or_more(conn, table, sorted(hits, key=hits.__getitem__), bounds, limit, rowids)
     return found if _whole(found, limit, max(bounds.values())) else None
 
 
@@ -163,21 +163,26 @@ def _two_or_more(
     conn: Connection,
     table: str,
     order: Sequence[str],
+    bounds: dict[str, float],
     limit: int,
     rowids: tuple[int, int] | None,
 ) -> list[tuple[int, float]]:
     """The best `limit` rows holding two of the phrases or more, by their whole bm25: one
-    expression per phrase, for the rows whose first phrase (in `order`) it is, each
-    holding every phrase such a row can hold (a phrase NOT-ed cannot add to a score).
-    Each row is scored once; rows holding several phrases matched once per phrase and
-    grouped cost more (measured)."""
-    expressions = []
+    expression per phrase, for the rows whose first phrase (in `order`, rarest first) it
+    is, each holding every phrase such a row can hold (a phrase NOT-ed cannot add to a
+    score), so each row is scored once. Such a row holds no phrase before its own, so it
+    scores under the bounds of its phrase and those after: once the ranking's last score
+    reaches that, neither this expression's rows nor any later one's can enter it."""
+    found: list[tuple[int, float]] = []
     for i, phrase in enumerate(order[:-1]):
+        if len(found) == limit and found[-1][1] >= sum(bounds[p] for p in order[i:]):
+            break
         expression = f"{phrase} AND ({' OR '.join(order[i + 1 :])})"
         if i:
             expression += f" NOT ({' OR '.join(order[:i])})"
-        expressions.append(expression)
-    return _best(conn, table, expressions, limit, rowids, disjoint=True)
+        more = _best(conn, table, [expression], limit, rowids, disjoint=True)
+        found = sorted(found + more, key=lambda pair: -pair[1])[:limit]
+    return found
 
 
 def _best(
