@@ -86,8 +86,8 @@ def pruned(
 ) -> list[tuple[int, float]] | None:
     """`ranked` over the whole index where it can be had without scoring every match
     (`store.keyword_pruning`: rows holding the query's rarer words, or two of them); None
-    where it cannot. Its cost is mostly counting each word's rows once, over the whole
-    index whatever the range, so a pruned ranking is not split."""
+    where it cannot. It is not made in ranges: a range's last ranked row scores less, so
+    its proof fails more often, and each range would count every word's rows again."""
     phrases = match_phrases(query)
     if not phrases:
         return []

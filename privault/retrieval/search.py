@@ -110,17 +110,16 @@ def hybrid(
     pending = _QUERY_EMBEDDINGS.submit(early.vectors) if early and early.windows else None
     # One filter lookup for both legs' candidates: the keyword leg's best rows are
     # fetched unfiltered first, then checked together with the vector neighbours. The
-    # keyword leg runs on its own connection beside the vector leg where it can.
-    # A large index's keywords are ranked whole beside the vector leg where pruning can
-    # prove its ranking (`fts.pruned`: most of its cost counts each word's rows over the
-    # whole index, which two ranges would both pay); otherwise, when a core is idle, in
-    # two ranges of chunk ids: the first beside the vector leg, the rest on this thread
-    # after it (`fts.split`). The ids are the vector index's (no statement here: one
-    # would hand the GIL to the query embedding and start the keyword leg ~5 ms late).
-    # A dated query's vector ranking inside its period is made by whichever thread is
-    # done first with its own legs: at 963k mostly this one, while the companion ranks
-    # the keywords; at 116k, where the vector leg takes 4 ms, this thread when the
-    # keywords are the longer leg.
+    # keyword leg runs on its own connection beside the vector leg where it can. A large
+    # index's keywords are ranked whole beside the vector leg where pruning can prove
+    # its ranking (`fts.pruned`, which proves less within a range); otherwise, when a
+    # core is idle, in two ranges of chunk ids: the first beside the vector leg, the
+    # rest on this thread after it (`fts.split`). The ids are the vector index's (no
+    # statement here: one would hand the GIL to the query embedding and start the
+    # keyword leg ~5 ms late). A dated query's vector ranking inside its period is made
+    # by whichever thread is done first with its own legs: at 963k mostly this one,
+    # while the companion ranks the keywords; at 116k, where the vector leg takes 4 ms,
+    # this thread when the keywords are the longer leg.
     fetch = limit * fts.OVERFETCH
     beside = companion(conn)
     ranges = fts.split(*vectors.id_span) if beside else None

@@ -101,7 +101,7 @@ def _whole(found: list[tuple[int, float]], limit: int, bound: float) -> bool:
 
 
 def counts(conn: Connection, table: str, phrases: Sequence[str]) -> dict[str, int]:
-    """How many rows of `table` hold each phrase. Counting a phrase walks its rows (~6 ms
+    """How many rows of `table` hold each phrase. Counting a phrase walks its rows (3–4 ms
     for 100,000), so counts are kept per file and table while the index is as it was when
     they were made: its structure record (FTS5 writes a new one for every change it
     commits) and its averages record, read again each time. Inside a transaction, where
