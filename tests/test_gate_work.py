@@ -12,10 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from benchmarks.presence import vm_steps
 from privault import Caller, Vault
-from privault.store import integrity
+from privault.retrieval import fts
+from privault.store import integrity, keyword_pruning
 from privault.store.connection import write
 from privault.store.migrations import migrate
 from tests.helpers import fake_vault
@@ -114,3 +118,37 @@ def test_migration_26_moves_gated_rows_to_their_own_table(tmp_path: Path) -> Non
     # The queued note has a plain row (the owner finds it) and no gated one yet.
     assert any("boiler" in text for _, text in plain)
     assert not any("boiler" in text for _, text in gated)
+
+
+def test_a_pruned_keyword_ranking_does_the_same_work_for_a_held_value(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A large vault's keyword ranking counts words and proves its ranking in the gated
+    table alone: pruning (on here at any size) keeps a held value's work that of an
+    absent one, and it does prune these rankings."""
+    monkeypatch.setattr(keyword_pruning, "MIN_ROWS", 0)
+    proved: list[bool] = []
+    ranked = keyword_pruning.ranked
+
+    def spy(*args: Any, **kwargs: Any) -> list[tuple[int, float]] | None:
+        found = ranked(*args, **kwargs)
+        proved.append(found is not None)
+        return found
+
+    monkeypatch.setattr(keyword_pruning, "ranked", spy)
+    diary = "tomatoes courgettes beans compost watering weeding mulch " * 3
+    with fake_vault(tmp_path / "held.db") as held:
+        notes = [{"text": f"Write to {HELD} about the boiler invoice {i}."} for i in range(60)]
+        # More rows hold both words than a search ranks (120), under long ones without.
+        notes += [{"text": f"The shed {i} needs a padlock and a hinge."} for i in range(150)]
+        notes += [{"text": f"Garden diary {i}: {diary}"} for i in range(400)]
+        held.note_many(notes, caller=OWNER)
+
+        def probe(value: str) -> int:  # the keyword leg alone: the vector leg's
+            # candidates differ with the query's words, held or not
+            query = f"{value} padlock hinge"
+            return vm_steps(held, lambda: fts.ranked(held.conn, query, 120, "masked"))
+
+        probe(HELD), probe(ABSENT)  # warmed alike: each probe's word counts kept once
+        assert probe(HELD) == probe(ABSENT)
+    assert proved and all(proved)
