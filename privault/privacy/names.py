@@ -133,7 +133,9 @@ class NameLists:
     words: frozenset[str]  # ordinary English words (lower case in the dictionary)
 
     def is_first(self, word: str) -> bool:
-        """True when `word` is a listed given name and not an everyday English word."""
+        """True when `word` is a listed given name, unless a function word, calendar word
+        or form of address (`_NOT_NAMES`). Everyday words stay names ("Rose", "Cedar"):
+        callers that must tell them apart ask `is_word` too."""
         key = fold(word.strip("'’"))
         return key in self.first and key not in _NOT_NAMES
 
@@ -142,7 +144,8 @@ class NameLists:
         return fold(word.strip("'’")) in self.words
 
     def is_last(self, word: str) -> bool:
-        """True when `word` is a listed surname and not an everyday English word."""
+        """True when `word` is a listed surname, unless a function word, calendar word or
+        form of address (`_NOT_NAMES`). Everyday words stay names ("Baker", "Blue")."""
         key = fold(word.strip("'’"))
         return key in self.last and key not in _NOT_NAMES
 
