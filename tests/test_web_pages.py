@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
+from typing import Any
 
 import pytest
 from markupsafe import escape
@@ -23,6 +24,9 @@ from test_watches_support import LocalServer, html_page, send, serve
 from privault.interfaces.web.app import build_web_app
 from privault.interfaces.web.auth import LoginLinks
 from privault.models.chat import Message
+from privault.models.engines import Spec
+from privault.models.handles import WorkerChat
+from privault.models.supervisor import ModelProcess
 from privault.vault import Vault
 from privault.watches.fetcher import Fetcher, FetchLimits
 from tests.web_site import OWNER, XSS, Site, seed, shop_page
@@ -355,17 +359,18 @@ def test_statements_land_on_entities_and_changes_and_show_each_version_as_an_age
     assert "as claude" not in client.get("/statements", params={"entity": "Acme"}).text
 
 
+def _fake_answerer(vault: Vault, **settings: Any) -> tuple[WorkerChat, ModelProcess]:
+    """A fake answerer and its worker process, reporting to the vault's engines."""
+    spec = Spec("fake-chat", "fake-answerer")
+    process = ModelProcess(spec, on_change=vault.shared.engines.on_health, **settings)
+    return WorkerChat(spec, process=process), process
+
+
 def test_status_shows_a_failed_model_worker_with_its_reason(
     client: TestClient, vault: Vault
 ) -> None:
-    from privault.models.engines import Spec
-    from privault.models.handles import WorkerChat
-    from privault.models.supervisor import ModelProcess
-
-    spec = Spec("fake-chat", "fake-answerer")
-    process = ModelProcess(spec, max_failures=1, on_change=vault.shared.engines.on_health)
+    chat, process = _fake_answerer(vault, max_failures=1)
     try:
-        chat = WorkerChat(spec, process=process)
         with pytest.raises(Exception, match="SIGABRT"):
             chat.chat([Message("user", "[[crash:abort]]")])
         page = client.get("/status").text
@@ -378,14 +383,9 @@ def test_status_shows_a_failed_model_worker_with_its_reason(
 def test_status_shows_an_unloaded_answerer_as_idle_with_why(
     client: TestClient, vault: Vault
 ) -> None:
-    from privault.models.engines import Spec
-    from privault.models.handles import WorkerChat
-    from privault.models.supervisor import ModelProcess
-
-    spec = Spec("fake-chat", "fake-answerer")
-    process = ModelProcess(spec, unload_after=0.2, on_change=vault.shared.engines.on_health)
+    chat, process = _fake_answerer(vault, unload_after=0.2)
     try:
-        WorkerChat(spec, process=process).chat([Message("user", "hello")])
+        chat.chat([Message("user", "hello")])
         ends = time.monotonic() + 10
         while process.health().state != "idle":
             assert time.monotonic() < ends

@@ -120,8 +120,7 @@ def counts(conn: Connection, table: str, phrases: Sequence[str]) -> dict[str, in
         held = _COUNTS.get(key)
         if held is None or held[0] != stamp or len(held[1]) > MAX_COUNTED:
             held = _COUNTS[key] = (stamp, {})
-        known = dict(held[1])
-    found = {phrase: known.get(phrase) for phrase in phrases}
+        found = {phrase: held[1].get(phrase) for phrase in phrases}
     fresh = {phrase: _hits(conn, table, phrase) for phrase, n in found.items() if n is None}
     if fresh:
         with _COUNTS_GUARD:
@@ -155,7 +154,6 @@ def _rarer_first(
         [any_kept, f"({any_kept}) AND ({' OR '.join(common)})"],
         limit,
         rowids,
-        disjoint=False,
     )
 
 
@@ -180,7 +178,7 @@ def _two_or_more(
         expression = f"{phrase} AND ({' OR '.join(order[i + 1 :])})"
         if i:
             expression += f" NOT ({' OR '.join(order[:i])})"
-        more = _best(conn, table, [expression], limit, rowids, disjoint=True)
+        more = _best(conn, table, [expression], limit, rowids)
         found = sorted(found + more, key=lambda pair: -pair[1])[:limit]
     return found
 
@@ -191,20 +189,17 @@ def _best(
     expressions: Sequence[str],
     limit: int,
     rowids: tuple[int, int] | None,
-    *,
-    disjoint: bool,
 ) -> list[tuple[int, float]]:
-    """The best `limit` rows matched by any of `expressions`, each by its best score.
-    Unless the expressions match `disjoint` rows, a row may match every one, so the best
-    `limit` × that many matches hold the best `limit` rows, each first at its best.
-    (Grouping them in SQL would have SQLite write every match down first: bm25 is only
-    defined in its own query.)"""
+    """The best `limit` rows matched by any of `expressions`, each by its best score. A
+    row may match every expression, so the best `limit` × that many matches hold the best
+    `limit` rows, each first at its best. (Grouping them in SQL would have SQLite write
+    every match down first: bm25 is only defined in its own query.)"""
     inside, bounds = ("AND rowid >= ? AND rowid < ?", rowids) if rowids else ("", ())
     each = f"SELECT rowid, bm25({table}) AS score FROM {table} WHERE {table} MATCH ? {inside}"
     params = [value for expression in expressions for value in (expression, *bounds)]
     found = conn.execute(
         f"{' UNION ALL '.join([each] * len(expressions))} ORDER BY score LIMIT ?",
-        (*params, limit if disjoint else limit * len(expressions)),
+        (*params, limit * len(expressions)),
     ).fetchall()
     best: dict[int, float] = {}
     for rowid, score in found:
