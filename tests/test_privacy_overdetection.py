@@ -10,7 +10,7 @@ import pytest
 
 from privault.privacy import Detector, DetectorConfig, PolicySet
 from privault.privacy.names import NEWER_WORDS, ORGANISATION_WORDS, load_name_lists
-from privault.privacy.ordinary import GREETINGS_ABROAD, trim_person
+from privault.privacy.ordinary import GREETINGS_ABROAD, SHORT_FORMS, trim_person
 from privault.spans import Span
 
 pytestmark = pytest.mark.real
@@ -202,7 +202,26 @@ def test_honorifics_days_and_i_are_not_masked(
         # greetings and closings in other languages are words; the name under one is not
         ("Cordialement,\nAmélie Roux", ["Cordialement"], ["Amélie Roux"]),
         ("Saludos,\nMarta Ruiz", ["Saludos"], ["Marta Ruiz"]),
-        ("Mit freundlichen Grüßen\nKlaus Brenner", ["freundlichen", "Grüßen"], ["Klaus Brenner"]),
+        (
+            "Mit freundlichen Grüßen\nKlaus Brenner",
+            ["Mit", "freundlichen", "Grüßen"],
+            ["Klaus Brenner"],
+        ),
+        ("Met vriendelijke groet,\nSanne Visser", ["Met", "vriendelijke"], ["Sanne Visser"]),
+        # a business's name is not a person's, whatever found it; a person's name in one is
+        ("Invoice from Harbour Motors for the clutch.", ["Harbour", "Motors"], []),
+        ("Boiler serviced by Oakridge Lettings. Landlord informed.", ["Oakridge"], []),
+        ("Brunch at Blue Door Cafe with Ilse Brandt", ["Blue", "Door"], ["Ilse Brandt"]),
+        ("Lunch with Ana Duarte at Willow Bakery on Friday.", ["Willow"], ["Ana Duarte"]),
+        ("Quote from Maria Keller Plumbers for the boiler.", ["Plumbers"], ["Maria Keller"]),
+        # short forms of days, months and chats are words; the names beside them are not
+        ("Gym rota: Mon Priya, Thurs Kofi, Fri off.", ["Mon", "Thurs", "Fri"], ["Priya", "Kofi"]),
+        ("Dentist on Tues 12 Sept at 3pm with Dr Okafor", ["Tues", "Sept"], ["Okafor"]),
+        ("Misc note about pickles", ["Misc"], []),
+        ("msg from Ravi Menon: landed, pls call", ["msg", "pls"], ["Ravi Menon"]),
+        # a card's expiry date is no address; an acronym after "the" is no name
+        ("card ending 4242, exp 09/29, name on card ANA PEREIRA", ["exp", "09/29"], ["PEREIRA"]),
+        ("The NAS is at 10.0.0.5, Ravi's laptop next to it.", ["NAS"], ["Ravi"]),
     ],
 )
 def test_everyday_words_and_values_stay_readable(
@@ -216,6 +235,11 @@ def test_everyday_words_and_values_stay_readable(
     for value in masked:
         start = text.index(value)
         assert any(s.start <= start and start + len(value) <= s.end for s in spans), value
+
+
+def test_no_short_form_is_a_listed_name() -> None:
+    lists = load_name_lists()
+    assert [w for w in SHORT_FORMS if lists.is_first(w) or lists.is_last(w)] == []
 
 
 def test_no_company_word_is_a_listed_name() -> None:

@@ -36,11 +36,15 @@ from privault.spans import Span
 # A name listed by this many independent sources is a real given name, not noise.
 FIRST_NAME_MIN_SOURCES = 5
 
-# Days and months: the one list of calendar words the detector's rules share (the name
-# lists leave them out; `ordinary` says which of them are given names too).
+# Days and months, and the short forms a schedule writes ("Mon 3pm", "12 Sept"): the one
+# list of calendar words the detector's rules share (the name lists leave them out;
+# `ordinary` says which of them are given names too). Short forms that are given names
+# more often than dates in a note are left out: "Jan", "Mar", "Jun", "Jul", "Sep", "Thu",
+# "Sat", "Sun".
 CALENDAR = frozenset(
     """monday tuesday wednesday thursday friday saturday sunday january february march april
-    may june july august september october november december""".split()
+    may june july august september october november december
+    mon tue tues wed weds thurs fri feb apr aug sept oct nov dec""".split()
 )
 # Words a name list may contain that are far more often ordinary English at the start of a
 # name-like run: function words, calendar words, forms of address, document labels.
@@ -65,10 +69,15 @@ _ORG_WORDS = re.compile(
     r"ministry|department|hospital|church|agency|bureau|museum|center|centre|hotel)\.?$"
 )
 # Company legal forms and trade words of the languages notes are written in, beyond the
-# English ones above (English trade words, "Hosting", "Plumbing", are dictionary words and
-# ordinary already). None is a listed given name or surname: "Handel" and "Markt" are
-# left out, so no one's surname is ever read as a company word.
-_ORGANISATION_WORDS = """gmbh mbh kg ohg gbr ug kgaa sarl srl sprl bv nv vof oyj aps plc llp pty pte
+# ones above: the words a business's name ends with ("Cedar Physio", "Maple Lettings",
+# "Bauer Elektro"). None is a listed given name or surname: "Handel", "Markt", "Salon" and
+# "Grill" are left out, so no one's surname is ever read as a company word.
+_ORGANISATION_WORDS = """bakery bakeries motors dental pharmacy electrics lettings cafe physio
+    garage surgery clinic barbers florist florists builders plumbers electricians estates
+    properties solicitors accountants vets nursery bistro pub inn tavern bookshop cleaners
+    removals taxis opticians tyres autos dairy brewery decorators joinery interiors pizzeria
+    takeaway launderette kennels cattery insurance
+    gmbh mbh kg ohg gbr ug kgaa sarl srl sprl bv nv vof oyj aps plc llp pty pte
     sro zrt kft doo ltda spa sca
     elektro elektrik elektrotechnik autohaus autoservice stadtwerke werke bauunternehmen
     haustechnik sanitär sanitaer heizung installateur immobilien versicherung versicherungen

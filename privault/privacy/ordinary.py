@@ -10,19 +10,31 @@ other use of the word in the same text.
 A PERSON span is cut into the words of one line each; a word is *ordinary* when it is in
 the English dictionary (lower case entry), and not a listed given name, or is an acronym,
 or holds a digit, or is a label, greeting, honorific ("Dr Prado" masks "Prado"), a
-contraction of "I", or a company word ("GmbH", "Elektro", "Stadtwerke", see
-`names.is_organisation_word`). Ordinary words are trimmed from both ends of each line's
-run; a run left empty is dropped. So a surname that is also a word ("Baker") is not
-masked on capitalisation alone, while "Ann Baker" keeps both words, "Ann and Baker" too
-(a listed surname coordinated with a name is one), and "Bauer Elektro" masks the surname
-but leaves the trade readable.
+contraction of "I", a short form of notes and chats ("Misc", "msg", "pls", `SHORT_FORMS`),
+or a company word ("GmbH", "Elektro", "Physio", see `names.is_organisation_word`).
+Ordinary words are trimmed from both ends of each line's run; a run left empty is
+dropped. So a surname that is also a word ("Baker") is not masked on capitalisation
+alone, while "Ann Baker" keeps both words, and "Ann and Baker" too (a listed surname
+coordinated with a name is one).
+
+A business's name is not a person or a place: one word, or everyday words only, before a
+capitalised trade word that ends the run ("Cedar Physio", "Greenleaf Bakery on Friday",
+"Blue Door Cafe", "serviced by Oakridge Lettings.", "Bauer Elektro") is dropped whatever
+found it, unless it is a name found elsewhere in the text and spread to here. Two names
+before the trade word are a person's ("Maria Keller Sanitär" masks Maria Keller), and a
+trade word with a capitalised word after it starts a heading ("Anna Dental Checkup").
 
 A word right after an amount that names a currency in use ("12 Eur", "40 Francs": an ISO
 4217 code in any case, or a currency's English name that is not a given name) is money,
 not a person: short answers ("12 Eur") give the NER nothing else to go on. Likewise a
 month or weekday is a date, not a person, unless it is also a given name ("April") and no
-day number stands next to it ("April 5", "5th of April" are dates). Two capital letters
-("WA", "NY") are a code, never a name written out.
+day number stands next to it ("April 5", "5th of April" are dates); the short forms of
+days and months ("Mon", "Fri", "Sept") are calendar words too, unless they are given
+names as often ("Jan", "Sun"). Two capital letters ("WA", "NY") are a code, never a name
+written out, and so is a short word in capitals after "the" ("the NAS"). A word right
+before a greeting or closing in another language is part of it ("Mit freundlichen
+Grüßen"), and the tagger's "address" that is a card's expiry date ("exp 09/29") is not
+one.
 
 A spaCy "place" followed by a company's legal form ("ACME Hosting GmbH") is the company's
 name, not a place, and is dropped.
@@ -53,7 +65,8 @@ _PLACE_PREFIXES = frozenset(
 _WORD = re.compile(r"[^\s,;:()\[\]|<>\"/]+")
 _NEXT_WORD = re.compile(r"[ \t]+([^\W\d_][\w.&-]*)")
 # Greetings and closings in the languages of the name lists. Unlike the labels below, none
-# is a listed given name or surname ("Liebe", "Mit", "Hallo" are, and stay names).
+# is a listed given name or surname ("Liebe", "Mit", "Hallo" are, and stay names unless a
+# word of this list follows: "Mit freundlichen Grüßen").
 GREETINGS_ABROAD = frozenset(
     fold(word)
     for word in """freundlichen grüßen gruß grüße geehrte geehrter lg vg mfg cordialement
@@ -70,6 +83,13 @@ _LABELS = GREETINGS_ABROAD | frozenset(
     contacts signed beneficiary employee from to cc bcc date total card license licence
     city country state street grandma grandpa mum mom dad auntie uncle producer todo ps nb
     faq mr mrs ms miss mx dr prof sir madam i'm i've i'd i'll""".split()
+)
+# Short forms notes and chats use as words ("Misc", "msg from Sepo", "pls call"), which the
+# dictionary does not hold; none is a listed given name or surname. Kept out of the name
+# lists' dictionary: the tagger was trained on that dictionary as it is.
+SHORT_FORMS = frozenset(
+    """misc msg msgs txt pls plz thx appt appts approx asap fyi tbd tbc diy dept govt mgmt
+    vs pics hrs wk wks etc refs qty rsvp bday docs whatsapp exp""".split()
 )
 # Months that are given names too ("April Jones"); the name lists leave every calendar word
 # out, so they are named here.
@@ -124,6 +144,28 @@ def _is_date(text: str, start: int, word: str) -> bool:
     )
 
 
+def _before_greeting(text: str, end: int) -> bool:
+    """True when the word ending at `end` in `text` starts a greeting or closing in another
+    language: "Mit freundlichen Grüßen", "Met vriendelijke groet"."""
+    after = _NEXT_WORD.match(text, end)
+    return bool(after) and fold(after.group(1).strip(".,!")) in GREETINGS_ABROAD
+
+
+# A card's expiry date as the tagger may read it: "exp 09/29", "expires 11/2027".
+_EXPIRY = re.compile(r"(?i)(?:exp(?:ires|iry)?\.?:?\s*|valid\s+(?:thru|until)\s+)?\d{1,2}/\d{2,4}$")
+_THE_BEFORE = re.compile(r"\b[Tt]he[ \t]+$")
+
+
+def _is_acronym(text: str, start: int, word: str) -> bool:
+    """True when `word`, at `start` in `text`, is a short word in capitals after "the":
+    "the NAS", "the NHS" (a name in capitals does not take an article)."""
+    return (
+        2 <= len(word) <= 4
+        and word.isupper()
+        and bool(_THE_BEFORE.search(text, max(0, start - 5), start))
+    )
+
+
 def is_ordinary(word: str, lists: NameLists, *, surnames: bool = False) -> bool:
     """True when `word` reads as an ordinary word rather than part of a name.
 
@@ -135,7 +177,7 @@ def is_ordinary(word: str, lists: NameLists, *, surnames: bool = False) -> bool:
         return True
     key = fold(bare)
     key = re.sub(r"['’]s$", "", key)
-    if key in _LABELS:
+    if key in _LABELS or key in SHORT_FORMS:
         return True
     if bare.isupper() and (len(bare) == 2 or (len(bare) <= 4 and not lists.is_first(bare))):
         return True  # WA, GP, SSN, IBAN; a short all-caps given name ("ANA") stays
@@ -167,6 +209,14 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
         ):
             return []  # "to Maria" is a person (found elsewhere), "in March" a month
         return [span]
+    if span.source in _BUSINESS_JUDGED and _names_a_business(text, span.start, span.end, lists):
+        return []
+    if (
+        span.kind == "ADDRESS"
+        and span.source == "learned"
+        and _EXPIRY.match(text[span.start : span.end])
+    ):
+        return []  # "exp 09/29": a card's expiry date, not a house number
     if span.kind == "LOCATION" and span.source == "ner":
         # spaCy labels reference numbers and dates GPE now and then ("REF-2023"), and
         # company names too: a "place" followed by "GmbH" or "Ltd" is a company's name.
@@ -185,6 +235,8 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
             is_ordinary(w.group(0), lists, surnames=span.source in ("list", "learned"))
             or _is_currency(text, offset + w.start(), w.group(0), lists)
             or _is_date(text, offset + w.start(), w.group(0))
+            or _is_acronym(text, offset + w.start(), w.group(0))
+            or _before_greeting(text, offset + w.end())
             for w in words
         ]
         while words and flags[0]:
@@ -200,6 +252,46 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
                 kept.append(Span(start, end, span.kind, span.score, span.source))
         offset += len(line) + 1
     return kept
+
+
+def _is_trade_word(word: str, lists: NameLists) -> bool:
+    """True for a word a business's name ends with ("Physio", "Motors", "GmbH") that is
+    no one's name ("Church", "Bank" are surnames too) and not a two-letter form ("SA")."""
+    bare = word.strip(".'’")
+    return (
+        len(bare) > 2
+        and is_organisation_word(bare)
+        and not lists.is_first(bare)
+        and not lists.is_last(bare)
+    )
+
+
+# Sources of names and places that a trade word after them shows to be a business's name:
+# guesses, cues ("serviced by Oakridge Lettings") and the tagger; not the owner's own
+# values, and not a name found elsewhere in the text and spread to here.
+_BUSINESS_JUDGED = _GUESSED - {"propagated"} | {"context", "learned", "places"}
+
+
+def _names_a_business(text: str, start: int, end: int, lists: NameLists) -> bool:
+    """True when the words at `start`-`end` are a business's name: a capitalised trade word
+    ends them or stands right after them, last of its run ("Cedar Physio", "Greenleaf
+    Bakery on Friday", "Blue Door Cafe"), and what comes before it is one word or everyday
+    words only. Two names before it are a person's ("Maria Keller Sanitär"), a trade word
+    with a capitalised word after it starts a heading ("Anna Dental Checkup"), and a
+    digit makes an address."""
+    words = _WORD.findall(text[start:end])
+    if not words or any(char.isdigit() for char in text[start:end]):
+        return False
+    after = _NEXT_WORD.match(text, end)
+    trade, trade_end = (after.group(1), after.end()) if after else ("", end)
+    if len(words) > 1 and _is_trade_word(words[-1], lists):
+        trade, trade_end, words = words[-1], end, words[:-1]
+    if not trade[:1].isupper() or not _is_trade_word(trade, lists):
+        return False
+    beyond = _NEXT_WORD.match(text, trade_end)
+    if beyond and beyond.group(1)[:1].isupper() and not trade.endswith("."):
+        return False  # "Anna Dental Checkup" (not "... Motors. Landlord informed")
+    return len(words) == 1 or all(lists.is_word(word) for word in words)
 
 
 # Where a name or place came from a recogniser rather than from the owner (known entities,
