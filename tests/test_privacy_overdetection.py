@@ -217,6 +217,12 @@ def test_honorifics_days_and_i_are_not_masked(
         # short forms of days, months and chats are words; the names beside them are not
         ("Gym rota: Mon Priya, Thurs Kofi, Fri off.", ["Mon", "Thurs", "Fri"], ["Priya", "Kofi"]),
         ("Dentist on Tues 12 Sept at 3pm with Dr Okafor", ["Tues", "Sept"], ["Okafor"]),
+        ("Rate 12 EUR an hour, Tue and Thu evenings", ["Tue", "Thu", "EUR"], []),
+        ("Jan Novak called, back on Sat 3pm", ["Sat"], ["Jan Novak"]),
+        ("Gym Thu-Fri, then Sun 10:30 with Ana Li", ["Thu-Fri", "Sun"], ["Ana Li"]),
+        ("Moved to 5 Jan, ask Thu Nguyen", ["5 Jan"], ["Thu Nguyen"]),
+        ("Jan and Sun went home early", [], ["Jan", "Sun"]),
+        ("Cedar Physio - knee appointment Wed 10am", ["Cedar", "Wed"], []),
         ("Misc note about pickles", ["Misc"], []),
         ("msg from Ravi Menon: landed, pls call", ["msg", "pls"], ["Ravi Menon"]),
         # a card's expiry date is no address; an acronym after "the" is no name

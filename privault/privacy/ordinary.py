@@ -29,12 +29,13 @@ A word right after an amount that names a currency in use ("12 Eur", "40 Francs"
 not a person: short answers ("12 Eur") give the NER nothing else to go on. Likewise a
 month or weekday is a date, not a person, unless it is also a given name ("April") and no
 day number stands next to it ("April 5", "5th of April" are dates); the short forms of
-days and months ("Mon", "Fri", "Sept") are calendar words too, unless they are given
-names as often ("Jan", "Sun"). Two capital letters ("WA", "NY") are a code, never a name
-written out, and so is a short word in capitals after "the" ("the NAS"). A word right
-before a greeting or closing in another language is part of it ("Mit freundlichen
-Grüßen"), and the tagger's "address" that is a card's expiry date ("exp 09/29") is not
-one.
+days and months ("Mon", "Fri", "Sept") are calendar words too; those that are given
+names as often ("Jan", "Sun", "Thu") are dates only beside a day number, a time or a day
+that is no name ("Sat 3pm", "Tue and Thu", "Thu-Fri"). Two capital letters ("WA", "NY")
+are a code, never a name written out, and so is a short word in capitals after "the"
+("the NAS"). A word right before a greeting or closing in another language is part of it
+("Mit freundlichen Grüßen"), and the tagger's "address" made of date words ("exp 09/29",
+"5 Jan", "Sat") is not one.
 
 A spaCy "place" followed by a company's legal form ("ACME Hosting GmbH") is the company's
 name, not a place, and is dropped.
@@ -132,15 +133,39 @@ def _is_currency(text: str, start: int, word: str, lists: NameLists) -> bool:
 # A day of the month next to a month's name: "20 February", "February 20", "5th of June".
 _DAY_BEFORE = re.compile(r"\b[0-3]?\d(?:st|nd|rd|th)?(?:[ \t]+of)?[ \t]+$")
 _DAY_AFTER = re.compile(r"[ \t]+[0-3]?\d(?:st|nd|rd|th)?\b")
+# Short forms of days and months that are given names as often as dates (so not in
+# `CALENDAR`): "Jan Novak", "Sun Li", "Thu Nguyen" are people, "Sat 3pm" is not.
+NAME_OR_DATE = frozenset("jan mar jun jul sep thu thur sat sun".split())
+_TIME_AFTER = re.compile(r"[ \t]+[0-2]?\d(?::[0-5]\d|[ \t]?[ap]\.?m\b)", re.IGNORECASE)
+_JOIN = r"(?:,|/|-|–|&|and|or|to)"
+_JOINED_BEFORE = re.compile(rf"([^\W\d_]+)\.?[ \t]*{_JOIN}[ \t]*$")
+_JOINED_AFTER = re.compile(rf"[ \t]*{_JOIN}[ \t]*([^\W\d_]+)")
 
 
 def _is_date(text: str, start: int, word: str) -> bool:
-    """True when `word`, at `start` in `text`, is a month with a day number beside it."""
-    if fold(word.strip(".'’-")) not in CALENDAR:
+    """True when `word`, at `start` in `text`, is a month with a day number beside it, or a
+    short form that is a given name as often ("Jan", "Sun", "Thu", `NAME_OR_DATE`) with a
+    day number or a time beside it, or joined to a day or month that is no name ("Tue and
+    Thu", "Thu-Fri")."""
+    key = fold(word.strip(".'’-"))
+    parts = re.split(r"[-–/]", key)
+    if len(parts) > 1:  # "Thu-Fri", "Mon/Tue": a span of days
+        return all(p in CALENDAR or p in NAME_OR_DATE for p in parts) and any(
+            p in CALENDAR for p in parts
+        )
+    if key not in CALENDAR and key not in NAME_OR_DATE:
         return False
+    end = start + len(word)
+    if _DAY_BEFORE.search(text, max(0, start - 12), start) or _DAY_AFTER.match(text, end):
+        return True
+    if key not in NAME_OR_DATE:
+        return False
+    before = _JOINED_BEFORE.search(text, max(0, start - 16), start)
+    after = _JOINED_AFTER.match(text, end)
     return bool(
-        _DAY_BEFORE.search(text, max(0, start - 12), start)
-        or _DAY_AFTER.match(text, start + len(word))
+        _TIME_AFTER.match(text, end)
+        or (before and fold(before.group(1)) in CALENDAR)
+        or (after and fold(after.group(1)) in CALENDAR)
     )
 
 
@@ -151,8 +176,22 @@ def _before_greeting(text: str, end: int) -> bool:
     return bool(after) and fold(after.group(1).strip(".,!")) in GREETINGS_ABROAD
 
 
-# A card's expiry date as the tagger may read it: "exp 09/29", "expires 11/2027".
-_EXPIRY = re.compile(r"(?i)(?:exp(?:ires|iry)?\.?:?\s*|valid\s+(?:thru|until)\s+)?\d{1,2}/\d{2,4}$")
+# Words of a date that the tagger may read as an address: a card's expiry ("exp 09/29"), a
+# day ("5 Jan", "Sat 3pm").
+_DATE_WORDS = frozenset("am pm exp expires expiry valid thru until".split())
+
+
+def _is_a_date(value: str) -> bool:
+    """True when the words of `value` are all calendar words ("Sat"), or date words
+    beside a number ("exp 09/29", "5 Jan")."""
+    words = [fold(word) for word in re.findall(r"[^\W\d_]+", value)]
+    if words and all(w in CALENDAR or w in NAME_OR_DATE for w in words):
+        return True
+    return any(char.isdigit() for char in value) and all(
+        w in CALENDAR or w in NAME_OR_DATE or w in _DATE_WORDS for w in words
+    )
+
+
 _THE_BEFORE = re.compile(r"\b[Tt]he[ \t]+$")
 
 
@@ -214,9 +253,9 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
     if (
         span.kind == "ADDRESS"
         and span.source == "learned"
-        and _EXPIRY.match(text[span.start : span.end])
+        and _is_a_date(text[span.start : span.end])
     ):
-        return []  # "exp 09/29": a card's expiry date, not a house number
+        return []  # "exp 09/29", "5 Jan", "Sat 3pm": a date, not a house number
     if span.kind == "LOCATION" and span.source == "ner":
         # spaCy labels reference numbers and dates GPE now and then ("REF-2023"), and
         # company names too: a "place" followed by "GmbH" or "Ltd" is a company's name.
@@ -248,7 +287,8 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
             end = offset + words[-1].end()
             while end > start and not text[end - 1].isalnum():
                 end -= 1
-            if end > start:
+            judged = span.source in _BUSINESS_JUDGED
+            if end > start and not (judged and _names_a_business(text, start, end, lists)):
                 kept.append(Span(start, end, span.kind, span.score, span.source))
         offset += len(line) + 1
     return kept
