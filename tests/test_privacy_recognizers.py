@@ -59,6 +59,12 @@ def test_addresses(text: str, expected: list[str]) -> None:
         # An identifier's own number word is not a phone word.
         ("Customer number 44-2281-07. Status: paid", []),
         ("Call the customer number 44 2281 0722", ["44 2281 0722"]),
+        # Digits in pairs are a Danish, Norwegian or French number, with no phone word too;
+        # other short groups need one
+        ("Ingrid Dahl; 40 55 37 66; ingrid@example.no", ["40 55 37 66"]),
+        ("Babysitter Gyrith, 06 12 34 56 78", ["06 12 34 56 78"]),
+        ("Scores 12 10 8 6 this week", []),
+        ("Kit 4055 3766 in the shed", []),
     ],
 )
 def test_phone_numbers(text: str, expected: list[str]) -> None:

@@ -173,7 +173,7 @@ def _before_greeting(text: str, end: int) -> bool:
     """True when the word ending at `end` in `text` starts a greeting or closing in another
     language: "Mit freundlichen Grüßen", "Met vriendelijke groet"."""
     after = _NEXT_WORD.match(text, end)
-    return bool(after) and fold(after.group(1).strip(".,!")) in GREETINGS_ABROAD
+    return after is not None and fold(after.group(1).strip(".,!")) in GREETINGS_ABROAD
 
 
 # Words of a date that the tagger may read as an address: a card's expiry ("exp 09/29"), a

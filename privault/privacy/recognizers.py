@@ -45,6 +45,9 @@ _PHONE_LABEL_AFTER = re.compile(
     r"(?i)[ \t]*[-–,:(]?[ \t]*(?:office|fax|mobile|cell|home|work|tel|phone|landline)\b"
 )
 _DATE_LIKE = re.compile(r"^\d{1,4}([./-])\d{1,2}\1\d{1,4}$")
+# Eight or ten digits in pairs, the way Denmark, Norway and France write a number ("40 55
+# 37 66"): no amount, date or id is written so.
+_IN_PAIRS = re.compile(r"^\d\d(?: \d\d){3,4}$")
 
 
 def find_phone_numbers(text: str) -> list[Span]:
@@ -52,7 +55,8 @@ def find_phone_numbers(text: str) -> list[Span]:
 
     A grouped number with a `+` prefix, parentheses or an extension is reported with a high
     score; one that is just digit groups only when a phone word stands before it, since
-    bare digit groups are also amounts, ids and dates.
+    bare digit groups are also amounts, ids and dates, unless it has nine digits or more or
+    is written in pairs ("40 55 37 66"), which those are not.
     """
     found: list[Span] = []
     for match in _PHONE.finditer(text):
@@ -72,7 +76,9 @@ def find_phone_numbers(text: str) -> list[Span]:
             score = 0.85 if context else 0.7
         elif grouped and context:
             score = 0.75
-        elif grouped and digits >= 9 and not re.search(r"\d{5,}", value):
+        elif (grouped and digits >= 9 and not re.search(r"\d{5,}", value)) or _IN_PAIRS.match(
+            value
+        ):
             score = 0.5
         elif context and digits <= 12:
             score = 0.6
