@@ -268,6 +268,7 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
         return [span]
     kept: list[Span] = []
     offset = span.start
+    judged = span.source in _BUSINESS_JUDGED  # a run left may be a business's name
     for line in text[span.start : span.end].split("\n"):
         words = list(_WORD.finditer(line))
         flags = [
@@ -287,7 +288,6 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
             end = offset + words[-1].end()
             while end > start and not text[end - 1].isalnum():
                 end -= 1
-            judged = span.source in _BUSINESS_JUDGED
             if end > start and not (judged and _names_a_business(text, start, end, lists)):
                 kept.append(Span(start, end, span.kind, span.score, span.source))
         offset += len(line) + 1
