@@ -169,9 +169,10 @@ def test_honorifics_days_and_i_are_not_masked(
 @pytest.mark.parametrize(
     ("text", "readable", "masked"),
     [
-        # a company word is not a name, nor one word before it; a legal form makes a
-        # "place" a company...
-        ("Invoice BE-7731 from Bauer Elektro for the wiring.", ["Bauer", "Elektro"], []),
+        # a company word is not a name, nor one word before it that is no given name; a
+        # legal form makes a "place" a company...
+        ("Invoice BE-7731 from Bauer Elektro for the wiring.", ["Elektro"], []),
+        ("Invoice 7731 from Okafor Dental for the crown.", ["Okafor", "Dental"], []),
         ("Invoice from ACME Hosting GmbH, due in May.", ["ACME", "Hosting", "GmbH"], []),
         ("Electricity bill from Stadtwerke Köln for May.", ["Stadtwerke"], ["Köln"]),
         # ...but a person's name in a company's name is still masked
@@ -215,6 +216,8 @@ def test_honorifics_days_and_i_are_not_masked(
         ("Brunch at Blue Door Cafe with Ilse Brandt", ["Blue", "Door"], ["Ilse Brandt"]),
         ("Lunch with Ana Duarte at Willow Bakery on Friday.", ["Willow"], ["Ana Duarte"]),
         ("Quote from Maria Keller Plumbers for the boiler.", ["Plumbers"], ["Maria Keller"]),
+        ("Priya Dental", ["Dental"], ["Priya"]),
+        ("Tell Priya Pharmacy closes at 6", ["Pharmacy"], ["Priya"]),
         # short forms of days, months and chats are words; the names beside them are not
         ("Gym rota: Mon Priya, Thurs Kofi, Fri off.", ["Mon", "Thurs", "Fri"], ["Priya", "Kofi"]),
         ("Dentist on Tues 12 Sept at 3pm with Dr Okafor", ["Tues", "Sept"], ["Okafor"]),

@@ -19,10 +19,12 @@ coordinated with a name is one).
 
 A business's name is not a person or a place: one word, or everyday words only, before a
 capitalised trade word that ends the run ("Cedar Physio", "Greenleaf Bakery on Friday",
-"Blue Door Cafe", "serviced by Oakridge Lettings.", "Bauer Elektro") is dropped whatever
-found it, unless it is a name found elsewhere in the text and spread to here. Two names
-before the trade word are a person's ("Maria Keller Sanitär" masks Maria Keller), and a
-trade word with a capitalised word after it starts a heading ("Anna Dental Checkup").
+"Blue Door Cafe", "serviced by Oakridge Lettings.", "Okafor Dental") is dropped whatever
+found it, unless it is a name found elsewhere in the text and spread to here. A given
+name that is no everyday word is a person's ("Priya Dental" is her appointment; "Bauer
+Elektro" masks Bauer, a listed given name too), so are two names before the trade word
+("Maria Keller Sanitär" masks Maria Keller), and a trade word with a capitalised word
+after it starts a heading ("Anna Dental Checkup").
 
 A word right after an amount that names a currency in use ("12 Eur", "40 Francs": an ISO
 4217 code in any case, or a currency's English name that is not a given name) is money,
@@ -315,10 +317,12 @@ _BUSINESS_JUDGED = _GUESSED - {"propagated"} | {"context", "learned", "places"}
 def _names_a_business(text: str, start: int, end: int, lists: NameLists) -> bool:
     """True when the words at `start`-`end` are a business's name: a capitalised trade word
     ends them or stands right after them, last of its run ("Cedar Physio", "Greenleaf
-    Bakery on Friday", "Blue Door Cafe"), and what comes before it is one word or everyday
-    words only. Two names before it are a person's ("Maria Keller Sanitär"), a trade word
-    with a capitalised word after it starts a heading ("Anna Dental Checkup"), and a
-    digit makes an address."""
+    Bakery on Friday", "Blue Door Cafe"), and what comes before it is one word that is no
+    given name unless an everyday word too ("Cedar", "Harbour", "Okafor"), or everyday words
+    only. A given name alone before it is a person's errand ("Priya Dental", "Tell Priya
+    Pharmacy closes at 6"), two names are a person's ("Maria Keller Sanitär"), a trade word
+    with a capitalised word after it starts a heading ("Anna Dental Checkup"), and a digit
+    makes an address."""
     words = _WORD.findall(text[start:end])
     if not words or any(char.isdigit() for char in text[start:end]):
         return False
@@ -331,7 +335,9 @@ def _names_a_business(text: str, start: int, end: int, lists: NameLists) -> bool
     beyond = _NEXT_WORD.match(text, trade_end)
     if beyond and beyond.group(1)[:1].isupper() and not trade.endswith("."):
         return False  # "Anna Dental Checkup" (not "... Motors. Landlord informed")
-    return len(words) == 1 or all(lists.is_word(word) for word in words)
+    if len(words) == 1:  # "Priya Dental" is Priya's appointment; "Cedar Physio" a business
+        return not (lists.is_first(words[0]) and not lists.is_word(words[0]))
+    return all(lists.is_word(word) for word in words)
 
 
 # Where a name or place came from a recogniser rather than from the owner (known entities,
