@@ -210,6 +210,7 @@ def test_honorifics_days_and_i_are_not_masked(
             ["Klaus Brenner"],
         ),
         ("Met vriendelijke groet,\nSanne Visser", ["Met", "vriendelijke"], ["Sanne Visser"]),
+        ("Merci, Pierre Dupont Cordialement", ["Cordialement"], ["Pierre Dupont"]),
         # a business's name is not a person's, whatever found it; a person's name in one is
         ("Invoice from Harbour Motors for the clutch.", ["Harbour", "Motors"], []),
         ("Boiler serviced by Oakridge Lettings. Landlord informed.", ["Oakridge"], []),

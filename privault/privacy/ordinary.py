@@ -173,9 +173,15 @@ def _is_date(text: str, start: int, word: str) -> bool:
 
 def _before_greeting(text: str, end: int) -> bool:
     """True when the word ending at `end` in `text` starts a greeting or closing in another
-    language: "Mit freundlichen Grüßen", "Met vriendelijke groet"."""
+    language: "Mit freundlichen Grüßen", "Met vriendelijke groet". The word after it goes
+    on in lower case; a capitalised one starts a closing of its own, as after a name in a
+    signature run onto one line ("Pierre Dupont Cordialement")."""
     after = _NEXT_WORD.match(text, end)
-    return after is not None and fold(after.group(1).strip(".,!")) in GREETINGS_ABROAD
+    return (
+        after is not None
+        and after.group(1)[:1].islower()
+        and fold(after.group(1).strip(".,!")) in GREETINGS_ABROAD
+    )
 
 
 # Words of a date that the tagger may read as an address: a card's expiry ("exp 09/29"), a
