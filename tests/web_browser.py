@@ -164,12 +164,26 @@ def scriptless() -> Iterator[Any]:
 
 def wait_for(driver: Any, condition: Any, what: str) -> Any:
     """Wait until `condition(driver)` holds. An element read while a form post replaces
-    the page goes stale: that is "not yet", as a missing element is."""
-    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+    the page goes stale: that is "not yet", as a missing element is, and so is Chromium's
+    "does not belong to the document" for a node of the page being replaced (see
+    `replaced`)."""
+    from selenium.common.exceptions import (
+        NoSuchElementException,
+        StaleElementReferenceException,
+        WebDriverException,
+    )
     from selenium.webdriver.support.ui import WebDriverWait
 
+    def attempt(current: Any) -> Any:
+        try:
+            return condition(current)
+        except WebDriverException as exc:
+            if "does not belong to the document" in str(exc):
+                return False
+            raise
+
     ignored = (NoSuchElementException, StaleElementReferenceException)
-    return WebDriverWait(driver, WAIT, ignored_exceptions=ignored).until(condition, message=what)
+    return WebDriverWait(driver, WAIT, ignored_exceptions=ignored).until(attempt, message=what)
 
 
 def replaced(element: Any) -> Any:
