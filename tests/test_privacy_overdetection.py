@@ -211,6 +211,8 @@ def test_honorifics_days_and_i_are_not_masked(
         ),
         ("Met vriendelijke groet,\nSanne Visser", ["Met", "vriendelijke"], ["Sanne Visser"]),
         ("Merci, Pierre Dupont Cordialement", ["Cordialement"], ["Pierre Dupont"]),
+        ("Danke Jonas, bis morgen", ["Danke"], ["Jonas"]),
+        ("Gracias Lucía por todo", ["Gracias"], ["Lucía"]),
         # a business's name is not a person's, whatever found it; a person's name in one is
         ("Invoice from Harbour Motors for the clutch.", ["Harbour", "Motors"], []),
         ("Boiler serviced by Oakridge Lettings. Landlord informed.", ["Oakridge"], []),

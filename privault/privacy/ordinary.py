@@ -67,16 +67,17 @@ _PLACE_PREFIXES = frozenset(
 )
 _WORD = re.compile(r"[^\s,;:()\[\]|<>\"/]+")
 _NEXT_WORD = re.compile(r"[ \t]+([^\W\d_][\w.&-]*)")
-# Greetings and closings in the languages of the name lists. Unlike the labels below, none
-# is a listed given name or surname ("Liebe", "Mit", "Hallo" are, and stay names unless a
-# word of this list follows: "Mit freundlichen Grüßen").
+# Greetings, closings and thanks in the languages of the name lists. Unlike the labels
+# below, none is a listed given name or surname ("Liebe", "Mit", "Hallo", "Merci" are, and
+# stay names unless a word of this list follows: "Mit freundlichen Grüßen").
 GREETINGS_ABROAD = frozenset(
     fold(word)
     for word in """freundlichen grüßen gruß grüße geehrte geehrter lg vg mfg cordialement
     amitiés bises madame monsieur saludos atentamente abrazo hola estimado estimada cordiali
     saluti distinti ciao vriendelijke groet groeten groetjes hälsningar vänliga mvh hilsen hej
     pozdrawiam cześć szanowny szanowna atenciosamente abraços prezado prezada pozdravem
-    ahoj üdvözlettel szia tisztelt saygılarımla merhaba""".split()
+    ahoj üdvözlettel szia tisztelt saygılarımla merhaba danke gracias grazie obrigado
+    obrigada takk dziękuję děkuji köszönöm kiitos bedankt dankjewel""".split()
 )
 # Words a note uses as labels or greetings that some name list also holds.
 _LABELS = GREETINGS_ABROAD | frozenset(
