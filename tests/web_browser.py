@@ -178,7 +178,7 @@ def wait_for(driver: Any, condition: Any, what: str) -> Any:
         try:
             return condition(current)
         except WebDriverException as exc:
-            if "does not belong to the document" in str(exc):
+            if _of_a_replaced_page(exc):
                 return False
             raise
 
@@ -198,12 +198,17 @@ def replaced(element: Any) -> Any:
         except StaleElementReferenceException:
             return True
         except WebDriverException as exc:
-            if "does not belong to the document" in str(exc):
+            if _of_a_replaced_page(exc):
                 return True
             raise
         return False
 
     return gone
+
+
+def _of_a_replaced_page(exc: Exception) -> bool:
+    """True for Chromium's answer about a node of a document being replaced."""
+    return "does not belong to the document" in str(exc)
 
 
 def text_of(driver: Any, selector: str) -> str:

@@ -277,7 +277,8 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
         return [span]
     kept: list[Span] = []
     offset = span.start
-    judged = span.source in _BUSINESS_JUDGED  # a run left may be a business's name
+    # A run trimming left shorter may be a business's name (the whole span was judged above).
+    judged = span.source in _BUSINESS_JUDGED
     for line in text[span.start : span.end].split("\n"):
         words = list(_WORD.finditer(line))
         flags = [
@@ -297,7 +298,9 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
             end = offset + words[-1].end()
             while end > start and not text[end - 1].isalnum():
                 end -= 1
-            if end > start and not (judged and _names_a_business(text, start, end, lists)):
+            trimmed = (start, end) != (span.start, span.end)
+            business = judged and trimmed and _names_a_business(text, start, end, lists)
+            if end > start and not business:
                 kept.append(Span(start, end, span.kind, span.score, span.source))
         offset += len(line) + 1
     return kept
