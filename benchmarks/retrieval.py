@@ -351,9 +351,12 @@ class CachedStrong:
     def save(self) -> None:
         if self.path is not None and self.embedded:
             texts = list(self.cache)
-            np.savez(
-                self.path, texts=np.array(texts), vectors=np.stack([self.cache[t] for t in texts])
-            )
+            # Written through a handle: given a path, numpy appends ".npz" to a name without
+            # it, and the next run would look for the name it was given and find nothing.
+            with self.path.open("wb") as out:
+                np.savez(
+                    out, texts=np.array(texts), vectors=np.stack([self.cache[t] for t in texts])
+                )
 
 
 def run_baseline(
