@@ -42,6 +42,15 @@ from privault.vault.reading import Reading
 # (SET_REPEAT_DISCOUNT 0.6, windows, 60 candidates) was measured with the strong leg too,
 # conversations 1-3: .825 → .830 at 1,000 tokens but .872 → .869 (hit .974 → .971) at the
 # 2,000-token cap, and .849 → .841 there with the fast embedder alone: it stays off.
+# Measured again with the strong leg (2,000-token cap; tuned on conversations 1-3, then
+# 4-5 once): set questions as lines from 120 candidates, not spread, .875 → .883 on 1-3 and
+# .836 → .841 on 4-5, but .849 → .846 with the fast embedder alone on 1-3; pieces by rank
+# (the best 5 hits as windows, the rest as their own line, for every question) .875 →
+# .890 on 1-3 but .836 → .833 on 4-5 (temporal .970 → .909: the line before held the
+# date) and .830 → .817 there with the fast embedder alone. Windows of two lines for
+# every question .875 (no change), of one line .869. Of the evidence lines 1-3 missed,
+# 33 of 71 were not among the 60 candidates, 26 were inside the relevance cut but past
+# what fits, 7 after the cut, 5 only inside another hit's window.
 CANDIDATES = 60  # chunk hits considered for a single-fact question
 SET_CANDIDATES = 60  # …and for a question after a set (120 was measured with lines)
 FOLLOW_TOP = 0  # best hits whose names are followed (0: the thread is not followed)
