@@ -1,10 +1,10 @@
-"""An answer that restates the question comes back without the restatement."""
+"""Answers come back without a restated question, and lists without repeated items."""
 
 from __future__ import annotations
 
 import pytest
 
-from privault.ask.answers import tidy
+from privault.ask.answers import tidy, unrepeated
 
 
 @pytest.mark.parametrize(
@@ -60,3 +60,30 @@ def test_an_opening_that_restates_the_question_is_dropped(
 def test_an_answer_that_does_not_open_with_the_question_is_kept(question: str, answer: str) -> None:
     assert tidy(question, answer) == answer
     assert tidy(question, f"  {answer}\n") == answer  # only the surrounding blanks go
+
+
+@pytest.mark.parametrize(
+    ("answer", "kept"),
+    [
+        ("Dune, The Alchemist, The Alchemist, the alchemist.", "Dune, The Alchemist."),
+        ("<PERSON_1>, <PERSON_1>, <PERSON_2>", "<PERSON_1>, <PERSON_2>"),
+        ("Hiking, camping, hiking, and camping", "Hiking, camping"),
+        ("Pottery, painting, pottery!", "Pottery, painting!"),
+    ],
+)
+def test_a_list_names_each_thing_once(answer: str, kept: str) -> None:
+    assert unrepeated(answer) == kept
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Luna, Oliver, Bailey",
+        "1,000 steps, 2,000 steps",  # a number's comma is no list's
+        "Lord of the Rings, The Wheel of Time.\n",
+        "The notes do not say.",
+        "",
+    ],
+)
+def test_a_list_without_repeats_is_returned_as_written(answer: str) -> None:
+    assert unrepeated(answer) == answer

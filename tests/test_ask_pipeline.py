@@ -263,6 +263,20 @@ def test_a_question_that_asks_when_is_shown_how_to_answer_with_the_date(
     assert not re.search(r"\d", WHEN) and "The notes do not say." in WHEN
 
 
+@pytest.mark.parametrize(("several", "answer"), [(True, "Dune, Emma"), (False, "Dune, Emma, Dune")])
+def test_an_answer_to_a_question_after_several_things_names_each_once(
+    tokens: FollowupTokens, several: bool, answer: str
+) -> None:
+    reply = run(
+        [section()],
+        tokens,
+        question="What books has Maria read?",
+        several=several,
+        chat=FakeChat("Dune, Emma, Dune"),
+    )
+    assert reply.answer == answer
+
+
 def test_the_date_instruction_comes_after_the_list_instruction_and_before_a_followup() -> None:
     ask_turn = build_messages(
         "When did ACME send invoices both years?", [section()], several=True, instruction="be brief"

@@ -40,7 +40,7 @@ from typing import Any, Literal, Protocol
 
 import httpx
 
-from privault.ask.answers import tidy
+from privault.ask.answers import tidy, unrepeated
 from privault.ask.briefing import AskSection, build_messages
 from privault.ask.followup import FollowupTokens
 from privault.errors import InputError, ModelUnavailable
@@ -293,8 +293,10 @@ def ask(request: AskRequest, engines: AskEngines) -> AskReply:
         except httpx.HTTPError as exc:
             return _refusal(f"the remote chat backend failed ({type(exc).__name__})", request)
         # A follow-up may ask for the answer in other words; a first answer loses an
-        # opening that restates the question (`answers.tidy`).
+        # opening that restates the question (`answers.tidy`), and a list the same item
+        # named again (`answers.unrepeated`).
         answer = result.text if request.is_followup else tidy(question, result.text)
+        answer = unrepeated(answer) if request.several else answer
         model_name = model.name
         backend = "local" if model.local else "remote"
     model_done = time.perf_counter()
