@@ -11,10 +11,10 @@ to Tim?"). An answer that does not open with the question, or would be left with
 words, is returned as written.
 
 Asked for several things, it also names one thing again and again ("Dune, The Alchemist,
-The Alchemist, The Alchemist", "<PERSON_1>, <PERSON_1>"): `unrepeated` keeps the first of
-the items of a comma-separated list ("a, b", not "1,000") that say the same (compared without case,
-punctuation, articles or a leading "and"). Only words are removed, by either, so the leak
-scan that follows sees a subset of what the model wrote.
+The Alchemist, The Alchemist", "<PERSON_1>, <PERSON_1>"): `unrepeated` keeps the first
+of the items of a comma-separated list ("a, b", not "1,000") that say the same (compared
+without case, punctuation, articles or a leading "and"). Only words are removed, by
+either, so the leak scan that follows sees a subset of what the model wrote.
 """
 
 from __future__ import annotations

@@ -293,8 +293,8 @@ def ask(request: AskRequest, engines: AskEngines) -> AskReply:
         except httpx.HTTPError as exc:
             return _refusal(f"the remote chat backend failed ({type(exc).__name__})", request)
         # A follow-up may ask for the answer in other words; a first answer loses an
-        # opening that restates the question (`answers.tidy`), and a list the same item
-        # named again (`answers.unrepeated`).
+        # opening that restates the question (`answers.tidy`). Either, asked for several
+        # things, loses the items that name one again (`answers.unrepeated`).
         answer = result.text if request.is_followup else tidy(question, result.text)
         answer = unrepeated(answer) if request.several else answer
         model_name = model.name
