@@ -1,10 +1,11 @@
-"""Answers come back without a restated question, and lists without repeated items."""
+"""Answers come back without a restated question, and lists without repeated items or items
+no note holds."""
 
 from __future__ import annotations
 
 import pytest
 
-from privault.ask.answers import tidy, unrepeated
+from privault.ask.answers import grounded, tidy, unrepeated
 
 
 @pytest.mark.parametrize(
@@ -87,3 +88,45 @@ def test_a_list_names_each_thing_once(answer: str, kept: str) -> None:
 )
 def test_a_list_without_repeats_is_returned_as_written(answer: str) -> None:
     assert unrepeated(answer) == answer
+
+
+NOTES = (
+    "[note 1 | trusted | written 28 August 2023 | Chat]\n"
+    "Caroline: We marched in the pride parade, then went for hikes with <PERSON_1>.\n"
+    "Caroline: 1,000 people came to the talent show.\n[end of note 1]"
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "kept"),
+    [
+        ("Café Rossi, Pride parade, talent show", "Pride parade, talent show"),
+        ("Talent show, Café Rossi.", "Talent show."),  # the full stop stays
+        ("Hiking, a Café Rossi visit", "Hiking"),  # "hiking" is "hikes" said otherwise
+        ("<PERSON_1>, <PERSON_2>", "<PERSON_1>"),  # the notes show one placeholder only
+        ("Café <PERSON_1>, Café Rossi", "Café <PERSON_1>"),
+        ("1,000 people, Café Rossi", "1,000 people"),  # a number's comma is no list's
+        ("Pride parade, with them", "Pride parade, with them"),  # nothing to judge it by
+        ("Pride parade, Rossi with her", "Pride parade"),  # "with", "her": in any text
+    ],
+)
+def test_a_list_loses_the_items_no_note_holds(answer: str, kept: str) -> None:
+    assert grounded(answer, NOTES) == kept
+
+
+def test_the_question_grounds_an_item_too() -> None:
+    shown = f"{NOTES}\nWhat did Caroline do at Café Rossi?"
+    assert grounded("Café Rossi, Blue Door", shown) == "Café Rossi"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Pride parade, talent show",
+        "Café Rossi, Blue Door",  # no item is grounded: never an empty answer
+        "The notes do not say.",
+        "",
+    ],
+)
+def test_a_list_whose_items_are_all_grounded_or_none_is_returned_as_written(answer: str) -> None:
+    assert grounded(answer, NOTES) == answer

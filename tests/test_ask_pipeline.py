@@ -277,6 +277,40 @@ def test_an_answer_to_a_question_after_several_things_names_each_once(
     assert reply.answer == answer
 
 
+LISTED = "Pride parade, Café Rossi, <PERSON_1>, <PERSON_2>"
+
+
+@pytest.mark.parametrize(
+    ("several", "answer"), [(True, "Pride parade, <PERSON_1>"), (False, LISTED)]
+)
+def test_an_answer_to_a_question_after_several_things_names_only_what_the_notes_hold(
+    tokens: FollowupTokens, several: bool, answer: str
+) -> None:
+    reply = run(
+        [section("We marched in the pride parade with <PERSON_1>.")],
+        tokens,
+        question="What events has Maria been to?",
+        several=several,
+        chat=FakeChat(LISTED),
+    )
+    assert reply.answer == answer
+
+
+def test_a_followup_list_may_use_words_the_notes_do_not(tokens: FollowupTokens) -> None:
+    notes, question = [section("We marched in the pride parade.")], "What events has Maria been to?"
+    first = run(notes, tokens, question=question, several=True)
+    again = run(
+        notes,
+        tokens,
+        question=question,
+        several=True,
+        followup=first.followup,
+        instruction="in French",
+        chat=FakeChat("Marche des fiertés, défilé"),
+    )
+    assert again.answer == "Marche des fiertés, défilé"
+
+
 def test_the_date_instruction_comes_after_the_list_instruction_and_before_a_followup() -> None:
     ask_turn = build_messages(
         "When did ACME send invoices both years?", [section()], several=True, instruction="be brief"

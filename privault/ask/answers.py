@@ -13,21 +13,43 @@ words, is returned as written.
 Asked for several things, it also names one thing again and again ("Dune, The Alchemist,
 The Alchemist, The Alchemist", "<PERSON_1>, <PERSON_1>"): `unrepeated` keeps the first
 of the items of a comma-separated list ("a, b", not "1,000") that say the same (compared
-without case, punctuation, articles or a leading "and"). Only words are removed, by
-either, so the leak scan that follows sees a subset of what the model wrote.
+without case, punctuation, articles or a leading "and").
+
+It also lists things no note it was shown mentions: made up, or copied from the prompt's
+fixed text (the briefing's example "Café Rossi" came back as an event someone had taken
+part in). `grounded` drops an item none of whose words occurs in the notes as shown or in
+the question: its words of three letters or more, not counting words like "the" or "with",
+compared loosely ("hiking", "hikes" and "hike" are one). A placeholder is such a word
+(`<PERSON_1>` is grounded where the notes show `<PERSON_1>`). One word is enough: asking
+for every word dropped items the notes say in other words ("dedication to their dreams"
+for "dedicated") and lowered F1 on LoCoMo's conversations 1–3. If no item is grounded,
+the answer is kept as written.
+
+Only words are removed, by any of the three, so the leak scan that follows sees a subset
+of what the model wrote.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["tidy", "unrepeated"]
+__all__ = ["grounded", "tidy", "unrepeated"]
 
 RESTATED_WORDS = 3  # the shortest opening taken for a restated question
 _WORD = re.compile(r"[\w'’]+")
 _ITEM_BREAK = re.compile(r",(?=\s)")  # a list's comma; "1,000" is one number
 _SAME = re.compile(r"^(?:(?:and|or|the|a|an)\b\s*)+", re.IGNORECASE)  # "and the X" is "X"
 _LEFT_OVER = re.compile(r"^(?:is|are|was|were|include[sd]?|including)\b[\s:,]*", re.IGNORECASE)
+_LOOSE_ENDING = re.compile(r"(?<=\w{3})(?:ing|e)$")  # "hiking", "hike": "hik" (as "hikes")
+GROUNDING_LETTERS = 3  # shorter words ("a", "to", "Mr") tell nothing of where an item is from
+# Words that any text holds: an item is not grounded by them.
+_FUNCTION_WORDS = frozenset(
+    """the and but for nor yet with from into onto about over under after before than then
+    his her hers him she they them their theirs its our ours your yours you this that these
+    those some any all both each other such also more most very much many was were are been
+    being have has had does did done will would can could should who whom whose which what
+    when where why how not one""".split()
+)
 
 
 def _stem(word: str) -> str:
@@ -63,6 +85,30 @@ def tidy(question: str, answer: str) -> str:
     return rest[0].upper() + rest[1:]
 
 
+def _root(word: str) -> str:
+    """A word compared more loosely than `_stem`: also without "-ing" or a final "e"."""
+    return _LOOSE_ENDING.sub("", _stem(word))
+
+
+def _grounding_words(item: str) -> set[str]:
+    """The roots of the words in a list item that could tell where it came from."""
+    return {
+        _root(word)
+        for word in _WORD.findall(item)
+        if len(word) >= GROUNDING_LETTERS and word.lower() not in _FUNCTION_WORDS
+    }
+
+
+def _joined(answer: str, items: list[str], kept: list[str]) -> str:
+    """`answer` with only the `kept` of its `items`, ending as it did ("a, b." keeps its
+    full stop when "b" goes); `answer` itself when every item was kept."""
+    if len(kept) == len(items):
+        return answer
+    text = ",".join(kept).strip()
+    ending = answer.rstrip()[-1]
+    return text + ending if ending in ".!" and not text.endswith(ending) else text
+
+
 def unrepeated(answer: str) -> str:
     """`answer` without the list items that repeat an earlier one (see the module
     docstring); an answer with no repeated item is returned as written."""
@@ -75,8 +121,16 @@ def unrepeated(answer: str) -> str:
             continue
         seen.add(same)
         kept.append(item)
-    if len(kept) == len(items):
+    return _joined(answer, items, kept)
+
+
+def grounded(answer: str, shown: str) -> str:
+    """`answer` without the list items that no word of `shown` (the notes as the model was
+    shown them, and the question) grounds (see the module docstring); returned as written
+    when every item is grounded, or none is."""
+    items = _ITEM_BREAK.split(answer)
+    known = {_root(word) for word in _WORD.findall(shown)}
+    judged = [(item, _grounding_words(item)) for item in items]
+    if not any(words & known for _, words in judged):
         return answer
-    text = ",".join(kept).rstrip()
-    ending = answer.rstrip()[-1]  # the answer's full stop, if the item that had it went
-    return text + ending if ending in ".!" and not text.endswith(ending) else text
+    return _joined(answer, items, [item for item, words in judged if not words or words & known])

@@ -40,8 +40,8 @@ from typing import Any, Literal, Protocol
 
 import httpx
 
-from privault.ask.answers import tidy, unrepeated
-from privault.ask.briefing import AskSection, build_messages
+from privault.ask.answers import grounded, tidy, unrepeated
+from privault.ask.briefing import AskSection, build_messages, render_sections
 from privault.ask.followup import FollowupTokens
 from privault.errors import InputError, ModelUnavailable
 from privault.jsonform import JsonForm
@@ -251,6 +251,21 @@ def _merged(ranges: Sequence[tuple[int, int, str]]) -> list[tuple[int, int, str]
     return kept
 
 
+def _tidied(request: AskRequest, text: str) -> str:
+    """What the model wrote, as `answers` tidies it. A first answer loses an opening that
+    restates the question (`tidy`); a list, the items that name a thing again
+    (`unrepeated`) and those no note the model was shown holds (`grounded`). A follow-up
+    keeps its words but for the repeats: it may ask for the answer in other words, the
+    notes' or not (translated, say)."""
+    if request.is_followup:
+        return unrepeated(text) if request.several else text
+    answer = tidy(request.question, text)
+    if not request.several:
+        return answer
+    shown = f"{render_sections(request.sections)}\n{request.question}"
+    return grounded(unrepeated(answer), shown)
+
+
 def ask(request: AskRequest, engines: AskEngines) -> AskReply:
     """Answer `request` from its gated sections, releasing nothing private."""
     if request.mode not in MODES:
@@ -292,11 +307,7 @@ def ask(request: AskRequest, engines: AskEngines) -> AskReply:
             return _refusal(str(exc), request)
         except httpx.HTTPError as exc:
             return _refusal(f"the remote chat backend failed ({type(exc).__name__})", request)
-        # A follow-up may ask for the answer in other words; a first answer loses an
-        # opening that restates the question (`answers.tidy`). Either, asked for several
-        # things, loses the items that name one again (`answers.unrepeated`).
-        answer = result.text if request.is_followup else tidy(question, result.text)
-        answer = unrepeated(answer) if request.several else answer
+        answer = _tidied(request, result.text)
         model_name = model.name
         backend = "local" if model.local else "remote"
     model_done = time.perf_counter()
