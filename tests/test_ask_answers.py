@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from privault.ask.answers import grounded, tidy, unrepeated
+from privault.ask.briefing import NOT_SAID
 
 
 @pytest.mark.parametrize(
@@ -123,10 +124,17 @@ def test_the_question_grounds_an_item_too() -> None:
     "answer",
     [
         "Pride parade, talent show",
-        "Café Rossi, Blue Door",  # no item is grounded: never an empty answer
         "The notes do not say.",
+        "With them, and her",  # no word to judge it by
         "",
     ],
 )
-def test_a_list_whose_items_are_all_grounded_or_none_is_returned_as_written(answer: str) -> None:
+def test_a_list_whose_items_are_all_grounded_or_unjudged_is_returned_as_written(
+    answer: str,
+) -> None:
     assert grounded(answer, NOTES) == answer
+
+
+@pytest.mark.parametrize("answer", ["Café Rossi, <PERSON_2>", "Blue Door.", "Rossi, with them"])
+def test_a_list_no_note_holds_an_item_of_was_made_up_and_is_not_given(answer: str) -> None:
+    assert grounded(answer, NOTES) == NOT_SAID

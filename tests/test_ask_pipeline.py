@@ -22,7 +22,7 @@ from privault.ask import (
     RemoteChat,
     ask,
 )
-from privault.ask.briefing import BRIEFING, SEVERAL, WHEN, WHEN_EXAMPLE, build_messages
+from privault.ask.briefing import BRIEFING, NOT_SAID, SEVERAL, WHEN, WHEN_EXAMPLE, build_messages
 from privault.models.chat import Message
 from privault.privacy.leaks import MASK
 from privault.spans import Span
@@ -268,7 +268,7 @@ def test_an_answer_to_a_question_after_several_things_names_each_once(
     tokens: FollowupTokens, several: bool, answer: str
 ) -> None:
     reply = run(
-        [section()],
+        [section("Maria read Dune in May and Emma in June.")],
         tokens,
         question="What books has Maria read?",
         several=several,
@@ -294,6 +294,17 @@ def test_an_answer_to_a_question_after_several_things_names_only_what_the_notes_
         chat=FakeChat(LISTED),
     )
     assert reply.answer == answer
+
+
+def test_a_list_no_note_holds_an_item_of_is_not_given(tokens: FollowupTokens) -> None:
+    reply = run(
+        [section("We marched in the pride parade.")],
+        tokens,
+        question="What events has Maria been to?",
+        several=True,
+        chat=FakeChat("Café Rossi, <PERSON_1>"),
+    )
+    assert reply.answer == NOT_SAID
 
 
 def test_a_followup_list_may_use_words_the_notes_do_not(tokens: FollowupTokens) -> None:

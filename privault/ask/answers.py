@@ -22,16 +22,20 @@ the question: its words of three letters or more, not counting words like "the" 
 compared loosely ("hiking", "hikes" and "hike" are one). A placeholder is such a word
 (`<PERSON_1>` is grounded where the notes show `<PERSON_1>`). One word is enough: asking
 for every word dropped items the notes say in other words ("dedication to their dreams"
-for "dedicated") and lowered F1 on LoCoMo's conversations 1–3. If no item is grounded,
-the answer is kept as written.
+for "dedicated") and lowered F1 on LoCoMo's conversations 1–3. A list none of whose items
+any note holds was made up whole ("Café Rossi, <PERSON_1>" for the places someone sent
+her work to, from notes that name neither): the reply is what the model is told to say
+when no note answers, `briefing.NOT_SAID`.
 
-Only words are removed, by any of the three, so the leak scan that follows sees a subset
-of what the model wrote.
+Only words are removed, by any of the three, or the whole answer is replaced by that
+fixed sentence, so the leak scan that follows sees nothing the model did not write.
 """
 
 from __future__ import annotations
 
 import re
+
+from privault.ask.briefing import NOT_SAID
 
 __all__ = ["grounded", "tidy", "unrepeated"]
 
@@ -127,10 +131,11 @@ def unrepeated(answer: str) -> str:
 def grounded(answer: str, shown: str) -> str:
     """`answer` without the list items that no word of `shown` (the notes as the model was
     shown them, and the question) grounds (see the module docstring); returned as written
-    when every item is grounded, or none is."""
+    when every item is grounded or none has a word to judge it by, and `NOT_SAID` when
+    none is grounded."""
     items = _ITEM_BREAK.split(answer)
     known = {_root(word) for word in _WORD.findall(shown)}
     judged = [(item, _grounding_words(item)) for item in items]
     if not any(words & known for _, words in judged):
-        return answer
+        return NOT_SAID if any(words for _, words in judged) else answer
     return _joined(answer, items, [item for item, words in judged if not words or words & known])
