@@ -12,7 +12,8 @@ text. A gazetteer of given names fixes most of that without a bigger model:
 * ordinary English words come from Webster's 2nd (`web2`, public domain) as packaged by
   `english-words` (MIT), with the everyday words it is too old to know (`NEWER_WORDS`:
   "Website", "Laptop", "Babysitter"): a given name that is also a word ("Rose", "Patient",
-  "Meet") is only taken with a surname after it that is not.
+  "Meet") is only taken with a surname after it that is not. Names the dictionary lists
+  but English writes as names ("tom", "henry": `name_words`) are not ordinary words.
 
 Both lists are stored ASCII-folded, so text is folded the same way before lookup
 ("Miklós" -> "miklos"). A hit alone is not enough: the word must be capitalised like a name
@@ -35,6 +36,8 @@ from privault.spans import Span
 
 # A name listed by this many independent sources is a real given name, not noise.
 FIRST_NAME_MIN_SOURCES = 5
+# Names the dictionary lists as words that English writes as names (`name_words`).
+NAME_WORDS_FILE = Path(__file__).with_name("name_words.txt")
 
 # Days and months, and the short forms a schedule writes ("Mon 3pm", "12 Sept"): the one
 # list of calendar words the detector's rules share (the name lists leave them out;
@@ -140,6 +143,7 @@ class NameLists:
     first: frozenset[str]
     last: frozenset[str]
     words: frozenset[str]  # ordinary English words (lower case in the dictionary)
+    name_words: frozenset[str] = frozenset()  # in the dictionary, written as names ("tom")
 
     def is_first(self, word: str) -> bool:
         """True when `word` is a listed given name, unless a function word, calendar word
@@ -185,10 +189,20 @@ def load_name_lists() -> NameLists:
         if int(match.group(2)) >= FIRST_NAME_MIN_SOURCES
     )
     last = frozenset(line.split()[0].lower() for line in census.splitlines() if line.strip())
+    name_words = _name_words()
     words = frozenset(word for word in _dictionary() if word.islower()) | NEWER_WORDS
     if min(len(first), len(last), len(words)) < 1000:
         raise ModelError("the name lists are truncated; reinstall nomquamgender and names")
-    return NameLists(first, last, words)
+    return NameLists(first, last, words - name_words, name_words)
+
+
+def _name_words() -> frozenset[str]:
+    try:
+        text = NAME_WORDS_FILE.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ModelError(f"cannot read the name word list: {exc}; reinstall privault") from None
+    lines = (line.strip() for line in text.splitlines())
+    return frozenset(line for line in lines if line and not line.startswith("#"))
 
 
 def _dictionary() -> set[str]:
