@@ -51,7 +51,7 @@ def test_an_altered_install_is_refused_not_skipped(tmp_path: Path, models_dir: P
 @pytest.mark.parametrize(
     ("text", "name"),
     [
-        ("Can you send the badge form to Ian? Thanks, Martin", "Martin"),
+        ("Can you send the badge form to Ian? Thanks, Victor", "Victor"),
         ("Özger F. İnönü works for Pinecrest School.", "Özger F. İnönü"),
     ],
 )

@@ -103,7 +103,7 @@ def test_without_ner_there_is_no_second_pass(
 # Sentences of kinds the small pipeline misses names in and the medium one finds them:
 # a name signing off, a name of Turkish letters opening a line, a casual lower-case line.
 SECOND_ONLY = [
-    ("Can you send the badge form to Ian? Thanks, Martin", "Martin"),
+    ("Can you send the badge form to Ian? Thanks, Victor", "Victor"),
     ("Özger F. İnönü works for Pinecrest School.", "Özger F. İnönü"),
     ("ok talked to luiz felipe mendes, she says the meeting is moved to Thursday", "mendes"),
 ]
