@@ -2,8 +2,8 @@
 
 Webster's 2nd lists "tom", "anna", "timothy" and "henry" as words (a male animal, an
 Indian coin, a grass, a unit of inductance), so the detector and the name tagger's corpus
-took them for everyday words as much as "rose" or "mark": "Tom checkup" kept the name in
-clear. What tells the two kinds apart is how text writes them. An everyday word is
+took them for everyday words as much as "rose" or "mark": "Laura birthday gift" kept the
+name in clear. What tells the two kinds apart is how text writes them. An everyday word is
 capitalised mostly where a sentence or title starts, so its capitalised form is rarer
 than its lower case one ("garden" is written 2.6 times as often as "Garden"); a name is
 capitalised wherever it stands ("Henry" is written 25 times as often as "henry").
@@ -29,7 +29,6 @@ import gzip
 import json
 import math
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 
 from privault.privacy.names import (
     CALENDAR,
@@ -67,8 +66,7 @@ def derive(
 
 def candidates(lists: NameLists) -> list[str]:
     """Listed names that the dictionary holds as words, calendar words aside."""
-    dictionary = lists.words | lists.name_words
-    return sorted(((lists.first | lists.last) & dictionary) - CALENDAR)
+    return sorted(((lists.first | lists.last) & lists.dictionary) - CALENDAR)
 
 
 def _lookups_probabilities() -> dict[str, float]:
@@ -85,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     words = derive(candidates(load_name_lists()), _lookups_probabilities())
     text = HEADER + "".join(f"{word}\n" for word in words)
     if args.write:
-        Path(NAME_WORDS_FILE).write_text(text, encoding="utf-8")
+        NAME_WORDS_FILE.write_text(text, encoding="utf-8")
     print(f"{len(words)} name words" + (f" written to {NAME_WORDS_FILE}" if args.write else ""))
     return 0
 

@@ -145,6 +145,11 @@ class NameLists:
     words: frozenset[str]  # ordinary English words (lower case in the dictionary)
     name_words: frozenset[str] = frozenset()  # in the dictionary, written as names ("tom")
 
+    @property
+    def dictionary(self) -> frozenset[str]:
+        """Every lower-case word of the dictionary as printed, the name words among them."""
+        return self.words | self.name_words
+
     def is_first(self, word: str) -> bool:
         """True when `word` is a listed given name, unless a function word, calendar word
         or form of address (`_NOT_NAMES`). Everyday words stay names ("Rose", "Cedar"):

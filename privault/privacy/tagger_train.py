@@ -60,7 +60,7 @@ def training_lexicon() -> Lexicon:
     """The lexicon the tagger is trained with: the dictionary as printed, its names
     (`NameLists.name_words`) among its words (see the module docstring)."""
     lists = load_name_lists()
-    printed = NameLists(lists.first, lists.last, lists.words | lists.name_words)
+    printed = NameLists(lists.first, lists.last, lists.dictionary)
     return Lexicon(printed, load_gazetteer(), spacy_vocabulary())
 
 
