@@ -89,6 +89,51 @@ def test_apostrophe_fragments_are_not_search_words() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("query", "expression"),
+    [
+        ("vet in January 2018", '"vet" OR "january 2018"'),
+        ("What happened on October 13, 2023?", '"happened" OR "october 13 2023"'),
+        ("dental check-up in 2019", '"dental" OR "check" OR "up" OR "2019"'),
+        ("meeting 2023-10-13 notes", '"meeting" OR "2023 10 13" OR "notes"'),
+        # Only a date with a year is one phrase; the yearless one keeps its words.
+        (
+            "between August 11 and August 15 2023",
+            '"between" OR "august" OR "11" OR "august 15 2023"',
+        ),
+        ("May I ask about May", '"may" OR "ask" OR "about"'),  # no year: words as written
+    ],
+)
+def test_a_written_date_is_one_keyword_phrase(query: str, expression: str) -> None:
+    assert match_expression(query) == expression
+
+
+def test_a_months_name_alone_does_not_rank_another_years_note(tmp_path: Path) -> None:
+    """The period legs rank what was written in January 2018; the keyword leg no longer
+    ranks a note of 2020 for the word "January" (nor a note of 2018 for "2018")."""
+    with fake_vault(tmp_path / "v.db") as vault:
+        for day, text in [
+            ("2020-01-09", "January sales: bought a coat, the vet bill came too."),
+            ("2018-06-01", "2018 budget for the garden."),
+            ("2018-01-12", "Took the cat to the vet for her vaccinations."),
+            ("2018-05-12", "The vet said the January 2018 jabs are due again."),
+        ]:
+            vault.note(text, caller=OWNER, created_at=parse_time(f"{day}T09:00:00Z"))
+        keyword = match_expression("vet in January 2018")
+        assert keyword is not None
+        matched = {
+            text
+            for (text,) in vault.conn.execute(
+                "SELECT text FROM chunks_fts WHERE chunks_fts MATCH ?", (keyword,)
+            )
+        }
+        assert "2018 budget for the garden." not in matched
+        assert "The vet said the January 2018 jabs are due again." in matched
+        found = vault.search("vet in January 2018", caller=OWNER, limit=4).results
+        assert "vaccinations" in found[0].text
+        assert "January sales" not in found[1].text
+
+
 def test_vector_search_within_a_period(tmp_path: Path) -> None:
     vault = fake_vault(tmp_path / "v.db")
     for day, text in ((100, "alpha"), (200, "alpha beta gamma"), (300, "delta")):

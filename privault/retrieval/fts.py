@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from privault.retrieval import periods
 from privault.store import index_reads
 from privault.store.connection import Connection
 from privault.store.index_reads import Filters
@@ -40,15 +41,27 @@ _ALL = (-(2**63), 2**63 - 1)
 
 
 def match_phrases(query: str) -> list[str]:
-    """The query's words as FTS5 phrases, each quoted (no syntax leaks in), to be OR-ed.
+    """The query's words as FTS5 phrases, each quoted (no syntax leaks in), to be OR-ed; a
+    date it writes with a year is one phrase ("january 2018", "13 october 2023").
 
+    A date's words alone match notes of every other year, and "may" every note that uses
+    the verb: as one phrase they match the notes that write that date, while search's
+    period legs rank the notes dated then (`periods`). At a million chunks "january" and
+    "2018" OR-ed in cost the keyword leg more than the rest of the query.
     A query of stopwords only ("to be or not to be") is one phrase: OR-ing its words would
     match nearly every chunk and rank them by noise.
     """
-    words = [word.lower() for word in _TERM.findall(query)]
-    kept = list(dict.fromkeys(word for word in words if word not in _STOP))
+    pieces: list[str] = []
+    done = 0
+    for start, end in periods.written_dates(query):
+        pieces.extend(_TERM.findall(query[done:start]))
+        pieces.append(" ".join(_TERM.findall(query[start:end])))
+        done = end
+    pieces.extend(_TERM.findall(query[done:]))
+    kept = list(dict.fromkeys(piece.lower() for piece in pieces if piece.lower() not in _STOP))
     if kept:
-        return [f'"{word}"' for word in kept]
+        return [f'"{piece}"' for piece in kept]
+    words = [word.lower() for word in _TERM.findall(query)]
     return [f'"{" ".join(words)}"'] if words else []
 
 

@@ -94,6 +94,17 @@ def mentioned_periods(query: str) -> list[tuple[int, int]]:
     return sorted(periods)
 
 
+def written_dates(query: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of every date with a year the query writes ("January 2018",
+    "on 13 October 2023" from "13", "2023-10-13", "in 2018" from "2018"), in order: the
+    spans `mentioned_periods` reads, whether or not the date exists."""
+    spans: list[tuple[int, int]] = []
+    for match in _PATTERN.finditer(query):
+        group = "y3" if match.group("y3") else 0
+        spans.append((match.start(group), match.end(group)))
+    return spans
+
+
 def _named_day(year: int, month: int, day_text: str) -> datetime:
     """The day a query names ("3rd", "03"); ValueError for one the month does not have."""
     return datetime(year, month, int(re.sub(r"\D", "", day_text)), tzinfo=UTC)
