@@ -55,7 +55,7 @@ from __future__ import annotations
 import functools
 import re
 
-from privault.privacy.names import CALENDAR, NameLists, fold, is_organisation_word
+from privault.privacy.names import CALENDAR, HOLIDAYS, NameLists, fold, is_organisation_word
 from privault.spans import Span
 
 # Sources whose only evidence for PERSON is capitalisation or a statistical guess.
@@ -233,6 +233,8 @@ def is_ordinary(word: str, lists: NameLists, *, surnames: bool = False) -> bool:
         return False
     if key in CALENDAR and key not in _CALENDAR_NAMES:
         return True  # "February", "Thursday" (a month by a day number: `_is_date`)
+    if key in HOLIDAYS:
+        return True  # "Christmas", "Ramadan"
     if is_organisation_word(bare):
         return True  # "Bauer Elektro", "Stadtwerke Köln": the company word is not a name
     if surnames and lists.is_last(bare):
