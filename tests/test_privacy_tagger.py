@@ -189,6 +189,9 @@ def test_a_guess_is_cut_to_the_name_the_tagger_found_in_it(
         # a name the dictionary also lists as a word, written as names are, is masked
         ("Timothy dentist appointment", "<PERSON_1> dentist appointment"),
         ("Laura birthday gift", "<PERSON_1> birthday gift"),
+        # ...first in a title too, however short: its capital is not the title's
+        ("Tom checkup", "<PERSON_1> checkup"),
+        ("Joe coffee order", "<PERSON_1> coffee order"),
         ("Boston trip", "<LOCATION_1> trip"),
         # a word no list holds, first in a title or a tag, that the tagger reads as a
         # name below the bar a capitalised word needs

@@ -97,14 +97,16 @@ class Tagger:
         statistical guess (`GUESSED` sources: spaCy's entities, proper-noun runs, the name
         and place lists) is dropped when every word in it is at least `VETO` likely to be
         ordinary text here (`WEAK_VETO` for a weak guess): "Plumber" in "Plumber invoice",
-        "Lasagne on Friday", "Harbour" in "Harbour Motors invoice". Spans
-        with other evidence (patterns, known entities, cues such as "Mr") are kept.
+        "Lasagne on Friday", "Harbour" in "Harbour Motors invoice". A word English writes
+        as a name ("Tom" in "Tom checkup") needs `VETO` wherever it stands. Spans with
+        other evidence (patterns, known entities, cues such as "Mr") are kept.
 
         A guessed place or organisation inside a name this tagger found is dropped: the
         words around it said person ("Lunch with Helen Okafor", "Call Ilsabet Marrowgate
         on ..."), and the name is masked and counted as one.
         """
         tokens, probs = self.probabilities(text)
+        names_written = lexicon().lists.name_words
         people = [s for s in spans if s.source == "learned" and s.kind == "PERSON"]
         kept = []
         for span in spans:
@@ -120,8 +122,11 @@ class Tagger:
                     for i, token in enumerate(tokens)
                     if token.start < span.end and token.end > span.start and token.text.isalpha()
                 ]
-                veto = VETO if span.score >= WEAK_SCORE else WEAK_VETO
-                if inside and _starts_a_title(text, tokens, inside[0]):
+                # A word English writes as a name ("Tom", `NameLists.name_words`) is not
+                # capitalised for being first in a title, nor a weak guess for being short.
+                named = bool(inside) and all(fold(tokens[i].text) in names_written for i in inside)
+                veto = VETO if span.score >= WEAK_SCORE or named else WEAK_VETO
+                if inside and not named and _starts_a_title(text, tokens, inside[0]):
                     veto = min(veto, TITLE_VETO)
                 if inside and all(probs[i, 0] >= veto for i in inside):
                     continue
