@@ -206,6 +206,9 @@ def test_a_guess_is_cut_to_the_name_the_tagger_found_in_it(
         ("Call Ilsabet Marrowgate on +44 20 7946 0958", "Call <PERSON_1> on <PHONE_NUMBER_1>"),
         ("Helen Okafor", "<PERSON_1>"),
         ("Met marguerite and ottoline vargasz", "Met <PERSON_1> and <PERSON_2>"),
+        # a name English writes as one, written small, needs a name's bar, not a word's
+        ("met kelly at the station", "met <PERSON_1> at the station"),
+        ("put the good china away", "put the good china away"),
         ("Tags: #oriel-fenwhistle #garden", "Tags: #<PERSON_1> #garden"),
         # a surname no list holds, written small after a given name written small, in
         # text that capitalises elsewhere

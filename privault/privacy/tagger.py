@@ -142,8 +142,9 @@ class Tagger:
         whichever kind, and takes the likeliest kind ("Oddbjörn", a name 0.65 and a street
         0.28, is masked: neither kind alone reached the bar). A capitalised dictionary word
         no name list holds ("Phone", "Family") or a short word in capitals ("ASAP") needs
-        `WORD_THRESHOLD`; a lower-case dictionary word that a name list holds
-        ("marguerite", "rock") or, in text that capitalises, an unlisted lower-case word
+        `WORD_THRESHOLD`; a lower-case word English writes as a name ("kelly",
+        `NameLists.name_words`) `THRESHOLD`; a lower-case dictionary word that a name list
+        holds ("marguerite", "rock") or, in text that capitalises, an unlisted lower-case word
         ("songwriters") needs `LOWER_WORD_THRESHOLD`, unless it follows a name written small
         ("ottoline vargasz"); a lower-case dictionary word no name list holds never joins
         ("camels"). The first word of a title of two words or more (`_starts_a_title`)
@@ -231,6 +232,8 @@ def _threshold(word: str, lex: Lexicon, mixed: bool) -> float:
     if word.isupper() and len(word) <= 4 and flags[0] != "F":
         return WORD_THRESHOLD  # an acronym more often than a name in capitals
     if word.islower():
+        if folded in lex.lists.name_words:
+            return THRESHOLD  # "stella", "hanna": written small, still most often a name
         if flags[2] != ".":  # a dictionary word: a name only if a list holds it too
             return LOWER_WORD_THRESHOLD if listed else 1.1
         if listed or not mixed:
