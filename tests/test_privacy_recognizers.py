@@ -65,6 +65,10 @@ def test_addresses(text: str, expected: list[str]) -> None:
         ("Babysitter Gyrith, 06 12 34 56 78", ["06 12 34 56 78"]),
         ("Scores 12 10 8 6 this week", []),
         ("Kit 4055 3766 in the shed", []),
+        # A country code and an area code in parentheses make a phone number with no
+        # phone word, whether or not the number exists in its country's plan.
+        ("- Ayla Demir, +90 (589) 6041431", ["+90 (589) 6041431"]),
+        ("Cited in (2019) 1234567", []),
     ],
 )
 def test_phone_numbers(text: str, expected: list[str]) -> None:

@@ -64,7 +64,11 @@ def find_phone_numbers(text: str) -> list[Span]:
         digits = sum(char.isdigit() for char in _EXTENSION.sub("", value))
         if not 7 <= digits <= 15 or _DATE_LIKE.match(value):
             continue
-        grouped = bool(re.search(r"\d(?:[ .-]|/)\d", value))
+        # "+90 (589) 6041431": a country code and an area code in parentheses group it
+        # as surely as spaces do, valid in its country's plan or not.
+        grouped = bool(re.search(r"\d(?:[ .-]|/)\d", value)) or bool(
+            re.match(r"(?:\+|00)\d{1,3}[ .-]?\(0?\d{1,4}\)", value)
+        )
         strong = value.startswith(("+", "(")) or bool(re.search(r"x\s?\d|ext", value))
         if value.startswith(("+", "00")) and _valid_international(value):
             strong = grouped = True
