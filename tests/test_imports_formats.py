@@ -62,6 +62,40 @@ def test_json_that_is_not_an_array_is_refused() -> None:
         list(jsonstream.iter_array(io.StringIO('{"a": 1}'), "an export"))
 
 
+# ---- source times --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (1714572180, 1714572180000),
+        (1714572180.5, 1714572180500),
+        ("1714572180", 1714572180000),
+        (1714572180000, 1714572180000),  # milliseconds
+        ("2024-05-01T14:03:00Z", 1714572180000),
+        ("2024-05-01T16:03:00+02:00", 1714572180000),
+        ("2024-05-01T14:03:00", 1714572180000),  # zone-less: UTC
+        ("Wed, 01 May 2024 14:03:00 GMT", 1714572180000),  # RFC 2822, as JavaScript writes
+        ("Wed, 01 May 2024 16:03:00 +0200", 1714572180000),
+        # A damaged field no calendar has a day for is no time at all, not a crash later.
+        (1e300, None),
+        (-1e300, None),
+        (float("nan"), None),
+        (float("inf"), None),
+        ("1e300", None),
+        ("Mon, 01 Jan 99999 10:00:00 +0000", None),
+        ("not a date", None),
+        ("", None),
+        (True, None),
+        ([2024], None),
+    ],
+)
+def test_source_times_read_or_none(value: object, expected: int | None) -> None:
+    from privault.imports.sources import source_time
+
+    assert source_time(value) == expected
+
+
 # ---- ChatGPT ------------------------------------------------------------------------
 
 
