@@ -204,6 +204,50 @@ def test_claude_broken_side_file_is_reported_and_conversations_still_import(
     assert any(isinstance(i, Page) and i.label == "conversation" for i in items)
 
 
+def test_claude_message_from_an_unknown_or_missing_sender_is_kept(tmp_path: Path) -> None:
+    conversation = samples.claude_conversation()
+    conversation["chat_messages"][0]["sender"] = "user"  # not a sender this reader knows
+    del conversation["chat_messages"][1]["sender"]
+    found = pages(read_all("claude", samples.claude_export(tmp_path, [conversation])))
+    (page,) = [p for p in found if p.label == "conversation"]
+    assert "## User · 2024-03-02 09:15 UTC\n\nWhen is the self assessment due?" in page.text
+    assert "## Unknown speaker · 2024-03-02 09:16 UTC\n\nThe online return" in page.text
+
+
+def test_a_conversation_of_unexpected_shape_is_reported_and_the_rest_read(
+    tmp_path: Path,
+) -> None:
+    odd = samples.claude_conversation("cl-odd", "Odd fields")
+    odd["project"] = "p-1"  # an id where the export has an object
+    odd["chat_messages"][0]["attachments"][0]["extracted_content"] = 42
+    broken = samples.claude_conversation("cl-broken", "Broken")
+    broken["chat_messages"][0]["files"] = 7  # not a list at all
+    fine = samples.claude_conversation("cl-fine", "Fine")
+    path = samples.claude_export(tmp_path, [odd, broken, fine])
+    items = read_all("claude", path)
+    chats = {p.key: p for p in pages(items) if p.label == "conversation"}
+    assert set(chats) == {"cl-odd", "cl-fine"}
+    assert "### Attached: notes.txt\n\n42" in chats["cl-odd"].text  # kept, as text
+    (bad,) = [i for i in items if isinstance(i, Bad)]
+    assert bad.key == "cl-broken" and "unreadable conversation" in bad.reason
+    gpt = samples.chatgpt_conversation()
+    gpt["mapping"]["a1b"]["message"]["metadata"] = "hidden"  # a string, not an object
+    found = read_all("chatgpt", samples.chatgpt_export(tmp_path / "gpt", [gpt]))
+    assert [(type(i).__name__, i.key) for i in found] == [("Bad", "c-radiator")]
+
+
+def test_claude_project_memories_of_another_shape_keep_the_rest(tmp_path: Path) -> None:
+    folder = samples.claude_export(tmp_path, [samples.claude_conversation()])
+    (folder / "memories.json").write_text(
+        json.dumps([{"conversations_memory": "The owner keeps bees.", "project_memories": ["x"]}])
+    )
+    items = read_all("claude", folder)
+    (memory,) = [p for p in pages(items) if p.label == "memory"]
+    assert "keeps bees" in memory.text
+    (bad,) = [i for i in items if isinstance(i, Bad)]
+    assert bad.where == "memory 1" and "project_memories" in bad.reason
+
+
 # ---- Obsidian -----------------------------------------------------------------------
 
 

@@ -72,10 +72,7 @@ def conversation(data: Any, index: int) -> Item:
     created = source_time(data.get("create_time"))
     key = _id(data) or content_key(title, str(data.get("create_time")))
     where = f"conversation {title!r} ({key})"
-    try:
-        turns = [turn for node in kept_branch(data) if (turn := _turn(node))]
-    except (TypeError, ValueError, AttributeError) as exc:
-        return Bad(where, f"unreadable message ({exc})", key=key, label="conversation")
+    turns = [turn for node in kept_branch(data) if (turn := _turn(node))]
     if not turns:
         return Bad(
             where,

@@ -1,5 +1,10 @@
 """The conversation list both chat exports share: one JSON array in `conversations.json`,
-read element by element, a conversation the vault holds as it is skipped unparsed."""
+read element by element, a conversation the vault holds as it is skipped unparsed.
+
+A conversation with a field of a shape its reader does not expect (a number where the
+export has a list, a string where it has an object) is reported by its key and position,
+and the rest of the export imports: an app's next export format must not stop a whole
+import at its first odd field."""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from privault.imports.items import Bad, Item, Known, Page, Unchanged, raw_digest
+from privault.imports.items import Bad, Item, Known, NotThisKind, Page, Unchanged, raw_digest
 from privault.imports.jsonstream import BrokenElement, iter_array_raw
 from privault.imports.sources import open_text
 
@@ -35,7 +40,15 @@ def read_conversations(
             if known is not None and key and known(key, digest):
                 yield Unchanged(key, "conversation")
                 continue
-            found = parse(data, index)
+            try:
+                found = parse(data, index)
+            except NotThisKind:
+                raise
+            except (TypeError, ValueError, AttributeError, KeyError) as exc:
+                where = f"conversation {index + 1}" + (f" ({key})" if key else "")
+                reason = f"unreadable conversation ({type(exc).__name__}: {exc})"
+                yield Bad(where, reason, key=key or None, label="conversation")
+                continue
             yield (
                 dataclasses.replace(found, source_digest=digest)
                 if isinstance(found, Page)
