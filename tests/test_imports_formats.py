@@ -436,6 +436,23 @@ def test_mem0_json_lines_with_a_broken_line(tmp_path: Path) -> None:
     assert kinds == ["Memory", "Bad", "Memory"]
 
 
+def test_mem0_fields_of_another_shape_are_read_or_reported_one_by_one(tmp_path: Path) -> None:
+    path = tmp_path / "memories.json"
+    path.write_text(
+        json.dumps(
+            [
+                {"id": "a", "memory": "Likes tea", "categories": "food"},  # one, not a list
+                {"id": "b", "memory": "Lives in Leeds", "category_ids": 7},
+                {"id": "c", "memory": "Walks daily", "history": [{"event": "ADD"}, 5]},
+            ]
+        )
+    )
+    first, second, third = read_all("mem0", path)
+    assert isinstance(first, Memory) and first.tags == ("category:food",)
+    assert isinstance(second, Bad) and second.key == "b" and "unreadable" in second.reason
+    assert isinstance(third, Memory) and third.content == "Walks daily"
+
+
 def test_a_json_of_something_else_is_not_mem0(tmp_path: Path) -> None:
     path = tmp_path / "settings.json"
     path.write_text(json.dumps([{"theme": "dark"}]))
