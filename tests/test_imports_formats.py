@@ -283,6 +283,64 @@ def test_obsidian_binary_note_is_reported(tmp_path: Path) -> None:
     assert [(b.where, b.key) for b in bad] == [("Binary.md", "V/Binary.md")]
 
 
+def test_obsidian_notes_saved_on_windows_keep_their_front_matter(tmp_path: Path) -> None:
+    root = tmp_path / "V"
+    (root / ".obsidian").mkdir(parents=True)
+    front = (
+        "---\r\ntitle: Boiler\r\ntags: [home]\r\ncreated: 2023-11-20\r\n---\r\nService booked.\r\n"
+    )
+    (root / "crlf.md").write_bytes(b"\xef\xbb\xbf" + front.encode())  # a BOM and CRLF
+    (root / "utf16.md").write_bytes(front.encode("utf-16"))  # Notepad's "Unicode"
+    found = {p.key: p for p in pages(read_all("obsidian", root))}
+    assert set(found) == {"V/crlf.md", "V/utf16.md"}
+    for note in found.values():
+        assert note.title == "Boiler" and note.tags == ("home",)
+        assert note.created_at == 1700438400000
+        assert note.text == "Service booked.\r\n" and "front_matter" not in note.metadata
+
+
+def test_obsidian_front_matter_of_nested_aliases_is_no_tag(tmp_path: Path) -> None:
+    # A dozen lines of YAML aliases nest into a billion items; written out as tags (or a
+    # title) they took minutes and gigabytes. Tags, aliases and titles are plain values.
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x]"]
+    for previous, name in zip("abcdefgh", "bcdefghi", strict=True):
+        lines.append(f"{name}: &{name} [" + ", ".join([f"*{previous}"] * 9) + "]")
+    root = tmp_path / "V"
+    (root / ".obsidian").mkdir(parents=True)
+    (root / "bomb.md").write_text(
+        "---\n" + "\n".join(lines) + "\ntitle: *i\ntags: [*i, kept]\naliases: *i\n---\nbody\n"
+    )
+    (note,) = pages(read_all("obsidian", root))
+    assert note.title == "bomb" and note.tags == ("kept",) and "aliases" not in note.metadata
+
+
+def test_obsidian_reads_no_file_outside_the_vault_folder(tmp_path: Path) -> None:
+    root = samples.obsidian_vault(tmp_path / "V")
+    secret = tmp_path / "elsewhere" / "secret.md"
+    secret.parent.mkdir()
+    secret.write_text("the key under the mat")
+    (root / "Linked.md").symlink_to(secret)
+    (root / "Inside.md").symlink_to(root / "Plumber.md")  # a link within the vault is fine
+    items = read_all("obsidian", root)
+    assert not any("under the mat" in p.text for p in pages(items))
+    (bad,) = [i for i in items if isinstance(i, Bad)]
+    assert bad.where == "Linked.md" and "outside the vault folder" in bad.reason
+    assert any(p.key == "V/Inside.md" and "Jane Roe" in p.text for p in pages(items))
+
+
+def test_obsidian_note_over_the_limit_is_reported_without_reading_it(tmp_path: Path) -> None:
+    from privault.imports import obsidian
+
+    root = tmp_path / "V"
+    (root / ".obsidian").mkdir(parents=True)
+    with (root / "Huge.md").open("wb") as huge:
+        huge.truncate(obsidian.MAX_NOTE_BYTES + 1)  # sparse: no disk, all of it zeros
+    peak = least_peak(lambda: read_all("obsidian", root))
+    (bad,) = read_all("obsidian", root)
+    assert isinstance(bad, Bad) and "over the" in bad.reason
+    assert peak < obsidian.MAX_NOTE_BYTES // 4
+
+
 def test_obsidian_refuses_a_file(tmp_path: Path) -> None:
     note = tmp_path / "note.md"
     note.write_text("hi")

@@ -78,6 +78,16 @@ def optional_text(path: Path, name: str) -> bytes | None:
     return sibling.read_bytes() if path.name != name and sibling.is_file() else None
 
 
+def inside(root: Path, file: Path) -> bool:
+    """Whether `file`, its links followed, lies within the folder `root`. A link in an
+    export's folder that leads out of it is not part of the export, and reading it would
+    import whatever file it names."""
+    try:
+        return file.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):  # a loop of links
+        return False
+
+
 def head(path: Path, size: int = 4096) -> bytes:
     """The first bytes of a file (what kind detection looks at)."""
     try:
