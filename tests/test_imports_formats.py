@@ -381,6 +381,47 @@ def test_notion_malformed_csv_row_is_reported(tmp_path: Path) -> None:
     assert "malformed CSV" in bad.reason and "field larger" in bad.reason
 
 
+def test_notion_reads_a_zip_attached_to_a_page_as_an_attachment(tmp_path: Path) -> None:
+    # Notion puts the parts of a big export at the top of its zip; a zip further down is a
+    # file someone attached to a page: not pages of this export (and maybe not a zip).
+    path = tmp_path / "export.zip"
+    home = f"Home {samples.NOTION_PAGE}"
+    attached = io.BytesIO()
+    with zipfile.ZipFile(attached, "w") as inner:
+        inner.writestr(f"Stranger {samples.NOTION_CHILD}.md", "# Stranger\n\nnot this export\n")
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr(f"{home}.md", "# Home\n\nWelcome.\n")
+        archive.writestr(f"{home}/project.zip", attached.getvalue())
+        archive.writestr(f"{home}/damaged.zip", b"PK\x03\x04 not really a zip")
+    assert [p.title for p in pages(read_all("notion", path))] == ["Home"]
+
+
+def test_notion_page_over_the_limit_is_reported_without_inflating_it(tmp_path: Path) -> None:
+    from privault.imports import notion
+
+    path = tmp_path / "export.zip"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(f"Huge {samples.NOTION_PAGE}.md", b"#" * (notion.MAX_PAGE_BYTES + 1))
+        archive.writestr(f"Home {samples.NOTION_CHILD}.md", "# Home\n\nWelcome.\n")
+    peak = least_peak(lambda: read_all("notion", path))
+    items = read_all("notion", path)
+    (bad,) = [i for i in items if isinstance(i, Bad)]
+    assert bad.key == samples.NOTION_PAGE and "over the" in bad.reason  # at the source still
+    assert [p.title for p in pages(items)] == ["Home"]
+    assert peak < notion.MAX_PAGE_BYTES // 4
+
+
+def test_notion_folder_reads_no_file_outside_it(tmp_path: Path) -> None:
+    root = samples.notion_export(tmp_path / "export", zipped=False)
+    secret = tmp_path / "secret.md"
+    secret.write_text("# Secret\n\nthe key under the mat\n")
+    (root / f"Linked {samples.NOTION_ROW}.md").symlink_to(secret)
+    items = read_all("notion", root)
+    assert not any("under the mat" in p.text for p in pages(items))
+    (bad,) = [i for i in items if isinstance(i, Bad)]
+    assert bad.key == samples.NOTION_ROW and "outside the export folder" in bad.reason
+
+
 def test_a_zip_of_something_else_is_not_notion(tmp_path: Path) -> None:
     path = tmp_path / "photos.zip"
     with zipfile.ZipFile(path, "w") as archive:
