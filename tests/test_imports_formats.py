@@ -119,6 +119,15 @@ def test_chatgpt_follows_the_kept_branch_and_only_what_was_said(tmp_path: Path) 
         assert page.metadata["model"] == "gpt-4o"
 
 
+def test_chatgpt_export_unpacked_into_a_folder_is_recognised(tmp_path: Path) -> None:
+    # Unrecognised, `add` took the folder for files and stored chat.html as a page.
+    folder = samples.chatgpt_export(tmp_path / "export", [samples.chatgpt_conversation()]).parent
+    (folder / "chat.html").write_text("<html></html>")
+    assert imports.detect(folder) == "chatgpt"
+    (page,) = pages(read_all("chatgpt", folder))
+    assert page.key == "c-radiator"
+
+
 def test_chatgpt_without_current_node_takes_the_newest_leaf() -> None:
     from privault.imports import chatgpt
 

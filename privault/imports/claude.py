@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from privault.imports.conversations import read_conversations
+from privault.imports.conversations import conversations_start, read_conversations
 from privault.imports.items import (
     Bad,
     Item,
@@ -27,14 +27,7 @@ from privault.imports.items import (
     Page,
     content_key,
 )
-from privault.imports.sources import (
-    head,
-    is_zip,
-    optional_text,
-    source_time,
-    when,
-    zip_member,
-)
+from privault.imports.sources import optional_text, source_time, when
 
 KIND = "claude"
 WHAT = "a Claude export (conversations.json or the export's .zip)"
@@ -43,24 +36,7 @@ SPEAKERS = {"human": "You", "assistant": "Claude"}
 
 def looks_like(path: Path) -> bool:
     """Whether `path` is (probably) this kind of export."""
-    if is_zip(path):
-        import zipfile
-
-        with zipfile.ZipFile(path) as archive:
-            member = zip_member(archive, "conversations.json")
-            if member is None:
-                return False
-            with archive.open(member) as raw:
-                start = raw.read(65536)
-    elif path.is_dir():
-        if not (path / "conversations.json").is_file():
-            return False
-        start = head(path / "conversations.json", 65536)
-    elif path.is_file():
-        start = head(path, 65536)
-    else:
-        return False
-    return b'"chat_messages"' in start
+    return b'"chat_messages"' in conversations_start(path)
 
 
 def read(path: Path, known: Known | None = None) -> Iterator[Item]:

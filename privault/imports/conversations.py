@@ -9,13 +9,14 @@ import at its first odd field."""
 from __future__ import annotations
 
 import dataclasses
+import zipfile
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from privault.imports.items import Bad, Item, Known, NotThisKind, Page, Unchanged, raw_digest
 from privault.imports.jsonstream import BrokenElement, iter_array_raw
-from privault.imports.sources import open_text
+from privault.imports.sources import head, is_zip, open_text, zip_member
 
 
 def read_conversations(
@@ -54,3 +55,19 @@ def read_conversations(
                 if isinstance(found, Page)
                 else found
             )
+
+
+def conversations_start(path: Path, size: int = 65536) -> bytes:
+    """The first bytes of the export's `conversations.json` — inside its zip, in its
+    unpacked folder, or the file itself — for telling the chat exports apart (b'' when
+    there is none)."""
+    if is_zip(path):
+        with zipfile.ZipFile(path) as archive:
+            member = zip_member(archive, "conversations.json")
+            if member is None:
+                return b""
+            with archive.open(member) as raw:
+                return raw.read(size)
+    if path.is_dir():
+        return head(path / "conversations.json", size)
+    return head(path, size) if path.is_file() else b""
