@@ -62,6 +62,40 @@ def test_json_that_is_not_an_array_is_refused() -> None:
         list(jsonstream.iter_array(io.StringIO('{"a": 1}'), "an export"))
 
 
+# ---- source times --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (1714572180, 1714572180000),
+        (1714572180.5, 1714572180500),
+        ("1714572180", 1714572180000),
+        (1714572180000, 1714572180000),  # milliseconds
+        ("2024-05-01T14:03:00Z", 1714572180000),
+        ("2024-05-01T16:03:00+02:00", 1714572180000),
+        ("2024-05-01T14:03:00", 1714572180000),  # zone-less: UTC
+        ("Wed, 01 May 2024 14:03:00 GMT", 1714572180000),  # RFC 2822, as JavaScript writes
+        ("Wed, 01 May 2024 16:03:00 +0200", 1714572180000),
+        # A damaged field no calendar has a day for is no time at all, not a crash later.
+        (1e300, None),
+        (-1e300, None),
+        (float("nan"), None),
+        (float("inf"), None),
+        ("1e300", None),
+        ("Mon, 01 Jan 99999 10:00:00 +0000", None),
+        ("not a date", None),
+        ("", None),
+        (True, None),
+        ([2024], None),
+    ],
+)
+def test_source_times_read_or_none(value: object, expected: int | None) -> None:
+    from privault.imports.sources import source_time
+
+    assert source_time(value) == expected
+
+
 # ---- ChatGPT ------------------------------------------------------------------------
 
 
@@ -83,6 +117,15 @@ def test_chatgpt_follows_the_kept_branch_and_only_what_was_said(tmp_path: Path) 
         assert "[image]" in text  # a multimodal part leaves a marker
         assert "## You · 2024-05-01 14:04 UTC" in text  # each turn's time
         assert page.metadata["model"] == "gpt-4o"
+
+
+def test_chatgpt_export_unpacked_into_a_folder_is_recognised(tmp_path: Path) -> None:
+    # Unrecognised, `add` took the folder for files and stored chat.html as a page.
+    folder = samples.chatgpt_export(tmp_path / "export", [samples.chatgpt_conversation()]).parent
+    (folder / "chat.html").write_text("<html></html>")
+    assert imports.detect(folder) == "chatgpt"
+    (page,) = pages(read_all("chatgpt", folder))
+    assert page.key == "c-radiator"
 
 
 def test_chatgpt_without_current_node_takes_the_newest_leaf() -> None:
@@ -170,6 +213,50 @@ def test_claude_broken_side_file_is_reported_and_conversations_still_import(
     assert any(isinstance(i, Page) and i.label == "conversation" for i in items)
 
 
+def test_claude_message_from_an_unknown_or_missing_sender_is_kept(tmp_path: Path) -> None:
+    conversation = samples.claude_conversation()
+    conversation["chat_messages"][0]["sender"] = "user"  # not a sender this reader knows
+    del conversation["chat_messages"][1]["sender"]
+    found = pages(read_all("claude", samples.claude_export(tmp_path, [conversation])))
+    (page,) = [p for p in found if p.label == "conversation"]
+    assert "## User · 2024-03-02 09:15 UTC\n\nWhen is the self assessment due?" in page.text
+    assert "## Unknown speaker · 2024-03-02 09:16 UTC\n\nThe online return" in page.text
+
+
+def test_a_conversation_of_unexpected_shape_is_reported_and_the_rest_read(
+    tmp_path: Path,
+) -> None:
+    odd = samples.claude_conversation("cl-odd", "Odd fields")
+    odd["project"] = "p-1"  # an id where the export has an object
+    odd["chat_messages"][0]["attachments"][0]["extracted_content"] = 42
+    broken = samples.claude_conversation("cl-broken", "Broken")
+    broken["chat_messages"][0]["files"] = 7  # not a list at all
+    fine = samples.claude_conversation("cl-fine", "Fine")
+    path = samples.claude_export(tmp_path, [odd, broken, fine])
+    items = read_all("claude", path)
+    chats = {p.key: p for p in pages(items) if p.label == "conversation"}
+    assert set(chats) == {"cl-odd", "cl-fine"}
+    assert "### Attached: notes.txt\n\n42" in chats["cl-odd"].text  # kept, as text
+    (bad,) = [i for i in items if isinstance(i, Bad)]
+    assert bad.key == "cl-broken" and "unreadable conversation" in bad.reason
+    gpt = samples.chatgpt_conversation()
+    gpt["mapping"]["a1b"]["message"]["metadata"] = "hidden"  # a string, not an object
+    found = read_all("chatgpt", samples.chatgpt_export(tmp_path / "gpt", [gpt]))
+    assert [(type(i).__name__, i.key) for i in found] == [("Bad", "c-radiator")]
+
+
+def test_claude_project_memories_of_another_shape_keep_the_rest(tmp_path: Path) -> None:
+    folder = samples.claude_export(tmp_path, [samples.claude_conversation()])
+    (folder / "memories.json").write_text(
+        json.dumps([{"conversations_memory": "The owner keeps bees.", "project_memories": ["x"]}])
+    )
+    items = read_all("claude", folder)
+    (memory,) = [p for p in pages(items) if p.label == "memory"]
+    assert "keeps bees" in memory.text
+    (bad,) = [i for i in items if isinstance(i, Bad)]
+    assert bad.where == "memory 1" and "project_memories" in bad.reason
+
+
 # ---- Obsidian -----------------------------------------------------------------------
 
 
@@ -203,6 +290,64 @@ def test_obsidian_binary_note_is_reported(tmp_path: Path) -> None:
     (root / "Binary.md").write_bytes(b"abc\x00def")
     bad = [i for i in read_all("obsidian", root) if isinstance(i, Bad)]
     assert [(b.where, b.key) for b in bad] == [("Binary.md", "V/Binary.md")]
+
+
+def test_obsidian_notes_saved_on_windows_keep_their_front_matter(tmp_path: Path) -> None:
+    root = tmp_path / "V"
+    (root / ".obsidian").mkdir(parents=True)
+    front = (
+        "---\r\ntitle: Boiler\r\ntags: [home]\r\ncreated: 2023-11-20\r\n---\r\nService booked.\r\n"
+    )
+    (root / "crlf.md").write_bytes(b"\xef\xbb\xbf" + front.encode())  # a BOM and CRLF
+    (root / "utf16.md").write_bytes(front.encode("utf-16"))  # Notepad's "Unicode"
+    found = {p.key: p for p in pages(read_all("obsidian", root))}
+    assert set(found) == {"V/crlf.md", "V/utf16.md"}
+    for note in found.values():
+        assert note.title == "Boiler" and note.tags == ("home",)
+        assert note.created_at == 1700438400000
+        assert note.text == "Service booked.\r\n" and "front_matter" not in note.metadata
+
+
+def test_obsidian_front_matter_of_nested_aliases_is_no_tag(tmp_path: Path) -> None:
+    # A dozen lines of YAML aliases nest into a billion items; written out as tags (or a
+    # title) they took minutes and gigabytes. Tags, aliases and titles are plain values.
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x]"]
+    for previous, name in zip("abcdefgh", "bcdefghi", strict=True):
+        lines.append(f"{name}: &{name} [" + ", ".join([f"*{previous}"] * 9) + "]")
+    root = tmp_path / "V"
+    (root / ".obsidian").mkdir(parents=True)
+    (root / "bomb.md").write_text(
+        "---\n" + "\n".join(lines) + "\ntitle: *i\ntags: [*i, kept]\naliases: *i\n---\nbody\n"
+    )
+    (note,) = pages(read_all("obsidian", root))
+    assert note.title == "bomb" and note.tags == ("kept",) and "aliases" not in note.metadata
+
+
+def test_obsidian_reads_no_file_outside_the_vault_folder(tmp_path: Path) -> None:
+    root = samples.obsidian_vault(tmp_path / "V")
+    secret = tmp_path / "elsewhere" / "secret.md"
+    secret.parent.mkdir()
+    secret.write_text("the key under the mat")
+    (root / "Linked.md").symlink_to(secret)
+    (root / "Inside.md").symlink_to(root / "Plumber.md")  # a link within the vault is fine
+    items = read_all("obsidian", root)
+    assert not any("under the mat" in p.text for p in pages(items))
+    (bad,) = [i for i in items if isinstance(i, Bad)]
+    assert bad.where == "Linked.md" and "outside the vault folder" in bad.reason
+    assert any(p.key == "V/Inside.md" and "Jane Roe" in p.text for p in pages(items))
+
+
+def test_obsidian_note_over_the_limit_is_reported_without_reading_it(tmp_path: Path) -> None:
+    from privault.imports import obsidian
+
+    root = tmp_path / "V"
+    (root / ".obsidian").mkdir(parents=True)
+    with (root / "Huge.md").open("wb") as huge:
+        huge.truncate(obsidian.MAX_NOTE_BYTES + 1)  # sparse: no disk, all of it zeros
+    peak = least_peak(lambda: read_all("obsidian", root))
+    (bad,) = read_all("obsidian", root)
+    assert isinstance(bad, Bad) and "over the" in bad.reason
+    assert peak < obsidian.MAX_NOTE_BYTES // 4
 
 
 def test_obsidian_refuses_a_file(tmp_path: Path) -> None:
@@ -243,6 +388,47 @@ def test_notion_malformed_csv_row_is_reported(tmp_path: Path) -> None:
     assert any(isinstance(i, Page) and i.title == "Good" for i in items)
     (bad,) = [i for i in items if isinstance(i, Bad)]
     assert "malformed CSV" in bad.reason and "field larger" in bad.reason
+
+
+def test_notion_reads_a_zip_attached_to_a_page_as_an_attachment(tmp_path: Path) -> None:
+    # Notion puts the parts of a big export at the top of its zip; a zip further down is a
+    # file someone attached to a page: not pages of this export (and maybe not a zip).
+    path = tmp_path / "export.zip"
+    home = f"Home {samples.NOTION_PAGE}"
+    attached = io.BytesIO()
+    with zipfile.ZipFile(attached, "w") as inner:
+        inner.writestr(f"Stranger {samples.NOTION_CHILD}.md", "# Stranger\n\nnot this export\n")
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr(f"{home}.md", "# Home\n\nWelcome.\n")
+        archive.writestr(f"{home}/project.zip", attached.getvalue())
+        archive.writestr(f"{home}/damaged.zip", b"PK\x03\x04 not really a zip")
+    assert [p.title for p in pages(read_all("notion", path))] == ["Home"]
+
+
+def test_notion_page_over_the_limit_is_reported_without_inflating_it(tmp_path: Path) -> None:
+    from privault.imports import notion
+
+    path = tmp_path / "export.zip"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(f"Huge {samples.NOTION_PAGE}.md", b"#" * (notion.MAX_PAGE_BYTES + 1))
+        archive.writestr(f"Home {samples.NOTION_CHILD}.md", "# Home\n\nWelcome.\n")
+    peak = least_peak(lambda: read_all("notion", path))
+    items = read_all("notion", path)
+    (bad,) = [i for i in items if isinstance(i, Bad)]
+    assert bad.key == samples.NOTION_PAGE and "over the" in bad.reason  # at the source still
+    assert [p.title for p in pages(items)] == ["Home"]
+    assert peak < notion.MAX_PAGE_BYTES // 4
+
+
+def test_notion_folder_reads_no_file_outside_it(tmp_path: Path) -> None:
+    root = samples.notion_export(tmp_path / "export", zipped=False)
+    secret = tmp_path / "secret.md"
+    secret.write_text("# Secret\n\nthe key under the mat\n")
+    (root / f"Linked {samples.NOTION_ROW}.md").symlink_to(secret)
+    items = read_all("notion", root)
+    assert not any("under the mat" in p.text for p in pages(items))
+    (bad,) = [i for i in items if isinstance(i, Bad)]
+    assert bad.key == samples.NOTION_ROW and "outside the export folder" in bad.reason
 
 
 def test_a_zip_of_something_else_is_not_notion(tmp_path: Path) -> None:
@@ -356,6 +542,23 @@ def test_mem0_json_lines_with_a_broken_line(tmp_path: Path) -> None:
     )
     kinds = [type(i).__name__ for i in read_all("mem0", path)]
     assert kinds == ["Memory", "Bad", "Memory"]
+
+
+def test_mem0_fields_of_another_shape_are_read_or_reported_one_by_one(tmp_path: Path) -> None:
+    path = tmp_path / "memories.json"
+    path.write_text(
+        json.dumps(
+            [
+                {"id": "a", "memory": "Likes tea", "categories": "food"},  # one, not a list
+                {"id": "b", "memory": "Lives in Leeds", "category_ids": 7},
+                {"id": "c", "memory": "Walks daily", "history": [{"event": "ADD"}, 5]},
+            ]
+        )
+    )
+    first, second, third = read_all("mem0", path)
+    assert isinstance(first, Memory) and first.tags == ("category:food",)
+    assert isinstance(second, Bad) and second.key == "b" and "unreadable" in second.reason
+    assert isinstance(third, Memory) and third.content == "Walks daily"
 
 
 def test_a_json_of_something_else_is_not_mem0(tmp_path: Path) -> None:

@@ -199,6 +199,17 @@ def test_a_bad_item_is_reported_and_the_rest_imported(vault: Vault, tmp_path: Pa
     assert "empty conversation" in reasons["conversation 'Empty' (c-e)"]
 
 
+def test_a_damaged_time_is_no_time_not_a_failed_import(vault: Vault, tmp_path: Path) -> None:
+    damaged = _conversation("c-t", "Damaged times", "the answer")
+    damaged["create_time"] = 1e300
+    damaged["mapping"]["u1b"]["message"]["create_time"] = 1e300
+    path = samples.chatgpt_export(tmp_path, [damaged, _conversation("c1", "Fine", "ok")])
+    report = vault.import_from("chatgpt", path, caller=OWNER)
+    assert report.total("added") == 2 and report.failed == ()
+    dates = {d.source: d.created_at for d in _current_docs(vault)}
+    assert dates["chatgpt:c-t"] == 1714572241000  # its first message with a readable time
+
+
 def test_a_file_of_another_kind_is_refused_before_anything_is_written(
     vault: Vault, tmp_path: Path
 ) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from privault.imports.conversations import read_conversations
+from privault.imports.conversations import conversations_start, read_conversations
 from privault.imports.items import (
     Bad,
     Item,
@@ -24,7 +24,7 @@ from privault.imports.items import (
     Page,
     content_key,
 )
-from privault.imports.sources import head, is_zip, source_time, when, zip_member
+from privault.imports.sources import source_time, when
 
 KIND = "chatgpt"
 WHAT = "a ChatGPT export (conversations.json or the export's .zip)"
@@ -39,19 +39,7 @@ _MARKERS = {
 
 def looks_like(path: Path) -> bool:
     """Whether `path` is (probably) this kind of export."""
-    if is_zip(path):
-        import zipfile
-
-        with zipfile.ZipFile(path) as archive:
-            member = zip_member(archive, "conversations.json")
-            if member is None:
-                return False
-            with archive.open(member) as raw:
-                start = raw.read(65536)
-    elif path.is_file():
-        start = head(path, 65536)
-    else:
-        return False
+    start = conversations_start(path)
     return b'"mapping"' in start and b'"chat_messages"' not in start
 
 
@@ -72,10 +60,7 @@ def conversation(data: Any, index: int) -> Item:
     created = source_time(data.get("create_time"))
     key = _id(data) or content_key(title, str(data.get("create_time")))
     where = f"conversation {title!r} ({key})"
-    try:
-        turns = [turn for node in kept_branch(data) if (turn := _turn(node))]
-    except (TypeError, ValueError, AttributeError) as exc:
-        return Bad(where, f"unreadable message ({exc})", key=key, label="conversation")
+    turns = [turn for node in kept_branch(data) if (turn := _turn(node))]
     if not turns:
         return Bad(
             where,

@@ -1,10 +1,11 @@
 """Claude's data export: `conversations.json` (alone, in its folder, or in the `.zip`),
 and beside it `memories.json` and `projects.json` where the account has them.
 
-A conversation is a flat list of `chat_messages` (`sender` human or assistant,
-`created_at`); a message's `content` blocks are preferred over its `text` (the blocks hold
-what the older `text` field flattened), and only text blocks are kept: tool calls, tool
-results and thinking are not what was said. A file attached to a message keeps its
+A conversation is a flat list of `chat_messages` (`sender` human or assistant — another
+sender, or none, is kept under its own name — and `created_at`); a message's `content`
+blocks are preferred over its `text` (the blocks hold what the older `text` field
+flattened), and only text blocks are kept: tool calls, tool results and thinking are not
+what was said. A file attached to a message keeps its
 extracted text under the turn. Memories become one page (what Claude remembered of the
 account, and per project); each project one page with its description, instructions and
 knowledge documents.
@@ -17,7 +18,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from privault.imports.conversations import read_conversations
+from privault.imports.conversations import conversations_start, read_conversations
 from privault.imports.items import (
     Bad,
     Item,
@@ -26,14 +27,7 @@ from privault.imports.items import (
     Page,
     content_key,
 )
-from privault.imports.sources import (
-    head,
-    is_zip,
-    optional_text,
-    source_time,
-    when,
-    zip_member,
-)
+from privault.imports.sources import optional_text, source_time, when
 
 KIND = "claude"
 WHAT = "a Claude export (conversations.json or the export's .zip)"
@@ -42,24 +36,7 @@ SPEAKERS = {"human": "You", "assistant": "Claude"}
 
 def looks_like(path: Path) -> bool:
     """Whether `path` is (probably) this kind of export."""
-    if is_zip(path):
-        import zipfile
-
-        with zipfile.ZipFile(path) as archive:
-            member = zip_member(archive, "conversations.json")
-            if member is None:
-                return False
-            with archive.open(member) as raw:
-                start = raw.read(65536)
-    elif path.is_dir():
-        if not (path / "conversations.json").is_file():
-            return False
-        start = head(path / "conversations.json", 65536)
-    elif path.is_file():
-        start = head(path, 65536)
-    else:
-        return False
-    return b'"chat_messages"' in start
+    return b'"chat_messages"' in conversations_start(path)
 
 
 def read(path: Path, known: Known | None = None) -> Iterator[Item]:
@@ -88,9 +65,12 @@ def conversation(data: Any, index: int) -> Item:
     summary = str(data.get("summary") or "").strip()
     intro = f"# {title}\n\n" + (f"{summary}\n\n" if summary else "")
     metadata: dict[str, Any] = {"source_app": "Claude", "messages": len(turns)}
-    project = data.get("project_uuid") or (data.get("project") or {}).get("uuid")
-    if project:
-        metadata["project"] = str(project)
+    project = data.get("project")
+    project_id = data.get("project_uuid") or (
+        project.get("uuid") if isinstance(project, dict) else None
+    )
+    if project_id:
+        metadata["project"] = str(project_id)
     return Page(
         key=key,
         label="conversation",
@@ -122,14 +102,14 @@ def message_text(message: Mapping[str, Any]) -> str:
 
 
 def _turn(message: Mapping[str, Any]) -> str | None:
-    speaker = SPEAKERS.get(str(message.get("sender")))
-    if speaker is None:
-        return None
     parts = [message_text(message).strip()]
     for attached in message.get("attachments") or ():
-        if isinstance(attached, dict) and str(attached.get("extracted_content") or "").strip():
+        extracted = (
+            str(attached.get("extracted_content") or "") if isinstance(attached, dict) else ""
+        )
+        if extracted.strip():
             name = str(attached.get("file_name") or "attachment")
-            parts.append(f"### Attached: {name}\n\n{attached['extracted_content'].strip()}")
+            parts.append(f"### Attached: {name}\n\n{extracted.strip()}")
     for file in message.get("files") or ():
         if isinstance(file, dict) and file.get("file_name"):
             parts.append(f"[file: {file['file_name']}]")
@@ -137,7 +117,17 @@ def _turn(message: Mapping[str, Any]) -> str | None:
     if not body:
         return None
     stamp = when(source_time(message.get("created_at")))
-    return f"## {speaker}" + (f" · {stamp}" if stamp else "") + f"\n\n{body}"
+    return f"## {_speaker(message)}" + (f" · {stamp}" if stamp else "") + f"\n\n{body}"
+
+
+def _speaker(message: Mapping[str, Any]) -> str:
+    """Who said it. A sender this reader does not know, or none, still said something the
+    owner wrote or read: the turn is kept, headed by the sender as the export names it."""
+    sender = message.get("sender")
+    if isinstance(sender, str) and sender in SPEAKERS:
+        return SPEAKERS[sender]
+    named = " ".join(str(sender or "").split())[:40]
+    return named.capitalize() if named else "Unknown speaker"
 
 
 def _load(raw: bytes | None, name: str) -> tuple[list[Any], Bad | None]:
@@ -166,7 +156,15 @@ def _memories(raw: bytes | None) -> Iterator[Item]:
         general = str(entry.get("conversations_memory") or "").strip()
         if general:
             parts.append(f"## Across conversations\n\n{general}")
-        for project, text in (entry.get("project_memories") or {}).items():
+        projects = entry.get("project_memories") or {}
+        if not isinstance(projects, dict):
+            yield Bad(
+                f"memory {index + 1}",
+                "project_memories is not a mapping of project to text",
+                label="memory",
+            )
+            projects = {}
+        for project, text in projects.items():
             if str(text or "").strip():
                 parts.append(f"## Project {project}\n\n{str(text).strip()}")
         if not parts:

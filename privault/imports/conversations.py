@@ -1,16 +1,22 @@
 """The conversation list both chat exports share: one JSON array in `conversations.json`,
-read element by element, a conversation the vault holds as it is skipped unparsed."""
+read element by element, a conversation the vault holds as it is skipped unparsed.
+
+A conversation with a field of a shape its reader does not expect (a number where the
+export has a list, a string where it has an object) is reported by its key and position,
+and the rest of the export imports: an app's next export format must not stop a whole
+import at its first odd field."""
 
 from __future__ import annotations
 
 import dataclasses
+import zipfile
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from privault.imports.items import Bad, Item, Known, Page, Unchanged, raw_digest
+from privault.imports.items import Bad, Item, Known, NotThisKind, Page, Unchanged, raw_digest
 from privault.imports.jsonstream import BrokenElement, iter_array_raw
-from privault.imports.sources import open_text
+from privault.imports.sources import head, is_zip, open_text, zip_member
 
 
 def read_conversations(
@@ -35,9 +41,33 @@ def read_conversations(
             if known is not None and key and known(key, digest):
                 yield Unchanged(key, "conversation")
                 continue
-            found = parse(data, index)
+            try:
+                found = parse(data, index)
+            except NotThisKind:
+                raise
+            except (TypeError, ValueError, AttributeError, KeyError) as exc:
+                where = f"conversation {index + 1}" + (f" ({key})" if key else "")
+                reason = f"unreadable conversation ({type(exc).__name__}: {exc})"
+                yield Bad(where, reason, key=key or None, label="conversation")
+                continue
             yield (
                 dataclasses.replace(found, source_digest=digest)
                 if isinstance(found, Page)
                 else found
             )
+
+
+def conversations_start(path: Path, size: int = 65536) -> bytes:
+    """The first bytes of the export's `conversations.json` — inside its zip, in its
+    unpacked folder, or the file itself — for telling the chat exports apart (b'' when
+    there is none)."""
+    if is_zip(path):
+        with zipfile.ZipFile(path) as archive:
+            member = zip_member(archive, "conversations.json")
+            if member is None:
+                return b""
+            with archive.open(member) as raw:
+                return raw.read(size)
+    if path.is_dir():
+        return head(path / "conversations.json", size)
+    return head(path, size) if path.is_file() else b""

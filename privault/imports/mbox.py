@@ -12,7 +12,6 @@ of References); Gmail's labels become tags. A folder is read as the mbox files i
 from __future__ import annotations
 
 import dataclasses
-import email.utils
 import hashlib
 import mailbox
 import os
@@ -173,7 +172,7 @@ def _page(msg: Message, raw: bytes, scope: str) -> Page:
     subject = _header(msg, "Subject")
     sender, to, cc = _header(msg, "From"), _header(msg, "To"), _header(msg, "Cc")
     date_text = _header(msg, "Date")
-    sent = _date(date_text)
+    sent = source_time(date_text)  # RFC 2822, or ISO as some mailers write it
     own = _ids(_header(msg, "Message-ID"))
     parent = _ids(_header(msg, "In-Reply-To")) or _ids(_header(msg, "References"))[-1:]
     references = _ids(_header(msg, "References"))
@@ -217,20 +216,6 @@ def _page(msg: Message, raw: bytes, scope: str) -> Page:
 
 def _ids(value: str) -> list[str]:
     return _MSGID.findall(value)
-
-
-def _date(value: str) -> int | None:
-    if not value:
-        return None
-    try:
-        moment = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return source_time(value)
-    if moment.tzinfo is None:
-        from datetime import UTC
-
-        moment = moment.replace(tzinfo=UTC)
-    return int(moment.timestamp() * 1000)
 
 
 def _text_of(part: Message) -> str:

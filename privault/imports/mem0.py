@@ -170,7 +170,15 @@ def _from_records(
             continue
         if number == 1 and not (isinstance(record, dict) and _content(record) is not None):
             raise NotThisKind(f"not {WHAT}: its entries have no memory text")
-        found = memory(record, number, apps, categories, history)
+        try:
+            found = memory(record, number, apps, categories, history)
+        except (TypeError, ValueError, AttributeError, KeyError) as exc:
+            # A field of a shape no export of this kind has: this memory is reported, the
+            # others import.
+            key = str(record.get("id") or "") or None
+            reason = f"unreadable memory ({type(exc).__name__}: {exc})"
+            yield Bad(f"memory {key or number}", reason, key=key, label="memory")
+            continue
         if isinstance(found, Memory):
             owner = scope if scope is not None else str(record.get("user_id") or "")
             found = dataclasses.replace(found, scope=owner)
@@ -209,7 +217,8 @@ def memory(
         f"app:{app}" if app else None,
         f"agent:{record['agent_id']}" if record.get("agent_id") else None,
     ]
-    names = list(record.get("categories") or ())
+    listed = record.get("categories") or ()
+    names = [listed] if isinstance(listed, str) else list(listed)  # one category, unlisted
     names += [categories.get(str(c), "") for c in record.get("category_ids") or ()]
     tags += [f"category:{name}" for name in names if isinstance(name, str) and name]
     kept = {k: v for k, v in metadata.items() if k not in ("entities", "entity")}

@@ -10,6 +10,11 @@ row that starts with the row's properties as `Key: Value` lines. Here:
 * each database row is one document: its properties (from the CSV) as front matter, then
   the row page's own text; a property named like "Created" dates it;
 * links between pages (`[Text](Other%20Page%20<id>.md)`) become `Link`s by id.
+
+An export is read as found, never trusted: a page or table over its size limit is reported
+unread (a zip member can inflate to any size), only the zips at the top of the export are
+its parts (a zip further down is a file attached to a page), and in a folder a link to a
+file outside it is reported, not followed.
 """
 
 from __future__ import annotations
@@ -31,11 +36,12 @@ from typing import Any
 from urllib.parse import unquote
 
 from privault.imports.items import Bad, Item, Known, Link, NotThisKind, Page, content_key
-from privault.imports.sources import is_zip
+from privault.imports.sources import inside, is_zip
 
 KIND = "notion"
 WHAT = "a Notion export (Markdown & CSV, .zip or folder)"
 MAX_PAGE_BYTES = 20 * 1024 * 1024
+MAX_TABLE_BYTES = 256 * 1024 * 1024  # a database's CSV holds all its rows
 
 _ID = re.compile(r"^(.*?)[ _-]?([0-9a-f]{32})$")
 _MD_LINK = re.compile(r"\[([^\]\n]*)\]\(([^)\s]+\.(?:md|csv))\)")
@@ -49,7 +55,14 @@ class Entry:
     """One file of the export, wherever it lives."""
 
     path: PurePosixPath  # inside the export
-    load: Callable[[], bytes]
+    size: int  # as the folder or the zip's directory gives it (a zip reads no further)
+    read_bytes: Callable[[], bytes]
+
+    def load(self, limit: int = MAX_PAGE_BYTES) -> bytes:
+        """The file's bytes; `OSError`, and nothing read, when it is over `limit`."""
+        if self.size > limit:
+            raise OSError(f"{self.size} bytes, over the {limit}-byte limit")
+        return self.read_bytes()
 
 
 def split_id(name: str) -> tuple[str, str | None]:
@@ -83,33 +96,46 @@ def exported(path: Path) -> Iterator[list[Entry]]:
         listed = []
         for folder, dirs, files in os.walk(path):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            for name in sorted(files):
-                full = Path(folder) / name
-                rel = PurePosixPath(full.relative_to(path).as_posix())
-                listed.append(Entry(rel, full.read_bytes))
+            listed += [_folder_entry(path, Path(folder) / name) for name in sorted(files)]
         yield listed
         return
     if not is_zip(path):
         raise NotThisKind(f"not {WHAT}: {path.name} is neither a folder nor a .zip")
     with ExitStack() as stack:
         archive = stack.enter_context(zipfile.ZipFile(path))
-        yield list(_zip_entries(archive, stack))
+        yield list(_zip_entries(archive, stack, outer=True))
 
 
-def _zip_entries(archive: zipfile.ZipFile, stack: ExitStack) -> Iterator[Entry]:
+def _folder_entry(root: Path, file: Path) -> Entry:
+    rel = PurePosixPath(file.relative_to(root).as_posix())
+    if not inside(root, file):
+        return Entry(rel, 0, partial(_refuse, "it links to a file outside the export folder"))
+    try:
+        size = file.stat().st_size
+    except OSError:
+        size = 0  # reading it says why it cannot be read
+    return Entry(rel, size, file.read_bytes)
+
+
+def _refuse(reason: str) -> bytes:
+    raise OSError(reason)
+
+
+def _zip_entries(archive: zipfile.ZipFile, stack: ExitStack, *, outer: bool) -> Iterator[Entry]:
     for info in sorted(archive.infolist(), key=lambda i: i.filename):
         if info.is_dir() or info.filename.startswith("__MACOSX/"):
             continue
         name = PurePosixPath(info.filename)
-        if name.suffix.lower() == ".zip":  # Notion splits big exports into inner zips
+        if outer and name.suffix.lower() == ".zip" and len(name.parts) == 1:
+            # Notion splits a big export into zips at the top of its zip, one level deep.
             spool = stack.enter_context(tempfile.TemporaryFile())  # noqa: SIM115 - closed by the stack
             with archive.open(info) as raw:
                 shutil.copyfileobj(raw, spool)
             spool.seek(0)
             inner = stack.enter_context(zipfile.ZipFile(spool))
-            yield from _zip_entries(inner, stack)
+            yield from _zip_entries(inner, stack, outer=False)
             continue
-        yield Entry(name, partial(archive.read, info))
+        yield Entry(name, info.file_size, partial(archive.read, info))
 
 
 def read(path: Path, known: Known | None = None) -> Iterator[Item]:
@@ -127,7 +153,9 @@ def read(path: Path, known: Known | None = None) -> Iterator[Item]:
             try:
                 raw = entry.load()
             except (OSError, zipfile.BadZipFile) as exc:
-                yield Bad(str(rel), f"cannot read ({exc})", label="page")
+                # Still at the source (its key known): not reported as deleted there.
+                key = split_id(rel.stem)[1] or rel.as_posix()
+                yield Bad(str(rel), f"cannot read ({exc})", key=key, label="page")
                 continue
             yield _page(rel, raw)
 
@@ -156,7 +184,7 @@ def _rows(
     name, table_id = split_id(stem)
     folder = table.path.parent / stem
     try:
-        text = _decode(table.load())
+        text = _decode(table.load(MAX_TABLE_BYTES))
         reader = csv.reader(io.StringIO(text, newline=""))
         header = next(reader, None)
     except (OSError, csv.Error, zipfile.BadZipFile) as exc:
@@ -231,13 +259,6 @@ def _row_body(text: str, title: str) -> str:
 def _page(rel: PurePosixPath, raw: bytes) -> Item:
     name, page_id = split_id(rel.stem)
     key = page_id or rel.as_posix()
-    if len(raw) > MAX_PAGE_BYTES:
-        return Bad(
-            str(rel),
-            f"{len(raw)} bytes, over the {MAX_PAGE_BYTES}-byte limit",
-            key=key,
-            label="page",
-        )
     if b"\x00" in raw:
         return Bad(str(rel), "contains NUL bytes; is it binary?", key=key, label="page")
     text = _decode(raw)

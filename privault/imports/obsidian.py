@@ -8,7 +8,10 @@
   from the vault's root, else the file of that name nearest the root.
 * A daily note is dated by its file name (the format in `.obsidian/daily-notes.json`, else
   `YYYY-MM-DD`); other notes by front matter, else the file's modification time.
-* `.obsidian/`, `.trash/` and every hidden folder are not notes.
+* `.obsidian/`, `.trash/` and every hidden folder are not notes; nor is a file linked in
+  from outside the vault's folder (reported, not read).
+* Tags, aliases and a title are plain values of the front matter: a nested list or
+  mapping (which YAML aliases can make billions of items long) is none of them.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from typing import Any
 import yaml
 
 from privault.imports.items import Bad, Item, Known, Link, NotThisKind, Page, clean_tags
-from privault.imports.sources import source_time
+from privault.imports.sources import inside, source_time
 
 KIND = "obsidian"
 WHAT = "an Obsidian vault (a folder of Markdown notes)"
@@ -32,7 +35,7 @@ NOTE_SUFFIXES = {".md", ".markdown"}
 FILE_SUFFIXES = {".pdf"}
 MAX_NOTE_BYTES = 20 * 1024 * 1024
 
-_FRONT = re.compile(r"\A---[ \t]*\r?\n(.*?)^(?:---|\.\.\.)[ \t]*$\r?\n?", re.DOTALL | re.MULTILINE)
+_FRONT = re.compile(r"\A---[ \t]*\r?\n(.*?)^(?:---|\.\.\.)[ \t]*\r?$\n?", re.DOTALL | re.MULTILINE)
 _LINK = re.compile(r"(!?)\[\[([^\[\]\n|#^]*)(#[^\[\]\n|]*)?(?:\|([^\[\]\n]*))?\]\]")
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
 _TAG = re.compile(r"(?<![\w#&/`(\[])#([\w/-]*[^\W\d][\w/-]*)", re.UNICODE)
@@ -57,7 +60,13 @@ def read(path: Path, known: Known | None = None) -> Iterator[Item]:
     for file in files:
         rel = file.relative_to(root).as_posix()
         key = f"{vault}/{rel}"
-        if file.suffix.lower() in FILE_SUFFIXES:
+        label = "pdf" if file.suffix.lower() in FILE_SUFFIXES else "note"
+        if not inside(root, file):
+            yield Bad(
+                rel, "a link to a file outside the vault folder; not read", key=key, label=label
+            )
+            continue
+        if label == "pdf":
             yield Page(
                 key=key,
                 label="pdf",
@@ -90,19 +99,19 @@ def vault_files(root: Path) -> Iterator[Path]:
 
 def note(file: Path, rel: str, vault: str, names: _NameIndex, daily: str) -> Item:
     """One Markdown note as a page."""
-    raw = file.read_bytes()
-    if len(raw) > MAX_NOTE_BYTES:
+    size = file.stat().st_size  # before reading: a huge file is not read at all
+    if size > MAX_NOTE_BYTES:
         return Bad(
             rel,
-            f"{len(raw)} bytes, over the {MAX_NOTE_BYTES}-byte limit",
+            f"{size} bytes, over the {MAX_NOTE_BYTES}-byte limit",
             key=f"{vault}/{rel}",
             label="note",
         )
-    if b"\x00" in raw:
+    text = decode(file.read_bytes())
+    if "\x00" in text:  # after decoding: UTF-16 text is full of NUL bytes, and is text
         return Bad(rel, "contains NUL bytes; is it binary?", key=f"{vault}/{rel}", label="note")
-    text = decode(raw)
     front, body, problem = split_front_matter(text)
-    title = str(front.get("title") or "").strip() or file.stem
+    title = _plain_text(front.get("title")) or file.stem
     tags = clean_tags(_listed(front.get("tags")) + _listed(front.get("tag")))
     tags = tuple(dict.fromkeys([*tags, *clean_tags(inline_tags(body))]))
     aliases = [str(a) for a in _listed(front.get("aliases")) + _listed(front.get("alias"))]
@@ -207,14 +216,21 @@ def _names(path: PurePosixPath) -> list[str]:
     return names
 
 
+_PLAIN = (str, int, float, date)  # a front matter value that can be a tag, alias or title
+
+
+def _plain_text(value: Any) -> str:
+    """A front matter value as text, or '' when it is empty or not a plain value."""
+    return str(value).strip() if value and isinstance(value, _PLAIN) else ""
+
+
 def _listed(value: Any) -> list[Any]:
-    if value is None:
-        return []
+    """A front matter list's plain values (a string: its words, split at commas)."""
     if isinstance(value, str):
         return [part for part in re.split(r"[,\s]+", value) if part]
     if isinstance(value, list | tuple):
-        return [v for v in value if v is not None]
-    return [value]
+        return [v for v in value if isinstance(v, _PLAIN)]
+    return [value] if isinstance(value, _PLAIN) else []
 
 
 def _front_time(value: Any) -> int | None:

@@ -2,11 +2,14 @@
 
 Also the one place source times are read: apps write epoch seconds (ChatGPT), ISO 8601 with
 an offset (Claude), ISO without one (mem0, Notion: taken as UTC, which is what they store),
-or a date alone. A time that cannot be read is None, never an error: the item still imports.
+a date alone, or RFC 2822 (mail, JavaScript's `toUTCString`). A time that cannot be read is
+None, never an error: the item still imports. So is a time no calendar has a day for (a
+damaged `1e300`): every time kept can be written as a date and stored as a 64-bit integer.
 """
 
 from __future__ import annotations
 
+import email.utils
 import io
 import re
 import zipfile
@@ -75,6 +78,16 @@ def optional_text(path: Path, name: str) -> bytes | None:
     return sibling.read_bytes() if path.name != name and sibling.is_file() else None
 
 
+def inside(root: Path, file: Path) -> bool:
+    """Whether `file`, its links followed, lies within the folder `root`. A link in an
+    export's folder that leads out of it is not part of the export, and reading it would
+    import whatever file it names."""
+    try:
+        return file.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):  # a loop of links
+        return False
+
+
 def head(path: Path, size: int = 4096) -> bytes:
     """The first bytes of a file (what kind detection looks at)."""
     try:
@@ -90,8 +103,8 @@ _NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
 def source_time(value: Any) -> int | None:
     """A source's time as epoch ms UTC, or None when absent or unreadable.
 
-    Numbers are epoch seconds (ms when they are too large to be seconds); text is ISO 8601,
-    a zone-less one taken as UTC."""
+    Numbers are epoch seconds (ms when they are too large to be seconds); text is ISO 8601
+    (a zone-less one taken as UTC) or RFC 2822."""
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, int | float):
@@ -99,9 +112,10 @@ def source_time(value: Any) -> int | None:
         if abs(seconds) > 1e11:  # milliseconds
             seconds /= 1000
         try:
-            return int(round(seconds * 1000))
-        except (OverflowError, ValueError):
+            datetime.fromtimestamp(seconds, tz=UTC)  # a day of the calendar, or no time
+        except (OverflowError, ValueError, OSError):
             return None
+        return int(round(seconds * 1000))
     if not isinstance(value, str) or not value.strip():
         return None
     text = value.strip()
@@ -110,7 +124,10 @@ def source_time(value: Any) -> int | None:
     try:
         parsed = datetime.fromisoformat(text.replace("z", "Z").replace(" UTC", "+00:00"))
     except ValueError:
-        return None
+        try:
+            parsed = email.utils.parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError):
+            return None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
     return int(parsed.timestamp() * 1000)
