@@ -178,6 +178,12 @@ def test_a_guess_is_cut_to_the_name_the_tagger_found_in_it(
         ("Lasagne on Friday", "Lasagne on Friday"),
         ("Rose garden", "Rose garden"),
         ("Frank feedback", "Frank feedback"),
+        # British spellings and chat short forms are words, not names
+        (
+            "thx to everyone esp. rufina for organising",
+            "thx to everyone esp. <PERSON_1> for organising",
+        ),
+        ("omg did u see what ottilie posted", "omg did u see what <PERSON_1> posted"),
         # festivals the name lists hold, in a title and in a sentence
         ("Christmas card list", "Christmas card list"),
         (
@@ -328,6 +334,26 @@ def test_the_lexicon_says_whether_running_text_uses_a_word() -> None:
     assert flags("garden")[:3] == "FLW" and flags("garden")[5] == "v"
     assert flags("okafor")[5] == "."  # a surname no English text used
     assert all(len(flags(word)) == 6 for word in ("garden", "okafor", "zzzq"))
+
+
+@pytest.mark.parametrize(
+    "word", ["organising", "realised", "colours", "favourite", "centre", "licence", "programme"]
+)
+def test_a_british_spelling_is_a_word_to_the_lexicon(word: str) -> None:
+    from privault.privacy.tagger_lexicon import lexicon
+
+    assert lexicon().flags(word)[2] in "Ww"
+
+
+def test_british_spellings_leave_names_and_places_and_the_trained_lexicon_alone() -> None:
+    from privault.privacy.tagger_lexicon import lexicon
+    from privault.privacy.tagger_train import training_lexicon
+
+    flags = lexicon().flags
+    # respelt, they would be words ("moeller", "chartres" → "charters"): listed, they are not
+    assert flags("moeller")[2] == "." and flags("chartres")[2] == "."
+    # the tagger was trained on the American spellings alone; its training reads them so
+    assert training_lexicon().flags("organising")[2] == "."
 
 
 class _Reading(tagger.Tagger):

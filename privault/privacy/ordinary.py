@@ -93,7 +93,9 @@ _LABELS = GREETINGS_ABROAD | frozenset(
 # lists' dictionary: the tagger was trained on that dictionary as it is.
 SHORT_FORMS = frozenset(
     """misc msg msgs txt pls plz thx appt appts approx asap fyi tbd tbc diy dept govt mgmt
-    vs pics hrs wk wks etc refs qty rsvp bday docs whatsapp exp""".split()
+    vs pics hrs wk wks etc refs qty rsvp bday docs whatsapp exp
+    lol omg btw idk imho tbh brb ttyl lmk smh irl afaik tysm ikr lmao rofl gtg omw nvm
+    jk""".split()
 )
 # Months that are given names too ("April Jones"); the name lists leave every calendar word
 # out, so they are named here.

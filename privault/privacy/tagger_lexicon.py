@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 
 from privault.errors import ModelError
 from privault.privacy.names import NameLists, load_name_lists, package_dir
@@ -17,6 +18,22 @@ from privault.privacy.places import Gazetteer, load_gazetteer
 # Inflectional endings and what the dictionary form ends with instead.
 _ENDINGS = (("ies", "y"), ("es", ""), ("s", ""), ("ied", "y"), ("ed", ""), ("ing", ""),
             ("ly", ""), ("er", ""), ("ers", ""), ("est", ""))  # fmt: skip
+# British spellings and the American ones the dictionary prints instead ("organising",
+# "colour", "centre", "travelled", "analyse", "catalogue", "licence", "programme"): each
+# pattern rewritten alone, then looked up as any word is.
+_AMERICAN = tuple(
+    (re.compile(pattern), replacement)
+    for pattern, replacement in (
+        (r"is(?=(?:e|ed|es|ing|ation|ations|er|ers)$)", "iz"),
+        (r"ys(?=(?:e|ed|es|ing)$)", "yz"),
+        (r"our(?=(?:s|ed|ing|ite|ites|ful|able|er|ers)?$)", "or"),
+        (r"tre(?=s?$)", "ter"),
+        (r"ll(?=(?:ed|ing|er|ers)$)", "l"),
+        (r"ogue(?=s?$)", "og"),
+        (r"ence(?=s?$)", "ense"),
+        (r"mme(?=s?$)", "m"),
+    )
+)
 
 
 class Lexicon:
@@ -30,10 +47,18 @@ class Lexicon:
     word seen in running text is an everyday word more often than one that was not.
     """
 
-    def __init__(self, lists: NameLists, places: Gazetteer, vocabulary: frozenset[str]) -> None:
+    def __init__(
+        self,
+        lists: NameLists,
+        places: Gazetteer,
+        vocabulary: frozenset[str],
+        *,
+        british: bool = True,
+    ) -> None:
         self.lists = lists
         self.places = places
         self.vocabulary = vocabulary
+        self.british = british  # British spellings are dictionary words too (`_AMERICAN`)
 
     @functools.lru_cache(maxsize=65536)  # noqa: B019 - one lexicon per process
     def flags(self, folded: str) -> str:
@@ -54,9 +79,22 @@ class Lexicon:
     def _ordinary(self, folded: str) -> str:
         if folded in self.lists.words:
             return "W"
-        if self._inflected(folded):
+        if self._inflected(folded) or (self.british and self._british(folded)):
             return "w"
         return "v" if folded in self.vocabulary else "."
+
+    def _british(self, folded: str) -> bool:
+        """True when `folded` is a dictionary word, or an inflection of one, in its British
+        spelling ("organising", "colours"). Not for a word a name list or the gazetteer
+        holds: respelt, "Moeller", "Chartres" or "Aumiller" would read as words."""
+        lists = self.lists
+        if folded in lists.first or folded in lists.last or folded in self.places.cities:
+            return False
+        for pattern, replacement in _AMERICAN:
+            american = pattern.sub(replacement, folded, count=1)
+            if american != folded and (american in self.lists.words or self._inflected(american)):
+                return True
+        return False
 
     def _inflected(self, folded: str) -> bool:
         """True when `folded` is a dictionary word with an ending the dictionary leaves out
