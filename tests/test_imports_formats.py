@@ -245,6 +245,36 @@ def test_a_conversation_of_unexpected_shape_is_reported_and_the_rest_read(
     assert [(type(i).__name__, i.key) for i in found] == [("Bad", "c-radiator")]
 
 
+@pytest.mark.parametrize("first", [None, [1, 2], "damaged", {"title": "no messages"}])
+def test_a_damaged_first_conversation_is_reported_and_the_rest_read(
+    tmp_path: Path, first: object
+) -> None:
+    # The first element used to decide the kind alone: one damaged conversation at the
+    # start refused the whole export as not this kind.
+    gpt = samples.chatgpt_export(tmp_path / "gpt", [first, samples.chatgpt_conversation()])
+    assert imports.detect(gpt) == "chatgpt"
+    items = read_all("chatgpt", gpt)
+    assert [type(i).__name__ for i in items] == ["Bad", "Page"]
+    assert isinstance(items[0], Bad) and items[0].where == "conversation 1"
+    claude = samples.claude_export(tmp_path / "claude", [first, samples.claude_conversation()])
+    assert imports.detect(claude) == "claude"
+    chats = [i for i in read_all("claude", claude) if i.label == "conversation"]
+    assert [type(i).__name__ for i in chats] == ["Bad", "Page"]
+
+
+def test_conversations_of_another_app_are_refused_however_many(tmp_path: Path) -> None:
+    claude = [samples.claude_conversation(f"cl-{n}", f"Chat {n}") for n in range(20)]
+    path = samples.claude_export(tmp_path / "claude", claude) / "conversations.json"
+    with pytest.raises(NotThisKind, match="not a ChatGPT export"):
+        read_all("chatgpt", path)
+    gpt = samples.chatgpt_export(tmp_path / "gpt", [samples.chatgpt_conversation()] * 20)
+    with pytest.raises(NotThisKind, match="not a Claude export"):
+        read_all("claude", gpt)
+    odd = samples.chatgpt_export(tmp_path / "odd", [{"title": "a"}, None, {"title": "b"}])
+    with pytest.raises(NotThisKind, match="no message tree"):
+        read_all("chatgpt", odd)
+
+
 def test_claude_project_memories_of_another_shape_keep_the_rest(tmp_path: Path) -> None:
     folder = samples.claude_export(tmp_path, [samples.claude_conversation()])
     (folder / "memories.json").write_text(
@@ -559,6 +589,20 @@ def test_mem0_fields_of_another_shape_are_read_or_reported_one_by_one(tmp_path: 
     assert isinstance(first, Memory) and first.tags == ("category:food",)
     assert isinstance(second, Bad) and second.key == "b" and "unreadable" in second.reason
     assert isinstance(third, Memory) and third.content == "Walks daily"
+
+
+@pytest.mark.parametrize("first", [None, "damaged", {"id": "a", "note": "no text"}])
+def test_mem0_damaged_first_record_is_reported_and_the_rest_read(
+    tmp_path: Path, first: object
+) -> None:
+    path = tmp_path / "memories.json"
+    path.write_text(json.dumps([first, {"id": "b", "memory": "Likes tea"}]))
+    first_item, second = read_all("mem0", path)
+    assert isinstance(first_item, Bad) and isinstance(second, Memory)
+    lines = tmp_path / "memories.jsonl"
+    lines.write_text('{"theme": \n' + json.dumps({"theme": "dark"}) + "\n")
+    with pytest.raises(NotThisKind, match="no memory text"):
+        read_all("mem0", lines)  # a broken line first decides nothing either way
 
 
 def test_a_json_of_something_else_is_not_mem0(tmp_path: Path) -> None:

@@ -23,7 +23,6 @@ from privault.imports.items import (
     Bad,
     Item,
     Known,
-    NotThisKind,
     Page,
     content_key,
 )
@@ -42,7 +41,16 @@ def looks_like(path: Path) -> bool:
 def read(path: Path, known: Known | None = None) -> Iterator[Item]:
     """Each conversation, then the memories and each project, of the export at `path`
     (a conversation `known` holds as it is comes as `Unchanged`)."""
-    yield from read_conversations(path, KIND, WHAT, _id, conversation, known)
+    yield from read_conversations(
+        path,
+        KIND,
+        WHAT,
+        _id,
+        conversation,
+        known,
+        fits=lambda data: isinstance(data, dict) and isinstance(data.get("chat_messages"), list),
+        refusal=f"not {WHAT}: its conversations have no chat_messages",
+    )
     yield from _memories(optional_text(path, "memories.json"))
     yield from _projects(optional_text(path, "projects.json"))
 
@@ -50,8 +58,6 @@ def read(path: Path, known: Known | None = None) -> Iterator[Item]:
 def conversation(data: Any, index: int) -> Item:
     """One conversation as a page, or why it cannot be one."""
     if not isinstance(data, dict) or not isinstance(data.get("chat_messages"), list):
-        if index == 0:
-            raise NotThisKind(f"not {WHAT}: its conversations have no chat_messages")
         return Bad(f"conversation {index + 1}", "no chat_messages", label="conversation")
     title = str(data.get("name") or "").strip() or "Untitled conversation"
     key = _id(data) or content_key(title, str(data.get("created_at")))

@@ -26,7 +26,16 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from privault.imports.items import Bad, Item, Known, Memory, NotThisKind, Revision, clean_tags
+from privault.imports.items import (
+    Bad,
+    Item,
+    Known,
+    Memory,
+    NotThisKind,
+    Revision,
+    clean_tags,
+    of_this_kind,
+)
 from privault.imports.sources import head, is_zip, source_time, zip_member
 
 KIND = "mem0"
@@ -164,12 +173,24 @@ def _from_records(
     scope: str | None = None,
 ) -> Iterator[Item]:
     """Memories of `scope` (the user they belong to; None: each record's `user_id`)."""
+    marked = _marked(records, apps, categories, history, scope)
+    yield from of_this_kind(marked, f"not {WHAT}: its entries have no memory text")
+
+
+def _marked(
+    records: Iterator[Any],
+    apps: Mapping[str, str],
+    categories: Mapping[str, str],
+    history: Mapping[str, list[Mapping[str, Any]]],
+    scope: str | None,
+) -> Iterator[tuple[Item, bool | None]]:
+    """Each record as an item, beside whether it has a memory's text (None: a line that
+    is not JSON says nothing of the file's kind)."""
     for number, record in enumerate(records, start=1):
         if isinstance(record, Bad):
-            yield record
+            yield record, None
             continue
-        if number == 1 and not (isinstance(record, dict) and _content(record) is not None):
-            raise NotThisKind(f"not {WHAT}: its entries have no memory text")
+        fits = isinstance(record, dict) and _content(record) is not None
         try:
             found = memory(record, number, apps, categories, history)
         except (TypeError, ValueError, AttributeError, KeyError) as exc:
@@ -177,12 +198,12 @@ def _from_records(
             # others import.
             key = str(record.get("id") or "") or None
             reason = f"unreadable memory ({type(exc).__name__}: {exc})"
-            yield Bad(f"memory {key or number}", reason, key=key, label="memory")
+            yield Bad(f"memory {key or number}", reason, key=key, label="memory"), fits
             continue
         if isinstance(found, Memory):
             owner = scope if scope is not None else str(record.get("user_id") or "")
             found = dataclasses.replace(found, scope=owner)
-        yield found
+        yield found, fits
 
 
 def _content(record: Mapping[str, Any]) -> str | None:
