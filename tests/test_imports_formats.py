@@ -62,6 +62,22 @@ def test_json_that_is_not_an_array_is_refused() -> None:
         list(jsonstream.iter_array(io.StringIO('{"a": 1}'), "an export"))
 
 
+@pytest.mark.parametrize("block", [1, 3, 64])
+def test_a_lone_object_reads_as_an_array_of_one_where_asked(
+    block: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(jsonstream, "BLOCK", block)
+    text = ' \ufeff{"a": [1, {"b": "long text"}]}\n'
+    found = list(jsonstream.iter_array_raw(io.StringIO(text), "t", lone_object=True))
+    assert found == [({"a": [1, {"b": "long text"}]}, '{"a": [1, {"b": "long text"}]}')]
+    more = '{"a": 1} {"b": 2}'  # not one object: what follows it is reported, not dropped
+    first, after = jsonstream.iter_array_raw(io.StringIO(more), "t", lone_object=True)
+    assert first == ({"a": 1}, '{"a": 1}')
+    assert isinstance(after, jsonstream.BrokenElement) and "after the object" in after.reason
+    with pytest.raises(NotThisKind, match="not a JSON array"):
+        list(jsonstream.iter_array_raw(io.StringIO('"text"'), "t", lone_object=True))
+
+
 # ---- source times --------------------------------------------------------------------
 
 
@@ -163,6 +179,21 @@ def test_chatgpt_truncated_file_keeps_the_conversations_before_the_cut(tmp_path:
     path.write_text(path.read_text()[:-200])
     items = read_all("chatgpt", path)
     assert isinstance(items[0], Page) and isinstance(items[-1], Bad)
+
+
+def test_a_file_of_one_conversation_imports_as_an_export_of_one(tmp_path: Path) -> None:
+    # Saved from elsewhere or cut out of an export: one object, not a list of them.
+    gpt = tmp_path / "gpt" / "conversations.json"
+    gpt.parent.mkdir()
+    gpt.write_text(json.dumps(samples.chatgpt_conversation(), indent=2))
+    assert imports.detect(gpt) == "chatgpt"
+    (page,) = read_all("chatgpt", gpt)
+    assert isinstance(page, Page) and page.key == "c-radiator"
+    claude = samples.claude_export(tmp_path / "claude", [])
+    (claude / "conversations.json").write_text(json.dumps(samples.claude_conversation()))
+    assert imports.detect(claude) == "claude"
+    chat = [p for p in pages(read_all("claude", claude)) if p.label == "conversation"]
+    assert [p.key for p in chat] == ["cl-1"]
 
 
 def test_a_claude_export_is_not_a_chatgpt_one(tmp_path: Path) -> None:

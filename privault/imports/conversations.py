@@ -1,5 +1,6 @@
 """The conversation list both chat exports share: one JSON array in `conversations.json`,
-read element by element, a conversation the vault holds as it is skipped unparsed.
+read element by element, a conversation the vault holds as it is skipped unparsed. A file
+of one conversation (saved on its own, not in a list) is read as a list of that one.
 
 A conversation with a field of a shape its reader does not expect (a number where the
 export has a list, a string where it has an object) is reported by its key and position,
@@ -37,7 +38,7 @@ def read_conversations(
     `fits(data)` tells a conversation of this app from another app's: when none of the
     first few does, the export is refused with `refusal` before anything is yielded."""
     with open_text(path, "conversations.json", what) as stream:
-        elements = iter_array_raw(stream, what)
+        elements = iter_array_raw(stream, what, lone_object=True)
         yield from of_this_kind(_marked(elements, kind, key_of, parse, known, fits), refusal)
 
 
