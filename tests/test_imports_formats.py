@@ -541,6 +541,25 @@ def test_mbox_messages_threads_parts_and_encodings(tmp_path: Path) -> None:
             "Fwd",
             "inner body text",
         ),
+        # A multipart mail the parser cannot split (no boundary, or one never used) keeps
+        # its body as text; it was dropped.
+        (
+            b"Subject: nb\nContent-Type: multipart/alternative\n\nthe body as sent\n",
+            "nb",
+            "as sent",
+        ),
+        (
+            b"Subject: nf\nContent-Type: multipart/mixed; boundary=QQ\n"
+            b"Content-Transfer-Encoding: base64\n\ndGhlIGJvZHkgYXMgc2VudA==\n",
+            "nf",
+            "the body as sent",
+        ),
+        (
+            b"Subject: in\nContent-Type: multipart/mixed; boundary=Z\n\n--Z\n"
+            b"Content-Type: multipart/alternative\n\ninner part as sent\n--Z--\n",
+            "in",
+            "inner part as sent",
+        ),
         # A part whose charset lies falls back instead of losing the mail.
         (b"Subject: s\nContent-Type: text/plain; charset=us-ascii\n\nna\xefve\n", "s", "na"),
     ],
