@@ -451,6 +451,34 @@ def test_notion_malformed_csv_row_is_reported(tmp_path: Path) -> None:
     assert "malformed CSV" in bad.reason and "field larger" in bad.reason
 
 
+def _day(text: str) -> int:
+    from datetime import UTC, datetime
+
+    return int(datetime.fromisoformat(text).replace(tzinfo=UTC).timestamp() * 1000)
+
+
+@pytest.mark.parametrize(
+    ("dates", "expected"),
+    [
+        # A first field over 12 proves the column day-first, a second one month-first:
+        # "05/01/2024" is read in the order the rest of its column proves.
+        (["05/01/2024", "13/05/2024"], ["2024-01-05", "2024-05-13"]),
+        (["05/01/2024", "05/13/2024"], ["2024-05-01", "2024-05-13"]),
+        (["05/01/2024", "05/13/2024 3:04 PM"], ["2024-05-01", "2024-05-13T15:04"]),
+        # Nothing proves either: day-first, as before.
+        (["05/01/2024", "06/02/2024"], ["2024-01-05", "2024-02-06"]),
+    ],
+)
+def test_notion_slashed_dates_are_read_in_the_order_their_column_proves(
+    tmp_path: Path, dates: list[str], expected: list[str]
+) -> None:
+    root = samples.notion_export(tmp_path, zipped=False)
+    table = next(root.rglob("*_all.csv"))
+    table.write_text("Name,Date\n" + "".join(f"Row {n},{d}\n" for n, d in enumerate(dates)))
+    rows = {p.title: p.created_at for p in pages(read_all("notion", root)) if p.label == "row"}
+    assert [rows[f"Row {n}"] for n in range(len(dates))] == [_day(d) for d in expected]
+
+
 def test_notion_reads_a_zip_attached_to_a_page_as_an_attachment(tmp_path: Path) -> None:
     # Notion puts the parts of a big export at the top of its zip; a zip further down is a
     # file someone attached to a page: not pages of this export (and maybe not a zip).
