@@ -3,6 +3,7 @@ malformed ones item by item: a bad item is reported, a file of another kind refu
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import zipfile
@@ -316,6 +317,29 @@ def test_claude_project_memories_of_another_shape_keep_the_rest(tmp_path: Path) 
     assert "keeps bees" in memory.text
     (bad,) = [i for i in items if isinstance(i, Bad)]
     assert bad.where == "memory 1" and "project_memories" in bad.reason
+
+
+def test_claude_side_file_over_the_limit_is_reported_without_inflating_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from privault.imports import claude
+
+    folder = samples.claude_export(tmp_path / "folder", [samples.claude_conversation()])
+    limit = (folder / "memories.json").stat().st_size  # projects.json is larger
+    monkeypatch.setattr(claude, "MAX_SIDE_FILE_BYTES", limit)
+    items = read_all("claude", folder)
+    assert {p.label for p in pages(items)} == {"conversation", "memory"}
+    (bad,) = [i for i in items if isinstance(i, Bad)]
+    assert bad.where == "projects.json" and f"over the {limit:,}-byte limit" in bad.reason
+    path = tmp_path / "export.zip"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("conversations.json", json.dumps([samples.claude_conversation()]))
+        archive.writestr("projects.json", "[" + " " * 8_000_000 + "]")
+    monkeypatch.setattr(claude, "MAX_SIDE_FILE_BYTES", 1_000_000)
+    peak = least_peak(lambda: read_all("claude", path))
+    (bad,) = [i for i in read_all("claude", path) if isinstance(i, Bad)]
+    assert bad.where == "projects.json" and "over the 1,000,000-byte limit" in bad.reason
+    assert peak < 1_000_000
 
 
 # ---- Obsidian -----------------------------------------------------------------------
@@ -681,6 +705,29 @@ def test_mem0_damaged_first_record_is_reported_and_the_rest_read(
     lines.write_text('{"theme": \n' + json.dumps({"theme": "dark"}) + "\n")
     with pytest.raises(NotThisKind, match="no memory text"):
         read_all("mem0", lines)  # a broken line first decides nothing either way
+
+
+@pytest.mark.parametrize("name", ["memories.json", "memories.jsonl.gz"])
+def test_mem0_export_over_the_limit_is_refused_without_inflating_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    from privault.imports import mem0
+
+    monkeypatch.setattr(mem0, "MAX_MEMORIES_BYTES", 1_000_000)
+    record = json.dumps({"id": "a", "memory": "Likes tea"})
+    if name == "memories.json":
+        data = f"[{record}{' ' * 16_000_000}]".encode()
+    else:
+        data = gzip.compress(f"{record}\n{' ' * 16_000_000}\n".encode())
+    path = tmp_path / "export.zip"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(name, data)
+
+    def refused() -> None:
+        with pytest.raises(OSError, match="over the 1,000,000-byte limit"):
+            read_all("mem0", path)
+
+    assert least_peak(refused) < 4_000_000
 
 
 def test_a_json_of_something_else_is_not_mem0(tmp_path: Path) -> None:

@@ -36,11 +36,14 @@ from privault.imports.items import (
     clean_tags,
     of_this_kind,
 )
-from privault.imports.sources import head, is_zip, source_time, zip_member
+from privault.imports.sources import head, is_zip, member_bytes, source_time, zip_member
 
 KIND = "mem0"
 WHAT = "a mem0 or OpenMemory export (JSON or JSON Lines of memories, or the export's .zip)"
 _GONE = {"deleted", "archived"}
+# A zip's memories.json is read whole, its memories.jsonl.gz inflated whole: neither past
+# this (a few hundred bytes of a hostile zip can inflate to any size).
+MAX_MEMORIES_BYTES = 256 * 1024 * 1024
 
 
 def looks_like(path: Path) -> bool:
@@ -109,12 +112,11 @@ def _load(path: Path) -> tuple[Any, Iterator[Any]]:
         with zipfile.ZipFile(path) as archive:
             member = zip_member(archive, "memories.json")
             if member is not None:
-                return _json(archive.read(member), path), iter(())
+                return _json(member_bytes(archive, member, MAX_MEMORIES_BYTES), path), iter(())
             member = zip_member(archive, "memories.jsonl.gz")
             if member is None:
                 raise NotThisKind(f"not {WHAT}: no memories.json in {path.name}")
-            raw = gzip.decompress(archive.read(member))
-            return None, _json_lines(io.BytesIO(raw), path)
+            return None, _json_lines(io.BytesIO(_inflated(archive, member)), path)
     if not path.is_file():
         raise NotThisKind(f"not {WHAT}: {path} is not a file")
     if path.name.endswith(".gz"):
@@ -128,6 +130,17 @@ def _load(path: Path) -> tuple[Any, Iterator[Any]]:
         if "Extra data" in str(exc):  # JSON Lines under another name
             return None, _file_lines(path)
         raise NotThisKind(f"not {WHAT}: {path.name} is not valid JSON ({exc})") from None
+
+
+def _inflated(archive: zipfile.ZipFile, member: str) -> bytes:
+    """A gzipped member inflated, `OSError` past `MAX_MEMORIES_BYTES`: the size a gzip
+    states is a field a hostile file may fake, so inflating stops at the limit instead."""
+    with archive.open(member) as raw, gzip.open(raw) as stream:
+        data = stream.read(MAX_MEMORIES_BYTES + 1)
+    if len(data) > MAX_MEMORIES_BYTES:
+        name = member.rsplit("/", 1)[-1]
+        raise OSError(f"{name} inflates to over the {MAX_MEMORIES_BYTES:,}-byte limit")
+    return data
 
 
 def _file_lines(path: Path) -> Iterator[Any]:
