@@ -3,6 +3,7 @@ malformed ones item by item: a bad item is reported, a file of another kind refu
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import zipfile
@@ -60,6 +61,22 @@ def test_json_array_reports_the_broken_element_after_the_good_ones(text: str, re
 def test_json_that_is_not_an_array_is_refused() -> None:
     with pytest.raises(NotThisKind, match="not a JSON array"):
         list(jsonstream.iter_array(io.StringIO('{"a": 1}'), "an export"))
+
+
+@pytest.mark.parametrize("block", [1, 3, 64])
+def test_a_lone_object_reads_as_an_array_of_one_where_asked(
+    block: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(jsonstream, "BLOCK", block)
+    text = ' \ufeff{"a": [1, {"b": "long text"}]}\n'
+    found = list(jsonstream.iter_array_raw(io.StringIO(text), "t", lone_object=True))
+    assert found == [({"a": [1, {"b": "long text"}]}, '{"a": [1, {"b": "long text"}]}')]
+    more = '{"a": 1} {"b": 2}'  # not one object: what follows it is reported, not dropped
+    first, after = jsonstream.iter_array_raw(io.StringIO(more), "t", lone_object=True)
+    assert first == ({"a": 1}, '{"a": 1}')
+    assert isinstance(after, jsonstream.BrokenElement) and "after the object" in after.reason
+    with pytest.raises(NotThisKind, match="not a JSON array"):
+        list(jsonstream.iter_array_raw(io.StringIO('"text"'), "t", lone_object=True))
 
 
 # ---- source times --------------------------------------------------------------------
@@ -165,6 +182,21 @@ def test_chatgpt_truncated_file_keeps_the_conversations_before_the_cut(tmp_path:
     assert isinstance(items[0], Page) and isinstance(items[-1], Bad)
 
 
+def test_a_file_of_one_conversation_imports_as_an_export_of_one(tmp_path: Path) -> None:
+    # Saved from elsewhere or cut out of an export: one object, not a list of them.
+    gpt = tmp_path / "gpt" / "conversations.json"
+    gpt.parent.mkdir()
+    gpt.write_text(json.dumps(samples.chatgpt_conversation(), indent=2))
+    assert imports.detect(gpt) == "chatgpt"
+    (page,) = read_all("chatgpt", gpt)
+    assert isinstance(page, Page) and page.key == "c-radiator"
+    claude = samples.claude_export(tmp_path / "claude", [])
+    (claude / "conversations.json").write_text(json.dumps(samples.claude_conversation()))
+    assert imports.detect(claude) == "claude"
+    chat = [p for p in pages(read_all("claude", claude)) if p.label == "conversation"]
+    assert [p.key for p in chat] == ["cl-1"]
+
+
 def test_a_claude_export_is_not_a_chatgpt_one(tmp_path: Path) -> None:
     path = samples.claude_export(tmp_path, [samples.claude_conversation()]) / "conversations.json"
     with pytest.raises(NotThisKind, match="not a ChatGPT export"):
@@ -245,6 +277,36 @@ def test_a_conversation_of_unexpected_shape_is_reported_and_the_rest_read(
     assert [(type(i).__name__, i.key) for i in found] == [("Bad", "c-radiator")]
 
 
+@pytest.mark.parametrize("first", [None, [1, 2], "damaged", {"title": "no messages"}])
+def test_a_damaged_first_conversation_is_reported_and_the_rest_read(
+    tmp_path: Path, first: object
+) -> None:
+    # The first element used to decide the kind alone: one damaged conversation at the
+    # start refused the whole export as not this kind.
+    gpt = samples.chatgpt_export(tmp_path / "gpt", [first, samples.chatgpt_conversation()])
+    assert imports.detect(gpt) == "chatgpt"
+    items = read_all("chatgpt", gpt)
+    assert [type(i).__name__ for i in items] == ["Bad", "Page"]
+    assert isinstance(items[0], Bad) and items[0].where == "conversation 1"
+    claude = samples.claude_export(tmp_path / "claude", [first, samples.claude_conversation()])
+    assert imports.detect(claude) == "claude"
+    chats = [i for i in read_all("claude", claude) if i.label == "conversation"]
+    assert [type(i).__name__ for i in chats] == ["Bad", "Page"]
+
+
+def test_conversations_of_another_app_are_refused_however_many(tmp_path: Path) -> None:
+    claude = [samples.claude_conversation(f"cl-{n}", f"Chat {n}") for n in range(20)]
+    path = samples.claude_export(tmp_path / "claude", claude) / "conversations.json"
+    with pytest.raises(NotThisKind, match="not a ChatGPT export"):
+        read_all("chatgpt", path)
+    gpt = samples.chatgpt_export(tmp_path / "gpt", [samples.chatgpt_conversation()] * 20)
+    with pytest.raises(NotThisKind, match="not a Claude export"):
+        read_all("claude", gpt)
+    odd = samples.chatgpt_export(tmp_path / "odd", [{"title": "a"}, None, {"title": "b"}])
+    with pytest.raises(NotThisKind, match="no message tree"):
+        read_all("chatgpt", odd)
+
+
 def test_claude_project_memories_of_another_shape_keep_the_rest(tmp_path: Path) -> None:
     folder = samples.claude_export(tmp_path, [samples.claude_conversation()])
     (folder / "memories.json").write_text(
@@ -255,6 +317,29 @@ def test_claude_project_memories_of_another_shape_keep_the_rest(tmp_path: Path) 
     assert "keeps bees" in memory.text
     (bad,) = [i for i in items if isinstance(i, Bad)]
     assert bad.where == "memory 1" and "project_memories" in bad.reason
+
+
+def test_claude_side_file_over_the_limit_is_reported_without_inflating_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from privault.imports import claude
+
+    folder = samples.claude_export(tmp_path / "folder", [samples.claude_conversation()])
+    limit = (folder / "memories.json").stat().st_size  # projects.json is larger
+    monkeypatch.setattr(claude, "MAX_SIDE_FILE_BYTES", limit)
+    items = read_all("claude", folder)
+    assert {p.label for p in pages(items)} == {"conversation", "memory"}
+    (bad,) = [i for i in items if isinstance(i, Bad)]
+    assert bad.where == "projects.json" and f"over the {limit:,}-byte limit" in bad.reason
+    path = tmp_path / "export.zip"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("conversations.json", json.dumps([samples.claude_conversation()]))
+        archive.writestr("projects.json", "[" + " " * 8_000_000 + "]")
+    monkeypatch.setattr(claude, "MAX_SIDE_FILE_BYTES", 1_000_000)
+    peak = least_peak(lambda: read_all("claude", path))
+    (bad,) = [i for i in read_all("claude", path) if isinstance(i, Bad)]
+    assert bad.where == "projects.json" and "over the 1,000,000-byte limit" in bad.reason
+    assert peak < 1_000_000
 
 
 # ---- Obsidian -----------------------------------------------------------------------
@@ -390,6 +475,34 @@ def test_notion_malformed_csv_row_is_reported(tmp_path: Path) -> None:
     assert "malformed CSV" in bad.reason and "field larger" in bad.reason
 
 
+def _day(text: str) -> int:
+    from datetime import UTC, datetime
+
+    return int(datetime.fromisoformat(text).replace(tzinfo=UTC).timestamp() * 1000)
+
+
+@pytest.mark.parametrize(
+    ("dates", "expected"),
+    [
+        # A first field over 12 proves the column day-first, a second one month-first:
+        # "05/01/2024" is read in the order the rest of its column proves.
+        (["05/01/2024", "13/05/2024"], ["2024-01-05", "2024-05-13"]),
+        (["05/01/2024", "05/13/2024"], ["2024-05-01", "2024-05-13"]),
+        (["05/01/2024", "05/13/2024 3:04 PM"], ["2024-05-01", "2024-05-13T15:04"]),
+        # Nothing proves either: day-first, as before.
+        (["05/01/2024", "06/02/2024"], ["2024-01-05", "2024-02-06"]),
+    ],
+)
+def test_notion_slashed_dates_are_read_in_the_order_their_column_proves(
+    tmp_path: Path, dates: list[str], expected: list[str]
+) -> None:
+    root = samples.notion_export(tmp_path, zipped=False)
+    table = next(root.rglob("*_all.csv"))
+    table.write_text("Name,Date\n" + "".join(f"Row {n},{d}\n" for n, d in enumerate(dates)))
+    rows = {p.title: p.created_at for p in pages(read_all("notion", root)) if p.label == "row"}
+    assert [rows[f"Row {n}"] for n in range(len(dates))] == [_day(d) for d in expected]
+
+
 def test_notion_reads_a_zip_attached_to_a_page_as_an_attachment(tmp_path: Path) -> None:
     # Notion puts the parts of a big export at the top of its zip; a zip further down is a
     # file someone attached to a page: not pages of this export (and maybe not a zip).
@@ -480,6 +593,25 @@ def test_mbox_messages_threads_parts_and_encodings(tmp_path: Path) -> None:
             "Fwd",
             "inner body text",
         ),
+        # A multipart mail the parser cannot split (no boundary, or one never used) keeps
+        # its body as text; it was dropped.
+        (
+            b"Subject: nb\nContent-Type: multipart/alternative\n\nthe body as sent\n",
+            "nb",
+            "as sent",
+        ),
+        (
+            b"Subject: nf\nContent-Type: multipart/mixed; boundary=QQ\n"
+            b"Content-Transfer-Encoding: base64\n\ndGhlIGJvZHkgYXMgc2VudA==\n",
+            "nf",
+            "the body as sent",
+        ),
+        (
+            b"Subject: in\nContent-Type: multipart/mixed; boundary=Z\n\n--Z\n"
+            b"Content-Type: multipart/alternative\n\ninner part as sent\n--Z--\n",
+            "in",
+            "inner part as sent",
+        ),
         # A part whose charset lies falls back instead of losing the mail.
         (b"Subject: s\nContent-Type: text/plain; charset=us-ascii\n\nna\xefve\n", "s", "na"),
     ],
@@ -559,6 +691,43 @@ def test_mem0_fields_of_another_shape_are_read_or_reported_one_by_one(tmp_path: 
     assert isinstance(first, Memory) and first.tags == ("category:food",)
     assert isinstance(second, Bad) and second.key == "b" and "unreadable" in second.reason
     assert isinstance(third, Memory) and third.content == "Walks daily"
+
+
+@pytest.mark.parametrize("first", [None, "damaged", {"id": "a", "note": "no text"}])
+def test_mem0_damaged_first_record_is_reported_and_the_rest_read(
+    tmp_path: Path, first: object
+) -> None:
+    path = tmp_path / "memories.json"
+    path.write_text(json.dumps([first, {"id": "b", "memory": "Likes tea"}]))
+    first_item, second = read_all("mem0", path)
+    assert isinstance(first_item, Bad) and isinstance(second, Memory)
+    lines = tmp_path / "memories.jsonl"
+    lines.write_text('{"theme": \n' + json.dumps({"theme": "dark"}) + "\n")
+    with pytest.raises(NotThisKind, match="no memory text"):
+        read_all("mem0", lines)  # a broken line first decides nothing either way
+
+
+@pytest.mark.parametrize("name", ["memories.json", "memories.jsonl.gz"])
+def test_mem0_export_over_the_limit_is_refused_without_inflating_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    from privault.imports import mem0
+
+    monkeypatch.setattr(mem0, "MAX_MEMORIES_BYTES", 1_000_000)
+    record = json.dumps({"id": "a", "memory": "Likes tea"})
+    if name == "memories.json":
+        data = f"[{record}{' ' * 16_000_000}]".encode()
+    else:
+        data = gzip.compress(f"{record}\n{' ' * 16_000_000}\n".encode())
+    path = tmp_path / "export.zip"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(name, data)
+
+    def refused() -> None:
+        with pytest.raises(OSError, match="over the 1,000,000-byte limit"):
+            read_all("mem0", path)
+
+    assert least_peak(refused) < 4_000_000
 
 
 def test_a_json_of_something_else_is_not_mem0(tmp_path: Path) -> None:

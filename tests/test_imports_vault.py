@@ -382,6 +382,31 @@ def test_a_damaged_archive_is_one_clear_error(vault: Vault, tmp_path: Path) -> N
         vault.import_from("chatgpt", path, caller=OWNER)
 
 
+def test_a_reader_failing_unexpectedly_keeps_what_it_read_before(
+    vault: Vault, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from privault.imports import chatgpt
+
+    conversations = [_conversation(f"c{n}", f"T{n}", f"answer {n}") for n in range(3)]
+    path = samples.chatgpt_export(tmp_path, conversations)
+    parse = chatgpt.conversation
+
+    def failing(data: Any, index: int) -> Any:
+        if index == 2:
+            raise RuntimeError("a bug in the reader")
+        return parse(data, index)
+
+    monkeypatch.setattr(chatgpt, "conversation", failing)
+    with pytest.raises(RuntimeError, match="a bug in the reader"):  # not hidden
+        vault.import_from("chatgpt", path, caller=OWNER)
+    # The pages read before it are stored (they were lost, not yet a whole batch), and
+    # importing again once it is fixed finishes the import without a second copy.
+    assert sorted(d.source for d in _current_docs(vault)) == ["chatgpt:c0", "chatgpt:c1"]
+    monkeypatch.setattr(chatgpt, "conversation", parse)
+    again = vault.import_from("chatgpt", path, caller=OWNER)
+    assert again.counts["conversation"] == {"added": 1, "updated": 0, "skipped": 2}
+
+
 def test_read_prints_where_an_imported_note_links_to(tmp_path: Path) -> None:
     root = samples.obsidian_vault(tmp_path / "Notes")
     assert runner.invoke(app, ["add", str(root)]).exit_code == 0  # detected: an Obsidian vault

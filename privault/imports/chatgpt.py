@@ -20,7 +20,6 @@ from privault.imports.items import (
     Bad,
     Item,
     Known,
-    NotThisKind,
     Page,
     content_key,
 )
@@ -46,15 +45,22 @@ def looks_like(path: Path) -> bool:
 def read(path: Path, known: Known | None = None) -> Iterator[Item]:
     """Each conversation of the export at `path`, in the file's order (one `known` holds
     as it is comes as `Unchanged`, unparsed)."""
-    yield from read_conversations(path, KIND, WHAT, _id, conversation, known)
+    yield from read_conversations(
+        path,
+        KIND,
+        WHAT,
+        _id,
+        conversation,
+        known,
+        fits=lambda data: isinstance(data, dict) and "mapping" in data,
+        refusal=f"not {WHAT}: its conversations have no message tree (mapping)",
+    )
 
 
 def conversation(data: Any, index: int) -> Item:
     """One conversation as a page, or why it cannot be one."""
     where = f"conversation {index + 1}"
     if not isinstance(data, dict) or not isinstance(data.get("mapping"), dict):
-        if index == 0 and not (isinstance(data, dict) and "mapping" in data):
-            raise NotThisKind(f"not {WHAT}: its conversations have no message tree (mapping)")
         return Bad(where, "no message tree (mapping)", label="conversation")
     title = str(data.get("title") or "").strip() or "Untitled conversation"
     created = source_time(data.get("create_time"))

@@ -23,7 +23,6 @@ from privault.imports.items import (
     Bad,
     Item,
     Known,
-    NotThisKind,
     Page,
     content_key,
 )
@@ -32,6 +31,9 @@ from privault.imports.sources import optional_text, source_time, when
 KIND = "claude"
 WHAT = "a Claude export (conversations.json or the export's .zip)"
 SPEAKERS = {"human": "You", "assistant": "Claude"}
+# memories.json and projects.json are read whole; projects.json holds every project's
+# knowledge documents.
+MAX_SIDE_FILE_BYTES = 256 * 1024 * 1024
 
 
 def looks_like(path: Path) -> bool:
@@ -42,16 +44,23 @@ def looks_like(path: Path) -> bool:
 def read(path: Path, known: Known | None = None) -> Iterator[Item]:
     """Each conversation, then the memories and each project, of the export at `path`
     (a conversation `known` holds as it is comes as `Unchanged`)."""
-    yield from read_conversations(path, KIND, WHAT, _id, conversation, known)
-    yield from _memories(optional_text(path, "memories.json"))
-    yield from _projects(optional_text(path, "projects.json"))
+    yield from read_conversations(
+        path,
+        KIND,
+        WHAT,
+        _id,
+        conversation,
+        known,
+        fits=lambda data: isinstance(data, dict) and isinstance(data.get("chat_messages"), list),
+        refusal=f"not {WHAT}: its conversations have no chat_messages",
+    )
+    yield from _memories(path)
+    yield from _projects(path)
 
 
 def conversation(data: Any, index: int) -> Item:
     """One conversation as a page, or why it cannot be one."""
     if not isinstance(data, dict) or not isinstance(data.get("chat_messages"), list):
-        if index == 0:
-            raise NotThisKind(f"not {WHAT}: its conversations have no chat_messages")
         return Bad(f"conversation {index + 1}", "no chat_messages", label="conversation")
     title = str(data.get("name") or "").strip() or "Untitled conversation"
     key = _id(data) or content_key(title, str(data.get("created_at")))
@@ -130,22 +139,29 @@ def _speaker(message: Mapping[str, Any]) -> str:
     return named.capitalize() if named else "Unknown speaker"
 
 
-def _load(raw: bytes | None, name: str) -> tuple[list[Any], Bad | None]:
+def _load(path: Path, name: str) -> tuple[list[Any], Bad | None]:
+    """The entries of the side file `name`, or why it is not read: the conversations,
+    read before it, import either way."""
+    label = name.split(".")[0]
+    try:
+        raw = optional_text(path, name, MAX_SIDE_FILE_BYTES)
+    except OSError as exc:
+        return [], Bad(name, f"not read ({exc})", label=label)
     if raw is None:
         return [], None
     try:
         data = json.loads(raw.decode("utf-8-sig", errors="replace"))
     except json.JSONDecodeError as exc:
-        return [], Bad(name, f"not valid JSON ({exc.msg})", label=name.split(".")[0])
+        return [], Bad(name, f"not valid JSON ({exc.msg})", label=label)
     if isinstance(data, dict):
         data = [data]
     if not isinstance(data, list):
-        return [], Bad(name, "not a list", label=name.split(".")[0])
+        return [], Bad(name, "not a list", label=label)
     return data, None
 
 
-def _memories(raw: bytes | None) -> Iterator[Item]:
-    entries, bad = _load(raw, "memories.json")
+def _memories(path: Path) -> Iterator[Item]:
+    entries, bad = _load(path, "memories.json")
     if bad:
         yield bad
     for index, entry in enumerate(entries):
@@ -179,8 +195,8 @@ def _memories(raw: bytes | None) -> Iterator[Item]:
         )
 
 
-def _projects(raw: bytes | None) -> Iterator[Item]:
-    entries, bad = _load(raw, "projects.json")
+def _projects(path: Path) -> Iterator[Item]:
+    entries, bad = _load(path, "projects.json")
     if bad:
         yield bad
     for index, entry in enumerate(entries):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,6 +124,35 @@ Item = Page | Memory | Bad | Unchanged
 # Asked by a reader before it parses an item: does the vault hold this key with this digest
 # of its raw bytes already? (The vault's answer; the readers never see the vault.)
 Known = Callable[[str, str], bool]
+
+
+PROBE = 8  # items looked at for one of its kind before an export is refused as another's
+
+
+def of_this_kind(marked: Iterable[tuple[Item, bool | None]], refusal: str) -> Iterator[Item]:
+    """The items of an export, once one of the first `PROBE` is marked as of this kind
+    (True beside it); `NotThisKind(refusal)` when none is.
+
+    No item decides alone: a damaged one (False: read but not of this kind; None: not
+    readable at all) at the start is reported and the rest imports, while another app's
+    export, none of whose items fit, is still refused. Nothing is yielded before the kind
+    is known, so a refused import has written nothing."""
+    held: list[Item] = []
+    unfit = False
+    items = iter(marked)
+    for item, mark in items:
+        if mark:
+            yield from held
+            yield item
+            yield from (rest for rest, _ in items)
+            return
+        held.append(item)
+        unfit = unfit or mark is False
+        if len(held) >= PROBE:
+            raise NotThisKind(refusal)
+    if unfit:
+        raise NotThisKind(refusal)
+    yield from held  # nothing readable to judge by: what could not be read is reported
 
 
 def raw_digest(kind: str, raw: bytes | str) -> str:

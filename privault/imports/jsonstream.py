@@ -36,8 +36,12 @@ def iter_array(stream: IO[str], what: str) -> Iterator[Any | BrokenElement]:
         yield element if isinstance(element, BrokenElement) else element[0]
 
 
-def iter_array_raw(stream: IO[str], what: str) -> Iterator[tuple[Any, str] | BrokenElement]:
-    """Like `iter_array`, each element with its JSON text as it stands in the file."""
+def iter_array_raw(
+    stream: IO[str], what: str, *, lone_object: bool = False
+) -> Iterator[tuple[Any, str] | BrokenElement]:
+    """Like `iter_array`, each element with its JSON text as it stands in the file. With
+    `lone_object`, a file of one object is read as an array of that one (an export of a
+    single conversation); anything after the object is reported, not dropped."""
     buffer = ""
     position = 0
     done = False
@@ -64,8 +68,29 @@ def iter_array_raw(stream: IO[str], what: str) -> Iterator[tuple[Any, str] | Bro
             if not fill():
                 return False
 
+    def decode(index: int) -> tuple[Any, str] | BrokenElement:
+        nonlocal position
+        while True:
+            try:
+                value, end = _DECODER.raw_decode(buffer, position)
+            except json.JSONDecodeError as exc:
+                if _may_run_on(exc, len(buffer)) and fill():
+                    continue  # the element runs on past what was read so far
+                return BrokenElement(index, f"not valid JSON ({exc.msg}); the rest is unread")
+            if end == len(buffer) and fill():
+                continue  # a number at the buffer's end may go on; decode it whole
+            raw = buffer[position:end]
+            position = end
+            return value, raw
+
     if skip_space() and buffer[position] == "\ufeff":
         position += 1
+    if lone_object and skip_space() and buffer[position] == "{":
+        found = decode(0)
+        yield found
+        if not isinstance(found, BrokenElement) and skip_space():
+            yield BrokenElement(1, "more JSON after the object; the rest is unread")
+        return
     if not skip_space() or buffer[position] != "[":
         raise NotThisKind(f"not {what}: the file is not a JSON array")
     position += 1
@@ -84,20 +109,10 @@ def iter_array_raw(stream: IO[str], what: str) -> Iterator[tuple[Any, str] | Bro
             if not skip_space():
                 yield BrokenElement(index, "the file ends inside the array (truncated?)")
                 return
-        while True:
-            try:
-                value, end = _DECODER.raw_decode(buffer, position)
-            except json.JSONDecodeError as exc:
-                if _may_run_on(exc, len(buffer)) and fill():
-                    continue  # the element runs on past what was read so far
-                yield BrokenElement(index, f"not valid JSON ({exc.msg}); the rest is unread")
-                return
-            if end == len(buffer) and fill():
-                continue  # a number at the buffer's end may go on; decode it whole
-            raw = buffer[position:end]
-            position = end
-            yield value, raw
-            break
+        found = decode(index)
+        yield found
+        if isinstance(found, BrokenElement):
+            return
         index += 1
         if position > BLOCK:
             buffer, position = buffer[position:], 0

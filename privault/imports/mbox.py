@@ -245,11 +245,13 @@ def _body(msg: Message) -> tuple[str, list[tuple[str, str]]]:
         kind = part.get_content_type()
         if disposition == "attachment" or (part.get_filename() and disposition != "inline"):
             attached.append(part)
-        elif kind == "text/plain":
-            plain.append(part)  # a forwarded mail's text too
+        elif kind == "text/plain" or kind.startswith("multipart/"):
+            # A forwarded mail's text too. A multipart part that is not split into parts
+            # has no boundary to split it by (or never uses it): its body is kept as text.
+            plain.append(part)
         elif kind == "text/html" and html is None:
             html = part
-        elif not kind.startswith(("text/", "multipart/")):
+        elif not kind.startswith("text/"):
             attached.append(part)  # an inline image or the like: named, not read
     if plain:
         body = "\n\n".join(_text_of(part).strip() for part in plain)

@@ -26,12 +26,24 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from privault.imports.items import Bad, Item, Known, Memory, NotThisKind, Revision, clean_tags
-from privault.imports.sources import head, is_zip, source_time, zip_member
+from privault.imports.items import (
+    Bad,
+    Item,
+    Known,
+    Memory,
+    NotThisKind,
+    Revision,
+    clean_tags,
+    of_this_kind,
+)
+from privault.imports.sources import head, is_zip, member_bytes, source_time, zip_member
 
 KIND = "mem0"
 WHAT = "a mem0 or OpenMemory export (JSON or JSON Lines of memories, or the export's .zip)"
 _GONE = {"deleted", "archived"}
+# A zip's memories.json is read whole, its memories.jsonl.gz inflated whole: neither past
+# this (a few hundred bytes of a hostile zip can inflate to any size).
+MAX_MEMORIES_BYTES = 256 * 1024 * 1024
 
 
 def looks_like(path: Path) -> bool:
@@ -100,12 +112,11 @@ def _load(path: Path) -> tuple[Any, Iterator[Any]]:
         with zipfile.ZipFile(path) as archive:
             member = zip_member(archive, "memories.json")
             if member is not None:
-                return _json(archive.read(member), path), iter(())
+                return _json(member_bytes(archive, member, MAX_MEMORIES_BYTES), path), iter(())
             member = zip_member(archive, "memories.jsonl.gz")
             if member is None:
                 raise NotThisKind(f"not {WHAT}: no memories.json in {path.name}")
-            raw = gzip.decompress(archive.read(member))
-            return None, _json_lines(io.BytesIO(raw), path)
+            return None, _json_lines(io.BytesIO(_inflated(archive, member)), path)
     if not path.is_file():
         raise NotThisKind(f"not {WHAT}: {path} is not a file")
     if path.name.endswith(".gz"):
@@ -119,6 +130,17 @@ def _load(path: Path) -> tuple[Any, Iterator[Any]]:
         if "Extra data" in str(exc):  # JSON Lines under another name
             return None, _file_lines(path)
         raise NotThisKind(f"not {WHAT}: {path.name} is not valid JSON ({exc})") from None
+
+
+def _inflated(archive: zipfile.ZipFile, member: str) -> bytes:
+    """A gzipped member inflated, `OSError` past `MAX_MEMORIES_BYTES`: the size a gzip
+    states is a field a hostile file may fake, so inflating stops at the limit instead."""
+    with archive.open(member) as raw, gzip.open(raw) as stream:
+        data = stream.read(MAX_MEMORIES_BYTES + 1)
+    if len(data) > MAX_MEMORIES_BYTES:
+        name = member.rsplit("/", 1)[-1]
+        raise OSError(f"{name} inflates to over the {MAX_MEMORIES_BYTES:,}-byte limit")
+    return data
 
 
 def _file_lines(path: Path) -> Iterator[Any]:
@@ -164,12 +186,24 @@ def _from_records(
     scope: str | None = None,
 ) -> Iterator[Item]:
     """Memories of `scope` (the user they belong to; None: each record's `user_id`)."""
+    marked = _marked(records, apps, categories, history, scope)
+    yield from of_this_kind(marked, f"not {WHAT}: its entries have no memory text")
+
+
+def _marked(
+    records: Iterator[Any],
+    apps: Mapping[str, str],
+    categories: Mapping[str, str],
+    history: Mapping[str, list[Mapping[str, Any]]],
+    scope: str | None,
+) -> Iterator[tuple[Item, bool | None]]:
+    """Each record as an item, beside whether it has a memory's text (None: a line that
+    is not JSON says nothing of the file's kind)."""
     for number, record in enumerate(records, start=1):
         if isinstance(record, Bad):
-            yield record
+            yield record, None
             continue
-        if number == 1 and not (isinstance(record, dict) and _content(record) is not None):
-            raise NotThisKind(f"not {WHAT}: its entries have no memory text")
+        fits = isinstance(record, dict) and _content(record) is not None
         try:
             found = memory(record, number, apps, categories, history)
         except (TypeError, ValueError, AttributeError, KeyError) as exc:
@@ -177,12 +211,12 @@ def _from_records(
             # others import.
             key = str(record.get("id") or "") or None
             reason = f"unreadable memory ({type(exc).__name__}: {exc})"
-            yield Bad(f"memory {key or number}", reason, key=key, label="memory")
+            yield Bad(f"memory {key or number}", reason, key=key, label="memory"), fits
             continue
         if isinstance(found, Memory):
             owner = scope if scope is not None else str(record.get("user_id") or "")
             found = dataclasses.replace(found, scope=owner)
-        yield found
+        yield found, fits
 
 
 def _content(record: Mapping[str, Any]) -> str | None:

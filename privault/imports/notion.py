@@ -8,7 +8,7 @@ row that starts with the row's properties as `Key: Value` lines. Here:
 * page names lose the id suffix; the id is the page's key (stable across exports);
 * the folders above a page become its breadcrumb (`In: Parent › Child`);
 * each database row is one document: its properties (from the CSV) as front matter, then
-  the row page's own text; a property named like "Created" dates it;
+  the row page's own text; a property named like "Created" dates it (`notion_dates`);
 * links between pages (`[Text](Other%20Page%20<id>.md)`) become `Link`s by id.
 
 An export is read as found, never trusted: a page or table over its size limit is reported
@@ -29,13 +29,13 @@ import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import unquote
 
 from privault.imports.items import Bad, Item, Known, Link, NotThisKind, Page, content_key
+from privault.imports.notion_dates import row_date, slash_orders
 from privault.imports.sources import inside, is_zip
 
 KIND = "notion"
@@ -46,8 +46,6 @@ MAX_TABLE_BYTES = 256 * 1024 * 1024  # a database's CSV holds all its rows
 _ID = re.compile(r"^(.*?)[ _-]?([0-9a-f]{32})$")
 _MD_LINK = re.compile(r"\[([^\]\n]*)\]\(([^)\s]+\.(?:md|csv))\)")
 _PROPERTY = re.compile(r"^([^:\n]{1,80}):[ \t]+(.*)$")
-_DATE_FORMATS = ("%B %d, %Y %I:%M %p", "%B %d, %Y", "%Y-%m-%d", "%Y/%m/%d", "%d/%m/%Y")
-_DATE_NAMES = ("created", "created time", "date created", "created at", "date")
 
 
 @dataclass(frozen=True)
@@ -192,6 +190,7 @@ def _rows(
         return
     if not header:
         return
+    orders = slash_orders(text)
     # Row pages by their name, in file order: two rows may share a title.
     by_title: dict[str, list[PurePosixPath]] = {}
     for rel in pages:
@@ -225,7 +224,7 @@ def _rows(
             label="row",
             title=title,
             text=text.rstrip() + "\n",
-            created_at=_row_date(properties),
+            created_at=row_date(properties, orders),
             metadata={
                 "source_app": "Notion",
                 "database": name,
@@ -298,16 +297,3 @@ def _decode(raw: bytes) -> str:
 
 def _one_line(value: str) -> str:
     return " ".join(value.split())
-
-
-def _row_date(properties: dict[str, str]) -> int | None:
-    for key, value in properties.items():
-        if key.strip().lower() in _DATE_NAMES and value.strip():
-            text = value.split("→")[0].strip()
-            for form in _DATE_FORMATS:
-                try:
-                    moment = datetime.strptime(text, form).replace(tzinfo=UTC)
-                except ValueError:
-                    continue
-                return int(moment.timestamp() * 1000)
-    return None

@@ -65,17 +65,39 @@ def open_text(path: Path, name: str, what: str) -> Iterator[IO[str]]:
         yield stream
 
 
-def optional_text(path: Path, name: str) -> bytes | None:
-    """A small side file of an export (`memories.json`, `projects.json`), or None."""
+def optional_text(path: Path, name: str, limit: int) -> bytes | None:
+    """A side file of an export (`memories.json`, `projects.json`), or None when it has
+    none; `OSError`, nothing read or inflated, when it is over `limit` bytes."""
     if path.is_dir():
         inner = path / name
-        return inner.read_bytes() if inner.is_file() else None
+        return file_bytes(inner, limit) if inner.is_file() else None
     if is_zip(path):
         with zipfile.ZipFile(path) as archive:
             member = zip_member(archive, name)
-            return archive.read(member) if member else None
+            return member_bytes(archive, member, limit) if member else None
     sibling = path.parent / name
-    return sibling.read_bytes() if path.name != name and sibling.is_file() else None
+    return file_bytes(sibling, limit) if path.name != name and sibling.is_file() else None
+
+
+def member_bytes(archive: zipfile.ZipFile, member: str, limit: int) -> bytes:
+    """A zip member's bytes; `OSError`, nothing inflated, when it is over `limit`. The size
+    the zip states is checked: reading a member inflates no more than that."""
+    size = archive.getinfo(member).file_size
+    if size > limit:
+        raise OSError(_over(member.rsplit("/", 1)[-1], size, limit))
+    return archive.read(member)
+
+
+def file_bytes(file: Path, limit: int) -> bytes:
+    """A file's bytes; `OSError`, nothing read, when it is over `limit`."""
+    size = file.stat().st_size
+    if size > limit:
+        raise OSError(_over(file.name, size, limit))
+    return file.read_bytes()
+
+
+def _over(name: str, size: int, limit: int) -> str:
+    return f"{name} is {size:,} bytes, over the {limit:,}-byte limit"
 
 
 def inside(root: Path, file: Path) -> bool:

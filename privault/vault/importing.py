@@ -112,13 +112,15 @@ class VaultImporting:
         )
 
     def _read_all(self, items: Iterator[Item], run: _Run, progress: Progress | None) -> None:
-        """Hand each item to the run: pages in batches, memories one by one. If the file
-        breaks off, the pages read before the break are stored before the error goes on."""
+        """Hand each item to the run: pages in batches, memories one by one. If reading
+        stops on an error (a file that breaks off, or a bug in a reader), the pages read
+        before it are stored, then the error goes on: each batch is a transaction of its
+        own, so this is the batch the next page would have closed, no less whole."""
         pages: list[Page] = []
         while True:
             try:
                 item = next(items, None)
-            except (OSError, EOFError, zipfile.BadZipFile, zlib.error):
+            except Exception:
                 run.pages(pages)
                 raise
             if item is None:

@@ -1,0 +1,79 @@
+"""The date of a Notion database row, read from its date-named property.
+
+Notion writes a date into the CSV the way its owner chose to see it: "May 1, 2024 3:04 PM",
+"2024/05/01", or with slashes, day first or month first. "05/01/2024" is then 5 January or
+1 May, and the CSV does not say which; each column is read in the order its own values
+prove. A first field over 12 ("13/05/2024") can only be a day, and so can a second one
+("05/13/2024"). A column where no value proves either is read day first, as it always was:
+a month-first database whose days all fall on the 12th or before is read wrong, which no
+reader of the values alone can avoid.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import re
+from collections.abc import Mapping
+from datetime import UTC, datetime
+
+DATE_NAMES = ("created", "created time", "date created", "created at", "date")
+DAY_FIRST = "%d/%m/%Y"
+MONTH_FIRST = "%m/%d/%Y"
+_WORDED_FORMATS = ("%B %d, %Y %I:%M %p", "%B %d, %Y", "%Y-%m-%d", "%Y/%m/%d")
+_SLASHED = re.compile(r"^(\d{1,2})/(\d{1,2})/\d{4}\b")
+
+
+def slash_orders(table: str) -> dict[str, str]:
+    """The order (`DAY_FIRST` or `MONTH_FIRST`) each date-named column of a database's CSV
+    text writes its slashed dates in, for the columns whose values prove one."""
+    rows = csv.reader(io.StringIO(table, newline=""))
+    orders: dict[str, str] = {}
+    # A malformed row ends the search; reading the rows reports it.
+    with contextlib.suppress(csv.Error):
+        header = next(rows, [])
+        dated = [(at, name) for at, name in enumerate(header) if _is_date_name(name)]
+        if not dated:
+            return orders
+        for values in rows:
+            for at, name in dated:
+                if name not in orders and at < len(values) and (order := _proven(values[at])):
+                    orders[name] = order
+            if len(orders) == len(dated):
+                break
+    return orders
+
+
+def row_date(properties: Mapping[str, str], orders: Mapping[str, str]) -> int | None:
+    """The row's date as epoch ms UTC: its first date-named property that reads as a date
+    (a range's start), slashed dates in the order `orders` gives their column."""
+    for name, value in properties.items():
+        if not (_is_date_name(name) and value.strip()):
+            continue
+        text = value.split("→")[0].strip()
+        order = orders.get(name, DAY_FIRST)
+        for form in (*_WORDED_FORMATS, order, f"{order} %I:%M %p", f"{order} %H:%M"):
+            try:
+                moment = datetime.strptime(text, form).replace(tzinfo=UTC)
+            except ValueError:
+                continue
+            return int(moment.timestamp() * 1000)
+    return None
+
+
+def _is_date_name(name: str) -> bool:
+    return name.strip().lower() in DATE_NAMES
+
+
+def _proven(value: str) -> str | None:
+    """The order a slashed date can only be written in, or None when it could be either."""
+    match = _SLASHED.match(value.strip())
+    if match is None:
+        return None
+    first, second = int(match.group(1)), int(match.group(2))
+    if first > 12 >= second:
+        return DAY_FIRST
+    if second > 12 >= first:
+        return MONTH_FIRST
+    return None
