@@ -122,10 +122,3 @@ def _may_run_on(exc: json.JSONDecodeError, length: int) -> bool:
     """Whether a decode error may only mean the element is not wholly read yet."""
     return exc.msg.startswith("Unterminated string") or exc.pos >= length - 16
 
-
-def read_json(stream: IO[str], what: str) -> Any:
-    """A whole (small) JSON file, or `NotThisKind` naming `what`."""
-    try:
-        return json.load(stream)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise NotThisKind(f"not {what}: not valid JSON ({exc})") from None
