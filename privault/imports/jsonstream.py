@@ -121,4 +121,3 @@ def iter_array_raw(
 def _may_run_on(exc: json.JSONDecodeError, length: int) -> bool:
     """Whether a decode error may only mean the element is not wholly read yet."""
     return exc.msg.startswith("Unterminated string") or exc.pos >= length - 16
-

@@ -92,7 +92,7 @@ class Lexicon:
             return False
         for pattern, replacement in _AMERICAN:
             american = pattern.sub(replacement, folded, count=1)
-            if american != folded and (american in self.lists.words or self._inflected(american)):
+            if american != folded and (american in lists.words or self._inflected(american)):
                 return True
         return False
 

@@ -48,6 +48,7 @@ def match_phrases(query: str) -> list[str]:
     the verb: as one phrase they match the notes that write that date, while search's
     period legs rank the notes dated then (`periods`). At a million chunks "january" and
     "2018" OR-ed in cost the keyword leg more than the rest of the query.
+
     A query of stopwords only ("to be or not to be") is one phrase: OR-ing its words would
     match nearly every chunk and rank them by noise.
     """
