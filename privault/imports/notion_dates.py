@@ -16,7 +16,8 @@ import csv
 import io
 import re
 from collections.abc import Mapping
-from datetime import UTC, datetime
+
+from privault.imports.sources import time_in_formats
 
 DATE_NAMES = ("created", "created time", "date created", "created at", "date")
 DAY_FIRST = "%d/%m/%Y"
@@ -53,12 +54,11 @@ def row_date(properties: Mapping[str, str], orders: Mapping[str, str]) -> int | 
             continue
         text = value.split("→")[0].strip()
         order = orders.get(name, DAY_FIRST)
-        for form in (*_WORDED_FORMATS, order, f"{order} %I:%M %p", f"{order} %H:%M"):
-            try:
-                moment = datetime.strptime(text, form).replace(tzinfo=UTC)
-            except ValueError:
-                continue
-            return int(moment.timestamp() * 1000)
+        found = time_in_formats(
+            text, (*_WORDED_FORMATS, order, f"{order} %I:%M %p", f"{order} %H:%M")
+        )
+        if found is not None:
+            return found
     return None
 
 

@@ -27,7 +27,7 @@ from typing import Any
 import yaml
 
 from privault.imports.items import Bad, Item, Known, Link, NotThisKind, Page, clean_tags
-from privault.imports.sources import inside, source_time
+from privault.imports.sources import inside, source_time, time_in_formats
 
 KIND = "obsidian"
 WHAT = "an Obsidian vault (a folder of Markdown notes)"
@@ -281,10 +281,4 @@ def _daily_format(root: Path) -> str:
 
 def daily_date(stem: str, pattern: str) -> int | None:
     """A daily note's day (midnight UTC) from its file name, or None."""
-    for form in dict.fromkeys((pattern, "%Y-%m-%d")):
-        try:
-            day = datetime.strptime(stem, form).replace(tzinfo=UTC)
-        except ValueError:
-            continue
-        return int(day.timestamp() * 1000)
-    return None
+    return time_in_formats(stem, dict.fromkeys((pattern, "%Y-%m-%d")))

@@ -13,7 +13,7 @@ import email.utils
 import io
 import re
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -120,6 +120,18 @@ def head(path: Path, size: int = 4096) -> bytes:
 
 
 _NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
+
+
+def time_in_formats(text: str, forms: Iterable[str]) -> int | None:
+    """`text` read by the first of the strptime `forms` that fits it, as epoch ms UTC (a
+    zone-less time taken as UTC); None when none does."""
+    for form in forms:
+        try:
+            moment = datetime.strptime(text, form).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+        return int(moment.timestamp() * 1000)
+    return None
 
 
 def source_time(value: Any) -> int | None:
