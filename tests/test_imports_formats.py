@@ -624,6 +624,85 @@ def test_mail_headers_and_parts_decode(raw: bytes, title: str, body: str) -> Non
     assert page.title == title and body in page.text
 
 
+INVITATION = (
+    "BEGIN:VCALENDAR\r\nMETHOD:REQUEST\r\nBEGIN:VTIMEZONE\r\nTZID:Europe/London\r\n"
+    "BEGIN:STANDARD\r\nDTSTART:19701025T020000\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\n"
+    "BEGIN:VEVENT\r\nDTSTART;TZID=Europe/London:20240501T190000\r\n"
+    "DTEND;TZID=Europe/London:20240501T210000\r\n"
+    'ORGANIZER;CN="Example, Alice":mailto:alice@example.com\r\n'
+    "ATTENDEE;ROLE=REQ-PARTICIPANT;CN=Bob:mailto:bob@example.com\r\n"
+    "SUMMARY:Dinner at Luigi's\\, upstairs\r\nLOCATION:12 High Street\\, Leeds\r\n"
+    "DESCRIPTION:Bring the booking code\\n4417\\; ask for the long ta\r\n ble.\r\n"
+    "BEGIN:VALARM\r\nDESCRIPTION:Reminder\r\nEND:VALARM\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+)
+CALENDAR_PART = b"Content-Type: text/calendar; method=REQUEST; charset=utf-8\n"
+
+
+def _invited(part: bytes, headers: bytes = CALENDAR_PART) -> bytes:
+    """A mail with a text part and a calendar part, as Gmail and Outlook send invitations."""
+    return (
+        b"Subject: Invitation: Dinner\nContent-Type: multipart/alternative; boundary=B\n\n"
+        b"--B\nContent-Type: text/plain\n\nYou are invited.\n--B\n" + headers + b"\n" + part
+    ) + b"\n--B--\n"
+
+
+def test_mail_keeps_what_its_inline_calendar_invitation_says() -> None:
+    from privault.imports import mbox
+
+    page = mbox.message(_invited(INVITATION.encode()), "message 1")
+    assert isinstance(page, Page) and "You are invited." in page.text
+    assert "Event: Dinner at Luigi's, upstairs\n" in page.text  # unescaped
+    assert "When: 2024-05-01 19:00 Europe/London – 2024-05-01 21:00 Europe/London" in page.text
+    assert "Where: 12 High Street, Leeds\n" in page.text
+    assert "Organizer: Example, Alice <alice@example.com>\n" in page.text
+    assert "Attendees: Bob <bob@example.com>\n" in page.text
+    assert "Bring the booking code\n4417; ask for the long table." in page.text  # unfolded
+    assert "Reminder" not in page.text and "1970" not in page.text  # an alarm's, a zone's
+
+
+@pytest.mark.parametrize(
+    ("part", "headers", "kept"),
+    [
+        # Over the size of text read inline: named, like a long text attachment.
+        (
+            b"BEGIN:VEVENT\nSUMMARY:" + b"x" * (3 * 1024 * 1024) + b"\nEND:VEVENT\n",
+            CALENDAR_PART,
+            "[attachment: text/calendar]",
+        ),
+        # Broken: what can be read of its event is, an unreadable time shown as written.
+        (
+            b"BEGIN:VCALENDAR\nBEGIN:VEVENT\nSUMMARY:Lunch\nnot a property\n"
+            b"DTSTART:20241301T250000Z\nDTEND;VALUE=DATE:2024",
+            CALENDAR_PART,
+            "Event: Lunch\nWhen: 20241301T250000Z – 2024",
+        ),
+        (b"BEGIN:VCALENDAR\nno event here\n", CALENDAR_PART, "BEGIN:VCALENDAR\nno event here"),
+        # A charset nobody knows, over Latin-1 bytes.
+        (
+            "BEGIN:VEVENT\nSUMMARY:Café\nDTSTART;VALUE=DATE:20240501\n"
+            "DTEND;VALUE=DATE:20240502\nEND:VEVENT\n".encode("latin-1"),
+            b"Content-Type: text/calendar; charset=x-unknown\n",
+            "Event: Café\nWhen: 2024-05-01\n",  # a one-day event ends the next day
+        ),
+        # Attached with a file name: read as its events too.
+        (
+            b"BEGIN:VEVENT\nSUMMARY:Lunch\nEND:VEVENT\n",
+            b"Content-Type: text/calendar; name=invite.ics\n"
+            b"Content-Disposition: attachment; filename=invite.ics\n",
+            "## Attachment: invite.ics\n\nEvent: Lunch\n",
+        ),
+    ],
+    ids=["over the inline size", "broken", "no event", "unknown charset", "attached"],
+)
+def test_a_hostile_calendar_part_keeps_the_rest_of_its_mail(
+    part: bytes, headers: bytes, kept: str
+) -> None:
+    from privault.imports import mbox
+
+    page = mbox.message(_invited(part, headers), "message 1")
+    assert isinstance(page, Page) and "You are invited." in page.text and kept in page.text
+
+
 def test_a_note_starting_with_from_is_not_a_mailbox(tmp_path: Path) -> None:
     note = tmp_path / "letter"
     note.write_text("From the desk of the owner: buy milk.\n")

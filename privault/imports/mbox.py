@@ -5,8 +5,10 @@ The file is read through the standard library's `mailbox.mbox`, one message at a
 message is one page: the subject its title, its Date its date, From/To/Cc written out as
 text (so the PII detector sees the addresses, like any other text), the plain-text part
 preferred over HTML (HTML is reduced to its text), text attachments appended and other
-attachments named. Replies link to the message they answer (In-Reply-To, else the last
-of References); Gmail's labels become tags. A folder is read as the mbox files in it.
+attachments named. A calendar invitation, attached or inline (`text/calendar`), is appended
+as its events (`invitations`). Replies link to the message they answer (In-Reply-To, else
+the last of References); Gmail's labels become tags. A folder is read as the mbox files in
+it.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+from privault.imports.invitations import invitation_text
 from privault.imports.items import (
     Bad,
     Item,
@@ -251,6 +254,8 @@ def _body(msg: Message) -> tuple[str, list[tuple[str, str]]]:
             plain.append(part)
         elif kind == "text/html" and html is None:
             html = part
+        elif kind == "text/calendar":
+            attached.append(part)  # an invitation with no file name: read as one with it
         elif not kind.startswith("text/"):
             attached.append(part)  # an inline image or the like: named, not read
     if plain:
@@ -264,6 +269,8 @@ def _body(msg: Message) -> tuple[str, list[tuple[str, str]]]:
         content = _text_of(part) if inline else ""
         if part.get_content_subtype() == "html" and content:
             content = html_text(content)
+        elif part.get_content_subtype() == "calendar" and content:
+            content = invitation_text(content)
         attachments.append((name, content.replace("\x00", "")))
     return body.replace("\x00", ""), attachments
 
