@@ -7,6 +7,7 @@ import gzip
 import io
 import json
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -80,6 +81,37 @@ def test_a_lone_object_reads_as_an_array_of_one_where_asked(
 
 
 # ---- source times --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 64])
+def test_json_object_streams_its_arrays_across_any_block_size(
+    block: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(jsonstream, "BLOCK", block)
+    text = ' \ufeff{"a": 1, "list": [1, {"b": [2]}, "x"], "unread": [3, [4]], "c": {"d": [5]}}'
+    found = [
+        (name, list(value) if isinstance(value, Iterator) else value)
+        for name, value in jsonstream.iter_members(io.StringIO(text), "t")
+        if name != "unread"  # its elements are read past
+    ]
+    assert found == [("a", 1), ("list", [1, {"b": [2]}, "x"]), ("c", {"d": [5]})]
+    with pytest.raises(NotThisKind, match="not a JSON object"):
+        list(jsonstream.iter_members(io.StringIO("[1]"), "t"))
+
+
+@pytest.mark.parametrize(
+    ("text", "member", "reason"),
+    [
+        ('{"a": [1, x], "b": 2}', "a", "not valid JSON"),  # met reading past its elements
+        ('{"a": 1, "b": tru}', "b", "not valid JSON"),
+        ('{"a": 1 "b": 2}', "", "expected ','"),
+        ('{"a": 1', "", "truncated"),
+        ('{"a": 1} {"b": 2}', "", "more JSON after the object"),
+    ],
+)
+def test_json_object_members_end_where_it_breaks(text: str, member: str, reason: str) -> None:
+    *_, (name, last) = jsonstream.iter_members(io.StringIO(text), "t")
+    assert isinstance(last, jsonstream.BrokenElement) and name == member and reason in last.reason
 
 
 @pytest.mark.parametrize(
@@ -809,6 +841,22 @@ def test_mem0_export_over_the_limit_is_refused_without_inflating_it(
     assert least_peak(refused) < 4_000_000
 
 
+def test_a_mem0_json_file_cut_short_keeps_the_memories_before_the_cut(tmp_path: Path) -> None:
+    path = tmp_path / "memories.json"
+    memories = [{"id": "a", "content": "Likes tea"}, {"id": "b", "content": "Lives in Leeds"}]
+    whole = json.dumps({"memories": memories, "status_history": [{"memory_id": "a"}]})
+    path.write_text(whole[: whole.index("Lives")])  # cut inside the second memory
+    first, cut = read_all("mem0", path)
+    assert isinstance(first, Memory) and first.content == "Likes tea"
+    assert isinstance(cut, Bad) and cut.where == "memory 2" and "not valid JSON" in cut.reason
+    path.write_text(whole[: whole.index('"memory_id"')])  # cut after the memories
+    *read, after = read_all("mem0", path)
+    assert [m.key for m in read if isinstance(m, Memory)] == ["a", "b"]
+    assert isinstance(after, Bad) and after.where == "memories.json after its memories"
+    path.write_text(json.dumps(memories[0]) + "\n" + json.dumps(memories[1]) + "\n")
+    assert [m.key for m in read_all("mem0", path) if isinstance(m, Memory)] == ["a", "b"]
+
+
 def test_a_json_of_something_else_is_not_mem0(tmp_path: Path) -> None:
     path = tmp_path / "settings.json"
     path.write_text(json.dumps([{"theme": "dark"}]))
@@ -848,3 +896,40 @@ def test_reading_streams_memory_does_not_grow_with_the_export(
     # block of text) at a time; the mailbox holds one offset per message.
     assert large[0] < small[0] * 1.5, peaks
     assert large[1] < small[1] * 2, peaks  # (one offset per message aside)
+
+
+@pytest.mark.parametrize("shape", ["OpenMemory", "get_all"])
+def test_reading_a_mem0_json_file_memory_does_not_grow_with_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shape: str
+) -> None:
+    monkeypatch.setattr(jsonstream, "BLOCK", 16 * 1024)  # the file many blocks long
+    peaks = {}
+    for count in (100, 800):
+        memories = [
+            {
+                "id": f"m{n}",
+                "memory": f"Memory {n}: " + "a remembered thing " * 20,
+                "app_id": "app-1",
+                "category_ids": ["cat-1"],
+            }
+            for n in range(count)
+        ]
+        data: object = memories
+        if shape == "OpenMemory":  # what the memories refer to written after them
+            data = {
+                "user": {"user_id": "owner"},
+                "memories": memories,
+                "memory_categories": [{"memory_id": m["id"], "category_id": "c"} for m in memories],
+                "apps": [{"id": "app-1", "name": "cursor"}],
+                "categories": [{"id": "cat-1", "name": "health"}],
+            }
+        path = tmp_path / f"{count}.json"
+        path.write_text(json.dumps(data))
+        peaks[count] = _peak_reading("mem0", path)
+        found = [m for m in read_all("mem0", path) if isinstance(m, Memory)]
+        assert len(found) == count
+        if shape == "OpenMemory":
+            assert found[1].tags == ("app:cursor", "category:health")
+    # Eight times the memories, not eight times the memory: one memory (and a block of
+    # text) is held at a time.
+    assert peaks[800] < peaks[100] * 1.5, peaks

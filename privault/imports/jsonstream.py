@@ -1,9 +1,11 @@
-"""A JSON array read one element at a time, so an export of any size fits in memory.
+"""A JSON array, or the arrays in a JSON object, read one element at a time, so an export of
+any size fits in memory.
 
 ChatGPT and Claude write each export as one top-level array (`conversations.json` runs to
-gigabytes for heavy users). `json.load` would hold all of it, and its objects several
-times over; here the text is read in blocks and each element is decoded on its own with
-`JSONDecoder.raw_decode`, so memory stays near the size of the largest element.
+gigabytes for heavy users); OpenMemory writes one object whose `memories` array holds every
+memory. `json.load` would hold all of it, and its objects several times over; here the text
+is read in blocks and each element is decoded on its own with `JSONDecoder.raw_decode`, so
+memory stays near the size of the largest element.
 """
 
 from __future__ import annotations
@@ -28,6 +30,16 @@ class BrokenElement(ValueError):
         self.reason = reason
 
 
+class TrailingJson(BrokenElement):
+    """More JSON after the value the text was read as: JSON Lines, or two files run together."""
+
+
+def first_character(stream: IO[str]) -> str:
+    """The first character of the JSON text in `stream`, spaces and a BOM aside: `[` for an
+    array, `{` for an object ('' for no text)."""
+    return _Text(stream).first()
+
+
 def iter_array(stream: IO[str], what: str) -> Iterator[Any | BrokenElement]:
     """Each element of the JSON array in `stream`; an element that does not decode comes
     as a `BrokenElement`. A stream that is not an array raises `NotThisKind` naming `what`.
@@ -42,80 +54,166 @@ def iter_array_raw(
     """Like `iter_array`, each element with its JSON text as it stands in the file. With
     `lone_object`, a file of one object is read as an array of that one (an export of a
     single conversation); anything after the object is reported, not dropped."""
-    buffer = ""
-    position = 0
-    done = False
-
-    def fill() -> bool:
-        nonlocal buffer, position, done
-        if done:
-            return False
-        block = stream.read(BLOCK)
-        if not block:
-            done = True
-            return False
-        buffer = buffer[position:] + block
-        position = 0
-        return True
-
-    def skip_space() -> bool:
-        nonlocal position
-        while True:
-            while position < len(buffer) and buffer[position] in _SPACE:
-                position += 1
-            if position < len(buffer):
-                return True
-            if not fill():
-                return False
-
-    def decode(index: int) -> tuple[Any, str] | BrokenElement:
-        nonlocal position
-        while True:
-            try:
-                value, end = _DECODER.raw_decode(buffer, position)
-            except json.JSONDecodeError as exc:
-                if _may_run_on(exc, len(buffer)) and fill():
-                    continue  # the element runs on past what was read so far
-                return BrokenElement(index, f"not valid JSON ({exc.msg}); the rest is unread")
-            if end == len(buffer) and fill():
-                continue  # a number at the buffer's end may go on; decode it whole
-            raw = buffer[position:end]
-            position = end
-            return value, raw
-
-    if skip_space() and buffer[position] == "\ufeff":
-        position += 1
-    if lone_object and skip_space() and buffer[position] == "{":
-        found = decode(0)
+    text = _Text(stream)
+    start = text.first()
+    if lone_object and start == "{":
+        found = text.decode(0)
         yield found
-        if not isinstance(found, BrokenElement) and skip_space():
-            yield BrokenElement(1, "more JSON after the object; the rest is unread")
+        if not isinstance(found, BrokenElement) and text.peek():
+            yield TrailingJson(1, "more JSON after the object; the rest is unread")
         return
-    if not skip_space() or buffer[position] != "[":
+    if start != "[":
         raise NotThisKind(f"not {what}: the file is not a JSON array")
-    position += 1
+    text.position += 1
+    yield from text.elements()
+
+
+def iter_members(stream: IO[str], what: str) -> Iterator[tuple[str, Any]]:
+    """Each member of the JSON object in `stream` as (name, value), in the file's order.
+
+    An array comes as an iterator of its elements (as `iter_array` yields them), read from
+    the stream as they are asked for; what is left of it is read past (and dropped) when
+    the next member is asked for. Where the text breaks, the members end with (the name of
+    the member it breaks in, or '', `BrokenElement`): a break in an array's elements comes
+    once, where it is met. More JSON after the object ends them with a `TrailingJson`. A
+    stream that is not an object raises `NotThisKind` naming `what`."""
+    text = _Text(stream)
+    if text.first() != "{":
+        raise NotThisKind(f"not {what}: the file is not a JSON object")
+    text.position += 1
     index = 0
     while True:
-        if not skip_space():
-            yield BrokenElement(index, "the file ends inside the array (truncated?)")
+        following = text.peek()
+        if not following:
+            yield "", text.broken(index, "the file ends inside the object (truncated?)")
             return
-        if buffer[position] == "]":
+        if following == "}":
+            text.position += 1
+            if text.peek():
+                yield "", TrailingJson(index, "more JSON after the object; the rest is unread")
             return
         if index:
-            if buffer[position] != ",":
-                yield BrokenElement(index, "expected ',' between elements; the rest is unread")
+            if following != ",":
+                yield "", text.broken(index, "expected ',' between members; the rest is unread")
                 return
-            position += 1
-            if not skip_space():
-                yield BrokenElement(index, "the file ends inside the array (truncated?)")
-                return
-        found = decode(index)
-        yield found
-        if isinstance(found, BrokenElement):
+            text.position += 1
+        name = text.decode(index)
+        if isinstance(name, BrokenElement):
+            yield "", name
             return
+        if not isinstance(name[0], str):
+            yield "", text.broken(index, "a member's name is not a string; the rest is unread")
+            return
+        key = name[0]
+        if text.peek() != ":":
+            yield key, text.broken(index, "expected ':' after a name; the rest is unread")
+            return
+        text.position += 1
+        if text.peek() == "[":
+            text.position += 1
+            elements = text.elements()
+            yield key, (e if isinstance(e, BrokenElement) else e[0] for e in elements)
+            for left in elements:
+                if isinstance(left, BrokenElement):
+                    yield key, left
+                    return
+            if text.is_broken:  # met by the caller among the elements
+                return
+        else:
+            value = text.decode(index)
+            yield key, value if isinstance(value, BrokenElement) else value[0]
+            if isinstance(value, BrokenElement):
+                return
         index += 1
-        if position > BLOCK:
-            buffer, position = buffer[position:], 0
+        text.forget_read()
+
+
+class _Text:
+    """The JSON text of a stream, read a block at a time and decoded a value at a time."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+        self.buffer = ""
+        self.position = 0
+        self.done = False
+        self.is_broken = False  # a value did not decode: where the text goes on is unknown
+
+    def fill(self) -> bool:
+        if self.done:
+            return False
+        block = self.stream.read(BLOCK)
+        if not block:
+            self.done = True
+            return False
+        self.buffer = self.buffer[self.position :] + block
+        self.position = 0
+        return True
+
+    def peek(self) -> str:
+        """The next character that is not space, left unread ('' at the end of the text)."""
+        while True:
+            while self.position < len(self.buffer) and self.buffer[self.position] in _SPACE:
+                self.position += 1
+            if self.position < len(self.buffer):
+                return self.buffer[self.position]
+            if not self.fill():
+                return ""
+
+    def first(self) -> str:
+        """The text's first character, a BOM passed over."""
+        if self.peek() == "\ufeff":
+            self.position += 1
+        return self.peek()
+
+    def forget_read(self) -> None:
+        if self.position > BLOCK:
+            self.buffer, self.position = self.buffer[self.position :], 0
+
+    def broken(self, index: int, reason: str) -> BrokenElement:
+        self.is_broken = True
+        return BrokenElement(index, reason)
+
+    def decode(self, index: int) -> tuple[Any, str] | BrokenElement:
+        """The value that starts at the next character that is not space, with its text."""
+        self.peek()  # raw_decode takes no space before the value
+        while True:
+            try:
+                value, end = _DECODER.raw_decode(self.buffer, self.position)
+            except json.JSONDecodeError as exc:
+                if _may_run_on(exc, len(self.buffer)) and self.fill():
+                    continue  # the value runs on past what was read so far
+                return self.broken(index, f"not valid JSON ({exc.msg}); the rest is unread")
+            if end == len(self.buffer) and self.fill():
+                continue  # a number at the buffer's end may go on; decode it whole
+            raw = self.buffer[self.position : end]
+            self.position = end
+            return value, raw
+
+    def elements(self) -> Iterator[tuple[Any, str] | BrokenElement]:
+        """The elements of the array whose `[` was just read, up to and with its `]`."""
+        index = 0
+        while True:
+            following = self.peek()
+            if not following:
+                yield self.broken(index, "the file ends inside the array (truncated?)")
+                return
+            if following == "]":
+                self.position += 1
+                return
+            if index:
+                if following != ",":
+                    yield self.broken(index, "expected ',' between elements; the rest is unread")
+                    return
+                self.position += 1
+                if not self.peek():
+                    yield self.broken(index, "the file ends inside the array (truncated?)")
+                    return
+            found = self.decode(index)
+            yield found
+            if isinstance(found, BrokenElement):
+                return
+            index += 1
+            self.forget_read()
 
 
 def _may_run_on(exc: json.JSONDecodeError, length: int) -> bool:

@@ -13,6 +13,7 @@ Read as the tools write them:
 
 Each memory is a `Memory`: its history oldest first (the first version, each rewording,
 its deletion), entities from its metadata, and tags from its app, agent and categories.
+A JSON file is read as a stream (`jsonstream`), one memory at a time, however large.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ import gzip
 import io
 import json
 import zipfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from privault.imports.items import (
     Bad,
@@ -36,14 +38,24 @@ from privault.imports.items import (
     clean_tags,
     of_this_kind,
 )
+from privault.imports.jsonstream import (
+    BrokenElement,
+    TrailingJson,
+    first_character,
+    iter_array,
+    iter_members,
+)
 from privault.imports.sources import head, is_zip, member_bytes, source_time, zip_member
 
 KIND = "mem0"
 WHAT = "a mem0 or OpenMemory export (JSON or JSON Lines of memories, or the export's .zip)"
 _GONE = {"deleted", "archived"}
+_LISTS = ("memories", "results")  # OpenMemory's, mem0's get_all: the first one there is read
+_SIDE = ("apps", "categories", "status_history", "history", "user")  # what memories refer to
 # A zip's memories.json is read whole, its memories.jsonl.gz inflated whole: neither past
 # this (a few hundred bytes of a hostile zip can inflate to any size).
 MAX_MEMORIES_BYTES = 256 * 1024 * 1024
+_Break = tuple[str, BrokenElement | None]  # the member a document breaks in, and why
 
 
 def looks_like(path: Path) -> bool:
@@ -76,60 +88,38 @@ def looks_like(path: Path) -> bool:
 
 def read(path: Path, known: Known | None = None) -> Iterator[Item]:
     """Each memory of the export at `path`."""
-    data, lines = _load(path)
-    if data is None:
-        yield from _from_records(lines, {}, {}, {})
-        return
-    if isinstance(data, dict) and isinstance(data.get("memories"), list):
-        apps = {
-            str(a.get("id")): str(a.get("name") or "")
-            for a in data.get("apps") or ()
-            if isinstance(a, dict)
-        }
-        cats = {
-            str(c.get("id")): str(c.get("name") or "")
-            for c in data.get("categories") or ()
-            if isinstance(c, dict)
-        }
-        history = _grouped(data.get("status_history") or [], "memory_id")
-        user = data.get("user")
-        scope = str(user.get("user_id") or "") if isinstance(user, dict) else ""
-        yield from _from_records(iter(data["memories"]), apps, cats, history, scope)
-        return
-    if isinstance(data, dict) and isinstance(data.get("results"), list):
-        history = _grouped(data.get("history") or [], "memory_id")
-        yield from _from_records(iter(data["results"]), {}, {}, history)
-        return
-    if isinstance(data, list):
-        yield from _from_records(iter(data), {}, {}, {})
-        return
-    raise NotThisKind(f"not {WHAT}: no list of memories in {path.name}")
-
-
-def _load(path: Path) -> tuple[Any, Iterator[Any]]:
-    """(whole JSON document, None-iterator) or (None, records of a JSON Lines file)."""
     if is_zip(path):
-        with zipfile.ZipFile(path) as archive:
-            member = zip_member(archive, "memories.json")
-            if member is not None:
-                return _json(member_bytes(archive, member, MAX_MEMORIES_BYTES), path), iter(())
-            member = zip_member(archive, "memories.jsonl.gz")
-            if member is None:
-                raise NotThisKind(f"not {WHAT}: no memories.json in {path.name}")
-            return None, _json_lines(io.BytesIO(_inflated(archive, member)), path)
+        yield from _zipped(path)
+        return
     if not path.is_file():
         raise NotThisKind(f"not {WHAT}: {path} is not a file")
     if path.name.endswith(".gz"):
-        return None, _gz_lines(path)
-    if path.suffix.lower() == ".jsonl":
-        return None, _file_lines(path)
-    raw = path.read_bytes()
-    try:
-        return json.loads(raw.decode("utf-8-sig", errors="replace")), iter(())
-    except ValueError as exc:
-        if "Extra data" in str(exc):  # JSON Lines under another name
-            return None, _file_lines(path)
-        raise NotThisKind(f"not {WHAT}: {path.name} is not valid JSON ({exc})") from None
+        yield from _from_records(_gz_lines(path), {}, {}, {})
+    elif path.suffix.lower() == ".jsonl":
+        yield from _from_records(_file_lines(path), {}, {}, {})
+    else:
+        yield from _document(partial(path.open, encoding="utf-8-sig", errors="replace"), path.name)
+
+
+def _zipped(path: Path) -> Iterator[Item]:
+    """The memories of OpenMemory's export zip: its memories.json, else its
+    memories.jsonl.gz, each read whole (up to `MAX_MEMORIES_BYTES`)."""
+    with zipfile.ZipFile(path) as archive:
+        member = zip_member(archive, "memories.json")
+        if member is not None:
+            data = member_bytes(archive, member, MAX_MEMORIES_BYTES)
+        else:
+            member = zip_member(archive, "memories.jsonl.gz")
+            if member is None:
+                raise NotThisKind(f"not {WHAT}: no memories.json in {path.name}")
+            data = _inflated(archive, member)
+    if member.endswith(".gz"):
+        yield from _from_records(_json_lines(io.BytesIO(data)), {}, {}, {})
+    else:
+        yield from _document(
+            lambda: io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", errors="replace"),
+            "memories.json",
+        )
 
 
 def _inflated(archive: zipfile.ZipFile, member: str) -> bytes:
@@ -145,15 +135,15 @@ def _inflated(archive: zipfile.ZipFile, member: str) -> bytes:
 
 def _file_lines(path: Path) -> Iterator[Any]:
     with path.open("rb") as stream:
-        yield from _json_lines(stream, path)
+        yield from _json_lines(stream)
 
 
 def _gz_lines(path: Path) -> Iterator[Any]:
     with gzip.open(path, "rb") as stream:
-        yield from _json_lines(stream, path)
+        yield from _json_lines(stream)
 
 
-def _json_lines(stream: Any, path: Path) -> Iterator[Any]:
+def _json_lines(stream: Iterable[bytes | str]) -> Iterator[Any]:
     for number, line in enumerate(stream, start=1):
         if not line.strip():
             continue
@@ -163,11 +153,88 @@ def _json_lines(stream: Any, path: Path) -> Iterator[Any]:
             yield Bad(f"line {number}", f"not valid JSON ({exc})", label="memory")
 
 
-def _json(raw: bytes, path: Path) -> Any:
-    try:
-        return json.loads(raw.decode("utf-8-sig", errors="replace"))
-    except ValueError as exc:
-        raise NotThisKind(f"not {WHAT}: {path.name} is not valid JSON ({exc})") from None
+def _document(opened: Callable[[], IO[str]], name: str) -> Iterator[Item]:
+    """The memories of a JSON document, streamed: a list of them in one pass, an object in
+    two. The first reads what the memories refer to (apps, categories, status history, which
+    OpenMemory writes after them), the second the memories one at a time. A document cut
+    short keeps the memories before the cut."""
+    with opened() as stream:
+        start = first_character(stream)
+    if start == "[":
+        with opened() as stream:
+            yield from _from_records(_records(iter_array(stream, WHAT)), {}, {}, {})
+        return
+    if start != "{":
+        raise NotThisKind(f"not {WHAT}: {name} is not a JSON list or object")
+    with opened() as stream:
+        side, lists, (broken_in, broken) = _survey(stream)
+    listed = next((kind for kind in _LISTS if kind in lists), None)
+    if listed is None:
+        if isinstance(broken, TrailingJson):  # JSON Lines under another name
+            with opened() as stream:
+                yield from _from_records(_json_lines(stream), {}, {}, {})
+            return
+        if broken is not None:
+            raise NotThisKind(f"not {WHAT}: {name} is not valid JSON ({broken.reason})")
+        raise NotThisKind(f"not {WHAT}: no list of memories in {name}")
+    apps: dict[str, str] = {}
+    categories: dict[str, str] = {}
+    scope = None
+    if listed == "memories":
+        apps, categories = _names(side.get("apps")), _names(side.get("categories"))
+        history = _grouped(side.get("status_history"), "memory_id")
+        user = side.get("user")
+        scope = str(user.get("user_id") or "") if isinstance(user, dict) else ""
+    else:
+        history = _grouped(side.get("history"), "memory_id")
+    with opened() as stream:
+        yield from _from_records(_listed(stream, listed), apps, categories, history, scope)
+    if broken is not None and broken_in != listed:  # a break among the memories is one
+        yield Bad(f"{name} after its {listed}", broken.reason, label="memory")
+
+
+def _survey(stream: IO[str]) -> tuple[dict[str, Any], set[str], _Break]:
+    """A JSON object of memories read past its memories (each decoded and dropped): what
+    they refer to, whole; the names of its lists of memories; where it breaks, if it does."""
+    side: dict[str, Any] = {}
+    lists: set[str] = set()
+    for name, value in iter_members(stream, WHAT):
+        if isinstance(value, BrokenElement):
+            return side, lists, (name, value)
+        if name in _LISTS and isinstance(value, Iterator):
+            lists.add(name)
+        elif name in _SIDE and isinstance(value, Iterator):
+            side[name] = kept = []
+            for element in value:
+                if isinstance(element, BrokenElement):
+                    return side, lists, (name, element)
+                kept.append(element)
+        elif name in _SIDE:
+            side[name] = value
+    return side, lists, ("", None)
+
+
+def _listed(stream: IO[str], name: str) -> Iterator[Any]:
+    """The records of the object's first list named `name`."""
+    for member, value in iter_members(stream, WHAT):
+        if member == name and isinstance(value, Iterator):
+            yield from _records(value)
+            return
+
+
+def _records(elements: Iterable[Any]) -> Iterator[Any]:
+    """Each element of a list of memories; one that does not decode as a `Bad` memory."""
+    for element in elements:
+        if isinstance(element, BrokenElement):
+            yield Bad(f"memory {element.index + 1}", element.reason, label="memory")
+        else:
+            yield element
+
+
+def _names(entries: Any) -> dict[str, str]:
+    """OpenMemory's apps or categories: each one's name by its id."""
+    listed = entries if isinstance(entries, list) else ()
+    return {str(e.get("id")): str(e.get("name") or "") for e in listed if isinstance(e, dict)}
 
 
 def _grouped(events: Any, key: str) -> dict[str, list[Mapping[str, Any]]]:
