@@ -358,7 +358,7 @@ def test_claude_side_file_over_the_limit_is_reported_without_inflating_it(
 
     folder = samples.claude_export(tmp_path / "folder", [samples.claude_conversation()])
     limit = (folder / "memories.json").stat().st_size  # projects.json is larger
-    monkeypatch.setattr(claude, "MAX_SIDE_FILE_BYTES", limit)
+    monkeypatch.setattr(claude, "MAX_WHOLE_FILE_BYTES", limit)
     items = read_all("claude", folder)
     assert {p.label for p in pages(items)} == {"conversation", "memory"}
     (bad,) = [i for i in items if isinstance(i, Bad)]
@@ -367,7 +367,7 @@ def test_claude_side_file_over_the_limit_is_reported_without_inflating_it(
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("conversations.json", json.dumps([samples.claude_conversation()]))
         archive.writestr("projects.json", "[" + " " * 8_000_000 + "]")
-    monkeypatch.setattr(claude, "MAX_SIDE_FILE_BYTES", 1_000_000)
+    monkeypatch.setattr(claude, "MAX_WHOLE_FILE_BYTES", 1_000_000)
     peak = least_peak(lambda: read_all("claude", path))
     (bad,) = [i for i in read_all("claude", path) if isinstance(i, Bad)]
     assert bad.where == "projects.json" and "over the 1,000,000-byte limit" in bad.reason
@@ -563,6 +563,21 @@ def test_notion_page_over_the_limit_is_reported_without_inflating_it(tmp_path: P
     assert bad.key == samples.NOTION_PAGE and "over the" in bad.reason  # at the source still
     assert [p.title for p in pages(items)] == ["Home"]
     assert peak < notion.MAX_PAGE_BYTES // 4
+
+
+def test_notion_database_over_the_limit_of_files_read_whole_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from privault.imports import notion
+
+    monkeypatch.setattr(notion, "MAX_WHOLE_FILE_BYTES", 1_000)
+    root = samples.notion_export(tmp_path, zipped=False)
+    table = next(root.rglob("*_all.csv"))
+    table.write_text("Name,Status\n" + "".join(f"Row {n},Done\n" for n in range(200)))
+    items = read_all("notion", root)
+    (bad,) = [i for i in items if isinstance(i, Bad)]
+    assert "unreadable database" in bad.reason and "over the 1000-byte limit" in bad.reason
+    assert "Home" in [p.title for p in pages(items)]
 
 
 def test_notion_folder_reads_no_file_outside_it(tmp_path: Path) -> None:
@@ -824,7 +839,7 @@ def test_mem0_export_over_the_limit_is_refused_without_inflating_it(
 ) -> None:
     from privault.imports import mem0
 
-    monkeypatch.setattr(mem0, "MAX_MEMORIES_BYTES", 1_000_000)
+    monkeypatch.setattr(mem0, "MAX_WHOLE_FILE_BYTES", 1_000_000)
     record = json.dumps({"id": "a", "memory": "Likes tea"})
     if name == "memories.json":
         data = f"[{record}{' ' * 16_000_000}]".encode()

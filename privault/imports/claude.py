@@ -26,14 +26,11 @@ from privault.imports.items import (
     Page,
     content_key,
 )
-from privault.imports.sources import optional_text, source_time, when
+from privault.imports.sources import MAX_WHOLE_FILE_BYTES, optional_text, source_time, when
 
 KIND = "claude"
 WHAT = "a Claude export (conversations.json or the export's .zip)"
 SPEAKERS = {"human": "You", "assistant": "Claude"}
-# memories.json and projects.json are read whole; projects.json holds every project's
-# knowledge documents.
-MAX_SIDE_FILE_BYTES = 256 * 1024 * 1024
 
 
 def looks_like(path: Path) -> bool:
@@ -144,7 +141,7 @@ def _load(path: Path, name: str) -> tuple[list[Any], Bad | None]:
     read before it, import either way."""
     label = name.split(".")[0]
     try:
-        raw = optional_text(path, name, MAX_SIDE_FILE_BYTES)
+        raw = optional_text(path, name, MAX_WHOLE_FILE_BYTES)
     except OSError as exc:
         return [], Bad(name, f"not read ({exc})", label=label)
     if raw is None:

@@ -45,16 +45,20 @@ from privault.imports.jsonstream import (
     iter_array,
     iter_members,
 )
-from privault.imports.sources import head, is_zip, member_bytes, source_time, zip_member
+from privault.imports.sources import (
+    MAX_WHOLE_FILE_BYTES,
+    head,
+    is_zip,
+    member_bytes,
+    source_time,
+    zip_member,
+)
 
 KIND = "mem0"
 WHAT = "a mem0 or OpenMemory export (JSON or JSON Lines of memories, or the export's .zip)"
 _GONE = {"deleted", "archived"}
 _LISTS = ("memories", "results")  # OpenMemory's, mem0's get_all: the first one there is read
 _SIDE = ("apps", "categories", "status_history", "history", "user")  # what memories refer to
-# A zip's memories.json is read whole, its memories.jsonl.gz inflated whole: neither past
-# this (a few hundred bytes of a hostile zip can inflate to any size).
-MAX_MEMORIES_BYTES = 256 * 1024 * 1024
 _Break = tuple[str, BrokenElement | None]  # the member a document breaks in, and why
 
 
@@ -103,11 +107,11 @@ def read(path: Path, known: Known | None = None) -> Iterator[Item]:
 
 def _zipped(path: Path) -> Iterator[Item]:
     """The memories of OpenMemory's export zip: its memories.json, else its
-    memories.jsonl.gz, each read whole (up to `MAX_MEMORIES_BYTES`)."""
+    memories.jsonl.gz, each read whole (up to `MAX_WHOLE_FILE_BYTES`)."""
     with zipfile.ZipFile(path) as archive:
         member = zip_member(archive, "memories.json")
         if member is not None:
-            data = member_bytes(archive, member, MAX_MEMORIES_BYTES)
+            data = member_bytes(archive, member, MAX_WHOLE_FILE_BYTES)
         else:
             member = zip_member(archive, "memories.jsonl.gz")
             if member is None:
@@ -123,13 +127,13 @@ def _zipped(path: Path) -> Iterator[Item]:
 
 
 def _inflated(archive: zipfile.ZipFile, member: str) -> bytes:
-    """A gzipped member inflated, `OSError` past `MAX_MEMORIES_BYTES`: the size a gzip
+    """A gzipped member inflated, `OSError` past `MAX_WHOLE_FILE_BYTES`: the size a gzip
     states is a field a hostile file may fake, so inflating stops at the limit instead."""
     with archive.open(member) as raw, gzip.open(raw) as stream:
-        data = stream.read(MAX_MEMORIES_BYTES + 1)
-    if len(data) > MAX_MEMORIES_BYTES:
+        data = stream.read(MAX_WHOLE_FILE_BYTES + 1)
+    if len(data) > MAX_WHOLE_FILE_BYTES:
         name = member.rsplit("/", 1)[-1]
-        raise OSError(f"{name} inflates to over the {MAX_MEMORIES_BYTES:,}-byte limit")
+        raise OSError(f"{name} inflates to over the {MAX_WHOLE_FILE_BYTES:,}-byte limit")
     return data
 
 

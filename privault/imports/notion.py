@@ -36,12 +36,11 @@ from urllib.parse import unquote
 
 from privault.imports.items import Bad, Item, Known, Link, NotThisKind, Page, content_key
 from privault.imports.notion_dates import row_date, slash_orders
-from privault.imports.sources import inside, is_zip
+from privault.imports.sources import MAX_WHOLE_FILE_BYTES, inside, is_zip
 
 KIND = "notion"
 WHAT = "a Notion export (Markdown & CSV, .zip or folder)"
 MAX_PAGE_BYTES = 20 * 1024 * 1024
-MAX_TABLE_BYTES = 256 * 1024 * 1024  # a database's CSV holds all its rows
 
 _ID = re.compile(r"^(.*?)[ _-]?([0-9a-f]{32})$")
 _MD_LINK = re.compile(r"\[([^\]\n]*)\]\(([^)\s]+\.(?:md|csv))\)")
@@ -182,7 +181,7 @@ def _rows(
     name, table_id = split_id(stem)
     folder = table.path.parent / stem
     try:
-        text = _decode(table.load(MAX_TABLE_BYTES))
+        text = _decode(table.load(MAX_WHOLE_FILE_BYTES))
         reader = csv.reader(io.StringIO(text, newline=""))
         header = next(reader, None)
     except (OSError, csv.Error, zipfile.BadZipFile) as exc:

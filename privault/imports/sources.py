@@ -21,6 +21,13 @@ from typing import IO, Any
 
 from privault.imports.items import NotThisKind
 
+# Files of an export read whole, not streamed (Claude's memories.json and projects.json, a
+# Notion database's CSV, a mem0 zip's memories), are refused past this before they are read:
+# a zip member can inflate to any size. Parsed, JSON holds about four times its size in
+# memory, so a file at the limit costs about a gigabyte, which a laptop still has, while the
+# text these files hold (memories, project notes, a table's rows) runs to megabytes.
+MAX_WHOLE_FILE_BYTES = 256 * 1024 * 1024
+
 
 def is_zip(path: Path) -> bool:
     """Whether `path` is a zip archive (by its content, not its name)."""
