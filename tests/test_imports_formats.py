@@ -535,6 +535,39 @@ def test_notion_slashed_dates_are_read_in_the_order_their_column_proves(
     assert [rows[f"Row {n}"] for n in range(len(dates))] == [_day(d) for d in expected]
 
 
+def test_notion_database_csv_is_parsed_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import csv
+
+    root = samples.notion_export(tmp_path, zipped=False)
+    table = next(root.rglob("*_all.csv"))
+    table.write_text("Name,Date\nRow 0,05/01/2024\nRow 1,05/13/2024\n")
+    parsers = []
+    real = csv.reader
+    monkeypatch.setattr(csv, "reader", lambda *a, **k: parsers.append(a) or real(*a, **k))
+    rows = {p.title: p.created_at for p in pages(read_all("notion", root)) if p.label == "row"}
+    assert len(parsers) == 1  # one database: the date order is learnt from the same rows
+    assert rows == {"Row 0": _day("2024-05-01"), "Row 1": _day("2024-05-13")}
+
+
+def test_notion_rows_wait_only_until_their_date_columns_are_known() -> None:
+    from privault.imports.notion_dates import DAY_FIRST, with_orders
+
+    read = []
+
+    def rows() -> Iterator[list[str]]:
+        for values in (["a", "May 1, 2024", "05/01/2024"], ["b", "", "13/01/2024"], ["c"]):
+            read.append(values[0])
+            yield values
+
+    found = with_orders(["Name", "Created", "Date"], rows())
+    # "Created" is not slashed (it says so at once); "Date" proves day-first on row b.
+    assert next(found) == (["a", "May 1, 2024", "05/01/2024"], {"Date": DAY_FIRST})
+    assert read == ["a", "b"]
+    assert [row[0] for row, _ in found] == ["b", "c"]
+
+
 def test_notion_reads_a_zip_attached_to_a_page_as_an_attachment(tmp_path: Path) -> None:
     # Notion puts the parts of a big export at the top of its zip; a zip further down is a
     # file someone attached to a page: not pages of this export (and maybe not a zip).

@@ -35,7 +35,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from privault.imports.items import Bad, Item, Known, Link, NotThisKind, Page, content_key
-from privault.imports.notion_dates import row_date, slash_orders
+from privault.imports.notion_dates import row_date, with_orders
 from privault.imports.sources import MAX_WHOLE_FILE_BYTES, inside, is_zip
 
 KIND = "notion"
@@ -181,22 +181,20 @@ def _rows(
     name, table_id = split_id(stem)
     folder = table.path.parent / stem
     try:
-        text = _decode(table.load(MAX_WHOLE_FILE_BYTES))
-        reader = csv.reader(io.StringIO(text, newline=""))
+        reader = csv.reader(io.StringIO(_decode(table.load(MAX_WHOLE_FILE_BYTES)), newline=""))
         header = next(reader, None)
     except (OSError, csv.Error, zipfile.BadZipFile) as exc:
         yield Bad(str(table.path), f"unreadable database ({exc})", label="row")
         return
     if not header:
         return
-    orders = slash_orders(text)
     # Row pages by their name, in file order: two rows may share a title.
     by_title: dict[str, list[PurePosixPath]] = {}
     for rel in pages:
         if rel.parent == folder:
             by_title.setdefault(split_id(rel.stem)[0], []).append(rel)
     crumb = [*_breadcrumb(table.path), name]
-    for number, values in enumerate(_safe_rows(reader), start=1):
+    for number, (values, orders) in enumerate(with_orders(header, _safe_rows(reader)), start=1):
         if isinstance(values, Bad):
             yield values
             return

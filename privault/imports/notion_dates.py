@@ -7,15 +7,18 @@ prove. A first field over 12 ("13/05/2024") can only be a day, and so can a seco
 ("05/13/2024"). A column where no value proves either is read day first, as it always was:
 a month-first database whose days all fall on the 12th or before is read wrong, which no
 reader of the values alone can avoid.
+
+The order is learnt from the rows as the CSV is read, once: a row is held back until each
+date column has proven its order or shown it writes no slashed dates (Notion writes every
+value of a date property in its one chosen format, so a first value that is not slashed
+says so). Only a table whose slashed dates prove nothing is held whole.
 """
 
 from __future__ import annotations
 
-import contextlib
-import csv
-import io
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TypeVar
 
 from privault.imports.sources import time_in_formats
 
@@ -24,26 +27,39 @@ DAY_FIRST = "%d/%m/%Y"
 MONTH_FIRST = "%m/%d/%Y"
 _WORDED_FORMATS = ("%B %d, %Y %I:%M %p", "%B %d, %Y", "%Y-%m-%d", "%Y/%m/%d")
 _SLASHED = re.compile(r"^(\d{1,2})/(\d{1,2})/\d{4}\b")
+_NotRow = TypeVar("_NotRow")  # what a reader yields in a row's place
 
 
-def slash_orders(table: str) -> dict[str, str]:
-    """The order (`DAY_FIRST` or `MONTH_FIRST`) each date-named column of a database's CSV
-    text writes its slashed dates in, for the columns whose values prove one."""
-    rows = csv.reader(io.StringIO(table, newline=""))
+def with_orders(
+    header: Sequence[str], rows: Iterable[list[str] | _NotRow]
+) -> Iterator[tuple[list[str] | _NotRow, Mapping[str, str]]]:
+    """Each row of a database's CSV, in order, beside the order (`DAY_FIRST` or
+    `MONTH_FIRST`) of each date column whose values prove one. Anything but a row (a
+    malformed one, which the reader reports) ends the learning."""
+    dated = [(at, name) for at, name in enumerate(header) if _is_date_name(name)]
     orders: dict[str, str] = {}
-    # A malformed row ends the search; reading the rows reports it.
-    with contextlib.suppress(csv.Error):
-        header = next(rows, [])
-        dated = [(at, name) for at, name in enumerate(header) if _is_date_name(name)]
-        if not dated:
-            return orders
-        for values in rows:
+    open_columns = {name for _, name in dated}
+    held: list[list[str] | _NotRow] = []
+    for values in rows:
+        if not isinstance(values, list):
+            open_columns.clear()
+        elif open_columns:
             for at, name in dated:
-                if name not in orders and at < len(values) and (order := _proven(values[at])):
+                value = values[at].strip() if at < len(values) else ""
+                if name not in open_columns or not value:
+                    continue
+                order = _proven(value)
+                if order is not None:
                     orders[name] = order
-            if len(orders) == len(dated):
-                break
-    return orders
+                if order is not None or not _SLASHED.match(value):  # or not slashed at all
+                    open_columns.discard(name)
+        if open_columns:
+            held.append(values)
+            continue
+        yield from ((row, orders) for row in held)
+        held.clear()
+        yield values, orders
+    yield from ((row, orders) for row in held)
 
 
 def row_date(properties: Mapping[str, str], orders: Mapping[str, str]) -> int | None:
