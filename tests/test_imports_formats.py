@@ -905,6 +905,40 @@ def test_a_mem0_json_file_cut_short_keeps_the_memories_before_the_cut(tmp_path: 
     assert [m.key for m in read_all("mem0", path) if isinstance(m, Memory)] == ["a", "b"]
 
 
+@pytest.mark.parametrize(
+    ("record", "history", "deleted"),
+    [
+        ({"id": "a", "memory": "Likes tea"}, [("ADD", "Likes tea")], False),
+        (
+            {"id": "a", "content": "Lives in Leeds", "state": "archived"},
+            [("ADD", "Lives in Leeds"), ("DELETE", "")],
+            True,
+        ),
+        (
+            {
+                "id": "a",
+                "memory": "Prefers tea",
+                "history": [
+                    {"event": "UPDATE", "new_memory": "Prefers tea", "created_at": 2},
+                    {"event": "ADD", "new_memory": "Likes coffee", "created_at": 1},
+                ],
+            },
+            [("ADD", "Likes coffee"), ("UPDATE", "Prefers tea")],
+            False,
+        ),
+    ],
+    ids=["new", "archived", "reworded"],
+)
+def test_a_mem0_record_maps_to_a_memory_with_its_history(
+    record: dict[str, object], history: list[tuple[str, str]], deleted: bool
+) -> None:
+    from privault.imports.mem0_records import memory
+
+    found = memory(record, 1, {}, {}, {})
+    assert isinstance(found, Memory) and found.deleted is deleted
+    assert [(r.event, r.content) for r in found.history] == history
+
+
 def test_a_json_of_something_else_is_not_mem0(tmp_path: Path) -> None:
     path = tmp_path / "settings.json"
     path.write_text(json.dumps([{"theme": "dark"}]))

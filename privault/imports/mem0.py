@@ -11,9 +11,8 @@ Read as the tools write them:
   `history` list;
 * JSON Lines of either (`memories.jsonl`, `memories.jsonl.gz`).
 
-Each memory is a `Memory`: its history oldest first (the first version, each rewording,
-its deletion), entities from its metadata, and tags from its app, agent and categories.
-A JSON file is read as a stream (`jsonstream`), one memory at a time, however large.
+Each record becomes a `Memory` (`mem0_records`). A JSON file is read as a stream
+(`jsonstream`), one memory at a time, however large.
 """
 
 from __future__ import annotations
@@ -28,16 +27,7 @@ from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
-from privault.imports.items import (
-    Bad,
-    Item,
-    Known,
-    Memory,
-    NotThisKind,
-    Revision,
-    clean_tags,
-    of_this_kind,
-)
+from privault.imports.items import Bad, Item, Known, Memory, NotThisKind, of_this_kind
 from privault.imports.jsonstream import (
     BrokenElement,
     TrailingJson,
@@ -45,18 +35,11 @@ from privault.imports.jsonstream import (
     iter_array,
     iter_members,
 )
-from privault.imports.sources import (
-    MAX_WHOLE_FILE_BYTES,
-    head,
-    is_zip,
-    member_bytes,
-    source_time,
-    zip_member,
-)
+from privault.imports.mem0_records import memory, memory_text
+from privault.imports.sources import MAX_WHOLE_FILE_BYTES, head, is_zip, member_bytes, zip_member
 
 KIND = "mem0"
 WHAT = "a mem0 or OpenMemory export (JSON or JSON Lines of memories, or the export's .zip)"
-_GONE = {"deleted", "archived"}
 _LISTS = ("memories", "results")  # OpenMemory's, mem0's get_all: the first one there is read
 _SIDE = ("apps", "categories", "status_history", "history", "user")  # what memories refer to
 _Break = tuple[str, BrokenElement | None]  # the member a document breaks in, and why
@@ -274,7 +257,7 @@ def _marked(
         if isinstance(record, Bad):
             yield record, None
             continue
-        fits = isinstance(record, dict) and _content(record) is not None
+        fits = isinstance(record, dict) and memory_text(record) is not None
         try:
             found = memory(record, number, apps, categories, history)
         except (TypeError, ValueError, AttributeError, KeyError) as exc:
@@ -288,114 +271,3 @@ def _marked(
             owner = scope if scope is not None else str(record.get("user_id") or "")
             found = dataclasses.replace(found, scope=owner)
         yield found, fits
-
-
-def _content(record: Mapping[str, Any]) -> str | None:
-    for field in ("memory", "content", "text", "data"):
-        if isinstance(record.get(field), str):
-            return str(record[field])
-    return None
-
-
-def memory(
-    record: Any,
-    number: int,
-    apps: Mapping[str, str],
-    categories: Mapping[str, str],
-    history: Mapping[str, list[Mapping[str, Any]]],
-) -> Item:
-    """One memory record as a `Memory`, or why it cannot be one."""
-    if not isinstance(record, dict):
-        return Bad(f"memory {number}", "not an object", label="memory")
-    key = str(record.get("id") or "").strip()
-    content = (_content(record) or "").strip()
-    if not key:
-        return Bad(f"memory {number}", "no id", label="memory")
-    if not content:
-        return Bad(f"memory {key}", "no text", key=key, label="memory")
-    raw_metadata = record.get("metadata")
-    metadata: dict[str, Any] = raw_metadata if isinstance(raw_metadata, dict) else {}
-    created = source_time(record.get("created_at"))
-    updated = source_time(record.get("updated_at"))
-    app = apps.get(str(record.get("app_id") or "")) or record.get("app") or record.get("app_id")
-    tags = [
-        f"app:{app}" if app else None,
-        f"agent:{record['agent_id']}" if record.get("agent_id") else None,
-    ]
-    listed = record.get("categories") or ()
-    names = [listed] if isinstance(listed, str) else list(listed)  # one category, unlisted
-    names += [categories.get(str(c), "") for c in record.get("category_ids") or ()]
-    tags += [f"category:{name}" for name in names if isinstance(name, str) and name]
-    kept = {k: v for k, v in metadata.items() if k not in ("entities", "entity")}
-    for field in ("user_id", "agent_id", "app_id", "run_id", "hash"):
-        if record.get(field):
-            kept[f"mem0_{field}"] = str(record[field])
-    state = str(record.get("state") or "active").lower()
-    events = [*(record.get("history") or ()), *history.get(key, ())]
-    revisions = _revisions(events, content, created, updated, state, record)
-    return Memory(
-        key=key,
-        content=content,
-        created_at=created,
-        updated_at=updated,
-        entities=tuple(_entities(metadata)),
-        tags=clean_tags([t for t in tags if t]),
-        metadata=kept,
-        history=revisions,
-        deleted=state in _GONE or bool(record.get("is_deleted")),
-    )
-
-
-def _entities(metadata: Mapping[str, Any]) -> list[str]:
-    raw = metadata.get("entities", metadata.get("entity"))
-    if isinstance(raw, str):
-        raw = [raw]
-    found = []
-    for entity in raw if isinstance(raw, list) else ():
-        if isinstance(entity, str) and entity.strip():
-            found.append(entity.strip())
-        elif isinstance(entity, dict) and str(entity.get("name") or "").strip():
-            name = str(entity["name"]).strip()
-            kind = str(entity.get("type") or entity.get("kind") or "").strip().lower()
-            found.append(f"{kind}:{name}" if kind in ("person", "org", "place") else name)
-    return list(dict.fromkeys(found))
-
-
-def _revisions(
-    events: list[Any],
-    content: str,
-    created: int | None,
-    updated: int | None,
-    state: str,
-    record: Mapping[str, Any],
-) -> tuple[Revision, ...]:
-    """The memory's versions, oldest first: mem0's ADD/UPDATE/DELETE events where given
-    (checked to end in the text it has now), else its text since `created_at`, closed at
-    its deletion or archiving."""
-    out: list[Revision] = []
-    for event in sorted(
-        (e for e in events if isinstance(e, dict)),
-        key=lambda e: source_time(e.get("created_at") or e.get("changed_at")) or 0,
-    ):
-        at = source_time(event.get("created_at") or event.get("changed_at"))
-        kind = str(event.get("event") or "").upper()
-        if kind in ("ADD", "UPDATE") and str(event.get("new_memory") or "").strip():
-            out.append(Revision(kind, str(event["new_memory"]).strip(), at))
-        elif kind == "DELETE" or str(event.get("new_state") or "").lower() in _GONE:
-            out.append(Revision("DELETE", "", at))
-    texts = [r for r in out if r.event != "DELETE"]
-    if not texts or texts[-1].content != content:
-        # History that does not end in the memory's text now is incomplete: keep what it
-        # says and add the text as it is now.
-        at = updated if texts else created
-        out.append(Revision("UPDATE" if texts else "ADD", content, at))
-    while out[0].event == "DELETE":  # a deletion before any text says nothing
-        out.pop(0)
-    out[0] = Revision("ADD", out[0].content, out[0].at)
-    gone = state in _GONE or bool(record.get("is_deleted"))
-    if gone and out[-1].event != "DELETE":
-        end = source_time(record.get("deleted_at") or record.get("archived_at")) or updated
-        out.append(Revision("DELETE", "", end))
-    if not gone and out[-1].event == "DELETE":
-        out.pop()  # restored since
-    return tuple(out)
