@@ -69,6 +69,15 @@ def test_addresses(text: str, expected: list[str]) -> None:
         # phone word, whether or not the number exists in its country's plan.
         ("- Ayla Demir, +90 (589) 6041431", ["+90 (589) 6041431"]),
         ("Cited in (2019) 1234567", []),
+        # International form without a phone word: "+" and ten digits or more (E.164, as
+        # address books store a number), or "00" and a country code, valid or not.
+        ("Ravi Menon - +914105550173", ["+914105550173"]),
+        ("Lars 0047 12827364", ["0047 12827364"]),
+        ("Paid +1500 EUR", []),
+        # Phone words of the languages notes are often written in.
+        ("Telefon: 030 1234567", ["030 1234567"]),
+        ("Handy 0171 2345678", ["0171 2345678"]),
+        ("Direct debit of 12345678 on the 1st", []),
     ],
 )
 def test_phone_numbers(text: str, expected: list[str]) -> None:
