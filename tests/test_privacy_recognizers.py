@@ -140,6 +140,9 @@ def test_custom_pattern_context_raises_score() -> None:
         ("Name:    Martim A Pereira", [("Martim A Pereira", "PERSON")]),
         ("Mr. Leiva flew to LEPPEN on Tuesday", [("Leiva", "PERSON"), ("LEPPEN", "LOCATION")]),
         ("I went to the shop", []),
+        # An honorific after "Dear" is not the name: the word after it is.
+        ("Dear Prof. Lamy,", [("Lamy", "PERSON")]),
+        ("Hi Dr. Jenkins, thanks", [("Jenkins", "PERSON")]),
     ],
 )
 def test_context_cues(text: str, expected: list[tuple[str, str]]) -> None:
@@ -319,3 +322,22 @@ def test_end_of_matches_the_pattern_it_replaces(text: str, words: list[str], sta
     found = re.compile(r"\s+".join(re.escape(word) for word in words)).match(text, start)
     expected = found.end() if found else start + len(joined)
     assert cue_words._end_of(text, start, joined) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("with @ryan.phillips14 and @mpatterson28 #travel", ["ryan.phillips14", "mpatterson28"]),
+        ("ping @anna about it", ["anna"]),
+        # Everyday words name a group or a thing; an email's "@" is not a mention.
+        ("thanks @everyone, see @here and @home_team", []),
+        ("mail anna@example.com", []),
+    ],
+)
+def test_handles_name_people(text: str, expected: list[str]) -> None:
+    lists = NameLists(
+        first=frozenset({"anna", "ryan"}),
+        last=frozenset({"phillips", "patterson"}),
+        words=frozenset({"everyone", "here", "home", "team", "travel"}),
+    )
+    assert [value for value, _ in _found(cue_words.find_handles(text, lists), text)] == expected

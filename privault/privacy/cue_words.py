@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from privault.privacy.names import CALENDAR
+from privault.privacy.names import CALENDAR, NameLists
 from privault.spans import Span
 
 _UPPER = r"[^\W\d_a-zß-ÿа-яα-ω]"  # an upper-case letter, any script
@@ -28,11 +28,19 @@ _NAME_WORD = _UPPER + r"[\w'’-]*"
 # An initial is a lone capital (with or without its dot), not the first letter of a word.
 _FULL_NAME = _NAME_WORD + r"(?:\s+" + _UPPER + r"(?:\.|(?!\w)))?(?:[ \t]+" + _NAME_WORD + r"){0,2}"
 
+_HONORIFIC = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Madam)\.?"
+# A cue, then the name: after "Dear" or "Hi" an honorific may stand first ("Dear Prof.
+# Lamy"), and the name is what follows it.
 _PERSON_CUES = re.compile(
     r"(?:\b(?:[Mm]y name is|[Nn]ame is|[Nn]ame:|[Nn]ame on the account\W+(?:User:)?|"
     r"I'm|I am|[Cc]all me|[Nn]amed|[Dd]ear|[Hh]i|[Hh]ello|[Ss]aid|[Ss]ays|[Bb]y|"
-    r"(?:Mr|Mrs|Ms|Miss|Dr|Prof|Sir|Madam)\.?|[Mm]aiden name is|[Ll]ast name\W+|"
-    r"[Ff]irst name\W+|[Cc]ontact)[ \t]+)(" + _FULL_NAME + r")"
+    + _HONORIFIC
+    + r"|[Mm]aiden name is|[Ll]ast name\W+|[Ff]irst name\W+|[Cc]ontact)[ \t]+"
+    + r"(?:"
+    + _HONORIFIC
+    + r"[ \t]+)?)("
+    + _FULL_NAME
+    + r")"
 )
 _LOWER_NAME_CUE = re.compile(
     r"(?i)\b(?:my name is|name:)[ \t]+(?-i:(?=[a-zß-ÿ]))([^\W\d_]+(?:[ \t]+[^\W\d_]+)?)"
@@ -51,7 +59,7 @@ _STRONG_PLACE_CUE = re.compile(r"(?i)^(?!from|in|to)")
 # Capitalised words that follow such cues without being names.
 _NOT_NAMES = frozenset(word.capitalize() for word in CALENDAR) | frozenset(
     """The A An This That These Those My Your Our Their His Her It I We You They He She
-    Mr Mrs Ms Dr Sir Madam
+    Mr Mrs Ms Miss Mx Dr Prof Sir Madam
     Yes No Not Thanks Thank Please Hello Hi Sorry Here There What When Where Who Why How
     Bot User Customer Agent Today Tomorrow Yesterday Also And But Or So If All Any Some
     English French German Spanish Italian Internet Email Phone Address Name Account Card
@@ -111,6 +119,25 @@ _SPEAKER = re.compile(
     r"(?m)^[ \t>]*(?:\[[^\]\n]{1,20}\][ \t]*)?([^\W\d_][\w'’-]+(?:[ \t][^\W\d_][\w'’-]+)?)"
     r":[ \t]"
 )
+
+
+# An @-mention: the account a chat, a forum or a social app names a person by ("@anna.berg",
+# "@mpatterson28"); not an email's "@" (a word character or a dot stands before it).
+_HANDLE = re.compile(r"(?<![\w.@/+-])@([^\W\d_][\w.]*\w)")
+_HANDLE_PARTS = re.compile(r"[^\W\d_]+")
+
+
+def find_handles(text: str, lists: NameLists) -> list[Span]:
+    """PERSON spans of @-mentions, the "@" left readable. A mention made of everyday words
+    alone names a group or a thing ("@here", "@everyone", "@home_team"), not a person;
+    a given name among its words ("@anna", "@rose.b") makes it one."""
+    spans = []
+    for match in _HANDLE.finditer(text):
+        parts = [part.lower() for part in _HANDLE_PARTS.findall(match.group(1))]
+        if all(part in lists.words and part not in lists.first for part in parts):
+            continue
+        spans.append(Span(match.start(1), match.end(1), "PERSON", 0.7, "handle"))
+    return spans
 
 
 def find_guessed_entities(text: str) -> list[Span]:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from privault.models import catalog
 from privault.privacy import recognizers as rec
-from privault.privacy.cue_words import find_guessed_entities, propagate
+from privault.privacy.cue_words import find_guessed_entities, find_handles, propagate
 from privault.privacy.names import load_name_lists
 from privault.privacy.ordinary import trim_person
 from privault.privacy.policy import Policy
@@ -244,7 +244,7 @@ class Detector:
     def _own(self, text: str) -> list[Span]:
         """privault's recognizers that need no parse (the same whatever NER finds)."""
         spans = _own_spans(text, self._compiled) + rec.find_context_entities(text)
-        spans += find_guessed_entities(text)
+        spans += find_guessed_entities(text) + find_handles(text, load_name_lists())
         if self.config.ner:
             spans += load_tagger().spans(text)
         return spans
