@@ -41,6 +41,9 @@ def _found(spans: list[Span], text: str) -> list[tuple[str, str]]:
         # The minutes of a time are not a house number.
         ("Check-up on 2026-03-12 at 09:30, Hauptstraße 5, Bonn.", ["Hauptstraße 5, Bonn"]),
         ("Meet at 09:30 Hauptstraße 5 then", ["Hauptstraße 5"]),
+        # A house number may be a range or a door of one.
+        ("Lieferung an Roskothstr. 1-5, Tuttlingen", ["Roskothstr. 1-5, Tuttlingen"]),
+        ("ul. Słowicza 10/12", ["ul. Słowicza 10/12"]),
     ],
 )
 def test_addresses(text: str, expected: list[str]) -> None:

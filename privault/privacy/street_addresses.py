@@ -80,9 +80,10 @@ _MONTH = (
     r"(?i:(?:january|february|march|april|may|june|july|august|september|october|november|"
     r"december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?\s)"
 )
-# A house number; not a decade ("the 70s", "1990s"), which titles put after capitalised
-# words ("5 Musicians Of The 70s You're Supposed To Hate").
-_HOUSE = r"(?!\d{0,3}0s(?![\w-]))\d{1,5}[A-Za-z]?\.?(?![\w-])"
+# A house number, or a range or a door of one ("1-5", "12–14", "5/9"); not a decade ("the
+# 70s", "1990s"), which titles put after capitalised words ("5 Musicians Of The 70s You're
+# Supposed To Hate").
+_HOUSE = r"(?!\d{0,3}0s(?![\w-]))\d{1,5}[A-Za-z]?(?:[-–/]\d{1,4}[A-Za-z]?)?\.?(?![\w-])"
 
 _UNIT = re.compile(
     r"(?i)\b(?:apt|apartment|suite|ste|unit|flat|studio|floor|fl|bldg|building|"
