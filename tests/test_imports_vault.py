@@ -367,6 +367,38 @@ def test_importing_again_skips_unchanged_items_without_parsing_them(
     assert len(calls) == 1 and b"Message-ID" not in calls[0]
 
 
+def test_a_newer_reader_reads_old_items_again_and_writes_only_what_changed(
+    vault: Vault, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Mail imported by an older reader (here: one that lost the reply's text)
+    # is read again once the readers' revision moves on: the message that now reads
+    # differently is updated, the others come out the same and are counted skipped.
+    from privault.imports import items, mbox
+
+    mail = tmp_path / "Inbox"
+    mail.write_bytes(samples.MBOX)
+    original = mbox.message
+    monkeypatch.setattr(mbox, "message", lambda raw, *rest: _older_reader(original, raw, rest))
+    vault.import_from("mbox", mail, caller=OWNER)
+    monkeypatch.setattr(mbox, "message", original)
+    assert vault.import_from("mbox", mail, caller=OWNER).total("updated") == 0  # same stamp
+
+    monkeypatch.setattr(items, "RAW_READERS", items.RAW_READERS + 1)
+    report = vault.import_from("mbox", mail, caller=OWNER)
+    assert report.total("updated") == 1 and report.total("skipped") == 2
+    assert vault.search("first at nine", caller=OWNER)  # the text the older reader lost
+    assert vault.import_from("mbox", mail, caller=OWNER).total("skipped") == 3
+
+
+def _older_reader(read: Any, raw: bytes, rest: tuple[Any, ...]) -> Any:
+    import dataclasses
+
+    page = read(raw, *rest)
+    if b"Message-ID: <m2@" in raw:
+        page = dataclasses.replace(page, text="(not read)")
+    return page
+
+
 def test_a_damaged_archive_is_one_clear_error(vault: Vault, tmp_path: Path) -> None:
     import zipfile
 
