@@ -17,13 +17,11 @@ defaults and frozen before the detector was tuned against anything.
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
 from pathlib import Path
 from typing import Any
 
-from benchmarks import pii_synth2
+from benchmarks import pii_set_command, pii_synth2
 
 DEFAULT_SEED = 20261205
 DEFAULT_OUT = Path(__file__).with_name("pii_labels_v1.json")
@@ -157,14 +155,15 @@ def generate(seed: int = DEFAULT_SEED) -> list[dict[str, Any]]:
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point: write the set as JSON."""
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.pii_labels", description=__doc__)
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    args = parser.parse_args(argv)
-    items = generate(args.seed)
-    args.out.write_text(json.dumps(items, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {len(items)} labels to {args.out}")
-    return 0
+    return pii_set_command.main(
+        argv,
+        "benchmarks.pii_labels",
+        __doc__,
+        generate,
+        seed=DEFAULT_SEED,
+        out=DEFAULT_OUT,
+        what="labels",
+    )
 
 
 if __name__ == "__main__":

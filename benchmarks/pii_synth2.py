@@ -16,8 +16,6 @@ Regenerating with the same seed and the same Mimesis version gives the same file
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
 import re
 import unicodedata
@@ -25,6 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from benchmarks import pii_set_command
 from benchmarks import pii_synth2_templates as tpl
 
 DEFAULT_SEED = 20261204
@@ -260,15 +259,15 @@ def generate(seed: int = DEFAULT_SEED, count: int = DEFAULT_COUNT) -> list[dict[
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point: write the set as JSON."""
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.pii_synth2", description=__doc__)
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
-    parser.add_argument("--count", type=int, default=DEFAULT_COUNT)
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    args = parser.parse_args(argv)
-    items = generate(args.seed, args.count)
-    args.out.write_text(json.dumps(items, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {len(items)} sentences to {args.out}")
-    return 0
+    return pii_set_command.main(
+        argv,
+        "benchmarks.pii_synth2",
+        __doc__,
+        generate,
+        seed=DEFAULT_SEED,
+        count=DEFAULT_COUNT,
+        out=DEFAULT_OUT,
+    )
 
 
 if __name__ == "__main__":
