@@ -980,7 +980,7 @@ def test_reading_streams_memory_does_not_grow_with_the_export(
     assert large[1] < small[1] * 2, peaks  # (one offset per message aside)
 
 
-@pytest.mark.parametrize("shape", ["OpenMemory", "get_all"])
+@pytest.mark.parametrize("shape", ["OpenMemory", "get_all", "results"])
 def test_reading_a_mem0_json_file_memory_does_not_grow_with_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shape: str
 ) -> None:
@@ -1005,6 +1005,8 @@ def test_reading_a_mem0_json_file_memory_does_not_grow_with_it(
                 "apps": [{"id": "app-1", "name": "cursor"}],
                 "categories": [{"id": "cat-1", "name": "health"}],
             }
+        if shape == "results":  # the platform's `get_all`: the list under "results"
+            data = {"results": memories}
         path = tmp_path / f"{count}.json"
         path.write_text(json.dumps(data))
         peaks[count] = _peak_reading("mem0", path)

@@ -158,8 +158,7 @@ def of_this_kind(marked: Iterable[tuple[Item, bool | None]], refusal: str) -> It
 # The readers that skip an item by its raw bytes (mail, conversations) stamp their digest
 # with this; bump it when one of them comes to read the same bytes into other text (2: mail
 # keeps its calendar invitations, and the text of a multipart message with no boundary).
-# The next import reads every such item again, and one whose text, tags and links come out
-# the same is counted skipped, not written.
+# The next import reads every such item again (and counts it updated).
 RAW_READERS = 2
 
 

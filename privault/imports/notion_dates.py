@@ -11,7 +11,8 @@ reader of the values alone can avoid.
 The order is learnt from the rows as the CSV is read, once: a row is held back until each
 date column has proven its order or shown it writes no slashed dates (Notion writes every
 value of a date property in its one chosen format, so a first value that is not slashed
-says so). Only a table whose slashed dates prove nothing is held whole.
+says so). A table whose slashed dates prove nothing, or whose date columns are empty, is
+held whole (as parsed rows, within the limit of a file read whole).
 """
 
 from __future__ import annotations

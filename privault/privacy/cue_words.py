@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from privault.privacy.names import CALENDAR, NameLists
+from privault.privacy.names import CALENDAR, NameLists, fold
 from privault.spans import Span
 
 _UPPER = r"[^\W\d_a-zß-ÿа-яα-ω]"  # an upper-case letter, any script
@@ -122,21 +122,28 @@ _SPEAKER = re.compile(
 
 
 # An @-mention: the account a chat, a forum or a social app names a person by ("@anna.berg",
-# "@mpatterson28"); not an email's "@" (a word character or a dot stands before it).
-_HANDLE = re.compile(r"(?<![\w.@/+-])@([^\W\d_][\w.]*\w)")
+# "@ryan.phillips14"); not an email's "@" (a word character or a dot stands before it).
+_HANDLE = re.compile(r"(?<![\w.@/+-])@([^\W\d][\w.-]*\w)")
 _HANDLE_PARTS = re.compile(r"[^\W\d_]+")
+# Code writes "@" too: a call, a package path or a block follows it ("@app.route(",
+# "@babel/core", "@keyframes spin {").
+_CODE_AFTER = re.compile(r"[ \t]*[(/{=]")
 
 
 def find_handles(text: str, lists: NameLists) -> list[Span]:
-    """PERSON spans of @-mentions, the "@" left readable. A mention made of everyday words
-    alone names a group or a thing ("@here", "@everyone", "@home_team"), not a person;
-    a given name among its words ("@anna", "@rose.b") makes it one."""
+    """PERSON spans of @-mentions that hold a listed name no dictionary holds ("@anna",
+    "@ryan.phillips14"), the "@" left readable. A mention of everyday words or of words no
+    name list holds ("@everyone", "@home_team", "@dataclass", "@pytest.fixture") names a
+    group, a thing or code, and so does one a call or a path follows; they stay readable,
+    and so does an account named by letters no list knows ("@mpatterson28")."""
     spans = []
     for match in _HANDLE.finditer(text):
-        parts = [part.lower() for part in _HANDLE_PARTS.findall(match.group(1))]
-        if all(part in lists.words and part not in lists.first for part in parts):
+        if _CODE_AFTER.match(text, match.end()):
             continue
-        spans.append(Span(match.start(1), match.end(1), "PERSON", 0.7, "handle"))
+        parts = [fold(part) for part in _HANDLE_PARTS.findall(match.group(1))]
+        named = [p for p in parts if (p in lists.first or p in lists.last) and p not in lists.words]
+        if named:
+            spans.append(Span(match.start(1), match.end(1), "PERSON", 0.7, "handle"))
     return spans
 
 
@@ -191,7 +198,8 @@ def propagate(text: str, spans: list[Span]) -> list[Span]:
     added: list[Span] = []
     values: dict[str, tuple[str, float]] = {}
     for span in spans:
-        if span.kind not in ("PERSON", "LOCATION") or span.score < 0.5:
+        # A mention names an account: the same letters elsewhere are not it ("@dataclass").
+        if span.kind not in ("PERSON", "LOCATION") or span.score < 0.5 or span.source == "handle":
             continue
         value = text[span.start : span.end]
         values.setdefault(value, (span.kind, span.score))

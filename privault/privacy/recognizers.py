@@ -29,10 +29,11 @@ _EXTENSION = re.compile(r"\s?(?:x|ext\.?)\s?\d{1,5}$")
 _PHONE_CONTEXT = re.compile(
     r"(?i)\b(?:phone|tel|telephone|mobile|cell|cellphone|call|calling|called|fax|desk|"
     r"number|contact|reach|text|whatsapp|sms|dial|answering|messages?|line|landline|"
-    r"emergency|hotline|ring|ddi|mob|ph|"
-    # the same words in the languages notes are often written in
-    r"telefon|telefono|tel[eé]fono|t[eé]l[eé]phone|t[eé]l|telefoon|tlf|puhelin|handy|"
-    r"m[oó]vil|cellulare|portable|celular)\b"
+    r"emergency|hotline|ring|ddi|"
+    # the same words in the languages notes are often written in (not the ones English
+    # uses for something else: "handy", "portable")
+    r"telefon|telefono|tel[eé]fono|t[eé]l[eé]phone|t[eé]l|telefoon|tlf|puhelin|"
+    r"m[oó]vil|cellulare|celular)\b"
 )
 # "Number" is a phone word unless it names some other number: a customer, account, order
 # or card number is an identifier of its own kind, not a way to call anyone.
@@ -72,13 +73,7 @@ def find_phone_numbers(text: str) -> list[Span]:
         grouped = bool(re.search(r"\d(?:[ .-]|/)\d", value)) or bool(
             re.match(r"(?:\+|00)\d{1,3}[ .-]?\(0?\d{1,4}\)", value)
         )
-        # "+", or the "00" that dials out of a country, then a country code: international
-        # form ("0054 278271" as surely as "+54 278271").
-        strong = (
-            value.startswith(("+", "("))
-            or bool(re.match(r"00[1-9]", value))
-            or bool(re.search(r"x\s?\d|ext", value))
-        )
+        strong = value.startswith(("+", "(")) or bool(re.search(r"x\s?\d|ext", value))
         # "+914185198317": E.164, the form phones and address books store numbers in; no
         # amount or id is written as "+" and ten digits or more, valid in its plan or not.
         if re.fullmatch(r"\+\d{10,15}", value):

@@ -80,10 +80,13 @@ _MONTH = (
     r"(?i:(?:january|february|march|april|may|june|july|august|september|october|november|"
     r"december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?\s)"
 )
-# A house number, or a range or a door of one ("1-5", "12–14", "5/9"); not a decade ("the
-# 70s", "1990s"), which titles put after capitalised words ("5 Musicians Of The 70s You're
-# Supposed To Hate").
-_HOUSE = r"(?!\d{0,3}0s(?![\w-]))\d{1,5}[A-Za-z]?(?:[-–/]\d{1,4}[A-Za-z]?)?\.?(?![\w-])"
+# A house number; not a decade ("the 70s", "1990s"), which titles put after capitalised
+# words ("5 Musicians Of The 70s You're Supposed To Hate").
+_HOUSE = r"(?!\d{0,3}0s(?![\w-]))\d{1,5}[A-Za-z]?\.?(?![\w-])"
+# After a street word joined to its name ("Roskothstr. 1-5", "Kastanjelaan 5/9"), a range or
+# a door of a house number too: elsewhere "via DHL 3-5 days" and "Arsenal 2-1" have the
+# same shape.
+_HOUSE_OR_DOORS = r"(?!\d{0,3}0s(?![\w-]))\d{1,5}[A-Za-z]?(?:[-–/]\d{1,4}[A-Za-z]?)?\.?(?![\w-])"
 
 _UNIT = re.compile(
     r"(?i)\b(?:apt|apartment|suite|ste|unit|flat|studio|floor|fl|bldg|building|"
@@ -122,7 +125,7 @@ _CORES = [
         + r"\s+){0,2}(?i:"
         + _STREET_SUFFIX
         + r")\s+"
-        + _HOUSE
+        + _HOUSE_OR_DOORS
     ),
     re.compile(r"(?i)\b(?:" + _W + r"\s+){1,3}(?:tér|út|útja|utca|u\.|körút|trg)\s+" + _HOUSE),
     # 94472 Atamaria 55, 3369 Gesterbyntie 68: number, capitalised name, house number —

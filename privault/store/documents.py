@@ -251,19 +251,13 @@ def update_content(
     )
 
 
-def set_tags(conn: Connection, doc_id: str, tags: Sequence[str]) -> bool:
-    """Make a document's tags exactly `tags`; True when they were not these already."""
-    held = {
-        tag for (tag,) in conn.execute("SELECT tag FROM document_tags WHERE doc_id = ?", (doc_id,))
-    }
-    if held == set(tags):
-        return False
+def set_tags(conn: Connection, doc_id: str, tags: Sequence[str]) -> None:
+    """Make a document's tags exactly `tags`."""
     conn.execute("DELETE FROM document_tags WHERE doc_id = ?", (doc_id,))
     conn.executemany(
         "INSERT OR IGNORE INTO document_tags (doc_id, tag) VALUES (?, ?)",
         [(doc_id, tag) for tag in tags],
     )
-    return True
 
 
 def retire(conn: Connection, doc_id: str) -> None:

@@ -111,19 +111,13 @@ def adopt(conn: Connection, doc_id: str, source: str) -> None:
     conn.execute("UPDATE documents SET source = ? WHERE id = ?", (source, doc_id))
 
 
-def replace_links(conn: Connection, doc_id: str, links: Iterable[tuple[str, str]]) -> bool:
-    """A document's outgoing links as (label, target source), replacing the old ones; True
-    when they were not these already."""
-    wanted = set(links)
-    held = set(conn.execute("SELECT label, target FROM imported_links WHERE doc_id = ?", (doc_id,)))
-    if held == wanted:
-        return False
+def replace_links(conn: Connection, doc_id: str, links: Iterable[tuple[str, str]]) -> None:
+    """A document's outgoing links as (label, target source), replacing the old ones."""
     conn.execute("DELETE FROM imported_links WHERE doc_id = ?", (doc_id,))
     conn.executemany(
         "INSERT OR IGNORE INTO imported_links (doc_id, label, target) VALUES (?, ?, ?)",
-        [(doc_id, label, target) for label, target in wanted],
+        [(doc_id, label, target) for label, target in links],
     )
-    return True
 
 
 @dataclass(frozen=True)

@@ -224,14 +224,10 @@ class _Run:
         now = now_ms()
         with write(self.conn):
             for (page, draft, digest), result in zip(todo, added, strict=True):
-                targets = ((link.label, source_of(self.kind, link.key)) for link in page.links)
-                relinked = imported.replace_links(self.conn, result.doc_id, targets)
                 status = result.status
-                if status == "unchanged":  # the same text: its tags or links may have changed
-                    retagged = documents.set_tags(self.conn, result.doc_id, draft.tags)
-                    # Read again by a newer reader (`items.RAW_READERS`) and found the same.
-                    same = page.key in stored and not (retagged or relinked)
-                    status = "skipped" if same else "updated" if page.key in stored else "added"
+                if status == "unchanged":  # the same text: its tags or links changed
+                    documents.set_tags(self.conn, result.doc_id, draft.tags)
+                    status = "updated" if page.key in stored else "added"
                 if page.key in adopted:
                     status = "updated"
                 self.counts.count(page.label, status)
@@ -242,6 +238,8 @@ class _Run:
                     ),
                     now,
                 )
+                targets = ((link.label, source_of(self.kind, link.key)) for link in page.links)
+                imported.replace_links(self.conn, result.doc_id, targets)
 
     def adopt(self, new: Sequence[tuple[Page, Draft]]) -> set[str]:
         """Documents `privault add` stored from the same files (the vault folder added
