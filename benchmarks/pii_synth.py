@@ -10,7 +10,9 @@ postcodes, phone formats and IBANs of each country), the sentences from
 {full_text, spans: [{entity_type, entity_value, start_position, end_position}]}, plus the
 template index and locale of each sentence.
 
-Regenerating with the same seed and the same Faker version gives the same file.
+Regenerating with the same seed and the same Faker version gives the same file on any day
+(dates are drawn around `FROZEN_ON`), but for the 3 sentences that draw from Faker's Italian
+city list, which Faker builds from a set: their towns follow `PYTHONHASHSEED`.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import random
 import re
 import unicodedata
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +31,9 @@ DEFAULT_SEED = 20260611
 DEFAULT_COUNT = 1200
 DEFAULT_OUT = Path(__file__).with_name("pii_synth_v1.json")
 FAKER_VERSION = "40.54.0"  # the version the committed file was generated with
+# Dates are drawn around the day the committed file was generated, not around today, so
+# that the file can be made again on any day.
+FROZEN_ON = date(2026, 12, 1)
 
 # Latin-script locales, weighted towards the ones notes are most often written about.
 LOCALES = (
@@ -175,7 +181,7 @@ class _Values:
         return str(self.rng.randint(4, 28))
 
     def _date(self) -> str:
-        day = self.us.date_between("-2y", "+1y")
+        day = self.us.date_between(FROZEN_ON - timedelta(days=731), FROZEN_ON + timedelta(days=365))
         return str(day.strftime(self.rng.choice(("%d %B %Y", "%Y-%m-%d", "%B %d", "%d/%m/%Y"))))
 
     def _time(self) -> str:
