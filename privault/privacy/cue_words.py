@@ -141,8 +141,7 @@ def find_handles(text: str, lists: NameLists) -> list[Span]:
         if _CODE_AFTER.match(text, match.end()):
             continue
         parts = [fold(part) for part in _HANDLE_PARTS.findall(match.group(1))]
-        named = [p for p in parts if (p in lists.first or p in lists.last) and p not in lists.words]
-        if named:
+        if any((p in lists.first or p in lists.last) and p not in lists.words for p in parts):
             spans.append(Span(match.start(1), match.end(1), "PERSON", 0.7, "handle"))
     return spans
 

@@ -82,11 +82,12 @@ _MONTH = (
 )
 # A house number; not a decade ("the 70s", "1990s"), which titles put after capitalised
 # words ("5 Musicians Of The 70s You're Supposed To Hate").
-_HOUSE = r"(?!\d{0,3}0s(?![\w-]))\d{1,5}[A-Za-z]?\.?(?![\w-])"
+_NOT_DECADE = r"(?!\d{0,3}0s(?![\w-]))"
+_HOUSE = _NOT_DECADE + r"\d{1,5}[A-Za-z]?\.?(?![\w-])"
 # After a street word joined to its name ("Roskothstr. 1-5", "Kastanjelaan 5/9"), a range or
 # a door of a house number too: elsewhere "via DHL 3-5 days" and "Arsenal 2-1" have the
 # same shape.
-_HOUSE_OR_DOORS = r"(?!\d{0,3}0s(?![\w-]))\d{1,5}[A-Za-z]?(?:[-–/]\d{1,4}[A-Za-z]?)?\.?(?![\w-])"
+_HOUSE_OR_DOORS = _NOT_DECADE + r"\d{1,5}[A-Za-z]?(?:[-–/]\d{1,4}[A-Za-z]?)?\.?(?![\w-])"
 
 _UNIT = re.compile(
     r"(?i)\b(?:apt|apartment|suite|ste|unit|flat|studio|floor|fl|bldg|building|"
