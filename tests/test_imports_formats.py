@@ -59,6 +59,19 @@ def test_json_array_reports_the_broken_element_after_the_good_ones(text: str, re
     assert reason in found[1].reason
 
 
+@pytest.mark.parametrize("block", [1, 64])
+def test_json_after_the_array_is_reported_not_dropped(
+    block: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two exports run together: the second array is reported, never read as nothing.
+    monkeypatch.setattr(jsonstream, "BLOCK", block)
+    *elements, after = jsonstream.iter_array(io.StringIO('[{"a": 1}, {"b": 2}]\n[{"c": 3}]'), "t")
+    assert elements == [{"a": 1}, {"b": 2}]
+    assert isinstance(after, jsonstream.TrailingJson) and after.index == 2
+    assert "after the array" in after.reason
+    assert list(jsonstream.iter_array(io.StringIO('[{"a": 1}]  \n'), "t")) == [{"a": 1}]
+
+
 def test_json_that_is_not_an_array_is_refused() -> None:
     with pytest.raises(NotThisKind, match="not a JSON array"):
         list(jsonstream.iter_array(io.StringIO('{"a": 1}'), "an export"))

@@ -53,7 +53,8 @@ def iter_array_raw(
 ) -> Iterator[tuple[Any, str] | BrokenElement]:
     """Like `iter_array`, each element with its JSON text as it stands in the file. With
     `lone_object`, a file of one object is read as an array of that one (an export of a
-    single conversation); anything after the object is reported, not dropped."""
+    single conversation). Anything after the array or the object is reported (a
+    `TrailingJson` last), not dropped without a word."""
     text = _Text(stream)
     start = text.first()
     if lone_object and start == "{":
@@ -65,7 +66,11 @@ def iter_array_raw(
     if start != "[":
         raise NotThisKind(f"not {what}: the file is not a JSON array")
     text.position += 1
-    yield from text.elements()
+    count = 0
+    for count, element in enumerate(text.elements(), start=1):  # noqa: B007 - counted
+        yield element
+    if not text.is_broken and text.peek():  # two arrays run together: say so, drop nothing silently
+        yield TrailingJson(count, "more JSON after the array; the rest is unread")
 
 
 def iter_members(stream: IO[str], what: str) -> Iterator[tuple[str, Any]]:
