@@ -13,10 +13,12 @@ from helpers import FakeEngineRunner
 
 from privault.caller import Caller
 from privault.errors import AccessDenied, InputError
+from privault.filters import Filters
 from privault.interfaces.cli import app, main
 from privault.privacy.detector import FakeDetector
 from privault.retrieval.embedder import FakeEmbedder
 from privault.store import documents
+from privault.timeutil import parse_time
 from privault.vault import Vault
 from privault.vault.reading import BEING_INDEXED
 from tests import import_samples as samples
@@ -94,6 +96,82 @@ def test_importing_again_skips_updates_and_never_duplicates(vault: Vault, tmp_pa
     assert tagged.counts["conversation"]["updated"] == 2  # another tag is a change
     assert all("chat" in d.tags for d in _current_docs(vault))
     assert vault.import_from("chatgpt", path, caller=OWNER, tags=["chat"]).total("skipped") == 2
+
+
+def _chunk_ids(vault: Vault, doc_id: str) -> list[int]:
+    return [
+        chunk_id
+        for (chunk_id,) in vault.conn.execute(
+            "SELECT c.id FROM chunks c JOIN sections s ON s.id = c.section_id"
+            " WHERE s.doc_id = ? ORDER BY c.id",
+            (doc_id,),
+        )
+    ]
+
+
+def test_a_date_changed_at_the_source_is_the_documents_date_after_importing_again(
+    vault: Vault, tmp_path: Path
+) -> None:
+    conversation = _conversation("c1", "Radiator", "Turn the Zorbulon valve slowly.")
+    vault.import_from("chatgpt", samples.chatgpt_export(tmp_path, [conversation]), caller=OWNER)
+    _drain(vault)
+    assert vault.search("Zorbulon valve", caller=OWNER).results  # the vector index is loaded
+    assert len(vault.vectors) > 0
+    # The export now dates the conversation three years earlier; its text is the same.
+    march = (parse_time("2021-03-01"), parse_time("2021-04-01"))
+    may = (parse_time("2024-05-01"), parse_time("2024-06-01"))
+    conversation["create_time"] = parse_time("2021-03-15") / 1000
+    path = samples.chatgpt_export(tmp_path, [conversation])
+    dry = vault.import_from("chatgpt", path, caller=OWNER, dry_run=True)
+    assert dry.counts["conversation"] == {"added": 0, "updated": 1, "skipped": 0}
+    (doc,) = _current_docs(vault)
+    assert doc.created_at == 1714572180000  # a dry run writes nothing
+    report = vault.import_from("chatgpt", path, caller=OWNER)
+    assert report.counts["conversation"] == {"added": 0, "updated": 1, "skipped": 0}
+    (redated,) = _current_docs(vault)
+    assert (redated.id, redated.created_at) == (doc.id, parse_time("2021-03-15"))
+    _drain(vault)
+
+    def found(period: tuple[int, int]) -> bool:
+        since, until = period
+        hits = vault.search("Zorbulon", caller=OWNER, filters=Filters(since=since, until=until))
+        return [hit.doc_id for hit in hits.results] == [doc.id]
+
+    assert found(march) and not found(may)
+    # A dated search ranks by the dates this same vault's vector index loaded before the
+    # import: its chunks are new ones, loaded with the new date.
+    vault.vectors.refresh(vault.conn)
+    query = vault.embedder.embed_query("Zorbulon valve")
+    chunks = set(_chunk_ids(vault, doc.id))
+
+    def nearest(period: tuple[int, int]) -> set[int]:
+        return {c for c, _ in vault.vectors.search(query, 10, period, conn=vault.conn)}
+
+    assert chunks and chunks <= nearest(march)
+    assert not chunks & nearest(may)
+    again = vault.import_from("chatgpt", path, caller=OWNER)
+    assert again.counts["conversation"] == {"added": 0, "updated": 0, "skipped": 1}
+
+
+def test_metadata_changed_at_the_source_is_written_in_place(vault: Vault, tmp_path: Path) -> None:
+    conversation = _conversation("c1", "Radiator", "Turn the Zorbulon valve slowly.")
+    vault.import_from("chatgpt", samples.chatgpt_export(tmp_path, [conversation]), caller=OWNER)
+    _drain(vault)
+    (doc,) = _current_docs(vault)
+    chunks = _chunk_ids(vault, doc.id)
+    assert doc.metadata["model"] == "gpt-4o"
+    conversation["default_model_slug"] = "o3"
+    conversation["is_archived"] = True
+    path = samples.chatgpt_export(tmp_path, [conversation])
+    report = vault.import_from("chatgpt", path, caller=OWNER)
+    assert report.counts["conversation"] == {"added": 0, "updated": 1, "skipped": 0}
+    (after,) = _current_docs(vault)
+    assert after.id == doc.id and after.created_at == doc.created_at
+    assert after.metadata == {**doc.metadata, "model": "o3", "archived": True}
+    # No index row holds metadata: the text keeps its chunks, nothing is queued again.
+    assert _chunk_ids(vault, doc.id) == chunks
+    assert vault.indexing.step(caller=OWNER).idle
+    assert vault.import_from("chatgpt", path, caller=OWNER).total("skipped") == 1
 
 
 def test_deleted_at_the_source_is_reported_and_pruned_only_on_request(

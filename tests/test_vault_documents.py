@@ -15,6 +15,7 @@ from privault.errors import AccessDenied, InputError, ModelError, NotFound
 from privault.filters import Filters
 from privault.privacy.detector import FakeDetector
 from privault.retrieval.embedder import FakeEmbedder
+from privault.store import documents
 from privault.store.connection import write
 from privault.timeutil import parse_time
 from privault.vault import Vault
@@ -27,6 +28,12 @@ AGENT = Caller.agent("claude")
 def _counts(vault) -> tuple[int, int, int, int]:
     tables = ("documents", "sections", "chunks_fts", "chunks_vec")
     return tuple(vault.conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables)
+
+
+def _created(vault, doc_id: str) -> int:
+    found = documents.get(vault.conn, doc_id)
+    assert found is not None
+    return found.created_at
 
 
 def test_note_unchanged_is_a_no_op(vault) -> None:
@@ -50,6 +57,55 @@ def test_changed_file_replaces_its_sections_in_place(vault, tmp_path: Path) -> N
     assert vault.search("spade", caller=OWNER).results == ()
     assert vault.search("leeks", caller=OWNER).results[0].text == "Leeks and beans"
     assert vault.status().index.healthy
+
+
+def test_a_file_whose_front_matter_date_changed_is_updated_with_it(vault, tmp_path: Path) -> None:
+    path = tmp_path / "boiler.md"
+    text = "# Boiler\nService booked with Zorbulon."
+    path.write_text(f"---\ncreated: 2024-05-01\n---\n{text}")
+    first = vault.add([path], caller=OWNER).added[0]
+    assert vault.search("Zorbulon", caller=OWNER).results  # the vector index is loaded
+    path.write_text(f"---\ncreated: 2021-03-15\n---\n{text}")  # the same text
+    second = vault.add([path], caller=OWNER).added[0]
+    assert (first.status, second.status) == ("added", "updated")
+    assert second.doc_id == first.doc_id
+    assert _created(vault, first.doc_id) == parse_time("2021-03-15")
+    march = (parse_time("2021-03-01"), parse_time("2021-04-01"))
+    hits = vault.search("Zorbulon", caller=OWNER, filters=Filters(since=march[0], until=march[1]))
+    assert [hit.doc_id for hit in hits.results] == [first.doc_id]
+    # New chunks carry the new date into the vector index loaded before the change.
+    vault.vectors.refresh(vault.conn)
+    query = vault.embedder.embed_query("Zorbulon")
+    assert vault.vectors.search(query, 5, march, conn=vault.conn)
+    assert vault.status().index.healthy
+    assert vault.add([path], caller=OWNER).added[0].status == "unchanged"
+
+
+def test_a_file_without_a_date_keeps_the_one_it_was_added_with(vault, tmp_path: Path) -> None:
+    path = tmp_path / "tools.md"
+    path.write_text("# Tools\nSpade and rake.")
+    first = vault.add([path], caller=OWNER).added[0]
+    before = _counts(vault), _created(vault, first.doc_id)
+    again = vault.add([path], caller=OWNER).added[0]  # no front matter: no date of its own
+    assert (again.status, again.doc_id) == ("unchanged", first.doc_id)
+    after = _counts(vault), _created(vault, first.doc_id)
+    assert after == before
+
+
+def test_a_note_written_again_with_another_date_is_the_same_note(vault) -> None:
+    # A note is known by its text (and author), not by a source that may re-date it:
+    # the same text again is a no-op and keeps the date it was first stored with, for
+    # an agent's note too (a repeat writes nothing).
+    text = "# Plan\nWater the tomatoes."
+    first = vault.note(text, caller=OWNER, created_at=parse_time("2024-05-01"))
+    before = _counts(vault)
+    again = vault.note(text, caller=OWNER, created_at=parse_time("2021-03-15"))
+    assert (again.status, again.doc_id) == ("unchanged", first.doc_id)
+    assert _created(vault, first.doc_id) == parse_time("2024-05-01")
+    assert _counts(vault) == before
+    mine = vault.note("Ask about the boiler.", caller=AGENT, created_at=parse_time("2024-05-01"))
+    repeat = vault.note("Ask about the boiler.", caller=AGENT, created_at=parse_time("2021-03-15"))
+    assert (repeat.status, repeat.doc_id) == ("unchanged", mine.doc_id)
 
 
 def test_folder_add_reports_each_file(vault, tmp_path: Path) -> None:

@@ -242,12 +242,27 @@ def insert_document(conn: Connection, doc: Document, text: str) -> None:
 
 
 def update_content(
-    conn: Connection, doc_id: str, *, title: str, text: str, content_hash: str, updated_at: int
+    conn: Connection,
+    doc_id: str,
+    *,
+    title: str,
+    text: str,
+    content_hash: str,
+    created_at: int,
+    metadata: dict[str, Any],
+    updated_at: int,
 ) -> None:
-    """Replace a document's text in place (its sections are replaced separately)."""
+    """Replace a document's text, date and metadata in place.
+
+    Its sections must be replaced in the same transaction (`sections.replace_sections`),
+    even when only the date changed: the vector mirrors keep each chunk's document date
+    by chunk id and load only ids they have not seen (`retrieval.vectors`), so a new date
+    reaches them only through new chunks.
+    """
     conn.execute(
-        "UPDATE documents SET title = ?, body = ?, content_hash = ?, updated_at = ? WHERE id = ?",
-        (title, text, content_hash, updated_at, doc_id),
+        "UPDATE documents SET title = ?, body = ?, content_hash = ?, created_at = ?, "
+        "metadata = ?, updated_at = ? WHERE id = ?",
+        (title, text, content_hash, created_at, json.dumps(metadata), updated_at, doc_id),
     )
 
 

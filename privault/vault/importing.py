@@ -225,7 +225,7 @@ class _Run:
         with write(self.conn):
             for (page, draft, digest), result in zip(todo, added, strict=True):
                 status = result.status
-                if status == "unchanged":  # the same text: its tags or links changed
+                if status == "unchanged":  # the same text, date and metadata: tags or links
                     documents.set_tags(self.conn, result.doc_id, draft.tags)
                     status = "updated" if page.key in stored else "added"
                 if page.key in adopted:

@@ -51,7 +51,8 @@ class Draft:
 
     @property
     def content_hash(self) -> str:
-        """What decides 'unchanged': the text and title (tags and shelf are not content)."""
+        """What decides whether the text changed: the text and title (tags and shelf are
+        not content; a file's or imported item's date and metadata are compared apart)."""
         return hashlib.sha256(f"{self.title}\x00{self.text}".encode()).hexdigest()
 
 

@@ -2,8 +2,9 @@
 
 Heavy work (sectioning, embedding, PII detection) runs before the write lock is taken;
 the transaction then only compares hashes and inserts. Unchanged content is a no-op;
-changed content replaces a document's sections under the same id, so owner overrides and
-links survive; a changed web page becomes a new version and the old one stays readable.
+changed content, or a new date from a file's front matter or an export, replaces a
+document's sections under the same id, so owner overrides and links survive; a changed web
+page becomes a new version and the old one stays readable.
 
 The two heavy engines run at once: the chunks are embedded on other threads while the
 detector scans sections and labels on this one (onnxruntime releases the GIL), and only
@@ -17,6 +18,7 @@ with no model at all, and queues the rest in the same transaction (`store.index_
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -117,6 +119,52 @@ def _existing(conn: Connection, draft: Draft) -> documents.Document | None:
     )
 
 
+def _dated_by_source(draft: Draft, versioned: bool) -> bool:
+    """Whether a draft's date and metadata are its source's, to follow when they change.
+
+    A file's and an imported item's are (its front matter or the export says when it was
+    written). A note without a source is known by its text (and author, see `_existing`):
+    the same text again is the same note, a no-op that keeps the date it was stored with,
+    so an agent repeating its note writes nothing. A web page that changes is a new version.
+    """
+    return draft.source is not None and not versioned
+
+
+def _needs_sections(existing: documents.Document, draft: Draft, versioned: bool) -> bool:
+    """Whether writing a draft over `existing` takes new sections: its text or title
+    changed, or its source's date did (never written in place, see `update_content`)."""
+    if existing.content_hash != draft.content_hash:
+        return True
+    return (
+        _dated_by_source(draft, versioned)
+        and draft.created_at is not None
+        and draft.created_at != existing.created_at
+    )
+
+
+def _metadata_changed(existing: documents.Document, draft: Draft, versioned: bool) -> bool:
+    """Whether a draft's source now gives other metadata than `existing` holds (compared
+    as stored: JSON, where a tuple is a list)."""
+    if not _dated_by_source(draft, versioned):
+        return False
+    given: dict[str, Any] = json.loads(json.dumps(draft.metadata))
+    return given != existing.metadata
+
+
+def _in_place(
+    conn: Connection, draft: Draft, existing: documents.Document, versioned: bool, now: int
+) -> Added:
+    """A draft that keeps its document's sections: unchanged, or only its metadata (and
+    tags) written. Metadata is written in place: no index row or in-memory mirror holds
+    it, unlike the date."""
+    count = sections.section_count(conn, existing.id)
+    if not _metadata_changed(existing, draft, versioned):
+        return Added(existing.id, "unchanged", existing.title, count, draft.source)
+    documents.set_metadata(conn, existing.id, dict(draft.metadata), now)
+    documents.set_tags(conn, existing.id, draft.tags)
+    return Added(existing.id, "updated", draft.title, count, draft.source)
+
+
 def store_drafts(
     conn: Connection,
     embedder: Embedder | None,
@@ -133,9 +181,14 @@ def store_drafts(
     """
     results: dict[int, Added] = {}
     pending: list[tuple[int, Draft]] = []
+    in_place: list[tuple[int, Draft]] = []  # only their metadata changed
     for index, draft in enumerate(drafts):
         existing = _existing(conn, draft)
-        if existing and existing.content_hash == draft.content_hash:
+        if existing is None or _needs_sections(existing, draft, versioned):
+            pending.append((index, draft))
+        elif _metadata_changed(existing, draft, versioned):
+            in_place.append((index, draft))
+        else:
             results[index] = Added(
                 existing.id,
                 "unchanged",
@@ -143,8 +196,6 @@ def store_drafts(
                 sections.section_count(conn, existing.id),
                 draft.source,
             )
-        else:
-            pending.append((index, draft))
     todo = [draft for _, draft in pending]
     scans: list[Scan | None]
     if background or not todo:
@@ -153,16 +204,26 @@ def store_drafts(
         assert embedder is not None and scanner is not None
         indexed, found = index_and_scan(todo, embedder, scanner)
         scans = list(found)
+    # In the drafts' order: the same source twice in one batch ends as the later one.
+    work: list[tuple[int, Draft, list[IndexedSection] | None, Scan | None]] = sorted(
+        [(index, draft, None, None) for index, draft in in_place]
+        + [
+            (index, draft, made, scan)
+            for (index, draft), made, scan in zip(pending, indexed, scans, strict=True)
+        ],
+        key=lambda item: item[0],
+    )
     now = now_ms()
     with write(conn):
-        for (index, draft), drafted, scan in zip(pending, indexed, scans, strict=True):
-            # Re-read under the lock: another writer may have stored the same content.
+        for index, draft, made, scan in work:
+            # Re-read under the lock: another writer may have stored the same content, or
+            # changed or forgotten a document whose metadata alone was to change (its
+            # sections are then cut here and left to the indexer, as a deferred write's).
             existing = _existing(conn, draft)
-            if existing and existing.content_hash == draft.content_hash:
-                results[index] = Added(
-                    existing.id, "unchanged", existing.title, len(drafted), draft.source
-                )
+            if existing is not None and not _needs_sections(existing, draft, versioned):
+                results[index] = _in_place(conn, draft, existing, versioned, now)
                 continue
+            drafted = made if made is not None else ingest.plan_many([draft])[0]
             doc_id, status = _upsert(conn, draft, existing, versioned, now)
             section_ids = sections.replace_sections(conn, doc_id, drafted)
             if scan is None:
@@ -215,6 +276,8 @@ def _upsert(
             title=draft.title,
             text=draft.text,
             content_hash=draft.content_hash,
+            created_at=existing.created_at if draft.created_at is None else draft.created_at,
+            metadata=dict(draft.metadata),
             updated_at=now,
         )
         documents.set_tags(conn, existing.id, draft.tags)
