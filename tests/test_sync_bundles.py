@@ -13,6 +13,7 @@ from privault.errors import AccessDenied, BundleError
 from privault.store.migrations import known_migrations
 from privault.sync import bundle, bundle_writer, stamping
 from privault.sync.rows import Row
+from privault.timeutil import parse_time
 from privault.vault import Vault
 from tests.helpers import fake_vault
 
@@ -280,3 +281,35 @@ def test_imported_entities_are_known_to_every_process(
     before = pii.known_generation(target.conn)
     target.sync.import_bundle(_bundle(source, tmp_path), secret=SECRET, caller=OWNER)
     assert pii.known_generation(target.conn) > before
+
+
+def test_a_new_date_reaches_the_other_devices_vector_index(
+    source: Vault, target: Vault, tmp_path: Path
+) -> None:
+    path = tmp_path / "boiler.md"
+    text = "# Boiler\nService booked with Zorbulon."
+    path.write_text(f"---\ncreated: 2024-05-01\n---\n{text}")
+    doc_id = source.add([path], caller=OWNER).added[0].doc_id
+    first = source.sync.export(tmp_path / "1.pvb", secret=SECRET, caller=OWNER)
+    target.sync.import_bundle(tmp_path / "1.pvb", secret=SECRET, caller=OWNER)
+    assert target.search("Zorbulon", caller=OWNER).results  # its vector index is loaded
+    path.write_text(f"---\ncreated: 2021-03-15\n---\n{text}")  # the same text
+    assert source.add([path], caller=OWNER).added[0].status == "updated"
+    source.sync.export(tmp_path / "2.pvb", secret=SECRET, caller=OWNER, since=first.cursor)
+    report = target.sync.import_bundle(tmp_path / "2.pvb", secret=SECRET, caller=OWNER)
+    assert report.applied == {"document": 1}
+    assert target.sync.dump() == source.sync.dump()
+    # The sections are the same, but a date is carried by chunks: they are made anew.
+    target.vectors.refresh(target.conn)
+    query = target.embedder.embed_query("Zorbulon")
+    march = (parse_time("2021-03-01"), parse_time("2021-04-01"))
+    found = {c for c, _ in target.vectors.search(query, 5, march, conn=target.conn)}
+    chunks = {
+        chunk_id
+        for (chunk_id,) in target.conn.execute(
+            "SELECT c.id FROM chunks c JOIN sections s ON s.id = c.section_id WHERE s.doc_id = ?",
+            (doc_id,),
+        )
+    }
+    assert chunks and chunks <= found
+    assert target.status().index.healthy

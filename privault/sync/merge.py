@@ -230,11 +230,13 @@ def _order(row: Row) -> tuple[int, int, str]:
 
 def _needs_index(conn: Connection, row: Row) -> bool:
     """Whether a document's sections must be cut, embedded and scanned here: not when
-    only its tags, shelf or metadata changed (the costly part is skipped)."""
+    only its tags, shelf or metadata changed (the costly part is skipped). A new date
+    needs new chunks: the vector mirrors keep each chunk's date by its id
+    (`documents.update_content`)."""
     held = sync_read.payload(conn, "document", row.id)
     data = row.payload or {}
-    return (
-        held is None or held["sections"] != data["sections"] or held["current"] != data["current"]
+    return held is None or any(
+        held[name] != data[name] for name in ("sections", "current", "created_at")
     )
 
 
