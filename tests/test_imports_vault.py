@@ -5,6 +5,7 @@ on request, bad items skipped, wrong files refused before anything is written.""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -218,6 +219,32 @@ def test_shelf_and_tags_apply_and_an_imported_item_stays_on_its_shelf(
     vault.import_from("obsidian", root, caller=OWNER, shelf="elsewhere")
     titles = [(d.title, d.shelf) for d in _current_docs(vault) if d.title == "Boiler"]
     assert titles == [("Boiler", "notes")]
+
+
+def test_a_note_without_a_date_keeps_the_one_its_file_gave_it_first(
+    vault: Vault, tmp_path: Path
+) -> None:
+    root = samples.obsidian_vault(tmp_path / "Notes")
+    plumber = root / "Plumber.md"
+    os.utime(plumber, (1_600_000_000, 1_600_000_000))  # 2020-09-13: no date of its own
+    vault.import_from("obsidian", root, caller=OWNER)
+    (first,) = [d for d in _current_docs(vault) if d.title == "Plumber"]
+    assert first.created_at == 1_600_000_000_000
+    chunks = _chunk_ids(vault, first.id)
+    # Touched by a sync tool, then edited: the first date stays, and a touch is no change.
+    os.utime(plumber, (1_700_000_000, 1_700_000_000))
+    touched = vault.import_from("obsidian", root, caller=OWNER)
+    assert touched.counts["note"]["updated"] == 0
+    assert _chunk_ids(vault, first.id) == chunks  # not indexed again
+    plumber.write_text("Jane Roe fixes boilers and radiators.\n")
+    vault.import_from("obsidian", root, caller=OWNER)
+    (edited,) = [d for d in _current_docs(vault) if d.title == "Plumber"]
+    assert (edited.id, edited.created_at) == (first.id, 1_600_000_000_000)
+    # A date the front matter gains is the note's own: followed.
+    plumber.write_text("---\ncreated: 2019-05-01\n---\nJane Roe fixes boilers and radiators.\n")
+    vault.import_from("obsidian", root, caller=OWNER)
+    (dated,) = [d for d in _current_docs(vault) if d.title == "Plumber"]
+    assert (dated.id, dated.created_at) == (first.id, parse_time("2019-05-01"))
 
 
 def test_a_vault_added_before_as_files_is_adopted_not_copied(vault: Vault, tmp_path: Path) -> None:

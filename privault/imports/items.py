@@ -44,6 +44,8 @@ class Page:
     title: str
     text: str
     created_at: int | None = None  # epoch ms UTC, the source's own date
+    # When it last changed; what dates an item without its own date (a file's time) when
+    # it is first imported. Not part of `digest`: a file touched but not edited is skipped.
     updated_at: int | None = None
     tags: tuple[str, ...] = ()
     metadata: Mapping[str, Any] = field(default_factory=dict)

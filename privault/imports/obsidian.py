@@ -72,7 +72,7 @@ def read(path: Path, known: Known | None = None) -> Iterator[Item]:
                 label="pdf",
                 title=file.stem,
                 text="",
-                created_at=_mtime(file),
+                updated_at=_mtime(file),
                 metadata={"source_app": "Obsidian", "path": rel},
                 scope=vault,
                 file=str(file),
@@ -119,7 +119,6 @@ def note(file: Path, rel: str, vault: str, names: _NameIndex, daily: str) -> Ite
         _front_time(front.get("created"))
         or _front_time(front.get("date"))
         or daily_date(file.stem, daily)
-        or _mtime(file)
     )
     metadata: dict[str, Any] = {"source_app": "Obsidian", "path": rel}
     if aliases:

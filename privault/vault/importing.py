@@ -259,6 +259,12 @@ class _Run:
         """A page as the draft `add` would write (on the shelf it already lives on)."""
         shelf = before.shelf if before is not None else self.shelf
         tags = ingest.check_tags([*page.tags, *self.tags])
+        # An item without a date of its own is dated by its last change when first
+        # imported and keeps that date after (None: the stored one stays): a stand-in that
+        # followed every edit would date the note by its latest edit and index it again.
+        created = page.created_at
+        if created is None and (before is None or not before.doc_id):
+            created = page.updated_at
         metadata = {**page.metadata, "imported_from": self.kind}
         if page.file is not None:
             drafted = writing.file_draft(Path(page.file), shelf, tags, self.facade.max_file_bytes)
@@ -268,7 +274,7 @@ class _Run:
                 drafted,
                 shelf=shelf,
                 source=source_of(self.kind, page.key),
-                created_at=page.created_at,
+                created_at=created,
                 metadata=metadata,
             )
         return Draft(
@@ -278,7 +284,7 @@ class _Run:
             shelf=shelf,
             tags=tags,
             source=source_of(self.kind, page.key),
-            created_at=page.created_at,
+            created_at=created,
             metadata=metadata,
         )
 
