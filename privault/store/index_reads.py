@@ -182,17 +182,6 @@ def live_chunk_ids(conn: Connection) -> np.ndarray:
     return ids
 
 
-def chunk_dates_after(conn: Connection, after_id: int) -> dict[int, int]:
-    """Chunk id -> its document's created_at, for chunks with an id above `after_id`."""
-    return dict(
-        conn.execute(
-            "SELECT c.id, d.created_at FROM chunks c JOIN sections s ON s.id = c.section_id"
-            " JOIN documents d ON d.id = s.doc_id WHERE c.id > ? ORDER BY c.id",
-            (after_id,),
-        ).fetchall()
-    )
-
-
 Vectors = tuple[np.ndarray, np.ndarray]  # chunk ids (int64) and their rows (float32, n x dim)
 
 
