@@ -51,6 +51,13 @@ from privault.vault.reading import Reading
 # every question .875 (no change), of one line .869. Of the evidence lines 1-3 missed,
 # 33 of 71 were not among the 60 candidates, 26 were inside the relevance cut but past
 # what fits, 7 after the cut, 5 only inside another hit's window.
+# Following the thread with the strong leg (tuned on 1-3, then 4-5 once; hit / all): at the
+# 2,000-token cap, the best 5 hits' names fused at weight 1.0 lift all .872 → .880 on 1-3
+# (multi-hop .514 → .554) and .836 → .844 on 4-5 (hit .958 → .960); weight 0.5, 3 or 10
+# hits, 8 names, or set questions only gain no more. But the fast embedder alone loses
+# hit (.950 → .940 on 1-3, .955 → .952 on 4-5, all +.005 / +.008), and at 1,000 tokens,
+# where `ask` packs a set question, it gains nothing (strong .820 → .820, set .491 →
+# .474; fast embedder alone .802 → .794): it stays off.
 CANDIDATES = 60  # chunk hits considered for a single-fact question
 SET_CANDIDATES = 60  # …and for a question after a set (120 was measured with lines)
 FOLLOW_TOP = 0  # best hits whose names are followed (0: the thread is not followed)
