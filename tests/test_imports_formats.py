@@ -717,6 +717,78 @@ def test_mail_headers_and_parts_decode(raw: bytes, title: str, body: str) -> Non
     assert page.title == title and body in page.text
 
 
+def _mixed(subtype: bytes, *parts: bytes) -> bytes:
+    """A mail of `parts` (each its headers, a blank line and its body) in a multipart."""
+    body = b"".join(b"--P\n" + part + b"\n" for part in parts)
+    return (
+        b"Subject: m\nContent-Type: multipart/" + subtype + b"; boundary=P\n\n" + body + b"--P--\n"
+    )
+
+
+HTML = b"Content-Type: text/html\n\n"
+PLAIN = b"Content-Type: text/plain\n\n"
+PHOTO = b"Content-Type: image/png\nContent-Disposition: inline\n\n\x89PNG"
+
+
+@pytest.mark.parametrize(
+    ("raw", "kept", "left_out"),
+    [
+        # HTML split around an inline photo (no plain part): both halves.
+        (
+            _mixed(b"mixed", HTML + b"<p>Before the photo</p>", PHOTO, HTML + b"<p>After it</p>"),
+            ["Before the photo", "After it", "[attachment: image/png]"],
+            [],
+        ),
+        # A cover note and a forwarded mail written in HTML only.
+        (
+            _mixed(
+                b"mixed",
+                PLAIN + b"See below.",
+                b"Content-Type: message/rfc822\n\nSubject: fw\nContent-Type: text/html\n\n"
+                b"<b>Forwarded body</b>",
+            ),
+            ["See below.", "Forwarded body"],
+            [],
+        ),
+        # One text written several ways: the plain one, once.
+        (
+            _mixed(
+                b"alternative",
+                PLAIN + b"Plain words",
+                HTML + b"<p>Rich words</p>",
+                b"Content-Type: text/watch-html\n\n<b>Watch words</b>",
+            ),
+            ["Plain words"],
+            ["Rich words", "Watch words", "attachment"],
+        ),
+        # text/enriched alone, or as the richest alternative where no part is plain.
+        (
+            _mixed(
+                b"alternative",
+                b"Content-Type: text/enriched\n\n<bold>Meet</bold> at\nnoon <<sharp>",
+            ),
+            ["Meet at noon <sharp>"],
+            ["<bold>"],
+        ),
+        (
+            _mixed(b"alternative", HTML + b"<p>Rich one</p>", HTML + b"<p>Richer one</p>"),
+            ["Richer one"],
+            ["Rich one"],
+        ),
+    ],
+    ids=["html around a photo", "forwarded html", "alternatives", "enriched", "last alternative"],
+)
+def test_mail_keeps_every_text_part_and_one_of_each_alternatives(
+    raw: bytes, kept: list[str], left_out: list[str]
+) -> None:
+    from privault.imports import mbox
+
+    page = mbox.message(raw, "message 1")
+    assert isinstance(page, Page)
+    assert all(text in page.text for text in kept), page.text
+    assert not any(text in page.text for text in left_out), page.text
+
+
 INVITATION = (
     "BEGIN:VCALENDAR\r\nMETHOD:REQUEST\r\nBEGIN:VTIMEZONE\r\nTZID:Europe/London\r\n"
     "BEGIN:STANDARD\r\nDTSTART:19701025T020000\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\n"

@@ -236,32 +236,10 @@ def _text_of(part: Message) -> str:
 
 
 def _body(msg: Message) -> tuple[str, list[tuple[str, str]]]:
-    """The message's text (its plain parts, else its first HTML part) and its
-    attachments as (name, text or '' when not text)."""
-    plain: list[Message] = []
-    html: Message | None = None
+    """The message's text (`_texts`) and its attachments as (name, text or '' when not
+    text)."""
     attached: list[Message] = []
-    for part in msg.walk():
-        if part.is_multipart():
-            continue
-        disposition = str(part.get("Content-Disposition") or "").split(";")[0].strip().lower()
-        kind = part.get_content_type()
-        if disposition == "attachment" or (part.get_filename() and disposition != "inline"):
-            attached.append(part)
-        elif kind == "text/plain" or kind.startswith("multipart/"):
-            # A forwarded mail's text too. A multipart part that is not split into parts
-            # has no boundary to split it by (or never uses it): its body is kept as text.
-            plain.append(part)
-        elif kind == "text/html" and html is None:
-            html = part
-        elif kind == "text/calendar":
-            attached.append(part)  # an invitation with no file name: read as one with it
-        elif not kind.startswith("text/"):
-            attached.append(part)  # an inline image or the like: named, not read
-    if plain:
-        body = "\n\n".join(_text_of(part).strip() for part in plain)
-    else:
-        body = html_text(_text_of(html)) if html is not None else ""
+    body = "\n\n".join(text.strip() for text in _texts(msg, attached) if text.strip())
     attachments: list[tuple[str, str]] = []
     for part in attached:
         name = _decoded(part.get_filename() or part.get_content_type())
@@ -273,6 +251,57 @@ def _body(msg: Message) -> tuple[str, list[tuple[str, str]]]:
             content = invitation_text(content)
         attachments.append((name, content.replace("\x00", "")))
     return body.replace("\x00", ""), attachments
+
+
+def _texts(part: Message, attached: list[Message]) -> list[str]:
+    """The text of `part` and of every part inside it, in order (a forwarded mail's too);
+    its attachments, inline images and calendar invitations go to `attached`.
+
+    Of alternatives (`multipart/alternative`: one text written several ways) one is read:
+    the plain one, else the last that holds text (the richest, by the standard). Every other
+    kind of multipart is read whole: a mail whose text is split around an image, HTML
+    before and after it, keeps both halves."""
+    if part.is_multipart():
+        children = [child for child in part.get_payload() if isinstance(child, Message)]
+        read = [_texts(child, attached) for child in children]  # every alternative's files
+        if part.get_content_type() != "multipart/alternative":
+            return [text for texts in read for text in texts]
+        written = [
+            (texts, any(p.get_content_type() == "text/plain" for p in child.walk()))
+            for child, texts in zip(children, read, strict=True)
+            if any(text.strip() for text in texts)
+        ]
+        plain = [texts for texts, is_plain in written if is_plain]
+        return plain[0] if plain else (written[-1][0] if written else [])
+    disposition = str(part.get("Content-Disposition") or "").split(";")[0].strip().lower()
+    kind = part.get_content_type()
+    if disposition == "attachment" or (part.get_filename() and disposition != "inline"):
+        attached.append(part)
+    elif kind == "text/plain" or kind.startswith("multipart/"):
+        # A multipart part that is not split into parts has no boundary to split it by (or
+        # never uses it): its body is kept as text.
+        return [_text_of(part)]
+    elif kind == "text/html":
+        return [html_text(_text_of(part))]
+    elif kind == "text/enriched":
+        return [enriched_text(_text_of(part))]
+    elif kind == "text/calendar" or not kind.startswith("text/"):
+        attached.append(part)  # an invitation with no file name, an inline image: named
+    return []  # other text (an Apple Watch alternative, …) repeats the mail's text
+
+
+_ENRICHED_PARAM = re.compile(r"<param>.*?</param>", re.IGNORECASE | re.DOTALL)
+_ENRICHED_MARK = re.compile(r"<<|</?[A-Za-z0-9-]{1,60}>")  # a literal "<", or a command
+_ENRICHED_BREAKS = re.compile(r"(?:\r?\n)+")
+
+
+def enriched_text(text: str) -> str:
+    """`text/enriched` (RFC 1896) as plain text: formatting commands and their parameters
+    dropped, "<<" a "<", a lone line break a space and n breaks n - 1."""
+    text = _ENRICHED_MARK.sub(
+        lambda found: "<" if found.group() == "<<" else "", _ENRICHED_PARAM.sub("", text)
+    )
+    return _ENRICHED_BREAKS.sub(lambda found: "\n" * (found.group().count("\n") - 1) or " ", text)
 
 
 def _size(part: Message) -> int:
