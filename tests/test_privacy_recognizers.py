@@ -353,6 +353,32 @@ def test_handles_name_people(text: str, expected: list[str]) -> None:
     assert [value for value, _ in _found(cue_words.find_handles(text, lists), text)] == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # A surname that is an everyday word is a name after initials.
+        ("Regards,\nJ. Mason", ["Mason"]),
+        ("Thanks, R. Toft", ["Toft"]),
+        ("prepared by A. J. Cook and Dr. K. Church", ["Cook", "Church"]),
+        ("J.R.R. Tolkien wrote it", ["Tolkien"]),
+        ("Kind regards, É. Rose-Marsh", ["Rose-Marsh"]),
+        # Initials after a capitalised word label something; a word no surname list
+        # holds is no name; a lower-case abbreviation is no initial.
+        ("Plan B. Mason said no; Section A. Overview", []),
+        ("U.S. Bank statement", []),
+        ("see p. Mason for details", []),
+    ],
+)
+def test_initials_before_a_listed_surname_name_a_person(text: str, expected: list[str]) -> None:
+    lists = NameLists(
+        first=frozenset({"anna"}),
+        last=frozenset({"mason", "toft", "cook", "church", "tolkien", "rose-marsh"}),
+        words=frozenset({"mason", "toft", "cook", "church", "bank", "overview"}),
+    )
+    found = cue_words.find_initialled(text, lists)
+    assert [value for value, _ in _found(found, text)] == expected
+
+
 def test_a_mention_is_not_sought_as_a_bare_word() -> None:
     # "@dataclass" taken for an account must not mask the word "dataclass" elsewhere.
     text = "use @dataclass here; a dataclass has fields"

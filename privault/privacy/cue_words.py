@@ -146,6 +146,34 @@ def find_handles(text: str, lists: NameLists) -> list[Span]:
     return spans
 
 
+# One to three initials, then a capitalised word: "R. Toft", "A. J. Cook", "J.R.R. Tolkien".
+_INITIALLED = re.compile(
+    r"(?<![\w.])((?:"
+    + _UPPER
+    + r"\.[ \t]?){1,3})[ \t]*("
+    + _UPPER
+    + r"[^\W\d_]+(?:['’-][^\W\d_]+)?)\b"
+)
+# The word before initials that are not a person's: a label ("Plan B.", "Section A.").
+_WORD_BEFORE = re.compile(r"([^\W\d_]+)[ \t]*$")
+_HONORIFICS = frozenset("Mr Mrs Ms Miss Mx Dr Prof Sir Madam".split())
+
+
+def find_initialled(text: str, lists: NameLists) -> list[Span]:
+    """PERSON spans of listed surnames after initials ("Regards, J. Mason", "by K.
+    Church"): initials stand before names, so a surname that is also an everyday word is
+    a name there. Initials after a capitalised word other than an honorific ("Plan B.",
+    "Section A.") label something; they, and the words after them, stay as they are."""
+    spans = []
+    for match in _INITIALLED.finditer(text):
+        before = _WORD_BEFORE.search(text, 0, match.start())
+        if before and before.group(1)[0].isupper() and before.group(1) not in _HONORIFICS:
+            continue
+        if lists.is_last(match.group(2)):
+            spans.append(Span(match.start(2), match.end(2), "PERSON", 0.7, "initials"))
+    return spans
+
+
 def find_guessed_entities(text: str) -> list[Span]:
     """Places after prepositions and chat speakers: guesses for `ordinary` to vet."""
     spans = [

@@ -23,7 +23,12 @@ from pathlib import Path
 
 from privault.models import catalog
 from privault.privacy import recognizers as rec
-from privault.privacy.cue_words import find_guessed_entities, find_handles, propagate
+from privault.privacy.cue_words import (
+    find_guessed_entities,
+    find_handles,
+    find_initialled,
+    propagate,
+)
 from privault.privacy.names import load_name_lists
 from privault.privacy.ordinary import trim_person
 from privault.privacy.policy import Policy
@@ -32,7 +37,7 @@ from privault.privacy.tagger import WEIGHTS_SHA256, load_tagger
 from privault.spans import Span
 
 # Bump when recognizer code changes in a way that changes spans: stored spans get rescanned.
-DETECTOR_REVISION = "27"
+DETECTOR_REVISION = "28"
 _CACHE_CHARS = 500  # only short texts (queries, titles) are worth remembering
 _CACHE_ENTRIES = 256
 # Spans below this score are not worth storing: no shipped policy would mask them.
@@ -244,7 +249,9 @@ class Detector:
     def _own(self, text: str) -> list[Span]:
         """privault's recognizers that need no parse (the same whatever NER finds)."""
         spans = _own_spans(text, self._compiled) + rec.find_context_entities(text)
-        spans += find_guessed_entities(text) + find_handles(text, load_name_lists())
+        lists = load_name_lists()
+        spans += find_guessed_entities(text) + find_handles(text, lists)
+        spans += find_initialled(text, lists)
         if self.config.ner:
             spans += load_tagger().spans(text)
         return spans
