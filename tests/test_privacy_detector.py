@@ -42,6 +42,7 @@ def _kinds(spans: list[Span], text: str) -> set[tuple[str, str]]:
         # spaCy calls one ORG and the other a person the surname lists trim away as a word
         ("Regards, J. Mason", {("Mason", "PERSON")}),
         ("Thanks, R. Toft", {("Toft", "PERSON")}),
+        ("From: Violet Church <v.church@example.org>", {("Violet Church", "PERSON")}),
     ],
 )
 def test_real_detection(detector: Detector, text: str, expected: set[tuple[str, str]]) -> None:

@@ -379,6 +379,25 @@ def test_initials_before_a_listed_surname_name_a_person(text: str, expected: lis
     assert [value for value, _ in _found(found, text)] == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("From: Violet Church <v.church@example.org>", ["Violet Church"]),
+        (
+            'To: "Church, Violet" <v@example.org>, Pieter van der Berg <p@example.nl>',
+            ["Church, Violet", "Pieter van der Berg"],
+        ),
+        # Not a display name: words in lower case, or an address with no name before it.
+        ("write to support <help@example.com> today", []),
+        ("mail anna@example.com or <anna@example.com>", []),
+        ("a < b and c > d, x<y@z", []),
+    ],
+)
+def test_the_name_before_an_address_in_brackets_is_a_person(text: str, expected: list[str]) -> None:
+    found = cue_words.find_display_names(text)
+    assert [value for value, _ in _found(found, text)] == expected
+
+
 def test_a_mention_is_not_sought_as_a_bare_word() -> None:
     # "@dataclass" taken for an account must not mask the word "dataclass" elsewhere.
     text = "use @dataclass here; a dataclass has fields"

@@ -146,6 +146,35 @@ def find_handles(text: str, lists: NameLists) -> list[Span]:
     return spans
 
 
+# A mailbox as mail headers and address books write it: a display name, then the address
+# in angle brackets ("Violet Church <v.church@example.org>", "\"Church, Violet\" <…>").
+_PARTICLES = r"(?:van|von|der|den|de|del|della|di|da|dos|du|la|le|bin|al|ter|ten|y)"
+_DISPLAY_WORD = r"(?:" + _UPPER + r"[\w'’.-]*|" + _PARTICLES + r")"
+_MAILBOX = re.compile(
+    r"(?:\"([^\"\n<>@]{1,80})\"|(?<![^\s:,;(])("
+    + _UPPER
+    + r"[\w'’.-]*(?:[ \t]+"
+    + _DISPLAY_WORD
+    + r"){0,4}))[ \t]*<[^<>\s@]+@[^<>\s@]+>"
+)
+
+
+def find_display_names(text: str) -> list[Span]:
+    """PERSON spans of the names written before an address in angle brackets: a mail's
+    sender and recipients, whatever NER makes of them ("Violet Church" is an
+    organisation to it). An unquoted one is one to five capitalised words (name particles
+    between them); a quoted one is taken whole."""
+    spans = []
+    for match in _MAILBOX.finditer(text):
+        group = 1 if match.group(1) is not None else 2
+        value = match.group(group)
+        start = match.start(group) + len(value) - len(value.lstrip())
+        end = match.start(group) + len(value.rstrip())
+        if end > start:
+            spans.append(Span(start, end, "PERSON", 0.7, "mailbox"))
+    return spans
+
+
 # One to three initials, then a capitalised word: "R. Toft", "A. J. Cook", "J.R.R. Tolkien".
 _INITIALLED = re.compile(
     r"(?<![\w.])((?:"

@@ -24,6 +24,7 @@ from pathlib import Path
 from privault.models import catalog
 from privault.privacy import recognizers as rec
 from privault.privacy.cue_words import (
+    find_display_names,
     find_guessed_entities,
     find_handles,
     find_initialled,
@@ -37,7 +38,7 @@ from privault.privacy.tagger import WEIGHTS_SHA256, load_tagger
 from privault.spans import Span
 
 # Bump when recognizer code changes in a way that changes spans: stored spans get rescanned.
-DETECTOR_REVISION = "28"
+DETECTOR_REVISION = "29"
 _CACHE_CHARS = 500  # only short texts (queries, titles) are worth remembering
 _CACHE_ENTRIES = 256
 # Spans below this score are not worth storing: no shipped policy would mask them.
@@ -251,7 +252,7 @@ class Detector:
         spans = _own_spans(text, self._compiled) + rec.find_context_entities(text)
         lists = load_name_lists()
         spans += find_guessed_entities(text) + find_handles(text, lists)
-        spans += find_initialled(text, lists)
+        spans += find_initialled(text, lists) + find_display_names(text)
         if self.config.ner:
             spans += load_tagger().spans(text)
         return spans
