@@ -153,6 +153,8 @@ def test_the_tagger_judges_guessed_spans(
         ("lol adorján is late again", "lol adorján", "adorján"),
         # (a short line: its words need only the title's lower bar, "Dr" too)
         ("Ring Dr Thyssen on Monday", "Ring Dr Thyssen", "Thyssen"),
+        # a listed surname after the name found is the rest of it, everyday word or not
+        ("Anna-Lena Baker joined", "Anna-Lena Baker", "Anna-Lena Baker"),
         # a guess the tagger's name covers whole is not changed
         ("Call Ilsabet Marrowgate on +44 20 7946 0958", "Ilsabet Marrowgate", "Ilsabet Marrowgate"),
         # without a name found inside it, a guess keeps its words (judged as a whole)

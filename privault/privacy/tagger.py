@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from privault.errors import ModelError
-from privault.privacy.names import CALENDAR, ORGANISATION_WORDS, fold, is_never_name
+from privault.privacy.names import CALENDAR, ORGANISATION_WORDS, NameLists, fold, is_never_name
 from privault.privacy.tagger_features import BUCKETS, Token, features, tokenize
 from privault.privacy.tagger_lexicon import Lexicon, lexicon
 from privault.privacy.tagger_words import PERSON_VERBS
@@ -131,7 +131,7 @@ class Tagger:
                 if inside and all(probs[i, 0] >= veto for i in inside):
                     continue
                 if span.kind == "PERSON":
-                    span = _around_found(span, people, tokens, probs, veto)
+                    span = _around_found(span, people, tokens, probs, veto, lexicon().lists)
             kept.append(span)
         return kept
 
@@ -181,11 +181,18 @@ class Tagger:
 
 
 def _around_found(
-    span: Span, people: Sequence[Span], tokens: Sequence[Token], probs: Any, veto: float
+    span: Span,
+    people: Sequence[Span],
+    tokens: Sequence[Token],
+    probs: Any,
+    veto: float,
+    lists: NameLists,
 ) -> Span:
     """`span` without the edge words outside the names this tagger found in it that it
     reads as ordinary (at least `veto`): "Saw Nárcisz Szondi", "lol adorján". Kept whole,
-    such a word is masked, and then wherever else it stands."""
+    such a word is masked, and then wherever else it stands. A capitalised listed surname
+    just after them stays: it is the rest of the name, everyday word or not ("Anna-Lena
+    Baker"). (Not a given name before them: "Saw" is one.)"""
     found = [p for p in people if span.start <= p.start and p.end <= span.end]
     if not found:
         return span
@@ -195,9 +202,13 @@ def _around_found(
     def cut(t: int, name_at: bool) -> bool:  # a token to drop from this edge of the span
         return not name_at and (not tokens[t].text.isalnum() or probs[t, 0] >= veto)
 
+    def surname(t: int) -> bool:
+        word = tokens[t].text
+        return word[:1].isupper() and word.isalpha() and lists.is_last(word)
+
     while inside and cut(inside[0], tokens[inside[0]].start >= first):
         inside = inside[1:]
-    while inside and cut(inside[-1], tokens[inside[-1]].end <= last):
+    while inside and not surname(inside[-1]) and cut(inside[-1], tokens[inside[-1]].end <= last):
         inside = inside[:-1]
     start, end = tokens[inside[0]].start, tokens[inside[-1]].end
     return span if (start, end) == (span.start, span.end) else replace(span, start=start, end=end)
