@@ -185,6 +185,7 @@ _INITIALLED = re.compile(
 )
 # The word before initials that are not a person's: a label ("Plan B.", "Section A.").
 _WORD_BEFORE = re.compile(r"([^\W\d_]+)[ \t]*$")
+_BEFORE_CHARS = 40  # how far back the word before initials is looked for (not the whole text)
 _HONORIFICS = frozenset("Mr Mrs Ms Miss Mx Dr Prof Sir Madam".split())
 
 
@@ -195,7 +196,7 @@ def find_initialled(text: str, lists: NameLists) -> list[Span]:
     "Section A.") label something; they, and the words after them, stay as they are."""
     spans = []
     for match in _INITIALLED.finditer(text):
-        before = _WORD_BEFORE.search(text, 0, match.start())
+        before = _WORD_BEFORE.search(text, max(0, match.start() - _BEFORE_CHARS), match.start())
         if before and before.group(1)[0].isupper() and before.group(1) not in _HONORIFICS:
             continue
         if lists.is_last(match.group(2)):
