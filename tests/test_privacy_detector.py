@@ -43,6 +43,7 @@ def _kinds(spans: list[Span], text: str) -> set[tuple[str, str]]:
         ("Regards, J. Mason", {("Mason", "PERSON")}),
         ("Thanks, R. Toft", {("Toft", "PERSON")}),
         ("From: Violet Church <v.church@example.org>", {("Violet Church", "PERSON")}),
+        ("See you there.\nThanks!\nFaith", {("Faith", "PERSON")}),
     ],
 )
 def test_real_detection(detector: Detector, text: str, expected: set[tuple[str, str]]) -> None:

@@ -398,6 +398,29 @@ def test_the_name_before_an_address_in_brackets_is_a_person(text: str, expected:
     assert [value for value, _ in _found(found, text)] == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("See you soon.\nThanks!\nFaith", ["Faith"]),
+        ("Regards\nBill Hunt\nHead of Sales", ["Bill Hunt"]),
+        ("xoxo\nSunny", ["Sunny"]),
+        # Not a name under a closing: no listed given name first, a company's words, a
+        # sentence.
+        ("Best wishes,\nThe Team", []),
+        ("Thanks,\nSunny Department", []),
+        ("Thanks\nFaith is what keeps us going", []),
+    ],
+)
+def test_the_name_under_a_closing_is_a_person(text: str, expected: list[str]) -> None:
+    lists = NameLists(
+        first=frozenset({"faith", "bill", "sunny"}),
+        last=frozenset({"hunt"}),
+        words=frozenset({"faith", "bill", "sunny", "hunt", "team", "department"}),
+    )
+    found = cue_words.find_signed(text, lists)
+    assert [value for value, _ in _found(found, text)] == expected
+
+
 def test_a_mention_is_not_sought_as_a_bare_word() -> None:
     # "@dataclass" taken for an account must not mask the word "dataclass" elsewhere.
     text = "use @dataclass here; a dataclass has fields"

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from privault.privacy.names import CALENDAR, NameLists, fold
+from privault.privacy.names import CALENDAR, NameLists, fold, is_organisation_word
 from privault.spans import Span
 
 _UPPER = r"[^\W\d_a-zß-ÿа-яα-ω]"  # an upper-case letter, any script
@@ -172,6 +172,29 @@ def find_display_names(text: str) -> list[Span]:
         end = match.start(group) + len(value.rstrip())
         if end > start:
             spans.append(Span(start, end, "PERSON", 0.7, "mailbox"))
+    return spans
+
+
+# A closing on its own line, then the writer's name on the next ("Thanks!\nFaith").
+_SIGNED = re.compile(
+    r"(?im)^[ \t]*(?:(?:many |warm |kind |best |with )?(?:thanks|thank you|regards|wishes)"
+    r"(?: again)?|cheers|best|all the best|love|lots of love|xoxo|xo|ta|thx|sincerely|"
+    r"yours(?: truly| sincerely)?|take care|talk soon|speak soon)[ \t]*[!,.]*[ \t]*\n"
+    r"[ \t]*(?-i:(" + _UPPER + r"[^\W\d_]*(?:[ \t]+" + _UPPER + r"[^\W\d_'’-]*){0,2}))"
+    r"[ \t]*$"
+)
+
+
+def find_signed(text: str, lists: NameLists) -> list[Span]:
+    """PERSON spans of the name under a closing ("Thanks!\nFaith", "Regards\nBill
+    Hunt"): one to three capitalised words alone on the line after it, the first a listed
+    given name, everyday word or not. A line of other words under a closing ("The Team",
+    "Mom", "Sales Department") stays as it is."""
+    spans = []
+    for match in _SIGNED.finditer(text):
+        words = match.group(1).split()
+        if lists.is_first(words[0]) and not any(is_organisation_word(w) for w in words):
+            spans.append(Span(match.start(1), match.end(1), "PERSON", 0.7, "signed"))
     return spans
 
 

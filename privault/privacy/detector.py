@@ -28,6 +28,7 @@ from privault.privacy.cue_words import (
     find_guessed_entities,
     find_handles,
     find_initialled,
+    find_signed,
     propagate,
 )
 from privault.privacy.names import load_name_lists
@@ -38,7 +39,7 @@ from privault.privacy.tagger import WEIGHTS_SHA256, load_tagger
 from privault.spans import Span
 
 # Bump when recognizer code changes in a way that changes spans: stored spans get rescanned.
-DETECTOR_REVISION = "29"
+DETECTOR_REVISION = "30"
 _CACHE_CHARS = 500  # only short texts (queries, titles) are worth remembering
 _CACHE_ENTRIES = 256
 # Spans below this score are not worth storing: no shipped policy would mask them.
@@ -253,6 +254,7 @@ class Detector:
         lists = load_name_lists()
         spans += find_guessed_entities(text) + find_handles(text, lists)
         spans += find_initialled(text, lists) + find_display_names(text)
+        spans += find_signed(text, lists)
         if self.config.ner:
             spans += load_tagger().spans(text)
         return spans
