@@ -28,7 +28,8 @@ _NAME_WORD = _UPPER + r"[\w'’-]*"
 # An initial is a lone capital (with or without its dot), not the first letter of a word.
 _FULL_NAME = _NAME_WORD + r"(?:\s+" + _UPPER + r"(?:\.|(?!\w)))?(?:[ \t]+" + _NAME_WORD + r"){0,2}"
 
-_HONORIFIC = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Madam)\.?"
+_HONORIFICS = frozenset("Mr Mrs Ms Miss Mx Dr Prof Sir Madam".split())
+_HONORIFIC = r"(?:" + "|".join(sorted(_HONORIFICS, key=lambda word: (-len(word), word))) + r")\.?"
 # A cue, then the name: after "Dear" or "Hi" an honorific may stand first ("Dear Prof.
 # Lamy"), and the name is what follows it.
 _PERSON_CUES = re.compile(
@@ -209,7 +210,6 @@ _INITIALLED = re.compile(
 # The word before initials that are not a person's: a label ("Plan B.", "Section A.").
 _WORD_BEFORE = re.compile(r"([^\W\d_]+)[ \t]*$")
 _BEFORE_CHARS = 40  # how far back the word before initials is looked for (not the whole text)
-_HONORIFICS = frozenset("Mr Mrs Ms Miss Mx Dr Prof Sir Madam".split())
 
 
 def find_initialled(text: str, lists: NameLists) -> list[Span]:
