@@ -402,6 +402,7 @@ def test_the_name_before_an_address_in_brackets_is_a_person(text: str, expected:
     ("text", "expected"),
     [
         ("See you soon.\nThanks!\nFaith", ["Faith"]),
+        ("Thanks!\r\nFaith\r\n", ["Faith"]),  # written on Windows
         ("Regards\nBill Hunt\nHead of Sales", ["Bill Hunt"]),
         ("xoxo\nSunny", ["Sunny"]),
         # Not a name under a closing: no listed given name first, a company's words, a

@@ -180,9 +180,9 @@ def find_display_names(text: str) -> list[Span]:
 _SIGNED = re.compile(
     r"(?im)^[ \t]*(?:(?:many |warm |kind |best |with )?(?:thanks|thank you|regards|wishes)"
     r"(?: again)?|cheers|best|all the best|love|lots of love|xoxo|xo|ta|thx|sincerely|"
-    r"yours(?: truly| sincerely)?|take care|talk soon|speak soon)[ \t]*[!,.]*[ \t]*\n"
+    r"yours(?: truly| sincerely)?|take care|talk soon|speak soon)[ \t]*[!,.]*[ \t\r]*\n"
     r"[ \t]*(?-i:(" + _UPPER + r"[^\W\d_]*(?:[ \t]+" + _UPPER + r"[^\W\d_'’-]*){0,2}))"
-    r"[ \t]*$"
+    r"[ \t\r]*$"
 )
 
 
