@@ -106,7 +106,8 @@ class Tagger:
         on ..."), and the name is masked and counted as one.
         """
         tokens, probs = self.probabilities(text)
-        names_written = lexicon().lists.name_words
+        lists = lexicon().lists
+        names_written = lists.name_words
         people = [s for s in spans if s.source == "learned" and s.kind == "PERSON"]
         kept = []
         for span in spans:
@@ -131,7 +132,7 @@ class Tagger:
                 if inside and all(probs[i, 0] >= veto for i in inside):
                     continue
                 if span.kind == "PERSON":
-                    span = _around_found(span, people, tokens, probs, veto, lexicon().lists)
+                    span = _around_found(span, people, tokens, probs, veto, lists)
             kept.append(span)
         return kept
 

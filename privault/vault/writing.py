@@ -204,18 +204,15 @@ def store_drafts(
         assert embedder is not None and scanner is not None
         indexed, found = index_and_scan(todo, embedder, scanner)
         scans = list(found)
+    planned = {
+        index: (made, scan) for (index, _), made, scan in zip(pending, indexed, scans, strict=True)
+    }
     # In the drafts' order: the same source twice in one batch ends as the later one.
-    work: list[tuple[int, Draft, list[IndexedSection] | None, Scan | None]] = sorted(
-        [(index, draft, None, None) for index, draft in in_place]
-        + [
-            (index, draft, made, scan)
-            for (index, draft), made, scan in zip(pending, indexed, scans, strict=True)
-        ],
-        key=lambda item: item[0],
-    )
+    work = sorted(pending + in_place, key=lambda item: item[0])
     now = now_ms()
     with write(conn):
-        for index, draft, made, scan in work:
+        for index, draft in work:
+            made, scan = planned.get(index, (None, None))
             # Re-read under the lock: another writer may have stored the same content, or
             # changed or forgotten a document whose metadata alone was to change (its
             # sections are then cut here and left to the indexer, as a deferred write's).
