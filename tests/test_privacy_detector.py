@@ -57,6 +57,12 @@ def test_real_redaction(detector: Detector) -> None:
         assert value not in out
 
 
+def test_a_labelled_postcode_is_masked_and_its_label_kept(detector: Detector) -> None:
+    text = "City: Málaga\nPostcode: 47801"
+    out = Gate(STANDARD).apply(text, detector.detect(text)).text
+    assert "47801" not in out and "Postcode:" in out
+
+
 def test_packaged_lists_load() -> None:
     from privault.privacy.names import load_name_lists
     from privault.privacy.places import load_gazetteer

@@ -299,6 +299,28 @@ def test_a_house_number_ending_in_zero_is_still_one(text: str, expected: str) ->
     assert text[span.start : span.end] == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("City: Málaga\nPostcode: 47801", "47801"),
+        ("ZIP: 10001-2345", "10001-2345"),
+        ("postcode = SW1A 1AA", "SW1A 1AA"),
+        ("Postal code: H3Z 2Y7", "H3Z 2Y7"),
+        ("PLZ: 10115", "10115"),
+        ("Código postal: 7799-843", "7799-843"),
+    ],
+)
+def test_a_postcode_in_a_labelled_field_is_an_address(text: str, expected: str) -> None:
+    # No town follows it, so only the label says what the number is.
+    (span,) = rec.find_addresses(text)
+    assert text[span.start : span.end] == expected
+
+
+@pytest.mark.parametrize("text", ["zip 12 files", "PIN: 4821", "Order code: 55120"])
+def test_a_number_without_a_postcode_label_is_not_one(text: str) -> None:
+    assert rec.find_addresses(text) == []
+
+
 def test_an_address_stops_at_the_end_of_its_sentence() -> None:
     # The full stop ends the sentence and is left in the text (it once went with the town).
     text = "Her practice: 221 Baker Street, London. Phone her."

@@ -149,6 +149,16 @@ _TAIL_TOKEN = re.compile(
     + _UNIT.pattern[4:]  # a unit line after the street line
     + r")"
 )
+# A postcode in a labelled field ("Postcode: 47801", "ZIP: 10001", "PLZ: 10115"): the
+# label says what the number is, so any postcode shape is taken, with no town after it.
+_LABELLED_POSTCODE = re.compile(
+    r"(?i:\b(?:post(?:al)?[ \t]?code|postleitzahl|plz|zip(?:[ \t]?code)?|code[ \t]postal|"
+    r"c[óo]digo[ \t]postal|cap|eircode|pin[ \t]?code)\b)[ \t]*[:=#][ \t]*("
+    + _POSTCODE
+    + r"|"
+    + _POSTCODE_AFTER
+    + r"|\d{3,8}(?:-\d{3,4})?(?![\w-]))"
+)
 _LINE_ABOVE = re.compile(r"(?m)^[ \t>*•-]*(\d{1,6}[A-Za-z]?[ \t,]+[^\n]{3,60})\n[ \t>*•-]*")
 _TAIL_LIMIT = 120
 _TAIL_STOP_WORDS = frozenset(
@@ -207,4 +217,6 @@ def find_addresses(text: str) -> list[Span]:
                 end -= 1  # "Bonn." ends the sentence: the full stop is not the address
             if end > start:
                 found.append(Span(start, end, "ADDRESS", 0.75, "address"))
+    for match in _LABELLED_POSTCODE.finditer(text):
+        found.append(Span(match.start(1), match.end(1), "ADDRESS", 0.75, "address"))
     return merge_spans(found)
