@@ -316,3 +316,23 @@ def test_a_possessive_is_not_masked_with_the_name(detector: Detector) -> None:
     spans = [s for s in detector.detect(text) if s.kind == "PERSON"]
     assert spans and all(not text[s.start : s.end].endswith("'s") for s in spans)
     assert any(text[s.start : s.end] == "Bryan Maclean" for s in spans)
+
+
+@pytest.mark.parametrize(
+    ("text", "found", "masked"),
+    [
+        # "Will" is a given name where a sentence does not start, or before a name
+        ("Attendees: Grace, Will, Mark", "Will", ["Will"]),
+        ("Will Hughes called about the boiler.", "Will Hughes", ["Will Hughes"]),
+        # and the verb where a sentence starts with it
+        ("Will you call the plumber?", "Will", []),
+        ("Will it rain, Maria?", "Will it", []),
+    ],
+)
+def test_will_is_a_name_where_a_sentence_does_not_start(
+    text: str, found: str, masked: list[str]
+) -> None:
+    start = text.index(found)
+    span = Span(start, start + len(found), "PERSON", 0.85, "ner")
+    kept = trim_person(text, span, load_name_lists())
+    assert [text[s.start : s.end] for s in kept] == masked

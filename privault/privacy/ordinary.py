@@ -174,6 +174,23 @@ def _is_date(text: str, start: int, word: str) -> bool:
     )
 
 
+# Given names English also writes as a function word, which the name lists leave out.
+_WORD_NAMES = frozenset({"will"})
+
+
+def _word_name(text: str, start: int, word: str, lists: NameLists) -> bool:
+    """True when `word`, at `start` in `text`, is a given name that English also writes as
+    a function word ("Will"): capitalised where a sentence does not start ("Grace, Will,
+    Mark", "told Will"), or before a name ("Will Hughes called")."""
+    if fold(word) not in _WORD_NAMES or not word.istitle():
+        return False
+    after = _NEXT_WORD.match(text, start + len(word))
+    if after and after.group(1).istitle() and not is_ordinary(after.group(1), lists):
+        return True
+    before = text[:start].rstrip(" \t")
+    return bool(before) and before[-1] not in ".!?:\n\"'“‘(-*•>"
+
+
 def _before_greeting(text: str, end: int) -> bool:
     """True when the word ending at `end` in `text` starts a greeting or closing in another
     language: "Mit freundlichen Grüßen", "Met vriendelijke groet". The word after it goes
@@ -286,7 +303,10 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
     for line in text[span.start : span.end].split("\n"):
         words = list(_WORD.finditer(line))
         flags = [
-            is_ordinary(w.group(0), lists, surnames=span.source in ("list", "learned"))
+            (
+                is_ordinary(w.group(0), lists, surnames=span.source in ("list", "learned"))
+                and not _word_name(text, offset + w.start(), w.group(0), lists)
+            )
             or _is_currency(text, offset + w.start(), w.group(0), lists)
             or _is_date(text, offset + w.start(), w.group(0))
             or _is_acronym(text, offset + w.start(), w.group(0))
