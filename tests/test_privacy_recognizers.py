@@ -84,6 +84,10 @@ def test_addresses(text: str, expected: list[str]) -> None:
         ("Telefon: 030 1234567", ["030 1234567"]),
         ("Tlf. 0171 2345678", ["0171 2345678"]),
         ("Direct debit of 12345678 on the 1st", []),
+        # A signature's direct line and a switchboard are phone words; a direct debit is not.
+        ("Operations Lead\nDirect: 2835 0982", ["2835 0982"]),
+        ("Switchboard 2835 0982", ["2835 0982"]),
+        ("Direct debit 2835 0982", []),
         ("Ph.D. funding: 1250000 EUR", []),
     ],
 )

@@ -29,7 +29,8 @@ _EXTENSION = re.compile(r"\s?(?:x|ext\.?)\s?\d{1,5}$")
 _PHONE_CONTEXT = re.compile(
     r"(?i)\b(?:phone|tel|telephone|mobile|cell|cellphone|call|calling|called|fax|desk|"
     r"number|contact|reach|text|whatsapp|sms|dial|answering|messages?|line|landline|"
-    r"emergency|hotline|ring|ddi|"
+    r"emergency|hotline|helpline|switchboard|ring|ddi|"
+    r"direct(?![ \t]+(?:debits?|deposits?|transfers?|payments?|flights?|messages?))|"
     # the same words in the languages notes are often written in (not the ones English
     # uses for something else: "handy", "portable")
     r"telefon|telefono|tel[eé]fono|t[eé]l[eé]phone|t[eé]l|telefoon|tlf|puhelin|"
