@@ -360,8 +360,12 @@ def test_end_of_matches_the_pattern_it_replaces(text: str, words: list[str], sta
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("with @ryan.phillips14 and @mpatterson28 #travel", ["ryan.phillips14"]),
+        ("with @ryan.phillips14 and @mpatterson28 #travel", ["ryan.phillips14", "mpatterson28"]),
         ("@anna please review", ["anna"]),
+        # names run together: a given name and a surname, an initial and a surname
+        ("ping @annasmith and @jsmith", ["annasmith", "jsmith"]),
+        # words run together are not ("home" + "team"), nor letters no list knows
+        ("ask @hometeam or @xk77", []),
         ("@john-smith said", ["john-smith"]),
         # Everyday words name a group or a thing; an email's "@" is not a mention; code
         # is not a person.

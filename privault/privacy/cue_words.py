@@ -136,15 +136,38 @@ def find_handles(text: str, lists: NameLists) -> list[Span]:
     "@ryan.phillips14"), the "@" left readable. A mention of everyday words or of words no
     name list holds ("@everyone", "@home_team", "@dataclass", "@pytest.fixture") names a
     group, a thing or code, and so does one a call or a path follows; they stay readable,
-    and so does an account named by letters no list knows ("@mpatterson28")."""
+    and so does an account named by letters no list knows ("@xk77"). Names run together
+    the way account names write them are names too: an initial and a surname
+    ("@mpatterson28"), a given name and a surname ("@annaberg")."""
     spans = []
     for match in _HANDLE.finditer(text):
         if _CODE_AFTER.match(text, match.end()):
             continue
         parts = [fold(part) for part in _HANDLE_PARTS.findall(match.group(1))]
-        if any((p in lists.first or p in lists.last) and p not in lists.words for p in parts):
+        if any(_account_name(part, lists) for part in parts):
             spans.append(Span(match.start(1), match.end(1), "PERSON", 0.7, "handle"))
     return spans
+
+
+def _account_name(part: str, lists: NameLists) -> bool:
+    """True when `part` (folded letters of a handle) is a listed name no dictionary holds,
+    or one run together with an initial or another name ("mpatterson", "annaberg")."""
+
+    def name(word: str) -> bool:
+        return word in lists.first or word in lists.last
+
+    if name(part):
+        return part not in lists.words
+    if part in lists.words:
+        return False
+    if len(part) >= 5 and part[1:] in lists.last and part[1:] not in lists.words:
+        return True
+    return any(
+        part[:i] in lists.first
+        and part[i:] in lists.last
+        and not (part[:i] in lists.words and part[i:] in lists.words)
+        for i in range(3, len(part) - 2)
+    )
 
 
 # A mailbox as mail headers and address books write it: a display name, then the address
