@@ -167,6 +167,13 @@ def test_propagation_and_lists() -> None:
     assert {"Monjeau", "Graves", "Reed"} <= found
 
 
+@pytest.mark.parametrize("text", ["i'm bronagh, my number is 087", "bronagh, the number is 087"])
+def test_a_list_mate_does_not_start_with_a_function_word(text: str) -> None:
+    # Lower-case text gives no capital to tell a name by: "my number" is no mate of a name.
+    seed = [Span(text.index("bronagh"), text.index("bronagh") + 7, "PERSON", 0.85, "learned")]
+    assert [s for s in propagate(text, seed) if s.source == "list"] == []
+
+
 def test_merge_and_kinds() -> None:
     merged = merge_spans([Span(0, 4, "PERSON", 0.5, "a"), Span(2, 8, "LOCATION", 0.9, "b")])
     assert merged == [Span(0, 8, "LOCATION", 0.9, "b")]

@@ -372,7 +372,7 @@ def _list_mates(text: str, people: list[Span]) -> list[Span]:
                 continue
             start, end = start + words[0][0], start + words[-1][1]
             value = text[start:end]
-            if (start, end) in seen or value.split()[0] in _NOT_NAMES:
+            if (start, end) in seen or value.split()[0].capitalize() in _NOT_NAMES:
                 continue
             seen.add((start, end))
             mate = Span(start, end, "PERSON", 0.5, "list")
