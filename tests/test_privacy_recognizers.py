@@ -88,6 +88,9 @@ def test_addresses(text: str, expected: list[str]) -> None:
         ("Operations Lead\nDirect: 2835 0982", ["2835 0982"]),
         ("Switchboard 2835 0982", ["2835 0982"]),
         ("Direct debit 2835 0982", []),
+        # A date and an hour are a timestamp, as logs and chat exports write them.
+        ("2024-03-02 10:14:07 INFO backup done", []),
+        ("[02/03/2024 09:41] anna: hi", []),
         ("Ph.D. funding: 1250000 EUR", []),
     ],
 )

@@ -67,7 +67,7 @@ def find_phone_numbers(text: str) -> list[Span]:
     for match in _PHONE.finditer(text):
         value = match.group(0)
         digits = sum(char.isdigit() for char in _EXTENSION.sub("", value))
-        if not 7 <= digits <= 15 or _DATE_LIKE.match(value):
+        if not 7 <= digits <= 15 or _DATE_LIKE.match(value) or _timestamp(text, match):
             continue
         # "+90 (589) 6041431": a country code and an area code in parentheses group it
         # as surely as spaces do, valid in its country's plan or not.
@@ -99,6 +99,18 @@ def find_phone_numbers(text: str) -> list[Span]:
             continue
         found.append(Span(match.start(), match.end(), "PHONE_NUMBER", score, "phone"))
     return found
+
+
+def _timestamp(text: str, match: re.Match[str]) -> bool:
+    """True when a candidate is a date and the hour of a time ("2024-03-02 10" of
+    "2024-03-02 10:14:07", as logs and chat exports stamp each line)."""
+    date, _, hour = match.group(0).rpartition(" ")
+    return (
+        bool(date)
+        and len(hour) <= 2
+        and bool(_DATE_LIKE.match(date))
+        and re.match(r":\d\d", text[match.end() : match.end() + 3]) is not None
+    )
 
 
 def _valid_international(value: str) -> bool:
