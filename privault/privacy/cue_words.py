@@ -149,6 +149,9 @@ def find_handles(text: str, lists: NameLists) -> list[Span]:
     return spans
 
 
+_ACCOUNT_LETTERS = 30  # longer runs of letters are not split into names (each split is a look-up)
+
+
 def _account_name(part: str, lists: NameLists) -> bool:
     """True when `part` (folded letters of a handle) is a listed name no dictionary holds,
     or one run together with an initial or another name ("mpatterson", "annaberg")."""
@@ -158,7 +161,7 @@ def _account_name(part: str, lists: NameLists) -> bool:
 
     if name(part):
         return part not in lists.words
-    if part in lists.words:
+    if part in lists.words or len(part) > _ACCOUNT_LETTERS:
         return False
     if len(part) >= 5 and part[1:] in lists.last and part[1:] not in lists.words:
         return True
