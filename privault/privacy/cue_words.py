@@ -149,7 +149,8 @@ def find_handles(text: str, lists: NameLists) -> list[Span]:
     return spans
 
 
-_ACCOUNT_LETTERS = 30  # longer runs of letters are not split into names (each split is a look-up)
+# Longer runs of letters in a handle are not split into names (each split is a look-up).
+_ACCOUNT_LETTERS = 30
 
 
 def _account_name(part: str, lists: NameLists) -> bool:

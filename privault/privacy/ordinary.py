@@ -85,8 +85,8 @@ _LABELS = GREETINGS_ABROAD | frozenset(
     email mail phone mobile cell tel fax home work office address name subject note notes
     general re fwd ref receipt invoice customer tenant owner landlord patient holder contact
     contacts signed beneficiary employee from to cc bcc date total card license licence
-    city country state street postcode grandma grandpa mum mom dad auntie uncle producer todo ps nb
-    faq mr mrs ms miss mx dr prof sir madam i'm i've i'd i'll""".split()
+    city country state street postcode grandma grandpa mum mom dad auntie uncle producer todo
+    ps nb faq mr mrs ms miss mx dr prof sir madam i'm i've i'd i'll""".split()
 )
 # Short forms notes and chats use as words ("Misc", "msg from Sepo", "pls call"), which the
 # dictionary does not hold; none is a listed given name or surname. Kept out of the name

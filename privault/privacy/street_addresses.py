@@ -153,7 +153,7 @@ _TAIL_TOKEN = re.compile(
 # label says what the number is, so any postcode shape is taken, with no town after it.
 _LABELLED_POSTCODE = re.compile(
     r"(?i:\b(?:post(?:al)?[ \t]?code|postleitzahl|plz|zip(?:[ \t]?code)?|code[ \t]postal|"
-    r"c[óo]digo[ \t]postal|cap|eircode|pin[ \t]?code)\b)[ \t]*[:=#][ \t]*("
+    r"c[óo]digo[ \t]postal|eircode|pin[ \t]?code)\b)[ \t]*[:=#][ \t]*("
     + _POSTCODE
     + r"|"
     + _POSTCODE_AFTER
