@@ -44,6 +44,8 @@ def _kinds(spans: list[Span], text: str) -> set[tuple[str, str]]:
         ("Thanks, R. Toft", {("Toft", "PERSON")}),
         ("From: Violet Church <v.church@example.org>", {("Violet Church", "PERSON")}),
         ("See you there.\nThanks!\nFaith", {("Faith", "PERSON")}),
+        # a request names a person, given name an everyday word or not
+        ("Remind Sunny to pay Dusty.", {("Sunny", "PERSON")}),
     ],
 )
 def test_real_detection(detector: Detector, text: str, expected: set[tuple[str, str]]) -> None:

@@ -177,6 +177,27 @@ def test_a_list_mate_does_not_start_with_a_function_word(text: str) -> None:
     assert [s for s in propagate(text, seed) if s.source == "list"] == []
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a request names a person, whose given name may be an everyday word
+        ("Remind Sunny to pay the rent.", ["Sunny"]),
+        ("Done. Tell Hope I said hi", ["Hope"]),
+        ("- Ask Rose Wood about the keys", ["Rose Wood"]),
+        # not a word no name list holds, nor a request mid-sentence
+        ("Call Support about the router. Email Accounts too.", []),
+        ("I will call Sunny later", []),
+    ],
+)
+def test_the_person_a_request_names(text: str, expected: list[str]) -> None:
+    lists = NameLists(
+        first=frozenset({"sunny", "hope", "rose"}),
+        last=frozenset({"wood"}),
+        words=frozenset({"sunny", "hope", "rose", "wood", "support", "accounts"}),
+    )
+    assert [value for value, _ in _found(cue_words.find_asked(text, lists), text)] == expected
+
+
 def test_merge_and_kinds() -> None:
     merged = merge_spans([Span(0, 4, "PERSON", 0.5, "a"), Span(2, 8, "LOCATION", 0.9, "b")])
     assert merged == [Span(0, 8, "LOCATION", 0.9, "b")]

@@ -226,6 +226,32 @@ def find_signed(text: str, lists: NameLists) -> list[Span]:
     return spans
 
 
+# A request to contact someone, first in a sentence or line: "Remind Sunny to pay",
+# "Tell Hope I said hi". (Not "Pay" or "Visit": a bill, a town follow them as often.)
+_ASKED = re.compile(
+    r"(?m)(?:^|(?<=[.!?])[ \t]+)[ \t>*•-]*(?:Call|Ring|Text|Email|E-mail|Ask|Tell|Remind|"
+    r"Invite|Thank|Message|Phone|Meet|Ping|Call back|Text back)[ \t]+("
+    + _UPPER
+    + r"[^\W\d_]+(?:['’-][^\W\d_]+)?)(?:[ \t]+("
+    + _UPPER
+    + r"[^\W\d_]+(?:['’-][^\W\d_]+)?))?"
+    r"(?![\w'’-])"
+)
+
+
+def find_asked(text: str, lists: NameLists) -> list[Span]:
+    """PERSON spans of the person a request names: a listed given name, everyday word or
+    not ("Remind Sunny to pay", "Tell Hope I said hi", "Ask Rose Wood"), with the
+    capitalised word after it when that is a listed surname."""
+    spans = []
+    for match in _ASKED.finditer(text):
+        if not lists.is_first(match.group(1)):
+            continue
+        end = match.end(2) if match.group(2) and lists.is_last(match.group(2)) else match.end(1)
+        spans.append(Span(match.start(1), end, "PERSON", 0.7, "asked"))
+    return spans
+
+
 # One to three initials, then a capitalised word: "R. Toft", "A. J. Cook", "J.R.R. Tolkien".
 _INITIALLED = re.compile(
     r"(?<![\w.])((?:"
