@@ -46,6 +46,7 @@ def _kinds(spans: list[Span], text: str) -> set[tuple[str, str]]:
         ("See you there.\nThanks!\nFaith", {("Faith", "PERSON")}),
         # a request names a person, given name an everyday word or not
         ("Remind Sunny to pay Dusty.", {("Sunny", "PERSON")}),
+        ("Grandpa Frank turns 90.", {("Frank", "PERSON")}),
     ],
 )
 def test_real_detection(detector: Detector, text: str, expected: set[tuple[str, str]]) -> None:

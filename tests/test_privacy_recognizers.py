@@ -187,15 +187,18 @@ def test_a_list_mate_does_not_start_with_a_function_word(text: str) -> None:
         # not a word no name list holds, nor a request mid-sentence
         ("Call Support about the router. Email Accounts too.", []),
         ("I will call Sunny later", []),
+        # a family word or a role before a given name
+        ("Grandpa Frank turns 90; Nurse Hope Wood visits", ["Frank", "Hope Wood"]),
+        ("Father Christmas came; Sister Act is on", []),
     ],
 )
-def test_the_person_a_request_names(text: str, expected: list[str]) -> None:
+def test_the_person_a_request_or_a_role_names(text: str, expected: list[str]) -> None:
     lists = NameLists(
-        first=frozenset({"sunny", "hope", "rose"}),
+        first=frozenset({"sunny", "hope", "rose", "frank"}),
         last=frozenset({"wood"}),
         words=frozenset({"sunny", "hope", "rose", "wood", "support", "accounts"}),
     )
-    assert [value for value, _ in _found(cue_words.find_asked(text, lists), text)] == expected
+    assert [value for value, _ in _found(cue_words.find_cued_names(text, lists), text)] == expected
 
 
 def test_merge_and_kinds() -> None:

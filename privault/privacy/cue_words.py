@@ -226,29 +226,41 @@ def find_signed(text: str, lists: NameLists) -> list[Span]:
     return spans
 
 
-# A request to contact someone, first in a sentence or line: "Remind Sunny to pay",
-# "Tell Hope I said hi". (Not "Pay" or "Visit": a bill, a town follow them as often.)
-_ASKED = re.compile(
-    r"(?m)(?:^|(?<=[.!?])[ \t]+)[ \t>*•-]*(?:Call|Ring|Text|Email|E-mail|Ask|Tell|Remind|"
-    r"Invite|Thank|Message|Phone|Meet|Ping|Call back|Text back)[ \t]+("
-    + _UPPER
-    + r"[^\W\d_]+(?:['’-][^\W\d_]+)?)(?:[ \t]+("
-    + _UPPER
-    + r"[^\W\d_]+(?:['’-][^\W\d_]+)?))?"
-    r"(?![\w'’-])"
+# A capitalised word or two: a given name, and a surname perhaps.
+_CUED_NAME = (
+    r"(" + _UPPER + r"[^\W\d_]+(?:['’-][^\W\d_]+)?)(?:[ \t]+("
+    + _UPPER + r"[^\W\d_]+(?:['’-][^\W\d_]+)?))?(?![\w'’-])"
+)  # fmt: skip
+# Words that put a person's name after them: a request to contact someone, first in a
+# sentence or line ("Remind Sunny to pay", "Tell Hope I said hi"; not "Pay" or "Visit": a
+# bill, a town follow them as often), or a family word or a role ("Grandpa Frank",
+# "Nurse Hope Wood").
+_CUES_BEFORE_NAMES = (
+    re.compile(
+        r"(?m)(?:^|(?<=[.!?])[ \t]+)[ \t>*•-]*(?:Call|Ring|Text|Email|E-mail|Ask|Tell|"
+        r"Remind|Invite|Thank|Message|Phone|Meet|Ping|Call back|Text back)[ \t]+" + _CUED_NAME
+    ),
+    re.compile(
+        r"\b(?:Uncle|Aunt|Auntie|Aunty|Grandma|Grandpa|Granny|Grandad|Granddad|Nana|Nan|"
+        r"Cousin|Nurse|Midwife|Coach|Pastor|Reverend|Rev\.?|Rabbi|Imam|Father|Sister|"
+        r"Officer|Sergeant|Sgt\.?|Captain|Chef)[ \t]+" + _CUED_NAME
+    ),
 )
 
 
-def find_asked(text: str, lists: NameLists) -> list[Span]:
-    """PERSON spans of the person a request names: a listed given name, everyday word or
-    not ("Remind Sunny to pay", "Tell Hope I said hi", "Ask Rose Wood"), with the
-    capitalised word after it when that is a listed surname."""
+def find_cued_names(text: str, lists: NameLists) -> list[Span]:
+    """PERSON spans of the names a request or a family word or role puts after it: a
+    listed given name, everyday word or not ("Remind Sunny to pay", "Grandpa Frank",
+    "Nurse Hope Wood"), with the capitalised word after it when that is a listed surname.
+    A word no name list holds is not one ("Call Support", "Father Christmas")."""
     spans = []
-    for match in _ASKED.finditer(text):
-        if not lists.is_first(match.group(1)):
-            continue
-        end = match.end(2) if match.group(2) and lists.is_last(match.group(2)) else match.end(1)
-        spans.append(Span(match.start(1), end, "PERSON", 0.7, "asked"))
+    for pattern in _CUES_BEFORE_NAMES:
+        for match in pattern.finditer(text):
+            if not lists.is_first(match.group(1)):
+                continue
+            second = match.group(2)
+            end = match.end(2) if second and lists.is_last(second) else match.end(1)
+            spans.append(Span(match.start(1), end, "PERSON", 0.7, "cued"))
     return spans
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from privault.models import catalog
 from privault.privacy import recognizers as rec
 from privault.privacy.cue_words import (
-    find_asked,
+    find_cued_names,
     find_display_names,
     find_guessed_entities,
     find_handles,
@@ -255,7 +255,7 @@ class Detector:
         lists = load_name_lists()
         spans += find_guessed_entities(text) + find_handles(text, lists)
         spans += find_initialled(text, lists) + find_display_names(text)
-        spans += find_signed(text, lists) + find_asked(text, lists)
+        spans += find_signed(text, lists) + find_cued_names(text, lists)
         if self.config.ner:
             spans += load_tagger().spans(text)
         return spans
