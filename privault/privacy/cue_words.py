@@ -248,11 +248,21 @@ _CUES_BEFORE_NAMES = (
 )
 
 
+# The same request written small, anywhere in a line ("running late, tell alexa to
+# start"): only a listed given name no dictionary holds, since capitals tell nothing.
+_ASKED_SMALL = re.compile(
+    r"\b(?:call|ring|text|email|ask|tell|remind|invite|thank|message|ping|cc)[ \t]+"
+    r"([a-zß-ÿ][^\W\d_]+)(?![\w'’-])"
+)
+_NOT_NAMES_SMALL = frozenset(word.lower() for word in _NOT_NAMES)
+
+
 def find_cued_names(text: str, lists: NameLists) -> list[Span]:
     """PERSON spans of the names a request or a family word or role puts after it: a
     listed given name, everyday word or not ("Remind Sunny to pay", "Grandpa Frank",
     "Nurse Hope Wood"), with the capitalised word after it when that is a listed surname.
-    A word no name list holds is not one ("Call Support", "Father Christmas")."""
+    A word no name list holds is not one ("Call Support", "Father Christmas"). Written
+    small, a request names a listed given name no dictionary holds ("tell alexa")."""
     spans = []
     for pattern in _CUES_BEFORE_NAMES:
         for match in pattern.finditer(text):
@@ -261,6 +271,10 @@ def find_cued_names(text: str, lists: NameLists) -> list[Span]:
             second = match.group(2)
             end = match.end(2) if second and lists.is_last(second) else match.end(1)
             spans.append(Span(match.start(1), end, "PERSON", 0.7, "cued"))
+    for match in _ASKED_SMALL.finditer(text):
+        word = match.group(1)
+        if lists.is_first(word) and not lists.is_word(word) and word not in _NOT_NAMES_SMALL:
+            spans.append(Span(match.start(1), match.end(1), "PERSON", 0.7, "cued"))
     return spans
 
 
