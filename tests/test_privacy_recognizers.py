@@ -403,6 +403,9 @@ def test_end_of_matches_the_pattern_it_replaces(text: str, words: list[str], sta
         ("ping @annasmith and @jsmith", ["annasmith", "jsmith"]),
         # words run together are not ("home" + "team"), nor letters no list knows
         ("ask @hometeam or @xk77", []),
+        # a hashtag of a given name and a surname, each capitalised; not of words
+        ("So proud of #AnnaSmith today", ["AnnaSmith"]),
+        ("#HereSmith #ThrowbackThursday #anna", []),
         ("@john-smith said", ["john-smith"]),
         # Everyday words name a group or a thing; an email's "@" is not a mention; code
         # is not a person.

@@ -131,6 +131,13 @@ _HANDLE_PARTS = re.compile(r"[^\W\d_]+")
 _CODE_AFTER = re.compile(r"[ \t]*[(/{=]")
 
 
+# A hashtag that is a name run together, each part capitalised: "#ChinyereOkoro",
+# "#PedroFlores" (congratulations, memorials); "#ThrowbackThursday" is words.
+_NAME_TAG = re.compile(
+    r"(?<![\w#&/])#((" + _UPPER + r"[^\W\d_A-Z]+)(" + _UPPER + r"[^\W\d_A-Z]+))(?!\w)"
+)
+
+
 def find_handles(text: str, lists: NameLists) -> list[Span]:
     """PERSON spans of @-mentions that hold a listed name no dictionary holds ("@anna",
     "@ryan.phillips14"), the "@" left readable. A mention of everyday words or of words no
@@ -138,13 +145,19 @@ def find_handles(text: str, lists: NameLists) -> list[Span]:
     group, a thing or code, and so does one a call or a path follows; they stay readable,
     and so does an account named by letters no list knows ("@xk77"). Names run together
     the way account names write them are names too: an initial and a surname
-    ("@mpatterson28"), a given name and a surname ("@annaberg")."""
+    ("@mpatterson28"), a given name and a surname ("@annaberg"), and so is a hashtag of
+    a given name no dictionary holds and a surname, each capitalised ("#ChinyereOkoro";
+    not "#NewYork", "#BlackFriday")."""
     spans = []
     for match in _HANDLE.finditer(text):
         if _CODE_AFTER.match(text, match.end()):
             continue
         parts = [fold(part) for part in _HANDLE_PARTS.findall(match.group(1))]
         if any(_account_name(part, lists) for part in parts):
+            spans.append(Span(match.start(1), match.end(1), "PERSON", 0.7, "handle"))
+    for match in _NAME_TAG.finditer(text):
+        given, surname = match.group(2), match.group(3)
+        if lists.is_first(given) and not lists.is_word(given) and lists.is_last(surname):
             spans.append(Span(match.start(1), match.end(1), "PERSON", 0.7, "handle"))
     return spans
 
