@@ -192,6 +192,7 @@ def test_a_list_mate_does_not_start_with_a_function_word(text: str) -> None:
         ("Father Christmas came; Sister Act is on", []),
         # written small: a listed given name no dictionary holds, anywhere in the line
         ("running late, tell alexa to start", ["alexa"]),
+        ("pick up alexa from school, collect the parcel", ["alexa"]),
         ("I need to call rose, and ask them", []),
     ],
 )

@@ -264,7 +264,8 @@ _CUES_BEFORE_NAMES = (
 # The same request written small, anywhere in a line ("running late, tell alexa to
 # start"): only a listed given name no dictionary holds, since capitals tell nothing.
 _ASKED_SMALL = re.compile(
-    r"\b(?:call|ring|text|email|ask|tell|remind|invite|thank|message|ping|cc)[ \t]+"
+    r"\b(?:call|ring|text|email|ask|tell|remind|invite|thank|message|ping|cc|meet|"
+    r"pick up|drop off|collect)[ \t]+"
     r"([a-zß-ÿ][^\W\d_]+)(?![\w'’-])"
 )
 _NOT_NAMES_SMALL = frozenset(word.lower() for word in _NOT_NAMES)
