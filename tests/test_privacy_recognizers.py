@@ -8,11 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privault.privacy import cue_words
+from privault.privacy import cue_words, propagation
 from privault.privacy import recognizers as rec
-from privault.privacy.cue_words import find_context_entities, propagate
+from privault.privacy.cue_words import find_context_entities
 from privault.privacy.names import NameLists, find_names, people_in_entity
 from privault.privacy.places import Gazetteer, find_places
+from privault.privacy.propagation import propagate
 from privault.spans import Span, merge_spans, normalise_kind
 from tests.helpers import examples
 
@@ -379,7 +380,7 @@ def test_whole_word_occurrences_match_the_pattern_they_replace(text: str, value:
     # propagate once compiled this pattern per value; the string search must agree with it
     pattern = re.compile(r"(?<!\w)" + re.escape(value) + r"(?!\w)")
     expected = [match.start() for match in pattern.finditer(text)]
-    assert cue_words._whole_word_occurrences(text, value) == expected
+    assert propagation._whole_word_occurrences(text, value) == expected
 
 
 @settings(max_examples=examples(200), deadline=None)

@@ -1,19 +1,19 @@
 """Names and places found from the words around them, where NER misses them.
 
 The small spaCy pipeline misses many names that are not English, names in lower case and
-places written in capitals. Three generic signals catch most of them:
+places written in capitals. Generic signals catch most of them:
 
-* **cues** — words that announce a name ("my name is", "Name:", "Dr.", "Dear") or a place
-  ("flew to", "based in", "Where:");
-* **propagation** — a value found once is masked everywhere in the same text, and so is
-  each word of a detected full name ("Borna Jerković ... call me Borna");
-* **lists** — a name coordinated with a detected name ("Monjeau, Graves and Reed") is a
-  name too;
+* **cues** — words that announce a name ("my name is", "Name:", "Dr.", "Dear", "Remind",
+  "Grandpa") or a place ("flew to", "based in", "Where:");
+* **the shape of the writing** — a mention or a hashtag, a mailbox's display name, the line
+  under a closing, initials before a surname;
 * **guesses** — a capitalised word after a preposition of place ("train to Ramosfurt") and
   a chat speaker before a colon ("[16:15] Zülgarni: ..."), kept only when their words are
   not everyday words (`ordinary.trim_person`). Product names after "in" that the
   dictionary does not know ("in Markdown") are masked as places: the price of catching
   small towns no gazetteer lists.
+
+What is found once is spread to its other occurrences and list mates by `propagation`.
 """
 
 from __future__ import annotations
@@ -57,8 +57,8 @@ _PLACE_CUES = re.compile(
 )
 _ALL_CAPS = re.compile(r"^[^\W\d_a-zß-ÿа-яα-ω]{3,}(?:[ \t]+[^\W\d_a-zß-ÿа-яα-ω]{2,})?$")
 _STRONG_PLACE_CUE = re.compile(r"(?i)^(?!from|in|to)")
-# Capitalised words that follow such cues without being names.
-_NOT_NAMES = frozenset(word.capitalize() for word in CALENDAR) | frozenset(
+# Capitalised words that follow such cues without being names (`propagation` reads it too).
+NOT_NAMES = frozenset(word.capitalize() for word in CALENDAR) | frozenset(
     """The A An This That These Those My Your Our Their His Her It I We You They He She
     Mr Mrs Ms Miss Mx Dr Prof Sir Madam
     Yes No Not Thanks Thank Please Hello Hi Sorry Here There What When Where Who Why How
@@ -72,10 +72,10 @@ def _clean(words: str) -> tuple[int, str] | None:
     """Drop leading non-names; return (offset into `words`, the name) or None."""
     parts = words.split()
     offset = 0
-    while parts and parts[0].rstrip(".,") in _NOT_NAMES:
+    while parts and parts[0].rstrip(".,") in NOT_NAMES:
         offset = words.index(parts[1], offset + len(parts[0])) if len(parts) > 1 else len(words)
         parts = parts[1:]
-    while parts and parts[-1].rstrip(".,") in _NOT_NAMES:
+    while parts and parts[-1].rstrip(".,") in NOT_NAMES:
         parts = parts[:-1]
     if not parts:
         return None
@@ -268,7 +268,7 @@ _ASKED_SMALL = re.compile(
     r"pick up|drop off|collect)[ \t]+"
     r"([a-zß-ÿ][^\W\d_]+)(?![\w'’-])"
 )
-_NOT_NAMES_SMALL = frozenset(word.lower() for word in _NOT_NAMES)
+_NOT_NAMES_SMALL = frozenset(word.lower() for word in NOT_NAMES)
 
 
 def find_cued_names(text: str, lists: NameLists) -> list[Span]:
@@ -361,91 +361,3 @@ def _end_of(text: str, start: int, words: str) -> int:
             return start + len(words)
         position += len(word)
     return position
-
-
-_JOIN = r"(?:\s*,\s*|\s*,?\s+(?:and|or|&)\s+)"
-
-
-def propagate(text: str, spans: list[Span]) -> list[Span]:
-    """Spans for every other occurrence of detected names and places, and for list mates."""
-    added: list[Span] = []
-    values: dict[str, tuple[str, float]] = {}
-    for span in spans:
-        # A mention names an account: the same letters elsewhere are not it ("@dataclass").
-        if span.kind not in ("PERSON", "LOCATION") or span.score < 0.5 or span.source == "handle":
-            continue
-        value = text[span.start : span.end]
-        values.setdefault(value, (span.kind, span.score))
-        if span.kind == "PERSON":
-            for word in re.findall(r"[^\W\d_][\w'’-]{2,}", value):
-                if word not in _NOT_NAMES:
-                    values.setdefault(word, ("PERSON", span.score * 0.9))
-    for value, (kind, score) in values.items():
-        for start in _whole_word_occurrences(text, value):
-            end = start + len(value)
-            added.append(Span(start, end, kind, round(score, 3), "propagated"))
-    added.extend(_list_mates(text, [s for s in spans if s.kind == "PERSON" and s.score >= 0.5]))
-    return added
-
-
-def _whole_word_occurrences(text: str, value: str) -> list[int]:
-    """Starts of `value` in `text` where no word character touches either end.
-
-    The same matches as `(?<!\\w)value(?!\\w)` without compiling a pattern per value (see
-    `_end_of`): `\\w` is a letter, a digit or an underscore, in any script.
-    """
-    found = []
-    position = text.find(value)
-    while position >= 0:
-        end = position + len(value)
-        if not (position and _is_word_char(text[position - 1])) and not (
-            end < len(text) and _is_word_char(text[end])
-        ):
-            found.append(position)
-            position = text.find(value, end)
-        else:
-            position = text.find(value, position + 1)
-    return found
-
-
-def _is_word_char(char: str) -> bool:
-    return char.isalnum() or char == "_"
-
-
-def _list_mates(text: str, people: list[Span]) -> list[Span]:
-    """Names coordinated with a detected name: "Monjeau, Graves and Reed"."""
-    found: list[Span] = []
-    seen = {(s.start, s.end) for s in people}
-    queue = list(people)
-    word = r"[^\W\d_][\w'’-]+(?:[ \t]+[^\W\d_]\.?)?(?:[ \t]+[^\W\d_][\w'’-]+)?"
-    while queue:
-        span = queue.pop()
-        lower = text[span.start].islower()
-        after = re.compile(_JOIN + "(" + word + r")(?!\w)").match(text, span.end)
-        before = re.search(
-            r"(?<![\w'’-])(" + word + ")" + _JOIN + r"$", text[max(0, span.start - 60) : span.start]
-        )
-        candidates = []
-        if after:
-            candidates.append((after.start(1), after.end(1), False))
-        if before:
-            offset = max(0, span.start - 60)
-            candidates.append((offset + before.start(1), offset + before.end(1), True))
-        for start, end, before_name in candidates:
-            # keep to the found name's casing, from the words next to it outwards: "Reed
-            # met" is "Reed", "with Okonkwo" is "Okonkwo"
-            words = [w.span() for w in re.finditer(r"\S+", text[start:end])]
-            cased = [text[start + w[0]].islower() == lower for w in words]
-            while not all(cased):  # drop the word farthest from the name
-                words, cased = (words[1:], cased[1:]) if before_name else (words[:-1], cased[:-1])
-            if not words:
-                continue
-            start, end = start + words[0][0], start + words[-1][1]
-            value = text[start:end]
-            if (start, end) in seen or value.split()[0].capitalize() in _NOT_NAMES:
-                continue
-            seen.add((start, end))
-            mate = Span(start, end, "PERSON", 0.5, "list")
-            found.append(mate)
-            queue.append(mate)
-    return found

@@ -30,11 +30,11 @@ from privault.privacy.cue_words import (
     find_handles,
     find_initialled,
     find_signed,
-    propagate,
 )
 from privault.privacy.names import load_name_lists
 from privault.privacy.ordinary import trim_person
 from privault.privacy.policy import Policy
+from privault.privacy.propagation import propagate
 from privault.privacy.second_pass import second_pass_can_add
 from privault.privacy.tagger import WEIGHTS_SHA256, load_tagger
 from privault.spans import Span

@@ -1,0 +1,101 @@
+"""Found names spread: to every other occurrence of a found name or place in the same text,
+and to the names written beside a found one in a list ("Monjeau, Graves and Reed").
+
+A recogniser finds a name where its cue is; the same name elsewhere in the text ("Later
+Graves left") has none, and neither has the next name of a list. Spans made here are
+guesses ("propagated", "list"), trimmed as any guessed name is (`ordinary.trim_person`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from privault.privacy.cue_words import NOT_NAMES
+from privault.spans import Span
+
+_JOIN = r"(?:\s*,\s*|\s*,?\s+(?:and|or|&)\s+)"
+
+
+def propagate(text: str, spans: list[Span]) -> list[Span]:
+    """Spans for every other occurrence of detected names and places, and for list mates."""
+    added: list[Span] = []
+    values: dict[str, tuple[str, float]] = {}
+    for span in spans:
+        # A mention names an account: the same letters elsewhere are not it ("@dataclass").
+        if span.kind not in ("PERSON", "LOCATION") or span.score < 0.5 or span.source == "handle":
+            continue
+        value = text[span.start : span.end]
+        values.setdefault(value, (span.kind, span.score))
+        if span.kind == "PERSON":
+            for word in re.findall(r"[^\W\d_][\w'’-]{2,}", value):
+                if word not in NOT_NAMES:
+                    values.setdefault(word, ("PERSON", span.score * 0.9))
+    for value, (kind, score) in values.items():
+        for start in _whole_word_occurrences(text, value):
+            end = start + len(value)
+            added.append(Span(start, end, kind, round(score, 3), "propagated"))
+    added.extend(_list_mates(text, [s for s in spans if s.kind == "PERSON" and s.score >= 0.5]))
+    return added
+
+
+def _whole_word_occurrences(text: str, value: str) -> list[int]:
+    """Starts of `value` in `text` where no word character touches either end.
+
+    The same matches as `(?<!\\w)value(?!\\w)` without compiling a pattern per value (see
+    `_end_of`): `\\w` is a letter, a digit or an underscore, in any script.
+    """
+    found = []
+    position = text.find(value)
+    while position >= 0:
+        end = position + len(value)
+        if not (position and _is_word_char(text[position - 1])) and not (
+            end < len(text) and _is_word_char(text[end])
+        ):
+            found.append(position)
+            position = text.find(value, end)
+        else:
+            position = text.find(value, position + 1)
+    return found
+
+
+def _is_word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _list_mates(text: str, people: list[Span]) -> list[Span]:
+    """Names coordinated with a detected name: "Monjeau, Graves and Reed"."""
+    found: list[Span] = []
+    seen = {(s.start, s.end) for s in people}
+    queue = list(people)
+    word = r"[^\W\d_][\w'’-]+(?:[ \t]+[^\W\d_]\.?)?(?:[ \t]+[^\W\d_][\w'’-]+)?"
+    while queue:
+        span = queue.pop()
+        lower = text[span.start].islower()
+        after = re.compile(_JOIN + "(" + word + r")(?!\w)").match(text, span.end)
+        before = re.search(
+            r"(?<![\w'’-])(" + word + ")" + _JOIN + r"$", text[max(0, span.start - 60) : span.start]
+        )
+        candidates = []
+        if after:
+            candidates.append((after.start(1), after.end(1), False))
+        if before:
+            offset = max(0, span.start - 60)
+            candidates.append((offset + before.start(1), offset + before.end(1), True))
+        for start, end, before_name in candidates:
+            # keep to the found name's casing, from the words next to it outwards: "Reed
+            # met" is "Reed", "with Okonkwo" is "Okonkwo"
+            words = [w.span() for w in re.finditer(r"\S+", text[start:end])]
+            cased = [text[start + w[0]].islower() == lower for w in words]
+            while not all(cased):  # drop the word farthest from the name
+                words, cased = (words[1:], cased[1:]) if before_name else (words[:-1], cased[:-1])
+            if not words:
+                continue
+            start, end = start + words[0][0], start + words[-1][1]
+            value = text[start:end]
+            if (start, end) in seen or value.split()[0].capitalize() in NOT_NAMES:
+                continue
+            seen.add((start, end))
+            mate = Span(start, end, "PERSON", 0.5, "list")
+            found.append(mate)
+            queue.append(mate)
+    return found
