@@ -187,7 +187,7 @@ def _word_name(text: str, start: int, word: str, lists: NameLists) -> bool:
     after = _NEXT_WORD.match(text, start + len(word))
     if after and after.group(1).istitle() and not is_ordinary(after.group(1), lists):
         return True
-    before = text[:start].rstrip(" \t")
+    before = text[max(0, start - 16) : start].rstrip(" \t")  # not the whole text before it
     return bool(before) and before[-1] not in ".!?:\n\"'“‘(-*•>"
 
 
