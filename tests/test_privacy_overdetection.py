@@ -336,3 +336,23 @@ def test_will_is_a_name_where_a_sentence_does_not_start(
     span = Span(start, start + len(found), "PERSON", 0.85, "ner")
     kept = trim_person(text, span, load_name_lists())
     assert [text[s.start : s.end] for s in kept] == masked
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "readable"),
+    [
+        # first in a sentence and before a determiner, a given name that is a word commands
+        ("Mark the invoices as paid", "Mark", True),
+        ("Done. Rob the piggy bank for the bus fare", "Rob", True),
+        ("- Chase the refund with the bank", "Chase", True),
+        # not before a trade or a relation, nor where no sentence starts
+        ("Dawn the accountant called", "Dawn", False),
+        ("Grace, Will, Mark the plumber and Ann", "Mark", False),
+        ("Mark Hughes called", "Mark", False),
+    ],
+)
+def test_a_name_that_is_a_verb_first_in_a_command(
+    detector: Detector, text: str, word: str, readable: bool
+) -> None:
+    masked = {value for value, _ in _counted(detector.detect(text), text)}
+    assert (not any(word in value for value in masked)) is readable

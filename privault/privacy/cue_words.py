@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 
 from privault.privacy.names import CALENDAR, NameLists, fold, is_organisation_word
+from privault.privacy.tagger_words import RELATIONS, TRADES
 from privault.spans import Span
 
 _UPPER = r"[^\W\d_a-zß-ÿа-яα-ω]"  # an upper-case letter, any script
@@ -260,6 +261,17 @@ _CUES_BEFORE_NAMES = (
     ),
 )
 
+# A name followed by who the person is: "Dawn the accountant called", "Grace, our
+# cleaner, comes Friday", "Rob my neighbour has the key". Everyday words as given names
+# ("Dawn", "Grace", "Rob") give nothing else away: no model reads them as names there.
+_ASKING = frozenset(
+    """call ring text email ask tell remind invite thank message phone meet ping pay visit
+    let have get make see help send pick drop book hire warn""".split()
+)
+_NAME_BEFORE_ROLE = re.compile(
+    r"(?<![\w'’-])" + _CUED_NAME + r",?[ \t]+(?:the|my|our|your|his|her|their)[ \t]+(?:"
+    + "|".join(sorted(set(TRADES) | set(RELATIONS))) + r")s?\b"
+)  # fmt: skip
 
 # The same request written small, anywhere in a line ("running late, tell alexa to
 # start"): only a listed given name no dictionary holds, since capitals tell nothing.
@@ -272,16 +284,17 @@ _NOT_NAMES_SMALL = frozenset(word.lower() for word in NOT_NAMES)
 
 
 def find_cued_names(text: str, lists: NameLists) -> list[Span]:
-    """PERSON spans of the names a request or a family word or role puts after it: a
-    listed given name, everyday word or not ("Remind Sunny to pay", "Grandpa Frank",
-    "Nurse Hope Wood"), with the capitalised word after it when that is a listed surname.
+    """PERSON spans of the names a request or a family word or role puts after it, or a
+    trade or relation after them: a listed given name, everyday word or not ("Remind
+    Sunny to pay", "Grandpa Frank", "Nurse Hope Wood", "Dawn the accountant called"), with
+    the capitalised word after it when that is a listed surname.
     A word no name list holds is not one ("Call Support", "Father Christmas"). Written
     small, a request names a listed given name no dictionary holds ("tell alexa")."""
     spans = []
-    for pattern in _CUES_BEFORE_NAMES:
+    for pattern in (*_CUES_BEFORE_NAMES, _NAME_BEFORE_ROLE):
         for match in pattern.finditer(text):
-            if not lists.is_first(match.group(1)):
-                continue
+            if not lists.is_first(match.group(1)) or fold(match.group(1)) in _ASKING:
+                continue  # "Ask the driver to stop": a request ("Ask" is a given name too)
             second = match.group(2)
             end = match.end(2) if second and lists.is_last(second) else match.end(1)
             spans.append(Span(match.start(1), end, "PERSON", 0.7, "cued"))

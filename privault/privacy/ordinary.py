@@ -26,6 +26,12 @@ Elektro" masks Bauer, a listed given name too), so are two names before the trad
 ("Maria Keller Sanitär" masks Maria Keller), and a trade word with a capitalised word
 after it starts a heading ("Anna Dental Checkup").
 
+Brands, products and dishes ("The Roomba", "Spotify Premium", "Earl Grey", "Thai green
+curry") are no one's name either (`products.names_a_product` says when, and when a brand
+word is still a person's). A given name that is an everyday word, first in a sentence and
+before a determiner, is a command ("Mark the invoices as paid"), unless a trade or
+relation follows it ("Dawn the accountant called").
+
 A word right after an amount that names a currency in use ("12 Eur", "40 Francs": an ISO
 4217 code in any case, or a currency's English name that is not a given name) is money,
 not a person: short answers ("12 Eur") give the NER nothing else to go on. Likewise a
@@ -56,6 +62,8 @@ import functools
 import re
 
 from privault.privacy.names import CALENDAR, HOLIDAYS, NameLists, fold, is_organisation_word
+from privault.privacy.products import names_a_product
+from privault.privacy.tagger_words import RELATIONS, TRADES
 from privault.spans import Span
 
 # Sources whose only evidence for PERSON is capitalisation or a statistical guess.
@@ -191,6 +199,29 @@ def _word_name(text: str, start: int, word: str, lists: NameLists) -> bool:
     return bool(before) and before[-1] not in ".!?:\n\"'“‘(-*•>"
 
 
+# Words that open a noun phrase: a verb's object starts with one, a name is not followed by
+# one ("Mark the invoices as paid", not "Mark Hughes").
+_DETERMINERS = frozenset("the a an my our your his her their this these those every".split())
+_ROLES = frozenset(TRADES) | frozenset(RELATIONS)
+
+
+def _is_imperative(text: str, start: int, word: str, lists: NameLists) -> bool:
+    """True when `word`, at `start` in `text`, is a given name that is an everyday word too,
+    first in its sentence and followed by a determiner: a command, not a person ("Mark the
+    invoices as paid", "Rob the piggy bank", "Chase the refund"). Not before a trade or
+    a relation ("Dawn the accountant called", "Rob my neighbour")."""
+    if not word.istitle() or not lists.is_word(word):
+        return False
+    after = _NEXT_WORD.match(text, start + len(word))
+    if not after or fold(after.group(1)) not in _DETERMINERS:
+        return False
+    role = _NEXT_WORD.match(text, after.end())
+    if role and fold(role.group(1)).rstrip(".,;:!?") in _ROLES:
+        return False  # "Dawn the accountant called": a name and who she is
+    before = text[max(0, start - 16) : start].rstrip(" \t")
+    return not before or before[-1] in ".!?:\n-*•>"
+
+
 def _before_greeting(text: str, end: int) -> bool:
     """True when the word ending at `end` in `text` starts a greeting or closing in another
     language: "Mit freundlichen Grüßen", "Met vriendelijke groet". The word after it goes
@@ -269,6 +300,10 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
     cuts a possessive ending off a found name or place ("Maclean's" masks "Maclean").
     """
     span = _without_possessive(text, span)
+    if span.source in _BUSINESS_JUDGED | {"place-cue"} and _names_a_thing(
+        text, span.start, span.end, span, lists
+    ):
+        return []
     if span.source == "place-cue":
         found = [w.group(0) for w in _WORD.finditer(text[span.start : span.end])]
         plain = [w for w in found if fold(w.strip(".")) not in _PLACE_PREFIXES]
@@ -278,8 +313,6 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
         ):
             return []  # "to Maria" is a person (found elsewhere), "in March" a month
         return [span]
-    if span.source in _BUSINESS_JUDGED and _names_a_business(text, span.start, span.end, lists):
-        return []
     if (
         span.kind == "ADDRESS"
         and span.source == "learned"
@@ -311,6 +344,7 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
             or _is_date(text, offset + w.start(), w.group(0))
             or _is_acronym(text, offset + w.start(), w.group(0))
             or _before_greeting(text, offset + w.end())
+            or _is_imperative(text, offset + w.start(), w.group(0), lists)
             for w in words
         ]
         while words and flags[0]:
@@ -323,7 +357,7 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
             while end > start and not text[end - 1].isalnum():
                 end -= 1
             trimmed = (start, end) != (span.start, span.end)
-            business = judged and trimmed and _names_a_business(text, start, end, lists)
+            business = judged and trimmed and _names_a_thing(text, start, end, span, lists)
             if end > start and not business:
                 kept.append(Span(start, end, span.kind, span.score, span.source))
         offset += len(line) + 1
@@ -346,6 +380,21 @@ def _is_trade_word(word: str, lists: NameLists) -> bool:
 # guesses, cues ("serviced by Oakridge Lettings") and the tagger; not the owner's own
 # values, and not a name found elsewhere in the text and spread to here.
 _BUSINESS_JUDGED = _GUESSED - {"propagated"} | {"context", "learned", "places"}
+
+
+def _names_a_thing(text: str, start: int, end: int, span: Span, lists: NameLists) -> bool:
+    """True when the words at `start`-`end` name a business, or a brand, product or dish
+    (`products.names_a_product`): for a found person or place, or the tagger's "address"
+    with no number in it ("shop at Aldi"). A place after "to" or "from" is no business."""
+    if span.source != "place-cue" and _names_a_business(text, start, end, lists):
+        return True
+    if span.kind == "ADDRESS" and (
+        span.source != "learned" or any(char.isdigit() for char in text[start:end])
+    ):
+        return False
+    return span.kind in ("PERSON", "LOCATION", "ADDRESS") and names_a_product(
+        text, start, end, lists
+    )
 
 
 def _names_a_business(text: str, start: int, end: int, lists: NameLists) -> bool:

@@ -1,0 +1,215 @@
+"""Things people own, buy and eat are not people or places: brands, products and dishes.
+
+Notes name what people buy as often as who they meet ("The Roomba is stuck again", "Bought
+a new Bosch dishwasher", "Spotify Premium renewal", "Greek salad with feta"), and every
+signal a detector has for a person says yes to them: a capital letter, a word no
+dictionary holds, a surname list that holds "Bosch" and a given-name list that holds
+"Kindle". Masked, they make a note unreadable to an agent, and the mask spreads to every
+other use of the word in the text.
+
+A guessed person or place is a product's name here when every word of it is a well-known
+brand or product word (`BRANDS`), a model's qualifier after one ("Pro", "Max",
+"Paperwhite") or a model number ("Galaxy S23", "Charge 6"); or when it is one of a few
+fixed dishes and drinks named after people and places ("Earl Grey", "Caesar salad",
+"Victoria sponge"); or a nationality before a lower-case noun ("Thai green curry").
+
+A brand word that a name list holds too ("Ford", "Dyson", "Kindle", "Hunter") is a product
+only where the words around it say so: an article or possessive before it ("my Kindle",
+"the Ford"), a product's noun after it ("Dyson vacuum", "Hunter wellies") or a model
+after it ("Kindle Paperwhite"). Whatever the word, a form of address before it ("Mrs
+Dyson"), a given name before it ("Harrison Ford", "James Dyson") or a surname after it
+keep it a person's name; and a name found elsewhere and spread here is never judged again
+(a person found once is masked wherever the name stands).
+
+The lists are general knowledge, written out once: widely sold brands, services and
+products across Europe, the Americas and Asia, not the words of any evaluation set.
+"""
+
+from __future__ import annotations
+
+import re
+
+from privault.privacy.names import NameLists, fold, is_never_name
+from privault.privacy.tagger_words import PERSON_VERBS
+
+BRANDS = frozenset(
+    """apple iphone ipad ipod macbook imac airpods airtag homepod samsung galaxy pixel
+    google android chromebook microsoft xbox playstation nintendo sony bravia philips
+    panasonic toshiba lenovo thinkpad asus acer huawei xiaomi oneplus oppo motorola nokia
+    blackberry kindle paperwhite alexa fitbit garmin strava peloton gopro canon nikon
+    fujifilm bose sonos jbl sennheiser logitech razer nvidia tesla roomba irobot dyson
+    ecobee netgear linksys eero nespresso vertuo thermomix
+    netflix spotify youtube instagram facebook whatsapp snapchat tiktok twitter linkedin
+    pinterest reddit discord skype gmail outlook dropbox onedrive icloud evernote trello
+    asana jira github gitlab uber lyft airbnb expedia tripadvisor deliveroo ubereats
+    doordash grubhub justeat instacart amazon ebay etsy paypal venmo revolut monzo klarna
+    shopify duolingo audible hulu disney hbo crunchyroll twitch deezer shazam waze
+    citymapper trainline ryanair easyjet lufthansa qantas wizzair vueling klm
+    tesco sainsbury sainsburys asda morrisons waitrose aldi lidl ocado superdrug argos
+    currys ikea primark zara uniqlo walmart costco kroger carrefour auchan rewe edeka
+    kaufland mercadona decathlon halfords screwfix wickes homebase bunnings kmart
+    walgreens sephora
+    nando nandos starbucks pret greggs mcdonalds kfc dominos wagamama chipotle heinz
+    kellogg kelloggs nestle nescafe lavazza twinings tetley guinness heineken carlsberg
+    budweiser peroni coca cola pepsi fanta lucozade oreo cadbury kitkat haribo toblerone
+    lindt ferrero nutella marmite vegemite weetabix cheerios hovis warburtons kenco
+    tropicana oatly alpro
+    toyota honda nissan mazda subaru suzuki mitsubishi hyundai kia volkswagen vw audi bmw
+    mercedes porsche opel vauxhall peugeot renault citroen fiat ferrari lamborghini
+    maserati volvo saab skoda cupra dacia lexus chevrolet chevy chrysler cadillac buick
+    polestar rivian corolla yaris prius qashqai octavia mondeo kuga megane
+    bosch miele siemens whirlpool hotpoint beko smeg aeg electrolux zanussi indesit neff
+    kenwood breville delonghi tefal karcher pyrex tupperware dulux persil domestos dettol
+    febreze duracell
+    nike adidas puma reebok asics skechers crocs birkenstock ugg timberland patagonia
+    berghaus salomon hoka lululemon gymshark levis superdry barbour rayban oakley gucci
+    prada chanel dior versace burberry armani rolex casio swatch seiko swarovski asos
+    lego playmobil hasbro mattel jenga minecraft fortnite roblox pokemon tetris
+    ibuprofen paracetamol calpol nurofen lemsip strepsils gaviscon piriton benadryl
+    zyrtec claritin tylenol advil vicks savlon sudocrem nivea colgate sensodyne
+    listerine gillette olay loreal garnier neutrogena cerave vaseline
+    pilates zumba parkrun crossfit""".split()
+)
+# Words that name a model after a brand ("AirPods Pro", "Spotify Premium"). None is a
+# given name that is no everyday word ("Max", "Mini", "Neo": "WhatsApp Max re: keys").
+QUALIFIERS = frozenset(
+    """pro plus ultra premium air lite se go prime classic original edge fold flip xl xs
+    touch series sport family duo one""".split()
+)
+# What a brand word is followed by when it names the thing ("Dyson vacuum"). No word a
+# contact line puts after a name ("Priya phone", "Ravi account", "Ann card").
+PRODUCT_NOUNS = frozenset(
+    """vacuum hoover dishwasher washer dryer fridge freezer oven hob kettle toaster blender
+    mixer boiler heater router printer laptop tablet headphones earbuds speaker soundbar
+    tv telly camera lens watch charger cable battery console controller car van estate
+    hatchback bike scooter boots shoes trainers sneakers wellies jacket coat fleece jeans
+    app subscription membership voucher update tea coffee capsules pods machine bag bags
+    filter filters cartridge cartridges set bricks pills gel cream spray drill mower
+    model reader stick remote strap washing""".split()
+)
+# Dishes and drinks named after people and places, as the words run.
+FIXED_NAMES = frozenset(
+    tuple(phrase.split())
+    for phrase in (
+        "earl grey",
+        "caesar salad",
+        "victoria sponge",
+        "bloody mary",
+        "jack daniel",
+        "jack daniels",
+        "eggs benedict",
+        "beef wellington",
+        "wellington boots",
+        "peach melba",
+        "waldorf salad",
+        "cobb salad",
+        "chicken kiev",
+        "black forest",
+        "bakewell tart",
+        "eton mess",
+        "yorkshire pudding",
+        "cornish pasty",
+        "swiss roll",
+        "brussels sprouts",
+        "dijon mustard",
+        "greek yoghurt",
+        "greek yogurt",
+        "french toast",
+        "french press",
+        "irish coffee",
+        "scotch egg",
+        "welsh rarebit",
+        "margherita pizza",
+        "pizza margherita",
+        "spaghetti bolognese",
+        "chelsea bun",
+        "chelsea buns",
+        "battenberg cake",
+        "tom yum",
+    )
+)
+# Nationalities and regions cooked, spoken and bought ("Thai green curry", "Greek salad").
+DEMONYMS = frozenset(
+    """thai greek italian french indian chinese japanese korean vietnamese mexican spanish
+    turkish lebanese moroccan persian ethiopian jamaican caribbean cuban peruvian
+    brazilian argentinian german polish russian swedish danish norwegian finnish dutch
+    belgian swiss portuguese irish scottish welsh english british american canadian
+    australian malaysian indonesian filipino sichuan szechuan cantonese punjabi tuscan
+    sicilian neapolitan cajun""".split()
+)
+_BEFORE = frozenset(
+    """the a an my our your his her their this that these those new old another second
+    spare broken""".split()
+)
+_ADDRESS = frozenset(
+    """mr mrs ms miss mx dr prof sir dame lord lady aunt auntie uncle cousin grandma
+    grandpa nan gran father mother brother sister coach""".split()
+)
+_WORD = re.compile(r"[^\W_][\w'’&-]*")
+
+
+def _key(word: str) -> str:
+    return re.sub(r"['’]s?$", "", fold(word.strip(".")))
+
+
+def names_a_product(text: str, start: int, end: int, lists: NameLists) -> bool:
+    """True when the words at `start`-`end` name a brand, product or dish, not a person or
+    place (see the module docstring)."""
+    words = _WORD.findall(text[start:end])
+    if not words or len(words) > 4:
+        return False
+    keys = [_key(word) for word in words]
+    before = _WORD.findall(text[max(0, start - 40) : start])
+    after = _WORD.findall(text[end : end + 40])
+    previous, following = (before[-1] if before else ""), (after[0] if after else "")
+    if _key(previous) in _ADDRESS:
+        return False  # "Mrs Dyson"
+    if _fixed(before[-1:] + words + after[:1], len(before[-1:]), len(words)):
+        return True
+    if previous[:1].isupper() and lists.is_first(previous) and not lists.is_word(previous):
+        return False  # "Harrison Ford", "James Dyson"
+    if following[:1].isupper() and lists.is_last(following) and _key(following) not in BRANDS:
+        return False  # "Kindle Jones"
+    if len(words) == 1 and keys[0] in DEMONYMS:
+        return (  # "Thai green curry", not "Thai said" or "Thai and Minh"
+            following.islower()
+            and lists.is_word(following)
+            and not is_never_name(following)
+            and following not in PERSON_VERBS
+        )
+    if _key(previous) in BRANDS and previous[:1].isupper() and len(before) > 0:
+        # a model after its brand: "Samsung Galaxy", "MacBook Air", "Lemsip Max"
+        ahead = before[-2] if len(before) > 1 else ""
+        named = ahead[:1].isupper() and lists.is_first(ahead) and not lists.is_word(ahead)
+        if not named and all(_model_word(word) for word in words):
+            return True
+    if keys[0] not in BRANDS or not all(_model_word(word) for word in words[1:]):
+        return False
+    if not any(lists.is_first(key) or lists.is_last(key) for key in keys if key in BRANDS):
+        return True  # "Roomba", "Spotify Premium": no one is named so
+    model = any(key in QUALIFIERS or _is_code(key) for key in keys[1:] + [_key(following)])
+    return model or _key(previous) in _BEFORE or _key(following) in PRODUCT_NOUNS
+
+
+def _model_word(word: str) -> bool:
+    """True for a word that can follow a brand in a product's name: another brand word, a
+    qualifier ("Pro") or a model number ("S24"). Not a word no list holds: "WhatsApp
+    Isaurinda" is a message to her, not a model."""
+    key = _key(word)
+    return key in BRANDS or key in QUALIFIERS or _is_code(word)
+
+
+def _is_code(word: str) -> bool:
+    """A model number: digits, or letters and digits ("V15", "S24", "990v6", "WH-1000XM5")."""
+    return any(char.isdigit() for char in word) and len(word) <= 12
+
+
+def _fixed(words: list[str], first: int, count: int) -> bool:
+    """True when the span's words (`count` of them from `first`), with at most the word
+    before and after them, are one of `FIXED_NAMES`."""
+    keys = tuple(_key(word) for word in words)
+    for low in range(first + 1):
+        for high in range(first + count, len(keys) + 1):
+            if keys[low:high] in FIXED_NAMES:
+                return True
+    return False

@@ -1,0 +1,116 @@
+"""Brands, products and dishes are not people or places; people named like them still are."""
+
+from __future__ import annotations
+
+import pytest
+
+from privault.privacy import Detector, DetectorConfig, PolicySet
+from privault.privacy.names import load_name_lists
+from privault.privacy.products import BRANDS, DEMONYMS, QUALIFIERS, names_a_product
+
+STANDARD = PolicySet.load().resolve("standard")
+
+
+def _judged(text: str, words: str) -> bool:
+    start = text.index(words)
+    return names_a_product(text, start, start + len(words), load_name_lists())
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("The Roomba is stuck under the sofa again", "Roomba"),
+        ("Spotify Premium renewal on the 3rd", "Spotify Premium"),
+        ("Bought a new Bosch dishwasher", "Bosch"),  # a listed surname, after "a new"
+        ("my Kindle died on the train", "Kindle"),  # a listed given name, after "my"
+        ("Dyson V15 filter needs washing", "Dyson"),  # a model number after it
+        ("AirPods Pro left earbud not charging", "Pro"),  # the model after its brand
+        ("Samsung Galaxy S24 or a Pixel", "Galaxy"),
+        ("Marmite on toast and an Earl Grey", "Earl Grey"),
+        ("Caesar salad with extra croutons", "Caesar"),
+        ("Beef Wellington for Sunday", "Wellington"),
+        ("Recipe: Thai green curry", "Thai"),
+        ("Greek salad with feta", "Greek"),
+        ("Tried the Nando's peri-peri chicken", "Nando's"),  # a given name, after "the"
+    ],
+)
+def test_products_and_dishes(text: str, words: str) -> None:
+    assert _judged(text, words)
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("Ask Mrs Dyson about the fence", "Dyson"),  # a form of address
+        ("Harrison Ford was great in it", "Ford"),  # a given name before it
+        ("James Dyson opened the factory", "Dyson"),
+        ("Mercedes said she can't come", "Mercedes"),  # listed, and nothing says product
+        ("Call Zara about the dog", "Zara"),
+        ("Uber Zara home after the party", "Uber Zara"),  # two brand words, no model
+        ("WhatsApp Isaurinda re: gutter", "WhatsApp Isaurinda"),  # a brand used as a verb
+        ("WhatsApp Max re: the keys", "Max"),  # "Max" is no model word
+        ("Thai said hi", "Thai"),  # a nationality before a verb is someone's name
+        ("Thai and Minh are late", "Thai"),
+        ("Sam English called", "English"),
+        ("Kindle Jones joined the team", "Kindle"),  # a surname after it
+        ("Zara Phillips is coming", "Zara Phillips"),
+        ("Priya Okafor", "Priya Okafor"),
+    ],
+)
+def test_people_named_like_products(text: str, words: str) -> None:
+    assert not _judged(text, words)
+
+
+def test_the_lists_are_lower_case_and_apart() -> None:
+    for words in (BRANDS, QUALIFIERS, DEMONYMS):
+        assert all(word == word.lower() and word.isascii() for word in words)
+    assert not BRANDS & QUALIFIERS
+    lists = load_name_lists()
+    # a qualifier that is a given name and no everyday word would unmask "WhatsApp Max"
+    assert not [q for q in QUALIFIERS if lists.is_first(q) and not lists.is_word(q)]
+
+
+@pytest.fixture(scope="module")
+def detector() -> Detector:
+    built = Detector(DetectorConfig.build([STANDARD]))
+    built.load()
+    return built
+
+
+def _masked(detector: Detector, text: str) -> set[str]:
+    return {text[s.start : s.end] for s in detector.detect(text) if STANDARD.counts(s)}
+
+
+@pytest.mark.real
+@pytest.mark.parametrize(
+    ("text", "readable"),
+    [
+        ("The Roomba keeps getting stuck", "Roomba"),
+        ("Netflix subscription went up again", "Netflix"),
+        ("Bought a new Bosch dishwasher", "Bosch"),
+        ("Kindle Paperwhite battery died", "Paperwhite"),
+        ("Recipe: Thai green curry", "Thai"),
+        ("Deliveroo order from Wagamama", "Wagamama"),
+    ],
+)
+def test_the_detector_leaves_products_readable(
+    detector: Detector, text: str, readable: str
+) -> None:
+    assert not any(readable in value for value in _masked(detector, text))
+
+
+@pytest.mark.real
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Ask Mrs Dyson about the fence", "Dyson"),
+        ("Harrison Ford was great in it", "Ford"),
+        ("Mercedes said she can't come", "Mercedes"),
+        ("WhatsApp Isaurinda re: gutter", "Isaurinda"),
+        ("Lent Ravi my Kindle", "Ravi"),
+    ],
+)
+def test_the_detector_masks_people_named_like_products(
+    detector: Detector, text: str, name: str
+) -> None:
+    assert any(name in value for value in _masked(detector, text))
