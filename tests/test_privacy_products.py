@@ -24,6 +24,7 @@ def _judged(text: str, words: str) -> bool:
         ("Bought a new Bosch dishwasher", "Bosch"),  # a listed surname, after "a new"
         ("my Kindle died on the train", "Kindle"),  # a listed given name, after "my"
         ("Dyson V15 filter needs washing", "Dyson"),  # a model number after it
+        ("Customs form: contents Kindle Paperwhite", "Kindle Paperwhite"),  # a model's name
         ("AirPods Pro left earbud not charging", "Pro"),  # the model after its brand
         ("Samsung Galaxy S24 or a Pixel", "Galaxy"),
         ("Marmite on toast and an Earl Grey", "Earl Grey"),

@@ -185,9 +185,12 @@ def names_a_product(text: str, start: int, end: int, lists: NameLists) -> bool:
             return True
     if keys[0] not in BRANDS or not all(_model_word(word) for word in words[1:]):
         return False
-    if not any(lists.is_first(key) or lists.is_last(key) for key in keys if key in BRANDS):
+    if not any(_listed(key, lists) for key in keys if key in BRANDS):
         return True  # "Roomba", "Spotify Premium": no one is named so
-    model = any(key in QUALIFIERS or _is_code(key) for key in keys[1:] + [_key(following)])
+    model = any(  # "Kindle Paperwhite", "Kindle 4", "Galaxy S24": not "Uber Zara"
+        key in QUALIFIERS or _is_code(key) or key in BRANDS and not _listed(key, lists)
+        for key in keys[1:] + [_key(following)]
+    )
     return model or _key(previous) in _BEFORE or _key(following) in PRODUCT_NOUNS
 
 
@@ -197,6 +200,10 @@ def _model_word(word: str) -> bool:
     Isaurinda" is a message to her, not a model."""
     key = _key(word)
     return key in BRANDS or key in QUALIFIERS or _is_code(word)
+
+
+def _listed(key: str, lists: NameLists) -> bool:
+    return lists.is_first(key) or lists.is_last(key)
 
 
 def _is_code(word: str) -> bool:
