@@ -55,6 +55,10 @@ def test_products_and_dishes(text: str, words: str) -> None:
         ("Sam English called", "English"),
         ("Kindle Jones joined the team", "Kindle"),  # a surname after it
         ("Zara Phillips is coming", "Zara Phillips"),
+        ("Mercedes, watch out for the step", "Mercedes"),  # only a word right after counts
+        ("the Mercedes family came", "Mercedes"),
+        ("Let Zara go first", "Zara"),  # a model is written with a capital
+        ("Mercedes van Dijk called", "Mercedes"),
         ("Priya Okafor", "Priya Okafor"),
     ],
 )

@@ -74,18 +74,18 @@ BRANDS = frozenset(
 # given name that is no everyday word ("Max", "Mini", "Neo": "WhatsApp Max re: keys").
 QUALIFIERS = frozenset(
     """pro plus ultra premium air lite se go prime classic original edge fold flip xl xs
-    touch series sport family duo one""".split()
+    touch series sport duo one""".split()
 )
 # What a brand word is followed by when it names the thing ("Dyson vacuum"). No word a
-# contact line puts after a name ("Priya phone", "Ravi account", "Ann card").
+# contact line puts after a name ("Priya phone", "Ravi account", "Ann card"), no verb that
+# follows a subject ("Zara set off", "Mercedes watched") and no name's particle ("van").
 PRODUCT_NOUNS = frozenset(
     """vacuum hoover dishwasher washer dryer fridge freezer oven hob kettle toaster blender
-    mixer boiler heater router printer laptop tablet headphones earbuds speaker soundbar
-    tv telly camera lens watch charger cable battery console controller car van estate
-    hatchback bike scooter boots shoes trainers sneakers wellies jacket coat fleece jeans
-    app subscription membership voucher update tea coffee capsules pods machine bag bags
-    filter filters cartridge cartridges set bricks pills gel cream spray drill mower
-    model reader stick remote strap washing""".split()
+    boiler heater router printer laptop tablet headphones earbuds speaker soundbar tv
+    telly camera lens charger cable battery console controller car hatchback bike scooter
+    boots shoes trainers sneakers wellies jacket coat fleece jeans app subscription
+    membership voucher tea coffee capsules pods machine bags filter cartridge cartridges
+    bricks pills gel cream reader strap washing""".split()
 )
 # Dishes and drinks named after people and places, as the words run.
 FIXED_NAMES = frozenset(
@@ -141,11 +141,17 @@ _BEFORE = frozenset(
     """the a an my our your his her their this that these those new old another second
     spare broken""".split()
 )
+_KIN = frozenset("family families household kids children twins boys girls".split())
 _ADDRESS = frozenset(
     """mr mrs ms miss mx dr prof sir dame lord lady aunt auntie uncle cousin grandma
     grandpa nan gran father mother brother sister coach""".split()
 )
 _WORD = re.compile(r"[^\W_][\w'’&-]*")
+# The words right before and after a span, with nothing but spaces between: "Mercedes,
+# watch out" has no word after "Mercedes" that could make it a product.
+_BEFORE_RUN = re.compile(r"(?:[^\W_][\w'’&-]*[ \t]+)*$")
+_LAST_WORDS = re.compile(r"[^\W_][\w'’&-]*")
+_NEXT_RUN = re.compile(r"[ \t]+([^\W_][\w'’&-]*)")
 
 
 def _key(word: str) -> str:
@@ -159,17 +165,19 @@ def names_a_product(text: str, start: int, end: int, lists: NameLists) -> bool:
     if not words or len(words) > 4:
         return False
     keys = [_key(word) for word in words]
-    before = _WORD.findall(text[max(0, start - 40) : start])
-    after = _WORD.findall(text[end : end + 40])
-    previous, following = (before[-1] if before else ""), (after[0] if after else "")
+    before = _LAST_WORDS.findall(_BEFORE_RUN.search(text, max(0, start - 40), start).group(0))
+    after = _NEXT_RUN.match(text, end)
+    previous, following = (before[-1] if before else ""), (after.group(1) if after else "")
     if _key(previous) in _ADDRESS:
         return False  # "Mrs Dyson"
-    if _fixed(before[-1:] + words + after[:1], len(before[-1:]), len(words)):
+    if _fixed(before[-1:] + words + [following][: bool(following)], len(before[-1:]), len(words)):
         return True
     if previous[:1].isupper() and lists.is_first(previous) and not lists.is_word(previous):
         return False  # "Harrison Ford", "James Dyson"
     if following[:1].isupper() and lists.is_last(following) and _key(following) not in BRANDS:
         return False  # "Kindle Jones"
+    if _key(following) in _KIN:
+        return False  # "the Mercedes family", "the Porsche twins"
     if len(words) == 1 and keys[0] in DEMONYMS:
         return (  # "Thai green curry", not "Thai said" or "Thai and Minh"
             following.islower()
@@ -187,9 +195,10 @@ def names_a_product(text: str, start: int, end: int, lists: NameLists) -> bool:
         return False
     if not any(_listed(key, lists) for key in keys if key in BRANDS):
         return True  # "Roomba", "Spotify Premium": no one is named so
+    named_model = following[:1].isupper() or following[:1].isdigit()  # not "Zara go home"
     model = any(  # "Kindle Paperwhite", "Kindle 4", "Galaxy S24": not "Uber Zara"
         key in QUALIFIERS or _is_code(key) or key in BRANDS and not _listed(key, lists)
-        for key in keys[1:] + [_key(following)]
+        for key in keys[1:] + [_key(following)] * named_model
     )
     return model or _key(previous) in _BEFORE or _key(following) in PRODUCT_NOUNS
 
