@@ -59,6 +59,7 @@ def test_products_and_dishes(text: str, words: str) -> None:
         ("the Mercedes family came", "Mercedes"),
         ("Let Zara go first", "Zara"),  # a model is written with a capital
         ("Mercedes van Dijk called", "Mercedes"),
+        ("Guinness, Dior and Prada met at the cafe", "Guinness"),  # a founder's name
         ("Priya Okafor", "Priya Okafor"),
     ],
 )

@@ -141,6 +141,10 @@ _BEFORE = frozenset(
     """the a an my our your his her their this that these those new old another second
     spare broken""".split()
 )
+_FOUNDERS = frozenset(
+    """cadbury sainsbury sainsburys lindt carlsberg twinings burberry guinness lamborghini
+    chevrolet buick peugeot citroen""".split()
+)
 _KIN = frozenset("family families household kids children twins boys girls".split())
 _ADDRESS = frozenset(
     """mr mrs ms miss mx dr prof sir dame lord lady aunt auntie uncle cousin grandma
@@ -212,7 +216,9 @@ def _model_word(word: str) -> bool:
 
 
 def _listed(key: str, lists: NameLists) -> bool:
-    return lists.is_first(key) or lists.is_last(key)
+    """True when a brand word is a person's name too: a name list holds it, or it is a
+    founder's family name the lists lack ("Guinness Okafor", "Cadbury")."""
+    return lists.is_first(key) or lists.is_last(key) or key in _FOUNDERS
 
 
 def _is_code(word: str) -> bool:
