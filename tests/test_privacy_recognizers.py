@@ -171,6 +171,15 @@ def test_propagation_and_lists() -> None:
     assert {"Monjeau", "Graves", "Reed"} <= found
 
 
+def test_a_found_name_spreads_to_its_capitals() -> None:
+    # a reference or a form's field writes the name found elsewhere in capitals; there it
+    # is no acronym to trim ("LAMY" has four letters and is no listed given name)
+    text = "Your ref: LAMY/2022\nDear Prof. Lamy, thank you. LAMYX and Lamyland stay."
+    seed = [Span(text.index("Lamy,"), text.index("Lamy,") + 4, "PERSON", 0.9, "learned")]
+    spread = [s for s in propagate(text, seed) if s.source == "capitals"]
+    assert [(text[s.start : s.end], s.kind) for s in spread] == [("LAMY", "PERSON")]
+
+
 @pytest.mark.parametrize("text", ["i'm bronagh, my number is 087", "bronagh, the number is 087"])
 def test_a_list_mate_does_not_start_with_a_function_word(text: str) -> None:
     # Lower-case text gives no capital to tell a name by: "my number" is no mate of a name.

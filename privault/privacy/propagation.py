@@ -2,7 +2,8 @@
 and to the names written beside a found one in a list ("Monjeau, Graves and Reed").
 
 A recogniser finds a name where its cue is; the same name elsewhere in the text ("Later
-Graves left") has none, and neither has the next name of a list. Spans made here are
+Graves left", or in capitals: "Ref: GRAVES/2022") has none, and neither has the next name
+of a list. Spans made here are
 guesses ("propagated", "list"), trimmed as any guessed name is (`ordinary.trim_person`).
 """
 
@@ -32,8 +33,13 @@ def propagate(text: str, spans: list[Span]) -> list[Span]:
                     values.setdefault(word, ("PERSON", span.score * 0.9))
     for value, (kind, score) in values.items():
         for start in _whole_word_occurrences(text, value):
-            end = start + len(value)
-            added.append(Span(start, end, kind, round(score, 3), "propagated"))
+            added.append(Span(start, start + len(value), kind, round(score, 3), "propagated"))
+        # In capitals too: a form's or a reference's "LAMY/2022" beside "Dear Prof. Lamy".
+        # The value was vetted where it was found; in capitals it is no acronym to trim.
+        shouted = value.upper()
+        if shouted != value:
+            for start in _whole_word_occurrences(text, shouted):
+                added.append(Span(start, start + len(shouted), kind, round(score, 3), "capitals"))
     added.extend(_list_mates(text, [s for s in spans if s.kind == "PERSON" and s.score >= 0.5]))
     return added
 
