@@ -14,6 +14,7 @@ from privault.privacy.cue_words import find_context_entities
 from privault.privacy.names import NameLists, find_names, people_in_entity
 from privault.privacy.places import Gazetteer, find_places
 from privault.privacy.propagation import propagate
+from privault.privacy.street_addresses import postcodes_beside_towns
 from privault.spans import Span, merge_spans, normalise_kind
 from tests.helpers import examples
 
@@ -169,6 +170,27 @@ def test_propagation_and_lists() -> None:
     seed = [Span(9, 15, "PERSON", 0.85, "ner")]
     found = {text[s.start : s.end] for s in propagate(text, seed)}
     assert {"Monjeau", "Graves", "Reed"} <= found
+
+
+@pytest.mark.parametrize(
+    ("text", "town", "postcode"),
+    [
+        ("Her address: Calle de Alcalá 42, 3º B, 28014 Madrid", "Madrid", "28014"),
+        ("home address 28/098, Ranganathan Nagar, 858842 Satna; follow-up", "Satna", "858842"),
+        ("Monteiro,Emanuel,Fátima,Leiria,7799-843", "Leiria", "7799-843"),
+        ("Ship to: 2019 Berlin", "Berlin", "2019"),  # a year's shape, at a field's start
+        # a year, a count, a flight number: no postcode
+        ("the 2024 Paris Olympics", "Paris", None),
+        ("Photos from 2019 Berlin trip", "Berlin", None),
+        ("London, 2019", "London", None),
+        ("we had 200000 visitors in Paris", "Paris", None),
+        ("Flight 815 Boston", "Boston", None),
+    ],
+)
+def test_a_postcode_beside_a_found_town(text: str, town: str, postcode: str | None) -> None:
+    start = text.index(town)
+    found = postcodes_beside_towns(text, [Span(start, start + len(town), "LOCATION", 0.8, "ner")])
+    assert [text[s.start : s.end] for s in found] == ([postcode] if postcode else [])
 
 
 def test_a_found_name_spreads_to_its_capitals() -> None:

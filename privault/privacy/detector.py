@@ -36,6 +36,7 @@ from privault.privacy.ordinary import trim_person
 from privault.privacy.policy import Policy
 from privault.privacy.propagation import propagate
 from privault.privacy.second_pass import second_pass_can_add
+from privault.privacy.street_addresses import postcodes_beside_towns
 from privault.privacy.tagger import WEIGHTS_SHA256, load_tagger
 from privault.spans import Span
 
@@ -302,6 +303,8 @@ def _finished(text: str, spans: list[Span], floor: float) -> list[Span]:
     spans = [kept for span in spans for kept in trim_person(text, span, lists)]
     spread = propagate(text, spans)
     spans += [kept for span in spread for kept in trim_person(text, span, lists)]
+    towns = [span for span in spans if span.kind == "LOCATION" and span.score >= 0.5]
+    spans += postcodes_beside_towns(text, towns)
     return _finish(spans, floor)
 
 

@@ -220,3 +220,32 @@ def find_addresses(text: str) -> list[Span]:
     for match in _LABELLED_POSTCODE.finditer(text):
         found.append(Span(match.start(1), match.end(1), "ADDRESS", 0.75, "address"))
     return merge_spans(found)
+
+
+# A postcode right before a town found by any recogniser ("…, 28014 Madrid", "6435 Taguig",
+# "858842 Satna"): the postcode shapes above, or six digits (India, Russia, China,
+# Singapore). A year has the same shape ("the 2024 Paris Olympics"), so a number from 1900
+# to 2099 counts only at the start of a line or field (after a comma, colon, semicolon, pipe).
+_POSTCODE_BEFORE_TOWN = re.compile(r"(?:^|(?<=[\s,;|(]))(" + _POSTCODE + r"|\d{6}(?![\w-]))[ \t]+$")
+# A postcode right after a town, in a field of its own: the dashed forms of Portugal and
+# Brazil ("Leiria, 7799-843"; plain numbers there are as often a year or a count).
+_POSTCODE_AFTER_TOWN = re.compile(r"[ \t]*[,;|][ \t]*(\d{4,5}-\d{3})(?![\w-])")
+_YEAR = re.compile(r"(?:19|20)\d\d")
+
+
+def postcodes_beside_towns(text: str, towns: list[Span]) -> list[Span]:
+    """ADDRESS spans of the postcodes written right before or after found towns (spans
+    of kind LOCATION), where no street address around them took them in."""
+    found = []
+    for town in towns:
+        before = _POSTCODE_BEFORE_TOWN.search(text, max(0, town.start - 16), town.start)
+        if before:
+            start, end = before.span(1)
+            head = text[max(0, start - 8) : start].rstrip(" \t")  # not all the text before
+            field = head[-1:] in (",", ";", ":", "|", "\n") or (not head and start <= 8)
+            if not _YEAR.fullmatch(text[start:end]) or field:
+                found.append(Span(start, end, "ADDRESS", 0.7, "address"))
+        after = _POSTCODE_AFTER_TOWN.match(text, town.end)
+        if after:
+            found.append(Span(after.start(1), after.end(1), "ADDRESS", 0.7, "address"))
+    return found
