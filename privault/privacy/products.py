@@ -154,7 +154,6 @@ _WORD = re.compile(r"[^\W_][\w'’&-]*")
 # The words right before and after a span, with nothing but spaces between: "Mercedes,
 # watch out" has no word after "Mercedes" that could make it a product.
 _BEFORE_RUN = re.compile(r"(?:[^\W_][\w'’&-]*[ \t]+)*$")
-_LAST_WORDS = re.compile(r"[^\W_][\w'’&-]*")
 _NEXT_RUN = re.compile(r"[ \t]+([^\W_][\w'’&-]*)")
 
 
@@ -169,7 +168,8 @@ def names_a_product(text: str, start: int, end: int, lists: NameLists) -> bool:
     if not words or len(words) > 4:
         return False
     keys = [_key(word) for word in words]
-    before = _LAST_WORDS.findall(_BEFORE_RUN.search(text, max(0, start - 40), start).group(0))
+    run = _BEFORE_RUN.search(text, max(0, start - 40), start)
+    before = _WORD.findall(run.group(0)) if run else []
     after = _NEXT_RUN.match(text, end)
     previous, following = (before[-1] if before else ""), (after.group(1) if after else "")
     if _key(previous) in _ADDRESS:
