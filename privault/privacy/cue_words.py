@@ -259,6 +259,14 @@ _CUES_BEFORE_NAMES = (
         r"Cousin|Nurse|Midwife|Coach|Pastor|Reverend|Rev\.?|Rabbi|Imam|Father|Sister|"
         r"Officer|Sergeant|Sgt\.?|Captain|Chef)[ \t]+" + _CUED_NAME
     ),
+    # a verb of giving or telling, the person, then the thing: "Sent Ivy the link", "I
+    # lent Hope my drill", "paid Rose back" (a thing has no such object after it)
+    re.compile(
+        r"\b(?:[Ss]ent|[Gg]ave|[Ll]ent|[Ss]howed|[Hh]anded|[Pp]assed|[Bb]ought|[Oo]we|[Oo]wes|"
+        r"[Oo]wed|[Pp]aid|[Pp]romised|[Oo]ffered|[Tt]exted|[Ee]mailed|[Mm]essaged|[Ww]ished|"
+        r"[Tt]old|[Tt]hanked)[ \t]+" + _CUED_NAME + r"(?=[ \t]+(?:the|a|an|my|our|your|his|"
+        r"her|their|this|that|some|back)\b)"
+    ),
 )
 
 # A name followed by who the person is: "Dawn the accountant called", "Grace, our
@@ -284,11 +292,11 @@ _NOT_NAMES_SMALL = frozenset(word.lower() for word in NOT_NAMES)
 
 
 def find_cued_names(text: str, lists: NameLists) -> list[Span]:
-    """PERSON spans of the names a request or a family word or role puts after it, or a
-    trade or relation after them: a listed given name, everyday word or not ("Remind
-    Sunny to pay", "Grandpa Frank", "Nurse Hope Wood", "Dawn the accountant called"), with
-    the capitalised word after it when that is a listed surname.
-    A word no name list holds is not one ("Call Support", "Father Christmas"). Written
+    """PERSON spans of the names a request, a family word or role, or a verb of giving puts
+    after it, or a trade or relation after them: a listed given name, everyday word or not
+    ("Remind Sunny to pay", "Grandpa Frank", "Nurse Hope Wood", "Sent Ivy the link", "Dawn
+    the accountant called"), with the capitalised word after it when that is a listed
+    surname. A word no name list holds is not one ("Call Support", "Father Christmas"). Written
     small, a request names a listed given name no dictionary holds ("tell alexa")."""
     spans = []
     for pattern in (*_CUES_BEFORE_NAMES, _NAME_BEFORE_ROLE):
