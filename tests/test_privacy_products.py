@@ -32,6 +32,9 @@ def _judged(text: str, words: str) -> bool:
         ("Beef Wellington for Sunday", "Wellington"),
         ("Recipe: Thai green curry", "Thai"),
         ("Greek salad with feta", "Greek"),
+        ("Pad thai with tofu", "Pad"),
+        ("Pick up prescription (Amoxicillin 500mg)", "Amoxicillin"),
+        ("Order more Lego storage boxes", "Lego"),  # a listed surname, after "more"
         ("Tried the Nando's peri-peri chicken", "Nando's"),  # a given name, after "the"
     ],
 )

@@ -232,6 +232,9 @@ def test_a_list_mate_does_not_start_with_a_function_word(text: str) -> None:
         # a verb of giving or telling, the person, then the thing
         ("Sent Hope the link. I lent Rose Wood my drill", ["Hope", "Rose Wood"]),
         ("paid Sunny back. Sent the link to Frank. Gave Support the code", ["Sunny"]),
+        # "Will" first, before a verb a person does; not the modal
+        ("Will is picking them up. Will said so", ["Will", "Will"]),
+        ("Will you call? Will the parcel come", []),
         # a request before a role, not a name ("Ask" is a given name too)
         ("Ask the driver to stop. Hope the weather holds", []),
     ],

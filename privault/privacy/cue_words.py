@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from privault.privacy.names import CALENDAR, NameLists, fold, is_organisation_word
-from privault.privacy.tagger_words import RELATIONS, TRADES
+from privault.privacy.tagger_words import PERSON_VERBS, RELATIONS, TRADES
 from privault.spans import Span
 
 _UPPER = r"[^\W\d_a-zß-ÿа-яα-ω]"  # an upper-case letter, any script
@@ -269,6 +269,15 @@ _CUES_BEFORE_NAMES = (
     ),
 )
 
+# "Will" first in a sentence and before a verb a person does ("Will is picking the kids
+# up", "Will said he'd call"): no modal verb comes before one of these, so it is the name.
+# The name lists leave "will" out as a function word, so nothing else finds it there.
+_WILL_FIRST = re.compile(
+    r"(?m)(?:^|(?<=[.!?])[ \t]+)[ \t>*•-]*(Will)[ \t]+(?:"
+    + "|".join(verb for verb in PERSON_VERBS if verb != "will")
+    + r"|had|rang|texted|messaged|sent|wrote|told|asked)(?![\w'’-])"
+)  # fmt: skip
+
 # A name followed by who the person is: "Dawn the accountant called", "Grace, our
 # cleaner, comes Friday", "Rob my neighbour has the key". Everyday words as given names
 # ("Dawn", "Grace", "Rob") give nothing else away: no model reads them as names there.
@@ -296,7 +305,8 @@ def find_cued_names(text: str, lists: NameLists) -> list[Span]:
     after it, or a trade or relation after them: a listed given name, everyday word or not
     ("Remind Sunny to pay", "Grandpa Frank", "Nurse Hope Wood", "Sent Ivy the link", "Dawn
     the accountant called"), with the capitalised word after it when that is a listed
-    surname. A word no name list holds is not one ("Call Support", "Father Christmas"). Written
+    surname; and "Will" first in a sentence before a verb ("Will is picking them up"). A
+    word no name list holds is not one ("Call Support", "Father Christmas"). Written
     small, a request names a listed given name no dictionary holds ("tell alexa")."""
     spans = []
     for pattern in (*_CUES_BEFORE_NAMES, _NAME_BEFORE_ROLE):
@@ -306,6 +316,7 @@ def find_cued_names(text: str, lists: NameLists) -> list[Span]:
             second = match.group(2)
             end = match.end(2) if second and lists.is_last(second) else match.end(1)
             spans.append(Span(match.start(1), end, "PERSON", 0.7, "cued"))
+    spans += [Span(*m.span(1), "PERSON", 0.7, "cued") for m in _WILL_FIRST.finditer(text)]
     for match in _ASKED_SMALL.finditer(text):
         word = match.group(1)
         if lists.is_first(word) and not lists.is_word(word) and word not in _NOT_NAMES_SMALL:

@@ -208,8 +208,9 @@ _ROLES = frozenset(TRADES) | frozenset(RELATIONS)
 def _is_imperative(text: str, start: int, word: str, lists: NameLists) -> bool:
     """True when `word`, at `start` in `text`, is a given name that is an everyday word too,
     first in its sentence and followed by a determiner: a command, not a person ("Mark the
-    invoices as paid", "Rob the piggy bank", "Chase the refund"). Not before a trade or
-    a relation ("Dawn the accountant called", "Rob my neighbour")."""
+    invoices as paid", "Rob the piggy bank", "Chase the refund"). Not before a trade or a
+    relation ("Dawn the accountant called", "Rob my neighbour"); not before a particle
+    either, though "Jack up the car" is a command: "Bill down the hall said hi" is not."""
     if not word.istitle() or not lists.is_word(word):
         return False
     after = _NEXT_WORD.match(text, start + len(word))

@@ -68,6 +68,11 @@ BRANDS = frozenset(
     ibuprofen paracetamol calpol nurofen lemsip strepsils gaviscon piriton benadryl
     zyrtec claritin tylenol advil vicks savlon sudocrem nivea colgate sensodyne
     listerine gillette olay loreal garnier neutrogena cerave vaseline
+    amoxicillin penicillin doxycycline clarithromycin metronidazole metformin omeprazole
+    lansoprazole sertraline citalopram fluoxetine amitriptyline atorvastatin simvastatin
+    lisinopril ramipril amlodipine bisoprolol levothyroxine salbutamol ventolin
+    prednisolone codeine tramadol naproxen diclofenac cetirizine loratadine gabapentin
+    warfarin apixaban melatonin
     pilates zumba parkrun crossfit""".split()
 )
 # Words that name a model after a brand ("AirPods Pro", "Spotify Premium"). None is a
@@ -126,6 +131,7 @@ FIXED_NAMES = frozenset(
         "chelsea buns",
         "battenberg cake",
         "tom yum",
+        "pad thai",
     )
 )
 # Nationalities and regions cooked, spoken and bought ("Thai green curry", "Greek salad").
@@ -139,7 +145,7 @@ DEMONYMS = frozenset(
 )
 _BEFORE = frozenset(
     """the a an my our your his her their this that these those new old another second
-    spare broken""".split()
+    spare broken more some""".split()
 )
 _FOUNDERS = frozenset(
     """cadbury sainsbury sainsburys lindt carlsberg twinings burberry guinness lamborghini
