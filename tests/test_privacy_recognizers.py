@@ -229,6 +229,7 @@ def test_a_list_mate_does_not_start_with_a_function_word(text: str) -> None:
         # a trade or relation after a given name says who the person is
         ("Hope the plumber called. Rose, our cleaner, comes", ["Hope", "Rose"]),
         ("Frank my neighbour has the key; Sunny Wood the builders", ["Frank", "Sunny Wood"]),
+        ("Hope from next door called; Frank from work too", ["Hope", "Frank"]),
         # a verb of giving or telling, the person, then the thing
         ("Sent Hope the link. I lent Rose Wood my drill", ["Hope", "Rose Wood"]),
         ("paid Sunny back. Sent the link to Frank. Gave Support the code", ["Sunny"]),

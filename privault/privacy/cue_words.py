@@ -278,16 +278,23 @@ _WILL_FIRST = re.compile(
     + r"|had|rang|texted|messaged|sent|wrote|told|asked)(?![\w'’-])"
 )  # fmt: skip
 
-# A name followed by who the person is: "Dawn the accountant called", "Grace, our
-# cleaner, comes Friday", "Rob my neighbour has the key". Everyday words as given names
-# ("Dawn", "Grace", "Rob") give nothing else away: no model reads them as names there.
+# Verbs a request starts with, some of them given names too ("Ask", "Bill"): before a
+# role they ask something of it ("Ask the driver to stop"), they do not name anyone.
 _ASKING = frozenset(
     """call ring text email ask tell remind invite thank message phone meet ping pay visit
     let have get make see help send pick drop book hire warn""".split()
 )
+# A name followed by who the person is or where from: "Dawn the accountant called",
+# "Grace, our cleaner, comes Friday", "Rob my neighbour has the key", "Bill from next
+# door". Everyday words as given names ("Dawn", "Grace", "Rob") give nothing else away:
+# no model reads them as names there.
 _NAME_BEFORE_ROLE = re.compile(
-    r"(?<![\w'’-])" + _CUED_NAME + r",?[ \t]+(?:the|my|our|your|his|her|their)[ \t]+(?:"
+    r"(?<![\w'’-])" + _CUED_NAME + r"(?:,?[ \t]+(?:the|my|our|your|his|her|their)[ \t]+(?:"
     + "|".join(sorted(set(TRADES) | set(RELATIONS))) + r")s?\b"
+    # or where the person is from: "Bill from next door needs his bin back"
+    + r"|[ \t]+from[ \t]+(?:next[ \t]door|work|upstairs|downstairs|across[ \t]the[ \t]road|"
+    r"down[ \t]the[ \t]road|church|school|uni|college|choir|book[ \t]club|the[ \t]gym|"
+    r"the[ \t]office)\b)"
 )  # fmt: skip
 
 # The same request written small, anywhere in a line ("running late, tell alexa to
