@@ -47,6 +47,10 @@ def _kinds(spans: list[Span], text: str) -> set[tuple[str, str]]:
         # a request names a person, given name an everyday word or not
         ("Remind Sunny to pay Dusty.", {("Sunny", "PERSON")}),
         ("Grandpa Frank turns 90.", {("Frank", "PERSON")}),
+        # a listed town first in a title is a place there too
+        ("Kyoto temple day plan", {("Kyoto", "LOCATION")}),
+        ("Vancouver apartment hunt", {("Vancouver", "LOCATION")}),
+        ("Lunch with Will on Thursday", {("Will", "PERSON")}),
     ],
 )
 def test_real_detection(detector: Detector, text: str, expected: set[tuple[str, str]]) -> None:

@@ -236,6 +236,8 @@ def test_a_list_mate_does_not_start_with_a_function_word(text: str) -> None:
         # "Will" first, before a verb a person does; not the modal
         ("Will is picking them up. Will said so", ["Will", "Will"]),
         ("Will you call? Will the parcel come", []),
+        ("Lunch with Will on Thursday. What Will Happen Next", ["Will"]),
+        ("Pick up Sunny from daycare. Grace from HR; Frank from accounting", ["Sunny", "Frank"]),
         # a request before a role, not a name ("Ask" is a given name too)
         ("Ask the driver to stop. Hope the weather holds", []),
     ],

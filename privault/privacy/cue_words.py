@@ -252,7 +252,8 @@ _CUED_NAME = (
 _CUES_BEFORE_NAMES = (
     re.compile(
         r"(?m)(?:^|(?<=[.!?])[ \t]+)[ \t>*•-]*(?:Call|Ring|Text|Email|E-mail|Ask|Tell|"
-        r"Remind|Invite|Thank|Message|Phone|Meet|Ping|Call back|Text back)[ \t]+" + _CUED_NAME
+        r"Remind|Invite|Thank|Message|Phone|Meet|Ping|Call back|Text back|Pick up|Drop off|"
+        r"Collect)[ \t]+" + _CUED_NAME
     ),
     re.compile(
         r"\b(?:Uncle|Aunt|Auntie|Aunty|Grandma|Grandpa|Granny|Grandad|Granddad|Nana|Nan|"
@@ -270,12 +271,15 @@ _CUES_BEFORE_NAMES = (
 )
 
 # "Will" first in a sentence and before a verb a person does ("Will is picking the kids
-# up", "Will said he'd call"): no modal verb comes before one of these, so it is the name.
+# up", "Will said he'd call"): no modal verb comes before one of these, so it is the name;
+# and capitalised after a word in lower case, where no sentence or heading starts.
 # The name lists leave "will" out as a function word, so nothing else finds it there.
 _WILL_FIRST = re.compile(
     r"(?m)(?:^|(?<=[.!?])[ \t]+)[ \t>*•-]*(Will)[ \t]+(?:"
     + "|".join(verb for verb in PERSON_VERBS if verb != "will")
     + r"|had|rang|texted|messaged|sent|wrote|told|asked)(?![\w'’-])"
+    # or capitalised after a word in lower case: "Lunch with Will", "told Will", "and Will"
+    + r"|(?<=[a-z][ \t])(Will)(?![\w'’-])"
 )  # fmt: skip
 
 # Verbs a request starts with, some of them given names too ("Ask", "Bill"): before a
@@ -294,7 +298,8 @@ _NAME_BEFORE_ROLE = re.compile(
     # or where the person is from: "Bill from next door needs his bin back"
     + r"|[ \t]+from[ \t]+(?:next[ \t]door|work|upstairs|downstairs|across[ \t]the[ \t]road|"
     r"down[ \t]the[ \t]road|church|school|uni|college|choir|book[ \t]club|the[ \t]gym|"
-    r"the[ \t]office)\b)"
+    r"the[ \t]office|accounts|accounting|finance|payroll|HR|IT|sales|marketing|legal|"
+    r"reception)\b)"
 )  # fmt: skip
 
 # The same request written small, anywhere in a line ("running late, tell alexa to
@@ -323,7 +328,13 @@ def find_cued_names(text: str, lists: NameLists) -> list[Span]:
             second = match.group(2)
             end = match.end(2) if second and lists.is_last(second) else match.end(1)
             spans.append(Span(match.start(1), end, "PERSON", 0.7, "cued"))
-    spans += [Span(*m.span(1), "PERSON", 0.7, "cued") for m in _WILL_FIRST.finditer(text)]
+    for match in _WILL_FIRST.finditer(text):
+        if match.group(1):
+            spans.append(Span(*match.span(1), "PERSON", 0.7, "cued"))
+            continue
+        before = _WORD_BEFORE.search(text, max(0, match.start(2) - _BEFORE_CHARS), match.start(2))
+        if before and before.group(1)[0].islower():  # "with Will", not "What Will Happen"
+            spans.append(Span(*match.span(2), "PERSON", 0.7, "cued"))
     for match in _ASKED_SMALL.finditer(text):
         word = match.group(1)
         if lists.is_first(word) and not lists.is_word(word) and word not in _NOT_NAMES_SMALL:

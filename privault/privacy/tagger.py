@@ -126,8 +126,15 @@ class Tagger:
                 # A word English writes as a name ("Tom", `NameLists.name_words`) is not
                 # capitalised for being first in a title, nor a weak guess for being short.
                 named = bool(inside) and all(fold(tokens[i].text) in names_written for i in inside)
-                veto = VETO if span.score >= WEAK_SCORE or named else WEAK_VETO
-                if inside and not named and _starts_a_title(text, tokens, inside[0]):
+                # A town or country the gazetteer lists (no dictionary word: `find_places`) is
+                # no weak guess, and first in a title too ("Kyoto temple day plan").
+                listed_place = span.source == "places"
+                veto = VETO if span.score >= WEAK_SCORE or named or listed_place else WEAK_VETO
+                if (
+                    inside
+                    and not (named or listed_place)
+                    and _starts_a_title(text, tokens, inside[0])
+                ):
                     veto = min(veto, TITLE_VETO)
                 if inside and all(probs[i, 0] >= veto for i in inside):
                     continue
