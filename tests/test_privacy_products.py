@@ -63,6 +63,9 @@ def test_products_and_dishes(text: str, words: str) -> None:
         ("Let Zara go first", "Zara"),  # a model is written with a capital
         ("Mercedes van Dijk called", "Mercedes"),
         ("Guinness, Dior and Prada met at the cafe", "Guinness"),  # a founder's name
+        ("Skype Mercedes at 5", "Mercedes"),  # a listed brand word after a brand
+        ("Earl Grey said he would call", "Earl Grey"),  # a fixed name before a person's verb
+        ("Jack Daniel called about the fence", "Jack Daniel"),
         ("Priya Okafor", "Priya Okafor"),
     ],
 )

@@ -8,15 +8,15 @@ dictionary holds, a surname list that holds "Bosch" and a given-name list that h
 other use of the word in the text.
 
 A guessed person or place is a product's name here when every word of it is a well-known
-brand or product word (`BRANDS`), a model's qualifier after one ("Pro", "Max",
+brand or product word (`BRANDS`), a model's qualifier after one ("Pro", "Premium",
 "Paperwhite") or a model number ("Galaxy S23", "Charge 6"); or when it is one of a few
 fixed dishes and drinks named after people and places ("Earl Grey", "Caesar salad",
 "Victoria sponge"); or a nationality before a lower-case noun ("Thai green curry").
 
-A brand word that a name list holds too ("Ford", "Dyson", "Kindle", "Hunter") is a product
-only where the words around it say so: an article or possessive before it ("my Kindle",
-"the Ford"), a product's noun after it ("Dyson vacuum", "Hunter wellies") or a model
-after it ("Kindle Paperwhite"). Whatever the word, a form of address before it ("Mrs
+A brand word that a name list holds too ("Ford", "Dyson", "Kindle", "Zara") is a product
+only where the word right beside it says so: an article or possessive before it ("my
+Kindle", "the Ford"), a product's noun after it ("Dyson vacuum", "Bosch dishwasher") or a
+model after it ("Kindle Paperwhite"). Whatever the word, a form of address before it ("Mrs
 Dyson"), a given name before it ("Harrison Ford", "James Dyson") or a surname after it
 keep it a person's name; and a name found elsewhere and spread here is never judged again
 (a person found once is masked wherever the name stands).
@@ -100,8 +100,6 @@ FIXED_NAMES = frozenset(
         "caesar salad",
         "victoria sponge",
         "bloody mary",
-        "jack daniel",
-        "jack daniels",
         "eggs benedict",
         "beef wellington",
         "wellington boots",
@@ -180,7 +178,10 @@ def names_a_product(text: str, start: int, end: int, lists: NameLists) -> bool:
     previous, following = (before[-1] if before else ""), (after.group(1) if after else "")
     if _key(previous) in _ADDRESS:
         return False  # "Mrs Dyson"
-    if _fixed(before[-1:] + words + [following][: bool(following)], len(before[-1:]), len(words)):
+    fixed = _fixed(
+        before[-1:] + words + [following][: bool(following)], len(before[-1:]), len(words)
+    )
+    if fixed and following not in PERSON_VERBS:  # not "Earl Grey said"
         return True
     if previous[:1].isupper() and lists.is_first(previous) and not lists.is_word(previous):
         return False  # "Harrison Ford", "James Dyson"
@@ -195,11 +196,16 @@ def names_a_product(text: str, start: int, end: int, lists: NameLists) -> bool:
             and not is_never_name(following)
             and following not in PERSON_VERBS
         )
-    if _key(previous) in BRANDS and previous[:1].isupper() and len(before) > 0:
-        # a model after its brand: "Samsung Galaxy", "MacBook Air", "Lemsip Max"
+    if _key(previous) in BRANDS and previous[:1].isupper():
+        # a model after its brand ("Samsung Galaxy", "MacBook Air"); not a brand word that
+        # is a name too ("Skype Mercedes at 5")
         ahead = before[-2] if len(before) > 1 else ""
         named = ahead[:1].isupper() and lists.is_first(ahead) and not lists.is_word(ahead)
-        if not named and all(_model_word(word) for word in words):
+        models = [
+            _model_word(word) and not (_key(word) in BRANDS and _listed(_key(word), lists))
+            for word in words
+        ]
+        if not named and all(models):
             return True
     if keys[0] not in BRANDS or not all(_model_word(word) for word in words[1:]):
         return False
