@@ -16,6 +16,7 @@ SETS = {
     "synth2": HERE / "pii_synth2_v1.json",
     "synth3": HERE / "pii_synth3_v1.json",
     "labels": HERE / "pii_labels_v1.json",
+    "written": HERE / "pii_written_v1.json",
 }
 # The gold labels the own sets use; the benchmark reads each as a kind of identifying value.
 KINDS = {
@@ -72,3 +73,13 @@ def test_the_third_sets_numbers_pass_their_checksums() -> None:
     ibans = [span["entity_value"] for span in spans if span["entity_type"] == "IBAN_CODE"]
     assert cards and all(pii_synth3.luhn_ok(card) for card in cards)
     assert ibans and all(pii_synth3.iban_ok(iban) for iban in ibans)
+
+
+def test_the_written_set_keeps_its_batches_and_clean_lines() -> None:
+    # written by hand, not generated: frozen as committed, four batches, clean lines in each
+    items = json.loads(SETS["written"].read_text(encoding="utf-8"))
+    assert len(items) == 820
+    for batch in (1, 2, 3, 4):
+        lines = [item for item in items if item["batch"] == batch]
+        assert any(not item["spans"] for item in lines) and any(item["spans"] for item in lines)
+    assert {span["entity_type"] for item in items for span in item["spans"]} <= KINDS
