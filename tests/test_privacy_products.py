@@ -33,6 +33,9 @@ def _judged(text: str, words: str) -> bool:
         ("Recipe: Thai green curry", "Thai"),
         ("Greek salad with feta", "Greek"),
         ("Pad thai with tofu", "Pad"),
+        ("Spaghetti Carbonara", "Carbonara"),  # a listed surname, beside a food
+        ("Lamb Korma for Friday", "Lamb Korma"),
+        ("Heinz beans on toast", "Heinz"),
         ("Pick up prescription (Amoxicillin 500mg)", "Amoxicillin"),
         ("Order more Lego storage boxes", "Lego"),  # a listed surname, after "more"
         ("Tried the Nando's peri-peri chicken", "Nando's"),  # a given name, after "the"
@@ -66,6 +69,8 @@ def test_products_and_dishes(text: str, words: str) -> None:
         ("Skype Mercedes at 5", "Mercedes"),  # a listed brand word after a brand
         ("Earl Grey said he would call", "Earl Grey"),  # a fixed name before a person's verb
         ("Jack Daniel called about the fence", "Jack Daniel"),
+        ("Maria Carbonara called", "Carbonara"),
+        ("Carbonara said hi", "Carbonara"),
         ("Priya Okafor", "Priya Okafor"),
     ],
 )

@@ -1,25 +1,26 @@
 """Things people own, buy and eat are not people or places: brands, products and dishes.
 
-Notes name what people buy as often as who they meet ("The Roomba is stuck again", "Bought
-a new Bosch dishwasher", "Spotify Premium renewal", "Greek salad with feta"), and every
-signal a detector has for a person says yes to them: a capital letter, a word no
-dictionary holds, a surname list that holds "Bosch" and a given-name list that holds
-"Kindle". Masked, they make a note unreadable to an agent, and the mask spreads to every
-other use of the word in the text.
+Notes name what people buy and cook as often as who they meet ("The Roomba is stuck
+again", "Bought a new Bosch dishwasher", "Spotify Premium renewal", "Spaghetti
+Carbonara"), and every signal a detector has for a person says yes to them: a capital
+letter, a word no dictionary holds, a surname list that holds "Bosch" and "Carbonara" and
+a given-name list that holds "Kindle". Masked, they make a note unreadable to an agent,
+and the mask spreads to every other use of the word in the text.
 
 A guessed person or place is a product's name here when every word of it is a well-known
-brand or product word (`BRANDS`), a model's qualifier after one ("Pro", "Premium",
+brand, product or dish word (`BRANDS`), a model's qualifier after one ("Pro", "Premium",
 "Paperwhite") or a model number ("Galaxy S23", "Charge 6"); or when it is one of a few
 fixed dishes and drinks named after people and places ("Earl Grey", "Caesar salad",
 "Victoria sponge"); or a nationality before a lower-case noun ("Thai green curry").
 
 A brand word that a name list holds too ("Ford", "Dyson", "Kindle", "Zara") is a product
 only where the word right beside it says so: an article or possessive before it ("my
-Kindle", "the Ford"), a product's noun after it ("Dyson vacuum", "Bosch dishwasher") or a
-model after it ("Kindle Paperwhite"). Whatever the word, a form of address before it ("Mrs
-Dyson"), a given name before it ("Harrison Ford", "James Dyson") or a surname after it
-keep it a person's name; and a name found elsewhere and spread here is never judged again
-(a person found once is masked wherever the name stands).
+Kindle", "the Ford"), a product's noun after it ("Dyson vacuum", "Bosch dishwasher"), a
+model after it ("Kindle Paperwhite") or a food beside it ("Spaghetti Carbonara").
+Whatever the word, a form of address before it ("Mrs Dyson"), a given name before it
+("Harrison Ford", "James Dyson") or a surname after it keep it a person's name; and a
+name found elsewhere and spread here is never judged again (a person found once is
+masked wherever the name stands).
 
 The lists are general knowledge, written out once: widely sold brands, services and
 products across Europe, the Americas and Asia, not the words of any evaluation set.
@@ -73,7 +74,20 @@ BRANDS = frozenset(
     lisinopril ramipril amlodipine bisoprolol levothyroxine salbutamol ventolin
     prednisolone codeine tramadol naproxen diclofenac cetirizine loratadine gabapentin
     warfarin apixaban melatonin
-    pilates zumba parkrun crossfit""".split()
+    pilates zumba parkrun crossfit
+    carbonara bolognese lasagne lasagna risotto paella biryani korma tikka masala vindaloo
+    ramen udon sushi sashimi tempura teriyaki katsu gyoza tacos burrito burritos
+    enchiladas quesadilla nachos fajitas guacamole hummus falafel shawarma moussaka
+    souvlaki tzatziki goulash stroganoff schnitzel pierogi borscht pavlova tiramisu
+    cheesecake quiche ratatouille gazpacho chorizo pesto minestrone focaccia bruschetta
+    gnocchi ravioli tortellini""".split()
+)
+# Foods a dish's name is written beside ("Spaghetti Carbonara", "Chicken Tikka").
+FOODS = frozenset(
+    """spaghetti penne pasta noodles rice chicken beef lamb pork fish prawn prawns salmon
+    tuna veg vegetable vegetables veggie vegan vegetarian mushroom mushrooms tomato
+    tomatoes potato potatoes cheese chocolate apple cherry lemon sauce soup salad bread
+    cake tart pie beans""".split()
 )
 # Words that name a model after a brand ("AirPods Pro", "Spotify Premium"). None is a
 # given name that is no everyday word ("Max", "Mini", "Neo": "WhatsApp Max re: keys").
@@ -207,6 +221,8 @@ def names_a_product(text: str, start: int, end: int, lists: NameLists) -> bool:
         ]
         if not named and all(models):
             return True
+    if len(keys) > 1 and keys[0] in FOODS and keys[1] in BRANDS:
+        words, keys = words[1:], keys[1:]  # "Lamb Korma": the dish and what it is made of
     if keys[0] not in BRANDS or not all(_model_word(word) for word in words[1:]):
         return False
     if not any(_listed(key, lists) for key in keys if key in BRANDS):
@@ -216,7 +232,14 @@ def names_a_product(text: str, start: int, end: int, lists: NameLists) -> bool:
         key in QUALIFIERS or _is_code(key) or key in BRANDS and not _listed(key, lists)
         for key in keys[1:] + [_key(following)] * named_model
     )
-    return model or _key(previous) in _BEFORE or _key(following) in PRODUCT_NOUNS
+    return (
+        model
+        or _key(previous) in _BEFORE
+        or _key(following) in PRODUCT_NOUNS
+        or _key(previous) in FOODS  # "Spaghetti Carbonara"
+        or following.islower()
+        and _key(following) in FOODS  # "Heinz beans", not "Zara Salad"
+    )
 
 
 def _model_word(word: str) -> bool:
