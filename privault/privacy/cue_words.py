@@ -249,11 +249,13 @@ _CUED_NAME = (
 # sentence or line ("Remind Sunny to pay", "Tell Hope I said hi"; not "Pay" or "Visit": a
 # bill, a town follow them as often), or a family word or a role ("Grandpa Frank",
 # "Nurse Hope Wood").
+_REQUESTS = (
+    "Call Ring Text Email E-mail Ask Tell Remind Invite Thank Message Phone Meet Ping".split()
+    + ["Call back", "Text back", "Pick up", "Drop off", "Collect"]
+)
 _CUES_BEFORE_NAMES = (
     re.compile(
-        r"(?m)(?:^|(?<=[.!?])[ \t]+)[ \t>*•-]*(?:Call|Ring|Text|Email|E-mail|Ask|Tell|"
-        r"Remind|Invite|Thank|Message|Phone|Meet|Ping|Call back|Text back|Pick up|Drop off|"
-        r"Collect)[ \t]+" + _CUED_NAME
+        r"(?m)(?:^|(?<=[.!?])[ \t]+)[ \t>*•-]*(?:" + "|".join(_REQUESTS) + r")[ \t]+" + _CUED_NAME
     ),
     re.compile(
         r"\b(?:Uncle|Aunt|Auntie|Aunty|Grandma|Grandpa|Granny|Grandad|Granddad|Nana|Nan|"
@@ -284,9 +286,8 @@ _WILL_FIRST = re.compile(
 
 # Verbs a request starts with, some of them given names too ("Ask", "Bill"): before a
 # role they ask something of it ("Ask the driver to stop"), they do not name anyone.
-_ASKING = frozenset(
-    """call ring text email ask tell remind invite thank message phone meet ping pay visit
-    let have get make see help send pick drop book hire warn""".split()
+_ASKING = frozenset(fold(request.split()[0]) for request in _REQUESTS) | frozenset(
+    "pay visit let have get make see help send book hire warn".split()
 )
 # A name followed by who the person is or where from: "Dawn the accountant called",
 # "Grace, our cleaner, comes Friday", "Rob my neighbour has the key", "Bill from next

@@ -63,7 +63,7 @@ import re
 
 from privault.privacy.names import CALENDAR, HOLIDAYS, NameLists, fold, is_organisation_word
 from privault.privacy.products import names_a_product
-from privault.privacy.tagger_words import RELATIONS, TRADES
+from privault.privacy.tagger_words import DETERMINERS, RELATIONS, TRADES
 from privault.spans import Span
 
 # Sources whose only evidence for PERSON is capitalisation or a statistical guess.
@@ -199,9 +199,9 @@ def _word_name(text: str, start: int, word: str, lists: NameLists) -> bool:
     return bool(before) and before[-1] not in ".!?:\n\"'“‘(-*•>"
 
 
-# Words that open a noun phrase: a verb's object starts with one, a name is not followed by
-# one ("Mark the invoices as paid", not "Mark Hughes").
-_DETERMINERS = frozenset("the a an my our your his her their this these those every".split())
+# A verb's object starts with a determiner, a name is not followed by one ("Mark the
+# invoices as paid", not "Mark Hughes").
+_DETERMINERS = DETERMINERS | {"every"}
 _ROLES = frozenset(TRADES) | frozenset(RELATIONS)
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 
 from privault.privacy.names import NameLists, fold, is_never_name
-from privault.privacy.tagger_words import PERSON_VERBS
+from privault.privacy.tagger_words import DETERMINERS, PERSON_VERBS
 
 BRANDS = frozenset(
     """apple iphone ipad ipod macbook imac airpods airtag homepod samsung galaxy pixel
@@ -155,9 +155,8 @@ DEMONYMS = frozenset(
     australian malaysian indonesian filipino sichuan szechuan cantonese punjabi tuscan
     sicilian neapolitan cajun""".split()
 )
-_BEFORE = frozenset(
-    """the a an my our your his her their this that these those new old another second
-    spare broken more some""".split()
+_BEFORE = DETERMINERS | frozenset(  # "my Kindle", "a new Bosch", "more Lego"
+    "that new old another second spare broken more some".split()
 )
 _FOUNDERS = frozenset(
     """cadbury sainsbury sainsburys lindt carlsberg twinings burberry guinness lamborghini
@@ -168,11 +167,12 @@ _ADDRESS = frozenset(
     """mr mrs ms miss mx dr prof sir dame lord lady aunt auntie uncle cousin grandma
     grandpa nan gran father mother brother sister coach""".split()
 )
-_WORD = re.compile(r"[^\W_][\w'’&-]*")
+_W = r"[^\W_][\w'’&-]*"  # a word of a product's name: "Nando's", "WH-1000XM5", "M&S"
+_WORD = re.compile(_W)
 # The words right before and after a span, with nothing but spaces between: "Mercedes,
 # watch out" has no word after "Mercedes" that could make it a product.
-_BEFORE_RUN = re.compile(r"(?:[^\W_][\w'’&-]*[ \t]+)*$")
-_NEXT_RUN = re.compile(r"[ \t]+([^\W_][\w'’&-]*)")
+_BEFORE_RUN = re.compile(r"(?:" + _W + r"[ \t]+)*$")
+_NEXT_RUN = re.compile(r"[ \t]+(" + _W + ")")
 
 
 def _key(word: str) -> str:

@@ -32,6 +32,8 @@ FOOTERS = ("\n\nSent from my phone", "\n\nSent from my iPhone", "\nSent from my 
 TITLES = ("Dr", "Dr.", "Mr", "Mrs", "Ms", "Prof.", "Mx", "Herr", "Frau", "Mme", "Sr.")
 FIELDS = ("Name", "Contact", "Owner", "From", "To", "Tenant", "Guest", "Patient", "Client")
 RELATIONS = "sister brother aunt uncle cousin mum dad friend neighbour colleague boss".split()
+# Words that open a noun phrase ("the invoices", "my Kindle"): no name is followed by one.
+DETERMINERS = frozenset("the a an my our your his her their this these those".split())
 WEEKDAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
 MONTHS = "January February March April May June July August September October".split()
 ADDRESS_LEADS = ("lives at ", "Address: ", "", "at ", "still lives on ", "sent to ", "lives on ",
