@@ -235,6 +235,19 @@ def test_honorifics_days_and_i_are_not_masked(
         # a card's expiry date is no address; an acronym after "the" is no name
         ("card ending 4242, exp 09/29, name on card ANA PEREIRA", ["exp", "09/29"], ["PEREIRA"]),
         ("The NAS is at 10.0.0.5, Ravi's laptop next to it.", ["NAS"], ["Ravi"]),
+        # words newer than the dictionary; another language's words beside its own words
+        ("Brainstorm: retro ideas for the sprint", ["Brainstorm", "retro"], []),
+        ("Sunscreen and snacks for the beach", ["Sunscreen"], []),
+        ("Rendez-vous jeudi avec Camille Ferrand à 10h", ["Rendez-vous", "jeudi"], ["Camille"]),
+        (
+            "Sehr geehrte Frau Gunnarsson, hiermit kündige ich den Mietvertrag.",
+            ["Frau", "hiermit kündige"],
+            ["Gunnarsson"],
+        ),
+        ("Ho ricevuto le chiavi da Giulia Marchetti ieri.", ["ricevuto", "chiavi"], ["Giulia"]),
+        # ... and names where nothing says that language is written ("trieben", "deste")
+        ("Parked outside Hauptstraße 5, Trieben, on Sunday.", [], ["Trieben"]),
+        ("[09:14] deste: running late, tell Ahmed to start", [], ["deste", "Ahmed"]),
     ],
 )
 def test_everyday_words_and_values_stay_readable(

@@ -69,7 +69,8 @@ def candidates(lists: NameLists) -> list[str]:
     return sorted(((lists.first | lists.last) & lists.dictionary) - CALENDAR)
 
 
-def _lookups_probabilities() -> dict[str, float]:
+def lookups_probabilities() -> dict[str, float]:
+    """spaCy's English word log-probabilities, capitalised forms apart (derivation only)."""
     path = package_dir("spacy_lookups_data") / "data" / "en_lexeme_prob.json.gz"
     with gzip.open(path, "rt", encoding="utf-8") as handle:
         table: dict[str, float] = json.load(handle)
@@ -80,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help=f"write {NAME_WORDS_FILE.name}")
     args = parser.parse_args(argv)
-    words = derive(candidates(load_name_lists()), _lookups_probabilities())
+    words = derive(candidates(load_name_lists()), lookups_probabilities())
     text = HEADER + "".join(f"{word}\n" for word in words)
     if args.write:
         NAME_WORDS_FILE.write_text(text, encoding="utf-8")

@@ -8,7 +8,10 @@ reference numbers. Masking them ruins the text for the agent and, once propagate
 other use of the word in the same text.
 
 A PERSON span is cut into the words of one line each; a word is *ordinary* when it is in
-the English dictionary (lower case entry), and not a listed given name, or is an acronym,
+the English dictionary (lower case entry) or is an everyday word the dictionary is too old
+for ("retro"; `lexicon`), and not a listed given name, or is an everyday word of another
+language where the words near it are in that language ("jeudi" in "rendez-vous jeudi
+avec…"), or is an acronym,
 or holds a digit, or is a label, greeting, honorific ("Dr Prado" masks "Prado"), a
 contraction of "I", a short form of notes and chats ("Misc", "msg", "pls", `SHORT_FORMS`),
 or a company word ("GmbH", "Elektro", "Physio", see `names.is_organisation_word`).
@@ -61,6 +64,7 @@ from __future__ import annotations
 import functools
 import re
 
+from privault.privacy.lexicon import load_lexicon
 from privault.privacy.names import CALENDAR, HOLIDAYS, NameLists, fold, is_organisation_word
 from privault.privacy.products import names_a_product
 from privault.privacy.tagger_words import DETERMINERS, RELATIONS, TRADES
@@ -291,7 +295,16 @@ def is_ordinary(word: str, lists: NameLists, *, surnames: bool = False) -> bool:
     if surnames and lists.is_last(bare):
         return False
     stem = key[:-1] if key.endswith("s") and key[:-1] in lists.words else key
-    return stem in lists.words or key in lists.words
+    return stem in lists.words or key in lists.words or load_lexicon().is_everyday(key)
+
+
+def _is_foreign_word(text: str, start: int, word: str, lists: NameLists) -> bool:
+    """True when `word`, at `start` in `text`, is an everyday word of a language that the
+    words near it say is written there ("jeudi" in "rendez-vous jeudi avec…", see
+    `lexicon.Lexicon.languages_near`)."""
+    lexicon = load_lexicon()
+    languages = lexicon.languages_near(text, start, start + len(word), lists.dictionary)
+    return bool(languages) and lexicon.is_everyday(fold(word.strip(".'’-")), languages)
 
 
 def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
@@ -341,6 +354,7 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
                 is_ordinary(w.group(0), lists, surnames=span.source in ("list", "learned"))
                 and not _word_name(text, offset + w.start(), w.group(0), lists)
             )
+            or _is_foreign_word(text, offset + w.start(), w.group(0), lists)
             or _is_currency(text, offset + w.start(), w.group(0), lists)
             or _is_date(text, offset + w.start(), w.group(0))
             or _is_acronym(text, offset + w.start(), w.group(0))
