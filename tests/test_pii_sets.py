@@ -17,6 +17,7 @@ SETS = {
     "synth3": HERE / "pii_synth3_v1.json",
     "labels": HERE / "pii_labels_v1.json",
     "written": HERE / "pii_written_v1.json",
+    "written2": HERE / "pii_written2_v1.json",
 }
 # The gold labels the own sets use; the benchmark reads each as a kind of identifying value.
 KINDS = {
@@ -83,3 +84,12 @@ def test_the_written_set_keeps_its_batches_and_clean_lines() -> None:
         lines = [item for item in items if item["batch"] == batch]
         assert any(not item["spans"] for item in lines) and any(item["spans"] for item in lines)
     assert {span["entity_type"] for item in items for span in item["spans"]} <= KINDS
+
+
+def test_the_second_written_set_holds_sentences_and_titles_with_and_without_pii() -> None:
+    # a fifth batch by another hand, in the style of service and form templates; frozen
+    items = json.loads(SETS["written2"].read_text(encoding="utf-8"))
+    assert len(items) == 370 and all(item["batch"] == 5 for item in items)
+    clean = [item for item in items if not item["spans"]]
+    assert len(clean) == 100 and sum(len(item["full_text"]) <= 60 for item in clean) >= 40
+    assert {span["entity_type"] for item in items for span in item["spans"]} <= KINDS | {"US_SSN"}

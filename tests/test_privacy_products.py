@@ -1,4 +1,5 @@
-"""Brands, products and dishes are not people or places; people named like them still are."""
+"""Brands, products, dishes, medicines and conditions are not people or places; people
+named like them still are."""
 
 from __future__ import annotations
 
@@ -6,7 +7,15 @@ import pytest
 
 from privault.privacy import Detector, DetectorConfig, PolicySet
 from privault.privacy.names import load_name_lists
-from privault.privacy.products import BRANDS, DEMONYMS, QUALIFIERS, names_a_product
+from privault.privacy.products import (
+    BRANDS,
+    DEMONYMS,
+    EPONYMS,
+    QUALIFIERS,
+    is_medicine,
+    names_a_condition,
+    names_a_product,
+)
 
 STANDARD = PolicySet.load().resolve("standard")
 
@@ -131,3 +140,57 @@ def test_the_detector_masks_people_named_like_products(
     detector: Detector, text: str, name: str
 ) -> None:
     assert any(name in value for value in _masked(detector, text))
+
+
+@pytest.mark.parametrize(
+    ("word", "medicine"),
+    [
+        ("Amoxicillin", True), ("Lisinopril", True), ("Omeprazole", True),
+        ("Atorvastatin", True), ("Ibuprofen", True), ("Prednisolone", True),
+        ("April", False), ("Christine", False), ("Marisol", False), ("Cooper", False),
+    ],
+)  # fmt: skip
+def test_a_medicine_by_the_ending_its_kind_shares(word: str, medicine: bool) -> None:
+    assert is_medicine(word) is medicine
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "condition"),
+    [
+        ("Alzheimer's Awareness Month starts in September.", "Alzheimer", True),
+        ("The Parkinson's support group meets on Tuesday.", "Parkinson", True),
+        ("Booked the Wilson's disease clinic", "Wilson", True),
+        ("Down syndrome awareness walk", "Down", True),
+        # a person: a given name or a form of address before, or no word for a condition
+        ("Jim Parkinson's report is late", "Parkinson", False),
+        ("Mrs Wilson's dog barked all night", "Wilson", False),
+        ("Wilson's car is in the drive", "Wilson", False),
+    ],
+)
+def test_a_condition_named_after_someone(text: str, word: str, condition: bool) -> None:
+    start = text.index(word)
+    assert names_a_condition(text, start, start + len(word), load_name_lists()) is condition
+
+
+def test_no_condition_name_is_a_listed_given_name() -> None:
+    lists = load_name_lists()
+    assert not [word for word in EPONYMS if lists.is_first(word)]
+
+
+@pytest.mark.real
+@pytest.mark.parametrize(
+    ("text", "readable", "masked"),
+    [
+        ("Take Amoxicillin three times daily", "Amoxicillin", ""),
+        ("Her Alzheimer's is getting worse", "Alzheimer", ""),
+        ("The Cardiology ward has moved to the East Wing", "East Wing", ""),
+        ("Mr Parkinson's office is on the left", "", "Parkinson"),
+        ("Lunch at the Harrow Inn with the Okafor family", "", "Okafor"),
+    ],
+)
+def test_the_detector_on_medicines_conditions_and_kinds_of_place(
+    detector: Detector, text: str, readable: str, masked: str
+) -> None:
+    values = _masked(detector, text)
+    assert not readable or not any(readable in value for value in values), values
+    assert not masked or any(masked in value for value in values), values

@@ -240,13 +240,20 @@ def test_a_list_mate_does_not_start_with_a_function_word(text: str) -> None:
         ("Pick up Sunny from daycare. Grace from HR; Frank from accounting", ["Sunny", "Frank"]),
         # a request before a role, not a name ("Ask" is a given name too)
         ("Ask the driver to stop. Hope the weather holds", []),
+        # the writer naming themself; not the weather
+        ("Hi, it's Hope from the regional office", ["Hope"]),
+        ("This is Rose Wood speaking", ["Rose Wood"]),
+        ("hey, frank here, can you reset it", ["frank"]),
+        ("It's Sunny today. Nothing here yet", []),
+        # a family by its surname, not an adjective a surname list holds too
+        ("Wood family reunion; the Royal family", ["Wood"]),
     ],
 )
 def test_the_person_a_request_or_a_role_names(text: str, expected: list[str]) -> None:
     lists = NameLists(
         first=frozenset({"sunny", "hope", "rose", "frank", "alexa", "ask"}),
-        last=frozenset({"wood"}),
-        words=frozenset({"sunny", "hope", "rose", "wood", "support", "accounts"}),
+        last=frozenset({"wood", "royal"}),
+        words=frozenset({"sunny", "hope", "rose", "wood", "support", "accounts", "royal"}),
     )
     assert [value for value, _ in _found(cue_words.find_cued_names(text, lists), text)] == expected
 

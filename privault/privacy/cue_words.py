@@ -303,6 +303,24 @@ _NAME_BEFORE_ROLE = re.compile(
     r"reception)\b)"
 )  # fmt: skip
 
+# Who is writing, saying so: "Hi, it's Precious from the regional office", "This is Grace
+# speaking", "hey, frank here". The name is a listed given name, everyday word or not.
+_SELF_NAMED = re.compile(
+    r"\b(?:[Ii]t['’]s|[Ii]t[ \t]+is|[Tt]his[ \t]+is)[ \t]+" + _CUED_NAME
+    + r"(?=[ \t]*(?:,|[ \t](?:here|from|speaking|calling|again)\b))"
+)  # fmt: skip
+_HERE_SMALL = re.compile(
+    r"(?:^|\b(?:hi|hey|hello|morning|evening|ok|okay)\b[ \t,!]*)([a-z][a-z'’-]+)[ \t]+here\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+# A family called by its surname: "Baker family reunion", "the Okafor household"; not an
+# adjective that a surname list holds too ("the Royal family", "a Young family").
+_FAMILY = re.compile(r"(?<![\w'’-])(" + _UPPER + r"[a-z'’-]+)[ \t]+(?:family|families|household)\b")
+_FAMILY_ADJECTIVES = frozenset(
+    """royal holy first crime host foster nuclear extended blended modern whole same new
+    old big small young little happy entire immediate ruling sacred good great""".split()
+)
+
 # The same request written small, anywhere in a line ("running late, tell alexa to
 # start"): only a listed given name no dictionary holds, since capitals tell nothing.
 _ASKED_SMALL = re.compile(
@@ -320,7 +338,9 @@ def find_cued_names(text: str, lists: NameLists) -> list[Span]:
     the accountant called"), with the capitalised word after it when that is a listed
     surname; and "Will" first in a sentence before a verb ("Will is picking them up"). A
     word no name list holds is not one ("Call Support", "Father Christmas"). Written
-    small, a request names a listed given name no dictionary holds ("tell alexa")."""
+    small, a request names a listed given name no dictionary holds ("tell alexa"). The
+    writer naming themself ("Hi, it's Precious from…", "hey, frank here") and a listed
+    surname before "family" ("Baker family reunion") are names too."""
     spans = []
     for pattern in (*_CUES_BEFORE_NAMES, _NAME_BEFORE_ROLE):
         for match in pattern.finditer(text):
@@ -336,6 +356,19 @@ def find_cued_names(text: str, lists: NameLists) -> list[Span]:
         before = _WORD_BEFORE.search(text, max(0, match.start(2) - _BEFORE_CHARS), match.start(2))
         if before and before.group(1)[0].islower():  # "with Will", not "What Will Happen"
             spans.append(Span(*match.span(2), "PERSON", 0.7, "cued"))
+    for match in _SELF_NAMED.finditer(text):
+        if lists.is_first(match.group(1)):
+            second = match.group(2)
+            end = match.end(2) if second and lists.is_last(second) else match.end(1)
+            spans.append(Span(match.start(1), end, "PERSON", 0.7, "cued"))
+    for match in _HERE_SMALL.finditer(text):
+        word = match.group(1)
+        if word.islower() and lists.is_first(word) and word not in _NOT_NAMES_SMALL:
+            spans.append(Span(*match.span(1), "PERSON", 0.7, "cued"))
+    for match in _FAMILY.finditer(text):
+        word = match.group(1)
+        if lists.is_last(word) and fold(word) not in _FAMILY_ADJECTIVES:
+            spans.append(Span(*match.span(1), "PERSON", 0.7, "cued"))
     for match in _ASKED_SMALL.finditer(text):
         word = match.group(1)
         if lists.is_first(word) and not lists.is_word(word) and word not in _NOT_NAMES_SMALL:

@@ -56,7 +56,8 @@ CALENDAR = frozenset(
 # surname among them is left in clear beside its masked given name ("<PERSON_1> Christmas").
 HOLIDAYS = frozenset(
     """christmas xmas easter halloween thanksgiving hanukkah chanukah diwali passover ramadan
-    pentecost whitsun kwanzaa nowruz""".split()
+    pentecost whitsun kwanzaa nowruz eid fitr adha holi vesak yom kippur rosh hashanah
+    lent advent""".split()
 )
 # Words a name list may contain that are far more often ordinary English at the start of a
 # name-like run: function words, calendar words, festivals, forms of address, labels.
@@ -155,7 +156,7 @@ class NameLists:
     words: frozenset[str]  # ordinary English words (lower case in the dictionary)
     name_words: frozenset[str] = frozenset()  # in the dictionary, written as names ("tom")
 
-    @property
+    @functools.cached_property
     def dictionary(self) -> frozenset[str]:
         """Every lower-case word of the dictionary as printed, the name words among them."""
         return self.words | self.name_words

@@ -20,20 +20,12 @@ dropped. So a surname that is also a word ("Baker") is not masked on capitalisat
 alone, while "Ann Baker" keeps both words, and "Ann and Baker" too (a listed surname
 coordinated with a name is one).
 
-A business's name is not a person or a place: one word, or everyday words only, before a
-capitalised trade word that ends the run ("Cedar Physio", "Greenleaf Bakery on Friday",
-"Blue Door Cafe", "serviced by Oakridge Lettings.", "Okafor Dental") is dropped whatever
-found it, unless it is a name found elsewhere in the text and spread to here. A given
-name that is no everyday word is a person's ("Priya Dental" is her appointment; "Bauer
-Elektro" masks Bauer, a listed given name too), so are two names before the trade word
-("Maria Keller Sanitär" masks Maria Keller), and a trade word with a capitalised word
-after it starts a heading ("Anna Dental Checkup").
-
-Brands, products and dishes ("The Roomba", "Spotify Premium", "Earl Grey", "Thai green
-curry") are no one's name either (`products.names_a_product` says when, and when a brand
-word is still a person's). A given name that is an everyday word, first in a sentence and
-before a determiner, is a command ("Mark the invoices as paid"), unless a trade or
-relation follows it ("Dawn the accountant called").
+A business's name, a brand, a product, a dish, a medicine, a condition named after
+someone ("Cedar Physio", "Spotify Premium", "Earl Grey", "Alzheimer's") and a part of a
+building ("the East Wing") are no one's name (`things` says when). A given name that is
+an everyday word, first in a sentence and before a determiner or a medicine, is a command
+("Mark the invoices as paid", "Take Amoxicillin"), unless a trade or relation follows it
+("Dawn the accountant called").
 
 A word right after an amount that names a currency in use ("12 Eur", "40 Francs": an ISO
 4217 code in any case, or a currency's English name that is not a given name) is money,
@@ -66,8 +58,12 @@ import re
 
 from privault.privacy.lexicon import load_lexicon
 from privault.privacy.names import CALENDAR, HOLIDAYS, NameLists, fold, is_organisation_word
-from privault.privacy.products import names_a_product
+from privault.privacy.products import is_medicine
 from privault.privacy.tagger_words import DETERMINERS, RELATIONS, TRADES
+from privault.privacy.things import NEXT_WORD as _NEXT_WORD
+from privault.privacy.things import THE_BEFORE as _THE_BEFORE
+from privault.privacy.things import WORD as _WORD
+from privault.privacy.things import is_a_common_place, names_a_thing
 from privault.spans import Span
 
 # Sources whose only evidence for PERSON is capitalisation or a statistical guess.
@@ -77,8 +73,6 @@ _PLACE_PREFIXES = frozenset(
     """north south east west new old port lake saint st san santa mount fort upper lower
     great little bad nieder ober new grand la le los las el""".split()
 )
-_WORD = re.compile(r"[^\s,;:()\[\]|<>\"/]+")
-_NEXT_WORD = re.compile(r"[ \t]+([^\W\d_][\w.&-]*)")
 # Greetings, closings and thanks in the languages of the name lists. Unlike the labels
 # below, none is a listed given name or surname ("Liebe", "Mit", "Hallo", "Merci" are, and
 # stay names unless a word of this list follows: "Mit freundlichen Grüßen").
@@ -211,14 +205,15 @@ _ROLES = frozenset(TRADES) | frozenset(RELATIONS)
 
 def _is_imperative(text: str, start: int, word: str, lists: NameLists) -> bool:
     """True when `word`, at `start` in `text`, is a given name that is an everyday word too,
-    first in its sentence and followed by a determiner: a command, not a person ("Mark the
-    invoices as paid", "Rob the piggy bank", "Chase the refund"). Not before a trade or a
-    relation ("Dawn the accountant called", "Rob my neighbour"); not before a particle
+    first in its sentence and followed by a determiner or a medicine: a command, not a
+    person ("Mark the invoices as paid", "Rob the piggy bank", "Take Amoxicillin"). Not
+    before a trade or a relation ("Dawn the accountant called", "Rob my neighbour"); not
+    before a particle
     either, though "Jack up the car" is a command: "Bill down the hall said hi" is not."""
     if not word.istitle() or not lists.is_word(word):
         return False
     after = _NEXT_WORD.match(text, start + len(word))
-    if not after or fold(after.group(1)) not in _DETERMINERS:
+    if not after or not (fold(after.group(1)) in _DETERMINERS or is_medicine(after.group(1))):
         return False
     role = _NEXT_WORD.match(text, after.end())
     if role and fold(role.group(1)).rstrip(".,;:!?") in _ROLES:
@@ -256,9 +251,6 @@ def _is_a_date(value: str) -> bool:
     )
 
 
-_THE_BEFORE = re.compile(r"\b[Tt]he[ \t]+$")
-
-
 def _is_acronym(text: str, start: int, word: str) -> bool:
     """True when `word`, at `start` in `text`, is a short word in capitals after "the":
     "the NAS", "the NHS" (a name in capitals does not take an article)."""
@@ -290,6 +282,8 @@ def is_ordinary(word: str, lists: NameLists, *, surnames: bool = False) -> bool:
         return True  # "February", "Thursday" (a month by a day number: `_is_date`)
     if key in HOLIDAYS:
         return True  # "Christmas", "Ramadan"
+    if is_medicine(bare):
+        return True  # "Amoxicillin", "Lisinopril"
     if is_organisation_word(bare):
         return True  # "Bauer Elektro", "Stadtwerke Köln": the company word is not a name
     if surnames and lists.is_last(bare):
@@ -314,7 +308,7 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
     cuts a possessive ending off a found name or place ("Maclean's" masks "Maclean").
     """
     span = _without_possessive(text, span)
-    if span.source in _BUSINESS_JUDGED | {"place-cue"} and _names_a_thing(
+    if span.source in _BUSINESS_JUDGED | {"place-cue"} and names_a_thing(
         text, span.start, span.end, span, lists
     ):
         return []
@@ -339,7 +333,15 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
         if any(char.isdigit() for char in text[span.start : span.end]):
             return []
         after = _NEXT_WORD.match(text, span.end)
-        return [] if after and is_organisation_word(after.group(1)) else [span]
+        if after and is_organisation_word(after.group(1)):
+            return []
+        return [] if is_a_common_place(text, span, lists) else [span]
+    if (
+        span.kind == "LOCATION"
+        and span.source == "learned"
+        and is_a_common_place(text, span, lists)
+    ):
+        return []
     learned = span.source == "learned" and span.kind in ("PERSON", "LOCATION")
     if not learned and (span.kind != "PERSON" or span.source not in _GUESSED):
         return [span]
@@ -372,70 +374,17 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
             while end > start and not text[end - 1].isalnum():
                 end -= 1
             trimmed = (start, end) != (span.start, span.end)
-            business = judged and trimmed and _names_a_thing(text, start, end, span, lists)
+            business = judged and trimmed and names_a_thing(text, start, end, span, lists)
             if end > start and not business:
                 kept.append(Span(start, end, span.kind, span.score, span.source))
         offset += len(line) + 1
     return kept
 
 
-def _is_trade_word(word: str, lists: NameLists) -> bool:
-    """True for a word a business's name ends with ("Physio", "Motors", "GmbH") that is
-    no one's name ("Church", "Bank" are surnames too) and not a two-letter form ("SA")."""
-    bare = word.strip(".'’")
-    return (
-        len(bare) > 2
-        and is_organisation_word(bare)
-        and not lists.is_first(bare)
-        and not lists.is_last(bare)
-    )
-
-
 # Sources of names and places that a trade word after them shows to be a business's name:
 # guesses, cues ("serviced by Oakridge Lettings") and the tagger; not the owner's own
 # values, and not a name found elsewhere in the text and spread to here.
 _BUSINESS_JUDGED = _GUESSED - {"propagated"} | {"context", "learned", "places"}
-
-
-def _names_a_thing(text: str, start: int, end: int, span: Span, lists: NameLists) -> bool:
-    """True when the words at `start`-`end` name a business, or a brand, product or dish
-    (`products.names_a_product`): for a found person or place, or the tagger's "address"
-    with no number in it ("shop at Aldi"). A place after "to" or "from" is no business."""
-    if span.source != "place-cue" and _names_a_business(text, start, end, lists):
-        return True
-    if span.kind == "ADDRESS" and (
-        span.source != "learned" or any(char.isdigit() for char in text[start:end])
-    ):
-        return False
-    return span.kind in ("PERSON", "LOCATION", "ADDRESS") and names_a_product(
-        text, start, end, lists
-    )
-
-
-def _names_a_business(text: str, start: int, end: int, lists: NameLists) -> bool:
-    """True when the words at `start`-`end` are a business's name: a capitalised trade word
-    ends them or stands right after them, last of its run ("Cedar Physio", "Greenleaf
-    Bakery on Friday", "Blue Door Cafe"), and what comes before it is one word that is no
-    given name unless an everyday word too ("Cedar", "Harbour", "Okafor"), or everyday words
-    only. A given name alone before it is a person's errand ("Priya Dental", "Tell Priya
-    Pharmacy closes at 6"), two names are a person's ("Maria Keller Sanitär"), a trade word
-    with a capitalised word after it starts a heading ("Anna Dental Checkup"), and a digit
-    makes an address."""
-    words = _WORD.findall(text[start:end])
-    if not words or any(char.isdigit() for char in text[start:end]):
-        return False
-    after = _NEXT_WORD.match(text, end)
-    trade, trade_end = (after.group(1), after.end()) if after else ("", end)
-    if len(words) > 1 and _is_trade_word(words[-1], lists):
-        trade, trade_end, words = words[-1], end, words[:-1]
-    if not trade[:1].isupper() or not _is_trade_word(trade, lists):
-        return False
-    beyond = _NEXT_WORD.match(text, trade_end)
-    if beyond and beyond.group(1)[:1].isupper() and not trade.endswith("."):
-        return False  # "Anna Dental Checkup" (not "... Motors. Landlord informed")
-    if len(words) == 1:  # "Priya Dental" is Priya's appointment; "Cedar Physio" a business
-        return not (lists.is_first(words[0]) and not lists.is_word(words[0]))
-    return all(lists.is_word(word) for word in words)
 
 
 # Where a name or place came from a recogniser rather than from the owner (known entities,

@@ -242,6 +242,55 @@ def names_a_product(text: str, start: int, end: int, lists: NameLists) -> bool:
     )
 
 
+# Medicines by their stems (the endings international nonproprietary names share): a word
+# of seven letters or more ending so is a medicine, whatever list holds it ("Amoxicillin",
+# "Lisinopril", "Omeprazole", "Sertraline" is not one of them: "-line" ends names too).
+_MEDICINE = re.compile(
+    r"(?:cillin|mycin|cycline|floxacin|prazole|conazole|sartan|[oai]pril|olol|statin|profen|"
+    r"fenac|triptan|gliptin|formin|semide|thiazide|xaban|azepam|azolam|oxetine|tidine|"
+    r"dronate|[oai]vir|umab|imab|tinib|isone|olone|asone)$"
+)
+# Conditions named after a person: these names are the condition when written with a
+# possessive ("Alzheimer's Awareness Month", "her Parkinson's"), unless a given name comes
+# before them ("Jim Parkinson's report") ...
+EPONYMS = frozenset(
+    """alzheimer parkinson crohn hodgkin asperger tourette meniere raynaud
+    sjogren kawasaki""".split()
+)
+# ... and these only right before the word for it ("Wilson's disease", "Down syndrome").
+EPONYMS_BESIDE = frozenset(
+    """wilson graves bell addison cushing down lyme hashimoto marfan paget bright
+    huntington""".split()
+)
+_CONDITIONS = frozenset("disease diseases syndrome palsy disorder".split())
+_POSSESSIVE = re.compile(r"(?:['’]s|['’])(?![\w'’])")
+
+
+def is_medicine(word: str) -> bool:
+    """True when `word` is shaped like a medicine's name (see `_MEDICINE`)."""
+    key = _key(word)
+    return len(key) >= 7 and key.isalpha() and bool(_MEDICINE.search(key))
+
+
+def names_a_condition(text: str, start: int, end: int, lists: NameLists) -> bool:
+    """True when the word at `start`-`end` names a condition after the person it is named
+    for: "Alzheimer's", "Parkinson's support group", "Wilson's disease", "Down syndrome";
+    not "Jim Parkinson's report" nor "Mrs Wilson's dog"."""
+    words = _WORD.findall(text[start:end])
+    if len(words) != 1:
+        return False
+    key = _key(words[0])
+    run = _BEFORE_RUN.search(text, max(0, start - 40), start)
+    before = _WORD.findall(run.group(0)) if run else []
+    previous = before[-1] if before else ""
+    if _key(previous) in _ADDRESS or (previous[:1].isupper() and lists.is_first(previous)):
+        return False
+    possessive = _POSSESSIVE.match(text, end)
+    after = _NEXT_RUN.match(text, possessive.end() if possessive else end)
+    beside = after is not None and _key(after.group(1)) in _CONDITIONS
+    return (key in EPONYMS and (bool(possessive) or beside)) or (key in EPONYMS_BESIDE and beside)
+
+
 def _model_word(word: str) -> bool:
     """True for a word that can follow a brand in a product's name: another brand word, a
     qualifier ("Pro") or a model number ("S24"). Not a word no list holds: "WhatsApp

@@ -1,0 +1,100 @@
+"""Names that name a thing: a business, a brand or product, a condition, a kind of place.
+
+A business's name is not a person or a place: one word, or everyday words only, before a
+capitalised trade word that ends the run ("Cedar Physio", "Greenleaf Bakery on Friday",
+"Blue Door Cafe", "serviced by Oakridge Lettings.", "Okafor Dental") is dropped whatever
+found it, unless it is a name found elsewhere in the text and spread to here. A given
+name that is no everyday word is a person's ("Priya Dental" is her appointment; "Bauer
+Elektro" masks Bauer, a listed given name too), so are two names before the trade word
+("Maria Keller Sanitär" masks Maria Keller), and a trade word with a capitalised word
+after it starts a heading ("Anna Dental Checkup").
+
+Brands, products, dishes and medicines ("The Roomba", "Spotify Premium", "Earl Grey",
+"Thai green curry", "Amoxicillin") and conditions named after a person ("Alzheimer's",
+"Wilson's disease") are no one's name either (`products` says when, and when a brand
+word is still a person's). Nor is a "place" after "the" made of everyday words no place
+list holds ("the East Wing", "the Town Hall"): it says nothing of where anyone is.
+"""
+
+from __future__ import annotations
+
+import re
+
+from privault.privacy.names import NameLists, fold, is_organisation_word
+from privault.privacy.places import load_gazetteer
+from privault.privacy.products import names_a_condition, names_a_product
+from privault.spans import Span
+
+# The words of a name-like run, and the word after one.
+WORD = re.compile(r"[^\s,;:()\[\]|<>\"/]+")
+NEXT_WORD = re.compile(r"[ \t]+([^\W\d_][\w.&-]*)")
+THE_BEFORE = re.compile(r"\b[Tt]he[ \t]+$")
+
+
+def names_a_thing(text: str, start: int, end: int, span: Span, lists: NameLists) -> bool:
+    """True when the words at `start`-`end` name a business, or a brand, product or dish
+    (`products.names_a_product`): for a found person or place, or the tagger's "address"
+    with no number in it ("shop at Aldi"). A place after "to" or "from" is no business."""
+    if span.source != "place-cue" and _names_a_business(text, start, end, lists):
+        return True
+    if span.kind == "ADDRESS" and (
+        span.source != "learned" or any(char.isdigit() for char in text[start:end])
+    ):
+        return False
+    return span.kind in ("PERSON", "LOCATION", "ADDRESS") and (
+        names_a_product(text, start, end, lists) or names_a_condition(text, start, end, lists)
+    )
+
+
+def _names_a_business(text: str, start: int, end: int, lists: NameLists) -> bool:
+    """True when the words at `start`-`end` are a business's name: a capitalised trade word
+    ends them or stands right after them, last of its run ("Cedar Physio", "Greenleaf
+    Bakery on Friday", "Blue Door Cafe"), and what comes before it is one word that is no
+    given name unless an everyday word too ("Cedar", "Harbour", "Okafor"), or everyday words
+    only. A given name alone before it is a person's errand ("Priya Dental", "Tell Priya
+    Pharmacy closes at 6"), two names are a person's ("Maria Keller Sanitär"), a trade word
+    with a capitalised word after it starts a heading ("Anna Dental Checkup"), and a digit
+    makes an address."""
+    words = WORD.findall(text[start:end])
+    if not words or any(char.isdigit() for char in text[start:end]):
+        return False
+    after = NEXT_WORD.match(text, end)
+    trade, trade_end = (after.group(1), after.end()) if after else ("", end)
+    if len(words) > 1 and _is_trade_word(words[-1], lists):
+        trade, trade_end, words = words[-1], end, words[:-1]
+    if not trade[:1].isupper() or not _is_trade_word(trade, lists):
+        return False
+    beyond = NEXT_WORD.match(text, trade_end)
+    if beyond and beyond.group(1)[:1].isupper() and not trade.endswith("."):
+        return False  # "Anna Dental Checkup" (not "... Motors. Landlord informed")
+    if len(words) == 1:  # "Priya Dental" is Priya's appointment; "Cedar Physio" a business
+        return not (lists.is_first(words[0]) and not lists.is_word(words[0]))
+    return all(lists.is_word(word) for word in words)
+
+
+def is_a_common_place(text: str, span: Span, lists: NameLists) -> bool:
+    """True when a spaCy "place" after "the" is everyday words no place list holds: a part
+    of a building or a kind of place ("the East Wing", "the Town Hall", "The Pacific
+    Ocean"), which says nothing of where anyone is; not "the Netherlands"."""
+    value = text[span.start : span.end]
+    if value[:4].lower() == "the ":
+        value = value[4:]
+    elif not THE_BEFORE.search(text, max(0, span.start - 5), span.start):
+        return False
+    words = WORD.findall(value)
+    gazetteer = load_gazetteer()
+    if not words or fold(value) in gazetteer.countries or fold(value) in gazetteer.cities:
+        return False
+    return all(lists.is_word(word) for word in words)
+
+
+def _is_trade_word(word: str, lists: NameLists) -> bool:
+    """True for a word a business's name ends with ("Physio", "Motors", "GmbH") that is
+    no one's name ("Church", "Bank" are surnames too) and not a two-letter form ("SA")."""
+    bare = word.strip(".'’")
+    return (
+        len(bare) > 2
+        and is_organisation_word(bare)
+        and not lists.is_first(bare)
+        and not lists.is_last(bare)
+    )
