@@ -18,6 +18,7 @@ SETS = {
     "labels": HERE / "pii_labels_v1.json",
     "written": HERE / "pii_written_v1.json",
     "written2": HERE / "pii_written2_v1.json",
+    "written3": HERE / "pii_written3_v1.json",
 }
 # The gold labels the own sets use; the benchmark reads each as a kind of identifying value.
 KINDS = {
@@ -93,3 +94,11 @@ def test_the_second_written_set_holds_sentences_and_titles_with_and_without_pii(
     clean = [item for item in items if not item["spans"]]
     assert len(clean) == 100 and sum(len(item["full_text"]) <= 60 for item in clean) >= 40
     assert {span["entity_type"] for item in items for span in item["spans"]} <= KINDS | {"US_SSN"}
+
+
+def test_the_third_written_set_holds_notes_snippets_and_titles() -> None:
+    # a sixth batch by another hand: private notes, pasted snippets, traps; frozen
+    items = json.loads(SETS["written3"].read_text(encoding="utf-8"))
+    assert len(items) == 334 and all(item["batch"] == 6 for item in items)
+    assert sum(not item["spans"] for item in items) == 85
+    assert {span["entity_type"] for item in items for span in item["spans"]} <= KINDS

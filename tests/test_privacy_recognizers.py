@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privault.privacy import cue_words, propagation
+from privault.privacy import cue_words, name_forms, propagation
 from privault.privacy import recognizers as rec
 from privault.privacy.cue_words import find_context_entities
 from privault.privacy.names import NameLists, find_names, people_in_entity
@@ -247,6 +247,12 @@ def test_a_list_mate_does_not_start_with_a_function_word(text: str) -> None:
         ("It's Sunny today. Nothing here yet", []),
         # a family by its surname, not an adjective a surname list holds too
         ("Wood family reunion; the Royal family", ["Wood"]),
+        # written small after a family word or a verb of giving, everyday word or not
+        ("uncle frank still owes me; gave rose the spare key", ["frank", "rose"]),
+        ("gave the key back; uncle support", []),
+        # a capitalised word first, before a verb, that the text also writes small
+        ("Hope hopes it works. Rose picked a rose", ["Hope", "Rose"]),
+        ("Hope you are well, I hope so. Rose early", []),
     ],
 )
 def test_the_person_a_request_or_a_role_names(text: str, expected: list[str]) -> None:
@@ -474,7 +480,7 @@ def test_handles_name_people(text: str, expected: list[str]) -> None:
         last=frozenset({"phillips", "patterson", "smith"}),
         words=frozenset({"everyone", "here", "home", "team", "travel"}),
     )
-    assert [value for value, _ in _found(cue_words.find_handles(text, lists), text)] == expected
+    assert [value for value, _ in _found(name_forms.find_handles(text, lists), text)] == expected
 
 
 @pytest.mark.parametrize(
@@ -518,7 +524,7 @@ def test_initials_before_a_listed_surname_name_a_person(text: str, expected: lis
     ],
 )
 def test_the_name_before_an_address_in_brackets_is_a_person(text: str, expected: list[str]) -> None:
-    found = cue_words.find_display_names(text)
+    found = name_forms.find_display_names(text)
     assert [value for value, _ in _found(found, text)] == expected
 
 
@@ -542,7 +548,7 @@ def test_the_name_under_a_closing_is_a_person(text: str, expected: list[str]) ->
         last=frozenset({"hunt"}),
         words=frozenset({"faith", "bill", "sunny", "hunt", "team", "department"}),
     )
-    found = cue_words.find_signed(text, lists)
+    found = name_forms.find_signed(text, lists)
     assert [value for value, _ in _found(found, text)] == expected
 
 

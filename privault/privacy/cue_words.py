@@ -5,8 +5,8 @@ places written in capitals. Generic signals catch most of them:
 
 * **cues** — words that announce a name ("my name is", "Name:", "Dr.", "Dear", "Remind",
   "Grandpa") or a place ("flew to", "based in", "Where:");
-* **the shape of the writing** — a mention or a hashtag, a mailbox's display name, the line
-  under a closing, initials before a surname;
+* **the shape of the writing** — initials before a surname (a mention or a hashtag, a
+  mailbox's display name and the line under a closing: `name_forms`);
 * **guesses** — a capitalised word after a preposition of place ("train to Ramosfurt") and
   a chat speaker before a colon ("[16:15] Zülgarni: ..."), kept only when their words are
   not everyday words (`ordinary.trim_person`). Product names after "in" that the
@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import re
 
-from privault.privacy.names import CALENDAR, NameLists, fold, is_organisation_word
+from privault.privacy.names import CALENDAR, NameLists, fold
 from privault.privacy.tagger_words import PERSON_VERBS, RELATIONS, TRADES
 from privault.spans import Span
 
-_UPPER = r"[^\W\d_a-zß-ÿа-яα-ω]"  # an upper-case letter, any script
-_NAME_WORD = _UPPER + r"[\w'’-]*"
+UPPER = r"[^\W\d_a-zß-ÿа-яα-ω]"  # an upper-case letter, any script
+_NAME_WORD = UPPER + r"[\w'’-]*"
 # An initial is a lone capital (with or without its dot), not the first letter of a word.
-_FULL_NAME = _NAME_WORD + r"(?:\s+" + _UPPER + r"(?:\.|(?!\w)))?(?:[ \t]+" + _NAME_WORD + r"){0,2}"
+_FULL_NAME = _NAME_WORD + r"(?:\s+" + UPPER + r"(?:\.|(?!\w)))?(?:[ \t]+" + _NAME_WORD + r"){0,2}"
 
 _HONORIFICS = frozenset("Mr Mrs Ms Miss Mx Dr Prof Sir Madam".split())
 _HONORIFIC = r"(?:" + "|".join(sorted(_HONORIFICS, key=lambda word: (-len(word), word))) + r")\.?"
@@ -125,125 +125,9 @@ _SPEAKER = re.compile(
 
 # An @-mention: the account a chat, a forum or a social app names a person by ("@anna.berg",
 # "@ryan.phillips14"); not an email's "@" (a word character or a dot stands before it).
-_HANDLE = re.compile(r"(?<![\w.@/+-])@([^\W\d][\w.-]*\w)")
-_HANDLE_PARTS = re.compile(r"[^\W\d_]+")
-# Code writes "@" too: a call, a package path or a block follows it ("@app.route(",
-# "@babel/core", "@keyframes spin {").
-_CODE_AFTER = re.compile(r"[ \t]*[(/{=]")
-
-
-# A hashtag that is a name run together, each part capitalised: "#ChinyereOkoro",
-# "#PedroFlores" (congratulations, memorials); "#ThrowbackThursday" is words.
-_NAME_TAG = re.compile(
-    r"(?<![\w#&/])#((" + _UPPER + r"[^\W\d_A-Z]+)(" + _UPPER + r"[^\W\d_A-Z]+))(?!\w)"
-)
-
-
-def find_handles(text: str, lists: NameLists) -> list[Span]:
-    """PERSON spans of @-mentions that hold a listed name no dictionary holds ("@anna",
-    "@ryan.phillips14"), the "@" left readable. A mention of everyday words or of words no
-    name list holds ("@everyone", "@home_team", "@dataclass", "@pytest.fixture") names a
-    group, a thing or code, and so does one a call or a path follows; they stay readable,
-    and so does an account named by letters no list knows ("@xk77"). Names run together
-    the way account names write them are names too: an initial and a surname
-    ("@mpatterson28"), a given name and a surname ("@annaberg"), and so is a hashtag of
-    a given name no dictionary holds and a surname, each capitalised ("#ChinyereOkoro";
-    not "#NewYork", "#BlackFriday")."""
-    spans = []
-    for match in _HANDLE.finditer(text):
-        if _CODE_AFTER.match(text, match.end()):
-            continue
-        parts = [fold(part) for part in _HANDLE_PARTS.findall(match.group(1))]
-        if any(_account_name(part, lists) for part in parts):
-            spans.append(Span(match.start(1), match.end(1), "PERSON", 0.7, "handle"))
-    for match in _NAME_TAG.finditer(text):
-        given, surname = match.group(2), match.group(3)
-        if lists.is_first(given) and not lists.is_word(given) and lists.is_last(surname):
-            spans.append(Span(match.start(1), match.end(1), "PERSON", 0.7, "handle"))
-    return spans
-
-
-# Longer runs of letters in a handle are not split into names (each split is a look-up).
-_ACCOUNT_LETTERS = 30
-
-
-def _account_name(part: str, lists: NameLists) -> bool:
-    """True when `part` (folded letters of a handle) is a listed name no dictionary holds,
-    or one run together with an initial or another name ("mpatterson", "annaberg")."""
-
-    def name(word: str) -> bool:
-        return word in lists.first or word in lists.last
-
-    if name(part):
-        return part not in lists.words
-    if part in lists.words or len(part) > _ACCOUNT_LETTERS:
-        return False
-    if len(part) >= 5 and part[1:] in lists.last and part[1:] not in lists.words:
-        return True
-    return any(
-        part[:i] in lists.first
-        and part[i:] in lists.last
-        and not (part[:i] in lists.words and part[i:] in lists.words)
-        for i in range(3, len(part) - 2)
-    )
-
-
-# A mailbox as mail headers and address books write it: a display name, then the address
-# in angle brackets ("Violet Church <v.church@example.org>", "\"Church, Violet\" <…>").
-_PARTICLES = r"(?:van|von|der|den|de|del|della|di|da|dos|du|la|le|bin|al|ter|ten|y)"
-_DISPLAY_WORD = r"(?:" + _UPPER + r"[\w'’.-]*|" + _PARTICLES + r")"
-_MAILBOX = re.compile(
-    r"(?:\"([^\"\n<>@]{1,80})\"|(?<![^\s:,;(])("
-    + _UPPER
-    + r"[\w'’.-]*(?:[ \t]+"
-    + _DISPLAY_WORD
-    + r"){0,4}))[ \t]*<[^<>\s@]+@[^<>\s@]+>"
-)
-
-
-def find_display_names(text: str) -> list[Span]:
-    """PERSON spans of the names written before an address in angle brackets: a mail's
-    sender and recipients, whatever NER makes of them ("Violet Church" is an
-    organisation to it). An unquoted one is one to five capitalised words (name particles
-    between them); a quoted one is taken whole."""
-    spans = []
-    for match in _MAILBOX.finditer(text):
-        group = 1 if match.group(1) is not None else 2
-        value = match.group(group)
-        start = match.start(group) + len(value) - len(value.lstrip())
-        end = match.start(group) + len(value.rstrip())
-        if end > start:
-            spans.append(Span(start, end, "PERSON", 0.7, "mailbox"))
-    return spans
-
-
-# A closing on its own line, then the writer's name on the next ("Thanks!\nFaith").
-_SIGNED = re.compile(
-    r"(?im)^[ \t]*(?:(?:many |warm |kind |best |with )?(?:thanks|thank you|regards|wishes)"
-    r"(?: again)?|cheers|best|all the best|love|lots of love|xoxo|xo|ta|thx|sincerely|"
-    r"yours(?: truly| sincerely)?|take care|talk soon|speak soon)[ \t]*[!,.]*[ \t\r]*\n"
-    r"[ \t]*(?-i:(" + _UPPER + r"[^\W\d_]*(?:[ \t]+" + _UPPER + r"[^\W\d_'’-]*){0,2}))"
-    r"[ \t\r]*$"
-)
-
-
-def find_signed(text: str, lists: NameLists) -> list[Span]:
-    """PERSON spans of the name under a closing ("Thanks!\nFaith", "Regards\nBill
-    Hunt"): one to three capitalised words alone on the line after it, the first a listed
-    given name, everyday word or not. A line of other words under a closing ("The Team",
-    "Mom", "Sales Department") stays as it is."""
-    spans = []
-    for match in _SIGNED.finditer(text):
-        words = match.group(1).split()
-        if lists.is_first(words[0]) and not any(is_organisation_word(w) for w in words):
-            spans.append(Span(match.start(1), match.end(1), "PERSON", 0.7, "signed"))
-    return spans
-
-
-# A capitalised word or two: a given name, and a surname perhaps.
 _CUED_NAME = (
-    r"(" + _UPPER + r"[^\W\d_]+(?:['’-][^\W\d_]+)?)(?:[ \t]+("
-    + _UPPER + r"[^\W\d_]+(?:['’-][^\W\d_]+)?))?(?![\w'’-])"
+    r"(" + UPPER + r"[^\W\d_]+(?:['’-][^\W\d_]+)?)(?:[ \t]+("
+    + UPPER + r"[^\W\d_]+(?:['’-][^\W\d_]+)?))?(?![\w'’-])"
 )  # fmt: skip
 # Words that put a person's name after them: a request to contact someone, first in a
 # sentence or line ("Remind Sunny to pay", "Tell Hope I said hi"; not "Pay" or "Visit": a
@@ -268,7 +152,7 @@ _CUES_BEFORE_NAMES = (
         r"\b(?:[Ss]ent|[Gg]ave|[Ll]ent|[Ss]howed|[Hh]anded|[Pp]assed|[Bb]ought|[Oo]we|[Oo]wes|"
         r"[Oo]wed|[Pp]aid|[Pp]romised|[Oo]ffered|[Tt]exted|[Ee]mailed|[Mm]essaged|[Ww]ished|"
         r"[Tt]old|[Tt]hanked)[ \t]+" + _CUED_NAME + r"(?=[ \t]+(?:the|a|an|my|our|your|his|"
-        r"her|their|this|that|some|back)\b)"
+        r"her|their|this|that|some|back|I)\b)"
     ),
 )
 
@@ -303,6 +187,27 @@ _NAME_BEFORE_ROLE = re.compile(
     r"reception)\b)"
 )  # fmt: skip
 
+# Written small: a family word or a verb of giving before a listed given name ("uncle
+# frank still hasn't paid", "gave jess the spare key"), everyday word or not.
+_FAMILY_SMALL = re.compile(
+    r"\b(?:uncle|aunt|auntie|aunty|grandma|grandpa|granny|grandad|granddad|nana|cousin)"
+    r"[ \t]+([a-z][a-z'’-]+)(?![\w'’-])"
+)
+_GIVING_SMALL = re.compile(
+    r"\b(?:sent|gave|lent|showed|handed|passed|owe|owes|owed|paid|texted|emailed|told)"
+    r"[ \t]+([a-z][a-z'’-]+)(?=[ \t]+(?:the|a|an|my|our|your|his|her|their|this|that|some|"
+    r"back)\b)"
+)
+# A given name that is an everyday word, capitalised first in a sentence before a verb,
+# where the same word (or a form of it) is written small elsewhere in the text ("Hope hopes
+# the results come back", "Sky painted the sky purple"): the writer told them apart.
+_FIRST_BEFORE_VERB = re.compile(
+    r"(?m)(?:^|(?<=[.!?])[ \t]+)[ \t>*•-]*(" + UPPER + r"[a-z]+)[ \t]+"
+    r"([a-z]+(?:ed|s)|" + "|".join(PERSON_VERBS) + r"|may|might|can|could|would|should|"
+    r"must|went|got|took|made|spent|swam|ran|ate|saw|gave|drove|wrote|lost|won|fell|kept|"
+    r"bought|thought|found|met|sold|sat|stood|slept|flew|knew|broke|spoke|woke|wore)\b"
+)
+
 # Who is writing, saying so: "Hi, it's Precious from the regional office", "This is Grace
 # speaking", "hey, frank here". The name is a listed given name, everyday word or not.
 _SELF_NAMED = re.compile(
@@ -315,7 +220,7 @@ _HERE_SMALL = re.compile(
 )
 # A family called by its surname: "Baker family reunion", "the Okafor household"; not an
 # adjective that a surname list holds too ("the Royal family", "a Young family").
-_FAMILY = re.compile(r"(?<![\w'’-])(" + _UPPER + r"[a-z'’-]+)[ \t]+(?:family|families|household)\b")
+_FAMILY = re.compile(r"(?<![\w'’-])(" + UPPER + r"[a-z'’-]+)[ \t]+(?:family|families|household)\b")
 _FAMILY_ADJECTIVES = frozenset(
     """royal holy first crime host foster nuclear extended blended modern whole same new
     old big small young little happy entire immediate ruling sacred good great""".split()
@@ -356,6 +261,16 @@ def find_cued_names(text: str, lists: NameLists) -> list[Span]:
         before = _WORD_BEFORE.search(text, max(0, match.start(2) - _BEFORE_CHARS), match.start(2))
         if before and before.group(1)[0].islower():  # "with Will", not "What Will Happen"
             spans.append(Span(*match.span(2), "PERSON", 0.7, "cued"))
+    for pattern in (_FAMILY_SMALL, _GIVING_SMALL):
+        for match in pattern.finditer(text):
+            word = match.group(1)
+            if lists.is_first(word) and word not in _NOT_NAMES_SMALL:
+                spans.append(Span(*match.span(1), "PERSON", 0.7, "cued"))
+    for match in _FIRST_BEFORE_VERB.finditer(text):
+        word = match.group(1)
+        small = re.search(rf"(?<![\w'’-]){re.escape(word.lower())}(?:e?s|e?d|ing)?\b", text)
+        if small and lists.is_first(word) and lists.is_word(word):
+            spans.append(Span(*match.span(1), "PERSON", 0.7, "cued"))
     for match in _SELF_NAMED.finditer(text):
         if lists.is_first(match.group(1)):
             second = match.group(2)
@@ -379,9 +294,9 @@ def find_cued_names(text: str, lists: NameLists) -> list[Span]:
 # One to three initials, then a capitalised word: "R. Toft", "A. J. Cook", "J.R.R. Tolkien".
 _INITIALLED = re.compile(
     r"(?<![\w.])((?:"
-    + _UPPER
+    + UPPER
     + r"\.[ \t]?){1,3})[ \t]*("
-    + _UPPER
+    + UPPER
     + r"[^\W\d_]+(?:['’-][^\W\d_]+)?)\b"
 )
 # The word before initials that are not a person's: a label ("Plan B.", "Section A.").

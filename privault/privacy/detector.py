@@ -23,14 +23,8 @@ from pathlib import Path
 
 from privault.models import catalog
 from privault.privacy import recognizers as rec
-from privault.privacy.cue_words import (
-    find_cued_names,
-    find_display_names,
-    find_guessed_entities,
-    find_handles,
-    find_initialled,
-    find_signed,
-)
+from privault.privacy.cue_words import find_cued_names, find_guessed_entities, find_initialled
+from privault.privacy.name_forms import find_display_names, find_handles, find_signed
 from privault.privacy.names import load_name_lists
 from privault.privacy.ordinary import trim_person
 from privault.privacy.policy import Policy
