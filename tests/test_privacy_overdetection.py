@@ -245,6 +245,10 @@ def test_honorifics_days_and_i_are_not_masked(
             ["Gunnarsson"],
         ),
         ("Ho ricevuto le chiavi da Giulia Marchetti ieri.", ["ricevuto", "chiavi"], ["Giulia"]),
+        # a year after everyday words is no house number; a food before a dish is a dish
+        ("Books To Read 2024", ["Read", "2024"], []),
+        ("Recipe: Lemon Drizzle Cake", ["Lemon"], []),
+        ("Lemon said the cake was fine", [], ["Lemon"]),
         # ... and names where nothing says that language is written ("trieben", "deste")
         ("Parked outside Hauptstraße 5, Trieben, on Sunday.", [], ["Trieben"]),
         ("[09:14] deste: running late, tell Ahmed to start", [], ["deste", "Ahmed"]),

@@ -59,6 +59,7 @@ import re
 from privault.privacy.lexicon import load_lexicon
 from privault.privacy.names import CALENDAR, HOLIDAYS, NameLists, fold, is_organisation_word
 from privault.privacy.products import is_medicine
+from privault.privacy.tagger_streets import AFTER, BEFORE
 from privault.privacy.tagger_words import DETERMINERS, RELATIONS, TRADES
 from privault.privacy.things import NEXT_WORD as _NEXT_WORD
 from privault.privacy.things import THE_BEFORE as _THE_BEFORE
@@ -238,6 +239,21 @@ def _before_greeting(text: str, end: int) -> bool:
 # Words of a date that the tagger may read as an address: a card's expiry ("exp 09/29"), a
 # day ("5 Jan", "Sat 3pm").
 _DATE_WORDS = frozenset("am pm exp expires expiry valid thru until".split())
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+_STREET_WORDS = frozenset(fold(word.strip(".")) for word in (*AFTER, *BEFORE))
+
+
+def _is_a_year(value: str, lists: NameLists) -> bool:
+    """True when `value` is everyday words and a year, no street word among them ("Books To
+    Read 2024", "Budget 2025"): a house number is seldom a year after such words."""
+    numbers = re.findall(r"\d+", value)
+    words = re.findall(r"[^\W\d_]+", value)
+    return (
+        len(numbers) == 1
+        and bool(_YEAR.fullmatch(numbers[0]))
+        and bool(words)
+        and all(lists.is_word(word) and fold(word) not in _STREET_WORDS for word in words)
+    )
 
 
 def _is_a_date(value: str) -> bool:
@@ -324,9 +340,12 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
     if (
         span.kind == "ADDRESS"
         and span.source == "learned"
-        and _is_a_date(text[span.start : span.end])
+        and (
+            _is_a_date(text[span.start : span.end])
+            or _is_a_year(text[span.start : span.end], lists)
+        )
     ):
-        return []  # "exp 09/29", "5 Jan", "Sat 3pm": a date, not a house number
+        return []  # "exp 09/29", "5 Jan", "Sat 3pm", "Read 2024": a date, not a house number
     if span.kind == "LOCATION" and span.source == "ner":
         # spaCy labels reference numbers and dates GPE now and then ("REF-2023"), and
         # company names too: a "place" followed by "GmbH" or "Ltd" is a company's name.

@@ -221,6 +221,8 @@ def names_a_product(text: str, start: int, end: int, lists: NameLists) -> bool:
         ]
         if not named and all(models):
             return True
+    if _names_a_dish(before, words, text, end):
+        return True  # "Lemon Drizzle Cake", "Apple Pie"
     if len(keys) > 1 and keys[0] in FOODS and keys[1] in BRANDS:
         words, keys = words[1:], keys[1:]  # "Lamb Korma": the dish and what it is made of
     if keys[0] not in BRANDS or not all(_model_word(word) for word in words[1:]):
@@ -289,6 +291,24 @@ def names_a_condition(text: str, start: int, end: int, lists: NameLists) -> bool
     after = _NEXT_RUN.match(text, possessive.end() if possessive else end)
     beside = after is not None and _key(after.group(1)) in _CONDITIONS
     return (key in EPONYMS and (bool(possessive) or beside)) or (key in EPONYMS_BESIDE and beside)
+
+
+# What a dish's name ends with ("Lemon Drizzle Cake", "Cherry Bakewell Tart").
+_DISHES = frozenset("cake tart pie sauce soup salad bread curry pudding crumble stew".split())
+_CAPITALISED_RUN = re.compile(r"(?:[ \t]+[A-Z][\w'’-]*){0,3}")
+
+
+def _names_a_dish(before: list[str], words: list[str], text: str, end: int) -> bool:
+    """True when the capitalised run the words stand in holds a food and ends with a
+    dish: "Lemon Drizzle Cake", "Apple Pie" (a person's name is seldom either)."""
+    ahead: list[str] = []
+    for word in reversed(before[-2:]):
+        if not word[:1].isupper():
+            break
+        ahead.insert(0, word)
+    after = _CAPITALISED_RUN.match(text, end)
+    keys = [_key(word) for word in ahead + words + (after.group(0).split() if after else [])]
+    return len(keys) > 1 and keys[-1] in _DISHES and any(key in FOODS for key in keys[:-1])
 
 
 def _model_word(word: str) -> bool:
