@@ -19,6 +19,7 @@ SETS = {
     "written": HERE / "pii_written_v1.json",
     "written2": HERE / "pii_written2_v1.json",
     "written3": HERE / "pii_written3_v1.json",
+    "written4": HERE / "pii_written4_v1.json",
 }
 # The gold labels the own sets use; the benchmark reads each as a kind of identifying value.
 KINDS = {
@@ -101,4 +102,12 @@ def test_the_third_written_set_holds_notes_snippets_and_titles() -> None:
     items = json.loads(SETS["written3"].read_text(encoding="utf-8"))
     assert len(items) == 334 and all(item["batch"] == 6 for item in items)
     assert sum(not item["spans"] for item in items) == 85
+    assert {span["entity_type"] for item in items for span in item["spans"]} <= KINDS
+
+
+def test_the_fourth_written_set_holds_template_sentences_and_titles() -> None:
+    # an eighth batch by another hand, measured only after every change of its stop; frozen
+    items = json.loads(SETS["written4"].read_text(encoding="utf-8"))
+    assert len(items) == 360 and all(item["batch"] == 7 for item in items)
+    assert sum(not item["spans"] for item in items) == 110
     assert {span["entity_type"] for item in items for span in item["spans"]} <= KINDS
