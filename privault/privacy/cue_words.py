@@ -123,8 +123,6 @@ _SPEAKER = re.compile(
 )
 
 
-# An @-mention: the account a chat, a forum or a social app names a person by ("@anna.berg",
-# "@ryan.phillips14"); not an email's "@" (a word character or a dot stands before it).
 _CUED_NAME = (
     r"(" + UPPER + r"[^\W\d_]+(?:['’-][^\W\d_]+)?)(?:[ \t]+("
     + UPPER + r"[^\W\d_]+(?:['’-][^\W\d_]+)?))?(?![\w'’-])"

@@ -14,6 +14,8 @@ from privault.privacy.cue_words import UPPER
 from privault.privacy.names import NameLists, fold, is_organisation_word
 from privault.spans import Span
 
+# An @-mention: the account a chat, a forum or a social app names a person by ("@anna.berg",
+# "@ryan.phillips14"); not an email's "@" (a word character or a dot stands before it).
 _HANDLE = re.compile(r"(?<![\w.@/+-])@([^\W\d][\w.-]*\w)")
 _HANDLE_PARTS = re.compile(r"[^\W\d_]+")
 # Code writes "@" too: a call, a package path or a block follows it ("@app.route(",
