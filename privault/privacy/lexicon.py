@@ -122,7 +122,7 @@ class Lexicon:
         """The languages said to be written within `WINDOW` characters of `text[start:end]`
         by words other than itself: one function word of the language, or two everyday
         words of it written in lower case that are no English word (`english` is the
-        dictionary; newer English is known here): "Reserva confirmada: habitación doble"."""
+        dictionary; newer English is known here): "Ho ricevuto le chiavi da Giulia"."""
         key = fold(text[start:end])
         function: set[str] = set()
         plain: dict[str, set[str]] = {}
@@ -141,8 +141,9 @@ class Lexicon:
         """What in `text` says a language: (offset, folded word, languages, False) for a
         function word, (..., True) for a lower-case everyday word of those languages that
         is no English word. The last text's are kept: its words are judged in turn."""
-        if self._last and self._last[0][0] == text:
-            return self._last[0][1]
+        last = self._last[0] if self._last else None  # one read: threads share the lexicon
+        if last is not None and last[0] == text:
+            return last[1]
         hits = []
         for match in _LETTERS.finditer(text):
             key = fold(match.group(0))
