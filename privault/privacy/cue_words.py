@@ -135,22 +135,35 @@ _REQUESTS = (
     "Call Ring Text Email E-mail Ask Tell Remind Invite Thank Message Phone Meet Ping".split()
     + ["Call back", "Text back", "Pick up", "Drop off", "Collect"]
 )
+# Family words and roles written before a given name ("Grandpa Frank", "Nurse Hope Wood").
+_KIN = "uncle aunt auntie aunty grandma grandpa granny grandad granddad nana nan cousin".split()
+_ROLES_BEFORE_NAMES = """nurse midwife coach pastor reverend rev\\.? rabbi imam father sister
+    officer sergeant sgt\\.? captain chef""".split()
+# Verbs of giving or telling, before the person and the thing given ("Sent Ivy the link");
+# those also read written small ("gave jess the spare key"), and the rest.
+_GIVING = "sent gave lent showed handed passed owe owes owed paid texted emailed told".split()
+_GIVING_ALL = (*_GIVING, *"bought promised offered messaged wished thanked".split())
+_OBJECT = r"the|a|an|my|our|your|his|her|their|this|that|some|back"
 _CUES_BEFORE_NAMES = (
     re.compile(
         r"(?m)(?:^|(?<=[.!?])[ \t]+)[ \t>*•-]*(?:" + "|".join(_REQUESTS) + r")[ \t]+" + _CUED_NAME
     ),
     re.compile(
-        r"\b(?:Uncle|Aunt|Auntie|Aunty|Grandma|Grandpa|Granny|Grandad|Granddad|Nana|Nan|"
-        r"Cousin|Nurse|Midwife|Coach|Pastor|Reverend|Rev\.?|Rabbi|Imam|Father|Sister|"
-        r"Officer|Sergeant|Sgt\.?|Captain|Chef)[ \t]+" + _CUED_NAME
+        r"\b(?:"
+        + "|".join(word.capitalize() for word in (*_KIN, *_ROLES_BEFORE_NAMES))
+        + r")[ \t]+"
+        + _CUED_NAME
     ),
     # a verb of giving or telling, the person, then the thing: "Sent Ivy the link", "I
     # lent Hope my drill", "paid Rose back" (a thing has no such object after it)
     re.compile(
-        r"\b(?:[Ss]ent|[Gg]ave|[Ll]ent|[Ss]howed|[Hh]anded|[Pp]assed|[Bb]ought|[Oo]we|[Oo]wes|"
-        r"[Oo]wed|[Pp]aid|[Pp]romised|[Oo]ffered|[Tt]exted|[Ee]mailed|[Mm]essaged|[Ww]ished|"
-        r"[Tt]old|[Tt]hanked)[ \t]+" + _CUED_NAME + r"(?=[ \t]+(?:the|a|an|my|our|your|his|"
-        r"her|their|this|that|some|back|I)\b)"
+        r"\b(?:"
+        + "|".join(f"[{verb[0].upper()}{verb[0]}]{verb[1:]}" for verb in _GIVING_ALL)
+        + r")[ \t]+"
+        + _CUED_NAME
+        + r"(?=[ \t]+(?:"
+        + _OBJECT
+        + r"|I)\b)"
     ),
 )
 
@@ -188,13 +201,12 @@ _NAME_BEFORE_ROLE = re.compile(
 # Written small: a family word or a verb of giving before a listed given name ("uncle
 # frank still hasn't paid", "gave jess the spare key"), everyday word or not.
 _FAMILY_SMALL = re.compile(
-    r"\b(?:uncle|aunt|auntie|aunty|grandma|grandpa|granny|grandad|granddad|nana|cousin)"
-    r"[ \t]+([a-z][a-z'’-]+)(?![\w'’-])"
+    r"\b(?:"
+    + "|".join(word for word in _KIN if word != "nan")  # "nan": a missing value
+    + r")[ \t]+([a-z][a-z'’-]+)(?![\w'’-])"
 )
 _GIVING_SMALL = re.compile(
-    r"\b(?:sent|gave|lent|showed|handed|passed|owe|owes|owed|paid|texted|emailed|told)"
-    r"[ \t]+([a-z][a-z'’-]+)(?=[ \t]+(?:the|a|an|my|our|your|his|her|their|this|that|some|"
-    r"back)\b)"
+    r"\b(?:" + "|".join(_GIVING) + r")[ \t]+([a-z][a-z'’-]+)(?=[ \t]+(?:" + _OBJECT + r")\b)"
 )
 # A given name that is an everyday word, capitalised first in a sentence before a verb,
 # where the same word (or a form of it) is written small elsewhere in the text ("Hope hopes
@@ -213,8 +225,8 @@ _SELF_NAMED = re.compile(
     + r"(?=[ \t]*(?:,|[ \t](?:here|from|speaking|calling|again)\b))"
 )  # fmt: skip
 _HERE_SMALL = re.compile(
-    r"(?:^|\b(?:hi|hey|hello|morning|evening|ok|okay)\b[ \t,!]*)([a-z][a-z'’-]+)[ \t]+here\b",
-    re.IGNORECASE | re.MULTILINE,
+    r"(?m)(?:^|\b(?i:hi|hey|hello|morning|evening|ok|okay)\b[ \t,!]*)([a-z][a-z'’-]+)"
+    r"[ \t]+(?i:here)\b"
 )
 # A family called by its surname: "Baker family reunion", "the Okafor household"; not an
 # adjective that a surname list holds too ("the Royal family", "a Young family").
@@ -276,7 +288,7 @@ def find_cued_names(text: str, lists: NameLists) -> list[Span]:
             spans.append(Span(match.start(1), end, "PERSON", 0.7, "cued"))
     for match in _HERE_SMALL.finditer(text):
         word = match.group(1)
-        if word.islower() and lists.is_first(word) and word not in _NOT_NAMES_SMALL:
+        if lists.is_first(word) and word not in _NOT_NAMES_SMALL:
             spans.append(Span(*match.span(1), "PERSON", 0.7, "cued"))
     for match in _FAMILY.finditer(text):
         word = match.group(1)

@@ -59,6 +59,7 @@ import re
 from privault.privacy.lexicon import load_lexicon
 from privault.privacy.names import CALENDAR, HOLIDAYS, NameLists, fold, is_organisation_word
 from privault.privacy.products import is_medicine
+from privault.privacy.street_addresses import YEAR
 from privault.privacy.tagger_streets import AFTER, BEFORE
 from privault.privacy.tagger_words import DETERMINERS, RELATIONS, TRADES
 from privault.privacy.things import NEXT_WORD as _NEXT_WORD
@@ -239,7 +240,6 @@ def _before_greeting(text: str, end: int) -> bool:
 # Words of a date that the tagger may read as an address: a card's expiry ("exp 09/29"), a
 # day ("5 Jan", "Sat 3pm").
 _DATE_WORDS = frozenset("am pm exp expires expiry valid thru until".split())
-_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 _STREET_WORDS = frozenset(fold(word.strip(".")) for word in (*AFTER, *BEFORE))
 
 
@@ -250,7 +250,7 @@ def _is_a_year(value: str, lists: NameLists) -> bool:
     words = re.findall(r"[^\W\d_]+", value)
     return (
         len(numbers) == 1
-        and bool(_YEAR.fullmatch(numbers[0]))
+        and bool(YEAR.fullmatch(numbers[0]))
         and bool(words)
         and all(lists.is_word(word) and fold(word) not in _STREET_WORDS for word in words)
     )

@@ -175,6 +175,12 @@ _BEFORE_RUN = re.compile(r"(?:" + _W + r"[ \t]+)*$")
 _NEXT_RUN = re.compile(r"[ \t]+(" + _W + ")")
 
 
+def _words_before(text: str, start: int) -> list[str]:
+    """The run of words right before `start` (40 characters back at most)."""
+    run = _BEFORE_RUN.search(text, max(0, start - 40), start)
+    return _WORD.findall(run.group(0)) if run else []
+
+
 def _key(word: str) -> str:
     return re.sub(r"['’]s?$", "", fold(word.strip(".")))
 
@@ -186,8 +192,7 @@ def names_a_product(text: str, start: int, end: int, lists: NameLists) -> bool:
     if not words or len(words) > 4:
         return False
     keys = [_key(word) for word in words]
-    run = _BEFORE_RUN.search(text, max(0, start - 40), start)
-    before = _WORD.findall(run.group(0)) if run else []
+    before = _words_before(text, start)
     after = _NEXT_RUN.match(text, end)
     previous, following = (before[-1] if before else ""), (after.group(1) if after else "")
     if _key(previous) in _ADDRESS:
@@ -282,8 +287,7 @@ def names_a_condition(text: str, start: int, end: int, lists: NameLists) -> bool
     if len(words) != 1:
         return False
     key = _key(words[0])
-    run = _BEFORE_RUN.search(text, max(0, start - 40), start)
-    before = _WORD.findall(run.group(0)) if run else []
+    before = _words_before(text, start)
     previous = before[-1] if before else ""
     if _key(previous) in _ADDRESS or (previous[:1].isupper() and lists.is_first(previous)):
         return False

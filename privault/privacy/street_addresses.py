@@ -230,7 +230,7 @@ _POSTCODE_BEFORE_TOWN = re.compile(r"(?:^|(?<=[\s,;|(]))(" + _POSTCODE + r"|\d{6
 # A postcode right after a town, in a field of its own: the dashed forms of Portugal and
 # Brazil ("Leiria, 7799-843"; plain numbers there are as often a year or a count).
 _POSTCODE_AFTER_TOWN = re.compile(r"[ \t]*[,;|][ \t]*(\d{4,5}-\d{3})(?![\w-])")
-_YEAR = re.compile(r"(?:19|20)\d\d")
+YEAR = re.compile(r"(?:19|20)\d\d")  # a year's shape, matched whole
 
 
 def postcodes_beside_towns(text: str, towns: list[Span]) -> list[Span]:
@@ -243,7 +243,7 @@ def postcodes_beside_towns(text: str, towns: list[Span]) -> list[Span]:
             start, end = before.span(1)
             head = text[max(0, start - 8) : start].rstrip(" \t")  # not all the text before
             field = head[-1:] in (",", ";", ":", "|", "\n") or (not head and start <= 8)
-            if not _YEAR.fullmatch(text[start:end]) or field:
+            if not YEAR.fullmatch(text[start:end]) or field:
                 found.append(Span(start, end, "ADDRESS", 0.7, "address"))
         after = _POSTCODE_AFTER_TOWN.match(text, town.end)
         if after:

@@ -83,7 +83,8 @@ def is_a_common_place(text: str, span: Span, lists: NameLists) -> bool:
         return False
     words = WORD.findall(value)
     gazetteer = load_gazetteer()
-    if not words or fold(value) in gazetteer.countries or fold(value) in gazetteer.cities:
+    key = fold(value)
+    if not words or key in gazetteer.countries or key in gazetteer.cities:
         return False
     return all(lists.is_word(word) for word in words)
 
