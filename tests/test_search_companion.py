@@ -261,3 +261,58 @@ def test_a_dated_query_ranks_inside_its_period_once_on_the_thread_free_first(
         assert len(dated) == 4  # two dated queries, owner and agent: once each
         beside = ["privault-keywords" in name for name in dated]
         assert all(beside) if slower == "vectors" else not any(beside)
+
+
+@pytest.mark.parametrize("pruning", [True, False])
+def test_split_across_threads_a_dated_search_finds_what_it_finds_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pruning: bool
+) -> None:
+    """A large index's search on two threads (keywords pruned beside, or ranked in two
+    ranges; the period's vectors on whichever thread is free first): the hits are those
+    of a search without the companion, dated or not. Where the companion could not prune,
+    the search's own thread ranks the rest of the keywords before the period's vectors."""
+    with fake_vault(tmp_path / "v.db") as vault:
+        vault.note_many(_plumbing_notes(60), caller=OWNER)
+        for month in range(1, 13):
+            vault.note(
+                f"Pottery class: the plumber glazed bowl number {month}, kiln at 1200 C.",
+                caller=OWNER,
+                created_at=parse_time(f"2023-{month:02d}-09T18:00:00Z"),
+            )
+        queries = ["plumber kiln in July 2023", "plumber boiler flat", "glazed bowl invoice"]
+        inline = search.companion
+        monkeypatch.setattr(search, "companion", lambda conn: None)
+        alone = _hits(vault, queries)
+        monkeypatch.setattr(search, "companion", inline)
+        monkeypatch.setattr(fts, "SPLIT_MIN_CHUNKS", 10)
+        monkeypatch.setattr(cores, "spare_core", lambda: True)
+        monkeypatch.setattr(
+            search.fts.index_reads.keyword_pruning, "MIN_ROWS", 0 if pruning else 10**9
+        )
+        order: list[str] = []
+        nearest, ranked = search._nearest, fts.ranked
+
+        def nearest_spy(conn: Any, *args: Any, **kwargs: Any) -> list[tuple[int, float]]:
+            if len(args) > 3 and args[3] is not None:
+                order.append("period " + threading.current_thread().name)
+            else:
+                time.sleep(0.03)  # the companion knows by then whether it pruned
+            return nearest(conn, *args, **kwargs)
+
+        def ranked_spy(*args: Any, **kwargs: Any) -> list[tuple[int, float]]:
+            if threading.current_thread() is threading.main_thread():
+                time.sleep(0.1)  # the rest of the keywords outlasts the companion's range
+                order.append("rest")
+            elif len(args) > 4 and args[4] is not None:
+                time.sleep(0.06)  # the companion's range outlasts the vector leg
+            return ranked(*args, **kwargs)
+
+        monkeypatch.setattr(search, "_nearest", nearest_spy)
+        monkeypatch.setattr(fts, "ranked", ranked_spy)
+        assert _hits(vault, queries) == alone
+        assert all(alone)
+        periods = [entry for entry in order if entry.startswith("period")]
+        assert len(periods) == 2  # one dated query, owner and agent
+        if not pruning:
+            assert order.count("rest") == 2 * len(queries)
+            assert all("privault-keywords" in entry for entry in periods)
