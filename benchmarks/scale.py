@@ -38,6 +38,7 @@ import numpy as np
 
 from benchmarks import corpus
 from privault.caller import Caller
+from privault.errors import ModelError
 from privault.privacy.detector import Detector, FakeDetector
 from privault.retrieval import fts
 from privault.retrieval.embedder import Embedder
@@ -383,9 +384,17 @@ def probe_child(path: str, models: str, strong: str, chat: str) -> dict[str, Any
         if strong == "1":
             for query in corpus.QUERIES[:5]:
                 vault.context(query, caller=owner)
-            out["with_strong_model"] = _rss()
+            # Loaded even where no window has a strong vector yet (`context` then skips it).
+            engine = vault.shared.engines.strong
+            if engine is not None:
+                engine.embed_query(corpus.QUERIES[0])
+            out["with_strong_model"] = {**_rss(), "loaded": engine is not None}
         if chat == "1":
-            vault.load_chat_model()
+            try:
+                vault.load_chat_model()
+            except ModelError as error:  # not installed: the figures so far still count
+                out["with_chat_model"] = {"error": str(error)}
+                return out
             out["with_chat_model"] = _rss()
             wait_unloaded(vault, UNLOAD_AFTER)
             out["after_the_answerer_is_unloaded"] = _rss()
