@@ -20,6 +20,7 @@ SETS = {
     "written2": HERE / "pii_written2_v1.json",
     "written3": HERE / "pii_written3_v1.json",
     "written4": HERE / "pii_written4_v1.json",
+    "written5": HERE / "pii_written5_v1.json",
 }
 # The gold labels the own sets use; the benchmark reads each as a kind of identifying value.
 KINDS = {
@@ -110,4 +111,13 @@ def test_the_fourth_written_set_holds_template_sentences_and_titles() -> None:
     items = json.loads(SETS["written4"].read_text(encoding="utf-8"))
     assert len(items) == 360 and all(item["batch"] == 7 for item in items)
     assert sum(not item["spans"] for item in items) == 110
+    assert {span["entity_type"] for item in items for span in item["spans"]} <= KINDS
+
+
+def test_the_fifth_written_set_holds_labels() -> None:
+    # a ninth batch by another hand: titles, file names, subjects and tags; frozen
+    items = json.loads(SETS["written5"].read_text(encoding="utf-8"))
+    assert len(items) == 320 and all(item["batch"] == 8 for item in items)
+    assert sum(not item["spans"] for item in items) == 220
+    assert all(len(item["full_text"]) <= 80 for item in items)
     assert {span["entity_type"] for item in items for span in item["spans"]} <= KINDS
