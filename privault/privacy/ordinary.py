@@ -65,7 +65,7 @@ from privault.privacy.tagger_words import DETERMINERS, RELATIONS, TRADES
 from privault.privacy.things import NEXT_WORD as _NEXT_WORD
 from privault.privacy.things import THE_BEFORE as _THE_BEFORE
 from privault.privacy.things import WORD as _WORD
-from privault.privacy.things import is_a_common_place, names_a_thing
+from privault.privacy.things import is_a_common_place, is_a_holiday, names_a_day, names_a_thing
 from privault.spans import Span
 
 # Sources whose only evidence for PERSON is capitalisation or a statistical guess.
@@ -328,6 +328,8 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
     cuts a possessive ending off a found name or place ("Maclean's" masks "Maclean").
     """
     span = _without_possessive(text, span)
+    if span.source in _FOUND and is_a_holiday(text[span.start : span.end]):
+        return []  # "Diwali", "Eid al-Fitr": spaCy calls some festivals places
     if span.source in _BUSINESS_JUDGED | {"place-cue"} and names_a_thing(
         text, span.start, span.end, span, lists
     ):
@@ -382,6 +384,7 @@ def trim_person(text: str, span: Span, lists: NameLists) -> list[Span]:
             or _is_foreign_word(text, offset + w.start(), w.group(0), lists)
             or _is_currency(text, offset + w.start(), w.group(0), lists)
             or _is_date(text, offset + w.start(), w.group(0))
+            or names_a_day(text, offset + w.start(), w.group(0), lists)
             or _is_acronym(text, offset + w.start(), w.group(0))
             or _before_greeting(text, offset + w.end())
             or _is_imperative(text, offset + w.start(), w.group(0), lists)

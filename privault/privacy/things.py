@@ -9,6 +9,11 @@ Elektro" masks Bauer, a listed given name too), so are two names before the trad
 ("Maria Keller Sanitär" masks Maria Keller), and a trade word with a capitalised word
 after it starts a heading ("Anna Dental Checkup").
 
+A day the calendar names is no one's either: a festival alone ("Diwali", "Eid al-Fitr"),
+or an everyday word before "Day", "Eve" or a weekday ("Boxing Day", "Prime Day",
+"Valentine's Day", "Cyber Monday"); not "Doris Day", nor "see Mark Friday" (a given name
+before a weekday is a person and when).
+
 Brands, products, dishes and medicines ("The Roomba", "Spotify Premium", "Earl Grey",
 "Thai green curry", "Amoxicillin") and conditions named after a person ("Alzheimer's",
 "Wilson's disease") are no one's name either (`products` says when, and when a brand
@@ -20,7 +25,8 @@ from __future__ import annotations
 
 import re
 
-from privault.privacy.names import NameLists, fold, is_organisation_word
+from privault.privacy.lexicon import load_lexicon
+from privault.privacy.names import CALENDAR, HOLIDAYS, NameLists, fold, is_organisation_word
 from privault.privacy.places import load_gazetteer
 from privault.privacy.products import names_a_condition, names_a_product
 from privault.spans import Span
@@ -99,3 +105,47 @@ def _is_trade_word(word: str, lists: NameLists) -> bool:
         and not lists.is_first(bare)
         and not lists.is_last(bare)
     )
+
+
+_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+_DAY_ENDS = frozenset({"day", "eve"})
+_HOLIDAY_JOINERS = frozenset({"al", "ul", "el"})  # "Eid al-Fitr", "Eid ul-Adha"
+_DAY_BEFORE = re.compile(r"([^\W\d_][\w-]*)(['’]s?)?[ \t]+$")
+_DAY_AFTER = re.compile(r"(['’]s?)?[ \t]+([^\W\d_][\w]*)")
+
+
+def is_a_holiday(value: str) -> bool:
+    """True when every word of `value` is a festival's or the calendar's ("Diwali",
+    "Hanukkah", "Eid al-Fitr")."""
+    words = [fold(word) for word in re.findall(r"[^\W\d_]+", value)]
+    return any(word in HOLIDAYS for word in words) and all(
+        word in HOLIDAYS or word in CALENDAR or word in _HOLIDAY_JOINERS for word in words
+    )
+
+
+def names_a_day(text: str, start: int, word: str, lists: NameLists) -> bool:
+    """True when `word`, at `start` in `text`, is half of a day the calendar names: a
+    capitalised "Day", "Eve" or weekday after an everyday word ("Boxing Day", "Prime Day",
+    "Valentine's Day", "Cyber Monday"), or that word before one. A weekday after a given
+    name is a person and a day ("see Mark Friday"); a name no dictionary holds is a person
+    ("Doris Day")."""
+    if not word[:1].isupper():
+        return False
+    key = fold(word.strip(".'’"))
+    if key in _DAY_ENDS or key in _WEEKDAYS:
+        before = _DAY_BEFORE.search(text, max(0, start - 40), start)
+        return before is not None and _before_a_day(before.group(1), key, lists)
+    after = _DAY_AFTER.match(text, start + len(word))
+    if after is None or not after.group(2)[:1].isupper():
+        return False
+    day = fold(after.group(2))
+    return (day in _DAY_ENDS or day in _WEEKDAYS) and _before_a_day(word, day, lists)
+
+
+def _before_a_day(word: str, day: str, lists: NameLists) -> bool:
+    """True when `word`, capitalised before `day`, makes the pair a named day."""
+    bare = re.sub(r"['’]s?$", "", word)
+    if not bare[:1].isupper() or fold(bare) in CALENDAR:
+        return False
+    everyday = lists.is_word(bare) or load_lexicon().is_everyday(fold(bare))
+    return everyday and (day in _DAY_ENDS or not lists.is_first(bare))
