@@ -103,9 +103,9 @@ _LABELS = GREETINGS_ABROAD | frozenset(
 SHORT_FORMS = frozenset(
     """misc msg msgs txt pls plz thx appt appts approx asap fyi tbd tbc diy dept govt mgmt
     vs pics hrs wk wks etc refs qty rsvp bday docs whatsapp exp proj repo config env ops
-    wip eod ooo tmp
+    wip eod ooo tmp meds
     lol omg btw idk imho tbh brb ttyl lmk smh irl afaik tysm ikr lmao rofl gtg omw nvm
-    jk
+    jk tmrw tmr ppl convo cuz
     docx xlsx xls pptx ppt csv odt ods rtf jpg jpeg png heic webp svg mp3 mp4 mov wav json
     yaml yml html xml ipynb epub ics vcf eml""".split()
 )
@@ -205,7 +205,7 @@ def _word_name(text: str, start: int, word: str, lists: NameLists) -> bool:
 
 # A verb's object starts with a determiner, a name is not followed by one ("Mark the
 # invoices as paid", not "Mark Hughes").
-_DETERMINERS = DETERMINERS | {"every"}
+_DETERMINERS = DETERMINERS | {"every", "each", "all", "both"}
 _ROLES = frozenset(TRADES) | frozenset(RELATIONS)
 
 
@@ -292,7 +292,7 @@ def is_ordinary(word: str, lists: NameLists, *, surnames: bool = False) -> bool:
         return True
     key = fold(bare)
     key = re.sub(r"['’]s$", "", key)
-    if key in _LABELS or key in SHORT_FORMS:
+    if key in _LABELS or key in SHORT_FORMS or key[-1:] == "s" and key[:-1] in SHORT_FORMS:
         return True
     if bare.isupper() and (len(bare) == 2 or (len(bare) <= 4 and not lists.is_first(bare))):
         return True  # WA, GP, SSN, IBAN; a short all-caps given name ("ANA") stays

@@ -185,6 +185,12 @@ def _key(word: str) -> str:
     return re.sub(r"['’]s?$", "", fold(word.strip(".")))
 
 
+def _addresses(word: str) -> bool:
+    """True when `word` is a form of address ("Mrs", "Dr."): not a possessive, which says
+    whose ("my sister's Crohn's disease")."""
+    return _key(word) in _ADDRESS and not _POSSESSIVE.search(word)
+
+
 def names_a_product(text: str, start: int, end: int, lists: NameLists) -> bool:
     """True when the words at `start`-`end` name a brand, product or dish, not a person or
     place (see the module docstring)."""
@@ -195,7 +201,7 @@ def names_a_product(text: str, start: int, end: int, lists: NameLists) -> bool:
     before = _words_before(text, start)
     after = _NEXT_RUN.match(text, end)
     previous, following = (before[-1] if before else ""), (after.group(1) if after else "")
-    if _key(previous) in _ADDRESS:
+    if _addresses(previous):
         return False  # "Mrs Dyson"
     fixed = _fixed(
         before[-1:] + words + [following][: bool(following)], len(before[-1:]), len(words)
@@ -289,7 +295,7 @@ def names_a_condition(text: str, start: int, end: int, lists: NameLists) -> bool
     key = _key(words[0])
     before = _words_before(text, start)
     previous = before[-1] if before else ""
-    if _key(previous) in _ADDRESS or (previous[:1].isupper() and lists.is_first(previous)):
+    if _addresses(previous) or (previous[:1].isupper() and lists.is_first(previous)):
         return False
     possessive = _POSSESSIVE.match(text, end)
     after = _NEXT_RUN.match(text, possessive.end() if possessive else end)
