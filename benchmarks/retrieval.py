@@ -39,8 +39,9 @@ question is asked again (`strong@0.1`, ...). The strong model embeds each questi
 per run, so with several shares the later ones' latency leaves that embedding out.
 
 `--set-lines` packs questions after a set as lines from 120 candidates, spread over
-sections, and `--follow N` follows the names in the best N hits (both off by default in
-`privault.vault.packs`, where their measured figures are).
+sections (off by default), and `--follow N` follows the names in the best N hits where the
+strong model ranked them (5 by default; 0 never follows); `privault.vault.packs` has
+their measured figures.
 
 Latency depends on numpy's BLAS: by default it uses every core and its helper thread
 spins for a while after each vector scan, which takes a core from the strong model's

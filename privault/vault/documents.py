@@ -263,7 +263,7 @@ class VaultDocuments:
         reserved = count(block) + 2 if block else 0
         finder = Finder.of(self._context, reading, owner=caller.is_owner)
         packed, out, _ = finder.context(
-            reading, query, scope, budget - reserved, stop_early=not fill
+            reading, query, scope, budget - reserved, stop_early=not fill, follow=True
         )
         text = assembled(
             f"{block}\n\n{packed.text}" if block and packed.text else block or packed.text

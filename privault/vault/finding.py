@@ -202,10 +202,12 @@ class Finder:
         filters: Filters,
         budget: int,
         stop_early: bool = False,
+        follow: bool = False,
     ) -> tuple[packing.Pack, list[ContextSection], dict[int, sections.SectionRow]]:
         """The best pieces packed into `budget` tokens of gated text (and their sections),
         ranked with the strong model's leg where the vault has one; with `stop_early`,
-        the pack ends before the first clearly weaker candidate (see `packs`)."""
+        the pack ends before the first clearly weaker candidate, with `follow` the thread
+        of the best hits is followed (see `packs`)."""
         packed, rows = packs.context(
             self,
             reading,
@@ -215,6 +217,7 @@ class Finder:
             self.embedder.count_tokens,
             context_header,
             stop_early,
+            follow,
         )
         out = []
         for item in packed.sections:

@@ -3,13 +3,13 @@
 `Finder.hits` ranks chunk windows (keywords, the fast embedder and, where the vault has
 it, the strong model). Here that ranking becomes a pack:
 
-1. **Follow the thread** (`FOLLOW_TOP` > 0; off by default, see below). The names and
-   numbers the best hits mention and the question does not (`thread.leads`) are added to
-   the question for one more keyword ranking, fused in at a lower weight: the windows
-   that mention the same person, place or day join the candidates. Only the keyword
-   index is asked again (a few ms); no model runs twice. Names are taken only from text
-   the caller reads as stored (the owner's, an `off` policy's): a masked value never
-   becomes a search term.
+1. **Follow the thread** (`follow`: `context` packs, not `ask`'s; only where the strong
+   model ranked the best hits, see below). The names and numbers the best hits mention
+   and the question does not (`thread.leads`) are added to the question for one more
+   keyword ranking, fused in: the windows that mention the same person, place or day join
+   the candidates. Only the keyword index is asked again (a few ms); no model runs
+   twice. Names are taken only from text the caller reads as stored (the owner's, an
+   `off` policy's): a masked value never becomes a search term.
 2. **Shape by question** (`SET_PIECE = "line"`; off by default). A question after a set
    (`thread.asks_for_set`) gets each hit's own line from more candidates, and a
    section's second, third… line counts a little less each time, so the pack spreads
@@ -57,12 +57,13 @@ from privault.vault.reading import Reading
 # hits, 8 names, or set questions only gain no more. But the fast embedder alone loses
 # hit (.950 → .940 on 1-3, .955 → .952 on 4-5, all +.005 / +.008), and at 1,000 tokens,
 # where `ask` packs a set question, it gains nothing (strong .820 → .820, set .491 →
-# .474; fast embedder alone .802 → .794): it stays off.
+# .474; fast embedder alone .802 → .794). So it is followed for `context`'s packs where
+# the strong model ranked the best hits, and not for `ask`'s nor without that model.
 CANDIDATES = 60  # chunk hits considered for a single-fact question
 SET_CANDIDATES = 60  # …and for a question after a set (120 was measured with lines)
-FOLLOW_TOP = 0  # best hits whose names are followed (0: the thread is not followed)
+FOLLOW_TOP = 5  # best hits whose names are followed (0: the thread is never followed)
 FOLLOW_LEADS = 4  # names followed at most
-FOLLOW_WEIGHT = 0.5  # the followed ranking's weight (the first ranking's legs weigh 1–2)
+FOLLOW_WEIGHT = 1.0  # the followed ranking's weight (the first ranking's legs weigh 1–2)
 SET_PIECE = "window"  # what a set question packs of each hit: "line" or "window"
 SET_REPEAT_DISCOUNT = 1.0  # a set question's n-th piece of one section counts this**n
 
@@ -90,9 +91,11 @@ def context(
     count_tokens: Callable[[str], int],
     header: Callable[[Reading, sections.SectionRow], str],
     stop_early: bool = False,
+    follow: bool = False,
 ) -> tuple[packing.Pack, dict[int, sections.SectionRow]]:
     """The best pieces for `query` packed into `budget` tokens of gated text, and the rows
-    of the sections they come from (see the module docstring)."""
+    of the sections they come from; with `follow`, the thread the best hits point to is
+    followed where the strong model ranked them (see the module docstring)."""
     conn = finder.conn
     set_question = thread.asks_for_set(query)
     limit = SET_CANDIDATES if set_question else CANDIDATES
@@ -106,10 +109,11 @@ def context(
         return count_tokens(rows[section_id].text) <= packing.WHOLE_SECTION_TOKENS
 
     # Where in its section each hit sits: for long sections, and the hits a lead is read from.
-    followed = hits[:FOLLOW_TOP] if FOLLOW_TOP else []
+    strong = any(hit.strong_similarity is not None for hit in hits[:FOLLOW_TOP])
+    followed = hits[:FOLLOW_TOP] if follow and strong else []
     needed = [hit for hit in hits if not whole(hit.section_id)] + followed
     spans = index_reads.chunk_spans(conn, list({hit.chunk_id for hit in needed}))
-    if FOLLOW_TOP and hits:
+    if followed:
         # Followed only through text the caller reads as stored: a masking gate counts
         # what it holds back, and a lead must never be a value the caller may not see.
         top = [hit for hit in hits[:FOLLOW_TOP] if _as_stored(reading, rows[hit.section_id])]
