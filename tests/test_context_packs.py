@@ -60,16 +60,21 @@ def test_the_thread_is_followed_to_windows_naming_the_same_person(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Where the strong model ranked the best hits, a context pack follows the names they
-    mention; `FOLLOW_TOP = 0` never follows."""
+    mention; `FOLLOW_TOP = 0` never follows, nor does an index larger than
+    `FOLLOW_MAX_ROWS` (the second keyword ranking costs too much there)."""
     question = "Who did John go to yoga with?"
     with fake_vault(tmp_path / "v.db", strong_embedder=FakeStrongEmbedder()) as vault:
         _yoga(vault)
         vault.strong.index(caller=OWNER)
         followed = vault.context(question, caller=OWNER, budget=300)
+        monkeypatch.setattr(packs, "FOLLOW_MAX_ROWS", 10)
+        too_large = vault.context(question, caller=OWNER, budget=300)
+        monkeypatch.setattr(packs, "FOLLOW_MAX_ROWS", 10**9)
         monkeypatch.setattr(packs, "FOLLOW_TOP", 0)
         unfollowed = vault.context(question, caller=OWNER, budget=300)
     assert "My knees still hurt" in followed.text
     assert "My knees still hurt" not in unfollowed.text
+    assert too_large.text == unfollowed.text
 
 
 def test_the_thread_is_not_followed_without_the_strong_model(vault: Vault) -> None:

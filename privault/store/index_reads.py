@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from privault.filters import Filters as PublicFilters
-from privault.store import keyword_pruning
+from privault.store import keyword_pruning, tallies
 from privault.store.connection import Connection, OperationalError
 from privault.store.narrowing import conditions
 
@@ -89,6 +89,11 @@ def keyword_ranked(
         (" OR ".join(phrases), *bounds, limit),
     ).fetchall()
     return [(int(rowid), -float(score)) for rowid, score in found]
+
+
+def keyword_rows(conn: Connection, view: str) -> int:
+    """How many windows one view's keyword index holds (`tallies.keyword_rows`)."""
+    return tallies.keyword_rows(conn, _keyword_table(view))
 
 
 def keyword_pruned(

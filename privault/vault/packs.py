@@ -4,7 +4,8 @@
 it, the strong model). Here that ranking becomes a pack:
 
 1. **Follow the thread** (`follow`: `context` packs, not `ask`'s; only where the strong
-   model ranked the best hits, see below). The names and numbers the best hits mention
+   model ranked the best hits, in an index of at most `FOLLOW_MAX_ROWS` windows; see
+   below). The names and numbers the best hits mention
    and the question does not (`thread.leads`) are added to the question for one more
    keyword ranking, fused in: the windows that mention the same person, place or day join
    the candidates. Only the keyword index is asked again (a few ms); no model runs
@@ -64,6 +65,12 @@ SET_CANDIDATES = 60  # …and for a question after a set (120 was measured with 
 FOLLOW_TOP = 5  # best hits whose names are followed (0: the thread is never followed)
 FOLLOW_LEADS = 4  # names followed at most
 FOLLOW_WEIGHT = 1.0  # the followed ranking's weight (the first ranking's legs weigh 1–2)
+# Following costs a second keyword ranking, of the question and its leads: on the
+# million-section vault of `benchmarks.perf --keep` (weekdays and months among the leads)
+# p50 / p95 223 / 687 ms against 54 / 149 for the question alone. So it is followed only
+# in an index of at most this many windows (LoCoMo's conversations, where it was
+# measured, hold about 600).
+FOLLOW_MAX_ROWS = 50_000
 SET_PIECE = "window"  # what a set question packs of each hit: "line" or "window"
 SET_REPEAT_DISCOUNT = 1.0  # a set question's n-th piece of one section counts this**n
 
@@ -110,7 +117,8 @@ def context(
 
     # Where in its section each hit sits: for long sections, and the hits a lead is read from.
     strong = any(hit.strong_similarity is not None for hit in hits[:FOLLOW_TOP])
-    followed = hits[:FOLLOW_TOP] if follow and strong else []
+    small = follow and index_reads.keyword_rows(conn, finder.view) <= FOLLOW_MAX_ROWS
+    followed = hits[:FOLLOW_TOP] if strong and small else []
     needed = [hit for hit in hits if not whole(hit.section_id)] + followed
     spans = index_reads.chunk_spans(conn, list({hit.chunk_id for hit in needed}))
     if followed:
