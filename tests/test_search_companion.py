@@ -34,6 +34,18 @@ def _hits(vault: Vault, queries: list[str]) -> list[list[tuple[str, float]]]:
     ]
 
 
+def _hits_alone(
+    vault: Vault, queries: list[str], monkeypatch: pytest.MonkeyPatch
+) -> list[list[tuple[str, float]]]:
+    """`_hits` as a search without the companion finds them."""
+    inline = search.companion
+    monkeypatch.setattr(search, "companion", lambda conn: None)
+    try:
+        return _hits(vault, queries)
+    finally:
+        monkeypatch.setattr(search, "companion", inline)
+
+
 def _plumbing_notes(count: int) -> list[dict[str, str]]:
     notes = [{"text": f"The plumber fixed the boiler in flat {i}."} for i in range(count)]
     return notes + [
@@ -233,10 +245,7 @@ def test_a_dated_query_ranks_inside_its_period_once_on_the_thread_free_first(
                     created_at=parse_time(f"2023-{month:02d}-{day:02d}T18:00:00Z"),
                 )
         queries = ["pottery in July 2023", "kiln on 17 March 2023", "glazing bowls"]
-        inline = search.companion
-        monkeypatch.setattr(search, "companion", lambda conn: None)
-        alone = _hits(vault, queries)
-        monkeypatch.setattr(search, "companion", inline)
+        alone = _hits_alone(vault, queries, monkeypatch)
 
         threads: list[str] = []
         nearest, ranked = search._nearest, fts.ranked
@@ -280,10 +289,7 @@ def test_split_across_threads_a_dated_search_finds_what_it_finds_alone(
                 created_at=parse_time(f"2023-{month:02d}-09T18:00:00Z"),
             )
         queries = ["plumber kiln in July 2023", "plumber boiler flat", "glazed bowl invoice"]
-        inline = search.companion
-        monkeypatch.setattr(search, "companion", lambda conn: None)
-        alone = _hits(vault, queries)
-        monkeypatch.setattr(search, "companion", inline)
+        alone = _hits_alone(vault, queries, monkeypatch)
         monkeypatch.setattr(fts, "SPLIT_MIN_CHUNKS", 10)
         monkeypatch.setattr(cores, "spare_core", lambda: True)
         monkeypatch.setattr(
