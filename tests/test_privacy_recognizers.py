@@ -14,7 +14,7 @@ from privault.privacy.cue_words import find_context_entities
 from privault.privacy.names import NameLists, find_names, people_in_entity
 from privault.privacy.places import Gazetteer, find_places
 from privault.privacy.propagation import propagate
-from privault.privacy.street_addresses import postcodes_beside_towns
+from privault.privacy.street_addresses import postcodes_beside_towns, regions_beside_towns
 from privault.spans import Span, merge_spans, normalise_kind
 from tests.helpers import examples
 
@@ -191,6 +191,26 @@ def test_a_postcode_beside_a_found_town(text: str, town: str, postcode: str | No
     start = text.index(town)
     found = postcodes_beside_towns(text, [Span(start, start + len(town), "LOCATION", 0.8, "ner")])
     assert [text[s.start : s.end] for s in found] == ([postcode] if postcode else [])
+
+
+@pytest.mark.parametrize(
+    ("text", "town", "found"),
+    [
+        ("Av. Paulista 1578, São Paulo – SP, (11) 98765-4321", "São Paulo", ["SP"]),
+        ("450 rue Saint-Denis, Montréal, QC, (514) 555-0199", "Montréal", ["QC"]),
+        ("She moved to Austin, TX last year.", "Austin", ["TX"]),
+        ("854 Jasper Ave NW, Ottawa, ON K1P 5J2.", "Ottawa", ["ON", "K1P 5J2"]),
+        ("We met in Sydney, NSW 2000.", "Sydney", ["NSW", "2000"]),
+        # not a region's code: a question, a word, letters no region has
+        ("See you in Boston, OK?", "Boston", []),
+        ("Lisbon, Tuesday", "Lisbon", []),
+        ("Berlin, XY 123", "Berlin", []),
+    ],
+)
+def test_a_region_code_beside_a_found_town(text: str, town: str, found: list[str]) -> None:
+    start = text.index(town)
+    spans = regions_beside_towns(text, [Span(start, start + len(town), "LOCATION", 0.8, "ner")])
+    assert [text[s.start : s.end] for s in spans] == found
 
 
 def test_a_found_name_spreads_to_its_capitals() -> None:

@@ -30,12 +30,12 @@ from privault.privacy.ordinary import trim_person
 from privault.privacy.policy import Policy
 from privault.privacy.propagation import propagate
 from privault.privacy.second_pass import second_pass_can_add
-from privault.privacy.street_addresses import postcodes_beside_towns
+from privault.privacy.street_addresses import postcodes_beside_towns, regions_beside_towns
 from privault.privacy.tagger import WEIGHTS_SHA256, load_tagger
 from privault.spans import Span
 
 # Bump when recognizer code changes in a way that changes spans: stored spans get rescanned.
-DETECTOR_REVISION = "35"
+DETECTOR_REVISION = "36"
 _CACHE_CHARS = 500  # only short texts (queries, titles) are worth remembering
 _CACHE_ENTRIES = 256
 # Spans below this score are not worth storing: no shipped policy would mask them.
@@ -298,7 +298,7 @@ def _finished(text: str, spans: list[Span], floor: float) -> list[Span]:
     spread = propagate(text, spans)
     spans += [kept for span in spread for kept in trim_person(text, span, lists)]
     towns = [span for span in spans if span.kind == "LOCATION" and span.score >= 0.5]
-    spans += postcodes_beside_towns(text, towns)
+    spans += postcodes_beside_towns(text, towns) + regions_beside_towns(text, towns)
     return _finish(spans, floor)
 
 

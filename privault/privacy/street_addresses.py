@@ -249,3 +249,35 @@ def postcodes_beside_towns(text: str, towns: list[Span]) -> list[Span]:
         if after:
             found.append(Span(after.start(1), after.end(1), "ADDRESS", 0.7, "address"))
     return found
+
+
+# A region's code after a town: a US state, a Canadian province or territory, a Brazilian
+# or an Australian state ("Austin, TX", "Montréal, QC", "São Paulo – SP", "Sydney, NSW"),
+# with the postcode that may follow it ("Toronto, ON M5V 2T6"). Not before "?" or "!":
+# "See you in Boston, OK?" is no state.
+REGION_CODES = frozenset(
+    """AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV
+    NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY DC
+    AB BC MB NB NL NS NT NU ON PE QC SK YT
+    AC AL AP AM BA CE DF ES GO MA MT MS MG PA PB PR PE PI RJ RN RS RO RR SC SP SE TO
+    NSW VIC QLD TAS ACT""".split()
+)
+_REGION_AFTER_TOWN = re.compile(
+    r"[ \t]*(?:,|[–—-])[ \t]*([A-Z]{2,3})"
+    r"(?:[ \t]+([A-Z]\d[A-Z][ \t]?\d[A-Z]\d|\d{4,5}(?:-\d{4})?))?"
+    r"(?=$|[ \t\n,.;:|()])"
+)
+
+
+def regions_beside_towns(text: str, towns: list[Span]) -> list[Span]:
+    """LOCATION spans of the region codes written right after found towns, and ADDRESS
+    spans of the postcodes after those (see `REGION_CODES`)."""
+    found = []
+    for town in towns:
+        after = _REGION_AFTER_TOWN.match(text, town.end)
+        if after is None or after.group(1) not in REGION_CODES:
+            continue
+        found.append(Span(after.start(1), after.end(1), "LOCATION", 0.7, "address"))
+        if after.group(2):
+            found.append(Span(after.start(2), after.end(2), "ADDRESS", 0.7, "address"))
+    return found
