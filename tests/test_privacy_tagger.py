@@ -189,6 +189,7 @@ def test_a_guess_is_cut_to_the_name_the_tagger_found_in_it(
         # ...and so are work short forms and the endings of file names
         ("budget_draft_v3.xlsx", "budget_draft_v3.xlsx"),
         ("proj_roadmap_v2", "proj_roadmap_v2"),
+        ("see https://example.com/wiki", "see https://example.com/wiki"),
         ("Kasia_notes.docx from ottilie", "<PERSON_1>_notes.docx from <PERSON_2>"),
         # festivals the name lists hold, in a title and in a sentence
         ("Christmas card list", "Christmas card list"),

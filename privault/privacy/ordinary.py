@@ -96,9 +96,9 @@ _LABELS = GREETINGS_ABROAD | frozenset(
     city country state street postcode grandma grandpa mum mom dad auntie uncle producer todo
     ps nb faq mr mrs ms miss mx dr prof sir madam i'm i've i'd i'll""".split()
 )
-# Short forms notes and chats use as words ("Misc", "msg from Sepo", "pls call"), and the
-# endings of file names ("budget_v3.xlsx"), which the dictionary does not hold; none is a
-# listed given name or surname. Kept out of the name lists' dictionary: the tagger was
+# Short forms notes and chats use as words ("Misc", "msg from Sepo", "pls call"), the
+# endings of file names ("budget_v3.xlsx") and a link's scheme ("https://…"), which the
+# dictionary does not hold; none is a listed given name or surname. Kept out of the name lists' dictionary: the tagger was
 # trained on that dictionary as it is.
 SHORT_FORMS = frozenset(
     """misc msg msgs txt pls plz thx appt appts approx asap fyi tbd tbc diy dept govt mgmt
@@ -107,7 +107,7 @@ SHORT_FORMS = frozenset(
     lol omg btw idk imho tbh brb ttyl lmk smh irl afaik tysm ikr lmao rofl gtg omw nvm
     jk tmrw tmr ppl convo cuz
     docx xlsx xls pptx ppt csv odt ods rtf jpg jpeg png heic webp svg mp3 mp4 mov wav json
-    yaml yml html xml ipynb epub ics vcf eml""".split()
+    yaml yml html xml ipynb epub ics vcf eml http https www""".split()
 )
 # Months that are given names too ("April Jones"); the name lists leave every calendar word
 # out, so they are named here.
