@@ -98,8 +98,8 @@ _LABELS = GREETINGS_ABROAD | frozenset(
 )
 # Short forms notes and chats use as words ("Misc", "msg from Sepo", "pls call"), the
 # endings of file names ("budget_v3.xlsx") and a link's scheme ("https://…"), which the
-# dictionary does not hold; none is a listed given name or surname. Kept out of the name lists' dictionary: the tagger was
-# trained on that dictionary as it is.
+# dictionary does not hold; none is a listed given name or surname. Kept out of the name
+# lists' dictionary: the tagger was trained on that dictionary as it is.
 SHORT_FORMS = frozenset(
     """misc msg msgs txt pls plz thx appt appts approx asap fyi tbd tbc diy dept govt mgmt
     vs pics hrs wk wks etc refs qty rsvp bday docs whatsapp exp proj repo config env ops
