@@ -5,12 +5,12 @@ it, the strong model). Here that ranking becomes a pack:
 
 1. **Follow the thread** (`follow`: `context` packs, not `ask`'s; only where the strong
    model ranked the best hits, in an index of at most `FOLLOW_MAX_ROWS` windows; see
-   below). The names and numbers the best hits mention
-   and the question does not (`thread.leads`) are added to the question for one more
-   keyword ranking, fused in: the windows that mention the same person, place or day join
-   the candidates. Only the keyword index is asked again (a few ms); no model runs
-   twice. Names are taken only from text the caller reads as stored (the owner's, an
-   `off` policy's): a masked value never becomes a search term.
+   below). The names and numbers the best hits mention and the question does not
+   (`thread.leads`) are added to the question for one more keyword ranking, fused in:
+   the windows that mention the same person, place or day join the candidates. Only the
+   keyword index is asked again (a few ms at that size); no model runs twice. Names are
+   taken only from text the caller reads as stored (the owner's, an `off` policy's): a
+   masked value never becomes a search term.
 2. **Shape by question** (`SET_PIECE = "line"`; off by default). A question after a set
    (`thread.asks_for_set`) gets each hit's own line from more candidates, and a
    section's second, third… line counts a little less each time, so the pack spreads
