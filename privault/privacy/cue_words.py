@@ -246,6 +246,14 @@ _ASKED_SMALL = re.compile(
 _NOT_NAMES_SMALL = frozenset(word.lower() for word in NOT_NAMES)
 
 
+def _with_surname(match: re.Match[str], lists: NameLists) -> Span:
+    """The given name a cue matched (group 1), with the word after it (group 2) when that
+    is a listed surname."""
+    second = match.group(2)
+    end = match.end(2) if second and lists.is_last(second) else match.end(1)
+    return Span(match.start(1), end, "PERSON", 0.7, "cued")
+
+
 def find_cued_names(text: str, lists: NameLists) -> list[Span]:
     """PERSON spans of the names a request, a family word or role, or a verb of giving puts
     after it, or a trade or relation after them: a listed given name, everyday word or not
@@ -261,9 +269,7 @@ def find_cued_names(text: str, lists: NameLists) -> list[Span]:
         for match in pattern.finditer(text):
             if not lists.is_first(match.group(1)) or fold(match.group(1)) in _ASKING:
                 continue  # "Ask the driver to stop": a request ("Ask" is a given name too)
-            second = match.group(2)
-            end = match.end(2) if second and lists.is_last(second) else match.end(1)
-            spans.append(Span(match.start(1), end, "PERSON", 0.7, "cued"))
+            spans.append(_with_surname(match, lists))
     for match in _WILL_FIRST.finditer(text):
         if match.group(1):
             spans.append(Span(*match.span(1), "PERSON", 0.7, "cued"))
@@ -271,7 +277,7 @@ def find_cued_names(text: str, lists: NameLists) -> list[Span]:
         before = _WORD_BEFORE.search(text, max(0, match.start(2) - _BEFORE_CHARS), match.start(2))
         if before and before.group(1)[0].islower():  # "with Will", not "What Will Happen"
             spans.append(Span(*match.span(2), "PERSON", 0.7, "cued"))
-    for pattern in (_FAMILY_SMALL, _GIVING_SMALL):
+    for pattern in (_FAMILY_SMALL, _GIVING_SMALL, _HERE_SMALL):
         for match in pattern.finditer(text):
             word = match.group(1)
             if lists.is_first(word) and word not in _NOT_NAMES_SMALL:
@@ -283,13 +289,7 @@ def find_cued_names(text: str, lists: NameLists) -> list[Span]:
             spans.append(Span(*match.span(1), "PERSON", 0.7, "cued"))
     for match in _SELF_NAMED.finditer(text):
         if lists.is_first(match.group(1)):
-            second = match.group(2)
-            end = match.end(2) if second and lists.is_last(second) else match.end(1)
-            spans.append(Span(match.start(1), end, "PERSON", 0.7, "cued"))
-    for match in _HERE_SMALL.finditer(text):
-        word = match.group(1)
-        if lists.is_first(word) and word not in _NOT_NAMES_SMALL:
-            spans.append(Span(*match.span(1), "PERSON", 0.7, "cued"))
+            spans.append(_with_surname(match, lists))
     for match in _FAMILY.finditer(text):
         word = match.group(1)
         if lists.is_last(word) and fold(word) not in _FAMILY_ADJECTIVES:

@@ -41,7 +41,6 @@ import argparse
 import functools
 import gzip
 import itertools
-import json
 import math
 import re
 from collections.abc import Collection, Iterable, Iterator, Mapping
@@ -49,8 +48,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from privault.errors import ModelError
-from privault.privacy.name_words import NAME_RATIO, lookups_probabilities
-from privault.privacy.names import NameLists, fold, load_name_lists, package_dir
+from privault.privacy.name_words import NAME_RATIO, lookups_probabilities, packaged_table
+from privault.privacy.names import NameLists, fold, load_name_lists
 from privault.privacy.places import load_gazetteer
 
 LEXICON_FILE = Path(__file__).with_name("lexicon.txt.gz")
@@ -250,20 +249,16 @@ def load_lexicon() -> Lexicon:
     return loads(text)
 
 
-def _spellchecker_counts(lang: str) -> dict[str, int]:
-    path = package_dir("spellchecker") / "resources" / f"{lang}.json.gz"
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
-        counts: dict[str, int] = json.load(handle)
-    return counts
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help=f"write {LEXICON_FILE.name}")
     args = parser.parse_args(argv)
     gazetteer = load_gazetteer()
     lexicon = derive(
-        {lang: _spellchecker_counts(lang) for lang in ("en", *LANGUAGES)},
+        {
+            lang: packaged_table("spellchecker", f"resources/{lang}.json.gz")
+            for lang in ("en", *LANGUAGES)
+        },
         load_name_lists(),
         gazetteer.countries | gazetteer.cities,
         lookups_probabilities(),

@@ -29,6 +29,7 @@ import gzip
 import json
 import math
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from privault.privacy.names import (
     CALENDAR,
@@ -69,12 +70,16 @@ def candidates(lists: NameLists) -> list[str]:
     return sorted(((lists.first | lists.last) & lists.dictionary) - CALENDAR)
 
 
+def packaged_table(package: str, relative: str) -> dict[str, Any]:
+    """A gzipped JSON object shipped inside an installed package (derivation only)."""
+    with gzip.open(package_dir(package) / relative, "rt", encoding="utf-8") as handle:
+        table: dict[str, Any] = json.load(handle)
+    return table
+
+
 def lookups_probabilities() -> dict[str, float]:
     """spaCy's English word log-probabilities, capitalised forms apart (derivation only)."""
-    path = package_dir("spacy_lookups_data") / "data" / "en_lexeme_prob.json.gz"
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
-        table: dict[str, float] = json.load(handle)
-    return table
+    return packaged_table("spacy_lookups_data", "data/en_lexeme_prob.json.gz")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -110,8 +110,8 @@ def _is_trade_word(word: str, lists: NameLists) -> bool:
 _WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 _DAY_ENDS = frozenset({"day", "eve"})
 _HOLIDAY_JOINERS = frozenset({"al", "ul", "el"})  # "Eid al-Fitr", "Eid ul-Adha"
-_DAY_BEFORE = re.compile(r"([^\W\d_][\w-]*)(['’]s?)?[ \t]+$")
-_DAY_AFTER = re.compile(r"(['’]s?)?[ \t]+([^\W\d_][\w]*)")
+_DAY_BEFORE = re.compile(r"([^\W\d_][\w-]*)(?:['’]s?)?[ \t]+$")
+_DAY_AFTER = re.compile(r"(?:['’]s?)?[ \t]+([^\W\d_]\w*)")
 
 
 def is_a_holiday(value: str) -> bool:
@@ -136,9 +136,9 @@ def names_a_day(text: str, start: int, word: str, lists: NameLists) -> bool:
         before = _DAY_BEFORE.search(text, max(0, start - 40), start)
         return before is not None and _before_a_day(before.group(1), key, lists)
     after = _DAY_AFTER.match(text, start + len(word))
-    if after is None or not after.group(2)[:1].isupper():
+    if after is None or not after.group(1)[:1].isupper():
         return False
-    day = fold(after.group(2))
+    day = fold(after.group(1))
     return (day in _DAY_ENDS or day in _WEEKDAYS) and _before_a_day(word, day, lists)
 
 
