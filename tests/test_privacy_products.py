@@ -11,6 +11,8 @@ from privault.privacy.products import (
     BRANDS,
     DEMONYMS,
     EPONYMS,
+    LAWS_OF,
+    OWNED_BRANDS,
     QUALIFIERS,
     is_medicine,
     names_a_condition,
@@ -48,6 +50,9 @@ def _judged(text: str, words: str) -> bool:
         ("Pick up prescription (Amoxicillin 500mg)", "Amoxicillin"),
         ("Order more Lego storage boxes", "Lego"),  # a listed surname, after "more"
         ("Tried the Nando's peri-peri chicken", "Nando's"),  # a given name, after "the"
+        ("McDonald's receipt", "McDonald"),  # a shop written as someone's
+        ("Sainsbury's delivery slot", "Sainsbury"),
+        ("Tesla service appointment", "Tesla"),  # a listed given name, before "service"
     ],
 )
 def test_products_and_dishes(text: str, words: str) -> None:
@@ -81,6 +86,8 @@ def test_products_and_dishes(text: str, words: str) -> None:
         ("Maria Carbonara called", "Carbonara"),
         ("Carbonara said hi", "Carbonara"),
         ("Priya Okafor", "Priya Okafor"),
+        ("Mr McDonald's farm", "McDonald"),  # a form of address before the shop's name
+        ("Shopping for Philip's party", "Philip"),  # "Philips" is a brand; no one's shop
     ],
 )
 def test_people_named_like_products(text: str, words: str) -> None:
@@ -165,6 +172,15 @@ def test_a_medicine_by_the_ending_its_kind_shares(word: str, medicine: bool) -> 
         ("Jim Parkinson's report is late", "Parkinson", False),
         ("Mrs Wilson's dog barked all night", "Wilson", False),
         ("Wilson's car is in the drive", "Wilson", False),
+        # laws and methods named after someone: a name no given-name list holds, or a
+        # well-known law's; a given name's possessive stays someone's
+        ("Murphy's law, again", "Murphy", True),
+        ("Ohm's law worksheet", "Ohm", True),
+        ("Heimlich manoeuvre training", "Heimlich", True),
+        ("Dijkstra's algorithm", "Dijkstra", True),
+        ("Baker's dozen order form", "Baker", True),
+        ("Kate's law essay", "Kate", False),
+        ("Mrs Murphy's law firm", "Murphy", False),
     ],
 )
 def test_a_condition_named_after_someone(text: str, word: str, condition: bool) -> None:
@@ -175,6 +191,11 @@ def test_a_condition_named_after_someone(text: str, word: str, condition: bool) 
 def test_no_condition_name_is_a_listed_given_name() -> None:
     lists = load_name_lists()
     assert not [word for word in EPONYMS if lists.is_first(word)]
+
+
+def test_the_laws_and_owned_brands_are_lower_case() -> None:
+    for words in (LAWS_OF, OWNED_BRANDS):
+        assert all(word == word.lower() and word.isalpha() for word in words)
 
 
 @pytest.mark.real

@@ -240,6 +240,21 @@ def test_a_guess_is_cut_to_the_name_the_tagger_found_in_it(
         # a word before a name, outside it, is not masked, here or further on
         ("lol adorján is late again. lol", "lol <PERSON_1> is late again. lol"),
         ("Saw Nárcisz Szondi at the market. Saw it", "Saw <PERSON_1> at the market. Saw it"),
+        # everyday words run together, written small, are words; capitalised, a name
+        # run together so is still a name
+        ("Python venv troubleshooting", "Python venv troubleshooting"),
+        ("Marrowgate said hi", "<PERSON_1> said hi"),
+        # a name in a file name before a number; a code's letters before theirs are none
+        # (its number is masked as any long number after a word is)
+        ("invoice_kowalski_2024.pdf", "invoice_<PERSON_1>_2024.pdf"),
+        ("policy POL-2931320 renewed", "policy POL-<US_DRIVER_LICENSE_1> renewed"),
+        # a town no dictionary or name list holds is a place first in a title too
+        ("Tbilisi wine tour", "<LOCATION_1> wine tour"),
+        # a version after a word with "lic" in it is no driving licence
+        ("Grant application draft v2", "Grant application draft v2"),
+        # laws and shops named after someone
+        ("Murphy's law, again", "Murphy's law, again"),
+        ("McDonald's receipt", "McDonald's receipt"),
     ],
 )
 def test_titles_and_lines_are_redacted_by_kind_under_standard(text: str, redacted: str) -> None:
@@ -372,6 +387,26 @@ def test_british_spellings_leave_names_and_places_and_the_trained_lexicon_alone(
     assert flags("moeller")[2] == "." and flags("chartres")[2] == "."
     # the tagger was trained on the American spellings alone; its training reads them so
     assert training_lexicon().flags("organising")[2] == "."
+
+
+@pytest.mark.parametrize(
+    ("word", "small", "ordinary"),
+    [
+        ("troubleshooting", True, True),  # trouble + shooting
+        ("rewatch", True, True),  # a prefix before a word
+        ("troubleshooting", False, False),  # capitalised: the reading it was trained with
+        ("handoff", True, False),  # "off" is too short a part to tell
+        ("kowalski", True, False),  # a listed surname is never read as words
+    ],
+)
+def test_everyday_words_run_together_are_a_word_when_written_small(
+    word: str, small: bool, ordinary: bool
+) -> None:
+    from privault.privacy.tagger_lexicon import lexicon
+    from privault.privacy.tagger_train import training_lexicon
+
+    assert (lexicon().flags(word, small)[2] != ".") is ordinary
+    assert training_lexicon().flags(word, small)[2] == "."  # trained without them
 
 
 class _Reading(tagger.Tagger):

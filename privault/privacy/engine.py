@@ -79,6 +79,10 @@ _NER_LABELS = {
 _NOT_NAME_ENTITIES = frozenset(
     {"NORP", "LANGUAGE", "DATE", "TIME", "MONEY", "QUANTITY", "PERCENT", "EVENT", "LAW"}
 )
+# presidio's licence pattern takes a letter and a digit alone, and its context word "lic"
+# matches inside "application" and "public": "Grant application draft v2" held a licence
+# number. A hit shorter than this is a version, a quarter or a paper size ("v2", "Q3", "A4").
+SHORTEST_LICENCE = 5
 _NER_SCORE = {"PERSON": 0.85, "LOCATION": 0.8}
 _NER_DEFAULT_SCORE = 0.6
 
@@ -163,6 +167,7 @@ class Engine:
             Span(r.start, r.end, normalise_kind(r.entity_type), round(float(r.score), 3), "pattern")
             for r in results
             if r.end > r.start
+            and not (r.entity_type == "US_DRIVER_LICENSE" and r.end - r.start < SHORTEST_LICENCE)
         ]
         if ner:
             doc = artifacts.tokens

@@ -95,6 +95,8 @@ QUALIFIERS = frozenset(
     """pro plus ultra premium air lite se go prime classic original edge fold flip xl xs
     touch series sport duo one""".split()
 )
+# Brands written as someone's ("McDonald's", "Sainsbury's"): with the possessive, the shop.
+OWNED_BRANDS = frozenset("mcdonald sainsbury nando domino kellogg warburton halford".split())
 # What a brand word is followed by when it names the thing ("Dyson vacuum"). No word a
 # contact line puts after a name ("Priya phone", "Ravi account", "Ann card"), no verb that
 # follows a subject ("Zara set off", "Mercedes watched") and no name's particle ("van").
@@ -104,7 +106,8 @@ PRODUCT_NOUNS = frozenset(
     telly camera lens charger cable battery console controller car hatchback bike scooter
     boots shoes trainers sneakers wellies jacket coat fleece jeans app subscription
     membership voucher tea coffee capsules pods machine bags filter cartridge cartridges
-    bricks pills gel cream reader strap washing""".split()
+    bricks pills gel cream reader strap washing service servicing repair repairs warranty
+    manual receipt order delivery drill mower""".split()
 )
 # Dishes and drinks named after people and places, as the words run.
 FIXED_NAMES = frozenset(
@@ -203,6 +206,8 @@ def names_a_product(text: str, start: int, end: int, lists: NameLists) -> bool:
     previous, following = (before[-1] if before else ""), (after.group(1) if after else "")
     if _addresses(previous):
         return False  # "Mrs Dyson"
+    if len(keys) == 1 and keys[0] in OWNED_BRANDS and _POSSESSIVE.match(text, end):
+        return True  # "McDonald's receipt", "Sainsbury's delivery slot"
     fixed = _fixed(
         before[-1:] + words + [following][: bool(following)], len(before[-1:]), len(words)
     )
@@ -276,6 +281,19 @@ EPONYMS_BESIDE = frozenset(
     huntington""".split()
 )
 _CONDITIONS = frozenset("disease diseases syndrome palsy disorder".split())
+# Laws, rules and methods named after a person are things too: a word right before one of
+# these, with or without a possessive, that no given-name list holds ("Fourier transform",
+# "Heimlich manoeuvre", "Dijkstra's algorithm") or that names a well-known one
+# (`LAWS_OF`: "Murphy's law", "Ohm's law", "Baker's dozen"; not "Kate's law essay").
+_NAMED_FOR = frozenset(
+    """law laws principle theorem lemma conjecture paradox razor constant equation
+    equations transform algorithm manoeuvre maneuver inequality hypothesis dozen""".split()
+)
+LAWS_OF = frozenset(
+    """murphy ohm newton moore pascal kepler godwin maxwell baker sod avogadro
+    fermat amdahl conway metcalfe zipf benford hanlon goodhart hubble planck
+    coulomb faraday ampere joule hooke boyle gauss euler bayes occam parkinson""".split()
+)
 _POSSESSIVE = re.compile(r"(?:['’]s|['’])(?![\w'’])")
 
 
@@ -286,9 +304,10 @@ def is_medicine(word: str) -> bool:
 
 
 def names_a_condition(text: str, start: int, end: int, lists: NameLists) -> bool:
-    """True when the word at `start`-`end` names a condition after the person it is named
-    for: "Alzheimer's", "Parkinson's support group", "Wilson's disease", "Down syndrome";
-    not "Jim Parkinson's report" nor "Mrs Wilson's dog"."""
+    """True when the word at `start`-`end` names a condition, a law or a method after the
+    person it is named for: "Alzheimer's", "Parkinson's support group", "Wilson's disease",
+    "Down syndrome", "Murphy's law"; not "Jim Parkinson's report", "Mrs Wilson's dog" nor
+    "Kate's law essay"."""
     words = _WORD.findall(text[start:end])
     if len(words) != 1:
         return False
@@ -300,6 +319,8 @@ def names_a_condition(text: str, start: int, end: int, lists: NameLists) -> bool
     possessive = _POSSESSIVE.match(text, end)
     after = _NEXT_RUN.match(text, possessive.end() if possessive else end)
     beside = after is not None and _key(after.group(1)) in _CONDITIONS
+    if after is not None and _key(after.group(1)) in _NAMED_FOR:
+        return key in LAWS_OF or not lists.is_first(words[0])
     return (key in EPONYMS and (bool(possessive) or beside)) or (key in EPONYMS_BESIDE and beside)
 
 

@@ -136,7 +136,11 @@ class Tagger:
                     and _starts_a_title(text, tokens, inside[0])
                 ):
                     veto = min(veto, TITLE_VETO)
-                if inside and all(probs[i, 0] >= veto for i in inside):
+                if (
+                    inside
+                    and not (listed_place and all(_only_a_place(tokens[i].text) for i in inside))
+                    and all(probs[i, 0] >= veto for i in inside)
+                ):
                     continue
                 if span.kind == "PERSON":
                     span = _around_found(span, people, tokens, probs, veto, lists)
@@ -222,6 +226,13 @@ def _around_found(
     return span if (start, end) == (span.start, span.end) else replace(span, start=start, end=end)
 
 
+def _only_a_place(word: str) -> bool:
+    """True when the gazetteer's reading is the only one `word` has: no dictionary and no
+    name list holds it ("Tbilisi", "Brno"; not "Reading", "Nice", "Victoria")."""
+    flags = lexicon().flags(fold(word))
+    return flags[2] in ".v" and flags[:2] == ".." and flags[3:5] != ".."
+
+
 def _starts_a_title(text: str, tokens: Sequence[Token], index: int, least: int = 1) -> bool:
     """True when token `index` is the first word of a line of `least` to `TITLE_WORDS` words.
 
@@ -246,7 +257,7 @@ def _threshold(word: str, lex: Lexicon, mixed: bool) -> float:
         return 1.1  # "an", "Phone", "March", "Tuesdays": the name lists say "April Jones"
     if folded in ORGANISATION_WORDS:
         return 1.1  # "Stadtwerke", "GmbH": a company's word, never a name, place or street
-    flags = lex.flags(folded)
+    flags = lex.flags(folded, word.islower())
     listed = flags[0] == "F" or flags[1] == "L"
     if word.isupper() and len(word) <= 4 and flags[0] != "F":
         return WORD_THRESHOLD  # an acronym more often than a name in capitals
@@ -289,11 +300,14 @@ def _span(text: str, tokens: Sequence[Token], probs: Any, best: Any, run: list[i
     score = float(min(probs[i, best[i]] for i in run))
     start, end = tokens[run[0]].start, tokens[run[-1]].end
     if label == "PER":  # a name written as a tag or handle is masked whole: oriel-fenwhistle
+        if _CODE_NUMBER.match(text, end) and text[start:end].isupper():
+            return []  # a code's letters before its number ("POL-2931320", "INV-0042")
         start, end = _whole_tag(text, start, end)
     return [Span(start, end, KINDS[label], round(0.5 + 0.4 * score, 3), "learned")]
 
 
 _TAG_PART = re.compile(r"[^\W_]+")
+_CODE_NUMBER = re.compile(r"[-_/]?\d")
 
 
 def _whole_tag(text: str, start: int, end: int) -> tuple[int, int]:
@@ -302,7 +316,9 @@ def _whole_tag(text: str, start: int, end: int) -> tuple[int, int]:
     lex = lexicon()
 
     def name_like(part: str) -> bool:
-        flags = lex.flags(fold(part))
+        if not part.isalpha():  # a number or a code is no part of a name ("kowalski_2024")
+            return False
+        flags = lex.flags(fold(part), part.islower())
         return flags[2] == "." or flags[0] == "F" or flags[1] == "L"
 
     while start >= 2 and text[start - 1] in "-_":

@@ -67,7 +67,7 @@ def features(text: str, tokens: Sequence[Token], lex: Lexicon) -> list[list[int]
     words = [fold(token.text) for token in tokens]
     shapes = [_shape(token.text) for token in tokens]
     flags = [
-        lex.flags(word) if token.text.isalpha() else "-"
+        lex.flags(word, token.text.islower()) if token.text.isalpha() else "-"
         for word, token in zip(words, tokens, strict=True)
     ]
     starts = _line_starts(text, tokens)

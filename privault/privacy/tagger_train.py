@@ -58,11 +58,11 @@ def labelled(example: Example) -> tuple[str, list[tagger_features.Token], list[i
 
 def training_lexicon() -> Lexicon:
     """The lexicon the tagger is trained with: the dictionary as printed, its names
-    (`NameLists.name_words`) among its words and no British spellings (see the module
-    docstring)."""
+    (`NameLists.name_words`) among its words, no British spellings and no words run
+    together (see the module docstring)."""
     lists = load_name_lists()
     printed = NameLists(lists.first, lists.last, lists.dictionary)
-    return Lexicon(printed, load_gazetteer(), spacy_vocabulary(), british=False)
+    return Lexicon(printed, load_gazetteer(), spacy_vocabulary(), british=False, compounds=False)
 
 
 def matrices(examples: list[Example], lex: Lexicon) -> tuple[Any, Any]:
