@@ -81,3 +81,78 @@ def test_a_label_rescan_resumes_in_key_order_and_looks_back_once(
             "SELECT count(*) FROM label_spans WHERE detector_version = 'an older detector'"
         ).fetchone()[0]
         assert left == 0
+
+
+def test_a_rescan_rewrites_only_the_index_entries_whose_masking_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from privault.privacy.detector import FakeDetector
+    from privault.spans import Span
+
+    with fake_vault(tmp_path / "v.db") as vault:
+        vault.note_many(
+            [
+                {"text": "Ring Mr Hale about the boiler on Friday."},
+                {"text": "Ring Mr Hale about the gutter on Monday."},
+            ],
+            caller=OWNER,
+        )
+        conn, privacy = vault.conn, vault.privacy
+
+        def index() -> dict[int, tuple[int, str]]:
+            rows = conn.execute(
+                "SELECT c.section_id, c.id, g.text FROM chunks c "
+                "JOIN gated_fts g ON g.rowid = c.id ORDER BY c.section_id"
+            )
+            return {section: (chunk, text) for section, chunk, text in rows}
+
+        before = index()
+        assert all("<PERSON>" in text for _, text in before.values())
+        # the same spans again (as after a detector change that finds the same words)
+        assert pii.mark_for_rescan(conn) == 2
+        privacy.rescan(10, vault.embedder)
+        assert index() == before  # no entry rewritten: same chunk ids, same texts
+
+        # a detector that now finds "boiler" too: only that section's entries change
+        real = FakeDetector.detect
+
+        def more(self: FakeDetector, text: str) -> list[Span]:
+            found = real(self, text)
+            at = text.find("boiler")
+            return found + ([Span(at, at + 6, "PERSON", 0.9, "pattern")] if at >= 0 else [])
+
+        monkeypatch.setattr(FakeDetector, "detect", more)
+        assert pii.mark_for_rescan(conn) == 2
+        privacy.rescan(10, vault.embedder)
+        after = index()
+    changed = {section for section in before if after[section] != before[section]}
+    assert len(changed) == 1
+    (section,) = changed
+    assert "boiler" not in after[section][1] and after[section][0] != before[section][0]
+
+
+def test_a_rescan_masks_a_relabelled_documents_entries_in_the_same_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from privault.privacy.detector import FakeDetector
+    from privault.spans import Span
+
+    with fake_vault(tmp_path / "v.db") as vault:
+        vault.note_many(
+            [{"text": "Ring Mr Hale about the boiler.", "title": "Boiler at Larkfield"}],
+            caller=OWNER,
+        )
+        conn = vault.conn
+        real = FakeDetector.detect
+
+        def more(self: FakeDetector, text: str) -> list[Span]:
+            at = text.find("Larkfield")
+            found = real(self, text)
+            return found + [Span(at, at + 9, "LOCATION", 0.9, "pattern")] if at >= 0 else found
+
+        monkeypatch.setattr(FakeDetector, "detect", more)
+        assert pii.mark_for_rescan(conn) == 1
+        conn.execute("UPDATE label_spans SET detector_version = 'an older detector'")
+        vault.privacy.rescan(10, vault.embedder)
+        (text,) = conn.execute("SELECT text FROM gated_fts").fetchone()
+    assert "Larkfield" not in text and "<PERSON>" in text

@@ -178,6 +178,18 @@ def chunk_rows(
     return spans, texts, vectors.reshape(len(found), -1) if found else vectors.reshape(0, 0)
 
 
+def masked_texts(conn: Connection, section_id: int) -> list[tuple[int, str]]:
+    """A section's masked index entries as stored: (chunk position, masked text), in order
+    (what `vault.gated_index.masked_windows` gives for the spans they were written from)."""
+    found = conn.execute(
+        "SELECT c.position, g.text FROM chunks c "
+        "JOIN masked_chunks m ON m.chunk_id = c.id JOIN gated_fts g ON g.rowid = c.id "
+        "WHERE c.section_id = ? ORDER BY c.position",
+        (section_id,),
+    ).fetchall()
+    return [(int(position), str(text)) for position, text in found]
+
+
 def _insert_chunks(
     conn: Connection,
     section_id: int,

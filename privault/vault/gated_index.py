@@ -206,8 +206,12 @@ def remask(
     """Write the masked entries of these sections again from their current spans.
 
     Their chunks are rewritten under new ids (plain vectors copied, only masked windows
-    embedded), so vector mirrors pick the change up incrementally. A section edited in
-    the meantime is skipped: its edit wrote fresh entries. Returns sections rewritten.
+    embedded), so vector mirrors pick the change up incrementally. A section whose masked
+    entries already say what its spans now mask is left as it is: after a change of
+    detector most sections' spans mask the same words, and rewriting them would re-embed
+    their masked windows and drop their strong model rows (`strong_chunks` follows the
+    chunk id) for the background pass to link again. A section edited in the meantime is
+    skipped: its edit wrote fresh entries. Returns sections rewritten.
     """
     done = 0
     for start in range(0, len(section_ids), 64):
@@ -218,6 +222,8 @@ def remask(
         for section_id, row in rows.items():
             chunks, texts, vectors = sections.chunk_rows(conn, section_id)
             windows = _windows(masker, row, chunks, spans.get(section_id, []), load_label_spans)
+            if windows == sections.masked_texts(conn, section_id):
+                continue
             plans.append((row, chunks, texts, vectors, windows))
         embedded = embedder.embed([text for *_, windows in plans for _, text in windows])
         offset = 0

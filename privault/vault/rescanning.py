@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from privault.store import label_spans as label_store
-from privault.store import pii
+from privault.store import pii, sections
 from privault.vault.labels import found_in, scan_text
 
 if TYPE_CHECKING:
@@ -30,7 +30,9 @@ def rescan(privacy: PrivacyRuntime, limit: int = 200, embedder: Embedder | None 
 
     Texts are read, scanned in one batch, and saved only if they are still what was
     scanned (`pii.save_spans_if_current`): a section deleted or rewritten meanwhile
-    keeps what its own write stored. With `embedder`, masked entries are rewritten too.
+    keeps what its own write stored. With `embedder`, the masked index entries of the
+    sections scanned, and of the documents whose labels were, are written again where
+    what they mask changed (`gated_index.remask`).
     """
     privacy.refresh()
     owner, agent = privacy.detector.version, privacy.plain_detector.version
@@ -49,8 +51,6 @@ def rescan(privacy: PrivacyRuntime, limit: int = 200, embedder: Embedder | None 
             for (section_id, text, author), spans in zip(pending, found, strict=True)
         ],
     )
-    if embedder is not None:
-        privacy.remask(saved, embedder)
     start = privacy.rescan_labels_after
     stale = label_store.stale(privacy.conn, owner, limit, agent_version=agent, after=start)
     if not stale and start != ("", ""):
@@ -71,4 +71,14 @@ def rescan(privacy: PrivacyRuntime, limit: int = 200, embedder: Embedder | None 
             ],
             version,
         )
+    if embedder is not None:
+        # After the labels: a masked entry starts with its breadcrumb, masked by the labels'
+        # spans, so the sections of a document whose labels were scanned again are looked
+        # at too (only those whose masked text changed are written).
+        relabelled = [
+            row.id
+            for doc_id in dict.fromkeys(doc_id for doc_id, *_ in stale)
+            for row in sections.sections_of(privacy.conn, doc_id)
+        ]
+        privacy.remask(list(dict.fromkeys([*saved, *relabelled])), embedder)
     return len(pending) + len(stale)
