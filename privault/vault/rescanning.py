@@ -61,24 +61,24 @@ def rescan(privacy: PrivacyRuntime, limit: int = 200, embedder: Embedder | None 
     spans = privacy.detect_by_author(
         [(author, scan_text(label, body, opening)) for _, label, author, body, opening in stale]
     )
+    judged = [
+        (doc_id, label, bool(author), found_in(label, opening, found))
+        for (doc_id, label, author, _, opening), found in zip(stale, spans, strict=True)
+    ]
+    before = label_store.of_documents(privacy.conn, list(dict.fromkeys(doc for doc, *_ in judged)))
     for version, is_agent in ((owner, False), (agent, True)):
         label_store.update(
             privacy.conn,
-            [
-                (doc_id, label, found_in(label, opening, found))
-                for (doc_id, label, author, _, opening), found in zip(stale, spans, strict=True)
-                if bool(author) == is_agent
-            ],
+            [(doc, label, new) for doc, label, agent_text, new in judged if agent_text == is_agent],
             version,
         )
     if embedder is not None:
         # After the labels: a masked entry starts with its breadcrumb, masked by the labels'
-        # spans, so the sections of a document whose labels were scanned again are looked
-        # at too (only those whose masked text changed are written).
-        relabelled = [
-            row.id
-            for doc_id in dict.fromkeys(doc_id for doc_id, *_ in stale)
-            for row in sections.sections_of(privacy.conn, doc_id)
-        ]
-        privacy.remask(list(dict.fromkeys([*saved, *relabelled])), embedder)
+        # spans, so the sections of a document whose labels now mask otherwise are looked
+        # at too (and only those whose masked text changed are written).
+        relabelled = dict.fromkeys(
+            doc for doc, label, _, new in judged if before.get(doc, {}).get(label) != new
+        )
+        others = [row.id for doc in relabelled for row in sections.sections_of(privacy.conn, doc)]
+        privacy.remask(list(dict.fromkeys([*saved, *others])), embedder)
     return len(pending) + len(stale)
