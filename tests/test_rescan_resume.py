@@ -156,3 +156,20 @@ def test_a_rescan_masks_a_relabelled_documents_entries_in_the_same_batch(
         vault.privacy.rescan(10, vault.embedder)
         (text,) = conn.execute("SELECT text FROM gated_fts").fetchone()
     assert "Larkfield" not in text and "<PERSON>" in text
+
+
+def test_a_rescan_that_masks_the_same_words_keeps_the_strong_models_coverage(
+    tmp_path: Path,
+) -> None:
+    from privault.models.fakes import FakeStrongEmbedder
+
+    with fake_vault(tmp_path / "v.db", strong_embedder=FakeStrongEmbedder()) as vault:
+        vault.note_many(
+            [{"text": f"Ring Mr Hale about boiler {i}."} for i in range(3)], caller=OWNER
+        )
+        vault.strong.index(caller=OWNER)
+        done = vault.strong.coverage()
+        assert done.covered == done.windows > 0
+        assert pii.mark_for_rescan(vault.conn) == 3
+        vault.privacy.rescan(10, vault.embedder)
+        assert vault.strong.coverage() == done  # nothing to embed or link again
