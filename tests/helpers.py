@@ -19,6 +19,7 @@ from privault.interfaces.cli.common import EngineChoice, using_engines
 from privault.privacy.detector import FakeDetector
 from privault.retrieval.embedder import FakeEmbedder
 from privault.vault import Vault
+from privault.vault.detection import DetectorFactory
 
 FAKE_ENGINES = EngineChoice(embedder=FakeEmbedder(), detector_factory=FakeDetector)
 
@@ -35,14 +36,16 @@ def fake_vault(
     path: Path,
     privacy: dict[str, Any] | None = None,
     embedder: FakeEmbedder | None = None,
+    detector_factory: DetectorFactory = FakeDetector,
     **settings: Any,
 ) -> Vault:
-    """A real vault file whose heavy engines are the deterministic fakes."""
+    """A real vault file whose heavy engines are the deterministic fakes (or the fake
+    detector `detector_factory` stands for)."""
     return Vault.open(
         path,
         models_dir=path.parent / "models",
         embedder=embedder or FakeEmbedder(),
-        detector_factory=FakeDetector,
+        detector_factory=detector_factory,
         privacy=privacy or {},
         **settings,
     )

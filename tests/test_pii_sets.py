@@ -100,44 +100,28 @@ def test_the_second_written_set_holds_sentences_and_titles_with_and_without_pii(
     assert {span["entity_type"] for item in items for span in item["spans"]} <= KINDS | {"US_SSN"}
 
 
-def test_the_third_written_set_holds_notes_snippets_and_titles() -> None:
-    # a sixth batch by another hand: private notes, pasted snippets, traps; frozen
-    items = json.loads(SETS["written3"].read_text(encoding="utf-8"))
-    assert len(items) == 334 and all(item["batch"] == 6 for item in items)
-    assert sum(not item["spans"] for item in items) == 85
-    assert {span["entity_type"] for item in items for span in item["spans"]} <= KINDS
+# The frozen sets by other hands: (lines, batch, clean lines, labels only: none over 80
+# characters).
+WRITTEN = {
+    # a sixth batch: private notes, pasted snippets, traps
+    "written3": (334, 6, 85, False),
+    # an eighth batch, measured only after every change of its stop
+    "written4": (360, 7, 110, False),
+    # a ninth batch: titles, file names, subjects and tags
+    "written5": (320, 8, 220, True),
+    # a tenth batch, first measured before anything changed for it
+    "written6": (300, 10, 100, False),
+    # an eleventh batch: titles, file names, tags, subjects in many languages; first
+    # measured before anything changed for it, tuned on its even half only
+    "written7": (300, 11, 200, True),
+}
 
 
-def test_the_fourth_written_set_holds_template_sentences_and_titles() -> None:
-    # an eighth batch by another hand, measured only after every change of its stop; frozen
-    items = json.loads(SETS["written4"].read_text(encoding="utf-8"))
-    assert len(items) == 360 and all(item["batch"] == 7 for item in items)
-    assert sum(not item["spans"] for item in items) == 110
-    assert {span["entity_type"] for item in items for span in item["spans"]} <= KINDS
-
-
-def test_the_fifth_written_set_holds_labels() -> None:
-    # a ninth batch by another hand: titles, file names, subjects and tags; frozen
-    items = json.loads(SETS["written5"].read_text(encoding="utf-8"))
-    assert len(items) == 320 and all(item["batch"] == 8 for item in items)
-    assert sum(not item["spans"] for item in items) == 220
-    assert all(len(item["full_text"]) <= 80 for item in items)
-    assert {span["entity_type"] for item in items for span in item["spans"]} <= KINDS
-
-
-def test_the_sixth_written_set_holds_template_sentences_and_notes() -> None:
-    # a tenth batch by another hand, first measured before anything changed for it; frozen
-    items = json.loads(SETS["written6"].read_text(encoding="utf-8"))
-    assert len(items) == 300 and all(item["batch"] == 10 for item in items)
-    assert sum(not item["spans"] for item in items) == 100
-    assert {span["entity_type"] for item in items for span in item["spans"]} <= KINDS
-
-
-def test_the_seventh_written_set_holds_labels() -> None:
-    # an eleventh batch by another hand: titles, file names, tags, subjects in many
-    # languages; first measured before anything changed for it, tuned on its even half only
-    items = json.loads(SETS["written7"].read_text(encoding="utf-8"))
-    assert len(items) == 300 and all(item["batch"] == 11 for item in items)
-    assert sum(not item["spans"] for item in items) == 200
-    assert all(len(item["full_text"]) <= 80 for item in items)
+@pytest.mark.parametrize("name", sorted(WRITTEN))
+def test_a_written_set_is_frozen_as_written(name: str) -> None:
+    lines, batch, clean, labels = WRITTEN[name]
+    items = json.loads(SETS[name].read_text(encoding="utf-8"))
+    assert len(items) == lines and all(item["batch"] == batch for item in items)
+    assert sum(not item["spans"] for item in items) == clean
+    assert not labels or all(len(item["full_text"]) <= 80 for item in items)
     assert {span["entity_type"] for item in items for span in item["spans"]} <= KINDS

@@ -3,13 +3,13 @@ what was re-scanned."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from benchmarks import rescan
 from privault import Caller
 from privault.privacy.detector import DetectorConfig, FakeDetector
-from privault.vault import Vault
-from tests.helpers import FakeEmbedder, fake_vault
+from tests.helpers import fake_vault
 
 
 class _NewDetector(FakeDetector):
@@ -20,23 +20,14 @@ class _NewDetector(FakeDetector):
         self.version = "fake-new-" + self.config.version
 
 
-def _opened(path: Path) -> Vault:
-    return Vault.open(
-        path,
-        models_dir=path.parent / "models",
-        embedder=FakeEmbedder(),
-        detector_factory=_NewDetector,
-        privacy={},
-    )
-
-
 def test_batches_are_timed_and_a_reopened_vault_resumes(tmp_path: Path) -> None:
     path = tmp_path / "v.db"
     with fake_vault(path) as vault:
         vault.note_many(
             [{"text": f"Call Mr Hale about boiler {i}"} for i in range(30)], caller=Caller.owner()
         )
-    out = rescan.measure(path, _opened, batches=2, size=10)
+    opener = partial(fake_vault, detector_factory=_NewDetector)
+    out = rescan.measure(path, opener, batches=2, size=10)
     # a batch reads ten sections and ten labels (each note's title)
     assert out["sections_rescanned"] == 20 and out["texts_read"] == 40
     assert out["sections_left_after"] == out["sections_left_before"] - 20
