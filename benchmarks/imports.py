@@ -1,13 +1,18 @@
 """Import benchmark: a generated ChatGPT export and mbox, imported by the real command.
 
     python -m benchmarks.imports [--conversations 2000] [--messages 40000] [--mails 20000]
-        [--scale 1.0] [--index | --no-index] [--into VAULT] [--keep DIR] [--seed N] [--json]
+        [--scale 1.0] [--attachment-kb 0 --attachment-every 4] [--only chatgpt|mbox]
+        [--index | --no-index] [--into VAULT] [--keep DIR] [--seed N] [--json]
 
 Writes a ChatGPT `conversations.json` of `--conversations` conversations holding
 `--messages` messages in all (each conversation with a system root, an abandoned branch
 and the kept one), and an mbox of `--mails` messages (a third of them replies, some
-multipart with a text attachment); `--scale` multiplies every count. Each is then imported
-by `privault add --from KIND PATH --json`, one fresh process each, as a user runs it:
+multipart with a text attachment); `--scale` multiplies every count. A real mailbox is mostly
+attachments: `--attachment-kb N` gives every `--attachment-every`-th mail a binary one of N
+KB (a PDF's worth of random bytes, base64 as mailers send it), which is how a mailbox of
+gigabytes is made (`--mails 60000 --attachment-kb 250` writes ~5 GB). Each export is then
+imported by `privault add --from KIND PATH --json`, one fresh process each, as a user runs it
+(`--only` imports one of the two):
 
 * `searchable_s`: the import command's wall time; when it returns, every item is stored
   and found by its words (checked: a word only the last item holds is searched for);
@@ -29,6 +34,7 @@ The load average is reported at the start and end: the machine may be shared.
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import random
@@ -152,16 +158,30 @@ def _message(node: str, role: str, text: str, created: float) -> dict[str, Any]:
     }
 
 
-def write_mbox(path: Path, mails: int, rng: random.Random) -> str:
-    """Stream an mbox; return a word only its last message holds."""
+def write_mbox(
+    path: Path, mails: int, rng: random.Random, attachment_kb: int = 0, attachment_every: int = 4
+) -> str:
+    """Stream an mbox; return a word only its last message holds. With `attachment_kb`,
+    every `attachment_every`-th mail carries a binary attachment of that size."""
     marker = "zqmail" + str(rng.randint(10**6, 10**7))
+    # A few distinct attachments, reused: writing gigabytes of fresh random bytes would
+    # time the generator, not the import.
+    blobs = [
+        base64.encodebytes(rng.randbytes(attachment_kb * 1024)).decode("ascii")
+        for _ in range(8 if attachment_kb else 0)
+    ]
     with path.open("w", encoding="utf-8") as out:
         for number in range(mails):
-            _mail(out, number, rng, marker if number == mails - 1 else "")
+            binary = (
+                blobs[number % len(blobs)]
+                if blobs and number % attachment_every == attachment_every - 1
+                else ""
+            )
+            _mail(out, number, rng, marker if number == mails - 1 else "", binary)
     return marker
 
 
-def _mail(out: TextIO, number: int, rng: random.Random, marker: str) -> None:
+def _mail(out: TextIO, number: int, rng: random.Random, marker: str, binary: str = "") -> None:
     day = 1 + number % 28
     sender = rng.choice(NAMES)
     address = sender.lower().replace(" ", ".") + "@example.com"
@@ -176,13 +196,19 @@ def _mail(out: TextIO, number: int, rng: random.Random, marker: str) -> None:
         parent = rng.randrange(number)
         out.write(f"In-Reply-To: <mail{parent}@example.com>\n")
         out.write(f"References: <mail{parent}@example.com>\n")
-    if number % 10 == 0:
+    if number % 10 == 0 or binary:
         out.write('MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="B"\n\n')
         out.write(f"--B\nContent-Type: text/plain; charset=utf-8\n\n{body}\n")
-        out.write(
-            '--B\nContent-Type: text/plain\nContent-Disposition: attachment; filename="n.txt"'
-        )
-        out.write(f"\n\n{paragraph(rng, 2)}\n--B--\n\n")
+        if binary:
+            out.write("--B\nContent-Type: application/pdf\nContent-Transfer-Encoding: base64\n")
+            out.write(f'Content-Disposition: attachment; filename="scan{number}.pdf"\n\n')
+            out.write(binary)
+        if number % 10 == 0:
+            out.write(
+                '--B\nContent-Type: text/plain\nContent-Disposition: attachment; filename="n.txt"'
+            )
+            out.write(f"\n\n{paragraph(rng, 2)}\n")
+        out.write("--B--\n\n")
     else:
         out.write(f"Content-Type: text/plain; charset=utf-8\n\n{body}\n\n")
 
@@ -282,6 +308,11 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=40000)
     parser.add_argument("--mails", type=int, default=20000)
     parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument(
+        "--attachment-kb", type=int, default=0, help="Binary attachments of this size (KB)."
+    )
+    parser.add_argument("--attachment-every", type=int, default=4, help="On every Nth mail.")
+    parser.add_argument("--only", choices=("chatgpt", "mbox"), help="Import only this export.")
     parser.add_argument("--index", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument(
         "--into", type=Path, help="Import into a copy of this vault instead of a new one."
@@ -292,6 +323,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.into and not args.into.is_file():
         parser.error(f"--into: no vault at {args.into}")
+    if args.attachment_kb < 0 or args.attachment_every < 1:
+        parser.error("--attachment-kb must be ≥ 0 and --attachment-every ≥ 1")
     conversations = max(1, round(args.conversations * args.scale))
     messages = max(2, round(args.messages * args.scale))
     mails = max(1, round(args.mails * args.scale))
@@ -300,18 +333,26 @@ def main() -> None:
     rng = random.Random(args.seed)
     load_start = os.getloadavg()
     gpt = folder / "conversations.json"
-    gpt_marker = write_chatgpt(gpt, conversations, messages, rng)
+    gpt_marker = write_chatgpt(gpt, conversations, messages, rng) if args.only != "mbox" else ""
     mbox = folder / "mail.mbox"
-    mail_marker = write_mbox(mbox, mails, rng)
+    mail_marker = (
+        write_mbox(mbox, mails, rng, args.attachment_kb, args.attachment_every)
+        if args.only != "chatgpt"
+        else ""
+    )
+    kinds = [args.only] if args.only else ["chatgpt", "mbox"]
     report: dict[str, Any] = {
         "into": str(args.into) if args.into else None,
         "scale": args.scale,
         "conversations": conversations,
         "messages": messages,
         "mails": mails,
+        "attachment_kb": args.attachment_kb,
         "load_start": [round(x, 2) for x in load_start],
     }
-    for kind, path, marker in (("chatgpt", gpt, gpt_marker), ("mbox", mbox, mail_marker)):
+    exports = {"chatgpt": (gpt, gpt_marker), "mbox": (mbox, mail_marker)}
+    for kind in kinds:
+        path, marker = exports[kind]
         home = folder / kind
         shutil.rmtree(home, ignore_errors=True)
         home.mkdir()
@@ -335,7 +376,7 @@ def main() -> None:
     if args.json:
         print(json.dumps(report, indent=2))
         return
-    for kind in ("chatgpt", "mbox"):
+    for kind in kinds:
         print(kind, json.dumps(report[kind]))
     print("load average", report["load_start"], "→", report["load_end"])
 

@@ -1065,6 +1065,24 @@ def test_reading_streams_memory_does_not_grow_with_the_export(
     assert large[1] < small[1] * 2, peaks  # (one offset per message aside)
 
 
+def test_a_mailbox_of_binary_attachments_keeps_their_names_not_their_bytes(
+    tmp_path: Path,
+) -> None:
+    import random
+
+    from benchmarks.imports import write_mbox
+
+    path = tmp_path / "mail.mbox"
+    write_mbox(path, 40, random.Random(1), attachment_kb=64, attachment_every=2)
+    assert path.stat().st_size > 20 * 64 * 1024  # the attachments are in the file
+    found = pages(read_all("mbox", path))
+    assert len(found) == 40
+    named = [page for page in found if "[attachment: scan" in page.text]
+    assert [page.title.split()[-1] for page in named] == [str(n) for n in range(1, 40, 2)]
+    # Named, not inlined: no page holds its attachment's base64.
+    assert max(len(page.text) for page in found) < 4000
+
+
 @pytest.mark.parametrize("shape", ["OpenMemory", "get_all", "results"])
 def test_reading_a_mem0_json_file_memory_does_not_grow_with_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shape: str
