@@ -1065,6 +1065,48 @@ def test_reading_streams_memory_does_not_grow_with_the_export(
     assert large[1] < small[1] * 2, peaks  # (one offset per message aside)
 
 
+@pytest.mark.parametrize("block", [6, 7, 13, 1 << 20])
+def test_messages_are_cut_where_the_standard_library_cuts_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int
+) -> None:
+    """Byte for byte as `mailbox.mbox` gives them (a vault's digests of earlier imports
+    stay valid), whatever the lines and wherever the search's blocks end."""
+    import mailbox
+    import random
+
+    from privault.imports import mbox
+
+    monkeypatch.setattr(mbox, "_SCAN_BYTES", block)
+    pieces = [
+        b"From a@b Mon Mar  1 10:00:00 2025\n",
+        b"From \n",
+        b"\n",
+        b"\r\n",
+        b"body line\n",
+        b">From quoted\n",
+        b"From",
+        b"xFrom y\n",
+        b"\n\n",
+        b"tail",
+    ]
+    rng = random.Random(block)
+    path = tmp_path / "mail.mbox"
+    for _ in range(300):
+        data = pieces[0] + b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 20)))
+        path.write_bytes(data)
+        box = mailbox.mbox(path, create=False)
+        expected = [box.get_bytes(key) for key in box.iterkeys()]
+        box.close()
+        assert list(mbox.messages(path)) == expected, data
+
+
+def test_a_mailbox_that_cannot_be_read_is_reported_not_raised(tmp_path: Path) -> None:
+    from privault.imports import mbox
+
+    found = list(mbox.messages(tmp_path / "gone.mbox"))
+    assert len(found) == 1 and isinstance(found[0], FileNotFoundError)
+
+
 def test_a_mailbox_of_binary_attachments_keeps_their_names_not_their_bytes(
     tmp_path: Path,
 ) -> None:
