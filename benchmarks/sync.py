@@ -1,6 +1,6 @@
 """Export, import and incremental sync of a 10,000-document vault.
 
-    python -m benchmarks.sync [--json] [--docs 10000] [--changes 100] [--real]
+    python -m benchmarks.sync [--json] [--docs 10000] [--changes 100] [--real] [--data VAULT]
 
 Builds a vault of `--docs` notes (two sections each, a few tags, on three shelves) and
 one statement per ten notes, then times: a full export (bundle bytes against the vault
@@ -12,6 +12,12 @@ Import re-cuts, re-embeds and re-scans every section for PII, so its cost is the
 indexing. By default the deterministic fake embedder and regex detector run (the real
 ones would take tens of minutes for 10,000 notes on 2 cores); `--real` uses the installed
 MiniLM embedder and the presidio + spaCy detector (use a smaller `--docs`).
+
+With `--data VAULT` (e.g. the million-section vault `benchmarks.perf --keep` builds) the
+same steps that do not re-index the whole vault run on a copy of it: its full export
+(seconds, bundle bytes), `--changes` changes and the export of only those, and merging
+another device's bundle of `--changes` new notes (then the same bundle again, every row
+unchanged); `peak_rss_mb` is the process's peak over all of it.
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import resource
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -97,8 +105,10 @@ def _changes(vault: Vault, count: int, rng: random.Random) -> None:
         elif kind == 2:
             victim = ids.pop(rng.randrange(len(ids)))
             vault.forget(victim, caller=OWNER)
-        else:
+        elif statements:
             vault.statements.supersede(statements.pop(), f"changed {i}", caller=OWNER)
+        else:  # a vault without statements (the large ones `perf` builds) gets one
+            vault.statements.add(f"change {i} was made", caller=OWNER, entities=[f"entity{i}"])
 
 
 def run(docs: int, changes: int, real: bool, models: Path) -> dict[str, Any]:
@@ -157,6 +167,51 @@ def run(docs: int, changes: int, real: bool, models: Path) -> dict[str, Any]:
     }
 
 
+def run_at_size(data: Path, changes: int, real: bool, models: Path) -> dict[str, Any]:
+    """The steps of `run` that a vault of any size takes, on a copy of `data`."""
+    rng = random.Random(7)
+    with tempfile.TemporaryDirectory(dir=data.parent) as folder:
+        root = Path(folder)
+        (root / "a").mkdir()
+        shutil.copyfile(data, root / "a" / "vault.db")
+        large = _open(root / "a" / "vault.db", real, models)
+        started = time.perf_counter()
+        full = large.sync.export(root / "all.pvb", secret=SECRET, caller=OWNER)
+        export_s = time.perf_counter() - started
+        _changes(large, changes, rng)
+        started = time.perf_counter()
+        since = large.sync.export(root / "new.pvb", secret=SECRET, caller=OWNER, since=full.cursor)
+        changes_s = time.perf_counter() - started
+        small = _open(root / "b" / "vault.db", real, models)
+        _fill(small, changes, rng)
+        small.sync.export(root / "peer.pvb", secret=SECRET, caller=OWNER)
+        small.close()
+        started = time.perf_counter()
+        merged = large.sync.import_bundle(root / "peer.pvb", secret=SECRET, caller=OWNER)
+        merge_s = time.perf_counter() - started
+        started = time.perf_counter()
+        again = large.sync.import_bundle(root / "peer.pvb", secret=SECRET, caller=OWNER)
+        again_s = time.perf_counter() - started
+        large.close()
+    return {
+        "engines": "real" if real else "fake",
+        "data": str(data),
+        "vault_bytes": data.stat().st_size,
+        "export_s": round(export_s, 1),
+        "rows_exported": full.rows,
+        "bundle_bytes": full.bytes,
+        "changes": changes,
+        "changes_export_s": round(changes_s, 2),
+        "changes_rows": since.rows,
+        "changes_bytes": since.bytes,
+        "merge_rows": sum(merged.applied.values()),
+        "merge_s": round(merge_s, 2),
+        "merge_again_unchanged": again.unchanged,
+        "merge_again_s": round(again_s, 2),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+    }
+
+
 def main() -> None:
     """Command-line entry point."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -167,8 +222,15 @@ def main() -> None:
     parser.add_argument(
         "--models", type=Path, default=Path.home() / ".privault" / "models", help="models folder"
     )
+    parser.add_argument("--data", type=Path, help="measure on a copy of this (large) vault")
     args = parser.parse_args()
-    result = run(args.docs, args.changes, args.real, args.models)
+    if args.data and not args.data.is_file():
+        parser.error(f"--data: no vault at {args.data}")
+    result = (
+        run_at_size(args.data, args.changes, args.real, args.models)
+        if args.data
+        else run(args.docs, args.changes, args.real, args.models)
+    )
     if args.json:
         print(json.dumps(result))
     else:
