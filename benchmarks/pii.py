@@ -55,6 +55,7 @@ from privault.interfaces.config import models_dir
 from privault.privacy.detector import Detector, DetectorConfig, second_ner_folder
 from privault.privacy.gate import Gate
 from privault.privacy.policy import Policy, PolicySet
+from privault.privacy.tagger import Tagger
 from privault.spans import Span, merge_spans
 
 # Dataset label -> the kind reported for it. Labels not listed are not identifying here.
@@ -120,6 +121,7 @@ def detect_batched(
     cpu_runs, wall_runs = [], []
     for _ in range(repeat):
         detector = make_detector()
+        Tagger.forget()  # nor from the tagger's memory of the last texts it read
         spans: list[list[Span]] = []
         started, cpu_started = time.perf_counter(), time.process_time()
         for first in range(0, len(texts), batch):

@@ -175,3 +175,30 @@ def test_a_block_of_lines_is_read_as_the_whole_pipeline_reads_it() -> None:
     spans = engine.analyze_many([text], ner=True)[0]
     eben = text.index("EBEN")
     assert any(s.start <= eben and s.end >= eben + 4 for s in spans)
+
+
+def test_a_batch_reads_each_text_with_the_tagger_once(
+    detector: Detector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Spans, judging them and judging again after the second recogniser read one
+    reading of the text (a batch as large as the indexer's), not three."""
+    from privault.privacy.tagger import Tagger
+
+    reads: list[str] = []
+    read = Tagger._read
+
+    def counted(self: Tagger, text: str) -> object:
+        reads.append(text)
+        return read(self, text)
+
+    monkeypatch.setattr(Tagger, "_read", counted)
+    Tagger.forget()
+    texts = [f"Lunch with Oriel Fenwhistle and her dog Biscuit on day {n}" for n in range(130)]
+    texts.append("A long note about the garden. " * 200)  # longer than is kept: read anew
+    found = detector.detect_many(texts)
+    assert all(
+        ("Oriel Fenwhistle", "PERSON") in _kinds(spans, text)
+        for spans, text in zip(found[:-1], texts, strict=False)
+    )
+    assert sorted(set(reads)) == sorted(texts)
+    assert len(reads) - reads.count(texts[-1]) == 130

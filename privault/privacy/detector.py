@@ -219,11 +219,13 @@ class Detector:
 
         engine = load_engine(self.config.second_ner)
         analyzed = engine.analyze_many(texts, ner=self.config.ner)
-        own = [self._own(text) for text in texts]
-        found = [
-            self._finished(text, spans + mine)
-            for text, spans, mine in zip(texts, analyzed, own, strict=True)
-        ]
+        # Each text finished straight after its own spans: both read the tagger's
+        # probabilities of it, which its cache (a few dozen texts) then still holds.
+        own: list[list[Span]] = []
+        found: list[list[Span]] = []
+        for text, spans in zip(texts, analyzed, strict=True):
+            own.append(self._own(text))
+            found.append(self._finished(text, spans + own[-1]))
         if self.config.ner and engine.has_second:
             lists = load_name_lists()
             again = [

@@ -63,6 +63,8 @@ WEAK_VETO = 0.6
 # that half was lost, lower bars began to lose them (0.40: a chat line's speaker).
 TITLE_VETO = 0.45
 TITLE_WORDS = 5
+KEPT_TEXTS = 256  # readings kept (`Tagger.probabilities`)
+KEPT_CHARS = 4000
 GUESSED = frozenset({"ner", "propn", "names", "list", "places", "speaker"})
 _PERSON_VERBS = frozenset(PERSON_VERBS)
 
@@ -76,9 +78,27 @@ class Tagger:
     def __init__(self, weights: Any) -> None:
         self.weights = weights  # numpy array (BUCKETS, len(LABELS)), float32
 
-    @functools.lru_cache(maxsize=64)  # noqa: B019 - read twice per text (spans, judge)
     def probabilities(self, text: str) -> tuple[list[Token], Any]:
-        """The tokens of `text` and each one's label probabilities (rows of `LABELS`)."""
+        """The tokens of `text` and each one's label probabilities (rows of `LABELS`).
+
+        A text is read up to three times in a scan (its spans, judging them, judging again
+        after the second entity recogniser), so the readings of the last `KEPT_TEXTS`
+        texts of up to `KEPT_CHARS` are kept: a write batch's (the indexer claims 128 rows)
+        with room to spare. A longer text is read afresh (it is rare, and its reading
+        costs ~30 times its size to keep).
+        """
+        return self._read(text) if len(text) > KEPT_CHARS else self._kept(text)
+
+    @functools.lru_cache(maxsize=KEPT_TEXTS)  # noqa: B019 - one tagger per process
+    def _kept(self, text: str) -> tuple[list[Token], Any]:
+        return self._read(text)
+
+    @staticmethod
+    def forget() -> None:
+        """Drop the kept readings (a benchmark's runs each start without them)."""
+        Tagger._kept.cache_clear()
+
+    def _read(self, text: str) -> tuple[list[Token], Any]:
         import numpy as np
 
         tokens = tokenize(text)
