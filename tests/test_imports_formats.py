@@ -8,6 +8,7 @@ import io
 import json
 import zipfile
 from collections.abc import Iterator
+from email.message import Message
 from pathlib import Path
 
 import pytest
@@ -1105,6 +1106,95 @@ def test_a_mailbox_that_cannot_be_read_is_reported_not_raised(tmp_path: Path) ->
 
     found = list(mbox.messages(tmp_path / "gone.mbox"))
     assert len(found) == 1 and isinstance(found[0], FileNotFoundError)
+
+
+def _large_mails() -> dict[str, bytes]:
+    """Mails with large parts of many shapes, as mailers write them."""
+    import base64
+    import random
+    from email.mime.application import MIMEApplication
+    from email.mime.image import MIMEImage
+    from email.mime.message import MIMEMessage
+    from email.mime.multipart import MIMEMultipart
+    from email.mime.text import MIMEText
+
+    blob = random.Random(5).randbytes(200 * 1024)
+    words = ("Lunch with Oriel on Friday at the harbour. " * 2000).encode()
+
+    def mail(body: Message, subject: str) -> Message:
+        body["Subject"], body["From"] = subject, "Oriel Fenwhistle <oriel@example.com>"
+        body["Message-ID"] = f"<{subject.replace(' ', '-')}@example.com>"
+        return body
+
+    pdf = MIMEMultipart()
+    pdf.attach(MIMEText("See the scan attached."))
+    pdf.attach(MIMEApplication(blob, "pdf", Name="scan.pdf"))
+    text_file = MIMEMultipart()
+    text_file.attach(MIMEText("The notes are attached."))
+    attached_text = MIMEText(words.decode(), "plain", "utf-8")  # base64 body, text: read
+    attached_text.add_header("Content-Disposition", "attachment", filename="notes.txt")
+    text_file.attach(attached_text)
+    nested = MIMEMultipart("mixed")
+    alternative = MIMEMultipart("alternative")
+    alternative.attach(MIMEText("Plain words."))
+    alternative.attach(MIMEText("<p>Rich words.</p>", "html"))
+    nested.attach(alternative)
+    nested.attach(MIMEImage(blob, "png"))
+    nested.attach(MIMEApplication(blob, "octet-stream", Name="data.bin"))
+    inner = mail(MIMEMultipart(), "inner")
+    inner.attach(MIMEText("The forwarded words."))
+    inner.attach(MIMEApplication(blob, "pdf", Name="inner.pdf"))
+    forwarded = MIMEMultipart()
+    forwarded.attach(MIMEText("Forwarding this."))
+    forwarded.attach(MIMEMessage(inner))
+    lone_binary = MIMEApplication(blob, "zip")  # a mail that is only an attachment
+    lone_text = MIMEText(words.decode(), "plain", "utf-8")
+    built = {
+        "pdf": pdf,
+        "text attachment": text_file,
+        "nested": nested,
+        "forwarded": forwarded,
+        "lone binary": lone_binary,
+        "lone text": lone_text,
+    }
+    mails = {name: mail(body, name).as_bytes() for name, body in built.items()}
+    mails["crlf"] = mails["nested"].replace(b"\n", b"\r\n")
+    # A type the parser cannot read is text to it (and so read): left as it came.
+    mails["bad type"] = mails["pdf"].replace(b"application/pdf", b"pdf")
+    # Base64-looking lines in a text body, then a part's boundary.
+    encoded = base64.encodebytes(blob[::-1]).decode()  # not the PDF's bytes
+    quoted = MIMEMultipart()
+    quoted.attach(MIMEText(f"Header: x\n\n{encoded}", "plain"))
+    quoted.attach(MIMEApplication(blob, "pdf", Name="a.pdf"))
+    mails["text body"] = mail(quoted, "text body").as_bytes()
+    return mails
+
+
+@pytest.mark.parametrize("name", list(_large_mails()))
+def test_a_large_mail_reads_the_same_with_its_unread_bodies_emptied(
+    monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """Emptying the bodies a page never reads changes nothing the page holds."""
+    from privault.imports import mbox
+
+    raw = _large_mails()[name]
+    assert len(raw) > mbox._EMPTIED_FROM
+    lighter = mbox._unread_bodies_emptied(raw)
+    emptied = mbox.message(raw, "here")
+    monkeypatch.setattr(mbox, "_EMPTIED_FROM", len(raw) + 1)  # parsed as it came
+    assert emptied == mbox.message(raw, "here")
+    assert isinstance(emptied, Page)
+    # Emptied where a binary body fills its part (a forwarded mail's too); kept where it
+    # is text, or of a type the parser reads as text.
+    if name in {"pdf", "nested", "crlf", "lone binary", "forwarded"}:
+        assert len(lighter) < len(raw) // 3
+    elif name == "text body":  # its text part kept, its PDF emptied
+        assert _large_mails()[name].split(b"\n\n")[3][:2000] in lighter
+        assert len(lighter) < len(raw) * 0.6
+    else:
+        assert lighter == raw
+    if name == "text attachment":
+        assert "Lunch with Oriel" in emptied.text  # a text attachment is still read
 
 
 def test_a_mailbox_of_binary_attachments_keeps_their_names_not_their_bytes(
