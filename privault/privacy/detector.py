@@ -220,7 +220,7 @@ class Detector:
         engine = load_engine(self.config.second_ner)
         analyzed = engine.analyze_many(texts, ner=self.config.ner)
         # Each text finished straight after its own spans: both read the tagger's
-        # probabilities of it, which its cache (a few dozen texts) then still holds.
+        # probabilities of it, kept for the last texts it read (`tagger.KEPT_TEXTS`).
         own: list[list[Span]] = []
         found: list[list[Span]] = []
         for text, spans in zip(texts, analyzed, strict=True):

@@ -64,7 +64,7 @@ WEAK_VETO = 0.6
 TITLE_VETO = 0.45
 TITLE_WORDS = 5
 KEPT_TEXTS = 256  # readings kept (`Tagger.probabilities`)
-KEPT_CHARS = 4000
+KEPT_CHARS = 2000  # so the kept readings stay under ~22 MB
 GUESSED = frozenset({"ner", "propn", "names", "list", "places", "speaker"})
 _PERSON_VERBS = frozenset(PERSON_VERBS)
 
@@ -84,8 +84,8 @@ class Tagger:
         A text is read up to three times in a scan (its spans, judging them, judging again
         after the second entity recogniser), so the readings of the last `KEPT_TEXTS`
         texts of up to `KEPT_CHARS` are kept: a write batch's (the indexer claims 128 rows)
-        with room to spare. A longer text is read afresh (it is rare, and its reading
-        costs ~30 times its size to keep).
+        with room to spare. A longer text is read afresh (a reading takes ~45 times the
+        text's size to keep).
         """
         return self._read(text) if len(text) > KEPT_CHARS else self._kept(text)
 
