@@ -1175,13 +1175,13 @@ def test_a_large_mail_reads_the_same_with_its_unread_bodies_emptied(
     monkeypatch: pytest.MonkeyPatch, name: str
 ) -> None:
     """Emptying the bodies a page never reads changes nothing the page holds."""
-    from privault.imports import mbox
+    from privault.imports import mail_bodies, mbox
 
     raw = _large_mails()[name]
-    assert len(raw) > mbox._EMPTIED_FROM
-    lighter = mbox._unread_bodies_emptied(raw)
+    assert len(raw) > mail_bodies.EMPTIED_FROM
+    lighter = mail_bodies.unread_bodies_emptied(raw)
     emptied = mbox.message(raw, "here")
-    monkeypatch.setattr(mbox, "_EMPTIED_FROM", len(raw) + 1)  # parsed as it came
+    monkeypatch.setattr(mail_bodies, "EMPTIED_FROM", len(raw) + 1)  # parsed as it came
     assert emptied == mbox.message(raw, "here")
     assert isinstance(emptied, Page)
     # Emptied where a binary body fills its part (a forwarded mail's too); kept where it
@@ -1195,6 +1195,49 @@ def test_a_large_mail_reads_the_same_with_its_unread_bodies_emptied(
         assert lighter == raw
     if name == "text attachment":
         assert "Lunch with Oriel" in emptied.text  # a text attachment is still read
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_damaged_large_mails_read_the_same_with_their_unread_bodies_emptied(
+    monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """Mails cut, spliced and given stray boundary, header and base64 lines: whatever the
+    emptying finds or misses, the page (or the reason a mail is unreadable) is the one
+    the mail parsed as it came gives."""
+    import random
+
+    from privault.imports import mail_bodies, mbox
+
+    mails = list(_large_mails().values())
+    pieces = [
+        b"\n",
+        b"\r\n",
+        b"\n\n",
+        b"--",
+        b"Content-Type: application/pdf\n",
+        b"Content-Type: text/plain\n",
+        b"AAAAAAAAAAAAAAAAAAAAAAAA\n",
+        b'boundary="x"',
+        b"\n--x\n",
+        b"Content-Transfer-Encoding: base64\n",
+    ]
+    rng = random.Random(seed)
+    emptied = 0
+    for _ in range(25):
+        raw = bytearray(rng.choice(mails))
+        for _ in range(rng.randint(1, 8)):
+            at = rng.randrange(len(raw))
+            if rng.random() < 0.6:
+                raw[at:at] = rng.choice(pieces)
+            else:
+                del raw[at : at + rng.randint(1, 200)]
+        mail = bytes(raw)
+        emptied += mail_bodies.unread_bodies_emptied(mail) != mail
+        with monkeypatch.context() as patched:
+            patched.setattr(mail_bodies, "EMPTIED_FROM", len(mail) + 1)  # parsed as it came
+            as_it_came = mbox.message(mail, "here")
+        assert mbox.message(mail, "here") == as_it_came
+    assert emptied >= 5  # the damage left most mails' attachments to empty
 
 
 def test_a_mailbox_of_binary_attachments_keeps_their_names_not_their_bytes(

@@ -6,10 +6,10 @@ cuts them, found by a block search instead of its line-by-line read (`_offsets`)
 message is one page: the subject its title, its Date its date, From/To/Cc written out as
 text (so the PII detector sees the addresses, like any other text), the plain-text part
 preferred over HTML (HTML is reduced to its text), text attachments appended and other
-attachments named. A calendar invitation, attached or inline (`text/calendar`), is appended
-as its events (`invitations`). Replies link to the message they answer (In-Reply-To, else
-the last of References); Gmail's labels become tags. A folder is read as the mbox files in
-it.
+attachments named (their bodies are emptied before the mail is parsed: `mail_bodies`). A
+calendar invitation, attached or inline (`text/calendar`), is appended as its events
+(`invitations`). Replies link to the message they answer (In-Reply-To, else the last of
+References); Gmail's labels become tags. A folder is read as the mbox files in it.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from privault.imports.items import (
     content_key,
     raw_digest,
 )
+from privault.imports.mail_bodies import unread_bodies_emptied
 from privault.imports.sources import head, source_time
 
 KIND = "mbox"
@@ -169,77 +170,10 @@ def message(raw: bytes, where: str, scope: str = "") -> Item:
         # Every quoted line holds ">From ": a search for it skips the slow line-anchored
         # pattern on the (many) mails without one.
         unquoted = _FROM_QUOTED.sub(rb"\1", raw) if b">From " in raw else raw
-        parsed = _PARSER.parsebytes(_unread_bodies_emptied(unquoted))
+        parsed = _PARSER.parsebytes(unread_bodies_emptied(unquoted))
         return _page(parsed, raw, scope)
     except Exception as exc:  # noqa: BLE001 - a malformed mail is reported, never fatal
         return Bad(where, f"unreadable message ({type(exc).__name__}: {exc})", label="message")
-
-
-# Bodies of attachments that are not text, which a page names and never reads, are emptied
-# before the mail is parsed: the parser reads a body a line at a time and keeps it whole,
-# so a 25 MB attachment cost ~10 times its size in memory and most of a mailbox's parse.
-_EMPTIED_FROM = 64 * 1024  # a smaller mail is parsed as it came
-_HEADERS_SOUGHT = 1 << 20  # how far before a body its part's headers are looked for
-_BLANK_LINE = re.compile(rb"\n\r?\n")
-_BASE64_LINE = re.compile(rb"[A-Za-z0-9+/]{16,}={0,2}\r?\n")
-_BASE64_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/= \t\r\n"
-_BOUNDARY = re.compile(rb"""boundary\s*=\s*(?:"([^"\r\n]{1,200})"|([^\s;"]{1,200}))""", re.I)
-
-
-def _unread_bodies_emptied(raw: bytes) -> bytes:
-    """`raw` with the base64 body of each part whose own headers (read by the same parser)
-    say it is neither text, a multipart nor a message emptied. Only a body that fills its
-    part (headers, blank line, base64 lines up to a boundary line of this mail or the end)
-    is emptied; anything else is left as it came, so what a page shows is the same."""
-    if len(raw) < _EMPTIED_FROM:
-        return raw
-    delimiters = _delimiters(raw)
-    kept, done = [], 0
-    for blank in _BLANK_LINE.finditer(raw):
-        body = blank.end()
-        if body < done or not _BASE64_LINE.match(raw, body):
-            continue
-        ends = [found for d in delimiters if (found := raw.find(d, body)) >= 0]
-        end = min(ends, default=len(raw))
-        if raw[body:end].translate(None, _BASE64_BYTES):
-            continue  # not base64 alone
-        start = max(0, blank.start() - _HEADERS_SOUGHT)
-        headers = _headers_before(raw[start : blank.start()], delimiters, whole=start == 0)
-        if headers is None:
-            continue
-        maintype = _PARSER.parsebytes(headers + b"\n\n", headersonly=True).get_content_maintype()
-        if maintype not in ("text", "multipart", "message"):
-            kept.append(raw[done:body])
-            done = end
-    return b"".join([*kept, raw[done:]]) if kept else raw
-
-
-def _delimiters(raw: bytes) -> set[bytes]:
-    """Each boundary line this mail declares, as `\\n--boundary` (found through a lower-cased
-    copy: a case-blind pattern over a whole mail of attachments is slow)."""
-    lowered, found = raw.lower(), set[bytes]()
-    at = lowered.find(b"boundary")
-    while at >= 0:
-        if declared := _BOUNDARY.match(raw, at):
-            found.add(b"\n--" + (declared.group(1) or declared.group(2)))
-        at = lowered.find(b"boundary", at + 8)
-    return found
-
-
-def _headers_before(head: bytes, delimiters: set[bytes], *, whole: bool) -> bytes | None:
-    """The header block that ends `head`: the lines after its last boundary line, or all
-    of `head` when it holds neither a boundary line nor a blank one and is the mail's start
-    (`whole`: the mail's own headers); None when a blank line comes between (the run is
-    not a part's body) or the block's start was not found."""
-    found = max((head.rfind(delimiter) for delimiter in delimiters), default=-1)
-    if found < 0:
-        block: bytes | None = head if whole else None
-    else:
-        line_end = head.find(b"\n", found + 1)
-        block = head[line_end + 1 :] if line_end >= 0 else None
-    if block is None or b"\n\n" in block or b"\n\r\n" in block:
-        return None
-    return block
 
 
 def _header(msg: Message, name: str) -> str:
