@@ -2,7 +2,7 @@
 
     python -m benchmarks.imports [--conversations 2000] [--messages 40000] [--mails 20000]
         [--scale 1.0] [--attachment-kb 0 --attachment-every 4] [--only chatgpt|mbox]
-        [--index | --no-index] [--into VAULT] [--keep DIR] [--seed N] [--json]
+        [--index | --no-index | --index-for S] [--into VAULT] [--keep DIR] [--seed N] [--json]
 
 Writes a ChatGPT `conversations.json` of `--conversations` conversations holding
 `--messages` messages in all (each conversation with a system root, an abandoned branch
@@ -18,7 +18,9 @@ imported by `privault add --from KIND PATH --json`, one fresh process each, as a
   and found by its words (checked: a word only the last item holds is searched for);
 * `indexed_s`: that plus `privault index --limit 0` — the PII scan and embedding of every
   section with the real detector and embedder (not the strong model's separate pass), so
-  agents may see it (`--no-index` skips it: on a shared 2-core machine it is the slow part);
+  agents may see it (`--no-index` skips it: on a shared 2-core machine it is the slow part;
+  `--index-for S` stops it after S seconds and reports `sections_per_second`, loading the
+  models included: give it minutes);
 * `reimport_s` and `reimport_ratio`: the same command again on the unchanged file (every
   item skipped; the aim is ≤ 10% of the first import); `*_cpu_s` and `reimport_cpu_ratio`
   are the same in CPU seconds (user + system, from the OS), steadier on a shared machine;
@@ -39,6 +41,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -213,13 +216,20 @@ def _mail(out: TextIO, number: int, rng: random.Random, marker: str, binary: str
         out.write(f"Content-Type: text/plain; charset=utf-8\n\n{body}\n\n")
 
 
-def run(args: list[str], env: dict[str, str]) -> tuple[float, float, float, dict[str, Any]]:
+def run(
+    args: list[str], env: dict[str, str], stop_after: float = 0
+) -> tuple[float, float, float, dict[str, Any]]:
     """Run the command; (wall seconds, CPU seconds, its peak resident memory in MB, its
-    JSON output). CPU seconds say what the run costs when others share the machine."""
+    JSON output). CPU seconds say what the run costs when others share the machine.
+    `stop_after` > 0: interrupt it (as Ctrl-C does) after that many seconds; its output is
+    then `{}`."""
     started = time.perf_counter()
     proc = subprocess.Popen(
         [*PRIVAULT, *args, "--json"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
+    stopper = threading.Timer(stop_after, proc.send_signal, (signal.SIGINT,))
+    if stop_after > 0:
+        stopper.start()
     out: list[bytes] = []
     err: list[bytes] = []
     readers = [
@@ -233,11 +243,13 @@ def run(args: list[str], env: dict[str, str]) -> tuple[float, float, float, dict
     wall = time.perf_counter() - started
     for reader in readers:
         reader.join()
+    stopper.cancel()
     proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
+    stopped = stop_after > 0 and wall >= stop_after
+    if proc.returncode != 0 and not stopped:
         raise SystemExit(f"privault {' '.join(args)} failed: {b''.join(err).decode()[-2000:]}")
     cpu = usage.ru_utime + usage.ru_stime
-    return wall, cpu, usage.ru_maxrss / 1024, json.loads(b"".join(out))
+    return wall, cpu, usage.ru_maxrss / 1024, {} if stopped else json.loads(b"".join(out))
 
 
 def searchable(vault: Path, word: str) -> bool:
@@ -265,8 +277,11 @@ def searchable_here(vault: str, word: str) -> dict[str, bool]:
         return {"found": bool(opened.search(word, caller=Caller.owner(), limit=1).results)}
 
 
-def measure(kind: str, path: Path, marker: str, env: dict[str, str], index: bool) -> dict[str, Any]:
-    """Import, index, re-import one export; the figures of each step."""
+def measure(
+    kind: str, path: Path, marker: str, env: dict[str, str], index: bool, index_for: float = 0
+) -> dict[str, Any]:
+    """Import, index (all, or for `index_for` seconds), re-import one export; the figures
+    of each step."""
     vault = Path(env["PRIVAULT_VAULT"])
     first_s, first_cpu, first_mb, first = run(["add", "--from", kind, str(path)], env)
     found = searchable(vault, marker)
@@ -279,7 +294,19 @@ def measure(kind: str, path: Path, marker: str, env: dict[str, str], index: bool
         "searchable_checked": found,
         "import_peak_rss_mb": round(first_mb),
     }
-    if index:
+    if index_for > 0:  # a rate: what `privault index` does in that time
+        waiting = run(["status"], env)[3]["indexing"]["sections"]
+        index_s, index_cpu, index_mb, _ = run(["index", "--limit", "0"], env, index_for)
+        left = run(["status"], env)[3]["indexing"]["sections"]
+        result.update(
+            index_only_s=round(index_s, 1),
+            index_cpu_s=round(index_cpu, 1),
+            index_peak_rss_mb=round(index_mb),
+            sections_indexed=waiting - left,
+            sections_left=left,
+            sections_per_second=round((waiting - left) / index_s, 2),
+        )
+    elif index:
         index_s, index_cpu, index_mb, indexed = run(["index", "--limit", "0"], env)
         result.update(
             indexed_s=round(first_s + index_s, 1),
@@ -314,6 +341,9 @@ def main() -> None:
     parser.add_argument("--attachment-every", type=int, default=4, help="On every Nth mail.")
     parser.add_argument("--only", choices=("chatgpt", "mbox"), help="Import only this export.")
     parser.add_argument("--index", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument(
+        "--index-for", type=float, default=0, help="Index for this many seconds only: a rate."
+    )
     parser.add_argument(
         "--into", type=Path, help="Import into a copy of this vault instead of a new one."
     )
@@ -369,7 +399,7 @@ def main() -> None:
                 "PRIVAULT_MODELS", str(Path.home() / ".privault" / "models")
             ),
         }
-        report[kind] = measure(kind, path, marker, env, args.index)
+        report[kind] = measure(kind, path, marker, env, args.index, args.index_for)
     report["load_end"] = [round(x, 2) for x in os.getloadavg()]
     if not args.keep:
         shutil.rmtree(folder, ignore_errors=True)
