@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 from privault.caller import Caller
 from privault.errors import AccessDenied, PolicyError
 from privault.privacy.detector import FakeDetector
-from privault.privacy.policy import PolicySet
+from privault.privacy.policy import PolicySet, shipped_policies_dir
 from privault.vault import Vault
 from tests.helpers import fake_vault
 
@@ -107,6 +109,23 @@ def test_a_broken_policy_folder_refuses_everyone(tmp_path: Path) -> None:
             vault.note(NOTE, caller=OWNER)
         with pytest.raises(PolicyError):
             vault.search("lease", caller=AGENT)
+
+
+def test_a_policy_with_its_own_pattern_masks_what_it_matches(tmp_path: Path) -> None:
+    """`patterns` in a policy file (a documented field) run at write time: the vault
+    opens, and an agent under that policy sees the matched value masked."""
+    folder = tmp_path / "policies"
+    shutil.copytree(shipped_policies_dir(), folder)
+    standard = folder / "standard.yaml"
+    data = yaml.safe_load(standard.read_text())
+    data["patterns"] = [{"name": "staff", "kind": "PERSON", "regex": r"EMP-\d{4}", "score": 0.9}]
+    standard.write_text(yaml.safe_dump(data))
+    with fake_vault(tmp_path / "v.db", policies_dir=folder) as vault:
+        vault.note("Give the keys to EMP-1234 on Monday.", caller=OWNER, title="Keys")
+        [hit] = vault.search("keys Monday", caller=AGENT).results
+        assert "EMP-1234" not in hit.text and "<PERSON_1>" in hit.text
+        [own] = vault.search("keys Monday", caller=OWNER).results
+        assert "EMP-1234" in own.text
 
 
 def test_a_loader_that_raises_refuses_instead_of_falling_open(tmp_path: Path, monkeypatch) -> None:

@@ -18,7 +18,7 @@ import json
 import re
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from pathlib import Path
 
 from privault.models import catalog
@@ -107,7 +107,7 @@ class DetectorConfig:
             [
                 DETECTOR_REVISION,
                 self.ner,
-                self.custom_patterns,
+                [astuple(pattern) for pattern in self.custom_patterns],
                 self.known_entities,
                 self.floor,
                 SECOND_NER_MODEL if self.second_ner else None,
