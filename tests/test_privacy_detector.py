@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from privault.privacy import Detector, DetectorConfig, FakeDetector, Gate, PolicySet
+from privault.privacy.detector import CustomPattern
 from privault.spans import Span
 
 pytestmark = pytest.mark.real
@@ -62,6 +63,37 @@ def test_real_redaction(detector: Detector) -> None:
     out = Gate(STANDARD).apply(text, detector.detect(text)).text
     for value in ("Anna", "Schmidt", "Clarke", "984-182"):
         assert value not in out
+
+
+@pytest.mark.parametrize(
+    ("text", "hidden", "kept"),
+    [
+        ("Brno_conference_2024.pdf", ["Brno"], ["conference_2024.pdf"]),
+        ("trip_to_Lisbon", ["Lisbon"], ["trip_to_"]),
+        ("scan_passport_maria_gonzalez.jpg", ["maria", "gonzalez"], ["scan_passport_"]),
+        ("Meeting_with_Omar_notes.md", ["Omar"], ["Meeting_with_", "_notes.md"]),
+        ("fourier_transform_notes.pdf", [], ["fourier_transform_notes.pdf"]),
+        ("write to john_smith@example.com today", ["john_smith@example.com"], ["write to"]),
+    ],
+)
+def test_words_joined_by_underscores_are_read_apart(
+    detector: Detector, text: str, hidden: list[str], kept: list[str]
+) -> None:
+    """File names and identifiers: a name among words joined by underscores is found and
+    masked alone; an address keeps its underscore."""
+    out = Gate(STANDARD).apply(text, detector.detect(text)).text
+    assert not [value for value in hidden if value in out], out
+    assert all(part in out for part in kept), out
+
+
+def test_known_values_and_own_patterns_match_underscores_as_written() -> None:
+    config = DetectorConfig(
+        custom_patterns=(CustomPattern("staff", "PERSON", r"EMP_\d{4}", 0.9),),
+        known_entities=(("vera_k", "PERSON"),),
+    )
+    text = "ask vera_k about EMP_1234"
+    found = {text[s.start : s.end] for s in Detector(config).detect(text) if s.score >= 0.85}
+    assert {"vera_k", "EMP_1234"} <= found
 
 
 def test_a_labelled_postcode_is_masked_and_its_label_kept(detector: Detector) -> None:

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from privault.privacy import cue_words, name_forms, propagation
 from privault.privacy import recognizers as rec
 from privault.privacy.cue_words import find_context_entities
+from privault.privacy.detector import words_apart
 from privault.privacy.names import NameLists, find_names, people_in_entity
 from privault.privacy.places import Gazetteer, find_places
 from privault.privacy.propagation import propagate
@@ -578,3 +579,25 @@ def test_a_mention_is_not_sought_as_a_bare_word() -> None:
     seed = [Span(5, 14, "PERSON", 0.7, "handle")]
     found = {s.start for s in propagate(text, seed)}
     assert text.index("a dataclass") + 2 not in found
+
+
+@given(st.text(alphabet="ab_@:/. \n", max_size=40))
+def test_words_apart_keeps_length_and_changes_only_underscores(text: str) -> None:
+    read = words_apart(text)
+    assert len(read) == len(text)
+    for before, after in zip(text, read, strict=True):
+        assert before == after or (before, after) == ("_", " ")
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("Brno_conference_2024.pdf", "Brno conference 2024.pdf"),
+        ("mail vera_k@example.org or @vera_k", "mail vera_k@example.org or @vera_k"),
+        ("see https://example.org/a_b and a_b", "see https://example.org/a_b and a b"),
+        ("www.a_b.org x_y", "www.a_b.org x y"),
+        ("no underscores", "no underscores"),
+    ],
+)
+def test_words_apart(text: str, read: str) -> None:
+    assert words_apart(text) == read

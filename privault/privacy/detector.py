@@ -35,7 +35,7 @@ from privault.privacy.tagger import WEIGHTS_SHA256, load_tagger
 from privault.spans import Span
 
 # Bump when recognizer code changes in a way that changes spans: stored spans get rescanned.
-DETECTOR_REVISION = "37"
+DETECTOR_REVISION = "38"
 _CACHE_CHARS = 500  # only short texts (queries, titles) are worth remembering
 _CACHE_ENTRIES = 256
 # Spans below this score are not worth storing: no shipped policy would mask them.
@@ -132,10 +132,40 @@ def _compile(config: DetectorConfig) -> _Compiled:
     return compiled
 
 
-def _own_spans(text: str, compiled: _Compiled) -> list[Span]:
-    """Spans from privault's regex recognizers (shared by the real and the fake detector)."""
-    spans = rec.find_addresses(text) + rec.find_phone_numbers(text) + rec.find_cards(text)
-    spans += rec.find_ibans(text) + rec.find_emails(text) + rec.find_driver_licenses(text)
+# A run of visible characters holding one of these keeps its underscores (`words_apart`):
+# an address, a handle or a link is read whole.
+_KEEP_JOINED = ("@", "://", "www.")
+_VISIBLE = re.compile(r"\S+")
+
+
+def words_apart(text: str) -> str:
+    """`text` as the recognizers read it: an underscore between words is a space there
+    ("scan_passport_maria_gonzalez.jpg", "trip_to_lisbon"), except in a run that holds an
+    address, a handle or a link. The same length: spans found in it are spans of `text`.
+
+    A name joined to other words by underscores is one token to spaCy and the tagger, so
+    "Brno_conference_2024.pdf" passed unmasked, and a lone word such a token starts with
+    ("fourier_transform_notes.pdf") was judged a name on its own.
+    """
+    if "_" not in text:
+        return text
+    return _VISIBLE.sub(
+        lambda run: (
+            run.group()
+            if any(mark in run.group() for mark in _KEEP_JOINED)
+            else run.group().replace("_", " ")
+        ),
+        text,
+    )
+
+
+def _own_spans(text: str, compiled: _Compiled, read: str | None = None) -> list[Span]:
+    """Spans from privault's regex recognizers (shared by the real and the fake detector),
+    those that read words in `read` (`words_apart(text)`, the same length) where given;
+    the vault's known entities and the policies' own patterns match `text` as written."""
+    read = text if read is None else read
+    spans = rec.find_addresses(read) + rec.find_phone_numbers(read) + rec.find_cards(read)
+    spans += rec.find_ibans(read) + rec.find_emails(read) + rec.find_driver_licenses(read)
     spans += rec.find_known_entities(text, compiled.known)
     for pattern, regex in compiled.patterns:
         spans += rec.find_pattern(
@@ -218,26 +248,27 @@ class Detector:
         from privault.privacy.engine import load_engine
 
         engine = load_engine(self.config.second_ner)
-        analyzed = engine.analyze_many(texts, ner=self.config.ner)
+        read = [words_apart(text) for text in texts]
+        analyzed = engine.analyze_many(read, ner=self.config.ner)
         # Each text finished straight after its own spans: both read the tagger's
         # probabilities of it, kept for the last texts it read (`tagger.KEPT_TEXTS`).
         own: list[list[Span]] = []
         found: list[list[Span]] = []
-        for text, spans in zip(texts, analyzed, strict=True):
-            own.append(self._own(text))
-            found.append(self._finished(text, spans + own[-1]))
+        for text, words, spans in zip(texts, read, analyzed, strict=True):
+            own.append(self._own(text, words))
+            found.append(self._finished(words, spans + own[-1]))
         if self.config.ner and engine.has_second:
             lists = load_name_lists()
             again = [
                 index
-                for index, text in enumerate(texts)
-                if second_pass_can_add(text, found[index], lists)
+                for index, words in enumerate(read)
+                if second_pass_can_add(words, found[index], lists)
             ]
-            extra = engine.second_entities([texts[index] for index in again])
+            extra = engine.second_entities([read[index] for index in again])
             for index, spans in zip(again, extra, strict=True):
                 if spans:  # entity spans before privault's own, as in the first pass
                     union = analyzed[index] + spans + own[index]
-                    found[index] = self._finished(texts[index], union)
+                    found[index] = self._finished(read[index], union)
         return found
 
     def _finished(self, text: str, spans: list[Span]) -> list[Span]:
@@ -246,15 +277,16 @@ class Detector:
             spans = load_tagger().judge(text, spans)
         return _finished(text, spans, self.config.floor)
 
-    def _own(self, text: str) -> list[Span]:
-        """privault's recognizers that need no parse (the same whatever NER finds)."""
-        spans = _own_spans(text, self._compiled) + rec.find_context_entities(text)
+    def _own(self, text: str, read: str) -> list[Span]:
+        """privault's recognizers that need no parse (the same whatever NER finds), those
+        that read words reading `read` (`words_apart(text)`)."""
+        spans = _own_spans(text, self._compiled, read) + rec.find_context_entities(read)
         lists = load_name_lists()
-        spans += find_guessed_entities(text) + find_handles(text, lists)
-        spans += find_initialled(text, lists) + find_display_names(text)
-        spans += find_signed(text, lists) + find_cued_names(text, lists)
+        spans += find_guessed_entities(read) + find_handles(read, lists)
+        spans += find_initialled(read, lists) + find_display_names(read)
+        spans += find_signed(read, lists) + find_cued_names(read, lists)
         if self.config.ner:
-            spans += load_tagger().spans(text)
+            spans += load_tagger().spans(read)
         return spans
 
 
