@@ -31,11 +31,12 @@ from privault.privacy.policy import Policy
 from privault.privacy.propagation import propagate
 from privault.privacy.second_pass import second_pass_can_add
 from privault.privacy.street_addresses import postcodes_beside_towns, regions_beside_towns
+from privault.privacy.table_columns import find_column_values, header_labels
 from privault.privacy.tagger import WEIGHTS_SHA256, load_tagger
 from privault.spans import Span
 
 # Bump when recognizer code changes in a way that changes spans: stored spans get rescanned.
-DETECTOR_REVISION = "38"
+DETECTOR_REVISION = "39"
 _CACHE_CHARS = 500  # only short texts (queries, titles) are worth remembering
 _CACHE_ENTRIES = 256
 # Spans below this score are not worth storing: no shipped policy would mask them.
@@ -285,6 +286,7 @@ class Detector:
         spans += find_guessed_entities(read) + find_handles(read, lists)
         spans += find_initialled(read, lists) + find_display_names(read)
         spans += find_signed(read, lists) + find_cued_names(read, lists)
+        spans += find_column_values(read)
         if self.config.ner:
             spans += load_tagger().spans(read)
         return spans
@@ -328,6 +330,9 @@ class FakeDetector:
 def _finished(text: str, spans: list[Span], floor: float) -> list[Span]:
     """All spans of `text` finished: ordinary words trimmed, names spread, weak ones dropped."""
     lists = load_name_lists()
+    labels = header_labels(text)
+    if labels:  # a table's field names ("Last Name", "City") are no one's
+        spans = [s for s in spans if not any(a <= s.start and s.end <= b for a, b in labels)]
     spans = [kept for span in spans for kept in trim_person(text, span, lists)]
     spread = propagate(text, spans)
     spans += [kept for span in spread for kept in trim_person(text, span, lists)]

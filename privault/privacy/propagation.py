@@ -40,7 +40,13 @@ def propagate(text: str, spans: list[Span]) -> list[Span]:
         if shouted != value:
             for start in _whole_word_occurrences(text, shouted):
                 added.append(Span(start, start + len(shouted), kind, round(score, 3), "capitals"))
-    added.extend(_list_mates(text, [s for s in spans if s.kind == "PERSON" and s.score >= 0.5]))
+    # A table's cells are not a list: the cell beside a name is another column's value.
+    added.extend(
+        _list_mates(
+            text,
+            [s for s in spans if s.kind == "PERSON" and s.score >= 0.5 and s.source != "column"],
+        )
+    )
     return added
 
 
