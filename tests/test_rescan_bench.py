@@ -35,3 +35,15 @@ def test_batches_are_timed_and_a_reopened_vault_resumes(tmp_path: Path) -> None:
     assert reopened["kept_what_was_done"] and reopened["sections_left"] == 9
     assert reopened["sections_left_after_it"] == 0  # the last nine, not the done ones again
     assert out["sections_per_second"] > 0 and out["hours_for_the_rest_at_this_rate"] == 0.0
+
+
+def test_scanned_by_marks_every_scan_as_made_by_that_revision(tmp_path: Path) -> None:
+    path = tmp_path / "v.db"
+    with fake_vault(path) as vault:
+        vault.note("Call Mr Hale about the boiler", caller=Caller.owner(), title="Boiler")
+    rescan.scanned_by(path, fake_vault, "37")
+    with fake_vault(path) as vault:
+        expected = vault.privacy.detector.config.version_at("37")  # type: ignore[attr-defined]
+        scans = {v for (v,) in vault.conn.execute("SELECT detector_version FROM pii_scans")}
+        labels = {v for (v,) in vault.conn.execute("SELECT detector_version FROM label_spans")}
+    assert scans == labels == {expected}

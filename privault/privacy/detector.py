@@ -17,7 +17,7 @@ import hashlib
 import json
 import re
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import astuple, dataclass, field
 from pathlib import Path
 
@@ -37,6 +37,15 @@ from privault.spans import Span
 
 # Bump when recognizer code changes in a way that changes spans: stored spans get rescanned.
 DETECTOR_REVISION = "39"
+# Revisions that could change the spans of some texts only, each with a test that holds
+# for every text it could have changed: after such revisions alone, a text scanned before
+# them that no test holds for keeps its spans, marked as the current version's without
+# being read again (`Detector.rereads`); at a million sections a re-scan takes ~10 hours.
+# A revision that may change any text's spans is not listed.
+REVISION_SCOPES: dict[int, Callable[[str], bool]] = {
+    38: lambda text: words_apart(text) != text,  # words joined by underscores read apart
+    39: lambda text: bool(header_labels(words_apart(text))),  # tables read by their headers
+}
 _CACHE_CHARS = 500  # only short texts (queries, titles) are worth remembering
 _CACHE_ENTRIES = 256
 # Spans below this score are not worth storing: no shipped policy would mask them.
@@ -104,9 +113,13 @@ class DetectorConfig:
     @property
     def version(self) -> str:
         """A short stable hash of this configuration and the recognizer revision."""
+        return self.version_at(DETECTOR_REVISION)
+
+    def version_at(self, revision: str) -> str:
+        """`version` as the recognizers of `revision` made it with this configuration."""
         payload = json.dumps(
             [
-                DETECTOR_REVISION,
+                revision,
                 self.ner,
                 [astuple(pattern) for pattern in self.custom_patterns],
                 self.known_entities,
@@ -117,7 +130,7 @@ class DetectorConfig:
             sort_keys=True,
             default=list,
         )
-        return f"r{DETECTOR_REVISION}-" + hashlib.sha256(payload.encode()).hexdigest()[:16]
+        return f"r{revision}-" + hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
 @dataclass
@@ -190,6 +203,22 @@ class Detector:
         # repeat, and a spaCy call costs more than the rest of a search, so recent short
         # results are kept.
         self._recent: OrderedDict[str, list[Span]] = OrderedDict()
+        # The versions of this configuration under the revisions scoped since (see
+        # REVISION_SCOPES), each with the tests of the revisions after it.
+        self._scoped: dict[str, list[Callable[[str], bool]]] = {}
+        current = int(DETECTOR_REVISION)
+        for later in range(current, 0, -1):
+            if later not in REVISION_SCOPES:
+                break
+            tests = [REVISION_SCOPES[r] for r in range(later, current + 1)]
+            self._scoped[self.config.version_at(str(later - 1))] = tests
+
+    def rereads(self, text: str, version: str | None) -> bool:
+        """Whether `text`, whose stored spans came from `version` (None: never scanned),
+        must be read again to have this detector's spans: False only after revisions
+        scoped to texts like it none of whose tests holds for it (`REVISION_SCOPES`)."""
+        tests = self._scoped.get(version) if version is not None else None
+        return tests is None or any(test(text) for test in tests)
 
     @property
     def ner_models(self) -> list[str]:
@@ -312,6 +341,10 @@ class FakeDetector:
 
     def load(self) -> None:
         """Nothing to load."""
+
+    def rereads(self, text: str, version: str | None) -> bool:
+        """Always: the fake has no revisions."""
+        return True
 
     def detect(self, text: str) -> list[Span]:
         """Spans from the fixed regexes and privault's own recognizers."""

@@ -63,16 +63,18 @@ def stale(
     *,
     agent_version: str | None = None,
     after: tuple[str, str] = ("", ""),
-) -> list[tuple[str, str, str, str, str]]:
-    """(doc id, label, author, document body, its first section's text) of labels scanned
-    by another detector version than their author's (the owner's text `detector_version`,
-    an agent's `agent_version`), in key order from after the (doc id, label) `after` (a
-    pass resumes where its last batch ended, see `pii.sections_to_scan`)."""
+) -> list[tuple[str, str, str, str, str, str]]:
+    """(doc id, label, author, document body, its first section's text, the version it was
+    scanned by) of labels scanned by another detector version than their author's (the
+    owner's text `detector_version`, an agent's `agent_version`), in key order from after
+    the (doc id, label) `after` (a pass resumes where its last batch ended, see
+    `pii.sections_to_scan`)."""
     return [
-        (str(doc_id), str(label), str(author), str(body), str(opening or ""))
-        for doc_id, label, author, body, opening in conn.execute(
+        (str(doc_id), str(label), str(author), str(body), str(opening or ""), str(version))
+        for doc_id, label, author, body, opening, version in conn.execute(
             "SELECT l.doc_id, l.label, d.author, d.body, (SELECT s.text FROM sections s"
-            " WHERE s.doc_id = l.doc_id ORDER BY s.position LIMIT 1) FROM label_spans l"
+            " WHERE s.doc_id = l.doc_id ORDER BY s.position LIMIT 1), l.detector_version"
+            " FROM label_spans l"
             " JOIN documents d ON d.id = l.doc_id"
             " WHERE l.detector_version != CASE WHEN d.author = '' THEN ? ELSE ? END"
             " AND (l.doc_id, l.label) > (?, ?) ORDER BY l.doc_id, l.label LIMIT ?",
@@ -97,4 +99,16 @@ def update(
                 (dump_spans(spans), detector_version, doc, label, detector_version)
                 for doc, label, spans in found
             ],
+        )
+
+
+def mark_current(conn: Connection, kept: Sequence[tuple[str, str, str, str]]) -> None:
+    """Mark labels' stored spans as the current version's without changing them — (doc id,
+    label, the version its spans are from, the current version) each — while still from
+    that version (see `Detector.rereads`)."""
+    with write(conn):
+        conn.executemany(
+            "UPDATE label_spans SET detector_version = ?"
+            " WHERE doc_id = ? AND label = ? AND detector_version = ?",
+            [(new, doc, label, old) for doc, label, old, new in kept],
         )

@@ -93,20 +93,22 @@ def sections_to_scan(
     *,
     agent_version: str | None = None,
     after: int = 0,
-) -> list[tuple[int, str, str]]:
-    """(section id, text, author) of sections never scanned or scanned by another version,
-    in id order from above `after` (a pass resumes where its last batch ended: starting
-    from the first section each time would step over every section already done).
+) -> list[tuple[int, str, str, str | None]]:
+    """(section id, text, author, the version it was scanned by or None) of sections never
+    scanned or scanned by another version, in id order from above `after` (a pass resumes
+    where its last batch ended: starting from the first section each time would step over
+    every section already done).
 
     The owner's text is judged against `detector_version`, text an agent wrote against
     `agent_version` (its detector knows no known entities; default: the same version).
     Sections waiting in the index queue are left to the indexer.
     """
     return [
-        (row["id"], row["text"], row["author"])
+        (row["id"], row["text"], row["author"], row["detector_version"])
         for row in rows(
             conn,
-            f"SELECT s.id, s.text, d.author {_STALE_SECTIONS} AND s.id > ? ORDER BY s.id LIMIT ?",
+            f"SELECT s.id, s.text, d.author, p.detector_version {_STALE_SECTIONS}"
+            " AND s.id > ? ORDER BY s.id LIMIT ?",
             (detector_version, agent_version or detector_version, after, limit),
         )
     ]
@@ -141,6 +143,28 @@ def save_spans_if_current(
                 save_spans(conn, section_id, spans, version)
                 saved.append(section_id)
     return saved
+
+
+def mark_current(conn: Connection, kept: Sequence[tuple[int, str, str, str]]) -> list[int]:
+    """Mark sections' stored spans as the current version's without changing them — (section
+    id, the text judged, the version its spans are from, the current version) each — where
+    the section still holds that text and those spans; returns their ids (see
+    `Detector.rereads`)."""
+    marked = []
+    with write(conn):
+        for section_id, text, old, new in kept:
+            cursor = conn.execute(
+                "UPDATE pii_scans SET detector_version = ? WHERE section_id = ?"
+                " AND detector_version = ? AND (SELECT text FROM sections WHERE id = ?) = ?",
+                (new, section_id, old, section_id, text),
+            )
+            if cursor.rowcount:
+                conn.execute(
+                    "UPDATE pii_spans SET detector_version = ? WHERE section_id = ?",
+                    (new, section_id),
+                )
+                marked.append(section_id)
+    return marked
 
 
 def mark_for_rescan(conn: Connection, doc_id: str | None = None) -> int:

@@ -30,6 +30,10 @@ class SpanDetector(Protocol):
         """Spans in each of many texts (one batch)."""
         ...
 
+    def rereads(self, text: str, version: str | None) -> bool:
+        """Whether a text scanned by `version` (None: never) must be scanned again."""
+        ...
+
 
 @dataclass(frozen=True)
 class Scan:

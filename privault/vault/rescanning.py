@@ -8,6 +8,9 @@ the saving transaction (`pii.save_spans_if_current`), labels are only updated wh
 stale. Each text is judged by its author's detector — the owner's with the vault's known
 entities, an agent's without (matching an agent's words against them would tell it what
 the vault knows) — and a label the way it was judged when written (`vault.labels`).
+A text the detector's last revisions could not have changed (`Detector.rereads`) is not
+read: its spans are marked current as they are (`pii.mark_current`), again only while it
+still holds the text judged.
 """
 
 from __future__ import annotations
@@ -43,12 +46,23 @@ def rescan(privacy: PrivacyRuntime, limit: int = 200, embedder: Embedder | None 
     if not pending and after:
         pending = pii.sections_to_scan(privacy.conn, owner, limit, agent_version=agent)
     privacy.rescan_after = pending[-1][0] if pending else 0
-    found = privacy.detect_by_author([(author, text) for _, text, author in pending])
+    # What the detector's last revisions could not have changed keeps its spans.
+    again = [privacy.detector_for(author).rereads(text, old) for _, text, author, old in pending]
+    pii.mark_current(
+        privacy.conn,
+        [
+            (section_id, text, str(old), privacy.detector_for(author).version)
+            for (section_id, text, author, old), read in zip(pending, again, strict=True)
+            if not read
+        ],
+    )
+    reread = [row for row, read in zip(pending, again, strict=True) if read]
+    found = privacy.detect_by_author([(author, text) for _, text, author, _ in reread])
     saved = pii.save_spans_if_current(
         privacy.conn,
         [
             (section_id, text, spans, privacy.detector_for(author).version)
-            for (section_id, text, author), spans in zip(pending, found, strict=True)
+            for (section_id, text, author, _), spans in zip(reread, found, strict=True)
         ],
     )
     start = privacy.rescan_labels_after
@@ -58,12 +72,24 @@ def rescan(privacy: PrivacyRuntime, limit: int = 200, embedder: Embedder | None 
     privacy.rescan_labels_after = (stale[-1][0], stale[-1][1]) if stale else ("", "")
     # Judged as at write time: a title made from the first line as that line, any other
     # label with the opening of its document after it.
-    spans = privacy.detect_by_author(
-        [(author, scan_text(label, body, opening)) for _, label, author, body, opening in stale]
+    texts = [scan_text(label, body, opening) for _, label, _, body, opening, _ in stale]
+    again = [
+        privacy.detector_for(row[2]).rereads(text, row[5])
+        for row, text in zip(stale, texts, strict=True)
+    ]
+    label_store.mark_current(
+        privacy.conn,
+        [
+            (doc_id, label, old, privacy.detector_for(author).version)
+            for (doc_id, label, author, _, _, old), read in zip(stale, again, strict=True)
+            if not read
+        ],
     )
+    read = [(row, text) for row, text, flag in zip(stale, texts, again, strict=True) if flag]
+    spans = privacy.detect_by_author([(row[2], text) for row, text in read])
     judged = [
         (doc_id, label, bool(author), found_in(label, opening, found))
-        for (doc_id, label, author, _, opening), found in zip(stale, spans, strict=True)
+        for ((doc_id, label, author, _, opening, _), _), found in zip(read, spans, strict=True)
     ]
     before = label_store.of_documents(privacy.conn, list(dict.fromkeys(doc for doc, *_ in judged)))
     for version, is_agent in ((owner, False), (agent, True)):
@@ -81,4 +107,4 @@ def rescan(privacy: PrivacyRuntime, limit: int = 200, embedder: Embedder | None 
         )
         others = [row.id for doc in relabelled for row in sections.sections_of(privacy.conn, doc)]
         privacy.remask(list(dict.fromkeys([*saved, *others])), embedder)
-    return len(pending) + len(stale)
+    return len(pending) + len(stale)  # those kept as they were count as read
