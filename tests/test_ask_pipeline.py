@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
+import httpx
 import pytest
 
 from privault.ask import (
@@ -93,6 +94,27 @@ def test_non_private_context_may_use_the_remote_backend(tokens, recorder) -> Non
     assert reply.backend == "remote" and reply.answer == "remote says 42"
     assert len(Recorder.received) == 1
     assert Recorder.received[0]["path"] == "/v1/chat/completions"
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        (b"not json", "not JSON"),
+        (b'{"error": "x"}', "no answer text"),
+        (b'{"choices": []}', "no answer text"),
+        (b'{"choices": [{"message": {"content": null}}]}', "no answer text"),
+        (b"[1, 2]", "no answer text"),
+    ],
+)
+def test_a_reply_that_is_not_a_completion_is_refused_with_a_reason(
+    tokens: FollowupTokens, body: bytes, reason: str
+) -> None:
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, content=body))
+    remote = RemoteChat("http://127.0.0.1:9/v1", "gpt-test", transport=transport)
+    public = section("Shopping list: milk.", private=False, values=())
+    reply = run([public], tokens, remote=remote)
+    assert reply.answer == "" and reply.refused is not None
+    assert "remote chat backend failed" in reply.refused and reason in reply.refused
 
 
 def test_the_remote_client_ignores_proxy_variables(tokens, recorder, monkeypatch) -> None:

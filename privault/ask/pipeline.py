@@ -43,6 +43,7 @@ import httpx
 from privault.ask.answers import grounded, tidy, unrepeated
 from privault.ask.briefing import AskSection, build_messages, render_sections
 from privault.ask.followup import FollowupTokens
+from privault.ask.remote import RemoteReplyError
 from privault.errors import InputError, ModelUnavailable
 from privault.jsonform import JsonForm
 from privault.jsonform import shown as json_shown
@@ -307,6 +308,8 @@ def ask(request: AskRequest, engines: AskEngines) -> AskReply:
             return _refusal(str(exc), request)
         except httpx.HTTPError as exc:
             return _refusal(f"the remote chat backend failed ({type(exc).__name__})", request)
+        except RemoteReplyError as exc:
+            return _refusal(f"the remote chat backend failed: {exc}", request)
         answer = _tidied(request, result.text)
         model_name = model.name
         backend = "local" if model.local else "remote"

@@ -16,6 +16,10 @@ import httpx
 from privault.models.chat import ChatResult, Message
 
 
+class RemoteReplyError(Exception):
+    """The backend answered, but not with a chat completion privault can read."""
+
+
 class RemoteChat:
     """An OpenAI-compatible chat endpoint (`base_url` ends before `/chat/completions`)."""
 
@@ -43,7 +47,8 @@ class RemoteChat:
         )
 
     def chat(self, messages: Sequence[Message], *, max_tokens: int = 256) -> ChatResult:
-        """Send the prompt and return the first choice. Raises httpx.HTTPError on failure."""
+        """Send the prompt and return the first choice. Raises httpx.HTTPError when the
+        request fails, `RemoteReplyError` when the reply is not a completion with text."""
         body = {
             "model": self.model,
             "messages": [{"role": m.role, "content": m.content} for m in messages],
@@ -53,15 +58,34 @@ class RemoteChat:
         started = time.perf_counter()
         response = self._client.post("chat/completions", json=body)
         response.raise_for_status()
-        data = response.json()
-        usage = data.get("usage") or {}
+        text, usage = _completion(response)
         return ChatResult(
-            text=str(data["choices"][0]["message"]["content"]).strip(),
-            prompt_tokens=int(usage.get("prompt_tokens", 0)),
-            completion_tokens=int(usage.get("completion_tokens", 0)),
+            text=text.strip(),
+            prompt_tokens=_count(usage.get("prompt_tokens")),
+            completion_tokens=_count(usage.get("completion_tokens")),
             seconds=time.perf_counter() - started,
         )
 
     def close(self) -> None:
         """Close the HTTP connection pool."""
         self._client.close()
+
+
+def _completion(response: httpx.Response) -> tuple[str, dict[str, object]]:
+    """The first choice's text and the usage of an OpenAI-style completion."""
+    try:
+        data = response.json()
+    except ValueError:
+        raise RemoteReplyError("its reply is not JSON") from None
+    choices = data.get("choices") if isinstance(data, dict) else None
+    first = choices[0] if isinstance(choices, list) and choices else None
+    message = first.get("message") if isinstance(first, dict) else None
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, str):
+        raise RemoteReplyError("its reply holds no answer text (choices[0].message.content)")
+    usage = data.get("usage")
+    return content, usage if isinstance(usage, dict) else {}
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and value >= 0 else 0
