@@ -66,3 +66,16 @@ class ModelUnavailable(ModelError):
     def __init__(self, message: str, *, failed: bool = False) -> None:
         super().__init__(message)
         self.failed = failed
+
+
+def utf8_text(text: str, what: str) -> str:
+    """`text`, if UTF-8 can write it; else an `InputError` naming `what`. A byte that was not
+    UTF-8, read from a terminal's arguments or standard input, arrives as a lone surrogate
+    that would fail later, deep inside a tokenizer or a hash."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InputError(
+            f"{what} is not UTF-8 text (character {exc.start + 1} came from a byte that is not)"
+        ) from None
+    return text

@@ -24,7 +24,7 @@ from privault.ask.followup import FollowupTokens
 from privault.ask.pipeline import AskEngines, AskReply, AskRequest
 from privault.ask.pipeline import ask as run_pipeline
 from privault.caller import Caller
-from privault.errors import InputError
+from privault.errors import InputError, utf8_text
 from privault.filters import EVERYTHING
 from privault.models.chat import ChatModel
 from privault.models.handles import local_chat
@@ -107,6 +107,7 @@ class VaultAsk:
             raise InputError("empty question")
         if len(question) > MAX_QUERY_CHARS:
             raise InputError(f"the question is over {MAX_QUERY_CHARS} characters")
+        utf8_text(question, "the question")
         if not ASK_BUDGETS[0] <= budget <= ASK_BUDGETS[1]:
             raise InputError(f"budget must be between {ASK_BUDGETS[0]} and {ASK_BUDGETS[1]} tokens")
         context = self._context

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from privault.caller import Caller
-from privault.errors import AccessDenied, InputError, NotFound
+from privault.errors import AccessDenied, InputError, NotFound, utf8_text
 from privault.filters import EVERYTHING, Filters
 from privault.privacy.gate import assembled
 from privault.store import documents, imported, sections
@@ -28,6 +28,7 @@ from privault.vault.bounds import (
     DEFAULT_LIST_LIMIT,
     DEFAULT_SEARCH_LIMIT,
     LIST_LIMITS,
+    MAX_QUERY_CHARS,
     SEARCH_LIMITS,
 )
 from privault.vault.context import VaultContext
@@ -215,6 +216,7 @@ class VaultDocuments:
         low, high = SEARCH_LIMITS
         if not low <= limit <= high:
             raise InputError(f"limit must be between {low} and {high}")
+        checked_query(query)
         reading = self._context.privacy.reading(caller)
         scope = self._context.filters(caller, filters)
         finder = Finder.of(self._context, reading, owner=caller.is_owner)
@@ -246,6 +248,7 @@ class VaultDocuments:
         low, high = CONTEXT_BUDGETS
         if not low <= budget <= high:
             raise InputError(f"budget must be between {low} and {high} tokens")
+        checked_query(query)
         reading = self._context.privacy.reading(caller)
         scope = self._context.filters(caller, filters)
         # Statements that hold now come first, in at most half the budget.
@@ -390,6 +393,14 @@ class VaultDocuments:
             hidden=hidden,
         )
         return documents.count_documents(self._conn, chosen)
+
+
+def checked_query(query: str) -> str:
+    """A search or context query within MAX_QUERY_CHARS that UTF-8 can write, or an
+    `InputError` naming what is wrong (the bound every interface publishes)."""
+    if len(query) > MAX_QUERY_CHARS:
+        raise InputError(f"the query is over {MAX_QUERY_CHARS} characters")
+    return utf8_text(query, "the query")
 
 
 def _owner_title(caller: Caller, title: str | None) -> str | None:

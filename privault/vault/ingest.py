@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from privault.errors import InputError
+from privault.errors import InputError, utf8_text
 from privault.retrieval.sectioning import ChunkDraft, estimate_tokens, split_chunks, split_sections
 from privault.store.sections import IndexedSection
 from privault.vault.bounds import MAX_NOTE_BYTES
@@ -82,7 +82,7 @@ def check_text(text: str, what: str, max_bytes: int) -> str:
         raise InputError(f"{what} is {size} bytes, over the {max_bytes}-byte limit")
     if "\x00" in text:
         raise InputError(f"{what} contains NUL bytes; is it binary?")
-    return text
+    return utf8_text(text, what)
 
 
 TITLE_STORED_CHARS = 500  # a title is stored whole (up to this) and clipped after gating

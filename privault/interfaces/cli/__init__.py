@@ -10,7 +10,7 @@ from typing import Annotated
 import click
 import typer
 
-from privault.errors import PrivaultError
+from privault.errors import PrivaultError, utf8_text
 from privault.interfaces.cli.common import err_console
 from privault.interfaces.cli.terminal import styled
 from privault.version import __version__
@@ -154,6 +154,8 @@ def _usage_error(exc: Exception) -> int:
 def main() -> None:
     """Entry point: run the app; a privault error is one line on stderr and exit code 1."""
     try:
+        for position, argument in enumerate(sys.argv[1:], 1):
+            utf8_text(argument, f"argument {position}")  # a byte the terminal could not decode
         code = build_app(_command(sys.argv[1:]))(standalone_mode=False)
     except PrivaultError as exc:
         err_console.print(styled("[red]error:[/red] {}", exc), highlight=False, soft_wrap=True)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from privault.caller import Caller
+from privault.errors import utf8_text
 from privault.interfaces import config
 from privault.interfaces.cli.terminal import SafeConsole
 from privault.timeutil import parse_time
@@ -222,7 +223,7 @@ def optional_time(value: str | None) -> int | None:
 
 def read_text_argument(text: str) -> str:
     """A TEXT argument, or standard input when it is `-`."""
-    return sys.stdin.read() if text == "-" else text
+    return utf8_text(sys.stdin.read(), "standard input") if text == "-" else text
 
 
 def privacy_line(privacy: dict[str, Any]) -> str:

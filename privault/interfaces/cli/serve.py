@@ -27,7 +27,9 @@ from privault.vault import Vault
 
 def serve(
     host: Annotated[str, typer.Option("--host", help="Address to bind.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8765,
+    port: Annotated[
+        int, typer.Option("--port", min=1, max=65535, help="Port to listen on.")
+    ] = 8765,
     allow_remote: Annotated[
         bool,
         typer.Option("--allow-remote", help="Allow binding an address other machines can reach."),

@@ -86,7 +86,10 @@ def ui(
         str | None, typer.Option("--host", help="The server's address (default: the running one).")
     ] = None,
     port: Annotated[
-        int | None, typer.Option("--port", help="The server's port (default: the running one).")
+        int | None,
+        typer.Option(
+            "--port", min=1, max=65535, help="The server's port (default: the running one)."
+        ),
     ] = None,
     minutes: Annotated[
         int, typer.Option("--minutes", help="How long the link may be used (once).")

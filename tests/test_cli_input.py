@@ -1,0 +1,69 @@
+"""What the command line and the Python API refuse up front: text that is not UTF-8, a query
+past its bound, a port out of range; each with one clear error."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from privault import Caller
+from privault.errors import InputError
+from tests.helpers import fake_vault
+
+OWNER = Caller.owner()
+NOT_UTF8 = "bad \udcff byte"  # how Python hands over a byte a terminal could not decode
+CODE = "import sys; from privault.interfaces.cli import main; sys.argv[0] = 'privault'; main()"
+
+
+def _cli(tmp_path: Path, *args: bytes, stdin: bytes = b"") -> subprocess.CompletedProcess:
+    env = {**os.environ, "PRIVAULT_INDEXER": "off", "PRIVAULT_VAULT": str(tmp_path / "v.db")}
+    return subprocess.run(
+        [sys.executable.encode(), b"-c", CODE.encode(), *args],
+        input=stdin,
+        capture_output=True,
+        env=env,
+        timeout=120,
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin", "said"),
+    [
+        ((b"note", b"bad \xff byte"), b"", "argument 2 is not UTF-8 text"),
+        ((b"search", b"bad \xff byte"), b"", "argument 2 is not UTF-8 text"),
+        ((b"note", b"-"), b"\xff\xfe bad \xc3\x28", "standard input is not UTF-8 text"),
+    ],
+)
+def test_the_command_line_refuses_bytes_that_are_not_utf8(
+    tmp_path: Path, args: tuple[bytes, ...], stdin: bytes, said: str
+) -> None:
+    done = _cli(tmp_path, *args, stdin=stdin)
+    errors = done.stderr.decode()
+    assert done.returncode == 1 and said in errors, errors
+    assert "Traceback" not in errors and len(errors.strip().splitlines()) == 1
+
+
+def test_the_python_api_refuses_text_that_is_not_utf8_and_overlong_queries(
+    tmp_path: Path,
+) -> None:
+    with fake_vault(tmp_path / "v.db") as vault:
+        vault.note("Fix the shed roof", caller=OWNER)
+        with pytest.raises(InputError, match="not UTF-8"):
+            vault.note(NOT_UTF8, caller=OWNER)
+        for call in (vault.search, vault.context):
+            with pytest.raises(InputError, match="not UTF-8"):
+                call(NOT_UTF8, caller=OWNER)
+            with pytest.raises(InputError, match="over 2000 characters"):
+                call("shed " * 401, caller=OWNER)
+            call("shed " * 400, caller=OWNER)  # 2,000 characters: within the bound
+
+
+@pytest.mark.parametrize("command", [b"serve", b"ui"])
+def test_a_port_out_of_range_is_a_usage_error(tmp_path: Path, command: bytes) -> None:
+    done = _cli(tmp_path, command, b"--port", b"99999")
+    errors = done.stderr.decode()
+    assert done.returncode == 2 and "--port" in errors and "Traceback" not in errors, errors
