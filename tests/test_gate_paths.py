@@ -128,6 +128,24 @@ def test_a_policy_with_its_own_pattern_masks_what_it_matches(tmp_path: Path) -> 
         assert "EMP-1234" in own.text
 
 
+def test_a_shelf_policy_this_device_does_not_know_gates_that_shelf_strictest(
+    tmp_path: Path,
+) -> None:
+    """A shelf synced from a device with a policy this one lacks: its text is gated at least
+    as tightly as every policy here (strict refuses), and other shelves read as before."""
+    with fake_vault(tmp_path / "v.db") as vault:
+        vault.shelves.add("health", policy="standard")
+        vault.note("Lease for the flat: write to the landlord.", caller=OWNER, title="Lease")
+        vault.note(NOTE, caller=OWNER, title="Visit", shelf="health")
+        vault.conn.execute("UPDATE shelves SET policy = 'custom' WHERE name = 'health'")
+        found = {hit.title: hit for hit in vault.search("lease", caller=AGENT).results}
+        assert "landlord" in found["Lease"].text
+        visit = found["Visit"]
+        assert SECRET_NAME not in visit.text and EMAIL not in visit.text
+        assert visit.withheld  # strict refuses: a stub, not the text
+        assert vault.search("lease", caller=OWNER).results  # the owner reads as before
+
+
 def test_a_loader_that_raises_refuses_instead_of_falling_open(tmp_path: Path, monkeypatch) -> None:
     def broken(path: Path):
         raise RuntimeError("disk on fire")

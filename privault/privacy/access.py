@@ -9,8 +9,10 @@ Rule (documented for `privault policy show`):
 * a shelf policy applies to agents and can only make things stricter: the result is
   `Policy.stricter(agent_policy, shelf_policy)` — higher mode, union of kinds, lower
   thresholds — so a lax shelf never loosens an agent's policy;
-* any other caller is refused (`AccessDenied`), and any unknown policy name is a
-  `PolicyError`: there is no default to fall back to.
+* any other caller is refused (`AccessDenied`), and any unknown policy name for a
+  caller is a `PolicyError`: there is no default to fall back to. A shelf's policy this
+  device does not know (synced from one that has it) reads as the strictest of all
+  (`PolicySet.for_shelf`).
 """
 
 from __future__ import annotations
@@ -50,5 +52,5 @@ def policy_for(
     else:
         raise AccessDenied(f"agent {caller.name!r} has no policy in the vault configuration")
     if shelf_policy:
-        policy = policy.stricter(policies.resolve(shelf_policy))
+        policy = policy.stricter(policies.for_shelf(shelf_policy))
     return policy

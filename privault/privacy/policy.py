@@ -12,6 +12,7 @@ default to fall back to: a read that cannot find its policy does not happen.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -237,6 +238,17 @@ class PolicySet:
         except KeyError:
             known = ", ".join(sorted(self._policies)) or "none"
             raise PolicyError(f"unknown policy {name!r} (known: {known})") from None
+
+    def for_shelf(self, name: str) -> Policy:
+        """The policy a shelf names; one this device does not know (a shelf synced from a
+        device that has it) reads as every known policy at once, each the strictest way
+        (`Policy.stricter`): that shelf is gated at least as tightly as any policy here
+        would, and the other shelves read as before."""
+        if name in self._policies:
+            return self._policies[name]
+        if not self._policies:
+            return self.resolve(name)  # nothing to be strict with: refuse as before
+        return functools.reduce(Policy.stricter, self)
 
     def names(self) -> list[str]:
         """Policy names, sorted."""
