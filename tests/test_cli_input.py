@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from privault import Caller
-from privault.errors import InputError
+from privault import Caller, Vault
+from privault.errors import InputError, ModelError
 from tests.helpers import fake_vault
 
 OWNER = Caller.owner()
@@ -67,3 +67,16 @@ def test_a_port_out_of_range_is_a_usage_error(tmp_path: Path, command: bytes) ->
     done = _cli(tmp_path, command, b"--port", b"99999")
     errors = done.stderr.decode()
     assert done.returncode == 2 and "--port" in errors and "Traceback" not in errors, errors
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [("embeddinggemma-300", "unknown model"), ("smollm2-135m", "chat model, not an embedding")],
+)
+def test_a_strong_model_setting_that_names_no_embedder_is_an_error(
+    tmp_path: Path, name: str, said: str
+) -> None:
+    with pytest.raises(ModelError, match=f"strong_model: .*{said}"):
+        Vault.open(tmp_path / "v.db", models_dir=tmp_path / "models", strong_model=name)
+    with Vault.open(tmp_path / "v.db", models_dir=tmp_path / "models") as vault:
+        assert vault.strong.coverage().windows == 0  # the default, not installed here: off

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from privault.caller import Caller
-from privault.errors import AccessDenied, NotFound
+from privault.errors import AccessDenied, ModelError, NotFound
 from privault.filters import Filters
 from privault.models import catalog
 from privault.models.handles import local_embedder
@@ -139,6 +139,8 @@ class Engines:
         self._chat_lock = threading.Lock()  # loading a chat model takes seconds: apart
         self._strong = strong
         self._strong_model = strong_model if strong is None and embedder is None else None
+        if self._strong_model is not None:
+            _check_strong_model(models_dir, self._strong_model)
         self._strong_vectors: dict[str, StrongIndex] = {}
         self._strong_lock = threading.Lock()  # loading the strong model takes seconds too
 
@@ -278,3 +280,15 @@ class VaultContext:
             since=chosen.since,
             until=chosen.until,
         )
+
+
+def _check_strong_model(models_dir: Path, name: str) -> None:
+    """A `strong_model` setting must name an embedding model the catalog knows (installed
+    or not: one not installed leaves the strong leg off until it is); a typo or a chat
+    model is a `ModelError` naming the setting, not a strong leg quietly missing."""
+    try:
+        role = catalog.manifest(models_dir, name).role
+    except ModelError as exc:
+        raise ModelError(f"strong_model: {exc}") from None
+    if role != "embed":
+        raise ModelError(f"strong_model: {name!r} is a {role} model, not an embedding model")
