@@ -19,8 +19,15 @@ NOT_UTF8 = "bad \udcff byte"  # how Python hands over a byte a terminal could no
 CODE = "import sys; from privault.interfaces.cli import main; sys.argv[0] = 'privault'; main()"
 
 
-def _cli(tmp_path: Path, *args: bytes, stdin: bytes = b"") -> subprocess.CompletedProcess:
-    env = {**os.environ, "PRIVAULT_INDEXER": "off", "PRIVAULT_VAULT": str(tmp_path / "v.db")}
+def _cli(
+    tmp_path: Path, *args: bytes, stdin: bytes = b"", env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    env = {
+        **os.environ,
+        "PRIVAULT_INDEXER": "off",
+        "PRIVAULT_VAULT": str(tmp_path / "v.db"),
+        **(env or {}),
+    }
     return subprocess.run(
         [sys.executable.encode(), b"-c", CODE.encode(), *args],
         input=stdin,
@@ -80,3 +87,16 @@ def test_a_strong_model_setting_that_names_no_embedder_is_an_error(
         Vault.open(tmp_path / "v.db", models_dir=tmp_path / "models", strong_model=name)
     with Vault.open(tmp_path / "v.db", models_dir=tmp_path / "models") as vault:
         assert vault.strong.coverage().windows == 0  # the default, not installed here: off
+
+
+def test_models_add_registers_a_chat_model_the_answerer_can_prompt(tmp_path: Path) -> None:
+    model = tmp_path / "mine.gguf"
+    model.write_bytes(b"GGUF not really")
+    env = {"PRIVAULT_MODELS": str(tmp_path / "models")}
+    done = _cli(tmp_path, b"models", b"add", b"mine", str(model).encode(), env=env)
+    assert done.returncode == 0, done.stderr.decode()
+    written = (tmp_path / "models" / "manifests" / "mine.yaml").read_text()
+    assert "format: chatml" in written
+    bad = _cli(tmp_path, b"models", b"add", b"../evil", str(model).encode(), env=env)
+    errors = bad.stderr.decode()
+    assert bad.returncode == 1 and "model name" in errors and "Traceback" not in errors, errors

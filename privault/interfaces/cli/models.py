@@ -106,7 +106,10 @@ def add(
     role: Annotated[str, typer.Option("--role", help="chat, embed or ner.")] = "chat",
     json_out: JsonOption = False,
 ) -> None:
-    """Register your own model file; its sha256 is recorded now and checked on every load."""
+    """Register your own model file; its sha256 is recorded now and checked on every load.
+
+    A chat model is prompted in ChatML, the template of the shipped answerers (Qwen2.5,
+    SmolLM2): a GGUF built for another template answers poorly or not at all."""
     if role not in ("chat", "embed", "ner"):
         raise typer.BadParameter("role must be chat, embed or ner")
     manifest = catalog.register(
@@ -114,7 +117,7 @@ def add(
         name,
         path,
         role,  # type: ignore[arg-type]
-        chat={"format": "auto"} if role == "chat" else None,
+        chat={"format": "chatml"} if role == "chat" else None,  # what LlamaChat speaks
     )
     if json_out:
         emit_json({"name": manifest.name, "sha256": manifest.files[0].sha256})
