@@ -3,6 +3,7 @@ past its bound, a port out of range; each with one clear error."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -11,8 +12,11 @@ from pathlib import Path
 import pytest
 
 from privault import Caller, Vault
+from privault.ask.pipeline import AskHeldBack, AskReply
 from privault.errors import InputError, ModelError
-from tests.helpers import fake_vault
+from privault.interfaces.cli import app
+from privault.vault.ask import VaultAsk
+from tests.helpers import FakeEngineRunner, fake_vault
 
 OWNER = Caller.owner()
 NOT_UTF8 = "bad \udcff byte"  # how Python hands over a byte a terminal could not decode
@@ -100,3 +104,16 @@ def test_models_add_registers_a_chat_model_the_answerer_can_prompt(tmp_path: Pat
     bad = _cli(tmp_path, b"models", b"add", b"../evil", str(model).encode(), env=env)
     errors = bad.stderr.decode()
     assert bad.returncode == 1 and "model name" in errors and "Traceback" not in errors, errors
+
+
+def test_an_ask_without_an_answer_exits_non_zero_and_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    refusal = AskReply("", (), "open", "off", AskHeldBack(), refused="no local model is loaded")
+    monkeypatch.setattr(VaultAsk, "ask", lambda *args, **kwargs: refusal)
+    runner = FakeEngineRunner()
+    said = runner.invoke(app, ["ask", "when is the shed roof fixed"])
+    assert said.exit_code == 1 and "refused: no local model is loaded" in said.output
+    assert "model none (no answer)" in said.output
+    as_json = runner.invoke(app, ["ask", "when is the shed roof fixed", "--json"])
+    assert as_json.exit_code == 1 and json.loads(as_json.output)["refused"]

@@ -51,6 +51,8 @@ def ask(
     data = reply.to_dict()
     if json_out:
         emit_json(data)
+        if reply.refused:
+            raise typer.Exit(1)
         return
     if reply.refused:
         console.print(styled("[yellow]refused:[/yellow] {}", reply.refused), highlight=False)
@@ -69,7 +71,7 @@ def ask(
             "[dim]policy {policy} ({mode}) · model {model} · held back: {held}[/dim]",
             policy=reply.policy,
             mode=reply.mode,
-            model=reply.model,
+            model=reply.model or "none (no answer)",
             held=held or "nothing",
         ),
         highlight=False,
@@ -78,6 +80,8 @@ def ask(
         console.print(styled("[dim]follow-up token: {}[/dim]", reply.followup), highlight=False)
     if line := unsearchable_line(reply.unsearchable):
         console.print(styled("[dim]{}[/dim]", line), highlight=False)
+    if reply.refused:
+        raise typer.Exit(1)  # no answer: a script sees it in the exit code too
 
 
 def register(app: typer.Typer) -> None:
