@@ -28,6 +28,21 @@ def test_shipped_policies_check(name: str) -> None:
     assert data["policy"]["name"] == name
 
 
+def test_a_pattern_whose_kind_the_policy_does_not_count_is_a_warning(tmp_path: Path) -> None:
+    path = tmp_path / "staff.yaml"
+    path.write_text(
+        "name: staff\nmode: redact\nidentifying: [PERSON]\n"
+        "patterns:\n  - {name: badge, kind: EMPLOYEE_ID, regex: 'EMP-\\d{4}', score: 0.9}\n"
+        "  - {name: people, kind: PERSON, regex: 'PPL-\\d{4}', score: 0.9}\n"
+    )
+    [warning] = as_json("policy", "check", str(path))["warnings"]
+    assert "'badge' reports EMPLOYEE_ID" in warning and "masks nothing" in warning
+    said = runner.invoke(app, ["policy", "check", str(path)])
+    assert said.exit_code == 0 and "warning: pattern 'badge'" in said.output
+    for name in ("open", "standard", "strict"):  # the shipped ones have nothing to warn of
+        assert as_json("policy", "check", str(SHIPPED / f"{name}.yaml"))["warnings"] == []
+
+
 @pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.yaml")), ids=lambda p: p.stem)
 def test_broken_policy_files_are_refused(path: Path) -> None:
     result = runner.invoke(app, ["policy", "check", str(path)])

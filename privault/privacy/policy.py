@@ -114,6 +114,18 @@ class Policy(_Strict):
                 raise ValueError(f"threshold for {kind} must be between 0 and 1")
         return {normalise_kind(kind): score for kind, score in value.items()}
 
+    def warnings(self) -> list[str]:
+        """What in a valid policy does nothing, said plainly: a pattern whose kind this
+        policy does not count as identifying masks nothing under it (another policy may
+        count it: the patterns of every policy run at write time). Deny entries mask
+        whatever their kind."""
+        return [
+            f"pattern {p.name!r} reports {p.kind}, which `identifying` does not list:"
+            " it masks nothing under this policy"
+            for p in self.patterns
+            if p.kind not in self.identifying
+        ]
+
     def threshold_for(self, kind: str) -> float:
         """The minimum score at which a span of `kind` is acted on."""
         return self.thresholds.get(kind, self.threshold)

@@ -38,14 +38,17 @@ def policy_check(
 ) -> None:
     """Validate one policy file; a broken file exits non-zero with the reason."""
     policy = load_policy(path)
+    warnings = policy.warnings()
     if json_out:
-        emit_json({"ok": True, "policy": policy.model_dump(mode="json")})
-    else:
-        console.print(
-            f"{path}: ok — policy {policy.name} ({policy.mode}), "
-            f"{len(policy.identifying)} identifying kinds",
-            highlight=False,
-        )
+        emit_json({"ok": True, "policy": policy.model_dump(mode="json"), "warnings": warnings})
+        return
+    console.print(
+        f"{path}: ok — policy {policy.name} ({policy.mode}), "
+        f"{len(policy.identifying)} identifying kinds",
+        highlight=False,
+    )
+    for warning in warnings:
+        console.print(styled("[yellow]warning:[/yellow] {}", warning), highlight=False)
 
 
 @policy_app.command("show")
