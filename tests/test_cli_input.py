@@ -117,3 +117,12 @@ def test_an_ask_without_an_answer_exits_non_zero_and_says_so(
     assert "model none (no answer)" in said.output
     as_json = runner.invoke(app, ["ask", "when is the shed roof fixed", "--json"])
     assert as_json.exit_code == 1 and json.loads(as_json.output)["refused"]
+
+
+def test_a_wrong_key_is_one_line(tmp_path: Path) -> None:
+    key = {"PRIVAULT_KEY": "a long passphrase for the test"}
+    assert _cli(tmp_path, b"init", b"--encrypt", env=key).returncode == 0
+    done = _cli(tmp_path, b"status", env={"PRIVAULT_KEY": "the wrong passphrase"})
+    errors = done.stderr.decode()
+    assert done.returncode == 1 and "key is wrong" in errors, errors
+    assert len(errors.strip().splitlines()) == 1, errors

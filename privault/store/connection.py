@@ -121,6 +121,9 @@ def connect(path: str | Path, *, key: str | None = None, readonly: bool = False)
         raise VaultError(f"cannot open vault {target}: {exc}") from None
     try:
         if key:
+            # A wrong key is our one-line VaultError; the library's own log lines of it
+            # ("hmac check failed ...") would only precede it on stderr.
+            conn.execute("PRAGMA cipher_log_level = NONE")
             conn.execute(_key_pragma(key))
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         # Reading the schema is the first touch of the file: a wrong key or a file that is
