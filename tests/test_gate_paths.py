@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from privault.caller import Caller
 from privault.errors import AccessDenied, PolicyError
 from privault.privacy.detector import FakeDetector
 from privault.privacy.policy import PolicySet, shipped_policies_dir
+from privault.spans import Span
 from privault.vault import Vault
 from tests.helpers import fake_vault
 
@@ -203,3 +205,39 @@ def test_pii_tools_are_owner_only(vault: Vault) -> None:
         vault.pii.mark("d000", "x", caller=AGENT)
     with pytest.raises(AccessDenied):
         vault.pii.scan("text", caller=AGENT)
+
+
+class _Spreading(FakeDetector):
+    """Finds "Jonas Becker" whole and, as the real detector's name spreading does, each of
+    its words again wherever it stands."""
+
+    def detect(self, text: str) -> list[Span]:
+        spans = super().detect(text)
+        for match in re.finditer(r"Jonas Becker", text):
+            spans.append(Span(match.start(), match.end(), "PERSON", 0.85, "ner"))
+        for match in re.finditer(r"\b(?:Jonas|Becker)\b", text):
+            spans.append(Span(match.start(), match.end(), "PERSON", 0.8, "propagated"))
+        return spans
+
+
+def test_a_multi_word_allowed_value_reaches_agents_unmasked(tmp_path: Path) -> None:
+    """`allow: ["Jonas Becker"]` shows the name to agents under that policy on every read
+    path, though the detector also found each of its words; a word of it standing alone
+    is still masked, and so is the name under a policy that does not allow it."""
+    folder = tmp_path / "policies"
+    shutil.copytree(shipped_policies_dir(), folder)
+    custom = yaml.safe_load((folder / "standard.yaml").read_text())
+    custom.update(name="custom", allow=["Jonas Becker"])
+    (folder / "custom.yaml").write_text(yaml.safe_dump(custom))
+    config = {"agents": {"claude": "custom"}}
+    with fake_vault(
+        tmp_path / "v.db", privacy=config, policies_dir=folder, detector_factory=_Spreading
+    ) as vault:
+        vault.note("# Lease\nJonas Becker signed the lease. Becker paid the deposit.", caller=OWNER)
+        [hit] = vault.search("lease deposit", caller=AGENT).results
+        expected = "Jonas Becker signed the lease. <PERSON_1> paid the deposit."
+        assert hit.text == expected
+        assert vault.read(hit.node_id, caller=AGENT).text == expected
+        assert expected in vault.context("lease deposit", caller=AGENT, budget=300).text
+        other = vault.search("lease deposit", caller=Caller.agent("cursor")).results[0]
+        assert "Jonas" not in other.text and "Becker" not in other.text

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from privault.privacy import FakeDetector, Gate, Override, Policy, PolicySet, Span
 from privault.privacy.detector import DetectorConfig
+from privault.privacy.masking import IndexMasker
 from privault.privacy.overrides import apply_overrides
 
 POLICIES = PolicySet.load()
@@ -97,3 +100,87 @@ def test_overrides_mark_and_unmark() -> None:
     assert (
         Gate(STANDARD).apply(text, result).text == "Bob Marley met <PERSON_1> at the <LOCATION_1>"
     )
+
+
+JONAS = Policy(
+    name="custom", mode="redact", identifying=("PERSON", "ADDRESS"), allow=("Jonas Becker",)
+)
+
+
+def _person(text: str, value: str, source: str = "propagated", start: int = 0) -> Span:
+    at = text.index(value, start)
+    return Span(at, at + len(value), "PERSON", 0.8, source)
+
+
+def _spread(text: str, value: str, start: int = 0) -> list[Span]:
+    """A name found whole, and each of its words found again by name spreading."""
+    at = text.index(value, start)
+    spans = [Span(at, at + len(value), "PERSON", 0.85, "ner")]
+    for word in value.split():
+        spans.append(_person(text, word, start=at))
+    return spans
+
+
+@pytest.mark.parametrize(
+    ("text", "spans", "expected"),
+    [
+        # The whole allowed value, and the parts of it name spreading found, all shown.
+        (
+            "Jonas Becker and plain BADGE456 here.",
+            _spread("Jonas Becker and plain BADGE456 here.", "Jonas Becker"),
+            "Jonas Becker and plain BADGE456 here.",
+        ),
+        # Any case and spacing of the allowed value, a line break between its words.
+        (
+            "met JONAS\n  becker today",
+            _spread("met JONAS\n  becker today", "JONAS\n  becker"),
+            "met JONAS\n  becker today",
+        ),
+        # A part of the allowed value standing alone is not an occurrence of it.
+        (
+            "Jonas Becker called; Becker's wife too.",
+            [
+                *_spread("Jonas Becker called; Becker's wife too.", "Jonas Becker"),
+                _person("Jonas Becker called; Becker's wife too.", "Becker", start=13),
+            ],
+            "Jonas Becker called; <PERSON_1>'s wife too.",
+        ),
+        # A span reaching past the allowed value is another, longer value: masked whole.
+        (
+            "Jonas Becker Smith came",
+            _spread("Jonas Becker Smith came", "Jonas Becker Smith"),
+            "<PERSON_1> came",
+        ),
+        (
+            "at 12 Jonas Becker Street",
+            [
+                Span(3, 25, "ADDRESS", 0.75, "address"),
+                *_spread("at 12 Jonas Becker Street", "Jonas Becker"),
+            ],
+            "at <ADDRESS_1>",
+        ),
+        # Only whole words: the allowed value inside a longer word is not an occurrence.
+        (
+            "XJonas Becker came",
+            [Span(0, 6, "PERSON", 0.8, "ner"), _person("XJonas Becker came", "Becker")],
+            "<PERSON_1> <PERSON_2> came",
+        ),
+    ],
+    ids=["parts", "case-spacing", "part-alone", "longer-name", "address", "inside-a-word"],
+)
+def test_an_allowed_value_is_never_masked_whole_or_in_part(
+    text: str, spans: list[Span], expected: str
+) -> None:
+    assert Gate(JONAS).apply(text, spans).text == expected
+    refused = Gate(JONAS.model_copy(update={"mode": "refuse"})).apply(text, spans)
+    assert refused.withheld == (expected != text)
+
+
+def test_the_masked_index_lets_the_same_allowed_values_through() -> None:
+    text = "Jonas Becker met Jonas Becker Smith"
+    spans = [*_spread(text, "Jonas Becker"), *_spread(text, "Jonas Becker Smith", start=13)]
+    masker = IndexMasker(PolicySet({"open": OPEN, "custom": JONAS}))
+    assert masker.mask(text, spans) == "Jonas Becker met <PERSON>"
+    # Under a second gated policy that does not allow it, the index masks it for both.
+    both = IndexMasker(PolicySet({"custom": JONAS, "standard": STANDARD}))
+    assert both.mask(text, spans) == "<PERSON> met <PERSON>"

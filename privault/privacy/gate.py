@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from re import Pattern
 
 from privault.privacy.policy import Policy
 from privault.privacy.recognizers import known_entities_pattern
@@ -121,6 +122,8 @@ class Gate:
             known_entities_pattern(entry.value for entry in policy.deny) if policy.deny else None
         )
         self._deny_kinds = {normalise_value(entry.value): entry.kind for entry in policy.deny}
+        allowed = [value for value in policy.allow if value.strip()]
+        self._allow = known_entities_pattern(allowed) if allowed else None
 
     def apply(self, text: str, spans: Iterable[Span], *, scope: str = OWNER_SCOPE) -> GatedText:
         """Gate one stored text using its stored spans (offsets into `text`).
@@ -188,9 +191,28 @@ class Gate:
             for match in self._deny.finditer(text):
                 kind = self._deny_kinds.get(normalise_value(match.group(0)), "PERSON")
                 picked.append(Span(match.start(), match.end(), kind, 1.0, "deny"))
-        if self.policy.allow:
-            picked = [s for s in picked if not self.policy.is_allowed(text[s.start : s.end])]
+        if self._allow is not None and picked:
+            picked = self._outside_allowed(text, picked, self._allow)
         return merge_spans(picked)
+
+    def _outside_allowed(self, text: str, spans: list[Span], allowed: Pattern[str]) -> list[Span]:
+        """`spans` less those an allowed value covers: a span whose text is an allowed
+        value, or that lies inside an occurrence of one (any case and spacing, on word
+        boundaries). Name spreading finds each word of a name again (`Jonas`, `Becker` of
+        `Jonas Becker`); dropping only spans equal to the value would mask the allowed
+        name word by word.
+
+        A span reaching outside every occurrence is kept whole, not trimmed: it is a longer
+        value (`Jonas Becker Smith`, an address naming the allowed person), and showing the
+        allowed part of it would show part of a value nobody allowed.
+        """
+        found = [(match.start(), match.end()) for match in allowed.finditer(text)]
+        return [
+            span
+            for span in spans
+            if not self.policy.is_allowed(text[span.start : span.end])
+            and not any(start <= span.start and span.end <= end for start, end in found)
+        ]
 
     def _placeholder(self, value: str, kind: str, scope: str) -> str:
         key = (scope, normalise_value(value))
