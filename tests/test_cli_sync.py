@@ -123,3 +123,13 @@ def test_markdown_export_round_trips_through_add(
             assert after[title][key] == before[title][key], (title, key)
     text = on(new, monkeypatch, "search", "oat milk")["results"][0]["text"]
     assert "Buy oat milk | and rye" in text
+
+
+def test_an_export_without_statements_adds_back_with_nothing_failed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old, new, folder = tmp_path / "old", tmp_path / "new", tmp_path / "md"
+    on(old, monkeypatch, "note", "Buy oat milk.", "--title", "Groceries")
+    assert on(old, monkeypatch, "export", "--markdown", str(folder))["statements"] == 0
+    report = on(new, monkeypatch, "add", str(folder))
+    assert report["added"] == 1 and report["failed"] == []
