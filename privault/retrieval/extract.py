@@ -102,8 +102,8 @@ def extract_file(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Extracted:
     front = None
     if suffix in (".md", ".markdown"):
         front, text = split_front_matter(text)
-    if not text.strip() and not (front and front.statements):
-        # The statement tables of an export with no statements are only front matter.
+    if not text.strip() and (front is None or front.document):
+        # An export's own files may be front matter alone (no statements to tabulate).
         raise InputError(f"{path}: empty file")
     heading = re.search(r"^#\s+(.+)$", text, re.MULTILINE)
     title = front.title if front and front.title else None

@@ -15,6 +15,7 @@ from typing import Any
 from privault import yamltext
 
 STATEMENTS_MARK = "statements"  # `privault: statements`: an export's statement tables
+SHELVES_MARK = "shelves"  # `privault: shelves`: an export's shelf settings
 
 
 @dataclass(frozen=True)
@@ -26,24 +27,21 @@ class FrontMatter:
     shelf: str | None = None
     created: str | None = None
     statements: bool = False  # the statements table of an export: not a document
+    shelves: bool = False  # the shelf settings of an export: not a document either
+
+    @property
+    def document(self) -> bool:
+        """Whether the file is a document (not one of an export's own files)."""
+        return not (self.statements or self.shelves)
 
 
 def split_front_matter(text: str) -> tuple[FrontMatter | None, str]:
     """(front matter, the text after it); (None, text) when there is none or it is not
     a YAML mapping (then the file is taken as it is)."""
-    if not text.startswith("---\n"):
+    found = front_matter_data(text)
+    if found is None:
         return None, text
-    end = text.find("\n---\n", 4)
-    if end < 0:
-        return None, text
-    try:
-        data = yamltext.safe_load(text[4:end])
-    except yamltext.YAMLError:
-        return None, text
-    if not isinstance(data, dict):
-        return None, text
-    rest = text[end + 5 :]
-    rest = rest[1:] if rest.startswith("\n") else rest
+    data, rest = found
     tags = data.get("tags") or ()
     if isinstance(tags, str):
         tags = [tags]
@@ -54,9 +52,28 @@ def split_front_matter(text: str) -> tuple[FrontMatter | None, str]:
             shelf=str(data["shelf"]) if data.get("shelf") else None,
             created=_time_text(data.get("created")),
             statements=data.get("privault") == STATEMENTS_MARK,
+            shelves=data.get("privault") == SHELVES_MARK,
         ),
         rest,
     )
+
+
+def front_matter_data(text: str) -> tuple[dict[Any, Any], str] | None:
+    """(the front matter as YAML read it, the text after it); None when there is none or
+    it is not a YAML mapping."""
+    if not text.startswith("---\n"):
+        return None
+    end = text.find("\n---\n", 4)
+    if end < 0:
+        return None
+    try:
+        data = yamltext.safe_load(text[4:end])
+    except yamltext.YAMLError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    rest = text[end + 5 :]
+    return data, rest[1:] if rest.startswith("\n") else rest
 
 
 def _time_text(value: Any) -> str | None:

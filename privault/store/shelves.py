@@ -42,6 +42,22 @@ def named_shelves(conn: Connection) -> list[str]:
     ]
 
 
+def exists(conn: Connection, name: str) -> bool:
+    """Whether the vault has a shelf of this name: a row, or a document on it."""
+    found = conn.execute(
+        "SELECT 1 FROM shelves WHERE name = ? UNION ALL SELECT 1 FROM documents WHERE shelf = ?"
+        " LIMIT 1",
+        (name, name),
+    ).fetchone()
+    return found is not None
+
+
+def shelf_row(conn: Connection, name: str) -> dict[str, Any] | None:
+    """One shelf's row (None: no row; the shelf is then public, with no policy)."""
+    found = rows(conn, "SELECT * FROM shelves WHERE name = ?", (name,))
+    return found[0] if found else None
+
+
 def restricted_names(conn: Connection) -> list[str]:
     """Shelves restricted to their access list."""
     return [name for (name,) in conn.execute("SELECT name FROM shelves WHERE restricted = 1")]

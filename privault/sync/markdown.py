@@ -4,8 +4,9 @@ The files are meant for people and for other tools (Obsidian, any editor): the f
 matter holds what privault needs to take a document back (`privault add` of the folder
 reads title, tags, shelf and created date from it), the body is the text as stored.
 Statements go into one `_statements.md` with a table per entity; its front matter marks
-it, so adding the folder back skips it (statements are not documents). Reading front
-matter back is `privault.retrieval.frontmatter`.
+it, so adding the folder back skips it (statements are not documents). Who may read each
+shelf goes into `_shelves.md` (`sync.markdown_shelves`). Reading front matter back is
+`privault.retrieval.frontmatter`.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from privault.jsonform import JsonForm, shown
+from privault.sync.markdown_shelves import ShelfAccess
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,25 @@ class Added(JsonForm):
     title: str
     sections: int
     source: str | None = field(default=None, metadata=shown(agents=False))
+
+
+@dataclass(frozen=True)
+class SettledShelf(JsonForm):
+    """A shelf that added files named, settled before they were written to it."""
+
+    name: str
+    outcome: str = field(
+        metadata=shown(
+            "created: with the export's settings; owner_only: created restricted to the "
+            "owner, as no settings came with it; kept: it exists here and keeps its own "
+            "settings, which differ from the export's."
+        )
+    )
+    access: ShelfAccess = field(metadata=shown("The shelf's access settings here, now."))
+    exported: ShelfAccess | None = field(metadata=shown("What the export carried for it."))
+    not_attached: tuple[str, ...] = field(
+        default=(), metadata=shown("Agents the export named that are not registered here.")
+    )
 
 
 @dataclass(frozen=True)
@@ -38,6 +58,10 @@ class AddReport(JsonForm):
         )
     )
     failed: tuple[tuple[str, str], ...] = field(metadata=shown(pairs=("path", "reason")))
+    # Shown only when adding settled a shelf: the reply of a plain `add` is as it was.
+    shelves: tuple[SettledShelf, ...] = field(
+        default=(), metadata=shown(agents=False, when="shelves")
+    )
 
     @property
     def added_count(self) -> int:

@@ -22,6 +22,7 @@ from privault.store.migrations import migrate
 from privault.timeutil import now_ms
 from privault.vault import ingest, writing
 from privault.vault.added import Added, AddReport
+from privault.vault.restored_shelves import add_files
 
 if TYPE_CHECKING:
     from privault.vault.import_results import ImportReport
@@ -98,21 +99,18 @@ class Capture:
     ) -> AddReport:
         """Add files and folders for the owner, as `Vault.add` does, all of them deferred."""
         _owner_only(caller)
-        shelf = ingest.check_shelf(shelf) if shelf is not None else None
-        added: list[Added] = []
-        failed: list[tuple[str, str]] = []
-        for drafts in writing.file_batches(
+        return add_files(
+            self.conn,
             paths,
-            shelf,
-            ingest.check_tags(tags),
-            self._max_file_bytes,
+            shelf=ingest.check_shelf(shelf) if shelf is not None else None,
+            tags=ingest.check_tags(tags),
+            max_bytes=self._max_file_bytes,
             check=lambda _shelf: None,  # the owner may write on every shelf
-            failed=failed,
+            store=lambda drafts: writing.store_drafts(
+                self.conn, None, None, drafts, background=True
+            ),
             progress=progress,
-        ):
-            if drafts:
-                added += writing.store_drafts(self.conn, None, None, drafts, background=True)
-        return AddReport(tuple(added), tuple(failed))
+        )
 
     def import_from(
         self,

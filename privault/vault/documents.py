@@ -34,6 +34,7 @@ from privault.vault.bounds import (
 from privault.vault.context import VaultContext
 from privault.vault.finding import Finder
 from privault.vault.ingest import Draft
+from privault.vault.restored_shelves import add_files
 from privault.vault.results import (
     Added,
     AddReport,
@@ -129,7 +130,9 @@ class VaultDocuments:
     ) -> AddReport:
         """Add files and folders (recursively). Each file is added, updated, unchanged or
         failed with a reason; one bad file never stops the others. Without `shelf`, a
-        Markdown file's front matter may name one; otherwise it is `default`.
+        Markdown file's front matter may name one; otherwise it is `default`. A shelf so
+        named that the vault does not have is created first, with the access settings a
+        Markdown export carried for it, else the owner's alone (`vault.restored_shelves`).
 
         `background`: True leaves every file's PII scan and embedding to `vault.indexing`
         (see `note`); None (the default) only files longer than `BACKGROUND_CHARS`, which
@@ -137,23 +140,24 @@ class VaultDocuments:
         """
         shelf = ingest.check_shelf(shelf) if shelf is not None else None
         self._context.check_write(caller, shelf or "default")
-        added: list[Added] = []
-        failed: list[tuple[str, str]] = []
-        for drafts in writing.file_batches(
-            paths,
-            shelf,
-            ingest.check_tags(tags),
-            self._context.settings.max_file_bytes,
-            check=lambda on: self._context.check_write(caller, on),
-            failed=failed,
-            progress=progress,
-            batch=batch,
-        ):
+
+        def store(drafts: list[Draft]) -> list[Added]:
             now = [d for d in drafts if not _deferred(d, background)]
             later = [d for d in drafts if _deferred(d, background)]
-            added.extend(self._store(now) if now else [])
-            added.extend(self._store(later, background=True) if later else [])
-        return AddReport(tuple(added), tuple(failed))
+            stored = self._store(now) if now else []
+            return stored + (self._store(later, background=True) if later else [])
+
+        return add_files(
+            self._conn,
+            paths,
+            shelf=shelf,
+            tags=ingest.check_tags(tags),
+            max_bytes=self._context.settings.max_file_bytes,
+            check=lambda on: self._context.check_write(caller, on),
+            store=store,
+            progress=progress,
+            batch=batch,
+        )
 
     def file_page(
         self,

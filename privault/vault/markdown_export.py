@@ -1,9 +1,11 @@
 """`privault export --markdown DIR`: the vault as Markdown files a person can read.
 
 One file per current document (older page versions and forgotten documents are left
-out), named after its title, with front matter that `privault add` reads back; and one
-`_statements.md` with every statement version, a table per entity. The owner's view: no
-gate, so the folder holds the vault's text in clear.
+out), named after its title, with front matter that `privault add` reads back; one
+`_statements.md` with every statement version, a table per entity; and one `_shelves.md`
+with every shelf's access settings, which `privault add` applies to the shelves it creates
+(`vault.restored_shelves`), so a restricted shelf is not restored as a public one. The
+owner's view: no gate, so the folder holds the vault's text in clear.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from privault.sync.markdown import (
     render_document,
     render_statements,
 )
+from privault.sync.markdown_shelves import SHELVES_FILE, ShelfAccess, render_shelves
 from privault.timeutil import now_ms, to_iso
+from privault.vault.shelves import all_shelves
 
 
 @dataclass(frozen=True)
@@ -53,7 +57,13 @@ def export_markdown(conn: Connection, folder: Path) -> MarkdownReport:
         target.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InputError(f"cannot write to {target}: {exc.strerror or exc}") from None
-    taken = {STATEMENTS_FILE.lower()}
+    taken = {STATEMENTS_FILE.lower(), SHELVES_FILE.lower()}
+    # First: a folder that holds documents also holds who may read their shelves.
+    shelves = [
+        (shelf.name, ShelfAccess(shelf.restricted, shelf.private, shelf.policy, shelf.agents))
+        for shelf in all_shelves(conn)
+    ]
+    _write(target, SHELVES_FILE, render_shelves(shelves))
     written = 0
     for doc_id in sync_read.all_ids(conn, "document"):
         data = sync_read.payload(conn, "document", doc_id)

@@ -68,12 +68,12 @@ def file_draft(
     """A file's text as a draft; InputError says why a file cannot be read.
 
     A Markdown file's front matter gives its title, tags (added to `tags`), created date
-    and, when `shelf` is None (none chosen), its shelf. The statement tables of a
-    Markdown export are not a document: None.
+    and, when `shelf` is None (none chosen), its shelf. The statement tables and shelf
+    settings of a Markdown export are not documents: None.
     """
     extracted = extract_file(path, max_bytes)
     front = extracted.front
-    if front is not None and front.statements:
+    if front is not None and not front.document:
         return None
     created = None
     if front is not None and front.created:
@@ -344,7 +344,7 @@ def reindex(
 
 
 def file_batches(
-    paths: Sequence[str | Path],
+    files: Sequence[Path],
     shelf: str | None,
     tags: tuple[str, ...],
     max_bytes: int,
@@ -354,10 +354,8 @@ def file_batches(
     progress: Callable[[str], None] | None = None,
     batch: int = 16,
 ) -> Iterator[list[Draft]]:
-    """The drafts of the files under `paths`, `batch` files at a time; a file that cannot
-    be read, or whose shelf `check` refuses, goes into `failed` with the reason."""
-    files, unlisted = expand_paths(paths)
-    failed.extend(unlisted)
+    """The drafts of `files` (see `expand_paths`), `batch` files at a time; a file that
+    cannot be read, or whose shelf `check` refuses, goes into `failed` with the reason."""
     for start in range(0, len(files), batch):
         drafts = []
         for file in files[start : start + batch]:

@@ -137,14 +137,16 @@ def add(
     """Add files: .md .txt .html (main text) .pdf. Unchanged files are skipped.
 
     A Markdown file's YAML front matter gives its title, tags, shelf and created date
-    (what `privault export --markdown` writes). Files are stored and searchable by their
+    (what `privault export --markdown` writes). A shelf so named that the vault lacks is
+    created with the settings an export's `_shelves.md` gives it, else restricted to you;
+    a shelf you have keeps its own. Files are stored and searchable by their
     words at once; their PII scan and embedding run in the background (`privault index`
     shows the progress).
 
     With --from KIND (or an export privault recognises), PATH is another app's export:
     a ChatGPT or Claude export, an Obsidian vault, a Notion export, an mbox mailbox, a
     mem0/OpenMemory export. Importing again updates what changed and skips the rest."""
-    from privault.interfaces.cli.importing import import_paths
+    from privault.interfaces.cli.importing import import_paths, settled_line
     from privault.vault.writing import expand_paths
 
     kind = from_kind
@@ -196,6 +198,8 @@ def add(
                 f"  failed: {reason}" if path in reason else f"  failed {path}: {reason}",
                 highlight=False,
             )
+        for settled in report.shelves:
+            console.print(settled_line(settled), highlight=False)
     if report.failed and not report.added:
         raise typer.Exit(1)
 

@@ -2,6 +2,7 @@
 
 Only the owner imports (the MCP server has no such tool). Items are stored searchable by
 their words at once; their PII scan and embedding run in the background, as for `add`.
+Also what `add` of a Markdown export says about the shelves it created (`settled_line`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from privault.interfaces.cli.common import (
 
 if TYPE_CHECKING:
     from privault.vault import Vault
+    from privault.vault.added import SettledShelf
     from privault.vault.capture import Capture
     from privault.vault.import_results import ImportCounts, ImportReport
 
@@ -129,3 +131,27 @@ def _print(report: ImportReport) -> None:
             console.print(f"    {gone.key} → {target}", highlight=False, markup=False)
         if len(report.gone) > 20:
             console.print(f"    … and {len(report.gone) - 20} more", highlight=False)
+
+
+def settled_line(settled: SettledShelf) -> str:
+    """What adding files did about one shelf they name, and what the owner can do next."""
+    name = settled.name
+    if settled.outcome == "owner_only":
+        return (
+            f"shelf {name} created restricted to the owner: no access settings came with its "
+            f"files (open it with `privault shelf publish {name}` or "
+            f"`privault shelf attach {name} AGENT`)"
+        )
+    if settled.outcome == "kept":
+        exported = settled.exported.describe() if settled.exported else "none"
+        return (
+            f"shelf {name} exists here and keeps its own access ({settled.access.describe()}); "
+            f"the export had it {exported}"
+        )
+    line = f"shelf {name} created as exported: {settled.access.describe()}"
+    if settled.not_attached:
+        line += (
+            f"; not registered here, so not on its access list: {', '.join(settled.not_attached)}"
+            f" (`privault agents add NAME`, then `privault shelf attach {name} NAME`)"
+        )
+    return line
