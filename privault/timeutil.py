@@ -2,19 +2,34 @@
 
 Times are stored as integers so that comparisons never mix offsets. Parsing refuses naive
 times: a time without an offset is ambiguous, and guessing the zone would silently move facts.
+
+The years privault keeps run from 1000-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z (in UTC):
+Python's calendar ends with year 9999, and the years before 1000 leave room for a day's
+arithmetic in any time zone. A time outside them is still shown (see `to_iso`).
 """
 
 from __future__ import annotations
 
 import time
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 from privault.errors import InputError
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MS = timedelta(milliseconds=1)
+EARLIEST_MS = (datetime(1000, 1, 1, tzinfo=UTC) - _EPOCH) // _MS
+LATEST_MS = (datetime(9999, 12, 31, 23, 59, 59, 999_000, tzinfo=UTC) - _EPOCH) // _MS
+_CYCLE_MS = 146_097 * 86_400_000  # 400 Gregorian years: the calendar then repeats exactly
 
 
 def now_ms() -> int:
     """The current time as UTC epoch milliseconds."""
     return time.time_ns() // 1_000_000
+
+
+def in_range(ms: int) -> bool:
+    """Whether epoch ms lies in the years privault keeps (see the module docstring)."""
+    return EARLIEST_MS <= ms <= LATEST_MS
 
 
 def parse_time(text: str) -> int:
@@ -42,18 +57,47 @@ def parse_time(text: str) -> int:
 
 
 def to_iso(ms: int | None) -> str | None:
-    """Format epoch milliseconds as ISO 8601 UTC (`2026-03-01T08:00:00Z`)."""
+    """Format epoch milliseconds as ISO 8601 UTC (`2026-03-01T08:00:00Z`).
+
+    Never raises. A time outside Python's years 1–9999 (one an older version stored before
+    times were checked) comes out exact, in ISO 8601's expanded-year form
+    (`+10000-01-01T04:59:59Z`, `-0001-12-31T00:00:00Z`), rather than clamped: a clamped time
+    would move a fact silently, and an export would carry the moved time into another vault.
+    The expanded form reads as what it is, and `parse_time` refuses it on the way back in.
+    """
     if ms is None:
         return None
-    moment = datetime.fromtimestamp(ms / 1000, tz=UTC)
+    # The calendar repeats every 400 years, so the time is formatted whole cycles nearer
+    # 1970 (always in datetime's range, exactly, in integers) and its year put back.
+    cycles, within = divmod(ms, _CYCLE_MS)
+    moment = _EPOCH + within * _MS
+    year = moment.year + 400 * cycles
     text = moment.isoformat(timespec="milliseconds" if ms % 1000 else "seconds")
-    return text.replace("+00:00", "Z")
+    year_text = f"{year:04d}" if 0 < year <= 9999 else f"{year:+05d}"
+    return year_text + text[4:].replace("+00:00", "Z")
+
+
+def iso_day(ms: int | None) -> str:
+    """The UTC day of epoch ms as `2026-03-01` ("" for None), whatever the year's width."""
+    return (to_iso(ms) or "").partition("T")[0]
+
+
+def iso_minute(text: str | None) -> str:
+    """An ISO time from `to_iso` cut to the minute (`2026-03-01T08:00`; "" for None),
+    whatever the year's width."""
+    day, _, clock = (text or "").partition("T")
+    return f"{day}T{clock[:5]}" if clock else day
 
 
 def local_day(ms: int) -> date:
     """The calendar day of epoch milliseconds where this machine is: the owner's day, the
     one a note's "yesterday" counts back from."""
-    return datetime.fromtimestamp(ms / 1000).date()
+    try:
+        return datetime.fromtimestamp(ms / 1000).date()
+    except (OverflowError, ValueError, OSError):
+        # Past the last (or before the first) day this machine's calendar can hold: the
+        # last seconds of year 9999 east of UTC, or a time an older version stored.
+        return date.max if ms > 0 else date.min
 
 
 Time = str | int | None  # a time option: ISO 8601 text with an offset, epoch ms, or absent

@@ -28,6 +28,8 @@ from typing import Protocol
 
 import numpy as np
 
+from privault.timeutil import in_range
+
 DEFAULT_STRONG_MODEL = "embeddinggemma-300m"
 
 
@@ -68,7 +70,9 @@ def strong_input(indexed_text: str, written: int | None = None) -> str:
     last line is the masked form of the same line.
     """
     last = indexed_text.rstrip("\n").rsplit("\n", 1)[-1].strip() or indexed_text.strip()
-    if written is None or STRONG_INPUT == "line":
+    # A day outside the years privault keeps (stored by an older version) has no calendar
+    # day to name: the line alone is embedded, as for an undated entry.
+    if written is None or STRONG_INPUT == "line" or not in_range(written):
         return last
     day = datetime.fromtimestamp(written / 1000, tz=UTC)
     return f"{day.day} {day:%B %Y}: {last}"

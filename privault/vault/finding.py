@@ -20,7 +20,7 @@ from privault.retrieval.vectors import VectorIndex
 from privault.store import documents, index_reads, sections, strong_index
 from privault.store.connection import Connection
 from privault.store.index_reads import Filters
-from privault.timeutil import to_iso
+from privault.timeutil import iso_day
 from privault.vault import packs
 from privault.vault.context import Engines, VaultContext
 from privault.vault.reading import Reading
@@ -319,6 +319,6 @@ def excerpt_window(text: str, hit: tuple[int, int], size: int) -> tuple[int, int
 def context_header(reading: Reading, section: sections.SectionRow) -> str:
     """The line above a section in a context pack: breadcrumb, date, node id, trust."""
     crumb = joined(" › ", reading.breadcrumb(section))
-    day = (to_iso(section.created_at) or "")[:10]
+    day = iso_day(section.created_at)
     trust = " [untrusted web page]" if section.untrusted else ""
     return f"## {crumb} ({day}; {section.node_id}){trust}"

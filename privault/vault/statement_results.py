@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from privault.jsonform import JsonForm, shown
 from privault.privacy.gate import Gated
 from privault.statements import EntityCount, Statement, StatementStats
-from privault.timeutil import to_iso
+from privault.timeutil import iso_day
 from privault.vault.results import PRIVACY, Privacy
 
 
@@ -90,12 +90,9 @@ def statements_block(items: Sequence[GatedStatement]) -> str:
     lines = ["## Statements"]
     for item in items:
         found = item.statement
-        start = (to_iso(found.valid_from) or "")[:10]
-        window = (
-            f"since {start}"
-            if found.valid_to is None
-            else (f"{start} → {(to_iso(found.valid_to) or '')[:10]}")
-        )
+        start = iso_day(found.valid_from)
+        end = iso_day(found.valid_to)
+        window = f"since {start}" if found.valid_to is None else f"{start} → {end}"
         flag = "" if item.current else f"[NOT current: {found.status}] "
         lines.append(f"- {flag}{found.content} ({window}; {found.id})")
     return "\n".join(lines)

@@ -29,6 +29,7 @@ from privault.interfaces.cli.common import (
     warm_search,
 )
 from privault.interfaces.cli.terminal import styled
+from privault.timeutil import iso_minute
 from privault.vault.bounds import DEFAULT_CONTEXT_BUDGET, DEFAULT_LIST_LIMIT, DEFAULT_SEARCH_LIMIT
 
 KindOption = Annotated[str | None, typer.Option("--kind", help="note, file, page or reminder.")]
@@ -419,7 +420,7 @@ def docs(
             doc["shelf"],
             doc["title"],
             ", ".join(doc["tags"]),
-            (doc["created_at"] or "")[:16],
+            iso_minute(doc["created_at"]),
         )
     console.print(table)
 

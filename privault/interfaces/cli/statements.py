@@ -27,6 +27,7 @@ from privault.interfaces.cli.common import (
 )
 from privault.interfaces.cli.terminal import styled
 from privault.statements import ORDERS, NewStatement
+from privault.timeutil import iso_minute
 
 HELP = "Statements: facts that hold for a time — add, query, supersede, revise, history."
 
@@ -125,8 +126,8 @@ def _statement(
 
 
 def _window(item: dict[str, Any]) -> str:
-    start = (item["valid_from"] or "")[:16]
-    end = (item["valid_to"] or "")[:16]
+    start = iso_minute(item["valid_from"])
+    end = iso_minute(item["valid_to"])
     return f"{start} → {end or '…'}"
 
 

@@ -28,6 +28,7 @@ from privault.interfaces.cli.common import (
     read_text_argument,
 )
 from privault.interfaces.cli.terminal import styled
+from privault.timeutil import iso_minute
 from privault.vault.watches import VaultWatches
 
 WATCH_HELP = "Watches: re-read pages, run searches, file reminders, index folders on a schedule."
@@ -87,7 +88,7 @@ def _show_watches(data: dict[str, Any]) -> None:
                 item["target"],
                 item["schedule"] or "once",
                 item["status"],
-                (item["next_run_at"] or "—")[:16],
+                iso_minute(item["next_run_at"]) or "—",
                 last,
             )
         console.print(table)
@@ -103,7 +104,7 @@ def _show_run(run: dict[str, Any]) -> None:
             status=run["status"],
             watch=run["watch_id"],
             summary=run["summary"],
-            planned=(run["planned_at"] or "")[:16],
+            planned=iso_minute(run["planned_at"]),
             attempt=run["attempt"],
         ),
         highlight=False,
@@ -368,7 +369,7 @@ def reminders(
         table = Table("id", "due", "reminder", "status")
         for item in data["reminders"]:
             status = styled("[bold yellow]due[/bold yellow]" if item["due"] else "acknowledged")
-            table.add_row(item["id"], (item["due_at"] or "")[:16], item["text"], status)
+            table.add_row(item["id"], iso_minute(item["due_at"]), item["text"], status)
         console.print(table)
     console.print(styled("[dim]{}[/dim]", privacy_line(data)), highlight=False)
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from privault.spans import Span, merge_spans
+from privault.timeutil import iso_minute, to_iso
 
 PLACEHOLDER = re.compile(r"<([A-Z][A-Z_]*?)(?:_\d+)?>")
 
@@ -89,9 +89,7 @@ def diff_lines(diff: str | None) -> list[tuple[str, str]]:
 
 def when(value: int | None) -> str:
     """Epoch ms as `2026-03-01 10:00` UTC, or an empty string."""
-    if value is None:
-        return ""
-    return datetime.fromtimestamp(value / 1000, UTC).strftime("%Y-%m-%d %H:%M")
+    return iso_minute(to_iso(value)).replace("T", " ")
 
 
 def kind_class(kind: str | None) -> str:

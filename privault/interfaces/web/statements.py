@@ -19,7 +19,7 @@ from privault.errors import InputError, NotFound, PrivaultError
 from privault.interfaces.agents import known_caller
 from privault.interfaces.web.common import OWNER, Web, action, error_page, page, url, web_of
 from privault.statements import EntityCount
-from privault.timeutil import now_ms
+from privault.timeutil import iso_day, now_ms
 from privault.vault.statement_results import GatedStatement
 
 DAY_MS = 86_400_000
@@ -132,7 +132,7 @@ def _gather(web: Web, entity: str, day: str, wanted: str | None) -> StatementsPa
     flat = [v for chain in ordered for v in chain.versions]
     now = known if known is not None else now_ms()
     found.bars, (low, high) = timeline(flat, now)
-    found.axis = (_day(low), _day(high))
+    found.axis = (iso_day(low), iso_day(high))
     found.now_x = round((now - low) / (high - low) * 100, 2)
     found.height = len(flat) * 26 + 8
     if found.agent is not None:
@@ -145,10 +145,6 @@ def _gather(web: Web, entity: str, day: str, wanted: str | None) -> StatementsPa
             except NotFound:  # on a shelf the agent cannot see: for it, no such statement
                 found.as_agent[statement_id] = None
     return found
-
-
-def _day(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d")
 
 
 async def statements_page(request: Request) -> Response:
