@@ -3,9 +3,10 @@
 Times are stored as integers so that comparisons never mix offsets. Parsing refuses naive
 times: a time without an offset is ambiguous, and guessing the zone would silently move facts.
 
-The years privault keeps run from 1000-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z (in UTC):
-Python's calendar ends with year 9999, and the years before 1000 leave room for a day's
-arithmetic in any time zone. A time outside them is still shown (see `to_iso`).
+A time is kept only from 1000-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z (in UTC, after its
+offset is applied): Python's calendar ends with year 9999, so a later time could be stored
+but never shown, and the years before 1000 leave room for a day's arithmetic in any time
+zone. Every time that comes in (ISO text or epoch ms) is checked against that range.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MS = timedelta(milliseconds=1)
 EARLIEST_MS = (datetime(1000, 1, 1, tzinfo=UTC) - _EPOCH) // _MS
 LATEST_MS = (datetime(9999, 12, 31, 23, 59, 59, 999_000, tzinfo=UTC) - _EPOCH) // _MS
+RANGE = "1000-01-01T00:00:00Z to 9999-12-31T23:59:59Z"
 _CYCLE_MS = 146_097 * 86_400_000  # 400 Gregorian years: the calendar then repeats exactly
 
 
@@ -30,6 +32,20 @@ def now_ms() -> int:
 def in_range(ms: int) -> bool:
     """Whether epoch ms lies in the years privault keeps (see the module docstring)."""
     return EARLIEST_MS <= ms <= LATEST_MS
+
+
+def in_range_or_none(ms: int | None) -> int | None:
+    """`ms`, or None when it is absent or outside the years privault keeps: for sources
+    whose unreadable dates are dropped rather than refused (imports, front matter)."""
+    return ms if ms is not None and in_range(ms) else None
+
+
+def check_range(ms: int, shown: str) -> int:
+    """`ms` itself; InputError naming `shown` (what the caller wrote) when it lies outside
+    the years privault keeps."""
+    if not in_range(ms):
+        raise InputError(f"{shown} ({to_iso(ms)} in UTC) is out of range: give a time from {RANGE}")
+    return ms
 
 
 def parse_time(text: str) -> int:
@@ -53,7 +69,7 @@ def parse_time(text: str) -> int:
             raise InputError(
                 f"time {text!r} has no offset: add one, e.g. {value}Z or {value}+01:00"
             )
-    return int(parsed.timestamp() * 1000)
+    return check_range((parsed - _EPOCH) // _MS, f"time {text!r}")
 
 
 def to_iso(ms: int | None) -> str | None:
@@ -104,13 +120,14 @@ Time = str | int | None  # a time option: ISO 8601 text with an offset, epoch ms
 
 
 def to_ms(value: Time, name: str) -> int | None:
-    """A time option as epoch ms: ISO 8601 text with an offset, or an int."""
+    """A time option as epoch ms: ISO 8601 text with an offset, or an int; either must lie
+    in the years privault keeps."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if isinstance(value, bool):
         raise InputError(f"{name} must be a time, not {value!r}")
     if isinstance(value, int):
-        return value
+        return check_range(value, f"{name} {value}")
     if isinstance(value, str):
         return parse_time(value)
     raise InputError(f"{name} must be ISO 8601 text or epoch milliseconds, not {value!r}")

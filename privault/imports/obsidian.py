@@ -28,6 +28,7 @@ import yaml
 
 from privault.imports.items import Bad, Item, Known, Link, NotThisKind, Page, clean_tags
 from privault.imports.sources import inside, source_time, time_in_formats
+from privault.timeutil import in_range_or_none
 
 KIND = "obsidian"
 WHAT = "an Obsidian vault (a folder of Markdown notes)"
@@ -235,15 +236,16 @@ def _listed(value: Any) -> list[Any]:
 def _front_time(value: Any) -> int | None:
     if isinstance(value, datetime):
         moment = value if value.tzinfo else value.replace(tzinfo=UTC)
-        return int(moment.timestamp() * 1000)
+        return in_range_or_none(int(moment.timestamp() * 1000))
     if isinstance(value, date):
-        return int(datetime(value.year, value.month, value.day, tzinfo=UTC).timestamp() * 1000)
+        day = datetime(value.year, value.month, value.day, tzinfo=UTC)
+        return in_range_or_none(int(day.timestamp() * 1000))
     return source_time(str(value)) if isinstance(value, str) else None
 
 
 def _mtime(file: Path) -> int | None:
     try:
-        return int(file.stat().st_mtime * 1000)
+        return in_range_or_none(int(file.stat().st_mtime * 1000))
     except OSError:
         return None
 

@@ -3,8 +3,8 @@
 Also the one place source times are read: apps write epoch seconds (ChatGPT), ISO 8601 with
 an offset (Claude), ISO without one (mem0, Notion: taken as UTC, which is what they store),
 a date alone, or RFC 2822 (mail, JavaScript's `toUTCString`). A time that cannot be read is
-None, never an error: the item still imports. So is a time no calendar has a day for (a
-damaged `1e300`): every time kept can be written as a date and stored as a 64-bit integer.
+None, never an error: the item still imports. So is a time outside the years privault keeps
+(a damaged `1e300`, a year 10000: see `privault.timeutil`): every time kept can be shown.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from privault.imports.items import NotThisKind
+from privault.timeutil import in_range_or_none
 
 # Files of an export read whole, not streamed (Claude's memories.json and projects.json, a
 # Notion database's CSV, a mem0 zip's memories), are refused past this before they are read:
@@ -137,7 +138,7 @@ def time_in_formats(text: str, forms: Iterable[str]) -> int | None:
             moment = datetime.strptime(text, form).replace(tzinfo=UTC)
         except ValueError:
             continue
-        return int(moment.timestamp() * 1000)
+        return in_range_or_none(int(moment.timestamp() * 1000))
     return None
 
 
@@ -156,7 +157,7 @@ def source_time(value: Any) -> int | None:
             datetime.fromtimestamp(seconds, tz=UTC)  # a day of the calendar, or no time
         except (OverflowError, ValueError, OSError):
             return None
-        return int(round(seconds * 1000))
+        return in_range_or_none(int(round(seconds * 1000)))
     if not isinstance(value, str) or not value.strip():
         return None
     text = value.strip()
@@ -171,7 +172,7 @@ def source_time(value: Any) -> int | None:
             return None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
-    return int(parsed.timestamp() * 1000)
+    return in_range_or_none(int(parsed.timestamp() * 1000))
 
 
 def when(ms: int | None) -> str:

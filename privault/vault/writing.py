@@ -29,7 +29,7 @@ from privault.retrieval.extract import SUPPORTED_SUFFIXES, extract_file
 from privault.store import documents, index_queue, sections
 from privault.store.connection import Connection, write
 from privault.store.sections import IndexedSection
-from privault.timeutil import now_ms, parse_time
+from privault.timeutil import now_ms, parse_time, to_ms
 from privault.vault import ingest
 from privault.vault.added import Added
 from privault.vault.ingest import Draft
@@ -54,7 +54,7 @@ def note_draft(item: Mapping[str, Any], max_bytes: int) -> Draft:
         text=text,
         shelf=ingest.check_shelf(item.get("shelf") or "default"),
         tags=ingest.check_tags(item.get("tags") or ()),
-        created_at=item.get("created_at"),
+        created_at=to_ms(item.get("created_at"), "created_at"),
         metadata=dict(item.get("metadata") or {}),
         untrusted=bool(item.get("untrusted")),
         source=item.get("source"),
@@ -80,7 +80,9 @@ def file_draft(
         try:
             created = parse_time(front.created)
         except InputError:
-            created = None  # a date privault cannot read is the file's business, not an error
+            # A date privault cannot read or keep (outside years 1000-9999) is the file's
+            # business, not an error: the file is added, dated when it is added.
+            created = None
     return Draft(
         kind="file",
         title=extracted.title,
