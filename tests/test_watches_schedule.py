@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privault.errors import InputError
-from privault.timeutil import parse_time
+from privault.timeutil import EARLIEST_MS, LATEST_MS, parse_time
 from privault.watches.cron import CronExpression
 from privault.watches.schedule import Schedule, parse_interval, plan_due
 from tests.helpers import examples
@@ -130,3 +130,47 @@ def test_schedule_does_not_drift_and_catch_up_is_bounded(
     assert set(ran) <= set(grid)  # on the planned grid: no drift
     assert len(ran) + skipped == len(grid)  # every planned time either ran or was counted
     assert next_run == point
+
+
+@pytest.mark.parametrize(
+    "text", ["1000000w", "99999999999999999999w", "3654d", "522w", "1" + "0" * 5000 + "w"]
+)
+def test_an_interval_over_ten_years_is_refused(text: str) -> None:
+    with pytest.raises(InputError, match="longer than ten years: give at most 3653d"):
+        parse_interval(text)
+    with pytest.raises(InputError, match="longer than ten years"):
+        Schedule.parse(text)
+
+
+def test_ten_years_is_the_longest_interval_and_a_stored_longer_one_still_loads() -> None:
+    assert parse_interval("3653d") == parse_interval("521w6d") == 3653 * DAY
+    with pytest.raises(InputError, match="longer than ten years"):
+        parse_interval("521w6d1m")
+    assert Schedule.stored("1000000w").interval_ms == 1_000_000 * 7 * DAY  # an older version's
+    huge = Schedule.stored("1" + "0" * 5000 + "w")  # past int()'s digits: capped, still huge
+    assert huge.interval_ms is not None and huge.interval_ms > 10**15
+
+
+def test_no_planned_time_is_made_past_the_years_kept() -> None:
+    late = LATEST_MS - 30 * MINUTE
+    interval = Schedule.parse("1h")
+    assert interval.next_after(late) is None
+    plan = plan_due(interval, late, late + MINUTE, max_catchup=1)
+    assert plan.run_at == (late,) and plan.next_run is None  # finished, as a one-off
+    cron = Schedule.parse("0 9 * * *")
+    assert cron.next_after(parse_time("9999-12-30T12:00:00Z")) == parse_time("9999-12-31T09:00Z")
+    assert cron.next_after(late) is None
+    assert plan_due(cron, late, late + MINUTE, max_catchup=1).next_run is None
+    every_minute = Schedule.parse("* * * * *")
+    last_minute = parse_time("9999-12-31T23:59:00Z")
+    assert every_minute.next_after(parse_time("9999-12-31T23:58:30Z")) == last_minute
+    assert every_minute.next_after(last_minute) is None
+    with pytest.raises(InputError, match="no time left before the year 10000"):
+        cron.first_at_or_after(late)
+    assert cron.shortest_gap_ms(late) is None
+
+
+def test_a_stored_time_before_the_years_kept_still_plans() -> None:
+    cron = Schedule.parse("@yearly")
+    assert cron.next_after(-(10**15)) == parse_time("1000-01-01T00:00:00Z")
+    assert cron.next_after(EARLIEST_MS) == parse_time("1001-01-01T00:00:00Z")

@@ -10,9 +10,10 @@ As in Vixie cron, when both day-of-month and day-of-week are restricted, either 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 from privault.errors import InputError
+from privault.timeutil import EARLIEST_MS, LATEST_MS
 
 _MACROS = {
     "@hourly": "0 * * * *",
@@ -33,6 +34,7 @@ _FIELDS = (  # name, low, high, names (index + offset = value)
     ("day of week", 0, 7, _DAYS, 0),
 )
 _SEARCH_DAYS = 366 * 8  # long enough for Feb 29 on a given weekday
+_LAST_MINUTE_MS = LATEST_MS - 59_999  # 9999-12-31T23:59:00Z: no minute follows it
 
 
 def _value(text: str, low: int, high: int, names: list[str] | None, offset: int) -> int:
@@ -112,8 +114,13 @@ class CronExpression:
             return day_ok or weekday_ok
         return day_ok and weekday_ok
 
-    def next_after(self, ms: int) -> int:
-        """The first matching minute strictly after `ms` (UTC epoch ms)."""
+    def next_after(self, ms: int) -> int | None:
+        """The first matching minute strictly after `ms` (UTC epoch ms); None when none
+        comes before the end of the years privault keeps (see `privault.timeutil`)."""
+        if ms >= _LAST_MINUTE_MS:
+            return None
+        # A time before year 1000 (stored by an older version) starts the search there.
+        ms = max(ms, EARLIEST_MS - 1)
         moment = datetime.fromtimestamp(ms / 1000, tz=UTC).replace(second=0, microsecond=0)
         moment += timedelta(minutes=1)
         day = moment.replace(hour=0, minute=0)
@@ -125,5 +132,7 @@ class CronExpression:
                         candidate = day.replace(hour=hour, minute=minute)
                         if candidate >= moment:
                             return int(candidate.timestamp() * 1000)
+            if day.date() == date.max:
+                return None
             day += timedelta(days=1)
         raise InputError(f"cron {self.text!r} never matches (e.g. February 30)")

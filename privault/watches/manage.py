@@ -17,6 +17,7 @@ from privault.errors import InputError, NotFound
 from privault.store import jobs
 from privault.store import watches as store
 from privault.store.connection import Connection, write
+from privault.timeutil import check_range
 from privault.timeutil import now_ms as clock
 from privault.watches.fetcher import check_url
 from privault.watches.model import WATCH_KINDS, Watch, WatchRun
@@ -77,6 +78,7 @@ def add_watch(
         first = now + schedule.interval_ms
     else:
         first = schedule.first_at_or_after(now)
+    check_range(first, "the first run")  # `now` late in year 9999 plus an interval
     with write(conn):
         watch_id = "w" + secrets.token_hex(4)
         while store.watch_exists(conn, watch_id):
@@ -162,7 +164,7 @@ def resume_watch(conn: Connection, watch_id: str, *, now_ms: int | None = None) 
         watch = get_watch(conn, watch_id)
         if watch.status != "paused":
             raise InputError(f"watch {watch_id} is {watch.status}, not paused")
-        schedule = Schedule.parse(watch.schedule)
+        schedule = Schedule.stored(watch.schedule)
         next_run, skipped = watch.next_run_at, watch.skipped
         if next_run is not None and next_run <= now and schedule.repeats:
             plan = plan_due(schedule, next_run, now, 1)

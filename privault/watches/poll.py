@@ -81,7 +81,7 @@ def enqueue_due(conn: Connection, *, now_ms: int, policy: jobs.RetryPolicy) -> t
         for due in store.due_watches(conn, now_ms):
             watch_id = due["id"]
             plan = plan_due(
-                Schedule.parse(due["schedule"]), due["next_run_at"], now_ms, due["max_catchup"]
+                Schedule.stored(due["schedule"]), due["next_run_at"], now_ms, due["max_catchup"]
             )
             for planned in plan.run_at:
                 if (
