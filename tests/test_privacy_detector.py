@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from privault.privacy import Detector, DetectorConfig, FakeDetector, Gate, PolicySet
-from privault.privacy.detector import CustomPattern
+from privault.privacy.detector import CustomPattern, second_ner_folder
 from privault.spans import Span
 
 pytestmark = pytest.mark.real
@@ -234,3 +236,42 @@ def test_a_batch_reads_each_text_with_the_tagger_once(
     )
     assert sorted(set(reads)) == sorted(texts)
     assert len(reads) - reads.count(texts[-1]) == 130
+
+
+def test_a_text_longer_than_spacy_reads_at_once_is_read_in_pieces(
+    models_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both pipelines read a text over their `max_length` piece by piece (here a 2,700
+    character text with the limit lowered to 400), and where no cut falls inside an entity
+    the spans are those of a whole read."""
+    from privault.privacy import pieces
+    from privault.privacy.engine import load_engine
+
+    both = Detector(DetectorConfig.build([STANDARD], second_ner=second_ner_folder(models_dir)))
+    both.load()
+    people = ["Anna Schmidt", "Oriel Fenwhistle", "Tomomi Nishiyama", "Arild Nguyen"]
+    text = "".join(
+        f"{n}. met {people[n % 4]} in Vienna, then mailed anna{n}@example.com on Monday.\n"
+        for n in range(36)
+    )
+    whole = both.detect(text)  # one piece: read whole
+    engine = load_engine(both.config.second_ner)
+    assert engine.has_second
+    monkeypatch.setattr(pieces, "PIECE_CHARS", 300)
+    for pipeline in (engine._nlp, engine._second):
+        monkeypatch.setattr(pipeline, "max_length", 400)
+        with pytest.raises(ValueError, match="E088"):
+            pipeline(text)  # the limit bites: read whole, this text is refused
+    asked: list[str] = []
+    second_entities = engine.second_entities
+
+    def second(texts: list[str]) -> list[list[Span]]:
+        asked.extend(texts)
+        return second_entities(texts)
+
+    monkeypatch.setattr(engine, "second_entities", second)
+    assert both.detect(text) == whole
+    assert asked == [text]  # the second recogniser read it too (its lines start small)
+    emails = [text[s.start : s.end] for s in whole if s.kind == "EMAIL_ADDRESS"]
+    assert emails == [f"anna{n}@example.com" for n in range(36)]
+    assert _kinds(whole, text) >= {(name, "PERSON") for name in people}

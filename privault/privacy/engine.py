@@ -21,6 +21,11 @@ left a name or place in (`privault.privacy.second_pass`), and every entity eithe
 recogniser finds is kept. The two were trained alike but miss different names ("Usamov
 and Bowers", "train from Faro"); the union catches most of both.
 
+Both pipelines, and presidio over the small one's parse, read a text longer than
+`pieces.PIECE_CHARS` piece by piece, cut at line ends (`privault.privacy.pieces`): spaCy
+refuses a text over a million characters, and below that the memory it takes, and the
+time presidio takes to place each match among the tokens, grow with what it reads at once.
+
 Any failure to load is a `ModelError`: detection that cannot run must stop the write or the
 read, never let text through unscanned.
 """
@@ -29,12 +34,14 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from privault.errors import ModelError
 from privault.privacy import analyzer as presidio
+from privault.privacy import pieces
 from privault.privacy.names import find_names, load_name_lists, people_in_entity
 from privault.privacy.places import find_places, load_gazetteer
 from privault.spans import Span, normalise_kind
@@ -119,14 +126,23 @@ class Engine:
 
         spaCy runs over all the texts in batches (`nlp.pipe`): its per-call overhead is a
         large share of a short note's cost, and piped texts share it. Each text's parse is
-        the same as alone, so are its spans.
+        the same as alone, so are its spans. A text longer than `PIECE_CHARS` is read
+        piece by piece (`privault.privacy.pieces`), its pieces' spans moved to its offsets.
         """
         with self._one_blas_thread():
-            docs = self.parse(texts)
-            return [
-                self._spans(text, self._nlp_engine.artifacts(doc), ner=ner)
-                for text, doc in zip(texts, docs, strict=True)
-            ]
+            found: list[list[Span]] = [[] for _ in texts]
+            whole = _read_whole(texts)
+            docs = self.parse([texts[index] for index in whole])
+            for index, doc in zip(whole, docs, strict=True):
+                found[index] = self._spans(texts[index], self._nlp_engine.artifacts(doc), ner=ner)
+            for index in _read_in_pieces(texts):
+                found[index] = _by_pieces(
+                    texts[index],
+                    lambda piece: self._spans(
+                        piece, self._nlp_engine.artifacts(self.parse([piece])[0]), ner=ner
+                    ),
+                )
+            return found
 
     def parse(self, texts: Sequence[str]) -> list[Any]:
         """The small pipeline's docs of `texts`, in order: a text with a line break through
@@ -146,12 +162,21 @@ class Engine:
         return docs
 
     def second_entities(self, texts: Sequence[str]) -> list[list[Span]]:
-        """The second recogniser's entity spans per text (none without one), in batches."""
+        """The second recogniser's entity spans per text (none without one), in batches; a
+        text longer than `PIECE_CHARS` piece by piece, as in `analyze_many`."""
         if self._second is None:
             return [[] for _ in texts]
         with self._one_blas_thread():
-            docs = self._second.pipe(texts, batch_size=PIPE_BATCH)
-            return [_ner_spans(text, doc.ents) for text, doc in zip(texts, docs, strict=True)]
+            found: list[list[Span]] = [[] for _ in texts]
+            whole = _read_whole(texts)
+            docs = self._second.pipe([texts[index] for index in whole], batch_size=PIPE_BATCH)
+            for index, doc in zip(whole, docs, strict=True):
+                found[index] = _ner_spans(texts[index], doc.ents)
+            for index in _read_in_pieces(texts):
+                found[index] = _by_pieces(
+                    texts[index], lambda piece: _ner_spans(piece, self._second(piece).ents)
+                )
+            return found
 
     def _one_blas_thread(self) -> Any:
         """numpy's BLAS on one thread while the pipelines run: a write embeds its texts on
@@ -176,6 +201,26 @@ class Engine:
             spans.extend(_proper_noun_spans(doc, pos))
             spans.extend(_gazetteer_spans(text, doc, pos))
         return spans
+
+
+def _read_whole(texts: Sequence[str]) -> list[int]:
+    """The indices of the texts a pipeline reads whole (in batches): those of a piece."""
+    return [index for index, text in enumerate(texts) if len(text) <= pieces.PIECE_CHARS]
+
+
+def _read_in_pieces(texts: Sequence[str]) -> list[int]:
+    """The indices of the texts a pipeline reads piece by piece (`_by_pieces`)."""
+    return [index for index, text in enumerate(texts) if len(text) > pieces.PIECE_CHARS]
+
+
+def _by_pieces(text: str, read: Callable[[str], list[Span]]) -> list[Span]:
+    """The spans `read` finds in each piece of `text` (`privault.privacy.pieces`), moved to
+    the text's offsets. One piece at a time: a pipeline holds one piece's parse at most."""
+    return [
+        span if offset == 0 else replace(span, start=span.start + offset, end=span.end + offset)
+        for offset, piece in pieces.cut_into_pieces(text)
+        for span in read(piece)
+    ]
 
 
 def _ner_spans(text: str, entities: Any) -> list[Span]:
