@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from privault.errors import ModelError
 from privault.privacy import PolicySet, tagger, tagger_features
@@ -338,6 +340,48 @@ def test_a_title_is_a_short_line_and_its_first_word(text: str, word: str, title:
     tokens = tagger_features.tokenize(text)
     index = next(i for i, token in enumerate(tokens) if token.text == word)
     assert tagger._starts_a_title(text, tokens, index) is title
+
+
+def test_a_title_in_a_long_line_is_judged_by_the_lines_first_words() -> None:
+    # a title check reads a line's first words only: a line of a million characters costs
+    # what a short one does
+    text = "Basil " + "and water " * 100_000
+    tokens = tagger_features.tokenize(text[:100])
+    assert tagger._starts_a_title(text, tokens, 0) is False
+    assert tagger._starts_a_title("Basil and water\n" + text, tokens, 0) is True
+
+
+def test_a_long_text_is_weighed_a_few_tokens_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    text = "Lunch with Oriel Fenwhistle in Brno, then call Mr. Okafor.\n" * 30
+    read = tagger.load_tagger()._read
+    tokens, whole = read(text)
+    monkeypatch.setattr(tagger, "READ_TOKENS", 7)  # a block's rows end mid-line
+    assert read(text)[0] == tokens
+    assert np.array_equal(read(text)[1], whole)  # the same probabilities, bit for bit
+    assert read("")[1].shape == (0, len(tagger.LABELS))
+
+
+def _name_at(start: int, length: int) -> Span:
+    return Span(start, start + length, "PERSON", 0.8, "learned")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.builds(_name_at, st.integers(0, 40), st.integers(1, 8)), max_size=12),
+    st.lists(st.builds(_name_at, st.integers(0, 40), st.integers(1, 12)), max_size=12),
+)
+def test_found_names_answer_as_reading_every_name_would(
+    people: list[Span], spans: list[Span]
+) -> None:
+    # the tagger asks which of its names hold or lie in a span without reading all of them
+    found = tagger._Found(people)
+    for span in spans:
+        holds = any(p.start <= span.start and span.end <= p.end for p in people)
+        within = [p for p in people if span.start <= p.start and p.end <= span.end]
+        assert found.hold(span) is holds
+        assert sorted(found.within(span)) == sorted(within)
 
 
 def test_a_word_is_also_read_by_its_spelling() -> None:

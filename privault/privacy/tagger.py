@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import re
 import zlib
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -35,7 +37,13 @@ from typing import Any
 
 from privault.errors import ModelError
 from privault.privacy.names import CALENDAR, ORGANISATION_WORDS, NameLists, fold, is_never_name
-from privault.privacy.tagger_features import BUCKETS, Token, features, tokenize
+from privault.privacy.tagger_features import (
+    BUCKETS,
+    Token,
+    feature_rows,
+    tokenize,
+    tokens_between,
+)
 from privault.privacy.tagger_lexicon import Lexicon, lexicon
 from privault.privacy.tagger_words import PERSON_VERBS
 from privault.spans import Span
@@ -65,6 +73,9 @@ TITLE_VETO = 0.45
 TITLE_WORDS = 5
 KEPT_TEXTS = 256  # readings kept (`Tagger.probabilities`)
 KEPT_CHARS = 2000  # so the kept readings stay under ~22 MB
+# Tokens whose features are weighed at once: a long text's features, all at once, took ten
+# times the memory of the text's reading (450 MB for 1.1 MB of notes).
+READ_TOKENS = 4096
 GUESSED = frozenset({"ner", "propn", "names", "list", "places", "speaker"})
 _PERSON_VERBS = frozenset(PERSON_VERBS)
 
@@ -102,10 +113,11 @@ class Tagger:
         import numpy as np
 
         tokens = tokenize(text)
-        if not tokens:
-            return tokens, np.zeros((0, len(LABELS)), dtype=np.float32)
-        index = np.asarray(features(text, tokens, lexicon()), dtype=np.int64)
-        scores = self.weights[index].sum(axis=1)
+        rows = feature_rows(text, tokens, lexicon())
+        scores = np.zeros((len(tokens), len(LABELS)), dtype=np.float32)
+        for first in range(0, len(tokens), READ_TOKENS):  # a few at a time: `READ_TOKENS`
+            block = np.asarray(list(itertools.islice(rows, READ_TOKENS)), dtype=np.int64)
+            scores[first : first + len(block)] = self.weights[block].sum(axis=1)
         scores -= scores.max(axis=1, keepdims=True)
         exp = np.exp(scores)
         return tokens, exp / exp.sum(axis=1, keepdims=True)
@@ -128,21 +140,20 @@ class Tagger:
         tokens, probs = self.probabilities(text)
         lists = lexicon().lists
         names_written = lists.name_words
-        people = [s for s in spans if s.source == "learned" and s.kind == "PERSON"]
+        people = _Found([s for s in spans if s.source == "learned" and s.kind == "PERSON"])
+        starts, ends = [token.start for token in tokens], [token.end for token in tokens]
         kept = []
         for span in spans:
             if (
                 span.kind in ("LOCATION", "ORGANIZATION")
                 and span.source in GUESSED
-                and any(p.start <= span.start and span.end <= p.end for p in people)
+                and people.hold(span)
             ):
                 continue  # a person the recogniser called a place or a company
             if span.kind in ("PERSON", "LOCATION") and span.source in GUESSED:
-                inside = [
-                    i
-                    for i, token in enumerate(tokens)
-                    if token.start < span.end and token.end > span.start and token.text.isalpha()
-                ]
+                # the tokens the span overlaps (in order, so their ends are too)
+                overlapped = range(bisect_right(ends, span.start), bisect_left(starts, span.end))
+                inside = [i for i in overlapped if tokens[i].text.isalpha()]
                 # A word English writes as a name ("Tom", `NameLists.name_words`) is not
                 # capitalised for being first in a title, nor a weak guess for being short.
                 named = bool(inside) and all(fold(tokens[i].text) in names_written for i in inside)
@@ -163,7 +174,7 @@ class Tagger:
                 ):
                     continue
                 if span.kind == "PERSON":
-                    span = _around_found(span, people, tokens, probs, veto, lists)
+                    span = _around_found(span, people, tokens, starts, probs, veto, lists)
             kept.append(span)
         return kept
 
@@ -212,10 +223,31 @@ class Tagger:
         return spans
 
 
+class _Found:
+    """The names the tagger found in a text, sorted, to ask which of them hold or lie in a
+    span without reading them all for every span (a long text has thousands of each)."""
+
+    def __init__(self, people: Sequence[Span]) -> None:
+        self._people = sorted(people)
+        self._starts = [person.start for person in self._people]
+        self._reach = list(itertools.accumulate((p.end for p in self._people), max))
+
+    def hold(self, span: Span) -> bool:
+        """Whether one of the names holds the whole of `span`."""
+        before = bisect_right(self._starts, span.start)
+        return before > 0 and self._reach[before - 1] >= span.end
+
+    def within(self, span: Span) -> list[Span]:
+        """The names that lie inside `span`."""
+        first, last = bisect_left(self._starts, span.start), bisect_left(self._starts, span.end)
+        return [person for person in self._people[first:last] if person.end <= span.end]
+
+
 def _around_found(
     span: Span,
-    people: Sequence[Span],
+    people: _Found,
     tokens: Sequence[Token],
+    starts: Sequence[int],
     probs: Any,
     veto: float,
     lists: NameLists,
@@ -225,11 +257,11 @@ def _around_found(
     such a word is masked, and then wherever else it stands. A capitalised listed surname
     just after them stays: it is the rest of the name, everyday word or not ("Anna-Lena
     Baker"). (Not a given name before them: "Saw" is one.)"""
-    found = [p for p in people if span.start <= p.start and p.end <= span.end]
+    found = people.within(span)
     if not found:
         return span
     first, last = min(p.start for p in found), max(p.end for p in found)
-    inside = [t for t in range(len(tokens)) if span.start <= tokens[t].start < span.end]
+    inside = list(range(bisect_left(starts, span.start), bisect_left(starts, span.end)))
 
     def cut(t: int, name_at: bool) -> bool:  # a token to drop from this edge of the span
         return not name_at and (not tokens[t].text.isalnum() or probs[t, 0] >= veto)
@@ -262,8 +294,9 @@ def _starts_a_title(text: str, tokens: Sequence[Token], index: int, least: int =
     """
     line_start = text.rfind("\n", 0, tokens[index].start) + 1
     line_end = text.find("\n", tokens[index].end)
-    line = text[line_start : len(text) if line_end < 0 else line_end]
-    words = [token.text for token in tokenize(line) if token.text.isalpha()]
+    line = tokens_between(text, line_start, len(text) if line_end < 0 else line_end)
+    # the line's first words: one past `TITLE_WORDS` says it is too long for a title
+    words = list(itertools.islice((t.text for t in line if t.text.isalpha()), TITLE_WORDS + 1))
     if len(words) > 1 and words[1].lower() in _PERSON_VERBS:
         return False
     return bool(words) and words[0] == tokens[index].text and least <= len(words) <= TITLE_WORDS

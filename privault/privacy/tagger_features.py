@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from privault.privacy.names import fold
@@ -23,7 +23,7 @@ _TOKEN = re.compile(r"[^\W_]+|[^\w\s]|_")
 _TIME = re.compile(r"\d{1,2}(?::\d{2})?")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a long text has a few hundred thousand
 class Token:
     """One token of a text: its characters and where they are."""
 
@@ -35,6 +35,13 @@ class Token:
 def tokenize(text: str) -> list[Token]:
     """The tokens of `text`: letter-or-digit runs and single other characters."""
     return [Token(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+
+
+def tokens_between(text: str, start: int, end: int) -> Iterator[Token]:
+    """`tokenize(text[start:end])` one token at a time, without copying the slice: a
+    caller that reads a line's first words stops there, however long the line."""
+    for match in _TOKEN.finditer(text, start, end):
+        yield Token(match.group(0), match.start() - start, match.end() - start)
 
 
 def _shape(word: str) -> str:
@@ -63,6 +70,12 @@ def _pieces(word: str) -> list[str]:
 
 def features(text: str, tokens: Sequence[Token], lex: Lexicon) -> list[list[int]]:
     """The hashed feature indices of every token of `text`, one row of equal width each."""
+    return list(feature_rows(text, tokens, lex))
+
+
+def feature_rows(text: str, tokens: Sequence[Token], lex: Lexicon) -> Iterator[list[int]]:
+    """`features` one row at a time: the rows of a long text's tokens took ten times the
+    memory of their weights (a 1.1 MB text's 450 MB), and its reader needs a few at once."""
     lower_text = "L" if not any(char.isupper() for char in text) else "M"
     words = [fold(token.text) for token in tokens]
     shapes = [_shape(token.text) for token in tokens]
@@ -72,7 +85,6 @@ def features(text: str, tokens: Sequence[Token], lex: Lexicon) -> list[list[int]
     ]
     starts = _line_starts(text, tokens)
     pad = ("<s>", "<s>", "<s>", "</s>", "</s>")
-    rows = []
     for i, word in enumerate(words):
 
         def near(values: Sequence[str], offset: int, i: int = i) -> str:
@@ -117,8 +129,7 @@ def features(text: str, tokens: Sequence[Token], lex: Lexicon) -> list[list[int]
         if tokens[i].text.isalpha():
             # spelled with its accents: "ö" or "č" says "not English" by itself
             row += [_hash("c=" + piece) for piece in _pieces(tokens[i].text.lower())]
-        rows.append(row + [0] * (len(names) + PIECES - len(row)))
-    return rows
+        yield row + [0] * (len(names) + PIECES - len(row))
 
 
 def _line_numbers(text: str, tokens: Sequence[Token]) -> list[int]:
