@@ -462,6 +462,21 @@ def test_whole_word_occurrences_match_the_pattern_they_replace(text: str, value:
     assert propagation._whole_word_occurrences(text, value) == expected
 
 
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    st.text(alphabet=_WORDY, max_size=60),
+    st.lists(st.text(alphabet=_WORDY, min_size=1, max_size=6), min_size=1, max_size=4),
+)
+def test_word_starts_find_what_searching_the_text_finds(text: str, values: list[str]) -> None:
+    # propagate looks a found name up among the words of the text instead of searching all
+    # of it per name (a long text has thousands): the same starts, in the same order
+    words = propagation._WordStarts(text)
+    for value in [*values, *(text[i : i + 4] for i in range(0, len(text), 7))]:
+        if value:
+            expected = propagation._whole_word_occurrences(text, value)
+            assert words.occurrences(value) == expected
+
+
 @settings(max_examples=examples(200), deadline=None)
 @given(
     st.text(alphabet=_WORDY + " \t", max_size=30),

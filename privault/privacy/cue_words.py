@@ -282,11 +282,15 @@ def find_cued_names(text: str, lists: NameLists) -> list[Span]:
             word = match.group(1)
             if lists.is_first(word) and word not in _NOT_NAMES_SMALL:
                 spans.append(Span(*match.span(1), "PERSON", 0.7, "cued"))
+    small: dict[str, bool] = {}  # whether the text writes a word small: a search of all of it
     for match in _FIRST_BEFORE_VERB.finditer(text):
         word = match.group(1)
-        small = re.search(rf"(?<![\w'’-]){re.escape(word.lower())}(?:e?s|e?d|ing)?\b", text)
-        if small and lists.is_first(word) and lists.is_word(word):
-            spans.append(Span(*match.span(1), "PERSON", 0.7, "cued"))
+        if lists.is_first(word) and lists.is_word(word):
+            if word not in small:
+                form = rf"(?<![\w'’-]){re.escape(word.lower())}(?:e?s|e?d|ing)?\b"
+                small[word] = re.search(form, text) is not None
+            if small[word]:
+                spans.append(Span(*match.span(1), "PERSON", 0.7, "cued"))
     for match in _SELF_NAMED.finditer(text):
         if lists.is_first(match.group(1)):
             spans.append(_with_surname(match, lists))

@@ -43,6 +43,7 @@ import gzip
 import itertools
 import math
 import re
+from bisect import bisect_left
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,6 +94,10 @@ class WordList:
         return self._size
 
 
+# What says a language in a text (`Lexicon._evidence`): the offsets, and the hits there.
+_Evidence = tuple[list[int], list[tuple[int, str, frozenset[str], bool]]]
+
+
 @dataclass(frozen=True)
 class Lexicon:
     """Folded words by language: `words["en"]` newer English, the others everyday words
@@ -101,9 +106,7 @@ class Lexicon:
     words: Mapping[str, Collection[str]]
     function: Mapping[str, frozenset[str]]
     # What said a language in the last text asked about (`_evidence`).
-    _last: list[tuple[str, list[tuple[int, str, frozenset[str], bool]]]] = field(
-        default_factory=list, repr=False, compare=False
-    )
+    _last: list[tuple[str, _Evidence]] = field(default_factory=list, repr=False, compare=False)
 
     def is_everyday(self, key: str, languages: Iterable[str] = ()) -> bool:
         """True when the folded `key` is a newer English word, or an everyday word of one
@@ -125,8 +128,11 @@ class Lexicon:
         key = fold(text[start:end])
         function: set[str] = set()
         plain: dict[str, set[str]] = {}
-        for at, word, languages, lower in self._evidence(text, english):
-            if start - WINDOW <= at < end + WINDOW and word != key:
+        offsets, hits = self._evidence(text, english)
+        # only the words within the window: a long text has thousands, and each is asked
+        near = hits[bisect_left(offsets, start - WINDOW) : bisect_left(offsets, end + WINDOW)]
+        for _, word, languages, lower in near:
+            if word != key:
                 for lang in languages:
                     if not lower:
                         function.add(lang)
@@ -134,12 +140,11 @@ class Lexicon:
                         plain.setdefault(lang, set()).add(word)
         return frozenset(function | {lang for lang, words in plain.items() if len(words) >= 2})
 
-    def _evidence(
-        self, text: str, english: Collection[str]
-    ) -> list[tuple[int, str, frozenset[str], bool]]:
-        """What in `text` says a language: (offset, folded word, languages, False) for a
-        function word, (..., True) for a lower-case everyday word of those languages that
-        is no English word. The last text's are kept: its words are judged in turn."""
+    def _evidence(self, text: str, english: Collection[str]) -> _Evidence:
+        """What in `text` says a language, in order: (offset, folded word, languages,
+        False) for a function word, (..., True) for a lower-case everyday word of those
+        languages that is no English word; with the list of their offsets. The last
+        text's are kept: its words are judged in turn."""
         last = self._last[0] if self._last else None  # one read: threads share the lexicon
         if last is not None and last[0] == text:
             return last[1]
@@ -153,8 +158,9 @@ class Lexicon:
                 languages = frozenset(lang for lang in self.function if key in self.words[lang])
                 if languages:
                     hits.append((match.start(), key, languages, True))
-        self._last[:] = [(text, hits)]
-        return hits
+        evidence = ([hit[0] for hit in hits], hits)
+        self._last[:] = [(text, evidence)]
+        return evidence
 
 
 def derive(

@@ -31,14 +31,15 @@ def propagate(text: str, spans: list[Span]) -> list[Span]:
             for word in re.findall(r"[^\W\d_][\w'’-]{2,}", value):
                 if word not in NOT_NAMES:
                     values.setdefault(word, ("PERSON", span.score * 0.9))
+    words = _WordStarts(text)
     for value, (kind, score) in values.items():
-        for start in _whole_word_occurrences(text, value):
+        for start in words.occurrences(value):
             added.append(Span(start, start + len(value), kind, round(score, 3), "propagated"))
         # In capitals too: a form's or a reference's "LAMY/2022" beside "Dear Prof. Lamy".
         # The value was vetted where it was found; in capitals it is no acronym to trim.
         shouted = value.upper()
         if shouted != value:
-            for start in _whole_word_occurrences(text, shouted):
+            for start in words.occurrences(shouted):
                 added.append(Span(start, start + len(shouted), kind, round(score, 3), "capitals"))
     # A table's cells are not a list: the cell beside a name is another column's value.
     added.extend(
@@ -48,6 +49,43 @@ def propagate(text: str, spans: list[Span]) -> list[Span]:
         )
     )
     return added
+
+
+_RUN = re.compile(r"\w+")
+
+
+class _WordStarts:
+    """Where each run of word characters of a text starts, to find a value's whole-word
+    occurrences among the runs that start as it does: searching the text for each found
+    name costs the text's length per name, and a long text has thousands of names."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._starts: dict[str, list[int]] = {}
+        for run in _RUN.finditer(text):
+            self._starts.setdefault(run.group(), []).append(run.start())
+
+    def occurrences(self, value: str) -> list[int]:
+        """`_whole_word_occurrences(text, value)`, the same starts in the same order.
+
+        A whole-word occurrence of a value that starts with a word character starts a
+        run of them, and that run is the value's first run: the character after it is the
+        value's own next one, no word character, or the text's after the value, which
+        must be none either.
+        """
+        first = _RUN.match(value)
+        if first is None:  # starts with no word character: no run says where
+            return _whole_word_occurrences(self._text, value)
+        found: list[int] = []
+        for start in self._starts.get(first.group(), ()):
+            end = start + len(value)
+            if (
+                (not found or start >= found[-1] + len(value))  # after the last, as a scan
+                and self._text.startswith(value, start)
+                and not (end < len(self._text) and _is_word_char(self._text[end]))
+            ):
+                found.append(start)
+        return found
 
 
 def _whole_word_occurrences(text: str, value: str) -> list[int]:
