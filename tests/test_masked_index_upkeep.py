@@ -14,10 +14,14 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from privault import Caller, Vault
 from privault.privacy.policy import shipped_policies_dir
+from privault.spans import Span
 from privault.store import masked_index
+from privault.vault import gated_index
 from tests.gate_support import normal_form
 from tests.helpers import fake_vault
 
@@ -114,3 +118,24 @@ def test_a_policy_that_masks_more_rebuilds_the_masked_entries(tmp_path: Path) ->
         assert probe(vault) == expected
         assert masked_rows(vault) > 0
         assert masked_index.built_by(vault.conn) not in (None, recorded)
+
+
+def _span(start: int, length: int) -> Span:
+    return Span(start, start + length, "EMAIL_ADDRESS", 0.9, "pattern")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.builds(_span, st.integers(0, 60), st.integers(1, 30)), max_size=15),
+    st.lists(st.tuples(st.integers(0, 70), st.integers(1, 20)), max_size=8),
+)
+def test_a_window_gets_the_spans_reaching_into_it_in_their_order(
+    spans: list[Span], windows: list[tuple[int, int]]
+) -> None:
+    # a long section's windows look up the spans near them, not every span of the section
+    near = gated_index._SpansNear(spans)
+    for start, length in windows:
+        end = start + length
+        assert gated_index.clip_spans(near(start, end), start, end) == gated_index.clip_spans(
+            spans, start, end
+        )
