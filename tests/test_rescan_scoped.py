@@ -11,6 +11,7 @@ import pytest
 from privault import Caller
 from privault.privacy import detector as detector_module
 from privault.privacy.detector import Detector, DetectorConfig, FakeDetector
+from privault.privacy.pieces import PIECE_CHARS
 from privault.spans import Span
 from privault.store import label_spans, pii
 from tests.helpers import fake_vault
@@ -100,3 +101,12 @@ def test_the_real_detector_rereads_after_scoped_revisions_only(
     assert detector.rereads("plain words", None)  # never scanned
     other = DetectorConfig(ner=False, known_entities=(("Quade", "PERSON"),))
     assert detector.rereads("plain words", other.version_at("38"))  # another configuration
+
+
+def test_texts_read_in_pieces_are_read_again_after_revision_40() -> None:
+    config = DetectorConfig(ner=False)
+    detector = Detector(config)
+    scanned = config.version_at("39")
+    assert not detector.rereads("plain words", scanned)
+    assert not detector.rereads("word " * (PIECE_CHARS // 5), scanned)  # one piece
+    assert detector.rereads("word " * (PIECE_CHARS // 5) + "more", scanned)

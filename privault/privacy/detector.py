@@ -27,6 +27,7 @@ from privault.privacy.cue_words import find_cued_names, find_guessed_entities, f
 from privault.privacy.name_forms import find_display_names, find_handles, find_signed
 from privault.privacy.names import load_name_lists
 from privault.privacy.ordinary import trim_person
+from privault.privacy.pieces import PIECE_CHARS
 from privault.privacy.policy import Policy
 from privault.privacy.propagation import propagate
 from privault.privacy.second_pass import second_pass_can_add
@@ -36,7 +37,7 @@ from privault.privacy.tagger import WEIGHTS_SHA256, load_tagger
 from privault.spans import Span
 
 # Bump when recognizer code changes in a way that changes spans: stored spans get rescanned.
-DETECTOR_REVISION = "39"
+DETECTOR_REVISION = "40"
 # Revisions that could change the spans of some texts only, each with a test that holds
 # for every text it could have changed: after such revisions alone, a text scanned before
 # them that no test holds for keeps its spans, marked as the current version's without
@@ -45,6 +46,7 @@ DETECTOR_REVISION = "39"
 REVISION_SCOPES: dict[int, Callable[[str], bool]] = {
     38: lambda text: words_apart(text) != text,  # words joined by underscores read apart
     39: lambda text: bool(header_labels(words_apart(text))),  # tables read by their headers
+    40: lambda text: len(text) > PIECE_CHARS,  # long texts read in pieces
 }
 _CACHE_CHARS = 500  # only short texts (queries, titles) are worth remembering
 _CACHE_ENTRIES = 256
