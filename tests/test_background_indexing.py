@@ -261,6 +261,18 @@ def test_a_lost_lease_is_claimed_again(tmp_path: Path) -> None:
         assert vault.status().indexing.sections == 0
 
 
+def test_a_long_section_is_leased_for_as_long_as_its_text_takes(tmp_path: Path) -> None:
+    with _vault(tmp_path / "v.db") as vault:
+        vault.note("word " * 200_000, caller=OWNER, background=True)  # one section
+        now = now_ms()
+        claimed = index_queue.claim(
+            vault.conn, now=now, lease_ms=1000, limit=10, lease_ms_per_char=0.5
+        )
+        assert len(claimed.sections) == 1 and claimed.label_docs
+        expiries = {e for (e,) in vault.conn.execute("SELECT lease_expires_at FROM index_queue")}
+        assert expiries == {now + 1000 + 500_000}  # 1,000,000 characters at 0.5 ms each
+
+
 def test_only_the_owner_runs_the_indexer(tmp_path: Path) -> None:
     from privault.errors import AccessDenied
 

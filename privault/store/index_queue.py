@@ -89,11 +89,13 @@ def claim(
     lease_ms: int,
     limit: int,
     max_chars: int = 1 << 62,
+    lease_ms_per_char: float = 0.0,
     retry_dead: bool = False,
     owner: str = "",
 ) -> Claimed:
     """Lease up to `limit` rows holding up to about `max_chars` of section text (at least
-    one row), oldest first, in one transaction.
+    one row), oldest first, in one transaction, for `lease_ms` and `lease_ms_per_char`
+    for each character of their text (a long section alone may take many minutes).
 
     A section is only claimed once its document's labels are done or claimed with it:
     the masked entries of a section's windows need its breadcrumb's spans.
@@ -135,10 +137,11 @@ def claim(
                 continue
             chosen.append((row_id, section_id))
             chars += size
+        expires = now + lease_ms + round(chars * lease_ms_per_char)
         conn.executemany(
             "UPDATE index_queue SET lease_token = ?, lease_owner = ?, lease_expires_at = ?,"
             " claims = claims + 1 WHERE id = ?",
-            [(token, owner, now + lease_ms, row_id) for row_id, _ in chosen],
+            [(token, owner, expires, row_id) for row_id, _ in chosen],
         )
     return Claimed(
         token,

@@ -52,6 +52,9 @@ BATCH_CHARS = 24_000  # and about this much section text (a few seconds of work;
 # file's sections go in several steps, so progress shows and a lease is never outlived)
 LEASE_MS = 2 * 60_000  # far beyond a batch's work (see BATCH_CHARS); a worker killed on
 # another host leaves its rows this long, one on this host only until the next claim
+# And this much more per character claimed: a section longer than a batch is claimed
+# alone, and 1.1 MB of notes dense with names takes about six minutes (0.33 ms a char).
+LEASE_MS_PER_CHAR = 1.0
 SCAN_STAGE = "PII scan and embedding"
 RESIDUALS_STAGE = "residual codes of older windows"
 STRONG_CODES_STAGE = "strong codes of older windows"
@@ -165,6 +168,7 @@ class VaultIndexing:
             conn,
             now=now,
             lease_ms=LEASE_MS,
+            lease_ms_per_char=LEASE_MS_PER_CHAR,
             limit=limit,
             max_chars=BATCH_CHARS,
             retry_dead=retry_dead,
