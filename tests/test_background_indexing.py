@@ -239,14 +239,44 @@ def test_a_failing_batch_is_retried_then_dead_then_retried_by_the_owner(tmp_path
             with write(vault.conn):
                 vault.conn.execute("UPDATE index_queue SET available_at = 0")
             assert vault.indexing.step(caller=OWNER).error
-        status = vault.status().indexing
-        assert status.dead == 2 and "the detector broke" in status.errors[0]
+        status = vault.status().indexing  # the labels, claimed alone after the first
+        assert status.dead == 1 and "the detector broke" in status.errors[0]
+        assert status.sections == 1  # the section waits for its document's labels
         assert vault.search("words", caller=AGENT).results == ()  # still withheld
         broken[0] = False
         assert vault.indexing.step(caller=OWNER).idle  # dead rows wait for the owner
-        assert vault.indexing.step(caller=OWNER, retry_dead=True).done == 2
+        assert vault.indexing.retry_failed(caller=OWNER) == 2  # the section had failed once
+        assert _drain(vault) == 2
         assert vault.status().indexing.sections == 0
         assert [h.text for h in vault.search("words", caller=AGENT).results] == ["Some words"]
+
+
+def test_a_text_the_indexer_cannot_read_does_not_kill_the_rows_beside_it(
+    tmp_path: Path,
+) -> None:
+    class Choking(FakeDetector):
+        def detect_many(self, texts: Sequence[str]) -> list[list[Span]]:
+            if any("poison" in text for text in texts):
+                raise RuntimeError("cannot read this")
+            return super().detect_many(texts)
+
+    with _vault(tmp_path / "v.db", detector_factory=Choking) as vault:
+        for text in ("Some words", "A poison text", "More words"):
+            vault.note(text, caller=OWNER, background=True)
+        assert "cannot read this" in (vault.indexing.step(caller=OWNER).error or "")
+        for _ in range(3 * index_queue.MAX_ATTEMPTS):
+            with write(vault.conn):
+                vault.conn.execute("UPDATE index_queue SET available_at = 0")
+            vault.indexing.step(caller=OWNER)
+        status = vault.status().indexing
+        # the poisoned note's labels (its title) dead, and its section waiting behind them
+        assert (status.dead, status.sections) == (1, 1)
+        found = {hit.text for hit in vault.search("words", caller=AGENT).results}
+        assert found == {"Some words", "More words"}
+        assert vault.indexing.retry_failed(caller=OWNER) == 2
+        assert "cannot read this" in (vault.indexing.step(caller=OWNER).error or "")
+        assert vault.indexing.step(caller=OWNER).idle  # one more try only: dead again
+        assert vault.status().indexing.dead == 1
 
 
 def test_a_lost_lease_is_claimed_again(tmp_path: Path) -> None:
@@ -330,6 +360,26 @@ def test_cli_index_runs_what_is_queued(tmp_path: Path, monkeypatch: pytest.Monke
     }
     status = json.loads(runner.invoke(app, ["status", "--json"]).stdout)
     assert status["indexing"]["sections"] == 0 and status["index"]["healthy"]
+
+
+def test_cli_index_retry_tries_what_failed_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from privault.store.connection import connect
+
+    monkeypatch.setenv("PRIVAULT_INDEXER", "off")
+    runner = FakeEngineRunner()
+    assert runner.invoke(app, ["note", "Some words to index", "--json"]).exit_code == 0
+    conn = connect(Path(os.environ["PRIVAULT_VAULT"]))
+    with write(conn):  # as if it had failed five times
+        conn.execute("UPDATE index_queue SET status = 'dead', attempts = 5, last_error = 'x'")
+    conn.close()
+    waiting = runner.invoke(app, ["index"])
+    assert waiting.exit_code == 0 and "1 sections left" in waiting.stdout
+    assert "privault index --retry" in waiting.stdout
+    result = runner.invoke(app, ["index", "--retry", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["done"] == 2
 
 
 def test_the_rows_of_a_worker_killed_on_this_host_are_taken_over_at_once(tmp_path: Path) -> None:

@@ -90,18 +90,19 @@ def claim(
     limit: int,
     max_chars: int = 1 << 62,
     lease_ms_per_char: float = 0.0,
-    retry_dead: bool = False,
     owner: str = "",
 ) -> Claimed:
     """Lease up to `limit` rows holding up to about `max_chars` of section text (at least
     one row), oldest first, in one transaction, for `lease_ms` and `lease_ms_per_char`
     for each character of their text (a long section alone may take many minutes).
 
+    A row that failed before is claimed alone: a text the indexer cannot read then fails
+    by itself, and the rows that failed beside it once are indexed, not killed with it.
+
     A section is only claimed once its document's labels are done or claimed with it:
     the masked entries of a section's windows need its breadcrumb's spans.
     """
     token = secrets.token_hex(8)
-    status = "status IN ('queued', 'dead')" if retry_dead else "status = 'queued'"
     with write(conn):
         conn.execute(
             "UPDATE index_queue SET status = 'dead', last_error = coalesce(last_error,"
@@ -110,13 +111,14 @@ def claim(
             (MAX_CLAIMS, now),
         )
         candidates = conn.execute(
-            "SELECT q.id, q.doc_id, q.section_id, coalesce(length(s.text), 0) FROM index_queue q"
-            f" LEFT JOIN sections s ON s.id = q.section_id WHERE q.{status}"
-            " AND (? OR q.available_at <= ?)"
+            "SELECT q.id, q.doc_id, q.section_id, coalesce(length(s.text), 0), q.attempts"
+            " FROM index_queue q"
+            " LEFT JOIN sections s ON s.id = q.section_id WHERE q.status = 'queued'"
+            " AND q.available_at <= ?"
             " AND (q.lease_expires_at IS NULL OR q.lease_expires_at <= ?) ORDER BY q.id LIMIT ?",
-            (retry_dead, now, now, limit * 2),
+            (now, now, limit * 2),
         ).fetchall()
-        docs = sorted({doc_id for _, doc_id, _, _ in candidates})
+        docs = sorted({doc_id for _, doc_id, _, _, _ in candidates})
         marks = ",".join("?" * len(docs))
         waiting = {
             doc_id
@@ -128,8 +130,8 @@ def claim(
         labels: list[str] = []
         chosen: list[tuple[int, int | None]] = []
         chars = 0
-        for row_id, doc_id, section_id, size in candidates:
-            if len(chosen) >= limit or (chosen and chars + size > max_chars):
+        for row_id, doc_id, section_id, size, attempts in candidates:
+            if len(chosen) >= limit or (chosen and (chars + size > max_chars or attempts)):
                 break
             if section_id is None:
                 labels.append(doc_id)
@@ -137,6 +139,8 @@ def claim(
                 continue
             chosen.append((row_id, section_id))
             chars += size
+            if attempts:  # failed before, maybe for a neighbour's fault: alone this time
+                break
         expires = now + lease_ms + round(chars * lease_ms_per_char)
         conn.executemany(
             "UPDATE index_queue SET lease_token = ?, lease_owner = ?, lease_expires_at = ?,"
@@ -255,6 +259,20 @@ def fail(conn: Connection, claimed: Claimed, error: str, *, now: int) -> None:
             f" WHERE lease_token = ? AND id IN ({marks})",
             (error[:500], now, BACKOFF_MS, MAX_ATTEMPTS, claimed.token, *claimed.row_ids),
         )
+
+
+def retry_failed(conn: Connection, now: int) -> int:
+    """Give every row that failed, dead or waiting for its backoff, one more try now (the
+    owner asked); the number of rows. Each is claimed alone (see `claim`), and one that
+    fails again is dead again."""
+    with write(conn):
+        return conn.execute(
+            "UPDATE index_queue SET status = 'queued', available_at = ?, claims = 0,"
+            " attempts = CASE WHEN status = 'dead' THEN ? ELSE attempts END"
+            " WHERE (status = 'dead' OR attempts > 0)"
+            " AND (lease_expires_at IS NULL OR lease_expires_at <= ?)",
+            (now, MAX_ATTEMPTS - 1, now),
+        ).rowcount
 
 
 def pending_sections(conn: Connection, section_ids: Sequence[int]) -> set[int]:

@@ -102,7 +102,7 @@ class VaultIndexing:
     def __init__(self, context: VaultContext) -> None:
         self._context = context
         self._conn = context.conn
-        self._stages: tuple[tuple[str, Callable[[int, bool], int | None]], ...] = (
+        self._stages: tuple[tuple[str, Callable[[int], int | None]], ...] = (
             (SCAN_STAGE, self._scan_and_embed),
             (RESIDUALS_STAGE, self._fill_residuals),
             (STRONG_CODES_STAGE, self._fill_strong_codes),
@@ -116,6 +116,13 @@ class VaultIndexing:
             backlog.sections, backlog.documents, backlog.dead, backlog.oldest_queued_at, errors
         )
 
+    def retry_failed(self, *, caller: Caller) -> int:
+        """Give every queued row that failed (too often, or waiting for its backoff) one
+        more try at the next steps; owner only. The number of rows."""
+        if not caller.is_owner:
+            raise AccessDenied("only the owner can run the indexer")
+        return index_queue.retry_failed(self._conn, now_ms())
+
     def has_work(self) -> bool:
         """Whether a step would find something to do now (backoffs and leases respected)."""
         conn = self._conn
@@ -125,16 +132,13 @@ class VaultIndexing:
             or not strong_codes.known_complete(conn)
         )
 
-    def step(self, *, caller: Caller, limit: int = BATCH, retry_dead: bool = False) -> IndexStep:
-        """Finish one batch of the first stage that has work; owner only.
-
-        `retry_dead` also takes rows that failed too often (the owner asked for them).
-        """
+    def step(self, *, caller: Caller, limit: int = BATCH) -> IndexStep:
+        """Finish one batch of the first stage that has work; owner only."""
         if not caller.is_owner:
             raise AccessDenied("only the owner can run the indexer")
         for stage, run in self._stages:
             try:
-                done = run(limit, retry_dead)
+                done = run(limit)
             except _BatchFailed as failed:
                 return IndexStep(stage, 0, self.status().sections, failed.reason)
             if done is not None:
@@ -143,14 +147,14 @@ class VaultIndexing:
 
     # ---- the residuals stage --------------------------------------------------------
 
-    def _fill_residuals(self, limit: int, retry_dead: bool) -> int | None:
+    def _fill_residuals(self, limit: int) -> int | None:
         """Residual codes for a batch of windows indexed before they existed (m027). The
         windows are not sections: the step reports none finished."""
         if vector_residuals.known_complete(self._conn):
             return None
         return None if vector_residuals.fill_some(self._conn) is None else 0
 
-    def _fill_strong_codes(self, limit: int, retry_dead: bool) -> int | None:
+    def _fill_strong_codes(self, limit: int) -> int | None:
         """Int8 codes for a batch of strong rows written before they existed (m029)."""
         if strong_codes.known_complete(self._conn):
             return None
@@ -158,11 +162,11 @@ class VaultIndexing:
 
     # ---- the PII scan and embedding stage ------------------------------------------
 
-    def _scan_and_embed(self, limit: int, retry_dead: bool) -> int | None:
+    def _scan_and_embed(self, limit: int) -> int | None:
         conn = self._conn
         now = now_ms()
         index_queue.expire_leases(conn, gone_owners(index_queue.lease_owners(conn, now)), now)
-        if not retry_dead and not index_queue.has_claimable(conn, now):
+        if not index_queue.has_claimable(conn, now):
             return None  # read-only when idle: serve asks every two seconds
         claimed = index_queue.claim(
             conn,
@@ -171,7 +175,6 @@ class VaultIndexing:
             lease_ms_per_char=LEASE_MS_PER_CHAR,
             limit=limit,
             max_chars=BATCH_CHARS,
-            retry_dead=retry_dead,
             owner=LEASE_OWNER,
         )
         if claimed.empty:

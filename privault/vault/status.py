@@ -52,7 +52,7 @@ class IndexingStatus(JsonForm):
 
     sections: int = 0  # sections whose PII scan, embedding and masked entries are to come
     documents: int = 0  # documents with anything still queued (their labels too)
-    dead: int = 0  # rows that failed too often; `privault index` tries them again
+    dead: int = 0  # rows that failed too often; `privault index --retry` tries them again
     oldest_queued_at: int | None = None  # epoch ms of the oldest queued row
     errors: tuple[str, ...] = ()  # the last errors of dead rows, for the owner
 

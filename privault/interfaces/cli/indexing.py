@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 def index(
     retry: Annotated[
-        bool, typer.Option("--retry", help="Also try again what failed too often before.")
+        bool, typer.Option("--retry", help="Try again now what failed (too often, or lately).")
     ] = False,
     limit: Annotated[
         int | None,
@@ -109,6 +109,11 @@ def index(
         console.print(f"indexed {done} sections and titles; {left.sections} sections left")
         for error in errors[:3]:
             console.print(f"  failed: {error}", highlight=False, markup=False)
+        if left.sections:
+            console.print(
+                "  left: failed and waiting to be tried again (`privault index --retry`"
+                " tries them now), or held by an indexer running elsewhere"
+            )
         if strong.model is not None:
             console.print(
                 f"{strong.model}: {strong.windows} windows given strong vectors "
@@ -121,17 +126,25 @@ def index(
 
 
 def _run(vault: Vault, retry: bool, show: Callable[[str, int, int], None]) -> tuple[int, list[str]]:
-    """Step the indexer until it is idle (or fails three times); (done, errors)."""
+    """Step the indexer until it is idle or fails three times in a row; (done, errors).
+
+    A failed batch's rows wait for a backoff and are then tried one by one, so a text
+    the indexer cannot read stops neither this run nor the rows beside it."""
     owner = Caller.owner()
+    if retry:
+        vault.indexing.retry_failed(caller=owner)
     done = 0
     errors: list[str] = []
-    while len(errors) < 3:  # the same cause again and again: stop and say it
-        step = vault.indexing.step(caller=owner, retry_dead=retry)
+    failing = 0
+    while failing < 3:  # the same cause again and again (a broken model): stop and say it
+        step = vault.indexing.step(caller=owner)
         if step.idle:
             break
         if step.error:
             errors.append(step.error)
+            failing += 1
             continue
+        failing = 0
         done += step.done
         show(step.stage, done, step.remaining)
     return done, errors
