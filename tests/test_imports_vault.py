@@ -192,6 +192,19 @@ def test_deleted_at_the_source_is_reported_and_pruned_only_on_request(
     assert vault.import_from("chatgpt", gone_c2, caller=OWNER).gone == ()
 
 
+def test_an_export_that_breaks_off_prunes_nothing(vault: Vault, tmp_path: Path) -> None:
+    five = [_conversation(f"c{n}", f"Chat {n}", f"answer {n}") for n in range(5)]
+    path = samples.chatgpt_export(tmp_path, five)
+    vault.import_from("chatgpt", path, caller=OWNER)
+    text = path.read_text()
+    path.write_text(text[: text.index('"c2"') + 10])  # cut inside the third conversation
+    report = vault.import_from("chatgpt", path, caller=OWNER, prune=True)
+    assert report.failed and "the rest is unread" in report.failed[0][1]
+    assert report.gone == () and report.pruned == 0
+    assert report.deletions_unknown and "could not be identified" in report.deletions_unknown
+    assert len(_current_docs(vault)) == 5  # the three it did not read are kept
+
+
 def test_dry_run_counts_and_writes_nothing(vault: Vault, tmp_path: Path) -> None:
     path = samples.claude_export(tmp_path, [samples.claude_conversation()])
     report = vault.import_from(None, path, caller=OWNER, dry_run=True)

@@ -58,6 +58,8 @@ def _announced(name: str, data: dict[str, Any]) -> dict[str, Any]:
         data.update(policy=None, paused_at=None, paused=False)
     if name == "build_check":  # announced: speed a build leaves unused, and its kind
         data.update(hint=None, dispatched=False)
+    if name == "import_report":  # announced: why deletions at the source are not known
+        data.update(deletions_unknown=None)
     return data
 
 

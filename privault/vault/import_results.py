@@ -65,6 +65,9 @@ class ImportReport(JsonForm):
     # deleted at the source
     gone: tuple[GoneItem, ...] = field(metadata=shown(key="deleted_at_source"))
     pruned: int  # of those, deleted here too (`prune`)
+    # Why what the source deleted could not be told (then `gone` is empty, nothing pruned):
+    # some items of the export could not be identified, or it broke off.
+    deletions_unknown: str | None = None
 
     @property
     def added(self) -> int:

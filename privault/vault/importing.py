@@ -109,6 +109,7 @@ class VaultImporting:
             failed=tuple(run.counts.failed),
             gone=tuple(gone),
             pruned=pruned,
+            deletions_unknown=run.deletions_unknown(),
         )
 
     def _read_all(self, items: Iterator[Item], run: _Run, progress: Progress | None) -> None:
@@ -186,6 +187,7 @@ class _Run:
         self.counts = ImportCounts()
         self.seen: set[str] = set()
         self.scopes: set[str] = set()
+        self.unidentified = 0  # bad items of no known key: any item imported before
 
     # ---- documents -------------------------------------------------------------------
 
@@ -350,10 +352,26 @@ class _Run:
         """A bad item: reported; an item the source still has (its key known) is not gone."""
         if item.key is not None:
             self.seen.add(item.key)
+        else:
+            self.unidentified += 1
         self.counts.failed.append((item.where, item.reason))
 
+    def deletions_unknown(self) -> str | None:
+        """Why this run cannot tell what the source deleted, if it cannot: an item it
+        could not identify (an unreadable element, a file that breaks off and leaves the
+        rest unread) may be any item imported before."""
+        if not self.unidentified:
+            return None
+        return (
+            f"{self.unidentified} item(s) could not be identified, so what the source"
+            " deleted is not known; nothing is reported or pruned as deleted"
+        )
+
     def gone(self) -> list[GoneItem]:
-        """Items imported before from the scopes this run read that it did not find."""
+        """Items imported before from the scopes this run read that it did not find;
+        none when some items could not be identified (`deletions_unknown`)."""
+        if self.unidentified:
+            return []
         scopes = set(self.scopes)
         if self.kind in ONE_SOURCE_KINDS:
             scopes.add("")  # one export per owner: even an empty one says what is gone

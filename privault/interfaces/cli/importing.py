@@ -121,6 +121,8 @@ def _print(report: ImportReport) -> None:
         console.print("  nothing to import", highlight=False)
     for item, reason in report.failed:
         console.print(f"  failed {item}: {reason}", highlight=False, markup=False)
+    if report.deletions_unknown:
+        console.print(f"  {report.deletions_unknown}", highlight=False, markup=False)
     if report.gone:
         kept = "deleted here too" if report.pruned else "kept here; --prune deletes them"
         console.print(
