@@ -311,3 +311,20 @@ def test_a_folder_path_changed_by_another_device_is_not_read_here(
         "/etc",
     )
     assert a.conn.execute(planned, (made.id,)).fetchone()[0] is None
+
+
+def test_a_note_never_arrives_on_a_restricted_shelf_before_the_shelf(
+    devices: Any, tmp_path: Path
+) -> None:
+    a, b = devices
+    a.shelves.add("health", policy="strict", restricted=True, private=True)
+    first = a.sync.export(tmp_path / "1.pvb", secret=SECRET, caller=OWNER)
+    doc_id = a.note("# Blood test\nResults in March.", caller=OWNER, shelf="health").doc_id
+    a.sync.export(tmp_path / "2.pvb", secret=SECRET, caller=OWNER, since=first.cursor)
+    b.sync.import_bundle(tmp_path / "2.pvb", secret=SECRET, caller=OWNER)  # 1.pvb is late
+    shelf = _health(b)
+    assert (shelf.restricted, shelf.private, shelf.policy) == (True, True, "strict")
+    with pytest.raises(NotFound):
+        b.tree(doc_id, caller=READER)
+    b.sync.import_bundle(tmp_path / "1.pvb", secret=SECRET, caller=OWNER)  # changes nothing
+    assert a.sync.dump()["shelf"] == b.sync.dump()["shelf"]

@@ -86,10 +86,30 @@ def iter_rows_since(
     time. Iterate inside the transaction that stamped them."""
     skipped = list(skip_origins)
     after = since
+    sent: set[str] = set()  # shelves whose row went ahead of their documents
     while page := sync_state.changed_since(conn, after, skip_origins=skipped, limit=ROW_BATCH):
         for kind, row_id, hlc, who, seq in page:
-            yield Row(kind, row_id, hlc, who, sync_read.payload(conn, kind, row_id))
+            row = Row(kind, row_id, hlc, who, sync_read.payload(conn, kind, row_id))
+            shelf = row.payload.get("shelf") if row.payload and kind != "shelf" else None
+            if isinstance(shelf, str) and shelf not in sent:
+                sent.add(shelf)
+                yield from _shelf_row(conn, shelf)
+            if kind == "shelf":
+                sent.add(row_id)
+            yield row
             after = seq
+
+
+def _shelf_row(conn: Connection, name: str) -> Iterator[Row]:
+    """The stamped row of shelf `name`, if it has one: sent again ahead of the first row on
+    it that a bundle carries. A shelf with no row is public, so a device that got a note
+    on a restricted shelf before the shelf's own row (an earlier bundle lost, late, or
+    not yet wholly synced) would show it to every agent; a row it holds already changes
+    nothing there."""
+    known = sync_state.known(conn, [("shelf", name)]).get(("shelf", name))
+    payload = sync_read.payload(conn, "shelf", name) if known else None
+    if known and payload is not None:
+        yield Row("shelf", name, known[0], known[1], payload)
 
 
 def rows_since(conn: Connection, since: int, *, skip_origins: Iterable[str] = ()) -> list[Row]:
