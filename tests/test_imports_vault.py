@@ -205,6 +205,40 @@ def test_an_export_that_breaks_off_prunes_nothing(vault: Vault, tmp_path: Path) 
     assert len(_current_docs(vault)) == 5  # the three it did not read are kept
 
 
+def _mail(sender: str, subject: str, body: str, labels: str = "Inbox") -> bytes:
+    return (
+        f"From x Mon Jan  1 10:00:00 2024\nFrom: {sender}\nSubject: {subject}\n"
+        "Date: Mon, 01 Jan 2024 10:00:00 +0000\nMessage-ID: <important-1@example.com>\n"
+        f"X-Gmail-Labels: {labels}\n\n{body}\n\n"
+    ).encode()
+
+
+_GENUINE = ("Alice <alice@example.com>", "Bank details", "The account is ours.")
+
+
+def test_a_mail_that_copies_a_message_id_is_kept_apart(vault: Vault, tmp_path: Path) -> None:
+    genuine = _mail(*_GENUINE)
+    spoof = _mail("Mallory <m@example.net>", "You won", "Click here.")
+    (tmp_path / "inbox").write_bytes(genuine)
+    (tmp_path / "spam").write_bytes(spoof)
+    vault.import_from("mbox", tmp_path / "inbox", caller=OWNER)
+    report = vault.import_from("mbox", tmp_path / "spam", caller=OWNER)
+    assert report.added == 1 and report.updated == 0
+    assert vault.import_from("mbox", tmp_path / "spam", caller=OWNER).skipped == 1
+    both = tmp_path / "both"  # one mailbox, the copy first
+    both.write_bytes(spoof + genuine + _mail(*_GENUINE, labels="Inbox,Bank"))
+    fresh = _vault(tmp_path / "fresh.db")
+    with fresh:
+        assert fresh.import_from("mbox", both, caller=OWNER).counts["message"] == {
+            "added": 2,
+            "updated": 0,
+            "skipped": 1,  # the same mail under another label
+        }
+        titles = sorted(d.title for d in _current_docs(fresh))
+    assert titles == ["Bank details", "You won"]
+    assert sorted(d.title for d in _current_docs(vault)) == ["Bank details", "You won"]
+
+
 def test_dry_run_counts_and_writes_nothing(vault: Vault, tmp_path: Path) -> None:
     path = samples.claude_export(tmp_path, [samples.claude_conversation()])
     report = vault.import_from(None, path, caller=OWNER, dry_run=True)

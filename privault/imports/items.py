@@ -54,6 +54,10 @@ class Page:
     file: str | None = None
     source_digest: str | None = None  # a digest of the item's raw bytes, where the reader has it
     origin: str | None = None  # the file it was read from, where it is one (see `adopt`)
+    # What makes two items under one key the same item, where the key is a claim another
+    # item can copy (a mail's Message-ID is the sender's to choose): an item whose key
+    # holds another identity is kept apart, never written over it. None: the key alone.
+    identity: str | None = None
 
     @property
     def digest(self) -> str:

@@ -242,6 +242,9 @@ def _page(msg: Message, raw: bytes, scope: str) -> Page:
             if content
             else (f"\n[attachment: {name}]\n")
         )
+    # The same mail in two folders (Inbox and a label, a Sent copy) has these alike; a
+    # mail that copied another's Message-ID has not (`Page.identity`).
+    identity = hashlib.sha256("\x00".join((sender, date_text, subject, body)).encode())
     metadata: dict[str, Any] = {"source_app": "mail", "message_id": key}
     if parent:
         metadata["in_reply_to"] = parent[0].strip("<>")
@@ -259,6 +262,7 @@ def _page(msg: Message, raw: bytes, scope: str) -> Page:
         metadata=metadata,
         links=links,
         scope=scope,
+        identity=identity.hexdigest(),
     )
 
 

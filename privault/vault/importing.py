@@ -188,6 +188,7 @@ class _Run:
         self.seen: set[str] = set()
         self.scopes: set[str] = set()
         self.unidentified = 0  # bad items of no known key: any item imported before
+        self.identities: dict[str, str] = {}  # what each key read holds (`own_key`)
 
     # ---- documents -------------------------------------------------------------------
 
@@ -196,6 +197,9 @@ class _Run:
         if not batch:
             return
         stored = imported.get_many(self.conn, self.kind, [p.key for p in batch])
+        batch = [self.own_key(page, stored) for page in batch]
+        moved = [page.key for page in batch if page.key not in stored]
+        stored.update(imported.get_many(self.conn, self.kind, moved))
         todo: list[tuple[Page, Draft, str]] = []
         for page in batch:
             self.scopes.add(page.scope)
@@ -233,15 +237,34 @@ class _Run:
                 if page.key in adopted:
                     status = "updated"
                 self.counts.count(page.label, status)
+                identity = {"identity": page.identity} if page.identity else {}
                 imported.record(
                     self.conn,
                     ImportedItem(
-                        self.kind, page.key, page.scope, draft.shelf, digest, result.doc_id
+                        self.kind,
+                        page.key,
+                        page.scope,
+                        draft.shelf,
+                        digest,
+                        result.doc_id,
+                        detail=identity,
                     ),
                     now,
                 )
                 targets = ((link.label, source_of(self.kind, link.key)) for link in page.links)
                 imported.replace_links(self.conn, result.doc_id, targets)
+
+    def own_key(self, page: Page, stored: dict[str, ImportedItem]) -> Page:
+        """`page`, under a key of its own when its key holds another item (`Page.identity`:
+        a mail that copied a Message-ID): kept beside that item, not written over it."""
+        if page.identity is None:
+            return page
+        before = stored.get(page.key)
+        held = self.identities.get(page.key) or (before.detail.get("identity") if before else None)
+        if held is None or held == page.identity:
+            self.identities[page.key] = page.identity
+            return page
+        return dataclasses.replace(page, key=f"{page.key}#{page.identity[:16]}")
 
     def adopt(self, new: Sequence[tuple[Page, Draft]]) -> set[str]:
         """Documents `privault add` stored from the same files (the vault folder added
