@@ -11,6 +11,7 @@ restriction travels.
 from __future__ import annotations
 
 import json
+import os
 import struct
 import time
 from pathlib import Path
@@ -159,6 +160,22 @@ _CLOCKED = ("000000000000001.000000.dev_000000000001", "dev_000000000001", None)
 
 def _document(listed: list[list[Any]]) -> list[Any]:
     return next(item for item in listed if item[0] == "document")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are a POSIX thing")
+def test_a_named_pipe_in_the_folder_is_refused_not_waited_on(devices: Any, tmp_path: Path) -> None:
+    a, b = devices
+    shared = tmp_path / "shared"
+    added = a.note("# Boiler\nService due in March.", caller=OWNER)
+    _sync(a, shared)
+    pipe = shared / "dev_0123456789ab" / "000000000001-deadbeef.pvb"
+    pipe.parent.mkdir(parents=True)
+    os.mkfifo(pipe)  # opening it to read would wait for a writer forever
+    report = _sync(b, shared)
+    assert [(path, "not a regular file" in why) for path, why in report.refused] == [
+        (str(pipe), True)
+    ]
+    assert b.tree(added.doc_id, caller=OWNER).title == "Boiler"
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -33,6 +34,21 @@ class ChangeFile:
     device: str
     name: str
     path: Path
+
+
+def open_file(path: Path) -> IO[bytes]:
+    """`path` opened for reading, when it is a regular file (OSError otherwise). Anyone who
+    can write to a sync folder can leave a named pipe there, and opening one waits for a
+    writer forever: it is opened without waiting, and refused."""
+    handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            raise OSError(f"{path.name} is not a regular file")
+        os.set_blocking(handle, True)
+        return os.fdopen(handle, "rb")
+    except BaseException:
+        os.close(handle)
+        raise
 
 
 def check_folder(folder: Path) -> Path:

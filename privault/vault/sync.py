@@ -222,7 +222,7 @@ class VaultSync:
         # The spool holds the ciphertext only (still encrypted), beside the vault file.
         with tempfile.TemporaryFile(dir=self.shared.path.parent) as spool:
             try:
-                with path.open("rb") as source:
+                with sync_folder.open_file(path) as source:
                     opened = reader.open_file(source, keys, self._schema(), spool)
             except OSError as exc:
                 raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
