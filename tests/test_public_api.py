@@ -98,7 +98,7 @@ FACADE_NAMES = {
         "tree",
     ],
     "importing": ["import_from", "max_file_bytes"],
-    "indexing": ["has_work", "status", "step"],
+    "indexing": ["has_work", "retry_failed", "status", "step"],
     "pii": [
         "mark",
         "marked_sections",
