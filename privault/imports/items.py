@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from privault.errors import InputError
+from privault.store.documents import TAG_CHARACTERS
 
 
 class NotThisKind(InputError):
@@ -195,11 +196,11 @@ def content_key(*parts: str) -> str:
     return "h" + hashlib.sha256("\x00".join(parts).encode(errors="replace")).hexdigest()[:32]
 
 
-_TAG_BAD = re.compile(r"[^\w.:/-]+", re.UNICODE)
+_TAG_BAD = re.compile(rf"[^{TAG_CHARACTERS}]+")
 
 
 def clean_tag(raw: str) -> str | None:
-    """A source's tag as a vault tag (letters, digits, '.', ':', '/', '-', '_'), or None."""
+    """A source's tag as a vault tag (`TAG`), or None: what a tag cannot hold becomes '-'."""
     tag = _TAG_BAD.sub("-", raw.strip().lstrip("#")).strip("-")
     tag = tag.lstrip(".:/-")[:64]
     return tag or None
