@@ -161,9 +161,9 @@ def of_this_kind(marked: Iterable[tuple[Item, bool | None]], refusal: str) -> It
 # The readers that skip an item by its raw bytes (mail, conversations) stamp their digest
 # with this; bump it when one of them comes to read the same bytes into other text (2: mail
 # keeps its calendar invitations, and the text of a multipart message with no boundary; 3:
-# every HTML part of a mail with no plain one, and text/enriched). The next import reads
-# every such item again (and counts it updated).
-RAW_READERS = 3
+# every HTML part of a mail with no plain one, and text/enriched; 4: a label keeps its '@'
+# and '+'). The next import reads every such item again (and counts it updated).
+RAW_READERS = 4
 
 
 def raw_digest(kind: str, raw: bytes | str) -> str:
