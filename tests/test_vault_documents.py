@@ -146,7 +146,9 @@ def test_bad_notes_leave_the_vault_unchanged(tmp_path: Path, text: str, message:
         assert _counts(vault) == before
 
 
-@pytest.mark.parametrize(("shelf", "tags"), [("Bad Shelf", ()), ("ok", ("bad tag!",))])
+@pytest.mark.parametrize(
+    ("shelf", "tags"), [("Bad Shelf", ()), ("ok", ("bad tag!",)), ("ok", ("home\n",))]
+)
 def test_bad_shelf_or_tag_is_refused(vault, shelf: str, tags: tuple[str, ...]) -> None:
     with pytest.raises(InputError):
         vault.note("text", caller=OWNER, shelf=shelf, tags=tags)

@@ -31,7 +31,7 @@ HIDDEN = shown(hidden=True)  # bookkeeping, not part of a listing
 # imported label (a Gmail label, a mem0 app name) is still one to the PII scan, which reads
 # tags as it reads titles: written with `-` for `@`, it reached agents unmasked.
 TAG_CHARACTERS = r"\w.:/@+-"
-TAG = re.compile(rf"^[\w@+][{TAG_CHARACTERS}]{{0,63}}$")
+TAG = re.compile(rf"^[\w@+][{TAG_CHARACTERS}]{{0,63}}\Z")  # not `$`: it allows a final newline
 
 
 @dataclass(frozen=True)
