@@ -133,3 +133,19 @@ def test_an_export_without_statements_adds_back_with_nothing_failed(
     assert on(old, monkeypatch, "export", "--markdown", str(folder))["statements"] == 0
     report = on(new, monkeypatch, "add", str(folder))
     assert report["added"] == 1 and report["failed"] == []
+
+
+def test_tags_holding_an_address_or_a_number_sync_export_and_filter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    laptop, desktop, restored = tmp_path / "laptop", tmp_path / "desktop", tmp_path / "restored"
+    tags = ["jdoe@example.com", "+44-20-7946-0958", "@later"]
+    options = [part for tag in tags for part in ("--tag", tag)]
+    on(laptop, monkeypatch, "note", "# Boiler\nService due in March.", *options)
+    on(laptop, monkeypatch, "sync", str(tmp_path / "shared"))
+    on(desktop, monkeypatch, "sync", str(tmp_path / "shared"))
+    on(desktop, monkeypatch, "export", "--markdown", str(tmp_path / "md"))
+    on(restored, monkeypatch, "add", str(tmp_path / "md"))
+    for device in (desktop, restored):
+        (doc,) = on(device, monkeypatch, "docs", "--tag", "+44-20-7946-0958")["documents"]
+        assert sorted(doc["tags"]) == sorted(tags)

@@ -63,6 +63,33 @@ def test_html_main_text_without_boilerplate(tmp_path: Path) -> None:
     assert "Costs" in extracted.text
 
 
+_PROSE = (
+    "<p>We stayed three nights near the river and ate grilled sardines every evening. The "
+    "tram up to the castle was the highlight of the trip, and the view over the red roofs "
+    "at sunset was worth the queue.</p>"
+)
+
+
+@pytest.mark.parametrize(
+    ("head", "body", "title"),
+    [
+        # Entities are decoded: the PII scan reads the title as any reader does.
+        ("<title>Mail jdoe1984&#64;gmail&#46;com now</title>", "", "Mail jdoe1984@gmail.com now"),
+        ("<title>Call +44&#32;20&#32;7946&#32;0958</title>", "", "Call +44 20 7946 0958"),
+        ("<title>Tom &amp; Jerry&#39;s &eacute;clair</title>", "", "Tom & Jerry's éclair"),
+        ("<title>\n  Trip\tnotes\n</title>", "", "Trip notes"),
+        # Only the page's own title element counts.
+        ("<script>var t = '<title>Fake</title>';</script><title>Trip</title>", "", "Trip"),
+        ("<!-- <title>Old name</title> --><title>Trip</title>", "", "Trip"),
+        ("", "<svg><title>Icon</title></svg>", None),  # a tooltip: the file name is used
+    ],
+)
+def test_html_title(tmp_path: Path, head: str, body: str, title: str | None) -> None:
+    path = tmp_path / "page.html"
+    path.write_text(f"<html><head>{head}</head><body>{body}{_PROSE}</body></html>")
+    assert extract_file(path).title == (title or str(path))
+
+
 def test_pdf_text(tmp_path: Path) -> None:
     path = tmp_path / "invoice.pdf"
     path.write_bytes(_pdf("Invoice 4471 total 312 euros"))

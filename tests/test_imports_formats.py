@@ -15,6 +15,8 @@ import pytest
 
 from privault import imports
 from privault.imports import Bad, Memory, NotThisKind, Page, jsonstream
+from privault.imports.items import clean_tags
+from privault.vault.ingest import check_tags
 from tests import import_samples as samples
 from tests.helpers import least_peak
 
@@ -646,6 +648,25 @@ def test_a_zip_of_something_else_is_not_notion(tmp_path: Path) -> None:
         read_all("notion", path)
     with pytest.raises(NotThisKind, match="not an export privault recognises"):
         imports.detect(path)
+
+
+@pytest.mark.parametrize(
+    ("raw", "tag"),
+    [
+        ("#Work Stuff", "Work-Stuff"),
+        ("jdoe1984@gmail.com", "jdoe1984@gmail.com"),  # still an address to the PII scan
+        ("+44 20 7946 0958", "+44-20-7946-0958"),
+        ("@SaneLater", "@SaneLater"),
+        ("../up (old)", "up-old"),
+        ("!!!", None),
+    ],
+)
+def test_a_source_tag_becomes_a_valid_tag_that_keeps_what_identifies(
+    raw: str, tag: str | None
+) -> None:
+    cleaned = clean_tags([raw])
+    assert cleaned == ((tag,) if tag else ())
+    assert check_tags(cleaned) == cleaned
 
 
 # ---- mbox ---------------------------------------------------------------------------

@@ -633,3 +633,26 @@ def test_capture_leaves_memories_to_the_whole_vault(tmp_path: Path) -> None:
     path = samples.mem0_export(tmp_path)
     with Capture.open(tmp_path / "c.db") as capture, pytest.raises(InputError, match="statements"):
         capture.import_from("mem0", path, caller=OWNER)
+
+
+def test_an_address_in_an_imported_tag_is_masked_for_agents(vault: Vault, tmp_path: Path) -> None:
+    mail = tmp_path / "labels.mbox"
+    mail.write_bytes(
+        b"From a@example.org Mon Jan  1 10:00:00 2024\n"
+        b"Subject: Boat trip\n"
+        b"Message-ID: <m1@example.org>\n"
+        b"X-Gmail-Labels: Inbox,jdoe1984@gmail.com\n"
+        b"\n"
+        b"Shall we take the boat out on Saturday?\n"
+    )
+    memories = tmp_path / "m.json"
+    memories.write_text(
+        json.dumps([{"id": "x", "memory": "Likes tea", "app": "jdoe1984@gmail.com"}])
+    )
+    vault.import_from("mbox", mail, caller=OWNER)
+    vault.import_from("mem0", memories, caller=OWNER)
+    _drain(vault)
+    (doc,) = vault.docs(caller=AGENT).documents
+    assert doc.tags == ("Inbox", "<EMAIL_ADDRESS_1>")
+    (fact,) = vault.statements.query(caller=AGENT).to_dict()["statements"]
+    assert fact["metadata"]["tags"] == ["app:<EMAIL_ADDRESS_1>"]

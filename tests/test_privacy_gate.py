@@ -30,6 +30,14 @@ def test_redact_uses_stable_typed_placeholders_within_one_response() -> None:
     assert summary.kinds == {"EMAIL_ADDRESS": 3, "PERSON": 2}
 
 
+def test_a_name_written_with_dashes_in_a_tag_keeps_its_number() -> None:
+    gate = Gate(STANDARD)
+    statement, tag = "Maria Gonzalez is my therapist", "agent:Maria-Gonzalez"
+    said = gate.apply(statement, [Span(0, 14, "PERSON", 0.9, "ner")]).text
+    assert said == "<PERSON_1> is my therapist"
+    assert gate.apply(tag, [Span(6, 20, "PERSON", 0.9, "ner")]).text == "agent:<PERSON_1>"
+
+
 def test_a_new_gate_numbers_afresh() -> None:
     text = "mail bob@example.org"
     Gate(STANDARD).apply("x@example.org", DETECTOR.detect("x@example.org"))

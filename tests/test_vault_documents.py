@@ -146,7 +146,9 @@ def test_bad_notes_leave_the_vault_unchanged(tmp_path: Path, text: str, message:
         assert _counts(vault) == before
 
 
-@pytest.mark.parametrize(("shelf", "tags"), [("Bad Shelf", ()), ("ok", ("bad tag!",))])
+@pytest.mark.parametrize(
+    ("shelf", "tags"), [("Bad Shelf", ()), ("ok", ("bad tag!",)), ("ok", ("home\n",))]
+)
 def test_bad_shelf_or_tag_is_refused(vault, shelf: str, tags: tuple[str, ...]) -> None:
     with pytest.raises(InputError):
         vault.note("text", caller=OWNER, shelf=shelf, tags=tags)
@@ -335,3 +337,14 @@ def test_a_search_embeds_its_query_beside_the_keyword_leg(tmp_path: Path) -> Non
             vault.search("garden budget", caller=OWNER)
     finally:
         vault.close()
+
+
+def test_an_address_spelled_in_entities_in_a_page_title_is_masked(vault, tmp_path: Path) -> None:
+    path = tmp_path / "page.html"
+    prose = "We planted roses along the fence and watered them every evening. " * 4
+    path.write_text(
+        "<html><head><title>Mail jdoe1984&#64;gmail&#46;com now</title></head>"
+        f"<body><p>{prose}</p></body></html>"
+    )
+    added = vault.add([path], caller=OWNER).added[0]
+    assert vault.tree(added.doc_id, caller=AGENT).title == "Mail <EMAIL_ADDRESS_1> now"

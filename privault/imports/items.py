@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from privault.errors import InputError
+from privault.store.documents import TAG_CHARACTERS
 
 
 class NotThisKind(InputError):
@@ -164,9 +165,9 @@ def of_this_kind(marked: Iterable[tuple[Item, bool | None]], refusal: str) -> It
 # The readers that skip an item by its raw bytes (mail, conversations) stamp their digest
 # with this; bump it when one of them comes to read the same bytes into other text (2: mail
 # keeps its calendar invitations, and the text of a multipart message with no boundary; 3:
-# every HTML part of a mail with no plain one, and text/enriched). The next import reads
-# every such item again (and counts it updated).
-RAW_READERS = 3
+# every HTML part of a mail with no plain one, and text/enriched; 4: a label keeps its '@'
+# and '+'). The next import reads every such item again (and counts it updated).
+RAW_READERS = 4
 
 
 def raw_digest(kind: str, raw: bytes | str) -> str:
@@ -199,11 +200,11 @@ def content_key(*parts: str) -> str:
     return "h" + hashlib.sha256("\x00".join(parts).encode(errors="replace")).hexdigest()[:32]
 
 
-_TAG_BAD = re.compile(r"[^\w.:/-]+", re.UNICODE)
+_TAG_BAD = re.compile(rf"[^{TAG_CHARACTERS}]+")
 
 
 def clean_tag(raw: str) -> str | None:
-    """A source's tag as a vault tag (letters, digits, '.', ':', '/', '-', '_'), or None."""
+    """A source's tag as a vault tag (`TAG`), or None: what a tag cannot hold becomes '-'."""
     tag = _TAG_BAD.sub("-", raw.strip().lstrip("#")).strip("-")
     tag = tag.lstrip(".:/-")[:64]
     return tag or None

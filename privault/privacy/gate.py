@@ -215,7 +215,8 @@ class Gate:
         ]
 
     def _placeholder(self, value: str, kind: str, scope: str) -> str:
-        key = (scope, normalise_value(value))
+        # An imported tag spells a space as '-' (`agent:Maria-Gonzalez`): one value, one number.
+        key = (scope, normalise_value(value.replace("-", " ")))
         if key not in self._placeholders:
             self._numbers[kind] += 1
             self._placeholders[key] = f"<{kind}_{self._numbers[kind]}>"

@@ -7,12 +7,17 @@ can report it and go on.
 
 from __future__ import annotations
 
+import html as entities
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from privault.errors import InputError
 from privault.retrieval.frontmatter import FrontMatter, split_front_matter
+
+if TYPE_CHECKING:
+    from lxml.html import HtmlElement
 
 TEXT_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".text"})
 HTML_SUFFIXES = frozenset({".html", ".htm", ".xhtml"})
@@ -43,9 +48,13 @@ def decode_text(data: bytes, name: str) -> str:
 def html_text(html: str, name: str) -> Extracted:
     """The main text of an HTML page as markdown (headings kept), with its title."""
     import trafilatura
+    from trafilatura.utils import load_html
 
+    tree = load_html(html)  # parsed once: the title is read from the tree trafilatura reads
+    if tree is None:
+        raise InputError(f"{name}: no readable text in the page")
     text = trafilatura.extract(
-        html,
+        tree,
         output_format="markdown",
         include_comments=False,
         include_tables=True,
@@ -53,9 +62,21 @@ def html_text(html: str, name: str) -> Extracted:
     )
     if not text or not text.strip():
         raise InputError(f"{name}: no readable text in the page")
-    match = re.search(r"<title[^>]*>(.*?)</title>", html, re.IGNORECASE | re.DOTALL)
-    title = re.sub(r"\s+", " ", match.group(1)).strip() if match else ""
-    return Extracted(title=title or name, text=text)
+    return Extracted(title=_page_title(tree) or name, text=text)
+
+
+def _page_title(tree: HtmlElement) -> str:
+    """The title a browser shows for the page: the first `<title>` element outside SVG and
+    MathML (theirs are tooltips), never one in a script or a comment, which are not elements.
+
+    Its entities are decoded (by the parser, then once more, as trafilatura does for the
+    main text): `jdoe&#64;example&#46;com` kept as written is an address to any reader but
+    not to the PII scan, and every `&amp;` would show.
+    """
+    for element in tree.iter("title"):
+        if not any(parent.tag in ("svg", "math") for parent in element.iterancestors()):
+            return " ".join(entities.unescape(element.text_content()).split())
+    return ""
 
 
 def _pdf_text(path: Path) -> str:

@@ -7,6 +7,7 @@ rows, in the caller's transaction, so an index never points at text that is not 
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -25,6 +26,12 @@ def new_id(prefix: str) -> str:
 
 
 HIDDEN = shown(hidden=True)  # bookkeeping, not part of a listing
+
+# What a tag may hold. `@` and `+` are there so that an address or a phone number in an
+# imported label (a Gmail label, a mem0 app name) is still one to the PII scan, which reads
+# tags as it reads titles: written with `-` for `@`, it reached agents unmasked.
+TAG_CHARACTERS = r"\w.:/@+-"
+TAG = re.compile(rf"^[\w@+][{TAG_CHARACTERS}]{{0,63}}\Z")  # not `$`: it allows a final newline
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from privault.errors import InputError
+from privault.store.documents import TAG
 from privault.store.sync_read import SEP
 
 DOCUMENT_ID = re.compile(r"^d[0-9a-f]{12}$")
@@ -27,7 +28,6 @@ DEVICE_ID = re.compile(r"^dev_[0-9a-f]{12}$")
 STAMP = re.compile(r"^\d{15}\.\d{6}\.dev_[0-9a-f]{12}$")  # a clock ticked by a device
 SHELF_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
 POLICY_NAME = re.compile(r"^[a-z0-9][a-z0-9_.+-]{0,63}$")
-TAG = re.compile(r"^[\w][\w.:/-]{0,63}$", re.UNICODE)
 _SECTION_PATH = re.compile(r"^\d{1,6}(\.\d{1,6}){0,31}$")
 _INT_RANGE = (-(2**63), 2**63 - 1)  # what SQLite stores as an integer
 _DIGITS = re.compile(r"^-?\d{1,19}$")

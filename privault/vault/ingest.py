@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from privault.errors import InputError, utf8_text
 from privault.retrieval.sectioning import ChunkDraft, estimate_tokens, split_chunks, split_sections
+from privault.store.documents import TAG
 from privault.store.sections import IndexedSection
 from privault.vault.bounds import MAX_NOTE_BYTES
 
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
 
 DEFAULT_MAX_NOTE_BYTES = MAX_NOTE_BYTES  # defined in bounds
 _SHELF = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
-_TAG = re.compile(r"^[\w][\w.:/-]{0,63}$", re.UNICODE)
 
 
 @dataclass(frozen=True)
@@ -68,8 +68,10 @@ def check_shelf(shelf: str) -> str:
 def check_tags(tags: Sequence[str]) -> tuple[str, ...]:
     """Tags as stored (deduplicated, order kept), or an InputError for a malformed one."""
     for tag in tags:
-        if not _TAG.match(tag):
-            raise InputError(f"bad tag {tag!r}: use letters, digits, '.', ':', '/', '-', '_'")
+        if not TAG.match(tag):
+            raise InputError(
+                f"bad tag {tag!r}: use 1–64 letters, digits, '.', ':', '/', '-', '_', '@' or '+'"
+            )
     return tuple(dict.fromkeys(tags))
 
 

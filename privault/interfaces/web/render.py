@@ -3,6 +3,13 @@
 Jinja2 autoescapes everything. No helper here returns markup: highlighting a span or a
 placeholder produces a list of (text, kind) pieces that the template escapes one by one,
 so nothing from the vault can ever be read by the browser as HTML.
+
+Nor can it hide or reorder what the owner reads: every string a template prints has its
+control characters and bidi controls written out as escapes first (`shown`, the
+environment's `finalize`), as the CLI shows them. A title with U+202E would otherwise
+read "Invoiceexe.pdf" for `Invoice\u202efdp.exe`, and in the tab's `<title>` reverse the
+rest of it. The one exception is a form field that sends a stored value back
+(`|verbatim`): it must send it as stored.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
 
 from privault.spans import Span, merge_spans
 from privault.timeutil import iso_minute, to_iso
@@ -87,6 +95,30 @@ def diff_lines(diff: str | None) -> list[tuple[str, str]]:
     return out
 
 
+# C0 controls but tab, newline and carriage return (white space to a browser), DEL, C1, and
+# the bidi marks, embeddings, overrides and isolates: the CLI's set (`cli/terminal.py`).
+_UNSEEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+class Verbatim(str):
+    """A stored value a form sends back (`|verbatim`): printed escaped, not made visible."""
+
+    __slots__ = ()
+
+
+def _escape_sequence(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def shown(value: Any) -> Any:
+    """What a template prints for `value`: a string with its unseen characters written out
+    (`\\u202e`, `\\x1b`); markup a macro built, and `Verbatim` values, as they are."""
+    if isinstance(value, str) and not isinstance(value, Markup | Verbatim):
+        return _UNSEEN.sub(_escape_sequence, value)
+    return value
+
+
 def when(value: int | None) -> str:
     """Epoch ms as `2026-03-01 10:00` UTC, or an empty string."""
     return iso_minute(to_iso(value)).replace("T", " ")
@@ -112,6 +144,7 @@ class Templates:
             undefined=StrictUndefined,  # a typo in a template fails a test, not silently
             trim_blocks=True,
             lstrip_blocks=True,
+            finalize=shown,
         )
         self.env.filters.update(
             when=when,
@@ -120,6 +153,7 @@ class Templates:
             pieces=spans_to_pieces,
             placeholders=placeholder_pieces,
             diff_lines=diff_lines,
+            verbatim=Verbatim,
         )
 
     def render(self, name: str, context: dict[str, Any]) -> str:
