@@ -26,6 +26,7 @@ from privault.imports.items import (
     Page,
     content_key,
 )
+from privault.imports.jsonstream import TOO_DEEP
 from privault.imports.sources import MAX_WHOLE_FILE_BYTES, optional_text, source_time, when
 
 KIND = "claude"
@@ -150,6 +151,8 @@ def _load(path: Path, name: str) -> tuple[list[Any], Bad | None]:
         data = json.loads(raw.decode("utf-8-sig", errors="replace"))
     except json.JSONDecodeError as exc:
         return [], Bad(name, f"not valid JSON ({exc.msg})", label=label)
+    except RecursionError:
+        return [], Bad(name, TOO_DEEP, label=label)
     if isinstance(data, dict):
         data = [data]
     if not isinstance(data, list):

@@ -1,0 +1,101 @@
+"""Exports made to break a reader (nesting too deep to decode, fields of odd shapes, zips
+that inflate without end, named pipes): each costs one reported item at most, or the import
+is refused in one line; never a traceback, a hang or a full disk."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from privault import imports
+from privault.imports import Bad, Memory, Page, jsonstream
+from tests import import_samples as samples
+
+DEEP = "[" * 5000 + "]" * 5000  # far past what Python's JSON decoder recurses through
+
+
+def read_all(kind: str, path: Path) -> list[imports.Item]:
+    return list(imports.reader(kind)(path))
+
+
+def pages(items: list[imports.Item]) -> list[Page]:
+    return [item for item in items if isinstance(item, Page)]
+
+
+# ---- JSON nested too deep -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("block", [1, 7, 1 << 20])
+def test_an_element_nested_too_deep_is_reported_and_the_elements_after_it_read(
+    block: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(jsonstream, "BLOCK", block)
+    # Brackets and escaped quotes inside its strings do not end it.
+    deep = '{"m": ' + "[" * 3000 + '"]]\\"[", {"k": "}"}' + "]" * 3000 + "}"
+    text = f'[{{"a": 1}}, {deep}, {{"b": 2}}, {DEEP}]'
+    first, broken, second, last = jsonstream.iter_array(io.StringIO(text), "t")
+    assert first == {"a": 1} and second == {"b": 2}
+    for element, index in ((broken, 1), (last, 3)):
+        assert isinstance(element, jsonstream.BrokenElement) and element.index == index
+        assert "nested too deep" in element.reason
+
+
+def test_a_member_nested_too_deep_is_reported_and_the_members_after_it_read() -> None:
+    text = f'{{"a": {{"x": {DEEP}}}, "b": [1, {DEEP}, 2], "c": 3}}'
+    found = [
+        (name, list(value) if name == "b" else value)
+        for name, value in jsonstream.iter_members(io.StringIO(text), "t")
+    ]
+    (a, deep_a), (b, (one, deep_b, two)), c = found
+    assert (a, b, one, two, c) == ("a", "b", 1, 2, ("c", 3))
+    assert all(isinstance(d, jsonstream.BrokenElement) for d in (deep_a, deep_b))
+
+
+def test_a_deep_element_cut_short_ends_the_array() -> None:
+    *_, broken = jsonstream.iter_array(io.StringIO('[{"a": 1}, ' + "[" * 5000), "t")
+    assert isinstance(broken, jsonstream.BrokenElement) and "truncated" in broken.reason
+
+
+@pytest.mark.parametrize("kind", ["chatgpt", "claude"])
+def test_a_conversation_nested_too_deep_is_reported_and_the_rest_imported(
+    tmp_path: Path, kind: str
+) -> None:
+    good = samples.chatgpt_conversation() if kind == "chatgpt" else samples.claude_conversation()
+    text = json.dumps(good)
+    path = tmp_path / "conversations.json"
+    path.write_text(f'[{{"id": "x1", "mapping": {DEEP}}}, {text}]')
+    bad, page = read_all(kind, path if kind == "chatgpt" else tmp_path)[:2]
+    assert isinstance(bad, Bad) and bad.where == "conversation 1"
+    assert "nested too deep" in bad.reason
+    assert isinstance(page, Page) and page.label == "conversation"
+
+
+def test_claude_side_file_nested_too_deep_is_reported_and_conversations_imported(
+    tmp_path: Path,
+) -> None:
+    folder = samples.claude_export(tmp_path, [samples.claude_conversation()])
+    (folder / "memories.json").write_text(f'[{{"conversations_memory": {DEEP}}}]')
+    items = read_all("claude", folder)
+    (bad,) = [i for i in items if isinstance(i, Bad)]
+    assert bad.where == "memories.json" and "nested too deep" in bad.reason
+    assert {p.label for p in pages(items)} == {"conversation", "project"}
+
+
+@pytest.mark.parametrize("name", ["memories.jsonl", "memories.json"])
+def test_a_mem0_memory_nested_too_deep_is_reported_and_the_rest_imported(
+    tmp_path: Path, name: str
+) -> None:
+    records = [
+        {"id": "a", "memory": "Likes tea"},
+        f'{{"id": "d", "memory": "deep", "metadata": {DEEP}}}',
+        {"id": "b", "memory": "Lives in Leeds"},
+    ]
+    texts = [r if isinstance(r, str) else json.dumps(r) for r in records]
+    path = tmp_path / name
+    path.write_text("\n".join(texts) if name.endswith("l") else "[" + ", ".join(texts) + "]")
+    first, bad, second = read_all("mem0", path)
+    assert isinstance(first, Memory) and isinstance(second, Memory)
+    assert isinstance(bad, Bad) and "nested too deep" in bad.reason
