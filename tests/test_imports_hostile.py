@@ -99,3 +99,28 @@ def test_a_mem0_memory_nested_too_deep_is_reported_and_the_rest_imported(
     first, bad, second = read_all("mem0", path)
     assert isinstance(first, Memory) and isinstance(second, Memory)
     assert isinstance(bad, Bad) and "nested too deep" in bad.reason
+
+
+def test_a_mem0_memory_whose_metadata_nests_too_deep_to_keep_is_reported(tmp_path: Path) -> None:
+    # Python decodes a few hundred levels, then every later walk of them (the gate's, the
+    # store's) recursed past its limit: a traceback that lost the rest of the import.
+    from privault.imports.mem0_records import MAX_METADATA_DEPTH as LEVELS
+
+    def nested(levels: int) -> dict[str, object]:
+        return {"x": json.loads("[" * (levels - 1) + "]" * (levels - 1))}
+
+    path = tmp_path / "memories.json"
+    path.write_text(
+        json.dumps(
+            [
+                {"id": "a", "memory": "Likes tea", "metadata": nested(LEVELS)},
+                {"id": "d", "memory": "Lives in Leeds", "metadata": nested(LEVELS + 1)},
+                {"id": "e", "memory": "Walks daily", "metadata": nested(900)},
+            ]
+        )
+    )
+    kept, *refused = read_all("mem0", path)
+    assert isinstance(kept, Memory) and kept.content == "Likes tea"
+    assert [(b.key, b.reason) for b in refused if isinstance(b, Bad)] == [
+        (key, f"metadata nested over {LEVELS} levels deep") for key in ("d", "e")
+    ]
