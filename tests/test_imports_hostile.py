@@ -1,6 +1,7 @@
-"""Exports made to break a reader (nesting too deep to decode, fields of odd shapes, zips
-that inflate without end, named pipes): each costs one reported item at most, or the import
-is refused in one line; never a traceback, a hang or a full disk."""
+"""Exports and files made to break a reader (nesting too deep to decode, impossible dates,
+fields of odd shapes, zips that inflate without end, named pipes): each costs one reported
+item at most, or the import is refused in one line; never a traceback, a hang or a full
+disk."""
 
 from __future__ import annotations
 
@@ -12,7 +13,13 @@ import pytest
 
 from privault import imports
 from privault.imports import Bad, Memory, Page, jsonstream
+from privault.interfaces.cli import app
+from privault.retrieval.frontmatter import split_front_matter
+from privault.timeutil import now_ms, parse_time
 from tests import import_samples as samples
+from tests.helpers import FakeEngineRunner
+
+runner = FakeEngineRunner()
 
 DEEP = "[" * 5000 + "]" * 5000  # far past what Python's JSON decoder recurses through
 
@@ -124,3 +131,82 @@ def test_a_mem0_memory_whose_metadata_nests_too_deep_to_keep_is_reported(tmp_pat
     assert [(b.key, b.reason) for b in refused if isinstance(b, Bad)] == [
         (key, f"metadata nested over {LEVELS} levels deep") for key in ("d", "e")
     ]
+
+
+# ---- YAML front matter --------------------------------------------------------------
+
+IMPOSSIBLE_DATES = ["2024-13-45", "2024-01-01 25:00:00", "2024-02-30", "!!timestamp soon"]
+
+
+@pytest.mark.parametrize("created", IMPOSSIBLE_DATES)
+def test_a_markdown_file_with_an_impossible_date_is_added_dated_when_added(
+    tmp_path: Path, created: str
+) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text(f"---\ntitle: Shed\ncreated: {created}\n---\nThe door sticks.\n")
+    (folder / "b.md").write_text("---\ncreated: 2023-11-20\n---\n# Boiler\nServiced.\n")
+    before = now_ms()
+    added = runner.invoke(app, ["add", str(folder), "--json"])
+    assert added.exit_code == 0, added.output
+    assert json.loads(added.stdout)["failed"] == []
+    docs = json.loads(runner.invoke(app, ["docs", "--json"]).stdout)["documents"]
+    dated = {doc["title"]: parse_time(doc["created_at"]) for doc in docs}
+    assert dated["Shed"] >= before  # the rest of its front matter still counts
+    assert dated["Boiler"] == parse_time("2023-11-20T00:00:00Z")
+
+
+@pytest.mark.parametrize(
+    ("front", "title"),
+    [
+        ("title: {a: 1}", None),
+        ("title: [1, 2]", None),
+        ("title: !!binary aGVsbG8=", None),
+        ("title: 42", "42"),
+        ("title: 2024-05-01", "2024-05-01"),
+        ("title: Garden plan", "Garden plan"),
+    ],
+)
+def test_a_front_matter_title_is_its_text_never_a_python_form(
+    front: str, title: str | None
+) -> None:
+    found, _ = split_front_matter(f"---\n{front}\n---\nBody\n")
+    assert found is not None and found.title == title
+
+
+@pytest.mark.parametrize(
+    "front",
+    ["k: " + "[" * 3000 + "]" * 3000, "n: !!int ten", "b: !!bool maybe", "d: 1" + "0" * 5000],
+)
+def test_front_matter_yaml_cannot_read_leaves_the_file_as_written(front: str) -> None:
+    text = f"---\n{front}\n---\nBody\n"
+    assert split_front_matter(text) == (None, text)
+
+
+def test_obsidian_front_matter_too_deep_or_odd_keeps_it_as_text(tmp_path: Path) -> None:
+    root = tmp_path / "V"
+    (root / ".obsidian").mkdir(parents=True)
+    deep = "k: " + "[" * 3000 + "]" * 3000
+    (root / "a.md").write_text(f"---\n{deep}\n---\nDeep body\n")
+    (root / "b.md").write_text("---\nb: !!bool maybe\n---\nOdd body\n")
+    (root / "c.md").write_text("Plain body\n")
+    found = {p.key: p for p in pages(read_all("obsidian", root))}
+    assert set(found) == {"V/a.md", "V/b.md", "V/c.md"}
+    for key, body in (("V/a.md", "Deep body"), ("V/b.md", "Odd body")):
+        assert found[key].text.startswith("---\n") and body in found[key].text
+        assert "unreadable YAML front matter" in found[key].metadata["front_matter"]
+
+
+@pytest.mark.parametrize("created", IMPOSSIBLE_DATES)
+def test_obsidian_note_with_an_impossible_date_keeps_the_rest_of_its_front_matter(
+    tmp_path: Path, created: str
+) -> None:
+    root = tmp_path / "V"
+    (root / ".obsidian").mkdir(parents=True)
+    (root / "2024-03-01.md").write_text(
+        f"---\ntitle: Shed\ntags: [garden]\ncreated: {created}\n---\nThe door sticks.\n"
+    )
+    (note,) = read_all("obsidian", root)
+    assert isinstance(note, Page) and (note.title, note.tags) == ("Shed", ("garden",))
+    assert note.text == "The door sticks.\n" and "front_matter" not in note.metadata
+    assert note.created_at == parse_time("2024-03-01T00:00:00Z")  # then, by its name

@@ -24,8 +24,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import yaml
-
+from privault import yamltext
 from privault.imports.items import Bad, Item, Known, Link, NotThisKind, Page, clean_tags
 from privault.imports.sources import inside, source_time, time_in_formats
 from privault.timeutil import in_range_or_none
@@ -159,8 +158,8 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str, str | None]:
     if not match:
         return {}, text, None
     try:
-        data = yaml.safe_load(match.group(1))
-    except yaml.YAMLError as exc:
+        data = yamltext.front_matter_load(match.group(1))
+    except yamltext.YAMLError as exc:
         return {}, text, f"unreadable YAML front matter ({str(exc).splitlines()[0]})"
     if data is None:
         return {}, text[match.end() :], None
