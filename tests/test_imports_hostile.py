@@ -91,6 +91,22 @@ def test_claude_side_file_nested_too_deep_is_reported_and_conversations_imported
     assert {p.label for p in pages(items)} == {"conversation", "project"}
 
 
+@pytest.mark.parametrize("docs", [5, True, 1.5])
+def test_a_claude_project_of_an_odd_shape_is_reported_and_the_rest_imported(
+    tmp_path: Path, docs: object
+) -> None:
+    folder = samples.claude_export(tmp_path, [samples.claude_conversation()])
+    projects = json.loads((folder / "projects.json").read_text())
+    odd = {"uuid": "p-odd", "name": "Odd", "description": "desc", "docs": docs}
+    (folder / "projects.json").write_text(json.dumps([odd, *projects]))
+    items = read_all("claude", folder)
+    (bad,) = [i for i in items if isinstance(i, Bad)]
+    assert (bad.where, bad.key) == ("project 1", "project:p-odd")
+    assert "unreadable project (TypeError" in bad.reason
+    assert [p.title for p in pages(items) if p.label == "project"] == ["Garden plan"]
+    assert {p.label for p in pages(items)} == {"conversation", "memory", "project"}
+
+
 @pytest.mark.parametrize("name", ["memories.jsonl", "memories.json"])
 def test_a_mem0_memory_nested_too_deep_is_reported_and_the_rest_imported(
     tmp_path: Path, name: str
