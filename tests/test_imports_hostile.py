@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import io
 import json
+import zipfile
 from pathlib import Path
 
 import pytest
 
 from privault import imports
+from privault.errors import InputError
 from privault.imports import Bad, Memory, Page, jsonstream
 from privault.interfaces.cli import app
 from privault.retrieval.frontmatter import split_front_matter
@@ -226,3 +228,44 @@ def test_obsidian_note_with_an_impossible_date_keeps_the_rest_of_its_front_matte
     assert isinstance(note, Page) and (note.title, note.tags) == ("Shed", ("garden",))
     assert note.text == "The door sticks.\n" and "front_matter" not in note.metadata
     assert note.created_at == parse_time("2024-03-01T00:00:00Z")  # then, by its name
+
+
+# ---- zips inside zips -----------------------------------------------------------------
+
+
+def test_a_notion_part_that_would_unpack_a_thousandfold_refuses_the_export(
+    tmp_path: Path,
+) -> None:
+    from privault.imports import notion
+
+    # A run of zeros packs a thousandfold: unpacked to a temporary file, a 10 MB download
+    # took 10 GB of disk. The part is refused by the size it states, before it is unpacked.
+    part = io.BytesIO()
+    with zipfile.ZipFile(part, "w") as inner:
+        inner.writestr(f"Page {samples.NOTION_CHILD}.md", "# Page\n")
+        inner.writestr("zeros.bin", bytes(20_000_000))
+    path = tmp_path / "export.zip"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(f"Export-1/Home {samples.NOTION_PAGE}.md", "# Home\n\nWelcome.\n")
+        archive.writestr("part-2.zip", part.getvalue())
+    assert path.stat().st_size < 100_000
+    stated = zipfile.ZipFile(path).getinfo("part-2.zip")
+    refused = runner.invoke(app, ["add", "--from", "notion", str(path)])
+    assert isinstance(refused.exception, InputError)
+    assert str(refused.exception) == (
+        "cannot read export.zip: part-2.zip, a part of the export, would unpack to over "
+        f"{stated.compress_size * notion.MAX_PART_RATIO:,} bytes ({stated.file_size:,})"
+    )
+
+
+def test_a_notion_part_over_the_size_limit_refuses_the_export(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from privault.imports import notion
+
+    path = samples.notion_export(tmp_path, nested=True)  # parts stored: packed as large
+    assert len(pages(read_all("notion", path))) > 1
+    size = zipfile.ZipFile(path).getinfo("Export-abc-Part-1.zip").file_size
+    monkeypatch.setattr(notion, "MAX_PART_BYTES", size - 1)
+    with pytest.raises(OSError, match=f"would unpack to over {size - 1:,} bytes"):
+        read_all("notion", path)
