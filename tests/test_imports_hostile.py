@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import zipfile
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 
 from privault import imports
 from privault.errors import InputError
-from privault.imports import Bad, Memory, Page, jsonstream
+from privault.imports import Bad, Memory, NotThisKind, Page, jsonstream
 from privault.interfaces.cli import app
 from privault.retrieval.frontmatter import split_front_matter
 from privault.timeutil import now_ms, parse_time
@@ -269,3 +270,39 @@ def test_a_notion_part_over_the_size_limit_refuses_the_export(
     monkeypatch.setattr(notion, "MAX_PART_BYTES", size - 1)
     with pytest.raises(OSError, match=f"would unpack to over {size - 1:,} bytes"):
         read_all("notion", path)
+
+
+# ---- named pipes ----------------------------------------------------------------------
+# Opening a named pipe to read waits for a writer: without their fixes these tests hang
+# until the timeout fails them.
+
+
+@pytest.mark.timeout(20)
+def test_an_obsidian_vault_skips_named_pipes(tmp_path: Path) -> None:
+    root = tmp_path / "V"
+    (root / ".obsidian").mkdir(parents=True)
+    (root / "a.md").write_text("A note\n")
+    os.mkfifo(root / "p.md")
+    os.mkfifo(root / "q.pdf")
+    assert [p.key for p in pages(read_all("obsidian", root))] == ["V/a.md"]
+
+
+@pytest.mark.timeout(20)
+def test_a_notion_folder_skips_named_pipes(tmp_path: Path) -> None:
+    root = samples.notion_export(tmp_path, zipped=False)
+    expected = [p.key for p in pages(read_all("notion", root))]
+    os.mkfifo(root / f"Pipe {samples.NOTION_ROW}.md")
+    assert imports.detect(root) == "notion"
+    assert [p.key for p in pages(read_all("notion", root))] == expected
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize("kind", ["chatgpt", "claude", "mem0", "mbox"])
+def test_a_named_pipe_where_an_export_should_be_is_refused(tmp_path: Path, kind: str) -> None:
+    os.mkfifo(tmp_path / "conversations.json")
+    with pytest.raises(NotThisKind, match="not an export privault recognises"):
+        imports.detect(tmp_path)
+    with pytest.raises(NotThisKind):
+        read_all(
+            kind, tmp_path if kind in ("chatgpt", "claude") else tmp_path / "conversations.json"
+        )

@@ -99,7 +99,9 @@ def exported(path: Path) -> Iterator[list[Entry]]:
         listed = []
         for folder, dirs, files in os.walk(path):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            listed += [_folder_entry(path, Path(folder) / name) for name in sorted(files)]
+            found = (Path(folder) / name for name in sorted(files))
+            # Regular files only: reading a named pipe waits for a writer.
+            listed += [_folder_entry(path, file) for file in found if file.is_file()]
         yield listed
         return
     if not is_zip(path):
