@@ -306,3 +306,16 @@ def test_a_named_pipe_where_an_export_should_be_is_refused(tmp_path: Path, kind:
         read_all(
             kind, tmp_path if kind in ("chatgpt", "claude") else tmp_path / "conversations.json"
         )
+
+
+@pytest.mark.timeout(20)
+def test_add_refuses_a_named_pipe_given_by_name(tmp_path: Path) -> None:
+    pipe = tmp_path / "p.md"
+    os.mkfifo(pipe)
+    (tmp_path / "a.md").write_text("# A\nA note.\n")
+    added = runner.invoke(app, ["add", str(pipe), str(tmp_path / "a.md"), "--json"])
+    report = json.loads(added.stdout)
+    assert report["added"] == 1
+    assert [failed["reason"] for failed in report["failed"]] == [
+        f"{pipe}: not a regular file (a named pipe or a device)"
+    ]
