@@ -14,7 +14,7 @@ knowledge documents.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from privault.imports.items import (
     Page,
     content_key,
 )
+from privault.imports.jsonstream import TOO_DEEP
 from privault.imports.sources import MAX_WHOLE_FILE_BYTES, optional_text, source_time, when
 
 KIND = "claude"
@@ -150,6 +151,8 @@ def _load(path: Path, name: str) -> tuple[list[Any], Bad | None]:
         data = json.loads(raw.decode("utf-8-sig", errors="replace"))
     except json.JSONDecodeError as exc:
         return [], Bad(name, f"not valid JSON ({exc.msg})", label=label)
+    except RecursionError:
+        return [], Bad(name, TOO_DEEP, label=label)
     if isinstance(data, dict):
         data = [data]
     if not isinstance(data, list):
@@ -161,64 +164,91 @@ def _memories(path: Path) -> Iterator[Item]:
     entries, bad = _load(path, "memories.json")
     if bad:
         yield bad
-    for index, entry in enumerate(entries):
-        if not isinstance(entry, dict):
-            yield Bad(f"memory {index + 1}", "not an object", label="memory")
-            continue
-        parts = []
-        general = str(entry.get("conversations_memory") or "").strip()
-        if general:
-            parts.append(f"## Across conversations\n\n{general}")
-        projects = entry.get("project_memories") or {}
-        if not isinstance(projects, dict):
-            yield Bad(
-                f"memory {index + 1}",
-                "project_memories is not a mapping of project to text",
-                label="memory",
-            )
-            projects = {}
-        for project, text in projects.items():
-            if str(text or "").strip():
-                parts.append(f"## Project {project}\n\n{str(text).strip()}")
-        if not parts:
-            continue
-        account = str(entry.get("account_uuid") or index)
-        yield Page(
-            key=f"memory:{account}",
-            label="memory",
-            title="What Claude remembers",
-            text="# What Claude remembers\n\n" + "\n\n".join(parts),
-            metadata={"source_app": "Claude"},
-        )
+    yield from _side_items(entries, "memory", _memory, lambda e: _key("memory", e, "account_uuid"))
 
 
 def _projects(path: Path) -> Iterator[Item]:
     entries, bad = _load(path, "projects.json")
     if bad:
         yield bad
+    yield from _side_items(entries, "project", _project, lambda e: _key("project", e, "uuid"))
+
+
+def _side_items(
+    entries: list[Any],
+    label: str,
+    items: Callable[[dict[str, Any], int], Iterator[Item]],
+    key_of: Callable[[dict[str, Any]], str | None],
+) -> Iterator[Item]:
+    """The items of each entry of a side file. An entry with a field of a shape the export
+    does not have is reported (by its key where it has one: still at the source), and the
+    entries after it are read, as a conversation of an odd shape is (`conversations`)."""
     for index, entry in enumerate(entries):
+        where = f"{label} {index + 1}"
         if not isinstance(entry, dict):
-            yield Bad(f"project {index + 1}", "not an object", label="project")
+            yield Bad(where, "not an object", label=label)
             continue
-        name = str(entry.get("name") or "").strip() or "Untitled project"
-        key = str(entry.get("uuid") or "") or content_key("project", name)
-        parts = [f"# {name}"]
-        if str(entry.get("description") or "").strip():
-            parts.append(str(entry["description"]).strip())
-        if str(entry.get("prompt_template") or "").strip():
-            parts.append(f"## Instructions\n\n{str(entry['prompt_template']).strip()}")
-        for doc in entry.get("docs") or ():
-            if isinstance(doc, dict) and str(doc.get("content") or "").strip():
-                title = str(doc.get("filename") or "document")
-                parts.append(f"## {title}\n\n{str(doc['content']).strip()}")
-        if len(parts) == 1:
-            continue  # an empty project (every account has the starter one) holds nothing
-        yield Page(
-            key=f"project:{key}",
-            label="project",
-            title=name,
-            text="\n\n".join(parts),
-            created_at=source_time(entry.get("created_at")),
-            updated_at=source_time(entry.get("updated_at")),
-            metadata={"source_app": "Claude"},
+        try:
+            found = list(items(entry, index))
+        except (TypeError, ValueError, AttributeError, KeyError) as exc:
+            reason = f"unreadable {label} ({type(exc).__name__}: {exc})"
+            yield Bad(where, reason, key=key_of(entry), label=label)
+            continue
+        yield from found
+
+
+def _memory(entry: dict[str, Any], index: int) -> Iterator[Item]:
+    parts = []
+    general = str(entry.get("conversations_memory") or "").strip()
+    if general:
+        parts.append(f"## Across conversations\n\n{general}")
+    projects = entry.get("project_memories") or {}
+    if not isinstance(projects, dict):
+        yield Bad(
+            f"memory {index + 1}",
+            "project_memories is not a mapping of project to text",
+            label="memory",
         )
+        projects = {}
+    for project, text in projects.items():
+        if str(text or "").strip():
+            parts.append(f"## Project {project}\n\n{str(text).strip()}")
+    if not parts:
+        return
+    yield Page(
+        key=_key("memory", entry, "account_uuid") or f"memory:{index}",
+        label="memory",
+        title="What Claude remembers",
+        text="# What Claude remembers\n\n" + "\n\n".join(parts),
+        metadata={"source_app": "Claude"},
+    )
+
+
+def _key(label: str, entry: dict[str, Any], field: str) -> str | None:
+    """A side entry's key from its own id (None when it has none)."""
+    return f"{label}:{entry[field]}" if entry.get(field) else None
+
+
+def _project(entry: dict[str, Any], index: int) -> Iterator[Item]:
+    name = str(entry.get("name") or "").strip() or "Untitled project"
+    key = str(entry.get("uuid") or "") or content_key("project", name)
+    parts = [f"# {name}"]
+    if str(entry.get("description") or "").strip():
+        parts.append(str(entry["description"]).strip())
+    if str(entry.get("prompt_template") or "").strip():
+        parts.append(f"## Instructions\n\n{str(entry['prompt_template']).strip()}")
+    for doc in entry.get("docs") or ():
+        if isinstance(doc, dict) and str(doc.get("content") or "").strip():
+            title = str(doc.get("filename") or "document")
+            parts.append(f"## {title}\n\n{str(doc['content']).strip()}")
+    if len(parts) == 1:
+        return  # an empty project (every account has the starter one) holds nothing
+    yield Page(
+        key=f"project:{key}",
+        label="project",
+        title=name,
+        text="\n\n".join(parts),
+        created_at=source_time(entry.get("created_at")),
+        updated_at=source_time(entry.get("updated_at")),
+        metadata={"source_app": "Claude"},
+    )

@@ -6,11 +6,16 @@ gigabytes for heavy users); OpenMemory writes one object whose `memories` array 
 memory. `json.load` would hold all of it, and its objects several times over; here the text
 is read in blocks and each element is decoded on its own with `JSONDecoder.raw_decode`, so
 memory stays near the size of the largest element.
+
+Python's decoder recurses once per level of nesting, so an element nested a thousand deep
+(no app writes one; 2 KB of brackets do) cannot be decoded. It is found by counting its
+brackets instead, reported, and the elements after it are read.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import IO, Any
 
@@ -19,6 +24,9 @@ from privault.imports.items import NotThisKind
 BLOCK = 1 << 20  # characters read at a time
 _DECODER = json.JSONDecoder()
 _SPACE = " \t\r\n"
+_BRACKET_OR_QUOTE = re.compile(r'[\[\]{}"]')
+_QUOTE_OR_ESCAPE = re.compile(r'["\\]')
+TOO_DEEP = "nested too deep to read"  # why a value is not read (the decoder recurses per level)
 
 
 class BrokenElement(ValueError):
@@ -119,7 +127,7 @@ def iter_members(stream: IO[str], what: str) -> Iterator[tuple[str, Any]]:
             elements = text.elements()
             yield key, (e if isinstance(e, BrokenElement) else e[0] for e in elements)
             for left in elements:
-                if isinstance(left, BrokenElement):
+                if text.is_broken:  # a deep element passed over is dropped with the rest
                     yield key, left
                     return
             if text.is_broken:  # met by the caller among the elements
@@ -127,7 +135,7 @@ def iter_members(stream: IO[str], what: str) -> Iterator[tuple[str, Any]]:
         else:
             value = text.decode(index)
             yield key, value if isinstance(value, BrokenElement) else value[0]
-            if isinstance(value, BrokenElement):
+            if text.is_broken:
                 return
         index += 1
         text.forget_read()
@@ -188,11 +196,42 @@ class _Text:
                 if _may_run_on(exc, len(self.buffer)) and self.fill():
                     continue  # the value runs on past what was read so far
                 return self.broken(index, f"not valid JSON ({exc.msg}); the rest is unread")
+            except RecursionError:
+                if not self.skip_nested():
+                    return self.broken(index, "the file ends inside the element (truncated?)")
+                return BrokenElement(index, TOO_DEEP)  # the elements after it are read
             if end == len(self.buffer) and self.fill():
                 continue  # a number at the buffer's end may go on; decode it whole
             raw = self.buffer[self.position : end]
             self.position = end
             return value, raw
+
+    def skip_nested(self) -> bool:
+        """Read past the array or object that starts here by counting its brackets (strings
+        passed over whole), without the decoder's recursion; False when the text ends first."""
+        depth, quoted, at = 0, False, self.position
+        while True:
+            found = (_QUOTE_OR_ESCAPE if quoted else _BRACKET_OR_QUOTE).search(self.buffer, at)
+            if found is None or found.end() == len(self.buffer) and found.group() == "\\":
+                # The text read so far ends first (or between an escape and its character).
+                at = (found.start() if found else len(self.buffer)) - self.position
+                if not self.fill():
+                    return False
+                at += self.position
+                continue
+            at = found.end()
+            mark = found.group()
+            if mark == "\\":
+                at += 1  # the escaped character, a quote maybe
+            elif mark == '"':
+                quoted = not quoted
+            elif mark in "[{":
+                depth += 1
+            else:
+                depth -= 1
+                if depth <= 0:
+                    self.position = at
+                    return True
 
     def elements(self) -> Iterator[tuple[Any, str] | BrokenElement]:
         """The elements of the array whose `[` was just read, up to and with its `]`."""
@@ -215,7 +254,7 @@ class _Text:
                     return
             found = self.decode(index)
             yield found
-            if isinstance(found, BrokenElement):
+            if self.is_broken:
                 return
             index += 1
             self.forget_read()

@@ -29,6 +29,7 @@ from typing import IO, Any
 
 from privault.imports.items import Bad, Item, Known, Memory, NotThisKind, of_this_kind
 from privault.imports.jsonstream import (
+    TOO_DEEP,
     BrokenElement,
     TrailingJson,
     first_character,
@@ -138,6 +139,8 @@ def _json_lines(stream: Iterable[bytes | str]) -> Iterator[Any]:
             yield json.loads(line)
         except ValueError as exc:
             yield Bad(f"line {number}", f"not valid JSON ({exc})", label="memory")
+        except RecursionError:
+            yield Bad(f"line {number}", TOO_DEEP, label="memory")
 
 
 def _document(opened: Callable[[], IO[str]], name: str) -> Iterator[Item]:

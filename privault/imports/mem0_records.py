@@ -14,6 +14,10 @@ from privault.imports.items import Bad, Item, Memory, Revision, clean_tags
 from privault.imports.sources import source_time
 
 _GONE = {"deleted", "archived"}
+# A memory's metadata is kept as it is, and walked level by level wherever it is gated,
+# stored or compared: deeper than this (mem0 writes a level or two) it is refused, never
+# handed on to recurse past Python's limit.
+MAX_METADATA_DEPTH = 32
 
 
 def memory_text(record: Mapping[str, Any]) -> str | None:
@@ -42,6 +46,9 @@ def memory(
         return Bad(f"memory {key}", "no text", key=key, label="memory")
     raw_metadata = record.get("metadata")
     metadata: dict[str, Any] = raw_metadata if isinstance(raw_metadata, dict) else {}
+    if _deeper(metadata, MAX_METADATA_DEPTH):
+        reason = f"metadata nested over {MAX_METADATA_DEPTH} levels deep"
+        return Bad(f"memory {key}", reason, key=key, label="memory")
     created = source_time(record.get("created_at"))
     updated = source_time(record.get("updated_at"))
     app = apps.get(str(record.get("app_id") or "")) or record.get("app") or record.get("app_id")
@@ -71,6 +78,22 @@ def memory(
         history=revisions,
         deleted=state in _GONE or bool(record.get("is_deleted")),
     )
+
+
+def _deeper(value: Any, levels: int) -> bool:
+    """Whether `value` nests lists and mappings more than `levels` deep (walked a level at a
+    time, not recursively)."""
+    level = [value]
+    for _ in range(levels):
+        level = [
+            child
+            for parent in level
+            for child in (parent.values() if isinstance(parent, dict) else parent)
+            if isinstance(child, dict | list)
+        ]
+        if not level:
+            return False
+    return True
 
 
 def _entities(metadata: Mapping[str, Any]) -> list[str]:

@@ -13,8 +13,9 @@ row that starts with the row's properties as `Key: Value` lines. Here:
 
 An export is read as found, never trusted: a page or table over its size limit is reported
 unread (a zip member can inflate to any size), only the zips at the top of the export are
-its parts (a zip further down is a file attached to a page), and in a folder a link to a
-file outside it is reported, not followed.
+its parts (a zip further down is a file attached to a page), a part that would inflate past
+its limits refuses the export before it is unpacked, and in a folder a link to a file
+outside it is reported, not followed.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ import csv
 import io
 import os
 import re
-import shutil
 import tempfile
 import zipfile
 from collections.abc import Callable, Iterator
@@ -31,7 +31,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import IO, Any
 from urllib.parse import unquote
 
 from privault.imports.items import Bad, Item, Known, Link, NotThisKind, Page, content_key
@@ -41,6 +41,12 @@ from privault.imports.sources import MAX_WHOLE_FILE_BYTES, inside, is_zip
 KIND = "notion"
 WHAT = "a Notion export (Markdown & CSV, .zip or folder)"
 MAX_PAGE_BYTES = 20 * 1024 * 1024
+# A part of the export (a zip at the top of its zip) is unpacked to a temporary file before
+# it is read. Notion's parts run to hundreds of megabytes and hold pages and files it has
+# already compressed, so they compress little again; a run of zeros inflates a thousandfold
+# and would fill the disk from a small download. A part is refused past either limit.
+MAX_PART_BYTES = 2 * 1024 * 1024 * 1024
+MAX_PART_RATIO = 100  # times its size in the export
 
 _ID = re.compile(r"^(.*?)[ _-]?([0-9a-f]{32})$")
 _MD_LINK = re.compile(r"\[([^\]\n]*)\]\(([^)\s]+\.(?:md|csv))\)")
@@ -93,7 +99,9 @@ def exported(path: Path) -> Iterator[list[Entry]]:
         listed = []
         for folder, dirs, files in os.walk(path):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            listed += [_folder_entry(path, Path(folder) / name) for name in sorted(files)]
+            found = (Path(folder) / name for name in sorted(files))
+            # Regular files only: reading a named pipe waits for a writer.
+            listed += [_folder_entry(path, file) for file in found if file.is_file()]
         yield listed
         return
     if not is_zip(path):
@@ -125,14 +133,28 @@ def _zip_entries(archive: zipfile.ZipFile, stack: ExitStack, *, outer: bool) -> 
         name = PurePosixPath(info.filename)
         if outer and name.suffix.lower() == ".zip" and len(name.parts) == 1:
             # Notion splits a big export into zips at the top of its zip, one level deep.
-            spool = stack.enter_context(tempfile.TemporaryFile())  # noqa: SIM115 - closed by the stack
-            with archive.open(info) as raw:
-                shutil.copyfileobj(raw, spool)
-            spool.seek(0)
-            inner = stack.enter_context(zipfile.ZipFile(spool))
+            inner = stack.enter_context(zipfile.ZipFile(_spooled(archive, info, stack)))
             yield from _zip_entries(inner, stack, outer=False)
             continue
         yield Entry(name, info.file_size, partial(archive.read, info))
+
+
+def _spooled(archive: zipfile.ZipFile, info: zipfile.ZipInfo, stack: ExitStack) -> IO[bytes]:
+    """A part of the export unpacked to a temporary file; `OSError`, before anything is
+    unpacked, when the size it states is over `MAX_PART_BYTES` or `MAX_PART_RATIO` times its
+    packed size, and where the bytes it inflates to run past the limit all the same."""
+    limit = min(MAX_PART_BYTES, MAX_PART_RATIO * max(info.compress_size, 1))
+    over = f"{info.filename}, a part of the export, would unpack to over {limit:,} bytes"
+    if info.file_size > limit:
+        raise OSError(f"{over} ({info.file_size:,})")
+    spool = stack.enter_context(tempfile.TemporaryFile())  # noqa: SIM115 - closed by the stack
+    with archive.open(info) as raw:
+        while block := raw.read(1 << 20):
+            if spool.tell() + len(block) > limit:
+                raise OSError(over)
+            spool.write(block)
+    spool.seek(0)
+    return spool
 
 
 def read(path: Path, known: Known | None = None) -> Iterator[Item]:

@@ -9,7 +9,8 @@
 * A daily note is dated by its file name (the format in `.obsidian/daily-notes.json`, else
   `YYYY-MM-DD`); other notes by front matter, else the file's modification time.
 * `.obsidian/`, `.trash/` and every hidden folder are not notes; nor is a file linked in
-  from outside the vault's folder (reported, not read).
+  from outside the vault's folder (reported, not read), nor a named pipe or a device (as
+  `privault add FOLDER` takes regular files only: reading a pipe waits for a writer).
 * Tags, aliases and a title are plain values of the front matter: a nested list or
   mapping (which YAML aliases can make billions of items long) is none of them.
 """
@@ -24,8 +25,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import yaml
-
+from privault import yamltext
 from privault.imports.items import Bad, Item, Known, Link, NotThisKind, Page, clean_tags
 from privault.imports.sources import inside, source_time, time_in_formats
 from privault.timeutil import in_range_or_none
@@ -87,15 +87,17 @@ def read(path: Path, known: Known | None = None) -> Iterator[Item]:
 
 
 def vault_files(root: Path) -> Iterator[Path]:
-    """Notes and PDFs under `root`, hidden folders (`.obsidian`, `.trash`) left out."""
+    """The notes and PDFs under `root` that are regular files, hidden folders (`.obsidian`,
+    `.trash`) left out."""
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(files):
             if name.startswith("."):
                 continue
             suffix = Path(name).suffix.lower()
-            if suffix in NOTE_SUFFIXES or suffix in FILE_SUFFIXES:
-                yield Path(folder) / name
+            file = Path(folder) / name
+            if (suffix in NOTE_SUFFIXES or suffix in FILE_SUFFIXES) and file.is_file():
+                yield file
 
 
 def note(file: Path, rel: str, vault: str, names: _NameIndex, daily: str) -> Item:
@@ -159,8 +161,8 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str, str | None]:
     if not match:
         return {}, text, None
     try:
-        data = yaml.safe_load(match.group(1))
-    except yaml.YAMLError as exc:
+        data = yamltext.front_matter_load(match.group(1))
+    except yamltext.YAMLError as exc:
         return {}, text, f"unreadable YAML front matter ({str(exc).splitlines()[0]})"
     if data is None:
         return {}, text[match.end() :], None

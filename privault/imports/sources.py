@@ -119,7 +119,10 @@ def inside(root: Path, file: Path) -> bool:
 
 
 def head(path: Path, size: int = 4096) -> bytes:
-    """The first bytes of a file (what kind detection looks at)."""
+    """The first bytes of a file (what kind detection looks at); none of a named pipe or a
+    device, whose reading waits for a writer or never ends."""
+    if not path.is_file():
+        return b""
     try:
         with path.open("rb") as stream:
             return stream.read(size)

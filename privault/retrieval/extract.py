@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html as entities
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -103,7 +104,10 @@ def extract_file(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Extracted:
             f"privault reads {', '.join(sorted(SUPPORTED_SUFFIXES))}"
         )
     try:
-        size = path.stat().st_size
+        found = path.stat()
+        if not stat.S_ISREG(found.st_mode):  # a pipe waits for a writer; /dev/zero never ends
+            raise InputError(f"{path}: not a regular file (a named pipe or a device)")
+        size = found.st_size
         if size > max_bytes:
             raise InputError(f"{path}: {size} bytes is over the {max_bytes}-byte limit")
         if suffix in PDF_SUFFIXES:

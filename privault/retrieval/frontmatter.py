@@ -47,7 +47,7 @@ def split_front_matter(text: str) -> tuple[FrontMatter | None, str]:
         tags = [tags]
     return (
         FrontMatter(
-            title=str(data["title"]) if data.get("title") is not None else None,
+            title=_plain_text(data.get("title")),
             tags=tuple(str(tag) for tag in tags) if isinstance(tags, list | tuple) else (),
             shelf=str(data["shelf"]) if data.get("shelf") else None,
             created=_time_text(data.get("created")),
@@ -67,13 +67,19 @@ def front_matter_data(text: str) -> tuple[dict[Any, Any], str] | None:
     if end < 0:
         return None
     try:
-        data = yamltext.safe_load(text[4:end])
+        data = yamltext.front_matter_load(text[4:end])
     except yamltext.YAMLError:
         return None
     if not isinstance(data, dict):
         return None
     rest = text[end + 5 :]
     return data, rest[1:] if rest.startswith("\n") else rest
+
+
+def _plain_text(value: Any) -> str | None:
+    """A title as written; a list, a mapping or `!!binary` bytes is none (the file's
+    heading or name is), never their Python form."""
+    return str(value) if isinstance(value, str | int | float | date) else None
 
 
 def _time_text(value: Any) -> str | None:
