@@ -20,7 +20,7 @@ from privault.store.connection import Connection, rows, write
 from privault.timeutil import now_ms
 
 TOKEN_PREFIX = "pv_"  # lets secret scanners and people recognise a privault token
-_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}\Z")
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ SCRYPT = {"n": 2**15, "r": 8, "p": 1}  # ~32 MiB, ~0.1 s: cheap once, costly to 
 # the default; each costs at most ~64 MiB and a fraction of a second.
 ACCEPTED_SCRYPT = frozenset({(2**15, 8, 1), (2**16, 8, 1)})
 _MAX_HEADER = 64 * 1024
-_DEVICE = re.compile(r"^dev_[0-9a-f]{12}$")
+_DEVICE = re.compile(r"^dev_[0-9a-f]{12}\Z")
 _HEADER_INTS = ("schema", "since", "cursor", "created_at", "size")
 
 

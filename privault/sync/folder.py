@@ -23,8 +23,8 @@ from typing import IO
 from privault.errors import InputError
 
 SUFFIX = ".pvb"
-_NAME = re.compile(r"^(\d{12})-[0-9a-f]{8}\.pvb$")
-_DEVICE = re.compile(r"^dev_[0-9a-f]{12}$")
+_NAME = re.compile(r"^(\d{12})-[0-9a-f]{8}\.pvb\Z")
+_DEVICE = re.compile(r"^dev_[0-9a-f]{12}\Z")
 
 
 @dataclass(frozen=True)

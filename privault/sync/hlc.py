@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from privault.errors import InputError
 
-_FORMAT = re.compile(r"^(\d{15})\.(\d{6})\.([A-Za-z0-9_-]{1,40})$")
+_FORMAT = re.compile(r"^(\d{15})\.(\d{6})\.([A-Za-z0-9_-]{1,40})\Z")
 MAX_COUNTER = 999_999
 
 

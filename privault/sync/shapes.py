@@ -21,16 +21,16 @@ from privault.errors import InputError
 from privault.store.documents import TAG
 from privault.store.sync_read import SEP
 
-DOCUMENT_ID = re.compile(r"^d[0-9a-f]{12}$")
-STATEMENT_ID = re.compile(r"^s_[0-9a-f]{10}$")
-WATCH_ID = re.compile(r"^w[0-9a-f]{8}$")
-DEVICE_ID = re.compile(r"^dev_[0-9a-f]{12}$")
-STAMP = re.compile(r"^\d{15}\.\d{6}\.dev_[0-9a-f]{12}$")  # a clock ticked by a device
-SHELF_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
-POLICY_NAME = re.compile(r"^[a-z0-9][a-z0-9_.+-]{0,63}$")
-_SECTION_PATH = re.compile(r"^\d{1,6}(\.\d{1,6}){0,31}$")
+DOCUMENT_ID = re.compile(r"^d[0-9a-f]{12}\Z")
+STATEMENT_ID = re.compile(r"^s_[0-9a-f]{10}\Z")
+WATCH_ID = re.compile(r"^w[0-9a-f]{8}\Z")
+DEVICE_ID = re.compile(r"^dev_[0-9a-f]{12}\Z")
+STAMP = re.compile(r"^\d{15}\.\d{6}\.dev_[0-9a-f]{12}\Z")  # a clock ticked by a device
+SHELF_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}\Z")
+POLICY_NAME = re.compile(r"^[a-z0-9][a-z0-9_.+-]{0,63}\Z")
+_SECTION_PATH = re.compile(r"^\d{1,6}(\.\d{1,6}){0,31}\Z")
 _INT_RANGE = (-(2**63), 2**63 - 1)  # what SQLite stores as an integer
-_DIGITS = re.compile(r"^-?\d{1,19}$")
+_DIGITS = re.compile(r"^-?\d{1,19}\Z")
 
 Check = Callable[[Any], bool]
 

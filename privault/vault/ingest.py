@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from privault.retrieval.embedder import Embedder
 
 DEFAULT_MAX_NOTE_BYTES = MAX_NOTE_BYTES  # defined in bounds
-_SHELF = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+_SHELF = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}\Z")
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], list[str]]
 """Turns (host name, port) into IP address strings. Injectable so tests can map names."""
 
-_NAME = re.compile(r"^(?!-)[a-z0-9_-]{1,63}(?<!-)(\.(?!-)[a-z0-9_-]{1,63}(?<!-))*$")
-_NUMBER = re.compile(r"^(0x[0-9a-f]*|[0-9]+)$")
+_NAME = re.compile(r"^(?!-)[a-z0-9_-]{1,63}(?<!-)(\.(?!-)[a-z0-9_-]{1,63}(?<!-))*\Z")
+_NUMBER = re.compile(r"^(0x[0-9a-f]*|[0-9]+)\Z")
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 
 
