@@ -8,7 +8,9 @@ from __future__ import annotations
 import io
 import json
 import os
+import sys
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,16 @@ from tests.helpers import FakeEngineRunner
 runner = FakeEngineRunner()
 
 DEEP = "[" * 5000 + "]" * 5000  # far past what Python's JSON decoder recurses through
+
+
+@pytest.fixture(autouse=True)
+def _python_s_recursion_limit() -> Iterator[None]:
+    """The recursion limit a privault process runs with. A test run raises it once mypy
+    has run in-process (to 16,384), and then `DEEP` decodes."""
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)
+    yield
+    sys.setrecursionlimit(before)
 
 
 def read_all(kind: str, path: Path) -> list[imports.Item]:
