@@ -317,3 +317,13 @@ def test_recent_is_show_for_the_newest_watches_in_one_reply(
     assert everything.watches[0].watch.id == cancelled.watch.id
     with pytest.raises(InputError):
         watches.recent(caller=OWNER, limit=0)
+
+
+def test_agents_never_see_a_watched_url_s_credentials_or_tokens(vault: Vault) -> None:
+    watches = _watches(vault)
+    url = "https://owner:hunter2@shop.example.com/stock?item=boat&token=abc123"
+    added = watches.add("url", url, caller=OWNER, every="1d")
+    [seen] = watches.list(caller=AGENT).watches
+    assert not any(secret in seen.target for secret in ("hunter2", "abc123", "boat"))
+    assert seen.target.endswith("@shop.example.com/stock?item=<VALUE>&token=<VALUE>")
+    assert watches.show(added.watch.id, caller=OWNER).watch.target == url  # the owner's own

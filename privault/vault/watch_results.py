@@ -24,6 +24,7 @@ from privault.caller import Caller
 from privault.jsonform import JsonForm, shown
 from privault.privacy.gate import Gated, literal
 from privault.privacy.recognizers import find_known_entities
+from privault.privacy.url_secrets import without_url_secrets
 from privault.store.watches import watch_author
 from privault.vault.reading import scope_of
 from privault.vault.results import PRIVACY, Privacy
@@ -141,8 +142,11 @@ class WatchView:
 
     def text(self, shelf: str, value: str, author: str = "", scope_id: str = "") -> Gated:
         """One text as the caller may see it, judged by the policy for `shelf`; an agent's
-        own text (`author`) without the vault's known entities (see `vault.privacy`)."""
+        own text (`author`) without the vault's known entities (see `vault.privacy`). An
+        agent never sees a URL's credentials or query values (`url_secrets`)."""
         gate = self.reading.gate(shelf)
+        if not self._owner:  # credentials and tokens in URLs are the owner's alone
+            value = without_url_secrets(value)
         spans = []
         if gate.policy.mode != "off" and value:
             spans = self._runtime.detector_for(author).detect(value)
