@@ -88,3 +88,20 @@ def test_a_stored_schedule_longer_than_allowed_runs_then_ends(vault: Vault, sche
     assert (found["long"]["status"], found["long"]["next_run_at"]) == ("finished", None)
     assert found["weekly"]["status"] == "active"
     assert found["weekly"]["next_run_at"] == to_iso(weekly.watch.next_run_at + 7 * 86_400_000)
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "text/html"])
+def test_a_page_s_text_is_filed_up_to_its_limit_cut_at_a_line(content_type: str) -> None:
+    from privault.watches import web
+    from privault.watches.fetcher import FetchResult
+
+    lines = "l\n" * 300_000  # a page of one-letter lines: a word every two characters
+    body = (
+        lines if content_type == "text/plain" else f"<html><body><pre>{lines}</pre></body></html>"
+    )
+    page = FetchResult("http://127.0.0.1/lines", 200, content_type, body, "127.0.0.1")
+    text = web.extract_text(page)[1]
+    assert len(text) <= web.MAX_PAGE_TEXT + 100
+    kept, _, note = text.rpartition("\n\n")
+    assert set(kept.split("\n")) == {"l"}  # whole lines only
+    assert re.fullmatch(r"\[[\d,]+ more characters of the page are not kept\]", note)

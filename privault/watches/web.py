@@ -18,6 +18,11 @@ from privault.watches.model import Watch
 MAX_DIFF_CHARS = 64_000
 MAX_PAGE_WORDS = 200_000  # a page's words kept to check the next diff against
 MAX_SEEN_URLS = 5_000  # search results remembered per watch to avoid refetching them
+# Characters of a page's main text filed. Its PII scan costs about 0.3 ms a word, and a
+# page of one-letter lines is a word every two characters: the 5 MB a fetch allows took
+# half an hour of a core, holding every watch due after it (an agent may add URL watches).
+# Long articles and documentation pages fit; a worst case costs about a minute.
+MAX_PAGE_TEXT = 200_000
 
 
 def page_words(page: FetchResult) -> str:
@@ -31,15 +36,25 @@ def page_words(page: FetchResult) -> str:
 
 
 def extract_text(page: FetchResult) -> tuple[str, str]:
-    """(title, main text) of a fetched page."""
+    """(title, main text) of a fetched page, the text at most `MAX_PAGE_TEXT` long."""
     if page.content_type == "text/plain":
-        return page.url, page.text.strip()
+        return page.url, _capped(page.text.strip())
     import trafilatura  # slow to import: only when a page is actually read
 
     document = trafilatura.bare_extraction(page.text, url=page.url, with_metadata=True)
     text = getattr(document, "text", None) or trafilatura.html2txt(page.text) or ""
     title = getattr(document, "title", None) or page.url
-    return str(title), str(text).strip()
+    return str(title), _capped(str(text).strip())
+
+
+def _capped(text: str) -> str:
+    """`text` up to `MAX_PAGE_TEXT` characters, cut at a line's end, saying what was left."""
+    if len(text) <= MAX_PAGE_TEXT:
+        return text
+    end = text.rfind("\n", MAX_PAGE_TEXT // 2, MAX_PAGE_TEXT)
+    end = end if end > 0 else MAX_PAGE_TEXT
+    left = len(text) - end
+    return f"{text[:end].rstrip()}\n\n[{left:,} more characters of the page are not kept]"
 
 
 def unified_diff(
