@@ -117,8 +117,12 @@ def server() -> Iterator[LocalServer]:
 @pytest.fixture
 def fetcher() -> Iterator[Fetcher]:
     limits = FetchLimits(max_bytes=100_000, total_seconds=1.0, max_redirects=3)
-    with Fetcher(limits=limits, resolver=resolver, trusted_hosts=frozenset({"trusted.test"})) as f:
+    with Fetcher(limits=limits, resolver=resolver) as f:
         yield f
+
+
+def _trusted(server: LocalServer, host: str = "trusted.test") -> frozenset[tuple[str, int]]:
+    return frozenset({(host, server.port)})
 
 
 def test_fetches_html_with_a_clear_user_agent(server: LocalServer, fetcher: Fetcher) -> None:
@@ -151,15 +155,38 @@ def test_a_name_resolving_to_loopback_is_refused_at_connect(
 def test_every_redirect_hop_is_checked(server: LocalServer, fetcher: Fetcher, route: str) -> None:
     # The first hop is to a host the owner trusts (it may be private); the hop it redirects
     # to is not trusted and points inside, so it must be refused before any byte is sent.
-    result = fetcher.fetch(server.url(route, host="trusted.test"))
+    result = fetcher.fetch(server.url(route, host="trusted.test"), trusted_hosts=_trusted(server))
     assert isinstance(result, FetchError), result
     assert result.reason == "blocked"
     assert "/secret" not in server.hits
 
 
 def test_trusted_host_first_hop_works(server: LocalServer, fetcher: Fetcher) -> None:
-    result = fetcher.fetch(server.url("/page", host="trusted.test"))
+    result = fetcher.fetch(server.url("/page", host="trusted.test"), trusted_hosts=_trusted(server))
     assert isinstance(result, FetchResult), result
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "trusted.test"])
+def test_trust_covers_one_port_not_the_whole_host(
+    server: LocalServer, fetcher: Fetcher, host: str
+) -> None:
+    # The owner's backend listens on one port; another service on the same machine
+    # is not vouched for, whether asked for directly or reached by a redirect.
+    with serve({"/secret": ROUTES["/secret"]}) as other:
+        server.routes["/to-other-port"] = _redirect(other.url("/secret", host=host))
+        try:
+            direct = fetcher.fetch(
+                other.url("/secret", host=host), trusted_hosts=_trusted(server, host)
+            )
+            redirected = fetcher.fetch(
+                server.url("/to-other-port", host=host), trusted_hosts=_trusted(server, host)
+            )
+        finally:
+            del server.routes["/to-other-port"]
+    assert isinstance(direct, FetchError) and direct.reason == "blocked", direct
+    assert isinstance(redirected, FetchError) and redirected.reason == "blocked", redirected
+    assert other.hits == []
+    assert server.hits[-1] == "/to-other-port"
 
 
 def test_redirects_are_followed_and_capped(server: LocalServer, fetcher: Fetcher) -> None:

@@ -23,12 +23,9 @@ ALLOW_PRIVATE = "privault.allow_private"  # request extension that selects the p
 class _GuardedBackend(httpcore.SyncBackend):
     """Resolves, checks and connects to the checked IP itself, so nothing re-resolves."""
 
-    def __init__(
-        self, *, allow_private: bool, resolver: Resolver, trusted_hosts: frozenset[str]
-    ) -> None:
+    def __init__(self, *, allow_private: bool, resolver: Resolver) -> None:
         self._allow_private = allow_private
         self._resolver = resolver
-        self._trusted_hosts = trusted_hosts
 
     def connect_tcp(
         self,
@@ -38,8 +35,9 @@ class _GuardedBackend(httpcore.SyncBackend):
         local_address: str | None = None,
         socket_options: Any = None,
     ) -> httpcore.NetworkStream:
-        allow = self._allow_private or host.lower().rstrip(".") in self._trusted_hosts
-        addresses = resolve_checked(host, port, allow_private=allow, resolver=self._resolver)
+        addresses = resolve_checked(
+            host, port, allow_private=self._allow_private, resolver=self._resolver
+        )
         failure: Exception | None = None
         for address in addresses:
             try:
@@ -52,33 +50,25 @@ class _GuardedBackend(httpcore.SyncBackend):
         raise failure
 
 
-def _transport(
-    *, allow_private: bool, resolver: Resolver, trusted_hosts: frozenset[str]
-) -> httpx.HTTPTransport:
+def _transport(*, allow_private: bool, resolver: Resolver) -> httpx.HTTPTransport:
     transport = httpx.HTTPTransport(verify=True, trust_env=False)
     # httpx offers no public hook for the network backend; swapping the pool keeps all of
     # httpx's request/response mapping while the socket comes from our checked backend.
     transport._pool.close()
     transport._pool = httpcore.ConnectionPool(
         ssl_context=httpx.create_ssl_context(verify=True, trust_env=False),
-        network_backend=_GuardedBackend(
-            allow_private=allow_private, resolver=resolver, trusted_hosts=trusted_hosts
-        ),
+        network_backend=_GuardedBackend(allow_private=allow_private, resolver=resolver),
     )
     return transport
 
 
 class GuardedTransport(httpx.BaseTransport):
     """Two pools, strict and permissive, so a connection opened for an `allow_private`
-    watch is never reused by one that is not."""
+    watch (or a trusted host) is never reused by a request that is not."""
 
-    def __init__(self, resolver: Resolver, trusted_hosts: frozenset[str] = frozenset()) -> None:
-        self._strict = _transport(
-            allow_private=False, resolver=resolver, trusted_hosts=trusted_hosts
-        )
-        self._permissive = _transport(
-            allow_private=True, resolver=resolver, trusted_hosts=trusted_hosts
-        )
+    def __init__(self, resolver: Resolver) -> None:
+        self._strict = _transport(allow_private=False, resolver=resolver)
+        self._permissive = _transport(allow_private=True, resolver=resolver)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         permissive = request.extensions.get(ALLOW_PRIVATE) is True

@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from privault.watches.actions import ActionContext, ActionResult
-from privault.watches.fetcher import JSON_TYPES, FetchError, FetchResult
+from privault.watches.fetcher import JSON_TYPES, FetchError, FetchResult, origin
 from privault.watches.model import Watch
 
 MAX_DIFF_CHARS = 64_000
@@ -158,9 +158,10 @@ def search_action(
     backend = context.search
     if backend is None:
         return ActionResult.failed("no search backend is configured", retryable=False)
+    home = origin(backend.url) if backend.allow_private else None
     answer = context.fetcher.fetch(
         backend.url,
-        allow_private=backend.allow_private,
+        trusted_hosts=frozenset({home}) if home is not None else frozenset(),
         accept=JSON_TYPES,
         params={"q": watch.target, "format": "json"},
     )
