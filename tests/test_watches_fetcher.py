@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import subprocess
 import threading
@@ -219,6 +220,58 @@ def test_gzip_within_the_cap_is_decoded(server: LocalServer, fetcher: Fetcher) -
 def test_unknown_content_encoding_is_refused(server: LocalServer, fetcher: Fetcher) -> None:
     result = fetcher.fetch(server.url("/brotli"), allow_private=True)
     assert isinstance(result, FetchError) and result.reason == "decode"
+
+
+RUSSIAN = "Привет мир"  # cp1251 bytes are not valid UTF-8
+GERMAN = "Grüße aus München, café “quoted”"  # Latin-1 / windows-1252 bytes likewise
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "expected"),
+    [
+        (
+            f'<html><head><meta charset="windows-1251"></head><p>{RUSSIAN}</p>'.encode("cp1251"),
+            "text/html",
+            RUSSIAN,
+        ),
+        (
+            b'<meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1">'
+            + GERMAN.encode("cp1252"),
+            "text/html",
+            GERMAN,
+        ),
+        (GERMAN.encode("cp1252"), "text/plain", GERMAN),
+        (GERMAN.encode("cp1252"), "text/html", GERMAN),
+        (codecs.BOM_UTF16_LE + f"<p>{RUSSIAN}</p>".encode("utf-16-le"), "text/html", RUSSIAN),
+        (codecs.BOM_UTF8 + RUSSIAN.encode(), "text/plain; charset=iso-8859-1", RUSSIAN),
+        (f'<meta charset="cp1251">{RUSSIAN}'.encode(), "text/html; charset=utf-8", RUSSIAN),
+        (f'<meta charset="utf-16">{RUSSIAN}'.encode(), "text/html", RUSSIAN),
+        (GERMAN.encode("cp1252"), "text/plain; charset=hex", GERMAN),
+        (GERMAN.encode("cp1252"), "text/plain; charset=idna", GERMAN),
+    ],
+    ids=[
+        "meta-charset",
+        "meta-http-equiv",
+        "undeclared-text",
+        "undeclared-html",
+        "bom",
+        "bom-over-header",
+        "header-over-meta",
+        "meta-utf16-means-utf8",
+        "not-a-text-charset",
+        "charset-that-cannot-replace",
+    ],
+)
+def test_pages_are_decoded_in_the_charset_a_browser_would_pick(
+    server: LocalServer, fetcher: Fetcher, body: bytes, content_type: str, expected: str
+) -> None:
+    server.routes["/charset"] = lambda h: send(h, body, content_type=content_type)
+    try:
+        result = fetcher.fetch(server.url("/charset"), allow_private=True)
+    finally:
+        del server.routes["/charset"]
+    assert isinstance(result, FetchResult), result
+    assert expected in result.text and "\ufffd" not in result.text
 
 
 @pytest.mark.parametrize("route", ["/slow", "/drip"])

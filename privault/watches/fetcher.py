@@ -16,8 +16,9 @@ safety rules live in one place:
   small gzip body that inflates past the cap is stopped after `max_bytes + 1` bytes,
   not after it has filled memory. Total time is one deadline over all hops.
 * **What**: only HTML, XHTML and plain text (plus JSON where a caller asks, for the
-  search backend). TLS is always verified; proxies and certificate paths from the
-  environment are ignored (`trust_env=False`).
+  search backend), decoded in the charset a browser would pick (`page_encoding.py`).
+  TLS is always verified; proxies and certificate paths from the environment are
+  ignored (`trust_env=False`).
 
 Outcomes are values: `FetchResult` or `FetchError` (with a reason and whether a retry
 could help). Only programming errors raise.
@@ -39,6 +40,7 @@ from privault.watches.network_addresses import (
     parse_host,
     system_resolver,
 )
+from privault.watches.page_encoding import decode_body
 from privault.watches.transport import ALLOW_PRIVATE, BoundedDecoder, GuardedTransport
 
 USER_AGENT = f"privault/{__version__} (+local memory vault)"
@@ -275,11 +277,7 @@ class Fetcher:
         body = self._read_body(response, deadline)
         if isinstance(body, FetchError):
             return body
-        charset = response.charset_encoding or "utf-8"
-        try:
-            text = body.decode(charset, errors="replace")
-        except LookupError:
-            text = body.decode("utf-8", errors="replace")
+        text = decode_body(body, response.charset_encoding, media)
         return FetchResult(url, response.status_code, media, text, peer)
 
     def _read_body(self, response: httpx.Response, deadline: float) -> bytes | FetchError:
