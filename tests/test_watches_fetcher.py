@@ -7,6 +7,7 @@ import gzip
 import subprocess
 import threading
 import time
+import zlib
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -25,6 +26,18 @@ from privault.watches.fetcher import (
 )
 
 BOMB = gzip.compress(b"\0" * 20_000_000, compresslevel=9)  # ~20 KB on the wire, 20 MB inflated
+
+
+def _raw_deflate(data: bytes) -> bytes:
+    """A deflate stream with no zlib header, as some servers send for `deflate`."""
+    stream = zlib.compressobj(9, wbits=-15)
+    return stream.compress(data) + stream.flush()
+
+
+def _deflated(body: bytes):  # type: ignore[no-untyped-def]
+    return lambda h: send(
+        h, body, content_type="text/plain", headers={"Content-Encoding": "deflate"}
+    )
 
 
 def _redirect(target: str, status: int = 302):  # type: ignore[no-untyped-def]
@@ -79,6 +92,10 @@ ROUTES = {
         content_type="text/plain",
         headers={"Content-Encoding": "gzip"},
     ),
+    "/zlib-deflate": _deflated(zlib.compress(b"tiny text")),
+    "/raw-deflate": _deflated(_raw_deflate(b"tiny text")),
+    "/raw-deflate-bomb": _deflated(_raw_deflate(b"\0" * 20_000_000)),
+    "/not-deflate": _deflated(b"\xff" * 64),
     "/brotli": lambda h: send(
         h, b"xx", content_type="text/plain", headers={"Content-Encoding": "br"}
     ),
@@ -203,7 +220,7 @@ def test_redirect_to_another_scheme_is_refused(server: LocalServer, fetcher: Fet
     assert isinstance(result, FetchError) and result.reason == "bad_url"
 
 
-@pytest.mark.parametrize("route", ["/big", "/chunked-big", "/bomb"])
+@pytest.mark.parametrize("route", ["/big", "/chunked-big", "/bomb", "/raw-deflate-bomb"])
 def test_body_size_is_capped_after_decompression(
     server: LocalServer, fetcher: Fetcher, route: str
 ) -> None:
@@ -215,6 +232,21 @@ def test_body_size_is_capped_after_decompression(
 def test_gzip_within_the_cap_is_decoded(server: LocalServer, fetcher: Fetcher) -> None:
     result = fetcher.fetch(server.url("/small-gzip"), allow_private=True)
     assert isinstance(result, FetchResult) and result.text == "tiny text"
+
+
+@pytest.mark.parametrize("route", ["/zlib-deflate", "/raw-deflate"])
+def test_deflate_is_read_with_or_without_its_zlib_header(
+    server: LocalServer, fetcher: Fetcher, route: str
+) -> None:
+    result = fetcher.fetch(server.url(route), allow_private=True)
+    assert isinstance(result, FetchResult) and result.text == "tiny text", result
+
+
+def test_a_body_that_is_no_deflate_at_all_is_a_decode_error(
+    server: LocalServer, fetcher: Fetcher
+) -> None:
+    result = fetcher.fetch(server.url("/not-deflate"), allow_private=True)
+    assert isinstance(result, FetchError) and result.reason == "decode", result
 
 
 def test_unknown_content_encoding_is_refused(server: LocalServer, fetcher: Fetcher) -> None:

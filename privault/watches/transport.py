@@ -80,17 +80,38 @@ class GuardedTransport(httpx.BaseTransport):
 
 
 class BoundedDecoder:
-    """Content-Encoding decoding that never produces more than the caller has room for."""
+    """Content-Encoding decoding that never produces more than the caller has room for.
+
+    "deflate" is zlib-wrapped per RFC 9110, but some servers send the raw deflate stream;
+    browsers accept both, so a header the zlib reader refuses starts the body over as raw.
+    """
 
     def __init__(self, encoding: str) -> None:
-        # wbits 47 reads both gzip and zlib headers ("deflate" is zlib-wrapped per RFC 9110).
+        # wbits 47 reads both gzip and zlib headers.
         self._zlib = None if encoding == "identity" else zlib.decompressobj(wbits=47)
+        self._head: bytes | None = b"" if encoding == "deflate" else None  # until header read
 
     def feed(self, data: bytes, room: int) -> bytes:
         """Decode `data`, returning at most `room + 1` bytes (one more means: over the cap)."""
         if self._zlib is None:
             return data[: room + 1]
-        out = self._zlib.decompress(data, room + 1)
-        while self._zlib.unconsumed_tail and len(out) <= room:
-            out += self._zlib.decompress(self._zlib.unconsumed_tail, room + 1 - len(out))
+        if self._head is None:
+            return _inflate(self._zlib, data, room)
+        self._head += data
+        try:
+            out = _inflate(self._zlib, data, room)
+        except zlib.error:
+            self._zlib = zlib.decompressobj(wbits=-15)
+            data, self._head = self._head, None
+            return _inflate(self._zlib, data, room)
+        if len(self._head) >= 2:  # zlib checks its two header bytes as soon as it has them
+            self._head = None
         return out
+
+
+def _inflate(stream: Any, data: bytes, room: int) -> bytes:
+    """At most `room + 1` bytes out of `data`; the rest waits in the stream's input."""
+    out: bytes = stream.decompress(data, room + 1)
+    while stream.unconsumed_tail and len(out) <= room:
+        out += stream.decompress(stream.unconsumed_tail, room + 1 - len(out))
+    return out
