@@ -211,6 +211,20 @@ def test_a_private_backend_may_not_redirect_elsewhere_inside(
     assert inner.hits == []
 
 
+def test_a_backend_reply_nested_too_deep_is_malformed_json(
+    conn: Connection, server: LocalServer, fetcher: Fetcher
+) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    server.routes["/deep"] = lambda h: send(h, deep, content_type="application/json")
+    try:
+        add_watch(conn, "search", "q", every="1d", now_ms=T0)
+        backend = SearchBackend(server.url("/deep"), allow_private=True)
+        [run] = poll(conn, FakeFiler(), fetcher, now_ms=T0, search=backend).runs
+    finally:
+        del server.routes["/deep"]
+    assert run.status == "error" and run.error == "search backend sent malformed JSON"
+
+
 def test_search_without_backend_is_an_error_value(conn: Connection, fetcher: Fetcher) -> None:
     add_watch(conn, "search", "q", every="1d", now_ms=T0)
     report = poll(conn, FakeFiler(), fetcher, now_ms=T0)

@@ -126,7 +126,7 @@ def _results(body: str) -> list[dict[str, str]] | None:
     """Parse a SearXNG JSON answer into (url, title, snippet) dicts; None if malformed."""
     try:
         data = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # json raises the latter for very deep nesting
         return None
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
         return None
