@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import subprocess
 import threading
 import time
+import zlib
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -24,6 +26,18 @@ from privault.watches.fetcher import (
 )
 
 BOMB = gzip.compress(b"\0" * 20_000_000, compresslevel=9)  # ~20 KB on the wire, 20 MB inflated
+
+
+def _raw_deflate(data: bytes) -> bytes:
+    """A deflate stream with no zlib header, as some servers send for `deflate`."""
+    stream = zlib.compressobj(9, wbits=-15)
+    return stream.compress(data) + stream.flush()
+
+
+def _deflated(body: bytes):  # type: ignore[no-untyped-def]
+    return lambda h: send(
+        h, body, content_type="text/plain", headers={"Content-Encoding": "deflate"}
+    )
 
 
 def _redirect(target: str, status: int = 302):  # type: ignore[no-untyped-def]
@@ -78,6 +92,10 @@ ROUTES = {
         content_type="text/plain",
         headers={"Content-Encoding": "gzip"},
     ),
+    "/zlib-deflate": _deflated(zlib.compress(b"tiny text")),
+    "/raw-deflate": _deflated(_raw_deflate(b"tiny text")),
+    "/raw-deflate-bomb": _deflated(_raw_deflate(b"\0" * 20_000_000)),
+    "/not-deflate": _deflated(b"\xff" * 64),
     "/brotli": lambda h: send(
         h, b"xx", content_type="text/plain", headers={"Content-Encoding": "br"}
     ),
@@ -117,8 +135,12 @@ def server() -> Iterator[LocalServer]:
 @pytest.fixture
 def fetcher() -> Iterator[Fetcher]:
     limits = FetchLimits(max_bytes=100_000, total_seconds=1.0, max_redirects=3)
-    with Fetcher(limits=limits, resolver=resolver, trusted_hosts=frozenset({"trusted.test"})) as f:
+    with Fetcher(limits=limits, resolver=resolver) as f:
         yield f
+
+
+def _trusted(server: LocalServer, host: str = "trusted.test") -> frozenset[tuple[str, int]]:
+    return frozenset({(host, server.port)})
 
 
 def test_fetches_html_with_a_clear_user_agent(server: LocalServer, fetcher: Fetcher) -> None:
@@ -151,15 +173,38 @@ def test_a_name_resolving_to_loopback_is_refused_at_connect(
 def test_every_redirect_hop_is_checked(server: LocalServer, fetcher: Fetcher, route: str) -> None:
     # The first hop is to a host the owner trusts (it may be private); the hop it redirects
     # to is not trusted and points inside, so it must be refused before any byte is sent.
-    result = fetcher.fetch(server.url(route, host="trusted.test"))
+    result = fetcher.fetch(server.url(route, host="trusted.test"), trusted_hosts=_trusted(server))
     assert isinstance(result, FetchError), result
     assert result.reason == "blocked"
     assert "/secret" not in server.hits
 
 
 def test_trusted_host_first_hop_works(server: LocalServer, fetcher: Fetcher) -> None:
-    result = fetcher.fetch(server.url("/page", host="trusted.test"))
+    result = fetcher.fetch(server.url("/page", host="trusted.test"), trusted_hosts=_trusted(server))
     assert isinstance(result, FetchResult), result
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "trusted.test"])
+def test_trust_covers_one_port_not_the_whole_host(
+    server: LocalServer, fetcher: Fetcher, host: str
+) -> None:
+    # The owner's backend listens on one port; another service on the same machine
+    # is not vouched for, whether asked for directly or reached by a redirect.
+    with serve({"/secret": ROUTES["/secret"]}) as other:
+        server.routes["/to-other-port"] = _redirect(other.url("/secret", host=host))
+        try:
+            direct = fetcher.fetch(
+                other.url("/secret", host=host), trusted_hosts=_trusted(server, host)
+            )
+            redirected = fetcher.fetch(
+                server.url("/to-other-port", host=host), trusted_hosts=_trusted(server, host)
+            )
+        finally:
+            del server.routes["/to-other-port"]
+    assert isinstance(direct, FetchError) and direct.reason == "blocked", direct
+    assert isinstance(redirected, FetchError) and redirected.reason == "blocked", redirected
+    assert other.hits == []
+    assert server.hits[-1] == "/to-other-port"
 
 
 def test_redirects_are_followed_and_capped(server: LocalServer, fetcher: Fetcher) -> None:
@@ -175,7 +220,7 @@ def test_redirect_to_another_scheme_is_refused(server: LocalServer, fetcher: Fet
     assert isinstance(result, FetchError) and result.reason == "bad_url"
 
 
-@pytest.mark.parametrize("route", ["/big", "/chunked-big", "/bomb"])
+@pytest.mark.parametrize("route", ["/big", "/chunked-big", "/bomb", "/raw-deflate-bomb"])
 def test_body_size_is_capped_after_decompression(
     server: LocalServer, fetcher: Fetcher, route: str
 ) -> None:
@@ -189,9 +234,76 @@ def test_gzip_within_the_cap_is_decoded(server: LocalServer, fetcher: Fetcher) -
     assert isinstance(result, FetchResult) and result.text == "tiny text"
 
 
+@pytest.mark.parametrize("route", ["/zlib-deflate", "/raw-deflate"])
+def test_deflate_is_read_with_or_without_its_zlib_header(
+    server: LocalServer, fetcher: Fetcher, route: str
+) -> None:
+    result = fetcher.fetch(server.url(route), allow_private=True)
+    assert isinstance(result, FetchResult) and result.text == "tiny text", result
+
+
+def test_a_body_that_is_no_deflate_at_all_is_a_decode_error(
+    server: LocalServer, fetcher: Fetcher
+) -> None:
+    result = fetcher.fetch(server.url("/not-deflate"), allow_private=True)
+    assert isinstance(result, FetchError) and result.reason == "decode", result
+
+
 def test_unknown_content_encoding_is_refused(server: LocalServer, fetcher: Fetcher) -> None:
     result = fetcher.fetch(server.url("/brotli"), allow_private=True)
     assert isinstance(result, FetchError) and result.reason == "decode"
+
+
+RUSSIAN = "Привет мир"  # cp1251 bytes are not valid UTF-8
+GERMAN = "Grüße aus München, café “quoted”"  # Latin-1 / windows-1252 bytes likewise
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "expected"),
+    [
+        (
+            f'<html><head><meta charset="windows-1251"></head><p>{RUSSIAN}</p>'.encode("cp1251"),
+            "text/html",
+            RUSSIAN,
+        ),
+        (
+            b'<meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1">'
+            + GERMAN.encode("cp1252"),
+            "text/html",
+            GERMAN,
+        ),
+        (GERMAN.encode("cp1252"), "text/plain", GERMAN),
+        (GERMAN.encode("cp1252"), "text/html", GERMAN),
+        (codecs.BOM_UTF16_LE + f"<p>{RUSSIAN}</p>".encode("utf-16-le"), "text/html", RUSSIAN),
+        (codecs.BOM_UTF8 + RUSSIAN.encode(), "text/plain; charset=iso-8859-1", RUSSIAN),
+        (f'<meta charset="cp1251">{RUSSIAN}'.encode(), "text/html; charset=utf-8", RUSSIAN),
+        (f'<meta charset="utf-16">{RUSSIAN}'.encode(), "text/html", RUSSIAN),
+        (GERMAN.encode("cp1252"), "text/plain; charset=hex", GERMAN),
+        (GERMAN.encode("cp1252"), "text/plain; charset=idna", GERMAN),
+    ],
+    ids=[
+        "meta-charset",
+        "meta-http-equiv",
+        "undeclared-text",
+        "undeclared-html",
+        "bom",
+        "bom-over-header",
+        "header-over-meta",
+        "meta-utf16-means-utf8",
+        "not-a-text-charset",
+        "charset-that-cannot-replace",
+    ],
+)
+def test_pages_are_decoded_in_the_charset_a_browser_would_pick(
+    server: LocalServer, fetcher: Fetcher, body: bytes, content_type: str, expected: str
+) -> None:
+    server.routes["/charset"] = lambda h: send(h, body, content_type=content_type)
+    try:
+        result = fetcher.fetch(server.url("/charset"), allow_private=True)
+    finally:
+        del server.routes["/charset"]
+    assert isinstance(result, FetchResult), result
+    assert expected in result.text and "\ufffd" not in result.text
 
 
 @pytest.mark.parametrize("route", ["/slow", "/drip"])

@@ -174,6 +174,57 @@ def test_search_result_pages_are_fetched_under_the_watch_rules(
     assert not any(hit.startswith("/result") for hit in server.hits[before:])
 
 
+def test_a_private_backend_may_not_redirect_elsewhere_inside(
+    conn: Connection, server: LocalServer, fetcher: Fetcher
+) -> None:
+    # Trusting the owner's backend covers its own host and port (a redirect there is
+    # followed), not a service on another port of the machine or the network it sits in.
+    with serve({"/internal": lambda h: send(h, "{}", content_type="application/json")}) as inner:
+        server.routes["/moved"] = lambda h: send(
+            h, "", status=302, headers={"Location": h.path.replace("/moved", "/search")}
+        )
+        server.routes["/away"] = lambda h: send(
+            h, "", status=302, headers={"Location": inner.url("/internal")}
+        )
+        try:
+            add_watch(conn, "search", "q", every="1d", now_ms=T0)
+            moved = poll(
+                conn,
+                FakeFiler(),
+                fetcher,
+                now_ms=T0,
+                search=SearchBackend(server.url("/moved"), allow_private=True),
+            )
+            add_watch(conn, "search", "r", every="1d", now_ms=T0)
+            away = poll(
+                conn,
+                FakeFiler(),
+                fetcher,
+                now_ms=T0 + HOUR,
+                search=SearchBackend(server.url("/away"), allow_private=True),
+            )
+        finally:
+            del server.routes["/moved"], server.routes["/away"]
+    assert [run.status for run in moved.runs] == ["filed"]
+    [refused] = away.runs
+    assert refused.status == "error" and "search backend: blocked" in (refused.error or "")
+    assert inner.hits == []
+
+
+def test_a_backend_reply_nested_too_deep_is_malformed_json(
+    conn: Connection, server: LocalServer, fetcher: Fetcher
+) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    server.routes["/deep"] = lambda h: send(h, deep, content_type="application/json")
+    try:
+        add_watch(conn, "search", "q", every="1d", now_ms=T0)
+        backend = SearchBackend(server.url("/deep"), allow_private=True)
+        [run] = poll(conn, FakeFiler(), fetcher, now_ms=T0, search=backend).runs
+    finally:
+        del server.routes["/deep"]
+    assert run.status == "error" and run.error == "search backend sent malformed JSON"
+
+
 def test_search_without_backend_is_an_error_value(conn: Connection, fetcher: Fetcher) -> None:
     add_watch(conn, "search", "q", every="1d", now_ms=T0)
     report = poll(conn, FakeFiler(), fetcher, now_ms=T0)

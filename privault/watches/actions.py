@@ -93,7 +93,8 @@ class SearchBackend:
     """A SearXNG-compatible JSON endpoint, from vault configuration.
 
     `allow_private` is the owner's decision for the backend itself (a SearXNG on
-    localhost); result pages are fetched under the watch's own setting.
+    localhost): its own host and port may be private, but a redirect anywhere else is
+    checked as usual. Result pages are fetched under the watch's own setting.
     """
 
     url: str

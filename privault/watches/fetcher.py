@@ -9,13 +9,16 @@ safety rules live in one place:
   sent, on every address DNS returns *inside the connect call* (the socket is opened to
   the checked IP, never to a name re-resolved later, which closes DNS rebinding), and on
   the peer address of the socket that answered.
-* **Redirects** are followed by hand, each hop checked like the first, at most N.
+* **Redirects** are followed by hand, each hop checked like the first, at most N. A
+  host the caller trusts (the owner's search backend, often a SearXNG on localhost) may be
+  private, but trust names a host *and* port: a hop anywhere else is checked as usual.
 * **How much**: the body is read raw and decompressed here with a bounded output, so a
   small gzip body that inflates past the cap is stopped after `max_bytes + 1` bytes,
   not after it has filled memory. Total time is one deadline over all hops.
 * **What**: only HTML, XHTML and plain text (plus JSON where a caller asks, for the
-  search backend). TLS is always verified; proxies and certificate paths from the
-  environment are ignored (`trust_env=False`).
+  search backend), decoded in the charset a browser would pick (`page_encoding.py`).
+  TLS is always verified; proxies and certificate paths from the environment are
+  ignored (`trust_env=False`).
 
 Outcomes are values: `FetchResult` or `FetchError` (with a reason and whether a retry
 could help). Only programming errors raise.
@@ -37,6 +40,7 @@ from privault.watches.network_addresses import (
     parse_host,
     system_resolver,
 )
+from privault.watches.page_encoding import decode_body
 from privault.watches.transport import ALLOW_PRIVATE, BoundedDecoder, GuardedTransport
 
 USER_AGENT = f"privault/{__version__} (+local memory vault)"
@@ -107,27 +111,34 @@ def check_url(url: str | httpx.URL, *, allow_private: bool) -> FetchError | None
     return None
 
 
+Origin = tuple[str, int]
+"""A normalised (host, port): what a trust decision covers."""
+
+
+def origin(url: str | httpx.URL) -> Origin | None:
+    """The (host, port) a URL connects to, host in one spelling; None if it has none."""
+    try:
+        parsed = httpx.URL(url)
+        host = parse_host(parsed.host)
+    except (httpx.InvalidURL, TypeError, ValueError, BlockedAddress):
+        return None
+    port = parsed.port or {"http": 80, "https": 443}.get(parsed.scheme)
+    return (str(host), port) if port is not None else None
+
+
 class Fetcher:
     """The safe HTTP client. One per process; thread-compatible like `httpx.Client`.
 
     `resolver` maps a host name to addresses (the system's by default); tests inject one to
     make a public-looking name point at 127.0.0.1 and prove the connect-time check.
-    `trusted_hosts` are names the owner vouches for (a SearXNG or wiki on the LAN): they
-    may resolve to private addresses without `allow_private`. Every other hop of the same
-    fetch — a redirect away from a trusted host — is checked as usual.
     """
 
     def __init__(
-        self,
-        *,
-        limits: FetchLimits | None = None,
-        resolver: Resolver = system_resolver,
-        trusted_hosts: frozenset[str] = frozenset(),
+        self, *, limits: FetchLimits | None = None, resolver: Resolver = system_resolver
     ) -> None:
         self.limits = limits or FetchLimits()
-        self._trusted_hosts = frozenset(host.lower().rstrip(".") for host in trusted_hosts)
         self._client = httpx.Client(
-            transport=GuardedTransport(resolver, self._trusted_hosts),
+            transport=GuardedTransport(resolver),
             follow_redirects=False,
             trust_env=False,
             headers={"User-Agent": USER_AGENT, "Accept-Encoding": "gzip, deflate"},
@@ -148,10 +159,16 @@ class Fetcher:
         url: str,
         *,
         allow_private: bool = False,
+        trusted_hosts: frozenset[Origin] = frozenset(),
         accept: frozenset[str] = PAGE_TYPES,
         params: dict[str, str] | None = None,
     ) -> FetchResult | FetchError:
-        """GET `url` under every rule in the module docstring; never raises for network faults."""
+        """GET `url` under every rule in the module docstring; never raises for network faults.
+
+        `trusted_hosts` (see `origin`) may be private without `allow_private`. The trust is
+        per call, not per `Fetcher`: one client serves every watch, and the owner's trust in
+        the search backend must not open it to a page watch an agent added.
+        """
         started = time.monotonic()
         deadline = started + self.limits.total_seconds
         try:
@@ -160,10 +177,11 @@ class Fetcher:
             return FetchError(url, "bad_url", f"not a valid URL: {exc}", retryable=False)
         hops: list[str] = []
         while True:
-            refused = check_url(current, allow_private=allow_private)
+            hop_private = allow_private or origin(current) in trusted_hosts
+            refused = check_url(current, allow_private=hop_private)
             if refused is not None:
                 return refused
-            outcome = self._one_hop(current, allow_private, accept, deadline)
+            outcome = self._one_hop(current, hop_private, accept, deadline)
             if isinstance(outcome, httpx.URL):
                 hops.append(str(current))
                 if len(hops) > self.limits.max_redirects:
@@ -231,9 +249,8 @@ class Fetcher:
         if not peer_info:
             return FetchError(url, "blocked", "cannot tell which address answered", False)
         peer = str(peer_info[0])
-        trusted = (response.url.host or "").rstrip(".") in self._trusted_hosts
         try:
-            check_address(peer, allow_private=allow_private or trusted)
+            check_address(peer, allow_private=allow_private)
         except BlockedAddress as exc:
             return FetchError(url, "blocked", f"connected to {exc.reason}", retryable=False)
         if response.status_code in _REDIRECTS:
@@ -260,11 +277,7 @@ class Fetcher:
         body = self._read_body(response, deadline)
         if isinstance(body, FetchError):
             return body
-        charset = response.charset_encoding or "utf-8"
-        try:
-            text = body.decode(charset, errors="replace")
-        except LookupError:
-            text = body.decode("utf-8", errors="replace")
+        text = decode_body(body, response.charset_encoding, media)
         return FetchResult(url, response.status_code, media, text, peer)
 
     def _read_body(self, response: httpx.Response, deadline: float) -> bytes | FetchError:

@@ -23,12 +23,9 @@ ALLOW_PRIVATE = "privault.allow_private"  # request extension that selects the p
 class _GuardedBackend(httpcore.SyncBackend):
     """Resolves, checks and connects to the checked IP itself, so nothing re-resolves."""
 
-    def __init__(
-        self, *, allow_private: bool, resolver: Resolver, trusted_hosts: frozenset[str]
-    ) -> None:
+    def __init__(self, *, allow_private: bool, resolver: Resolver) -> None:
         self._allow_private = allow_private
         self._resolver = resolver
-        self._trusted_hosts = trusted_hosts
 
     def connect_tcp(
         self,
@@ -38,8 +35,9 @@ class _GuardedBackend(httpcore.SyncBackend):
         local_address: str | None = None,
         socket_options: Any = None,
     ) -> httpcore.NetworkStream:
-        allow = self._allow_private or host.lower().rstrip(".") in self._trusted_hosts
-        addresses = resolve_checked(host, port, allow_private=allow, resolver=self._resolver)
+        addresses = resolve_checked(
+            host, port, allow_private=self._allow_private, resolver=self._resolver
+        )
         failure: Exception | None = None
         for address in addresses:
             try:
@@ -52,33 +50,25 @@ class _GuardedBackend(httpcore.SyncBackend):
         raise failure
 
 
-def _transport(
-    *, allow_private: bool, resolver: Resolver, trusted_hosts: frozenset[str]
-) -> httpx.HTTPTransport:
+def _transport(*, allow_private: bool, resolver: Resolver) -> httpx.HTTPTransport:
     transport = httpx.HTTPTransport(verify=True, trust_env=False)
     # httpx offers no public hook for the network backend; swapping the pool keeps all of
     # httpx's request/response mapping while the socket comes from our checked backend.
     transport._pool.close()
     transport._pool = httpcore.ConnectionPool(
         ssl_context=httpx.create_ssl_context(verify=True, trust_env=False),
-        network_backend=_GuardedBackend(
-            allow_private=allow_private, resolver=resolver, trusted_hosts=trusted_hosts
-        ),
+        network_backend=_GuardedBackend(allow_private=allow_private, resolver=resolver),
     )
     return transport
 
 
 class GuardedTransport(httpx.BaseTransport):
     """Two pools, strict and permissive, so a connection opened for an `allow_private`
-    watch is never reused by one that is not."""
+    watch (or a trusted host) is never reused by a request that is not."""
 
-    def __init__(self, resolver: Resolver, trusted_hosts: frozenset[str] = frozenset()) -> None:
-        self._strict = _transport(
-            allow_private=False, resolver=resolver, trusted_hosts=trusted_hosts
-        )
-        self._permissive = _transport(
-            allow_private=True, resolver=resolver, trusted_hosts=trusted_hosts
-        )
+    def __init__(self, resolver: Resolver) -> None:
+        self._strict = _transport(allow_private=False, resolver=resolver)
+        self._permissive = _transport(allow_private=True, resolver=resolver)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         permissive = request.extensions.get(ALLOW_PRIVATE) is True
@@ -90,17 +80,38 @@ class GuardedTransport(httpx.BaseTransport):
 
 
 class BoundedDecoder:
-    """Content-Encoding decoding that never produces more than the caller has room for."""
+    """Content-Encoding decoding that never produces more than the caller has room for.
+
+    "deflate" is zlib-wrapped per RFC 9110, but some servers send the raw deflate stream;
+    browsers accept both, so a header the zlib reader refuses starts the body over as raw.
+    """
 
     def __init__(self, encoding: str) -> None:
-        # wbits 47 reads both gzip and zlib headers ("deflate" is zlib-wrapped per RFC 9110).
+        # wbits 47 reads both gzip and zlib headers.
         self._zlib = None if encoding == "identity" else zlib.decompressobj(wbits=47)
+        self._head: bytes | None = b"" if encoding == "deflate" else None  # until header read
 
     def feed(self, data: bytes, room: int) -> bytes:
         """Decode `data`, returning at most `room + 1` bytes (one more means: over the cap)."""
         if self._zlib is None:
             return data[: room + 1]
-        out = self._zlib.decompress(data, room + 1)
-        while self._zlib.unconsumed_tail and len(out) <= room:
-            out += self._zlib.decompress(self._zlib.unconsumed_tail, room + 1 - len(out))
+        if self._head is None:
+            return _inflate(self._zlib, data, room)
+        self._head += data
+        try:
+            out = _inflate(self._zlib, data, room)
+        except zlib.error:
+            self._zlib = zlib.decompressobj(wbits=-15)
+            data, self._head = self._head, None
+            return _inflate(self._zlib, data, room)
+        if len(self._head) >= 2:  # zlib checks its two header bytes as soon as it has them
+            self._head = None
         return out
+
+
+def _inflate(stream: Any, data: bytes, room: int) -> bytes:
+    """At most `room + 1` bytes out of `data`; the rest waits in the stream's input."""
+    out: bytes = stream.decompress(data, room + 1)
+    while stream.unconsumed_tail and len(out) <= room:
+        out += stream.decompress(stream.unconsumed_tail, room + 1 - len(out))
+    return out

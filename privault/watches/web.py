@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from privault.watches.actions import ActionContext, ActionResult
-from privault.watches.fetcher import JSON_TYPES, FetchError, FetchResult
+from privault.watches.fetcher import JSON_TYPES, FetchError, FetchResult, origin
 from privault.watches.model import Watch
 
 MAX_DIFF_CHARS = 64_000
@@ -141,7 +141,7 @@ def _results(body: str) -> list[dict[str, str]] | None:
     """Parse a SearXNG JSON answer into (url, title, snippet) dicts; None if malformed."""
     try:
         data = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # json raises the latter for very deep nesting
         return None
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
         return None
@@ -173,9 +173,10 @@ def search_action(
     backend = context.search
     if backend is None:
         return ActionResult.failed("no search backend is configured", retryable=False)
+    home = origin(backend.url) if backend.allow_private else None
     answer = context.fetcher.fetch(
         backend.url,
-        allow_private=backend.allow_private,
+        trusted_hosts=frozenset({home}) if home is not None else frozenset(),
         accept=JSON_TYPES,
         params={"q": watch.target, "format": "json"},
     )

@@ -115,7 +115,8 @@ def open_vault() -> Vault:
     if cfg.search_backend:
         from privault.watches.actions import SearchBackend
 
-        # The owner wrote this URL: a SearXNG on localhost is the usual setup.
+        # The owner wrote this URL: a SearXNG on localhost is the usual setup. Only its
+        # own host and port may be private; a redirect elsewhere is checked as usual.
         vault.watches.search_backend = SearchBackend(cfg.search_backend, allow_private=True)
     return vault
 
