@@ -8,8 +8,10 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+import typer
 
 from privault import Caller, Vault
 from privault.ask.pipeline import AskHeldBack, AskReply
@@ -78,6 +80,29 @@ def test_a_port_out_of_range_is_a_usage_error(tmp_path: Path, command: bytes) ->
     done = _cli(tmp_path, command, b"--port", b"99999")
     errors = done.stderr.decode()
     assert done.returncode == 2 and "--port" in errors and "Traceback" not in errors, errors
+
+
+def _whole_number_options() -> list[tuple[str, ...]]:
+    """(command words…, option) for every option that takes a whole number without a range."""
+    found: list[tuple[str, ...]] = []
+
+    def walk(command: Any, words: tuple[str, ...]) -> None:
+        for name, sub in getattr(command, "commands", {}).items():
+            walk(sub, (*words, name))
+        for param in getattr(command, "params", []):
+            if param.param_type_name == "option" and param.type.name in ("int", "number"):
+                found.append((*words, param.opts[0]))
+
+    walk(typer.main.get_command(app), ())
+    return found
+
+
+@pytest.mark.parametrize("words", _whole_number_options(), ids=" ".join)
+def test_a_number_the_vault_cannot_store_is_a_usage_error(words: tuple[str, ...]) -> None:
+    # SQLite's integers are 64-bit: a larger count or cursor failed its query.
+    for value in ("9" * 30, "-" + "9" * 30):
+        done = FakeEngineRunner().invoke(app, [*words, value], env={"COLUMNS": "300"})
+        assert done.exit_code == 2 and "out of range" in done.output, (value, done.output)
 
 
 @pytest.mark.parametrize(

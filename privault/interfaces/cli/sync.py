@@ -16,7 +16,7 @@ import typer
 from privault.caller import Caller
 from privault.errors import InputError
 from privault.interfaces import config
-from privault.interfaces.cli.common import JsonOption, console, emit_json, opened
+from privault.interfaces.cli.common import JsonOption, console, emit_json, number, opened
 from privault.interfaces.cli.terminal import styled
 
 PASSPHRASE_ENV = "PRIVAULT_SYNC_PASSPHRASE"
@@ -52,7 +52,12 @@ def export(
         Path | None, typer.Argument(help="The bundle file to write (not with --markdown).")
     ] = None,
     since: Annotated[
-        int, typer.Option("--since", help="Only changes after this cursor (printed by export).")
+        int,
+        typer.Option(
+            "--since",
+            help="Only changes after this cursor (printed by export).",
+            parser=number,
+        ),
     ] = 0,
     markdown: Annotated[
         Path | None,
