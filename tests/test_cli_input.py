@@ -151,3 +151,26 @@ def test_a_wrong_key_is_one_line(tmp_path: Path) -> None:
     errors = done.stderr.decode()
     assert done.returncode == 1 and "key is wrong" in errors, errors
     assert len(errors.strip().splitlines()) == 1, errors
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "said"),
+    [
+        ((b"status",), {"PRIVAULT_KEY": "hunter2\udcff"}, "PRIVAULT_KEY is not UTF-8"),
+        ((b"search", b"roof"), {"PRIVAULT_KEY": "hunter2\udcff"}, "PRIVAULT_KEY is not UTF-8"),
+        ((b"init", b"--encrypt"), {"PRIVAULT_KEY": "hunter2\udcff"}, "PRIVAULT_KEY is not UTF-8"),
+        (
+            (b"export", b"out.bundle"),
+            {"PRIVAULT_SYNC_PASSPHRASE": "hunter2 hunter2 \udcff"},
+            "PRIVAULT_SYNC_PASSPHRASE is not UTF-8",
+        ),
+    ],
+)
+def test_a_key_that_is_not_utf8_is_one_line(
+    tmp_path: Path, args: tuple[bytes, ...], env: dict[str, str], said: str
+) -> None:
+    # Set from bytes (os.environb): SQLCipher and the bundle take the key as UTF-8.
+    done = _cli(tmp_path, *args, env={**env, "PRIVAULT_WARM": "auto"})
+    errors = done.stderr.decode()
+    assert done.returncode == 1 and said in errors, errors
+    assert len(errors.strip().splitlines()) == 1 and "hunter2" not in errors, errors

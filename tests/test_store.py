@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from privault.errors import VaultError
+from privault.errors import InputError, VaultError
 from privault.store.connection import IN_BATCH, connect, first_column_in, in_batches, write
 from privault.store.migrations import applied_version, known_migrations, migrate
 
@@ -91,6 +91,13 @@ def test_encrypted_vault_hides_text_and_needs_the_key(tmp_path: Path) -> None:
         connect(path)
     reopened = connect(path, key="correct horse battery staple")
     assert reopened.execute("SELECT value FROM meta WHERE key = 'canary'").fetchone()[0] == SECRET
+
+
+def test_a_key_that_is_not_utf8_is_refused_without_showing_it(tmp_path: Path) -> None:
+    # A key set from bytes (os.environb) arrives with a lone surrogate for each bad byte.
+    with pytest.raises(InputError, match="the key is not UTF-8") as refused:
+        connect(tmp_path / "v.db", key="hunter2\udcff")
+    assert "hunter2" not in str(refused.value)
 
 
 def test_plain_vault_does_contain_the_text(tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlcipher3 import dbapi2 as sqlite
 
-from privault.errors import VaultError
+from privault.errors import VaultError, utf8_text
 
 if TYPE_CHECKING:  # sqlcipher3 ships no type hints; its connection is DB-API like sqlite3's
     from sqlite3 import Connection
@@ -103,6 +103,8 @@ def connect(path: str | Path, *, key: str | None = None, readonly: bool = False)
     when the file is not a database, the key is wrong or missing, or the file is locked.
     """
     target = Path(path)
+    if key:
+        utf8_text(key, "the key")  # SQLCipher takes it as UTF-8
     if str(path) != ":memory:":
         target.parent.mkdir(parents=True, exist_ok=True)
     uri = f"file:{target}?mode=ro" if readonly else str(target)
