@@ -144,6 +144,14 @@ def test_an_ask_without_an_answer_exits_non_zero_and_says_so(
     assert as_json.exit_code == 1 and json.loads(as_json.output)["refused"]
 
 
+def test_a_key_for_a_plain_vault_says_how_to_open_it(tmp_path: Path) -> None:
+    assert _cli(tmp_path, b"init").returncode == 0
+    done = _cli(tmp_path, b"docs", env={"PRIVAULT_KEY": "a key for another vault"})
+    errors = done.stderr.decode()
+    assert done.returncode == 1 and "not encrypted" in errors and "unset PRIVAULT_KEY" in errors
+    assert len(errors.strip().splitlines()) == 1 and "another vault" not in errors, errors
+
+
 def test_a_wrong_key_is_one_line(tmp_path: Path) -> None:
     key = {"PRIVAULT_KEY": "a long passphrase for the test"}
     assert _cli(tmp_path, b"init", b"--encrypt", env=key).returncode == 0

@@ -100,6 +100,15 @@ def test_a_key_that_is_not_utf8_is_refused_without_showing_it(tmp_path: Path) ->
     assert "hunter2" not in str(refused.value)
 
 
+def test_a_key_for_a_plain_vault_says_it_is_not_encrypted(tmp_path: Path) -> None:
+    path = tmp_path / "plain.db"
+    migrate(connect(path))
+    with pytest.raises(VaultError, match="it is not encrypted") as refused:
+        connect(path, key="a key for another vault")
+    assert "key is wrong" not in str(refused.value)
+    assert "a key for another vault" not in str(refused.value)
+
+
 def test_plain_vault_does_contain_the_text(tmp_path: Path) -> None:
     """The control for the encryption test: without a key the bytes are readable."""
     path = tmp_path / "plain.db"
