@@ -109,6 +109,23 @@ def test_a_key_for_a_plain_vault_says_it_is_not_encrypted(tmp_path: Path) -> Non
     assert "a key for another vault" not in str(refused.value)
 
 
+def test_a_key_ending_in_a_newline_is_the_key_it_was_created_with(tmp_path: Path) -> None:
+    # 64 hex digits and a newline (a key read from a file) is a passphrase, as it has
+    # always been: vaults created with one must go on opening with it.
+    hex_key = "0123456789abcdef" * 4
+    path = tmp_path / "v.db"
+    migrate(connect(path, key=hex_key + "\n"))
+    connect(path, key=hex_key + "\n").close()
+    with pytest.raises(VaultError, match="the key is wrong") as refused:
+        connect(path, key=hex_key)
+    assert "ends with" not in str(refused.value)
+    raw = tmp_path / "raw.db"
+    migrate(connect(raw, key=hex_key))
+    with pytest.raises(VaultError, match="ends with a newline or space") as refused:
+        connect(raw, key=hex_key + "\n")
+    assert hex_key not in str(refused.value)
+
+
 def test_plain_vault_does_contain_the_text(tmp_path: Path) -> None:
     """The control for the encryption test: without a key the bytes are readable."""
     path = tmp_path / "plain.db"

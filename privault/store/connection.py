@@ -43,6 +43,9 @@ IntegrityError = sqlite.IntegrityError
 
 BUSY_TIMEOUT_MS = 15_000
 SQLITE_HEADER = b"SQLite format 3\x00"  # how every unencrypted SQLite file begins
+# `$` also matches before a final newline, so 64 hex digits and a newline become
+# `x'…\n'`, which SQLCipher takes as a passphrase (not a raw key). Vaults were created
+# with such keys: matching only the digits would lock them out.
 _HEX_KEY = re.compile(r"^[0-9a-fA-F]{64}$")
 _WRITER_LOCKS: dict[str, threading.RLock] = {}  # resolved file path -> its writers' lock
 _WRITER_LOCKS_GUARD = threading.Lock()
@@ -115,6 +118,8 @@ def _unreadable(target: Path, key: str | None) -> str:
             "it is not encrypted, but a key was given (unset PRIVAULT_KEY to open it; "
             "encryption is chosen when a vault is created)"
         )
+    if key != key.rstrip():
+        return "the key is wrong (it ends with a newline or space, which is part of the key)"
     return "the key is wrong"
 
 
