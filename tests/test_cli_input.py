@@ -8,8 +8,10 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+import typer
 
 from privault import Caller, Vault
 from privault.ask.pipeline import AskHeldBack, AskReply
@@ -80,6 +82,29 @@ def test_a_port_out_of_range_is_a_usage_error(tmp_path: Path, command: bytes) ->
     assert done.returncode == 2 and "--port" in errors and "Traceback" not in errors, errors
 
 
+def _whole_number_options() -> list[tuple[str, ...]]:
+    """(command words…, option) for every option that takes a whole number without a range."""
+    found: list[tuple[str, ...]] = []
+
+    def walk(command: Any, words: tuple[str, ...]) -> None:
+        for name, sub in getattr(command, "commands", {}).items():
+            walk(sub, (*words, name))
+        for param in getattr(command, "params", []):
+            if param.param_type_name == "option" and param.type.name in ("int", "number"):
+                found.append((*words, param.opts[0]))
+
+    walk(typer.main.get_command(app), ())
+    return found
+
+
+@pytest.mark.parametrize("words", _whole_number_options(), ids=" ".join)
+def test_a_number_the_vault_cannot_store_is_a_usage_error(words: tuple[str, ...]) -> None:
+    # SQLite's integers are 64-bit: a larger count or cursor failed its query.
+    for value in ("9" * 30, "-" + "9" * 30):
+        done = FakeEngineRunner().invoke(app, [*words, value], env={"COLUMNS": "300"})
+        assert done.exit_code == 2 and "out of range" in done.output, (value, done.output)
+
+
 @pytest.mark.parametrize(
     ("name", "said"),
     [("embeddinggemma-300", "unknown model"), ("smollm2-135m", "chat model, not an embedding")],
@@ -119,6 +144,14 @@ def test_an_ask_without_an_answer_exits_non_zero_and_says_so(
     assert as_json.exit_code == 1 and json.loads(as_json.output)["refused"]
 
 
+def test_a_key_for_a_plain_vault_says_how_to_open_it(tmp_path: Path) -> None:
+    assert _cli(tmp_path, b"init").returncode == 0
+    done = _cli(tmp_path, b"docs", env={"PRIVAULT_KEY": "a key for another vault"})
+    errors = done.stderr.decode()
+    assert done.returncode == 1 and "not encrypted" in errors and "unset PRIVAULT_KEY" in errors
+    assert len(errors.strip().splitlines()) == 1 and "another vault" not in errors, errors
+
+
 def test_a_wrong_key_is_one_line(tmp_path: Path) -> None:
     key = {"PRIVAULT_KEY": "a long passphrase for the test"}
     assert _cli(tmp_path, b"init", b"--encrypt", env=key).returncode == 0
@@ -126,3 +159,26 @@ def test_a_wrong_key_is_one_line(tmp_path: Path) -> None:
     errors = done.stderr.decode()
     assert done.returncode == 1 and "key is wrong" in errors, errors
     assert len(errors.strip().splitlines()) == 1, errors
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "said"),
+    [
+        ((b"status",), {"PRIVAULT_KEY": "hunter2\udcff"}, "PRIVAULT_KEY is not UTF-8"),
+        ((b"search", b"roof"), {"PRIVAULT_KEY": "hunter2\udcff"}, "PRIVAULT_KEY is not UTF-8"),
+        ((b"init", b"--encrypt"), {"PRIVAULT_KEY": "hunter2\udcff"}, "PRIVAULT_KEY is not UTF-8"),
+        (
+            (b"export", b"out.bundle"),
+            {"PRIVAULT_SYNC_PASSPHRASE": "hunter2 hunter2 \udcff"},
+            "PRIVAULT_SYNC_PASSPHRASE is not UTF-8",
+        ),
+    ],
+)
+def test_a_key_that_is_not_utf8_is_one_line(
+    tmp_path: Path, args: tuple[bytes, ...], env: dict[str, str], said: str
+) -> None:
+    # Set from bytes (os.environb): SQLCipher and the bundle take the key as UTF-8.
+    done = _cli(tmp_path, *args, env={**env, "PRIVAULT_WARM": "auto"})
+    errors = done.stderr.decode()
+    assert done.returncode == 1 and said in errors, errors
+    assert len(errors.strip().splitlines()) == 1 and "hunter2" not in errors, errors

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from privault.errors import VaultError
+from privault.errors import InputError, VaultError
 from privault.store.connection import IN_BATCH, connect, first_column_in, in_batches, write
 from privault.store.migrations import applied_version, known_migrations, migrate
 
@@ -91,6 +91,39 @@ def test_encrypted_vault_hides_text_and_needs_the_key(tmp_path: Path) -> None:
         connect(path)
     reopened = connect(path, key="correct horse battery staple")
     assert reopened.execute("SELECT value FROM meta WHERE key = 'canary'").fetchone()[0] == SECRET
+
+
+def test_a_key_that_is_not_utf8_is_refused_without_showing_it(tmp_path: Path) -> None:
+    # A key set from bytes (os.environb) arrives with a lone surrogate for each bad byte.
+    with pytest.raises(InputError, match="the key is not UTF-8") as refused:
+        connect(tmp_path / "v.db", key="hunter2\udcff")
+    assert "hunter2" not in str(refused.value)
+
+
+def test_a_key_for_a_plain_vault_says_it_is_not_encrypted(tmp_path: Path) -> None:
+    path = tmp_path / "plain.db"
+    migrate(connect(path))
+    with pytest.raises(VaultError, match="it is not encrypted") as refused:
+        connect(path, key="a key for another vault")
+    assert "key is wrong" not in str(refused.value)
+    assert "a key for another vault" not in str(refused.value)
+
+
+def test_a_key_ending_in_a_newline_is_the_key_it_was_created_with(tmp_path: Path) -> None:
+    # 64 hex digits and a newline (a key read from a file) is a passphrase, as it has
+    # always been: vaults created with one must go on opening with it.
+    hex_key = "0123456789abcdef" * 4
+    path = tmp_path / "v.db"
+    migrate(connect(path, key=hex_key + "\n"))
+    connect(path, key=hex_key + "\n").close()
+    with pytest.raises(VaultError, match="the key is wrong") as refused:
+        connect(path, key=hex_key)
+    assert "ends with" not in str(refused.value)
+    raw = tmp_path / "raw.db"
+    migrate(connect(raw, key=hex_key))
+    with pytest.raises(VaultError, match="ends with a newline or space") as refused:
+        connect(raw, key=hex_key + "\n")
+    assert hex_key not in str(refused.value)
 
 
 def test_plain_vault_does_contain_the_text(tmp_path: Path) -> None:

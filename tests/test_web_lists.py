@@ -138,3 +138,27 @@ def test_status_shows_the_queue_the_strong_model_the_chat_model_and_the_watches(
     queue = re.search(r'<li id="indexer-queue">.*?</li>', page, re.S)
     assert queue and "1 section(s) of 1 document(s) waiting" in queue.group(0)
     assert "overdue by more than an hour" in page
+
+
+HUGE = "9" * 30  # past SQLite's 64-bit integers
+
+
+@pytest.mark.parametrize(
+    ("path", "params", "shown"),
+    [
+        ("/docs", {"after": f"{HUGE}.dx"}, "1–50 of 121 document(s)"),
+        # `str.isdigit` takes a superscript, which `int()` refuses
+        ("/docs", {"after": "².dx"}, "1–50 of 121 document(s)"),
+        ("/docs", {"start": "²"}, "1–50 of 121 document(s)"),
+        ("/docs", {"start": "9" * 5000}, "1–50 of 121 document(s)"),  # past `int()`'s digits
+        ("/audit", {"before": f"{HUGE}.1"}, "0 of 0 call(s)"),
+        ("/audit", {"before": f"1.{HUGE}"}, "0 of 0 call(s)"),
+        ("/audit", {"before": "².1"}, "0 of 0 call(s)"),
+        ("/audit", {"start": "²"}, "0 of 0 call(s)"),
+    ],
+)
+def test_a_number_no_stored_one_can_be_is_ignored_like_a_malformed_cursor(
+    client: TestClient, path: str, params: dict[str, str], shown: str
+) -> None:
+    found = client.get(path, params=params)
+    assert found.status_code == 200 and shown in found.text

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from privault.errors import InputError, VaultError
+from privault.errors import InputError, VaultError, utf8_text
 from privault.vault.bounds import CHAT_UNLOAD_AFTER, MAX_NOTE_BYTES
 
 KEYRING_SERVICE = "privault"
@@ -139,9 +139,17 @@ def _keyring_get(path: Path) -> str | None:
     try:
         import keyring
 
-        return keyring.get_password(KEYRING_SERVICE, str(path.resolve()))
+        found = keyring.get_password(KEYRING_SERVICE, str(path.resolve()))
     except Exception:  # no usable keyring backend on this machine: behave as if no key
         return None
+    return None if found is None else utf8_text(found, "the key in the OS keyring")
+
+
+def _env_key() -> str | None:
+    """PRIVAULT_KEY, if set. SQLCipher takes the key as UTF-8: one set from other bytes is
+    refused here, in one line that does not show it."""
+    explicit = os.environ.get("PRIVAULT_KEY")
+    return utf8_text(explicit, "PRIVAULT_KEY") if explicit else None
 
 
 SQLITE_HEADER = b"SQLite format 3\x00"  # how every unencrypted SQLite file begins
@@ -154,7 +162,7 @@ def vault_key(path: Path) -> str | None:
     `init --encrypt` or PRIVAULT_KEY), needs no key: the keyring (slow to load, and a
     desktop prompt on some systems) is only asked about a file that may be encrypted.
     """
-    explicit = os.environ.get("PRIVAULT_KEY")
+    explicit = _env_key()
     if explicit:
         return explicit
     try:
@@ -174,7 +182,7 @@ def new_key(path: Path) -> tuple[str, str]:
     The key is never written to disk by privault: it is PRIVAULT_KEY, or a random key put
     into the OS keyring.
     """
-    explicit = os.environ.get("PRIVAULT_KEY")
+    explicit = _env_key()
     if explicit:
         return explicit, "env"
     key = secrets.token_hex(32)

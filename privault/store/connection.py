@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlcipher3 import dbapi2 as sqlite
 
-from privault.errors import VaultError
+from privault.errors import VaultError, utf8_text
 
 if TYPE_CHECKING:  # sqlcipher3 ships no type hints; its connection is DB-API like sqlite3's
     from sqlite3 import Connection
@@ -42,6 +42,10 @@ OperationalError = sqlite.OperationalError
 IntegrityError = sqlite.IntegrityError
 
 BUSY_TIMEOUT_MS = 15_000
+SQLITE_HEADER = b"SQLite format 3\x00"  # how every unencrypted SQLite file begins
+# `$` also matches before a final newline, so 64 hex digits and a newline become
+# `x'…\n'`, which SQLCipher takes as a passphrase (not a raw key). Vaults were created
+# with such keys: matching only the digits would lock them out.
 _HEX_KEY = re.compile(r"^[0-9a-fA-F]{64}$")
 _WRITER_LOCKS: dict[str, threading.RLock] = {}  # resolved file path -> its writers' lock
 _WRITER_LOCKS_GUARD = threading.Lock()
@@ -96,6 +100,29 @@ def _key_pragma(key: str) -> str:
     return "PRAGMA key = '" + key.replace("'", "''") + "'"
 
 
+def _unreadable(target: Path, key: str | None) -> str:
+    """Why SQLite could not read the file, in words that say what to do. A key given for
+    a plain file fails as a wrong key would: the file's first bytes tell them apart."""
+    if not key:
+        return (
+            "it is not a database, or it is encrypted "
+            "(set PRIVAULT_KEY or store the key in the OS keyring)"
+        )
+    try:
+        with open(target, "rb") as file:
+            plain = file.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError:
+        plain = False
+    if plain:
+        return (
+            "it is not encrypted, but a key was given (unset PRIVAULT_KEY to open it; "
+            "encryption is chosen when a vault is created)"
+        )
+    if key != key.rstrip():
+        return "the key is wrong (it ends with a newline or space, which is part of the key)"
+    return "the key is wrong"
+
+
 def connect(path: str | Path, *, key: str | None = None, readonly: bool = False) -> Connection:
     """Open the vault file at `path` with privault's settings.
 
@@ -103,6 +130,8 @@ def connect(path: str | Path, *, key: str | None = None, readonly: bool = False)
     when the file is not a database, the key is wrong or missing, or the file is locked.
     """
     target = Path(path)
+    if key:
+        utf8_text(key, "the key")  # SQLCipher takes it as UTF-8
     if str(path) != ":memory:":
         target.parent.mkdir(parents=True, exist_ok=True)
     uri = f"file:{target}?mode=ro" if readonly else str(target)
@@ -140,13 +169,7 @@ def connect(path: str | Path, *, key: str | None = None, readonly: bool = False)
         conn.close()
         message = str(exc)
         if "not a database" in message or "encrypted" in message:
-            hint = (
-                "the key is wrong"
-                if key
-                else "it is not a database, or it is encrypted "
-                "(set PRIVAULT_KEY or store the key in the OS keyring)"
-            )
-            raise VaultError(f"cannot read vault {target}: {hint}") from None
+            raise VaultError(f"cannot read vault {target}: {_unreadable(target, key)}") from None
         if "locked" in message or "busy" in message:
             raise VaultError(f"vault {target} is locked by another writer; try again") from None
         raise VaultError(f"cannot open vault {target}: {message}") from None

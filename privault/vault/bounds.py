@@ -21,6 +21,9 @@ DEFAULT_CONTEXT_BUDGET = 2000
 # much in half the time (`benchmarks.ask --locomo`, docs/benchmarks.md).
 DEFAULT_ASK_BUDGET = 300
 ASK_BUDGETS = (50, 8000)  # more would not fit the local model's context
+# SQLite's integers are 64-bit: a larger number asked for (a count, a cursor) cannot be
+# compared with a stored one and is refused where it is read.
+MAX_STORED_INT = 2**63 - 1
 MAX_QUERY_CHARS = 2000  # a search query, a question or an instruction: words, not documents
 LIST_LIMITS = (1, 200)  # documents one listing shows an agent (`memory_tree`)
 DEFAULT_LIST_LIMIT = 50  # documents a listing shows unless asked (`memory_tree`, `privault docs`)

@@ -19,6 +19,7 @@ from privault.interfaces.cli.common import (
     console,
     emit_json,
     err_console,
+    number,
     opened,
     optional_time,
 )
@@ -319,7 +320,9 @@ def audit(
     since: Annotated[
         str | None, typer.Option("--since", help="Only calls at/after this ISO time.")
     ] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="How many rows.")] = 100,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", help="How many rows.", parser=number)
+    ] = 100,
     json_out: JsonOption = False,
 ) -> None:
     """What agents did: every tool call with ids touched, policy and what was held back."""

@@ -12,6 +12,7 @@ from privault.interfaces.cli.common import (
     caller_for,
     console,
     emit_json,
+    number,
     opened,
     unsearchable_line,
 )
@@ -22,7 +23,8 @@ from privault.vault.bounds import DEFAULT_ASK_BUDGET
 def ask(
     question: Annotated[str, typer.Argument(help="The question.")],
     budget: Annotated[
-        int, typer.Option("--budget", help="Tokens of memory the local model reads.")
+        int,
+        typer.Option("--budget", help="Tokens of memory the local model reads.", parser=number),
     ] = DEFAULT_ASK_BUDGET,
     instruction: Annotated[
         str | None,

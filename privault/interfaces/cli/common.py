@@ -18,6 +18,7 @@ from privault.errors import utf8_text
 from privault.interfaces import config
 from privault.interfaces.cli.terminal import SafeConsole
 from privault.timeutil import parse_time
+from privault.vault.bounds import MAX_STORED_INT
 
 if TYPE_CHECKING:  # loaded by the commands that open the whole vault, not by `note`
     from rich.progress import Progress
@@ -220,6 +221,18 @@ def emit_json(data: Any) -> None:
 def optional_time(value: str | None) -> int | None:
     """Parse an optional ISO time option."""
     return parse_time(value) if value else None
+
+
+def number(text: str) -> int:
+    """A whole-number option (a count, a cursor): SQLite's integers are 64-bit, and a larger
+    number failed the query it was put in with a traceback."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise typer.BadParameter(f"{text!r} is not a whole number") from None
+    if not -MAX_STORED_INT - 1 <= value <= MAX_STORED_INT:
+        raise typer.BadParameter(f"{text} is out of range: the vault stores 64-bit numbers")
+    return value
 
 
 def read_text_argument(text: str) -> str:

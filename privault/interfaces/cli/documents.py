@@ -19,6 +19,7 @@ from privault.interfaces.cli.common import (
     console,
     emit_json,
     index_in_background,
+    number,
     open_capture,
     opened,
     optional_time,
@@ -215,7 +216,7 @@ def _document_file(path: Path) -> bool:
 def search(
     query: Annotated[str, typer.Argument(help="Words or a question.")],
     limit: Annotated[
-        int, typer.Option("--limit", "-n", help="How many results.")
+        int, typer.Option("--limit", "-n", help="How many results.", parser=number)
     ] = DEFAULT_SEARCH_LIMIT,
     shelf: ShelfOption = None,
     kind: KindOption = None,
@@ -279,7 +280,7 @@ def search(
 def context(
     query: Annotated[str, typer.Argument(help="What the context is for.")],
     budget: Annotated[
-        int, typer.Option("--budget", help="Most tokens to return.")
+        int, typer.Option("--budget", help="Most tokens to return.", parser=number)
     ] = DEFAULT_CONTEXT_BUDGET,
     fill: Annotated[
         bool,
@@ -397,7 +398,9 @@ def docs(
     shelf: ShelfOption = None,
     kind: KindOption = None,
     tag: TagOption = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="How many.")] = DEFAULT_LIST_LIMIT,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", help="How many.", parser=number)
+    ] = DEFAULT_LIST_LIMIT,
     as_agent: AsOption = None,
     json_out: JsonOption = False,
 ) -> None:

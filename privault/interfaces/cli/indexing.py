@@ -18,6 +18,7 @@ from privault.interfaces.cli.common import (
     console,
     emit_json,
     err_console,
+    number,
     opened,
     optional_time,
     progress_bar,
@@ -33,7 +34,11 @@ def index(
     ] = False,
     limit: Annotated[
         int | None,
-        typer.Option("--limit", help="Give at most this many windows their strong vectors."),
+        typer.Option(
+            "--limit",
+            help="Give at most this many windows their strong vectors.",
+            parser=number,
+        ),
     ] = None,
     strong_only: Annotated[
         bool, typer.Option("--strong", help="Only the strong model's pass (steer it below).")

@@ -21,6 +21,7 @@ from privault.interfaces.cli.common import (
     caller_for,
     console,
     emit_json,
+    number,
     opened,
     privacy_line,
     read_text_argument,
@@ -228,7 +229,7 @@ def query(
             help=f"One of {', '.join(ORDERS)} (default: relevance with text, else recency).",
         ),
     ] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="How many.")] = 20,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="How many.", parser=number)] = 20,
     as_agent: AsOption = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -386,7 +387,8 @@ def entities(
     valid_at: ValidAtOption = None,
     known_at: KnownAtOption = None,
     min_count: Annotated[
-        int, typer.Option("--min", help="Only entities named by at least N statements.")
+        int,
+        typer.Option("--min", help="Only entities named by at least N statements.", parser=number),
     ] = 1,
     as_agent: AsOption = None,
     json_out: JsonOption = False,

@@ -14,9 +14,9 @@ from typing import Annotated
 import typer
 
 from privault.caller import Caller
-from privault.errors import InputError
+from privault.errors import InputError, utf8_text
 from privault.interfaces import config
-from privault.interfaces.cli.common import JsonOption, console, emit_json, opened
+from privault.interfaces.cli.common import JsonOption, console, emit_json, number, opened
 from privault.interfaces.cli.terminal import styled
 
 PASSPHRASE_ENV = "PRIVAULT_SYNC_PASSPHRASE"
@@ -38,13 +38,13 @@ def bundle_secret(*, vault_key: bool, confirm: bool) -> str:
         return key
     found = os.environ.get(PASSPHRASE_ENV)
     if found:
-        return found
+        return utf8_text(found, PASSPHRASE_ENV)
     secret: str = typer.prompt(
         "Bundle passphrase", hide_input=True, confirmation_prompt=confirm, err=True
     )
     if not secret:
         raise InputError(f"a bundle needs a passphrase (or set {PASSPHRASE_ENV})")
-    return secret
+    return utf8_text(secret, "the passphrase")
 
 
 def export(
@@ -52,7 +52,12 @@ def export(
         Path | None, typer.Argument(help="The bundle file to write (not with --markdown).")
     ] = None,
     since: Annotated[
-        int, typer.Option("--since", help="Only changes after this cursor (printed by export).")
+        int,
+        typer.Option(
+            "--since",
+            help="Only changes after this cursor (printed by export).",
+            parser=number,
+        ),
     ] = 0,
     markdown: Annotated[
         Path | None,

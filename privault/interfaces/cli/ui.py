@@ -20,7 +20,7 @@ import typer
 
 from privault.errors import InputError
 from privault.interfaces import config
-from privault.interfaces.cli.common import JsonOption, console, emit_json, err_console
+from privault.interfaces.cli.common import JsonOption, console, emit_json, err_console, number
 from privault.interfaces.cli.terminal import styled
 
 DEFAULT_HOST = "127.0.0.1"
@@ -92,7 +92,7 @@ def ui(
         ),
     ] = None,
     minutes: Annotated[
-        int, typer.Option("--minutes", help="How long the link may be used (once).")
+        int, typer.Option("--minutes", help="How long the link may be used (once).", parser=number)
     ] = 5,
     json_out: JsonOption = False,
 ) -> None:

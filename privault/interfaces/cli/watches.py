@@ -23,6 +23,7 @@ from privault.interfaces.cli.common import (
     caller_for,
     console,
     emit_json,
+    number,
     opened,
     privacy_line,
     read_text_argument,
@@ -52,7 +53,11 @@ AtOption = Annotated[str | None, typer.Option("--at", help=f"First (or only) run
 ShelfOption = Annotated[str, typer.Option("--shelf", help="File what it finds on this shelf.")]
 CatchupOption = Annotated[
     int,
-    typer.Option("--max-catchup", help="Runs missed during downtime to catch up, at most."),
+    typer.Option(
+        "--max-catchup",
+        help="Runs missed during downtime to catch up, at most.",
+        parser=number,
+    ),
 ]
 PrivateOption = Annotated[
     bool,
@@ -272,7 +277,9 @@ def list_(
 @watch_app.command("show")
 def show(
     watch_id: IdArgument,
-    runs: Annotated[int, typer.Option("--runs", "-n", help="How many recent runs.")] = 10,
+    runs: Annotated[
+        int, typer.Option("--runs", "-n", help="How many recent runs.", parser=number)
+    ] = 10,
     as_agent: AsOption = None,
     json_out: JsonOption = False,
 ) -> None:

@@ -10,7 +10,16 @@ from starlette.responses import Response
 
 from privault.errors import InputError, PrivaultError
 from privault.interfaces.agents import known_caller
-from privault.interfaces.web.common import OWNER, Web, action, error_page, page, url, web_of
+from privault.interfaces.web.common import (
+    OWNER,
+    Web,
+    action,
+    error_page,
+    page,
+    url,
+    web_of,
+    whole_number,
+)
 from privault.interfaces.web.documents import day_range
 from privault.models import catalog
 from privault.timeutil import now_ms
@@ -110,7 +119,8 @@ class AuditPage:
 def audit_cursor(value: str) -> tuple[int, int] | None:
     """A paging cursor `at.id` read back (None for none or a malformed one)."""
     stamp, _, row_id = value.partition(".")
-    return (int(stamp), int(row_id)) if stamp.isdigit() and row_id.isdigit() else None
+    at, row = whole_number(stamp), whole_number(row_id)
+    return None if at is None or row is None else (at, row)
 
 
 def id_link(value: str) -> str | None:
@@ -135,7 +145,7 @@ async def audit_page(request: Request) -> Response:
         "until": params.get("until", "")[:20],
     }
     before = audit_cursor(params.get("before", ""))
-    start = int(params.get("start", "1")) if params.get("start", "").isdigit() else 1
+    start = whole_number(params.get("start", "")) or 1
 
     def gather() -> AuditPage:
         since, until = day_range(filters["since"], filters["until"])

@@ -24,6 +24,7 @@ from privault.interfaces.web.auth import LoginLinks, Session, Sessions, csrf_mat
 from privault.interfaces.web.render import Templates
 from privault.interfaces.web.security import SESSION_KEY
 from privault.vault import Vault
+from privault.vault.bounds import MAX_STORED_INT
 
 T = TypeVar("T")
 OWNER = Caller.owner()
@@ -180,6 +181,16 @@ def action(handler: Callable[[Request, dict[str, str]], Awaitable[str | Response
         return RedirectResponse(target, status_code=303)
 
     return route
+
+
+def whole_number(text: str) -> int | None:
+    """A number from an address (a page's start, a cursor's parts), or None for anything else:
+    `str.isdigit` also takes `²`, which `int()` refuses, and a number past SQLite's 64-bit
+    integers fails its query."""
+    if not (text.isascii() and text.isdigit() and len(text) <= len(str(MAX_STORED_INT))):
+        return None
+    value = int(text)
+    return value if value <= MAX_STORED_INT else None
 
 
 def url(path: str, **params: str | None) -> str:

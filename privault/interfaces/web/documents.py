@@ -19,7 +19,16 @@ from starlette.responses import Response
 from privault.errors import NotFound, PrivaultError
 from privault.filters import Filters
 from privault.interfaces.agents import known_caller
-from privault.interfaces.web.common import OWNER, Web, action, error_page, page, url, web_of
+from privault.interfaces.web.common import (
+    OWNER,
+    Web,
+    action,
+    error_page,
+    page,
+    url,
+    web_of,
+    whole_number,
+)
 from privault.interfaces.web.statements import DAY_MS, known_at_ms
 from privault.spans import KINDS, Override
 from privault.vault.agent_masking import AgentMasking, ValueRow, owner_rows
@@ -116,10 +125,11 @@ class DocumentsPage:
 
 def cursor(value: str) -> tuple[int, str] | None:
     """A paging cursor `created_at.doc_id` read back (None for none or a malformed one)."""
-    stamp, _, doc_id = value.partition(".")
-    if not stamp.isdigit() or not doc_id or len(doc_id) > 64:
+    stamp_text, _, doc_id = value.partition(".")
+    stamp = whole_number(stamp_text)
+    if stamp is None or not doc_id or len(doc_id) > 64:
         return None
-    return int(stamp), doc_id
+    return stamp, doc_id
 
 
 def day_range(since: str, until: str) -> tuple[int | None, int | None]:
@@ -146,7 +156,7 @@ async def documents_page(request: Request) -> Response:
         "until": params.get("until", "")[:20],
     }
     after = cursor(params.get("after", ""))
-    start = int(params.get("start", "1")) if params.get("start", "").isdigit() else 1
+    start = whole_number(params.get("start", "")) or 1
 
     def gather() -> DocumentsPage:
         since, until = day_range(filters["since"], filters["until"])
