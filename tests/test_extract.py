@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
@@ -120,3 +121,13 @@ def test_oversized_and_missing(tmp_path: Path) -> None:
         extract_file(big, max_bytes=1000)
     with pytest.raises(InputError, match="no such file"):
         extract_file(tmp_path / "missing.md")
+
+
+def test_a_damaged_pdf_is_one_line_of_privault_s_not_pypdf_s_too(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "cut.pdf"
+    path.write_bytes(b"%PDF-1.4\n1 0 obj\n<<>>\nendobj\n")  # no trailer, no %%EOF
+    with caplog.at_level(logging.WARNING), pytest.raises(InputError, match="unreadable PDF"):
+        extract_file(path)
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("pypdf")] == []

@@ -8,6 +8,7 @@ can report it and go on.
 from __future__ import annotations
 
 import html as entities
+import logging
 import re
 import stat
 from dataclasses import dataclass
@@ -84,6 +85,9 @@ def _pdf_text(path: Path) -> str:
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
+    # pypdf logs what it repairs in a damaged file ("EOF marker not found") to stderr; the
+    # owner gets privault's own one line for a PDF it cannot read, and nothing for one it can.
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
     try:
         reader = PdfReader(str(path))
         pages = [page.extract_text() or "" for page in reader.pages]
