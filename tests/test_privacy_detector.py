@@ -258,6 +258,7 @@ def test_a_text_longer_than_spacy_reads_at_once_is_read_in_pieces(
     engine = load_engine(both.config.second_ner)
     assert engine.has_second
     monkeypatch.setattr(pieces, "PIECE_CHARS", 300)
+    monkeypatch.setattr(pieces, "MARGIN", 50)  # a piece and its margins within the limit
     for pipeline in (engine._nlp, engine._second):
         monkeypatch.setattr(pipeline, "max_length", 400)
         with pytest.raises(ValueError, match="E088"):

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privault.privacy import engine, pieces
-from privault.privacy.pieces import cut_into_pieces
+from privault.privacy.pieces import cut_into_pieces, read_in_pieces
 from privault.spans import Span
 
 
@@ -66,14 +66,15 @@ def test_spans_found_piece_by_piece_are_moved_to_the_texts_offsets(
     lines = [f"line {i} met Name{i} and Other{i} in town\n" for i in range(40)]
     text = "".join(lines)
     monkeypatch.setattr(pieces, "PIECE_CHARS", 100)
+    monkeypatch.setattr(pieces, "MARGIN", 10)
     read: list[str] = []
 
     def reader(piece: str) -> list[Span]:
         read.append(piece)
         return _capitalised(piece)
 
-    found = engine._by_pieces(text, reader)
-    assert len(read) > 10 and max(map(len, read)) <= 100  # it was read in pieces
+    found = pieces.read_in_pieces(text, reader)
+    assert len(read) > 10 and max(map(len, read)) <= 120  # in pieces, with their margins
     assert found == _capitalised(text)  # where no piece cuts a name: as read whole
     assert [text[s.start : s.end] for s in found[:4]] == ["Name0", "Other0", "Name1", "Other1"]
 
@@ -89,3 +90,22 @@ def test_texts_of_one_piece_are_read_whole_and_longer_ones_in_pieces(
 
 def test_a_piece_is_well_under_what_spacy_reads_at_once() -> None:
     assert pieces.PIECE_CHARS * 10 <= 1_000_000  # spaCy's default `nlp.max_length`
+
+
+def _cards(text: str) -> list[Span]:
+    return [
+        Span(*m.span(), "CREDIT_CARD", 1.0, "test") for m in re.finditer(r"4111( 1111){3}", text)
+    ]
+
+
+def test_a_value_across_a_cut_is_found_whole_once() -> None:
+    text = "data," * 1998 + "card 4111 1111 1111 1111 end " + "more words " * 2000
+    cuts = [offset for offset, _ in cut_into_pieces(text)]
+    value = text.index("4111")
+    assert any(value < cut < value + 19 for cut in cuts)  # the cut falls inside the number
+    assert [(s.start, s.end) for s in read_in_pieces(text, _cards)] == [(value, value + 19)]
+
+
+def test_a_piece_is_never_empty() -> None:
+    cut = [piece for _, piece in cut_into_pieces("abcde", size=1)]  # ends, however small
+    assert "".join(cut) == "abcde" and all(cut) and len(cut) > 1

@@ -34,8 +34,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -136,7 +135,7 @@ class Engine:
             for index, doc in zip(whole, docs, strict=True):
                 found[index] = self._spans(texts[index], self._nlp_engine.artifacts(doc), ner=ner)
             for index in _read_in_pieces(texts):
-                found[index] = _by_pieces(
+                found[index] = pieces.read_in_pieces(
                     texts[index],
                     lambda piece: self._spans(
                         piece, self._nlp_engine.artifacts(self.parse([piece])[0]), ner=ner
@@ -173,7 +172,7 @@ class Engine:
             for index, doc in zip(whole, docs, strict=True):
                 found[index] = _ner_spans(texts[index], doc.ents)
             for index in _read_in_pieces(texts):
-                found[index] = _by_pieces(
+                found[index] = pieces.read_in_pieces(
                     texts[index], lambda piece: _ner_spans(piece, self._second(piece).ents)
                 )
             return found
@@ -211,16 +210,6 @@ def _read_whole(texts: Sequence[str]) -> list[int]:
 def _read_in_pieces(texts: Sequence[str]) -> list[int]:
     """The indices of the texts a pipeline reads piece by piece (`_by_pieces`)."""
     return [index for index, text in enumerate(texts) if len(text) > pieces.PIECE_CHARS]
-
-
-def _by_pieces(text: str, read: Callable[[str], list[Span]]) -> list[Span]:
-    """The spans `read` finds in each piece of `text` (`privault.privacy.pieces`), moved to
-    the text's offsets. One piece at a time: a pipeline holds one piece's parse at most."""
-    return [
-        span if offset == 0 else replace(span, start=span.start + offset, end=span.end + offset)
-        for offset, piece in pieces.cut_into_pieces(text)
-        for span in read(piece)
-    ]
 
 
 def _ner_spans(text: str, entities: Any) -> list[Span]:

@@ -13,14 +13,18 @@ of the text around a word than in a whole read. On seven texts of 15,000 to 150,
 characters of notes (27,009 spans read whole), 117 spans differed read in pieces of
 10,000, 108 of them in score alone (a name scored apart near a cut, and its copies spread
 through the text); the others were a product name at a cut read as a company instead of
-a place, a date at a cut, and two names' copies spread differently. A text of up to
+a place, a date at a cut, and two names' copies spread differently (read without the
+margins `read_in_pieces` now gives each piece). A text of up to
 `PIECE_CHARS` is one piece, read exactly as before pieces were: the same spans.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+
+from privault.spans import Span
 
 # Characters of text a pipeline reads at once. On 1.1 MB of notes dense with names
 # (`benchmarks` sentences, one a line) pieces of 5,000 / 10,000 / 20,000 / 50,000 / 100,000
@@ -30,6 +34,9 @@ from collections.abc import Iterator
 # long text costs what its length does, its pipelines' memory stays within a few tens of
 # MB, and a note, a message or a typical section is still one piece.
 PIECE_CHARS = 10_000
+# Characters of the text around a piece read with it (`read_in_pieces`): longer than the
+# values a recogniser finds (an address, an IBAN with its spaces) and their cue words.
+MARGIN = 200
 # A piece is cut where one of these ends in its latter half (so pieces are at least half
 # `PIECE_CHARS` long), tried in this order; where none does, it is cut at `PIECE_CHARS`.
 _CUTS = (
@@ -42,14 +49,30 @@ _CUTS = (
 def cut_into_pieces(text: str, size: int | None = None) -> Iterator[tuple[int, str]]:
     """`text` as consecutive pieces of up to `size` characters (default `PIECE_CHARS`):
     (offset, piece) pairs whose pieces joined are `text`; one piece when it is that short."""
-    size = PIECE_CHARS if size is None else size
+    size = max(PIECE_CHARS if size is None else size, 2)
     start = 0
     while len(text) - start > size:
-        end = _cut(text, start + size // 2, start + size)
+        end = max(_cut(text, start + size // 2, start + size), start + 1)
         yield start, text[start:end]
         start = end
     if start < len(text) or not text:
         yield start, text[start:]
+
+
+def read_in_pieces(text: str, read: Callable[[str], list[Span]]) -> list[Span]:
+    """The spans `read` finds in `text`, read piece by piece (`cut_into_pieces`), each piece
+    with `MARGIN` characters of the text on either side: a cut inside a value (a card
+    number on a line longer than a piece, an address over two lines) would leave neither
+    piece the whole of it, nor the words before it that say what it is. A span is kept
+    from the read of the piece it starts in, moved to the text's offsets."""
+    found: list[Span] = []
+    for start, piece in cut_into_pieces(text):
+        end = start + len(piece)
+        first = max(start - MARGIN, 0)
+        for span in read(text[first : end + MARGIN]):
+            if start <= span.start + first < end:
+                found.append(replace(span, start=span.start + first, end=span.end + first))
+    return found
 
 
 def _cut(text: str, earliest: int, latest: int) -> int:
