@@ -11,6 +11,7 @@ import difflib
 import json
 from typing import Any
 
+from privault.privacy.url_secrets import without_url_secrets
 from privault.watches.actions import ActionContext, ActionResult
 from privault.watches.fetcher import JSON_TYPES, FetchError, FetchResult, origin
 from privault.watches.model import Watch
@@ -38,13 +39,19 @@ def page_words(page: FetchResult) -> str:
 def extract_text(page: FetchResult) -> tuple[str, str]:
     """(title, main text) of a fetched page, the text at most `MAX_PAGE_TEXT` long."""
     if page.content_type == "text/plain":
-        return page.url, _capped(page.text.strip())
+        return _url_title(page.url), _capped(page.text.strip())
     import trafilatura  # slow to import: only when a page is actually read
 
     document = trafilatura.bare_extraction(page.text, url=page.url, with_metadata=True)
     text = getattr(document, "text", None) or trafilatura.html2txt(page.text) or ""
-    title = getattr(document, "title", None) or page.url
+    title = getattr(document, "title", None) or _url_title(page.url)
     return str(title), _capped(str(text).strip())
+
+
+def _url_title(url: str) -> str:
+    """A page's URL as the title of a page that has none: a title is what agents read first,
+    and a URL's credentials and query values are the owner's keys (`url_secrets`)."""
+    return without_url_secrets(url)
 
 
 def _capped(text: str) -> str:
