@@ -116,7 +116,7 @@ def test_a_claude_project_of_an_odd_shape_is_reported_and_the_rest_imported(
     (folder / "projects.json").write_text(json.dumps([odd, *projects]))
     items = read_all("claude", folder)
     (bad,) = [i for i in items if isinstance(i, Bad)]
-    assert (bad.where, bad.key) == ("project 1", "project:p-odd")
+    assert (bad.where, bad.key) == ("project 1", "p-odd")  # the key its page would have had
     assert "unreadable project (TypeError" in bad.reason
     assert [p.title for p in pages(items) if p.label == "project"] == ["Garden plan"]
     assert {p.label for p in pages(items)} == {"conversation", "memory", "project"}

@@ -164,21 +164,21 @@ def _memories(path: Path) -> Iterator[Item]:
     entries, bad = _load(path, "memories.json")
     if bad:
         yield bad
-    yield from _side_items(entries, "memory", _memory, lambda e: _key("memory", e, "account_uuid"))
+    yield from _side_items(entries, "memory", _memory, _memory_key)
 
 
 def _projects(path: Path) -> Iterator[Item]:
     entries, bad = _load(path, "projects.json")
     if bad:
         yield bad
-    yield from _side_items(entries, "project", _project, lambda e: _key("project", e, "uuid"))
+    yield from _side_items(entries, "project", _project, _project_key)
 
 
 def _side_items(
     entries: list[Any],
     label: str,
     items: Callable[[dict[str, Any], int], Iterator[Item]],
-    key_of: Callable[[dict[str, Any]], str | None],
+    key_of: Callable[[dict[str, Any], int], str],
 ) -> Iterator[Item]:
     """The items of each entry of a side file. An entry with a field of a shape the export
     does not have is reported (by its key where it has one: still at the source), and the
@@ -192,7 +192,7 @@ def _side_items(
             found = list(items(entry, index))
         except (TypeError, ValueError, AttributeError, KeyError) as exc:
             reason = f"unreadable {label} ({type(exc).__name__}: {exc})"
-            yield Bad(where, reason, key=key_of(entry), label=label)
+            yield Bad(where, reason, key=key_of(entry, index), label=label)
             continue
         yield from found
 
@@ -207,6 +207,7 @@ def _memory(entry: dict[str, Any], index: int) -> Iterator[Item]:
         yield Bad(
             f"memory {index + 1}",
             "project_memories is not a mapping of project to text",
+            key=_memory_key(entry, index),
             label="memory",
         )
         projects = {}
@@ -216,7 +217,7 @@ def _memory(entry: dict[str, Any], index: int) -> Iterator[Item]:
     if not parts:
         return
     yield Page(
-        key=_key("memory", entry, "account_uuid") or f"memory:{index}",
+        key=_memory_key(entry, index),
         label="memory",
         title="What Claude remembers",
         text="# What Claude remembers\n\n" + "\n\n".join(parts),
@@ -224,14 +225,20 @@ def _memory(entry: dict[str, Any], index: int) -> Iterator[Item]:
     )
 
 
-def _key(label: str, entry: dict[str, Any], field: str) -> str | None:
-    """A side entry's key from its own id (None when it has none)."""
-    return f"{label}:{entry[field]}" if entry.get(field) else None
+def _memory_key(entry: dict[str, Any], index: int) -> str:
+    """A memory entry's key: its account's id, else its place in the file."""
+    return f"memory:{entry['account_uuid']}" if entry.get("account_uuid") else f"memory:{index}"
+
+
+def _project_key(entry: dict[str, Any], index: int) -> str:
+    """A project's key: its id, else a digest of its name."""
+    name = str(entry.get("name") or "").strip() or "Untitled project"
+    return str(entry.get("uuid") or "") or content_key("project", name)
 
 
 def _project(entry: dict[str, Any], index: int) -> Iterator[Item]:
     name = str(entry.get("name") or "").strip() or "Untitled project"
-    key = str(entry.get("uuid") or "") or content_key("project", name)
+    key = _project_key(entry, index)
     parts = [f"# {name}"]
     if str(entry.get("description") or "").strip():
         parts.append(str(entry["description"]).strip())
