@@ -301,6 +301,13 @@ def test_a_long_section_is_leased_for_as_long_as_its_text_takes(tmp_path: Path) 
         assert len(claimed.sections) == 1 and claimed.label_docs
         expiries = {e for (e,) in vault.conn.execute("SELECT lease_expires_at FROM index_queue")}
         assert expiries == {now + 1000 + 500_000}  # 1,000,000 characters at 0.5 ms each
+        index_queue.release(vault.conn, claimed)
+        capped = index_queue.claim(
+            vault.conn, now=now, lease_ms=1000, limit=10, lease_ms_per_char=0.5, lease_max_ms=9000
+        )
+        assert not capped.empty
+        expiries = {e for (e,) in vault.conn.execute("SELECT lease_expires_at FROM index_queue")}
+        assert expiries == {now + 9000}  # never longer than the longest lease
 
 
 def test_only_the_owner_runs_the_indexer(tmp_path: Path) -> None:

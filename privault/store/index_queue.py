@@ -90,11 +90,13 @@ def claim(
     limit: int,
     max_chars: int = 1 << 62,
     lease_ms_per_char: float = 0.0,
+    lease_max_ms: int | None = None,
     owner: str = "",
 ) -> Claimed:
     """Lease up to `limit` rows holding up to about `max_chars` of section text (at least
     one row), oldest first, in one transaction, for `lease_ms` and `lease_ms_per_char`
-    for each character of their text (a long section alone may take many minutes).
+    for each character of their text (a long section alone may take many minutes), at
+    most `lease_max_ms`.
 
     A row that failed before is claimed alone: a text the indexer cannot read then fails
     by itself, and the rows that failed beside it once are indexed, not killed with it.
@@ -141,7 +143,8 @@ def claim(
             chars += size
             if attempts:  # failed before, maybe for a neighbour's fault: alone this time
                 break
-        expires = now + lease_ms + round(chars * lease_ms_per_char)
+        lease = lease_ms + round(chars * lease_ms_per_char)
+        expires = now + (lease if lease_max_ms is None else min(lease, lease_max_ms))
         conn.executemany(
             "UPDATE index_queue SET lease_token = ?, lease_owner = ?, lease_expires_at = ?,"
             " claims = claims + 1 WHERE id = ?",

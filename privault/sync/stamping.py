@@ -83,7 +83,9 @@ def iter_rows_since(
 ) -> Iterator[Row]:
     """Rows changed after local change number `since` (except those last changed by one of
     `skip_origins`), with their content as it is now, in change order, read a batch at a
-    time. Iterate inside the transaction that stamped them."""
+    time; ahead of the first document or statement on a shelf with a row, that shelf's
+    row, changed or not (`_shelf_row`), which may then come again in its own place.
+    Iterate inside the transaction that stamped them."""
     skipped = list(skip_origins)
     after = since
     sent: set[str] = set()  # shelves whose row went ahead of their documents

@@ -50,11 +50,13 @@ if TYPE_CHECKING:
 BATCH = 128  # queue rows claimed per step: labels and sections, oldest first
 BATCH_CHARS = 24_000  # and about this much section text (a few seconds of work; a long
 # file's sections go in several steps, so progress shows and a lease is never outlived)
-LEASE_MS = 2 * 60_000  # far beyond a batch's work (see BATCH_CHARS); a worker killed on
-# another host leaves its rows this long, one on this host only until the next claim
+LEASE_MS = 2 * 60_000  # far beyond a batch's work (see BATCH_CHARS)
 # And this much more per character claimed: a section longer than a batch is claimed
 # alone, and 1.1 MB of notes dense with names takes about six minutes (0.33 ms a char).
+# A worker killed on another host leaves its rows until the lease ends (one on this host
+# only until the next claim), so no lease runs past `LEASE_MAX_MS`.
 LEASE_MS_PER_CHAR = 1.0
+LEASE_MAX_MS = 60 * 60_000
 SCAN_STAGE = "PII scan and embedding"
 RESIDUALS_STAGE = "residual codes of older windows"
 STRONG_CODES_STAGE = "strong codes of older windows"
@@ -173,6 +175,7 @@ class VaultIndexing:
             now=now,
             lease_ms=LEASE_MS,
             lease_ms_per_char=LEASE_MS_PER_CHAR,
+            lease_max_ms=LEASE_MAX_MS,
             limit=limit,
             max_chars=BATCH_CHARS,
             owner=LEASE_OWNER,

@@ -133,8 +133,9 @@ def index(
 def _run(vault: Vault, retry: bool, show: Callable[[str, int, int], None]) -> tuple[int, list[str]]:
     """Step the indexer until it is idle or fails three times in a row; (done, errors).
 
-    A failed batch's rows wait for a backoff and are then tried one by one, so a text
-    the indexer cannot read stops neither this run nor the rows beside it."""
+    A failed batch's rows wait for a backoff (30 s at first) and are then tried one by
+    one, so a text the indexer cannot read fails alone; this run goes on with the other
+    rows and ends while they wait (`--retry` tries them at once)."""
     owner = Caller.owner()
     if retry:
         vault.indexing.retry_failed(caller=owner)
