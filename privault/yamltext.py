@@ -3,8 +3,8 @@
 Every command reads some YAML (model manifests, policies, front matter); libyaml's safe
 loader parses it about 8x faster than the pure-Python one and accepts the same documents.
 
-Front matter is another app's YAML, read leniently: a date no calendar has stays text,
-and any value PyYAML's constructors fail on is a `YAMLError`, like a syntax error.
+Any value PyYAML's constructors fail on is a `YAMLError`, like a syntax error. Front
+matter is another app's YAML, read leniently: a date no calendar has stays text.
 """
 
 from __future__ import annotations
@@ -21,8 +21,12 @@ _UNREADABLE = (ValueError, LookupError, AttributeError, OverflowError, Recursion
 
 
 def safe_load(text: str) -> Any:
-    """The document in `text`, as `yaml.safe_load` reads it."""
-    return yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader
+    """The document in `text`, as `yaml.safe_load` reads it; `YAMLError` for any document
+    it cannot read, a value its constructors fail on (`!!bool maybe`) too."""
+    try:
+        return yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader
+    except _UNREADABLE as exc:
+        raise YAMLError(f"{type(exc).__name__}: {exc}") from None
 
 
 class _FrontMatterLoader(_LOADER):  # type: ignore[misc,valid-type]

@@ -27,6 +27,7 @@ def test_shipped_policies_load() -> None:
     [
         ("missing.yaml", "does not exist"),
         ("bad_yaml.yaml", "not valid YAML"),
+        ("odd_value.yaml", "not valid YAML"),  # a value YAML's constructors fail on
         ("unknown_mode.yaml", "mode"),
         ("unknown_field.yaml", "threshhold"),
         ("bad_regex.yaml", "does not compile"),
