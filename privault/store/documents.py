@@ -153,6 +153,7 @@ class DocumentFilter:
     until: int | None = None
     include_old: bool = False
     hidden: Sequence[str] = ()
+    masked_kinds: Sequence[str] | None = None  # a gated caller's (`narrowing.conditions`)
 
     def walk(self) -> str:
         """The index a listing of current documents walks, newest first (the walk stops at
@@ -167,7 +168,9 @@ class DocumentFilter:
         """SQL conditions and their parameters."""
         where: list[str] = ["1 = 1"] if self.include_old else ["current = 1"]
         chosen = Filters(None, self.kind, self.tag, self.since, self.until)
-        found, params = conditions(chosen, self.shelves, self.hidden)
+        found, params = conditions(
+            chosen, self.shelves, self.hidden, masked_kinds=self.masked_kinds
+        )
         where.extend(found)
         if self.title:
             escaped = self.title.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
@@ -189,13 +192,16 @@ def list_documents(
     since: int | None = None,
     until: int | None = None,
     after: tuple[int, str] | None = None,
+    masked_kinds: Sequence[str] | None = None,
 ) -> list[Document]:
     """Documents newest first, restricted to `shelves` (None: every shelf). `after` is the
     (created_at, id) of the last document of the previous page: keyset paging, so a page
     deep in a large vault costs what the first one does."""
     if shelves is not None and not shelves:
         return []  # no shelf at all: nothing (and SQLite finds no plan through the index)
-    chosen = DocumentFilter(shelves, kind, tag, title, since, until, include_old, hidden)
+    chosen = DocumentFilter(
+        shelves, kind, tag, title, since, until, include_old, hidden, masked_kinds
+    )
     where, params = chosen.where()
     if after is not None:
         where.append("(created_at < ? OR (created_at = ? AND id > ?))")

@@ -14,12 +14,20 @@ from privault.filters import Filters
 
 
 def conditions(
-    chosen: Filters, shelves: Sequence[str] | None, hidden: Sequence[str], documents: str = ""
+    chosen: Filters,
+    shelves: Sequence[str] | None,
+    hidden: Sequence[str],
+    documents: str = "",
+    masked_kinds: Sequence[str] | None = None,
 ) -> tuple[list[str], list[object]]:
     """SQL conditions over the documents table (its columns prefixed `documents`, e.g.
     "d.") and their parameters: on one of `shelves` (None: any; empty: none), on none of
     `hidden`, and `chosen`'s kind, tag and creation window (`until` exclusive).
-    `chosen.shelf` is not read here: the caller has folded it into `shelves`."""
+    `chosen.shelf` is not read here: the caller has folded it into `shelves`.
+
+    With `masked_kinds` (a gated caller's), the tag matches only where its stored spans hold
+    none of those kinds: a tag masked in every reply must not be found by asking for it
+    (`tag="maria@example.com"` would tell whether the vault holds it)."""
     where: list[str] = []
     params: list[object] = []
     if shelves is not None:
@@ -31,7 +39,16 @@ def conditions(
     if chosen.kind:
         where.append(f"{documents}kind = ?")
         params.append(chosen.kind)
-    if chosen.tag:
+    if chosen.tag and masked_kinds is not None:
+        kinds = ",".join("?" * len(masked_kinds)) or "NULL"
+        where.append(
+            f"{documents}id IN (SELECT t.doc_id FROM document_tags t WHERE t.tag = ?"
+            " AND NOT EXISTS (SELECT 1 FROM label_spans l, json_each(l.spans) j"
+            " WHERE l.doc_id = t.doc_id AND l.label = t.tag"
+            f" AND json_extract(j.value, '$[2]') IN ({kinds})))"
+        )
+        params.extend((chosen.tag, *masked_kinds))
+    elif chosen.tag:
         where.append(f"{documents}id IN (SELECT doc_id FROM document_tags WHERE tag = ?)")
         params.append(chosen.tag)
     if chosen.since is not None:

@@ -279,7 +279,16 @@ class VaultContext:
             tag=chosen.tag,
             since=chosen.since,
             until=chosen.until,
+            masked_kinds=self.masked_kinds(caller),
         )
+
+    def masked_kinds(self, caller: Caller) -> tuple[str, ...] | None:
+        """The kinds a gated caller's tag filter may not match in a tag (None: the owner,
+        who sees tags as written): every kind a policy here counts as identifying."""
+        if caller.is_owner:
+            return None
+        kinds = (kind for policy in self.privacy.policies for kind in policy.identifying)
+        return tuple(sorted(set(kinds)))
 
 
 def _check_strong_model(models_dir: Path, name: str) -> None:

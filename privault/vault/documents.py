@@ -370,6 +370,7 @@ class VaultDocuments:
                 since=filters.since,
                 until=filters.until,
                 after=after,
+                masked_kinds=self._context.masked_kinds(caller),
             )
         )
         reading.prefetch_documents(doc.id for doc in found)
@@ -395,6 +396,7 @@ class VaultDocuments:
             filters.since,
             filters.until,
             hidden=hidden,
+            masked_kinds=self._context.masked_kinds(caller),
         )
         return documents.count_documents(self._conn, chosen)
 
