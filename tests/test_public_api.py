@@ -133,6 +133,7 @@ FACADE_NAMES = {
         "engines",
         "filters",
         "hidden_shelves",
+        "masked_kinds",
         "path",
         "privacy",
         "settings",
