@@ -29,18 +29,14 @@ from rich.console import Console
 from rich.segment import Segment
 from rich.text import Text
 
-# C0 but tab and newline, DEL, C1, and the bidi embeddings, overrides and isolates.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+from privault.interfaces.unseen import UNSEEN, escape
 
-
-def _shown(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+_CONTROL = re.compile(f"[\r{UNSEEN}]")  # a terminal moves back to the line's start on \r
 
 
 def visible(text: str) -> str:
     """`text` with every control character written out as an escape (tab, newline stay)."""
-    return _CONTROL.sub(_shown, text)
+    return _CONTROL.sub(escape, text)
 
 
 def has_control(text: str) -> bool:

@@ -22,6 +22,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
+from privault.interfaces.unseen import UNSEEN, escape
 from privault.spans import Span, merge_spans
 from privault.timeutil import iso_minute, to_iso
 
@@ -95,9 +96,7 @@ def diff_lines(diff: str | None) -> list[tuple[str, str]]:
     return out
 
 
-# C0 controls but tab, newline and carriage return (white space to a browser), DEL, C1, and
-# the bidi marks, embeddings, overrides and isolates: the CLI's set (`cli/terminal.py`).
-_UNSEEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_UNSEEN = re.compile(f"[{UNSEEN}]")  # a carriage return is white space to a browser
 
 
 class Verbatim(str):
@@ -106,16 +105,11 @@ class Verbatim(str):
     __slots__ = ()
 
 
-def _escape_sequence(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
 def shown(value: Any) -> Any:
     """What a template prints for `value`: a string with its unseen characters written out
     (`\\u202e`, `\\x1b`); markup a macro built, and `Verbatim` values, as they are."""
     if isinstance(value, str) and not isinstance(value, Markup | Verbatim):
-        return _UNSEEN.sub(_escape_sequence, value)
+        return _UNSEEN.sub(escape, value)
     return value
 
 
