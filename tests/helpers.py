@@ -181,3 +181,16 @@ def filled_vault(path: Path, documents: int, words: int) -> Vault:
     ]
     vault.note_many(notes, caller=Caller.owner(), background=True)
     return vault
+
+
+def logged_in(vault: Vault, folder: Path) -> Any:
+    """A test client of the owner's web page on `vault`, logged in through a login link."""
+    from starlette.testclient import TestClient
+
+    from privault.interfaces.web.app import build_web_app
+    from privault.interfaces.web.auth import LoginLinks
+
+    links = LoginLinks(folder / "logins")
+    client = TestClient(build_web_app(vault, links=links, hosts=["testserver"]))
+    assert client.get(f"/login?token={links.issue()}").status_code == 200
+    return client

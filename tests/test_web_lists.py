@@ -12,11 +12,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from privault.caller import Caller
-from privault.interfaces.web.app import build_web_app
-from privault.interfaces.web.auth import LoginLinks
 from privault.vault import Vault
 from privault.vault.agents import AuditEntry
-from tests.helpers import fake_vault, mcp_ok
+from tests.helpers import fake_vault, logged_in, mcp_ok
 
 OWNER = Caller.owner()
 
@@ -36,10 +34,7 @@ def vault(tmp_path: Path) -> Iterator[Vault]:
 
 @pytest.fixture
 def client(vault: Vault, tmp_path: Path) -> TestClient:
-    links = LoginLinks(tmp_path / "logins")
-    client = TestClient(build_web_app(vault, links=links, hosts=["testserver"]))
-    assert client.get(f"/login?token={links.issue()}").status_code == 200
-    return client
+    return logged_in(vault, tmp_path)
 
 
 def titles(page: str) -> list[str]:

@@ -13,10 +13,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from privault.caller import Caller
-from privault.interfaces.web.app import build_web_app
-from privault.interfaces.web.auth import LoginLinks
 from privault.vault import Vault
-from tests.helpers import fake_vault
+from tests.helpers import fake_vault, logged_in
 
 OWNER = Caller.owner()
 SPOOF = "Invoice\u202efdp.exe \x1b]0;OWNED\x07"
@@ -33,10 +31,7 @@ def vault(tmp_path: Path) -> Iterator[Vault]:
 
 @pytest.fixture
 def client(vault: Vault, tmp_path: Path) -> TestClient:
-    links = LoginLinks(tmp_path / "logins")
-    client = TestClient(build_web_app(vault, links=links, hosts=["testserver"]))
-    assert client.get(f"/login?token={links.issue()}").status_code == 200
-    return client
+    return logged_in(vault, tmp_path)
 
 
 def test_a_title_with_controls_is_shown_escaped_on_every_page(
