@@ -14,7 +14,7 @@ from privault import Caller, Vault
 from privault.models.fakes import FakeStrongEmbedder
 from privault.privacy.detector import FakeDetector
 from privault.retrieval.embedder import FakeEmbedder
-from privault.retrieval.strong import strong_input
+from privault.retrieval.strong import partial_ranking, strong_input
 from privault.store import strong_index
 from privault.store.index_reads import Filters as IndexFilters
 from privault.vault import finding
@@ -155,28 +155,71 @@ def test_context_uses_the_strong_leg_and_falls_back_without_it(tmp_path: Path) -
     assert [s.text for s in before.sections] == [s.text for s in without.sections]
 
 
-def test_a_partial_strong_index_leaves_the_ranking_as_without_the_model(tmp_path: Path) -> None:
-    """While the strong pass has covered only some windows, its ranking would fill its
-    places with those and push the rest down; `context` ranks without it until every
-    window is covered."""
+def test_a_partial_ranking_keeps_the_places_of_windows_not_reached() -> None:
+    shortlist = [10, 11, 12, 13, 14]  # the fast legs' order
+    covered = {11, 13, 20, 21}  # 20 and 21: windows the fast legs did not find
+    ranked = [21, 13, 20, 11]  # the strong index's order of what it covers
+    assert partial_ranking(shortlist, covered, ranked) == [10, 21, 12, 13, 14, 20, 11]
+    assert partial_ranking(shortlist, set(), []) == shortlist  # nothing covered: the fast order
+    everything = set(shortlist) | covered
+    assert partial_ranking(shortlist, everything, ranked) == ranked  # complete: its own order
+
+
+def test_a_partial_strong_index_ranks_only_what_it_covers(tmp_path: Path) -> None:
+    """While the strong pass has covered only some windows, it re-orders those; a window it
+    has not reached keeps the place the fast legs gave it instead of falling behind the
+    covered ones, however little those have to do with the question."""
+    first = "Day seven: did we see an animal on the road? The road, the road!"
     target = "We saw zebras crossing the road at dawn."
     query = "which striped animal did they see on the road"
     notes = [
-        "\n".join([*LINES, target]),
-        *(f"Road trip day {i}: fuel and snacks." for i in range(6)),
+        first,  # the oldest: the pass reaches it last
+        *(f"Road trip day {i}: fuel and snacks on the road." for i in range(6)),
+        "Shopping list: milk and bread.",
+        target,
     ]
     with strong_vault(tmp_path / "a.db", Oracle()) as vault:
         for text in notes:
             vault.note(text, caller=OWNER, title="Trip")
-        vault.strong.index(caller=OWNER, limit=3)  # the newest windows: not the target's
+        vault.strong.index(caller=OWNER, limit=len(notes) - 1)  # every note but the first
         assert not vault.strong.coverage().complete
-        partial = vault.context(query, caller=OWNER, budget=1000)
-        vault.strong.index(caller=OWNER)
-        assert vault.strong.coverage().complete
-        whole = vault.context(query, caller=OWNER, budget=1000)
-    without = _without_the_model(tmp_path / "b.db", notes, query)
-    assert [s.text for s in partial.sections] == [s.text for s in without.sections]
-    assert target in whole.sections[0].text  # complete: the strong leg ranks it first
+        finder = finding.Finder.of(vault.shared)
+        fast = finder.hits(query, IndexFilters(), 20)
+        partial = finder.hits(query, IndexFilters(), 20, strong=True)
+    fast_order = [hit.chunk_id for hit in fast]
+    partial_order = [hit.chunk_id for hit in partial]
+    (unreached,) = [hit.chunk_id for hit in partial if hit.strong_similarity is None]
+    # The fast legs rank the first note first; the strong model has not read it, and it
+    # stays first (as a whole leg, the covered target would take its place).
+    assert fast_order[0] == partial_order[0] == unreached
+    # The fast legs rank the target below the road trip's days (its line says "road" once);
+    # the strong model lifts it above several, and the shopping list stays below them.
+    zebra = next(hit.chunk_id for hit in partial if (hit.strong_similarity or 0) > 0.5)
+    assert partial_order.index(zebra) < fast_order.index(zebra) - 2
+    shopping = next(h.chunk_id for h in partial if h.keyword_rank is h.vector_rank is None)
+    assert partial_order[-1] == shopping
+
+
+def test_a_partial_strong_leg_brings_in_only_windows_the_filters_allow(tmp_path: Path) -> None:
+    """The partial leg adds windows the fast legs did not find; each passes the filters."""
+    query = "which striped animal did they see"
+    with strong_vault(tmp_path / "a.db", Oracle()) as vault:
+        for day in range(4):
+            vault.note(f"Day {day}: fuel and snacks.", caller=OWNER, title="Trip", shelf="trips")
+        vault.note("Zebras at the fence of the zoo.", caller=OWNER, title="Zoo", shelf="zoo")
+        vault.note("A zebra crossing by the school.", caller=OWNER, title="Town", shelf="trips")
+        vault.strong.index(caller=OWNER, limit=2)  # the two newest: one zebra per shelf
+        assert not vault.strong.coverage().complete
+        finder = finding.Finder.of(vault.shared)
+        trips = finder.hits(query, IndexFilters(shelves=("trips",)), 10, strong=True)
+        everywhere = finder.hits(query, IndexFilters(), 10, strong=True)
+        texts = dict(vault.conn.execute("SELECT id, text FROM sections").fetchall())
+    zebras = [hit for hit in everywhere if (hit.strong_similarity or 0) > 0.5]
+    # No word of the query is in either: the strong leg alone brings them in, first.
+    assert len(zebras) == 2 and everywhere[0] in zebras
+    assert [texts[h.section_id] for h in trips if (h.strong_similarity or 0) > 0.5] == [
+        "A zebra crossing by the school."
+    ]
 
 
 def _masked_rows(vault: Vault) -> dict[int, bytes]:

@@ -22,7 +22,7 @@ index entry and the key a vector is stored under (its fake for tests is
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import UTC, datetime
 from typing import Protocol
 
@@ -83,3 +83,27 @@ def digest(model: str, text: str) -> bytes:
     return hashlib.blake2b(
         f"{model}\0{text}".encode("utf-8", "surrogatepass"), digest_size=16
     ).digest()
+
+
+def partial_ranking(
+    shortlist: Sequence[int], covered: Collection[int], ranked: Sequence[int]
+) -> list[int]:
+    """The strong model's ranking while its pass is partial: each window of the fast legs'
+    shortlist (best first) that it has not reached (not in `covered`) keeps its place, and
+    the other places go to the windows it has reached in its own order (`ranked`, best
+    first: the strong index's search), whether the fast legs found them or not.
+
+    Ranked alone, a partial strong index fills its places with the windows it covers (the
+    newest first) and pushes the others' evidence out of the pack; lending a window it has
+    not reached the mean cosine of its covered neighbours did too (the best real cosines
+    stand above any mean). Once every window is covered this is `ranked` itself.
+    """
+    kept = {place: cid for place, cid in enumerate(shortlist) if cid not in covered}
+    others = iter(ranked)
+    order: list[int] = []
+    for place in range(len(shortlist) + len(ranked)):
+        if place in kept:
+            order.append(kept[place])
+        elif (following := next(others, None)) is not None:
+            order.append(following)
+    return order
