@@ -13,8 +13,9 @@ int8 codes, its best few as vectors (what it does beyond; the rows are written a
 strong pass writes them, codes included). Reported: search p50 / p95, first load,
 resident bytes, and how many of the exact scan's top 10 / top 50 the shortlist keeps.
 Queries are windows' own vectors with a little noise (near duplicates: easy for both
-ways). With `--context` (and no `--rows`: every window covered), `context` with the
-strong leg is timed too, the strong model embedding each of the benchmark's queries.
+ways). With `--context`, `context` with the strong leg is timed too, the strong model
+embedding each of the benchmark's queries (with `--rows`, the leg ranks as while its pass
+is partial).
 """
 
 from __future__ import annotations
@@ -129,18 +130,15 @@ def measure(path: Path, ids: np.ndarray, vectors: np.ndarray, queries: int) -> d
 
 
 def context_timing(path: Path, models: Path, queries: int) -> dict[str, Any]:
-    """`context` as the owner, with the strong leg, over the vault at `path` (every window
-    given strong rows by `fill`): the first call of the process (it loads the strong
+    """`context` as the owner, with the strong leg, over the vault at `path` (the windows
+    `fill` gave strong rows: every one, or with `--rows` the first ones, and the leg ranks
+    as while its pass is partial): the first call of the process (it loads the strong
     index) and p50 / p95 over the benchmark's queries. The strong model embeds each query
     for real; ranking quality means nothing here (the rows are projections)."""
     with Vault.open(path, models_dir=models, detector_factory=FakeDetector) as vault:
         coverage = vault.strong.coverage()
         built_by = strong_index.built_by(vault.conn)
-        if (
-            coverage.model is None
-            or not coverage.complete
-            or built_by != index_name(coverage.model)
-        ):
+        if coverage.model is None or not coverage.covered or built_by != index_name(coverage.model):
             return {
                 "context": f"not measured: strong coverage {coverage.covered} of "
                 f"{coverage.windows}, rows of {built_by}, model {coverage.model}"
@@ -154,7 +152,11 @@ def context_timing(path: Path, models: Path, queries: int) -> dict[str, Any]:
             started = time.perf_counter()
             vault.context(query, caller=owner)
             laps.append((time.perf_counter() - started) * 1000)
-    return {"context_ms": _summary(laps), "first_context_seconds": round(first, 2)}
+    return {
+        "context_ms": _summary(laps),
+        "first_context_seconds": round(first, 2),
+        "context_strong_coverage": round(coverage.covered / coverage.windows, 4),
+    }
 
 
 def main() -> None:

@@ -40,7 +40,7 @@ def test_both_ways_are_measured_on_rows_made_from_the_vaults_vectors(tmp_path: P
 
 
 @pytest.mark.real
-def test_context_is_timed_with_the_strong_leg_over_every_window(
+def test_context_is_timed_with_the_strong_leg_over_every_window_or_some(
     tmp_path: Path, models_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "v.db"
@@ -51,8 +51,6 @@ def test_context_is_timed_with_the_strong_leg_over_every_window(
         )
     missing = bench.context_timing(path, models_dir, 3)
     assert set(missing) == {"context"} and "not measured" in missing["context"]
-    ids, _ = bench.fill(path, None)
-    assert len(ids) == 40
     searched: list[int] = []
     search = StrongIndex.search
 
@@ -61,7 +59,12 @@ def test_context_is_timed_with_the_strong_leg_over_every_window(
         return search(self, *args, **kwargs)
 
     monkeypatch.setattr(StrongIndex, "search", counted)
-    out = bench.context_timing(path, models_dir, 3)
-    assert set(out) == {"context_ms", "first_context_seconds"}
-    assert len(searched) == 4  # the warm-up and three queries, each through the strong leg
-    assert 0 < out["context_ms"]["p50"] <= out["context_ms"]["max"]
+    for rows, coverage in ((10, 0.25), (None, 1.0)):
+        ids, _ = bench.fill(path, rows)
+        assert len(ids) == (rows or 40)
+        searched.clear()
+        out = bench.context_timing(path, models_dir, 3)
+        assert set(out) == {"context_ms", "first_context_seconds", "context_strong_coverage"}
+        assert out["context_strong_coverage"] == coverage
+        assert len(searched) == 4  # the warm-up and three queries, each through the strong leg
+        assert 0 < out["context_ms"]["p50"] <= out["context_ms"]["max"]
