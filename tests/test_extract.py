@@ -102,7 +102,10 @@ def test_pdf_text(tmp_path: Path) -> None:
     [
         ("blob.txt", b"\x00\x01\x02binary", "binary"),
         ("empty.md", b"   \n", "empty"),
-        ("latin.txt", "caf\xe9".encode("latin-1"), "UTF-8"),
+        # Russian in its own 8-bit encoding: every letter reads as an accented Latin one.
+        ("koi8.txt", "Привет, как дела? Встреча в пятницу.".encode("koi8-r"), "windows-1252"),
+        ("control.txt", b"caf\xe9 \x1b[31m" * 3, "windows-1252"),  # no editor writes these
+        ("undefined.txt", b"caf\xe9 \x81", "windows-1252"),  # a byte it leaves undefined
         ("image.png", b"\x89PNG....", "unsupported"),
         ("broken.pdf", b"%PDF-1.4 garbage", "PDF"),
     ],
@@ -112,6 +115,31 @@ def test_bad_files(tmp_path: Path, name: str, content: bytes, message: str) -> N
     path.write_bytes(content)
     with pytest.raises(InputError, match=message):
         extract_file(path)
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("bom.txt", "\ufeffCafé Zoë: résumé due Friday.".encode()),
+        ("notepad.txt", "Café Zoë: résumé due Friday.".encode("utf-16")),  # with its BOM
+        ("windows.txt", "Café Zoë: résumé due Friday – “soon”.".encode("cp1252")),
+        ("cut.txt", "Café Zoë: résumé due Friday. Ñ".encode()[:-1]),  # cut mid-character
+        (
+            "page.html",
+            '<html><head><meta charset="iso-8859-15"><title>Zoë</title></head>'
+            "<body><p>Café Zoë: résumé due Friday. €5 deposit paid at the counter.</p>"
+            "</body></html>".encode("iso-8859-15"),
+        ),
+    ],
+)
+def test_text_in_older_encodings_is_read(tmp_path: Path, name: str, content: bytes) -> None:
+    """Files from Windows editors and old pages: a byte order mark, an HTML page's declared
+    charset, Western text in windows-1252."""
+    path = tmp_path / name
+    path.write_bytes(content)
+    text = extract_file(path).text
+    assert "Café Zoë: résumé due Friday" in text and "\ufeff" not in text
+    assert text.count("\ufffd") == (name == "cut.txt")  # the cut character alone is lost
 
 
 def test_oversized_and_missing(tmp_path: Path) -> None:

@@ -301,9 +301,9 @@ def test_a_vault_added_before_as_files_is_adopted_not_copied(vault: Vault, tmp_p
     report = vault.import_from("obsidian", root, caller=OWNER)
     docs = _current_docs(vault)
     after = {d.title: d.id for d in docs}
-    assert len(before) == 5  # `add` cannot read the Windows-1252 note; the import can
-    assert {title: after[title] for title in before} == before  # the same documents
-    assert len(docs) == 6 and report.counts["note"]["added"] == 1
+    assert len(before) == 6 and "Latin1" in before  # the Windows-1252 note too
+    assert after == before  # the same documents
+    assert len(docs) == 6 and report.counts["note"]["added"] == 0
     assert all(d.source.startswith("obsidian:Notes/") for d in docs)
 
 

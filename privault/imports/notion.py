@@ -34,6 +34,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Any
 from urllib.parse import unquote
 
+from privault.encodings import decode_export
 from privault.imports.items import Bad, Item, Known, Link, NotThisKind, Page, content_key
 from privault.imports.notion_dates import row_date, with_orders
 from privault.imports.sources import MAX_WHOLE_FILE_BYTES, inside, is_zip
@@ -203,7 +204,9 @@ def _rows(
     name, table_id = split_id(stem)
     folder = table.path.parent / stem
     try:
-        reader = csv.reader(io.StringIO(_decode(table.load(MAX_WHOLE_FILE_BYTES)), newline=""))
+        reader = csv.reader(
+            io.StringIO(decode_export(table.load(MAX_WHOLE_FILE_BYTES)), newline="")
+        )
         header = next(reader, None)
     except (OSError, csv.Error, zipfile.BadZipFile) as exc:
         yield Bad(str(table.path), f"unreadable database ({exc})", label="row")
@@ -232,7 +235,7 @@ def _rows(
             used.add(page)
             key = split_id(page.stem)[1] or key
             try:
-                body = _row_body(_decode(pages[page].load()), title)
+                body = _row_body(decode_export(pages[page].load()), title)
             except (OSError, zipfile.BadZipFile) as exc:
                 yield Bad(f"{name} row {title!r}", f"cannot read ({exc})", key=key, label="row")
                 continue
@@ -279,7 +282,7 @@ def _page(rel: PurePosixPath, raw: bytes) -> Item:
     key = page_id or rel.as_posix()
     if b"\x00" in raw:
         return Bad(str(rel), "contains NUL bytes; is it binary?", key=key, label="page")
-    text = _decode(raw)
+    text = decode_export(raw)
     heading = re.match(r"\A\s*#[ \t]+(.+)$", text, re.MULTILINE)
     title = heading.group(1).strip() if heading else name
     crumb = _breadcrumb(rel)
@@ -305,13 +308,6 @@ def _links(text: str) -> Iterator[Link]:
         _, target_id = split_id(PurePosixPath(unquote(target)).stem)
         if target_id:
             yield Link(label=label.strip() or target_id, key=target_id)
-
-
-def _decode(raw: bytes) -> str:
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return raw.decode("cp1252", errors="replace")
 
 
 def _one_line(value: str) -> str:

@@ -26,6 +26,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from privault import yamltext
+from privault.encodings import decode_export
 from privault.imports.items import Bad, Item, Known, Link, NotThisKind, Page, clean_tags
 from privault.imports.sources import inside, source_time, time_in_formats
 from privault.timeutil import in_range_or_none
@@ -110,7 +111,7 @@ def note(file: Path, rel: str, vault: str, names: _NameIndex, daily: str) -> Ite
             key=f"{vault}/{rel}",
             label="note",
         )
-    text = decode(file.read_bytes())
+    text = decode_export(file.read_bytes())
     if "\x00" in text:  # after decoding: UTF-16 text is full of NUL bytes, and is text
         return Bad(rel, "contains NUL bytes; is it binary?", key=f"{vault}/{rel}", label="note")
     front, body, problem = split_front_matter(text)
@@ -142,16 +143,6 @@ def note(file: Path, rel: str, vault: str, names: _NameIndex, daily: str) -> Ite
         scope=vault,
         origin=str(file),
     )
-
-
-def decode(raw: bytes) -> str:
-    """A note's text: UTF-8 (BOM dropped), else UTF-16 with a BOM, else Windows-1252."""
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return raw.decode("utf-16")
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return raw.decode("cp1252", errors="replace")
 
 
 def split_front_matter(text: str) -> tuple[dict[str, Any], str, str | None]:

@@ -7,6 +7,7 @@ can report it and go on.
 
 from __future__ import annotations
 
+import codecs
 import html as entities
 import logging
 import re
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from privault.encodings import decode_file
 from privault.errors import InputError
 from privault.retrieval.frontmatter import FrontMatter, split_front_matter
 
@@ -37,14 +39,19 @@ class Extracted:
     front: FrontMatter | None = None  # a Markdown file's front matter, when it has one
 
 
-def decode_text(data: bytes, name: str) -> str:
-    """UTF-8 text, or an InputError for binary or undecodable content."""
-    if b"\x00" in data[:8192]:
+def decode_text(data: bytes, name: str, *, html: bool = False) -> str:
+    """The text of a file (`encodings.decode_file`: UTF-8 or UTF-16 by its byte order mark,
+    an HTML page's declared charset, UTF-8, or Western text in windows-1252), or an
+    InputError for binary content or text in another encoding."""
+    decoded = decode_file(data, html=html)
+    if decoded is not None:
+        return decoded[0]
+    if b"\x00" in data[:8192] and not data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         raise InputError(f"{name}: binary content, not text")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError(f"{name}: not UTF-8 text") from None
+    raise InputError(
+        f"{name}: not UTF-8 text, nor Western text in windows-1252; convert it to UTF-8 first "
+        f"(iconv -f ITS-ENCODING -t UTF-8)"
+    )
 
 
 def html_text(html: str, name: str) -> Extracted:
@@ -125,7 +132,7 @@ def extract_file(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Extracted:
         raise InputError(f"{path}: is a directory") from None
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    text = decode_text(data, str(path))
+    text = decode_text(data, str(path), html=suffix in HTML_SUFFIXES)
     if suffix in HTML_SUFFIXES:
         return html_text(text, str(path))
     front = None

@@ -16,7 +16,7 @@ safety rules live in one place:
   small gzip body that inflates past the cap is stopped after `max_bytes + 1` bytes,
   not after it has filled memory. Total time is one deadline over all hops.
 * **What**: only HTML, XHTML and plain text (plus JSON where a caller asks, for the
-  search backend), decoded in the charset a browser would pick (`page_encoding.py`).
+  search backend), decoded in the charset a browser would pick (`privault.encodings`).
   TLS is always verified; proxies and certificate paths from the environment are
   ignored (`trust_env=False`).
 
@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import httpx
 
+from privault.encodings import decode_body
 from privault.version import __version__
 from privault.watches.network_addresses import (
     BlockedAddress,
@@ -40,7 +41,6 @@ from privault.watches.network_addresses import (
     parse_host,
     system_resolver,
 )
-from privault.watches.page_encoding import decode_body
 from privault.watches.transport import ALLOW_PRIVATE, BoundedDecoder, GuardedTransport
 
 USER_AGENT = f"privault/{__version__} (+local memory vault)"
