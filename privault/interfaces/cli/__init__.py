@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
 import sys
 from typing import Annotated
 
@@ -151,8 +152,40 @@ def _usage_error(exc: Exception) -> int:
     return 2 if isinstance(exc, _USAGE_ERRORS) else int(getattr(exc, "exit_code", 1))
 
 
+# Set to show the traceback of an error privault did not expect (a bug, a failing disk).
+DEBUG_VARIABLE = "PRIVAULT_DEBUG"
+EXIT_INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
+EXIT_INTERNAL = 70  # sysexits' EX_SOFTWARE
+
+
 def main() -> None:
-    """Entry point: run the app; a privault error is one line on stderr and exit code 1."""
+    """Entry point: run the app; a privault error is one line on stderr and exit code 1,
+    an interrupt "interrupted" and 130, any other error one line naming it and 70 (with
+    its traceback when PRIVAULT_DEBUG is set)."""
+    try:
+        _run()
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        sys.exit(EXIT_INTERRUPTED)
+    except Exception as exc:
+        if os.environ.get(DEBUG_VARIABLE):
+            raise
+        err_console.print(
+            styled(
+                "[red]internal error:[/red] {kind}: {what} — privault did not expect this "
+                "(a bug, or the disk or system failing); run again with {debug}=1 to see "
+                "where it happened",
+                kind=type(exc).__name__,
+                what=" ".join(str(exc).split()) or "(no message)",
+                debug=DEBUG_VARIABLE,
+            ),
+            highlight=False,
+            soft_wrap=True,
+        )
+        sys.exit(EXIT_INTERNAL)
+
+
+def _run() -> None:
     try:
         for position, argument in enumerate(sys.argv[1:], 1):
             utf8_text(argument, f"argument {position}")  # a byte the terminal could not decode
@@ -164,7 +197,7 @@ def main() -> None:
         sys.exit(exc.exit_code)
     except typer.Abort:
         err_console.print("aborted")
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
     except _CLICK_ERRORS as exc:  # usage errors: bad option, missing argument
         sys.exit(_usage_error(exc))
     if isinstance(code, int) and code:
