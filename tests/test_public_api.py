@@ -137,6 +137,7 @@ FACADE_NAMES = {
         "path",
         "privacy",
         "settings",
+        "tag_withheld",
     ],
     "shelves": [
         "add",

@@ -43,6 +43,7 @@ from privault.models.handles import local_embedder
 from privault.models.health import HealthBoard
 from privault.models.supervisor import Health
 from privault.privacy.detector import Detector, DetectorConfig
+from privault.privacy.recognizers import known_entities_pattern
 from privault.retrieval.embedder import Embedder
 from privault.retrieval.strong import DEFAULT_STRONG_MODEL, StrongEmbedder
 from privault.retrieval.strong_vectors import StrongIndex
@@ -271,9 +272,12 @@ class VaultContext:
         self.check_shelf_name(caller, shelf)
 
     def filters(self, caller: Caller, chosen: Filters) -> IndexFilters:
-        """The index filters for what `caller` chose (its hidden shelves always excluded)."""
+        """The index filters for what `caller` chose (its hidden shelves always excluded; no
+        shelf at all for a tag the caller may not ask for, `tag_withheld`)."""
         return IndexFilters(
-            shelves=(chosen.shelf,) if chosen.shelf else None,
+            shelves=()
+            if self.tag_withheld(caller, chosen.tag)
+            else ((chosen.shelf,) if chosen.shelf else None),
             hidden=self.hidden_shelves(caller),
             kind=chosen.kind,
             tag=chosen.tag,
@@ -281,6 +285,16 @@ class VaultContext:
             until=chosen.until,
             masked_kinds=self.masked_kinds(caller),
         )
+
+    def tag_withheld(self, caller: Caller, tag: str | None) -> bool:
+        """Whether a gated caller's tag filter holds a value some policy here denies: every
+        reply masks it, so no document may be found by asking for it (as for a tag with a
+        masked span, `masked_kinds`). Denied values are matched when read, not stored, so
+        the requested tag itself is checked, as the gate would read it."""
+        if caller.is_owner or not tag:
+            return False
+        denied = [entry.value for policy in self.privacy.policies for entry in policy.deny]
+        return bool(denied) and known_entities_pattern(denied).search(tag) is not None
 
     def masked_kinds(self, caller: Caller) -> tuple[str, ...] | None:
         """The kinds a gated caller's tag filter may not match in a tag (None: the owner,

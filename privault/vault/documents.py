@@ -358,7 +358,7 @@ class VaultDocuments:
         reading = self._context.privacy.reading(caller)
         found = (
             []
-            if filters.shelf in hidden
+            if filters.shelf in hidden or self._context.tag_withheld(caller, filters.tag)
             else documents.list_documents(
                 self._conn,
                 shelves=[filters.shelf] if filters.shelf else None,
@@ -386,7 +386,7 @@ class VaultDocuments:
     ) -> int:
         """How many documents `docs` with these filters lists in all (the "M" of "N of M")."""
         hidden = self._context.hidden_shelves(caller)
-        if filters.shelf in hidden:
+        if filters.shelf in hidden or self._context.tag_withheld(caller, filters.tag):
             return 0
         chosen = documents.DocumentFilter(
             [filters.shelf] if filters.shelf else None,
