@@ -52,7 +52,7 @@ def login(client: TestClient, links: LoginLinks) -> str:
     """Log `client` in with a fresh link; return the session cookie."""
     reply = client.get(f"/login?token={links.issue()}", follow_redirects=False)
     assert reply.status_code == 303
-    return str(client.cookies[auth.COOKIE])
+    return str(client.cookies[auth.cookie_name(client.base_url.netloc.decode())])
 
 
 def actions(site: Site) -> list[str]:
@@ -257,3 +257,28 @@ def test_the_vendored_htmx_is_served_with_its_licence_header(client: TestClient)
     assert client.get("/static/style.css").status_code == 200
     escape = client.get("/static/%2e%2e/app.py")
     assert escape.status_code == 404 and "build_web_app" not in escape.text
+
+
+def test_two_vaults_pages_on_one_machine_keep_their_own_sessions(
+    vault: Vault, links: LoginLinks
+) -> None:
+    """A browser sends a host's cookies to every port of it: the session cookie carries
+    its page's port, so logging in to a second vault's page does not log out the first."""
+    clients = {}
+    for port in (8765, 8766):
+        host = f"127.0.0.1:{port}"
+        app = build_web_app(vault, links=links, hosts=[host])
+        clients[port] = TestClient(app, base_url=f"http://{host}")
+        login = clients[port].get(f"/login?token={links.issue()}", follow_redirects=False)
+        assert login.status_code == 303
+    jar = {name: value for client in clients.values() for name, value in client.cookies.items()}
+    assert set(jar) == {f"{auth.COOKIE}_8765", f"{auth.COOKIE}_8766"}
+    for client in clients.values():
+        client.cookies.clear()
+        # What one browser sends to either port: both sessions' cookies.
+        assert client.get("/status", headers={"cookie": _header(jar)}).status_code == 200
+    assert auth.cookie_name("[::1]") == auth.cookie_name("localhost") == auth.COOKIE
+
+
+def _header(jar: dict[str, str]) -> str:
+    return "; ".join(f"{name}={value}" for name, value in jar.items())

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from privault.interfaces.web.auth import COOKIE
+from privault.interfaces.web.auth import cookie_name
 from tests.web_browser import shot, text_of, wait_for
 
 pytest_plugins = ["tests.web_browser"]  # the served app and the browser, as fixtures
@@ -38,7 +38,7 @@ def test_log_in_search_compare_mark_and_ack(browser: Any, served: Any, screensho
     # Log in with a one-time link: the session cookie is HttpOnly and SameSite=Strict.
     driver.get(f"{base}/login?token={links.issue()}")
     wait_for(driver, lambda d: d.current_url == f"{base}/", "landing on the search page")
-    cookie = driver.get_cookie(COOKIE)
+    cookie = driver.get_cookie(cookie_name(base.split("//", 1)[1]))
     assert cookie["httpOnly"] is True and cookie["sameSite"] == "Strict"
     assert driver.execute_script("return document.cookie") == ""  # not readable by script
 

@@ -18,7 +18,13 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from privault.interfaces.web import access, documents, manage, search, statements, watches
-from privault.interfaces.web.auth import COOKIE, SESSION_MAX_SECONDS, LoginLinks, Session, Sessions
+from privault.interfaces.web.auth import (
+    SESSION_MAX_SECONDS,
+    LoginLinks,
+    Session,
+    Sessions,
+    cookie_name,
+)
 from privault.interfaces.web.common import LockedRunner, RunInVault, Web, action, page, web_of
 from privault.interfaces.web.security import (
     LOGIN_NEEDED,
@@ -45,7 +51,7 @@ async def login(request: Request) -> Response:
         return HTMLResponse(LOGIN_FAILED, status_code=403)
     response = RedirectResponse("/", status_code=303)
     response.set_cookie(
-        COOKIE,
+        cookie_name(request.headers.get("host", "")),
         web.sessions.start(),
         max_age=int(SESSION_MAX_SECONDS),
         path="/",

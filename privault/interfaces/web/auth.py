@@ -30,6 +30,15 @@ SESSION_MAX_SECONDS = 24 * 3600
 COOKIE = "privault_session"
 
 
+def cookie_name(host: str) -> str:
+    """The session cookie's name on the page at `host`, the request's Host header
+    ("127.0.0.1:8765"): COOKIE and its port. Browsers keep cookies per host, not per port,
+    so the pages of two vaults served on one machine would otherwise overwrite each other's
+    session at every login."""
+    _, _, port = host.rpartition(":")
+    return f"{COOKIE}_{port}" if port.isdigit() else COOKIE
+
+
 def _digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 

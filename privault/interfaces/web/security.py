@@ -23,7 +23,7 @@ from http.cookies import SimpleCookie
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from privault.interfaces.web.auth import COOKIE, Sessions
+from privault.interfaces.web.auth import Sessions, cookie_name
 
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -127,7 +127,7 @@ class PageGuard:
             return
         path = scope["path"]
         if not path.startswith(PUBLIC_PREFIXES):
-            session_id = cookie_value(scope, COOKIE)
+            session_id = cookie_value(scope, cookie_name(_header(scope, b"host") or ""))
             session = self.sessions.get(session_id)
             if session is None:
                 await _plain(send, 401, LOGIN_NEEDED)
