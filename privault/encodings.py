@@ -77,49 +77,91 @@ def _codec_name(label: str | None) -> str | None:
         return None
 
 
-# A file of bytes this share of whose letters are not ASCII, decoded as windows-1252, is
-# not Western text (a French or German text has a few percent; Cyrillic or Greek in its
-# own 8-bit encoding, nearly all) and is refused rather than filed as mojibake.
+# Byte order marks a file may start with; UTF-32's first, as UTF-16's starts it.
+_FILE_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+# A text at least this many letters long whose share of letters above ASCII, read as
+# windows-1252, is over MAX_NON_ASCII_LETTERS is not Western text (French or German has a
+# few percent; Cyrillic or Greek in its own 8-bit encoding, nearly all): it is refused
+# rather than filed as mojibake.
+MIN_LETTERS_JUDGED = 20
 MAX_NON_ASCII_LETTERS = 0.3
-_CONTROL = frozenset(chr(c) for c in (*range(0x20), 0x7F)) - set("\t\n\r\f")
+_ASCII_LETTERS = bytes(range(0x41, 0x5B)) + bytes(range(0x61, 0x7B))
+_WINDOWS_1252_LETTERS = bytes(
+    (0x83, 0x8A, 0x8C, 0x8E, 0x9A, 0x9C, 0x9E, 0x9F, 0xAA, 0xB5, 0xBA)
+) + bytes(c for c in range(0xC0, 0x100) if c not in (0xD7, 0xF7))
+# Control characters no editor writes into text (whitespace and a DOS end-of-file mark
+# at the very end are fine).
+_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+# A windows-1252 symbol between two letters ("Za\xbf\xf3\xb3\xe6": Polish in its own
+# encoding, whose letters land there as ¿ and ³); Western text does not write them so.
+# The acute accent (\xb4) is left out: "don´t" is typed for "don't".
+_LETTER = rb"[A-Za-z\xc0-\xd6\xd8-\xf6\xf8-\xff]"
+_SYMBOL_IN_WORD = re.compile(
+    _LETTER + rb"[\xa1-\xa9\xab-\xb3\xb6\xb8\xb9\xbb-\xbf\xd7\xf7]" + _LETTER
+)
 
 
 def decode_file(data: bytes, *, html: bool = False) -> tuple[str, str] | None:
     """The text of a file's bytes and the encoding read, or None when they are not text.
 
-    A byte order mark decides (UTF-8, UTF-16); then an HTML page's `<meta>` charset; then
-    UTF-8 (with U+FFFD for a few bad bytes among valid ones); then windows-1252 (what
-    Windows editors long saved) when every byte is defined there, no control character
-    but whitespace shows and most letters are ASCII. A NUL byte outside UTF-16 is binary
-    content.
+    A byte order mark decides (UTF-8 read leniently, UTF-16 and UTF-32 strictly); then
+    valid UTF-8 (cut at the end mid-character: that character lost); then an HTML page's
+    `<meta>` charset; then UTF-8 with U+FFFD for a few bad bytes among valid non-ASCII
+    ones; then windows-1252 (what Windows editors long saved) when every byte is defined
+    there, no control character shows, no symbol sits inside a word and most letters are
+    ASCII. A NUL byte outside UTF-16 and UTF-32 is binary content. Every check runs over
+    the bytes in C: a 256 MB export costs what decoding it does.
     """
-    for bom, encoding in _BOMS:
+    for bom, encoding in _FILE_BOMS:
         if data.startswith(bom):
             try:
-                return data[len(bom) :].decode(encoding), encoding
+                text = data[len(bom) :].decode(encoding)
             except UnicodeDecodeError:
                 return None
+            return (text, encoding) if "\x00" not in text else None
+    utf8_mark = data.startswith(codecs.BOM_UTF8)
+    if utf8_mark:
+        data = data[len(codecs.BOM_UTF8) :]
     if b"\x00" in data:
         return None
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError as exc:
+        if exc.reason == "unexpected end of data":  # cut mid-character
+            return data[: exc.start].decode("utf-8", errors="replace") + "\ufffd", "utf-8"
     name = _codec_name(_meta_charset(data)) if html else None
     if name is not None and not name.startswith("utf"):
-        text = _decode_as(data, name)
-        if text is not None:
-            return text, name
+        declared = _decode_as(data, name)
+        if declared is not None:
+            return declared, name
     damaged = data.decode("utf-8", errors="replace")
     replaced = damaged.count("\ufffd")
-    if not replaced or sum(not c.isascii() for c in damaged) > 2 * replaced:
-        # UTF-8, or UTF-8 with a few bad bytes (a file cut mid-character, a stray byte):
-        # its other non-ASCII characters are valid UTF-8, which Western text in
-        # windows-1252 practically never is ("Ã©"). Only the bad bytes are lost.
+    above_ascii = len(damaged) - len(damaged.encode("ascii", errors="ignore"))
+    if utf8_mark or above_ascii > 2 * replaced:
+        # UTF-8 with a few bad bytes (a stray byte, a bad copy): its other non-ASCII
+        # characters are valid UTF-8, which Western text in windows-1252 practically never
+        # is ("Ã©"). Only the bad bytes are lost.
         return damaged, "utf-8"
+    return _western(data.removesuffix(b"\x1a"))
+
+
+def _western(data: bytes) -> tuple[str, str] | None:
+    """`data` as windows-1252 if it reads as Western text there (`decode_file`)."""
     try:
         text = data.decode(FALLBACK)
     except UnicodeDecodeError:  # a byte windows-1252 leaves undefined
         return None
-    letters = [c for c in text if c.isalpha()]
-    foreign = sum(not c.isascii() for c in letters)
-    if any(c in _CONTROL for c in text) or foreign > MAX_NON_ASCII_LETTERS * len(letters):
+    if _CONTROL.search(data) or _SYMBOL_IN_WORD.search(data):
+        return None
+    ascii_letters = len(data) - len(data.translate(None, _ASCII_LETTERS))
+    other_letters = len(data) - len(data.translate(None, _WINDOWS_1252_LETTERS))
+    letters = ascii_letters + other_letters
+    if letters >= MIN_LETTERS_JUDGED and other_letters > MAX_NON_ASCII_LETTERS * letters:
         return None
     return text, FALLBACK
 

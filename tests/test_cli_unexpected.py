@@ -7,16 +7,26 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import typer
 
 from privault.interfaces import cli
 
 
 def _failing(error: BaseException) -> Any:
-    def build(command: str | None = None) -> Any:
-        def run(**_: Any) -> None:
+    """A `build_app` whose one command raises `error` inside typer, as a real one would."""
+
+    def build(command: str | None = None) -> typer.Typer:
+        app = typer.Typer()
+
+        @app.command()
+        def status() -> None:
             raise error
 
-        return run
+        @app.command()
+        def other() -> None:  # two commands: the first word names which one runs
+            """Never run."""
+
+        return app
 
     return build
 
@@ -32,7 +42,7 @@ def _main(monkeypatch: pytest.MonkeyPatch, error: BaseException) -> int:
 def test_an_unexpected_error_is_one_line_naming_it(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.delenv(cli.DEBUG_VARIABLE, raising=False)
+    monkeypatch.setenv(cli.DEBUG_VARIABLE, "0")  # as if unset
     error = OSError(28, "No space left on device")
     assert _main(monkeypatch, error) == cli.EXIT_INTERNAL
     said = capsys.readouterr().err
@@ -40,8 +50,9 @@ def test_an_unexpected_error_is_one_line_naming_it(
     assert "PRIVAULT_DEBUG=1" in said and "Traceback" not in said
 
 
-def test_the_traceback_is_shown_when_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(cli.DEBUG_VARIABLE, "1")
+@pytest.mark.parametrize("debug", ["1", "yes"])
+def test_the_traceback_is_shown_when_asked_for(monkeypatch: pytest.MonkeyPatch, debug: str) -> None:
+    monkeypatch.setenv(cli.DEBUG_VARIABLE, debug)
     monkeypatch.setattr(cli, "build_app", _failing(RuntimeError("boom")))
     monkeypatch.setattr("sys.argv", ["privault", "status"])
     with pytest.raises(RuntimeError, match="boom"):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from privault.encodings import decode_file
 from privault.errors import InputError
 from privault.retrieval.extract import extract_file
 
@@ -106,6 +107,9 @@ def test_pdf_text(tmp_path: Path) -> None:
         ("koi8.txt", "Привет, как дела? Встреча в пятницу.".encode("koi8-r"), "windows-1252"),
         ("control.txt", b"caf\xe9 \x1b[31m" * 3, "windows-1252"),  # no editor writes these
         ("undefined.txt", b"caf\xe9 \x81", "windows-1252"),  # a byte it leaves undefined
+        # Polish in its own encoding: its letters land in windows-1252 as ¿ and ³ in words.
+        ("polish.txt", "Zażółć gęślą jaźń, spotkanie w piątek.".encode("cp1250"), "windows-1252"),
+        ("late-nul.txt", b"plain text " * 1000 + b"\x00", "binary"),
         ("image.png", b"\x89PNG....", "unsupported"),
         ("broken.pdf", b"%PDF-1.4 garbage", "PDF"),
     ],
@@ -124,6 +128,12 @@ def test_bad_files(tmp_path: Path, name: str, content: bytes, message: str) -> N
         ("notepad.txt", "Café Zoë: résumé due Friday.".encode("utf-16")),  # with its BOM
         ("windows.txt", "Café Zoë: résumé due Friday – “soon”.".encode("cp1252")),
         ("cut.txt", "Café Zoë: résumé due Friday. Ñ".encode()[:-1]),  # cut mid-character
+        ("utf32.txt", "Café Zoë: résumé due Friday.".encode("utf-32")),  # with its BOM
+        (
+            "stale.html",
+            '<meta charset="iso-8859-1"><p>Café Zoë: résumé due Friday. '.encode()
+            + b"The rest of this page is long enough to be its main text.</p>",
+        ),
         (
             "page.html",
             '<html><head><meta charset="iso-8859-15"><title>Zoë</title></head>'
@@ -140,6 +150,22 @@ def test_text_in_older_encodings_is_read(tmp_path: Path, name: str, content: byt
     text = extract_file(path).text
     assert "Café Zoë: résumé due Friday" in text and "\ufeff" not in text
     assert text.count("\ufffd") == (name == "cut.txt")  # the cut character alone is lost
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("Meeting at noon Ñ".encode()[:-1], "Meeting at noon \ufffd"),  # cut, nothing else
+        (b"\xef\xbb\xbfCaf\xc3\xa9 \xff ok", "Café \ufffd ok"),  # a UTF-8 mark, a bad byte
+        ("¿Qué?".encode("cp1252"), "¿Qué?"),  # too short to judge by its letters
+        ("Café au lait\r\n".encode("cp1252") + b"\x1a", "Café au lait\r\n"),  # DOS's end mark
+        ("La col·lecció és gran, I don´t know.".encode("cp1252"), None),  # read as written
+    ],
+)
+def test_edge_cases_of_reading_a_file(content: bytes, expected: str | None) -> None:
+    decoded = decode_file(content)
+    assert decoded is not None
+    assert decoded[0] == (expected if expected is not None else content.decode("cp1252"))
 
 
 def test_oversized_and_missing(tmp_path: Path) -> None:

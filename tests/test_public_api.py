@@ -137,7 +137,7 @@ FACADE_NAMES = {
         "path",
         "privacy",
         "settings",
-        "tag_withheld",
+        "tag_denied",
     ],
     "shelves": [
         "add",

@@ -222,6 +222,33 @@ def test_a_partial_strong_leg_brings_in_only_windows_the_filters_allow(tmp_path:
     ]
 
 
+def test_a_partial_strong_leg_ranks_what_the_filters_allow_not_what_they_drop(
+    tmp_path: Path,
+) -> None:
+    """Its best windows elsewhere (another shelf) take no place of the covered windows the
+    filters let through: with nothing better it knows on this shelf, the fast order stands
+    (a window it has not reached got the places the others left)."""
+    query = "which striped animal did they see"
+    with strong_vault(tmp_path / "a.db", Oracle()) as vault:
+        for i in range(3):  # on the trips shelf, the fast legs' order: A, then B, then C
+            words = "striped animal see " * (3 - i)
+            vault.note(f"Trip {'ABC'[i]}: {words}", caller=OWNER, title="Trip", shelf="trips")
+        for i in range(14):  # elsewhere, what the strong model ranks first
+            vault.note(f"Zebra {i} at the zoo.", caller=OWNER, title="Zoo", shelf="zoo")
+        vault.strong.index(caller=OWNER)
+        uncover = "DELETE FROM strong_chunks WHERE chunk_id IN (SELECT c.id FROM chunks c"
+        uncover += " JOIN sections s ON s.id = c.section_id WHERE s.text LIKE 'Trip %: %' AND"
+        uncover += " s.text NOT LIKE 'Trip B%')"
+        vault.conn.execute(uncover)  # A and C not reached, B reached
+        assert not vault.strong.coverage().complete
+        finder = finding.Finder.of(vault.shared)
+        trips = IndexFilters(shelves=("trips",))
+        fast = [hit.chunk_id for hit in finder.hits(query, trips, 3)]
+        partial = finder.hits(query, trips, 3, strong=True)
+    assert [hit.chunk_id for hit in partial] == fast
+    assert [hit.strong_similarity is not None for hit in partial] == [False, True, False]
+
+
 def _masked_rows(vault: Vault) -> dict[int, bytes]:
     index = vault.shared.engines.strong_vectors_for("masked")
     assert index is not None

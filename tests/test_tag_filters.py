@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from privault import Caller
+from privault import Caller, Vault
 from privault.filters import Filters
 from privault.privacy.policy import shipped_policies_dir
 from tests.helpers import fake_vault
@@ -36,8 +36,10 @@ def test_an_agent_cannot_find_a_masked_tag_by_asking_for_it(tmp_path: Path) -> N
 
 
 def test_an_agent_cannot_find_a_tag_holding_a_denied_value(tmp_path: Path) -> None:
-    """A policy's deny-list masks its values when they are read (no span is stored): a tag
-    holding one is masked in every reply, so asking for it must find nothing either."""
+    """A policy's deny-list masks its values in the owner's text when it is read (no span
+    is stored): a tag of the owner's holding one is masked in every reply, so asking for it
+    finds nothing either. An agent's own words are never judged by the list (that would
+    tell it what the list holds): its own tag is shown, and found, as written."""
     policies = tmp_path / "policies"
     shutil.copytree(shipped_policies_dir(), policies)
     standard = policies / "standard.yaml"
@@ -51,11 +53,21 @@ def test_an_agent_cannot_find_a_tag_holding_a_denied_value(tmp_path: Path) -> No
             (AGENT, "project-falcon", 0),  # as for a tag the vault does not hold
             (AGENT, "project-heron", 0),
         ):
-            chosen = Filters(tag=tag)
-            hits = vault.search("lunch plans", caller=caller, filters=chosen).results
-            context = vault.context("lunch plans", caller=caller, filters=chosen).sections
-            listed = vault.docs(caller=caller, filters=chosen).documents
-            counted = vault.documents.count(caller=caller, filters=chosen)
-            assert (len(hits), len(context), len(listed), counted) == (found,) * 4, (caller, tag)
+            assert _found(vault, caller, tag) == (found,) * 4, (caller, tag)
         [seen] = vault.docs(caller=AGENT).documents
         assert "falcon" not in " ".join(seen.tags).lower()  # masked where it is shown
+        for tag in ("falcon-lunch", "heron-lunch"):  # denied or not: the same answer
+            vault.note(f"Lunch plans, {tag}.", caller=AGENT, tags=[tag])
+            assert _found(vault, AGENT, tag) == (1,) * 4, tag
+            assert tag in vault.docs(caller=AGENT, filters=Filters(tag=tag)).documents[0].tags
+
+
+def _found(vault: Vault, caller: Caller, tag: str) -> tuple[int, ...]:
+    """How many hits, context sections, listed and counted documents a tag filter gives."""
+    chosen = Filters(tag=tag)
+    return (
+        len(vault.search("lunch plans", caller=caller, filters=chosen).results),
+        len(vault.context("lunch plans", caller=caller, filters=chosen).sections),
+        len(vault.docs(caller=caller, filters=chosen).documents),
+        vault.documents.count(caller=caller, filters=chosen),
+    )

@@ -46,7 +46,7 @@ def decode_text(data: bytes, name: str, *, html: bool = False) -> str:
     decoded = decode_file(data, html=html)
     if decoded is not None:
         return decoded[0]
-    if b"\x00" in data[:8192] and not data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+    if b"\x00" in data and not data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         raise InputError(f"{name}: binary content, not text")
     raise InputError(
         f"{name}: not UTF-8 text, nor Western text in windows-1252; convert it to UTF-8 first "

@@ -91,7 +91,7 @@ def partial_ranking(
     """The strong model's ranking while its pass is partial: each window of the fast legs'
     shortlist (best first) that it has not reached (not in `covered`) keeps its place, and
     the other places go to the windows it has reached in its own order (`ranked`, best
-    first: the strong index's search), whether the fast legs found them or not.
+    first, each in `covered`), whether the fast legs found them or not.
 
     Ranked alone, a partial strong index fills its places with the windows it covers (the
     newest first) and pushes the others' evidence out of the pack; lending a window it has

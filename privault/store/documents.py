@@ -154,6 +154,7 @@ class DocumentFilter:
     include_old: bool = False
     hidden: Sequence[str] = ()
     masked_kinds: Sequence[str] | None = None  # a gated caller's (`narrowing.conditions`)
+    tag_denied: bool = False  # the tag holds a denied value (`narrowing.conditions`)
 
     def walk(self) -> str:
         """The index a listing of current documents walks, newest first (the walk stops at
@@ -169,7 +170,11 @@ class DocumentFilter:
         where: list[str] = ["1 = 1"] if self.include_old else ["current = 1"]
         chosen = Filters(None, self.kind, self.tag, self.since, self.until)
         found, params = conditions(
-            chosen, self.shelves, self.hidden, masked_kinds=self.masked_kinds
+            chosen,
+            self.shelves,
+            self.hidden,
+            masked_kinds=self.masked_kinds,
+            tag_denied=self.tag_denied,
         )
         where.extend(found)
         if self.title:
@@ -193,6 +198,7 @@ def list_documents(
     until: int | None = None,
     after: tuple[int, str] | None = None,
     masked_kinds: Sequence[str] | None = None,
+    tag_denied: bool = False,
 ) -> list[Document]:
     """Documents newest first, restricted to `shelves` (None: every shelf). `after` is the
     (created_at, id) of the last document of the previous page: keyset paging, so a page
@@ -200,7 +206,7 @@ def list_documents(
     if shelves is not None and not shelves:
         return []  # no shelf at all: nothing (and SQLite finds no plan through the index)
     chosen = DocumentFilter(
-        shelves, kind, tag, title, since, until, include_old, hidden, masked_kinds
+        shelves, kind, tag, title, since, until, include_old, hidden, masked_kinds, tag_denied
     )
     where, params = chosen.where()
     if after is not None:

@@ -41,6 +41,7 @@ class Filters:
     since: int | None = None  # created_at >= since (ms)
     until: int | None = None  # created_at < until (ms)
     masked_kinds: tuple[str, ...] | None = None  # a gated caller's (`narrowing.conditions`)
+    tag_denied: bool = False  # the tag holds a denied value (`narrowing.conditions`)
 
     def within(self, start: int, end: int) -> Filters | None:
         """These filters narrowed to documents created in [start, end), or None if that
@@ -59,7 +60,9 @@ class Filters:
     def sql(self) -> tuple[str, list[object]]:
         """A WHERE fragment over `d` (documents) with its parameters."""
         chosen = PublicFilters(None, self.kind, self.tag, self.since, self.until)
-        where, params = conditions(chosen, self.shelves, self.hidden, "d.", self.masked_kinds)
+        where, params = conditions(
+            chosen, self.shelves, self.hidden, "d.", self.masked_kinds, self.tag_denied
+        )
         return " AND ".join(["d.current = 1", *where]), params
 
 

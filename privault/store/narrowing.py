@@ -19,6 +19,7 @@ def conditions(
     hidden: Sequence[str],
     documents: str = "",
     masked_kinds: Sequence[str] | None = None,
+    tag_denied: bool = False,
 ) -> tuple[list[str], list[object]]:
     """SQL conditions over the documents table (its columns prefixed `documents`, e.g.
     "d.") and their parameters: on one of `shelves` (None: any; empty: none), on none of
@@ -27,7 +28,9 @@ def conditions(
 
     With `masked_kinds` (a gated caller's), the tag matches only where its stored spans hold
     none of those kinds: a tag masked in every reply must not be found by asking for it
-    (`tag="maria@example.com"` would tell whether the vault holds it)."""
+    (`tag="maria@example.com"` would tell whether the vault holds it). With `tag_denied`
+    (the tag holds a value a policy's deny-list masks in the owner's text, and only there),
+    it matches only documents an agent wrote, whose tags are shown as written."""
     where: list[str] = []
     params: list[object] = []
     if shelves is not None:
@@ -51,6 +54,8 @@ def conditions(
     elif chosen.tag:
         where.append(f"{documents}id IN (SELECT doc_id FROM document_tags WHERE tag = ?)")
         params.append(chosen.tag)
+    if chosen.tag and tag_denied:
+        where.append(f"{documents}author != ''")
     if chosen.since is not None:
         where.append(f"{documents}created_at >= ?")
         params.append(chosen.since)

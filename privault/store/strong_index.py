@@ -231,13 +231,6 @@ def coverage(conn: Connection, scope: Scope = Scope()) -> tuple[int, int]:
     return int(done), int(total)
 
 
-def complete(conn: Connection) -> bool:
-    """Whether every window of a current document has its strong vectors (from counters:
-    no scan)."""
-    done, total = coverage(conn)
-    return done >= total
-
-
 def state(conn: Connection) -> tuple[int, int]:
     """(row count, highest chunk id) of `strong_chunks`: what an in-memory copy compares."""
     count, highest = conn.execute(

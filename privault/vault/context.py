@@ -28,10 +28,12 @@ connection. What was found about each when they became shared:
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -272,29 +274,29 @@ class VaultContext:
         self.check_shelf_name(caller, shelf)
 
     def filters(self, caller: Caller, chosen: Filters) -> IndexFilters:
-        """The index filters for what `caller` chose (its hidden shelves always excluded; no
-        shelf at all for a tag the caller may not ask for, `tag_withheld`)."""
+        """The index filters for what `caller` chose (its hidden shelves always excluded)."""
         return IndexFilters(
-            shelves=()
-            if self.tag_withheld(caller, chosen.tag)
-            else ((chosen.shelf,) if chosen.shelf else None),
+            shelves=(chosen.shelf,) if chosen.shelf else None,
             hidden=self.hidden_shelves(caller),
             kind=chosen.kind,
             tag=chosen.tag,
             since=chosen.since,
             until=chosen.until,
             masked_kinds=self.masked_kinds(caller),
+            tag_denied=self.tag_denied(caller, chosen.tag),
         )
 
-    def tag_withheld(self, caller: Caller, tag: str | None) -> bool:
-        """Whether a gated caller's tag filter holds a value some policy here denies: every
-        reply masks it, so no document may be found by asking for it (as for a tag with a
-        masked span, `masked_kinds`). Denied values are matched when read, not stored, so
-        the requested tag itself is checked, as the gate would read it."""
+    def tag_denied(self, caller: Caller, tag: str | None) -> bool:
+        """Whether a gated caller's tag filter holds a value some policy here denies. Every
+        reply masks that value in the owner's text (and shows it as written in an agent's,
+        whose words the deny-list never judges, `Gate.apply`), so the filter finds only
+        documents agents wrote: the owner's are not found by asking for the value, and an
+        agent learns nothing of the list from its own notes. The requested tag is matched
+        as the gate would read it."""
         if caller.is_owner or not tag:
             return False
-        denied = [entry.value for policy in self.privacy.policies for entry in policy.deny]
-        return bool(denied) and known_entities_pattern(denied).search(tag) is not None
+        denied = tuple(entry.value for policy in self.privacy.policies for entry in policy.deny)
+        return bool(denied) and _denied_values(denied).search(tag) is not None
 
     def masked_kinds(self, caller: Caller) -> tuple[str, ...] | None:
         """The kinds a gated caller's tag filter may not match in a tag (None: the owner,
@@ -303,6 +305,11 @@ class VaultContext:
             return None
         kinds = (kind for policy in self.privacy.policies for kind in policy.identifying)
         return tuple(sorted(set(kinds)))
+
+
+@lru_cache(maxsize=8)
+def _denied_values(values: tuple[str, ...]) -> re.Pattern[str]:
+    return known_entities_pattern(values)
 
 
 def _check_strong_model(models_dir: Path, name: str) -> None:

@@ -358,7 +358,7 @@ class VaultDocuments:
         reading = self._context.privacy.reading(caller)
         found = (
             []
-            if filters.shelf in hidden or self._context.tag_withheld(caller, filters.tag)
+            if filters.shelf in hidden
             else documents.list_documents(
                 self._conn,
                 shelves=[filters.shelf] if filters.shelf else None,
@@ -371,6 +371,7 @@ class VaultDocuments:
                 until=filters.until,
                 after=after,
                 masked_kinds=self._context.masked_kinds(caller),
+                tag_denied=self._context.tag_denied(caller, filters.tag),
             )
         )
         reading.prefetch_documents(doc.id for doc in found)
@@ -386,7 +387,7 @@ class VaultDocuments:
     ) -> int:
         """How many documents `docs` with these filters lists in all (the "M" of "N of M")."""
         hidden = self._context.hidden_shelves(caller)
-        if filters.shelf in hidden or self._context.tag_withheld(caller, filters.tag):
+        if filters.shelf in hidden:
             return 0
         chosen = documents.DocumentFilter(
             [filters.shelf] if filters.shelf else None,
@@ -397,6 +398,7 @@ class VaultDocuments:
             filters.until,
             hidden=hidden,
             masked_kinds=self._context.masked_kinds(caller),
+            tag_denied=self._context.tag_denied(caller, filters.tag),
         )
         return documents.count_documents(self._conn, chosen)
 

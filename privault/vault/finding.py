@@ -175,12 +175,16 @@ class Finder:
             self.conn, self.vectors, query, vector, filters, limit, period, early=self.early
         )
         shortlist = [hit.chunk_id for hit in base]
-        cosines = dict(ranked) | index.scores(strong_query, shortlist, conn=self.conn)
         hits = {hit.chunk_id: hit for hit in base}
-        order = partial_ranking(shortlist, cosines, [cid for cid, _ in ranked])
-        new = [cid for cid in order if cid not in hits]
-        sections = index_reads.visible_chunks(self.conn, new, filters) if new else {}
-        order = [cid for cid in order if cid in hits or cid in sections][:limit]
+        others = [cid for cid, _ in ranked if cid not in hits]
+        sections = index_reads.visible_chunks(self.conn, others, filters) if others else {}
+        cosines = dict(ranked) | index.scores(strong_query, shortlist, conn=self.conn)
+        # What it covers and the caller may see, by cosine: its best windows the fast legs
+        # missed and the covered ones they found, however far down its own search put them.
+        known = sorted(
+            (cid for cid in cosines if cid in hits or cid in sections), key=lambda c: -cosines[c]
+        )
+        order = partial_ranking(shortlist, cosines, known)[:limit]
         for cid in sections:
             hits[cid] = search.ChunkHit(cid, sections[cid], 0.0, None, None)
         boost = dict(search.fuse([order], weights=[search.STRONG_WEIGHT * share]))

@@ -168,7 +168,7 @@ def main() -> None:
         err_console.print("interrupted")
         sys.exit(EXIT_INTERRUPTED)
     except Exception as exc:
-        if os.environ.get(DEBUG_VARIABLE):
+        if os.environ.get(DEBUG_VARIABLE, "") not in ("", "0"):
             raise
         err_console.print(
             styled(
@@ -200,5 +200,7 @@ def _run() -> None:
         sys.exit(EXIT_INTERRUPTED)
     except _CLICK_ERRORS as exc:  # usage errors: bad option, missing argument
         sys.exit(_usage_error(exc))
+    if code == EXIT_INTERRUPTED:  # typer's answer to Ctrl-C inside a command
+        raise KeyboardInterrupt
     if isinstance(code, int) and code:
         sys.exit(code)
