@@ -113,6 +113,17 @@ class Finder:
     ) -> list[search.ChunkHit]:
         vector = partial(self.embedder.embed_query, query)  # embedded beside the keyword leg
         period = periods.envelope(periods.mentioned_periods(query))
+        # The fast legs' ranking of `limit` hits (and a strong leg's, given one).
+        fast = partial(
+            search.hybrid,
+            self.conn,
+            self.vectors,
+            query,
+            vector,
+            filters,
+            period=period,
+            early=self.early,
+        )
         engines = self.engines if strong else None
         engine = engines.strong if engines is not None else None
         index = engines.strong_vectors_for(self.vectors.view) if engines and engine else None
@@ -121,59 +132,37 @@ class Finder:
         if built and index is not None:
             covered, windows = strong_index.coverage(self.conn)
         if index is None or engine is None or not covered:
-            return search.hybrid(
-                self.conn, self.vectors, query, vector, filters, limit, period, early=self.early
-            )
+            return fast(limit)
         index.refresh(self.conn)
         try:
             strong_query = engine.embed_query(query)
         except ModelUnavailable:  # its worker is restarting or failed: rank without it
-            return search.hybrid(
-                self.conn, self.vectors, query, vector, filters, limit, period, early=self.early
-            )
+            return fast(limit)
         if STRONG_MODE == "rerank":
-            return self._reranked(query, vector, filters, limit, period, index, strong_query)
+            return self._reranked(fast, limit, index, strong_query)
         ranked = index.search(strong_query, limit * search.VECTOR_OVERFETCH, conn=self.conn)
         if covered < windows:
             share = covered / windows
-            return self._partial(
-                query, vector, filters, limit, period, index, strong_query, ranked, share
-            )
-        return search.hybrid(
-            self.conn,
-            self.vectors,
-            query,
-            vector,
-            filters,
-            limit,
-            period,
-            strong=[cid for cid, _ in ranked],
-            early=self.early,
-            strong_similarity=dict(ranked),
-        )
+            return self._partial(fast(limit), limit, filters, index, strong_query, ranked, share)
+        return fast(limit, strong=[cid for cid, _ in ranked], strong_similarity=dict(ranked))
 
     def _partial(
         self,
-        query: str,
-        vector: Callable[[], np.ndarray],
-        filters: Filters,
+        base: list[search.ChunkHit],
         limit: int,
-        period: tuple[int, int] | None,
+        filters: Filters,
         index: StrongIndex,
         strong_query: np.ndarray,
         ranked: list[tuple[int, float]],
         share: float,
     ) -> list[search.ChunkHit]:
         """The strong leg while its pass is partial (`partial_ranking`), fused into the fast
-        legs' hits as `search.hybrid` fuses a whole leg (reciprocal ranks add up) without
-        ranking those legs twice, at STRONG_WEIGHT times the `share` of the windows it
-        covers: on LoCoMo at full weight it lost ~0.005–0.009 of "all" at 10–30% coverage
-        with 1,000-token packs (it re-orders a few windows, the newest, by little
+        legs' hits (`base`) as `search.hybrid` fuses a whole leg (reciprocal ranks add up)
+        without ranking those legs twice, at STRONG_WEIGHT times the `share` of the windows
+        it covers: on LoCoMo at full weight it lost ~0.005–0.009 of "all" at 10–30%
+        coverage with 1,000-token packs (it re-orders a few windows, the newest, by little
         evidence); weighted by its share it loses nothing there and keeps most of its gain
         at 90%."""
-        base = search.hybrid(
-            self.conn, self.vectors, query, vector, filters, limit, period, early=self.early
-        )
         shortlist = [hit.chunk_id for hit in base]
         hits = {hit.chunk_id: hit for hit in base}
         others = [cid for cid, _ in ranked if cid not in hits]
@@ -197,26 +186,14 @@ class Finder:
 
     def _reranked(
         self,
-        query: str,
-        vector: Callable[[], np.ndarray],
-        filters: Filters,
+        fast: Callable[[int], list[search.ChunkHit]],
         limit: int,
-        period: tuple[int, int] | None,
         index: StrongIndex,
         strong_query: np.ndarray,
     ) -> list[search.ChunkHit]:
         """STRONG_MODE "rerank": the fast legs' best RERANK_DEPTH hits in the strong model's
         order, fused with their own."""
-        base = search.hybrid(
-            self.conn,
-            self.vectors,
-            query,
-            vector,
-            filters,
-            max(limit, RERANK_DEPTH),
-            period,
-            early=self.early,
-        )
+        base = fast(max(limit, RERANK_DEPTH))
         scores = index.scores(strong_query, [hit.chunk_id for hit in base], conn=self.conn)
         by_strong = sorted(scores, key=lambda cid: -scores[cid])
         by_id = {hit.chunk_id: hit for hit in base}
