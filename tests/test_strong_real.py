@@ -24,6 +24,8 @@ from privault.models.handles import WorkerEmbedder, local_embedder
 from privault.privacy.detector import FakeDetector
 from privault.retrieval.embedder import FakeEmbedder
 from privault.retrieval.strong import DEFAULT_STRONG_MODEL
+from privault.store.index_reads import Filters
+from privault.vault.finding import Finder
 
 pytestmark = pytest.mark.real
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -92,6 +94,36 @@ def test_the_vault_indexes_and_ranks_with_the_real_model(tmp_path: Path, models_
             (best,),
         ).fetchone()[0][start:end]
         assert window.endswith(lines[3])
+
+
+def test_a_partial_pass_ranks_what_it_covered_with_the_real_model(
+    tmp_path: Path, models_dir: Path
+) -> None:
+    """Half covered: the windows the real model embedded carry its cosine, the pet line's
+    the highest; the others are ranked by the fast legs alone."""
+    owner = Caller.owner()
+    notes = [  # the pass covers the newest first: the last two
+        "Lee: I finally repaired the garden fence last weekend.",
+        "Dana: my sister moved to Lisbon for a new job in March.",
+        "Dana: the kids loved the aquarium, especially the octopus.",
+        "Lee: we adopted a grey kitten from the shelter.",
+    ]
+    with Vault.open(
+        tmp_path / "v.db",
+        models_dir=models_dir,
+        embedder=FakeEmbedder(),
+        detector_factory=FakeDetector,
+        strong_embedder=local_embedder(models_dir, DEFAULT_STRONG_MODEL),
+    ) as vault:
+        for text in notes:
+            vault.note(text, caller=owner, title="Chat")
+        vault.strong.index(caller=owner, limit=2)
+        assert vault.strong.coverage().covered == 2 and not vault.strong.coverage().complete
+        hits = Finder.of(vault.shared).hits("Which pet did they get?", Filters(), 10, strong=True)
+        texts = dict(vault.conn.execute("SELECT id, text FROM sections").fetchall())
+    scored = {texts[hit.section_id]: hit.strong_similarity for hit in hits}
+    assert {text for text, cosine in scored.items() if cosine is not None} == set(notes[2:])
+    assert (scored[notes[3]] or 0) > (scored[notes[2]] or 0)
 
 
 def test_an_altered_model_file_is_refused(tmp_path: Path, models_dir: Path) -> None:
