@@ -40,7 +40,7 @@ class Extracted:
 
 
 def decode_text(data: bytes, name: str, *, html: bool = False) -> str:
-    """The text of a file (`encodings.decode_file`: UTF-8 or UTF-16 by its byte order mark,
+    """The text of a file (`encodings.decode_file`: UTF-8, UTF-16 or UTF-32 by its mark,
     an HTML page's declared charset, UTF-8, or Western text in windows-1252), or an
     InputError for binary content or text in another encoding."""
     decoded = decode_file(data, html=html)
