@@ -120,6 +120,32 @@ def test_a_policy_that_masks_more_rebuilds_the_masked_entries(tmp_path: Path) ->
         assert masked_index.built_by(vault.conn) not in (None, recorded)
 
 
+def test_a_value_added_to_a_deny_list_is_not_found_by_asking_for_it(tmp_path: Path) -> None:
+    """A deny-list masks its values when text is read; no stored span marks them. Added
+    to a policy after the notes were written, it must still reach the masked entries, or
+    a gated search for the value finds the notes holding it (shown masked): a presence
+    oracle on what the owner wrote and what the list holds."""
+    policies = tmp_path / "policies"
+    policies.mkdir()
+    for source in shipped_policies_dir().glob("*.yaml"):
+        (policies / source.name).write_text(source.read_text())
+    denied, reference = tmp_path / "denied.db", tmp_path / "reference.db"
+    build(denied, policies_dir=policies)  # written while "padlock" is nobody's secret
+    for policy in policies.glob("*.yaml"):
+        data = yaml.safe_load(policy.read_text())
+        data["deny"] = [{"value": "Padlock", "kind": "ORGANIZATION"}]
+        policy.write_text(yaml.safe_dump(data))
+    build(reference, policies_dir=policies)  # written under the deny-list
+    for path in (reference, denied):
+        with fake_vault(path, policies_dir=policies) as vault:
+            assert vault.search("padlock", caller=AGENT).results == ()
+            [shed] = [
+                h for h in vault.search("garden shed", caller=AGENT).results if "shed" in h.text
+            ]
+            assert "padlock" not in shed.text.lower()  # masked where it is shown
+            assert vault.privacy.ensure_masked_index(vault.embedder, force=True) == 0
+
+
 def _span(start: int, length: int) -> Span:
     return Span(start, start + length, "EMAIL_ADDRESS", 0.9, "pattern")
 

@@ -14,6 +14,7 @@ and can list the sections whose entries are missing:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from privault.store.connection import Connection, write
@@ -82,6 +83,31 @@ def sections_to_remask(conn: Connection) -> list[int]:
             " EXISTS (SELECT 1 FROM pii_spans p WHERE p.section_id = s.id)"
             " OR EXISTS (SELECT 1 FROM label_spans l WHERE l.doc_id = s.doc_id AND l.spans != '[]')"
             " OR NOT " + _NO_MASKED_ENTRY + ") ORDER BY s.id"
+        )
+    ]
+
+
+def sections_mentioning(
+    conn: Connection, values: Sequence[str], *, unmasked: bool = False
+) -> list[int]:
+    """Current sections whose plain keyword entries hold any of `values` as a phrase (in
+    any casing, any punctuation between its words), with `unmasked` only those without
+    any masked entry: where a policy's deny-list value stands. Such a value is masked when
+    read and no stored span marks it, so neither `sections_to_remask` nor
+    `unmasked_sections` finds the sections that need masked entries for it."""
+    phrases = {" ".join(re.findall(r"\w+", value)) for value in values} - {""}
+    if not phrases:
+        return []
+    expression = " OR ".join(f'"{phrase}"' for phrase in sorted(phrases))
+    return [
+        int(section_id)
+        for (section_id,) in conn.execute(
+            "SELECT DISTINCT c.section_id FROM chunks_fts f JOIN chunks c ON c.id = f.rowid"
+            " JOIN sections s ON s.id = c.section_id JOIN documents d ON d.id = s.doc_id"
+            " WHERE chunks_fts MATCH ? AND d.current = 1"
+            + (f" AND {_NO_MASKED_ENTRY}" if unmasked else "")
+            + " ORDER BY c.section_id",
+            (expression,),
         )
     ]
 

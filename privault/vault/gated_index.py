@@ -183,24 +183,23 @@ def build_missing(
     load_label_spans: LabelLoader,
 ) -> int:
     """Write every masked entry the index lacks for the current masker; return sections
-    rewritten. Cheap when nothing is missing: two queries."""
+    rewritten. Cheap when nothing is missing: three queries."""
     if masker.policy is None:
         return 0  # no policy masks anything: there are no gated callers to protect
     current = fingerprint(masker)
+    denied = [entry.value for entry in masker.policy.deny]  # masked with no stored span
     if masked_index.needs_rebuild(conn, current):
-        done = remask(
-            conn,
-            masker,
-            embedder,
-            masked_index.sections_to_remask(conn),
-            load_spans,
-            load_label_spans,
-        )
+        mentioned = masked_index.sections_mentioning(conn, denied)
+        ids = sorted(set(masked_index.sections_to_remask(conn)) | set(mentioned))
+        done = remask(conn, masker, embedder, ids, load_spans, load_label_spans)
         masked_index.record_builder(conn, current, replace=True)
         return done
     policy = masker.policy
     counted = [(kind, policy.threshold_for(kind)) for kind in policy.identifying]
-    candidates = masked_index.unmasked_sections(conn, counted, policy.ner)
+    unmasked = masked_index.sections_mentioning(conn, denied, unmasked=True)
+    candidates = sorted(
+        set(masked_index.unmasked_sections(conn, counted, policy.ner)) | set(unmasked)
+    )
     rows = sections.sections_by_ids(conn, candidates) if candidates else {}
     spans = load_spans(list(rows)) if rows else {}
     missing = [
