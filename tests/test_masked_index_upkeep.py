@@ -10,6 +10,7 @@ search answers exactly as it does on a vault whose entries were always there.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privault import Caller, Vault
+from privault.privacy import gate
+from privault.privacy.masking import IndexMasker
 from privault.privacy.policy import shipped_policies_dir
+from privault.privacy.recognizers import known_entities_pattern
 from privault.spans import Span
 from privault.store import masked_index
 from privault.vault import gated_index
@@ -144,6 +148,38 @@ def test_a_value_added_to_a_deny_list_is_not_found_by_asking_for_it(tmp_path: Pa
             ]
             assert "padlock" not in shed.text.lower()  # masked where it is shown
             assert vault.privacy.ensure_masked_index(vault.embedder, force=True) == 0
+
+
+def test_entries_made_before_denied_words_matched_joined_are_rebuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An older privault matched a denied value of several words only with spaces between
+    them: its masked entries kept `garden-shed` where "Garden Shed" is denied. A vault it
+    indexed has those entries rebuilt (its masker's fingerprint differs), so a gated
+    search for the value finds nothing."""
+    policies = tmp_path / "policies"
+    policies.mkdir()
+    for source in shipped_policies_dir().glob("*.yaml"):
+        data = yaml.safe_load(source.read_text())
+        data["deny"] = [{"value": "Garden Shed", "kind": "LOCATION"}]
+        (policies / source.name).write_text(yaml.safe_dump(data))
+    path = tmp_path / "v.db"
+    with monkeypatch.context() as older:
+        older.setattr(gate, "denied_pattern", known_entities_pattern)  # spaces only
+        older.setattr(gated_index, "fingerprint", _policy_only)
+        with fake_vault(path, policies_dir=policies) as vault:
+            vault.note(f"The garden-shed key is with {EMAIL}.", caller=OWNER)
+            assert vault.search("shed", caller=AGENT).results  # what the older one found
+    with fake_vault(path, policies_dir=policies) as vault:
+        assert vault.search("shed", caller=AGENT).results == ()
+        [hit] = vault.search("key", caller=AGENT).results
+        assert "shed" not in hit.text and EMAIL not in hit.text
+
+
+def _policy_only(masker: IndexMasker) -> str:
+    """The fingerprint an older privault recorded: its policy alone."""
+    policy = "" if masker.policy is None else masker.policy.model_dump_json()
+    return hashlib.sha256(policy.encode("utf-8")).hexdigest()[:16]
 
 
 def _span(start: int, length: int) -> Span:

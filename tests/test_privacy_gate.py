@@ -89,6 +89,23 @@ def test_allow_and_deny_lists() -> None:
     )
 
 
+def test_a_denied_value_is_masked_however_its_words_are_joined() -> None:
+    """A tag or a file name joins a value's words with hyphens or underscores; a deny-list
+    value is masked in every such spelling, with its own kind."""
+    policy = Policy(
+        name="custom",
+        mode="redact",
+        deny=(  # type: ignore[arg-type]
+            {"value": "Project Falcon", "kind": "ORGANIZATION"},
+            {"value": "Jean-Luc", "kind": "PERSON"},
+        ),
+    )
+    text = "project-falcon, Project_Falcon.pdf and PROJECT  FALCON; jean luc; projectfalcon"
+    assert Gate(policy).apply(text, []).text == (
+        "<ORGANIZATION_1>, <ORGANIZATION_1>.pdf and <ORGANIZATION_1>; <PERSON_1>; projectfalcon"
+    )
+
+
 def test_ner_false_ignores_ner_spans() -> None:
     policy = STANDARD.model_copy(update={"ner": False})
     text = "Jane came"

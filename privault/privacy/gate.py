@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from re import Pattern
 
 from privault.privacy.policy import Policy
-from privault.privacy.recognizers import known_entities_pattern
+from privault.privacy.recognizers import denied_key, denied_pattern, known_entities_pattern
 from privault.spans import Span, merge_spans, normalise_value
 
 _SEAL = object()
@@ -118,10 +118,8 @@ class Gate:
         self._numbers: Counter[str] = Counter()
         self._held: Counter[str] = Counter()
         self._withheld = 0
-        self._deny = (
-            known_entities_pattern(entry.value for entry in policy.deny) if policy.deny else None
-        )
-        self._deny_kinds = {normalise_value(entry.value): entry.kind for entry in policy.deny}
+        self._deny = denied_pattern(entry.value for entry in policy.deny) if policy.deny else None
+        self._deny_kinds = {denied_key(entry.value): entry.kind for entry in policy.deny}
         allowed = [value for value in policy.allow if value.strip()]
         self._allow = known_entities_pattern(allowed) if allowed else None
 
@@ -189,7 +187,7 @@ class Gate:
         picked = [s for s in spans if s.end <= len(text) and self.policy.counts(s)]
         if self._deny is not None and deny:
             for match in self._deny.finditer(text):
-                kind = self._deny_kinds.get(normalise_value(match.group(0)), "PERSON")
+                kind = self._deny_kinds.get(denied_key(match.group(0)), "PERSON")
                 picked.append(Span(match.start(), match.end(), kind, 1.0, "deny"))
         if self._allow is not None and picked:
             picked = self._outside_allowed(text, picked, self._allow)
@@ -215,8 +213,10 @@ class Gate:
         ]
 
     def _placeholder(self, value: str, kind: str, scope: str) -> str:
-        # An imported tag spells a space as '-' (`agent:Maria-Gonzalez`): one value, one number.
-        key = (scope, normalise_value(value.replace("-", " ")))
+        # An imported tag spells a space as '-' (`agent:Maria-Gonzalez`), a file name as '_'
+        # (`Project_Falcon.pdf`, where a deny-list finds "Project Falcon"): one value, one
+        # number.
+        key = (scope, normalise_value(value.replace("-", " ").replace("_", " ")))
         if key not in self._placeholders:
             self._numbers[kind] += 1
             self._placeholders[key] = f"<{kind}_{self._numbers[kind]}>"

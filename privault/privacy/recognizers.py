@@ -153,6 +153,30 @@ def _known_matcher(
     return known_entities_pattern(value for value, _ in known), MappingProxyType(by_value)
 
 
+# What may stand between the words of a denied value: "Blue Falcon" is denied as
+# `blue-falcon` (a tag, a slug) and `Blue_Falcon` (a file name) too.
+_DENIED_JOINER = r"[\s_-]+"
+
+
+def denied_words(value: str) -> list[str]:
+    """The words of a deny-list value, as `denied_pattern` matches them."""
+    return [word for word in re.split(_DENIED_JOINER, value.strip()) if word]
+
+
+def denied_pattern(values: Iterable[str]) -> re.Pattern[str]:
+    """One alternation over a deny-list's values, longest first: case-insensitive, on word
+    boundaries, any run of spaces, hyphens or underscores between their words."""
+    listed = {tuple(denied_words(value)) for value in values} - {()}
+    longest = sorted(listed, key=lambda words: len(" ".join(words)), reverse=True)
+    parts = [_DENIED_JOINER.join(re.escape(word) for word in words) for words in longest]
+    return re.compile(r"(?i)(?<!\w)(?:" + "|".join(parts) + r")(?!\w)")
+
+
+def denied_key(value: str) -> str:
+    """The comparison form of a denied value or of a match of it: `denied_words`, folded."""
+    return " ".join(word.casefold() for word in denied_words(value))
+
+
 def known_entities_pattern(known: Iterable[str]) -> re.Pattern[str]:
     """One alternation over the values, longest first, tolerant of inner whitespace."""
     values = sorted({value.strip() for value in known if value.strip()}, key=len, reverse=True)

@@ -45,7 +45,7 @@ from privault.models.handles import local_embedder
 from privault.models.health import HealthBoard
 from privault.models.supervisor import Health
 from privault.privacy.detector import Detector, DetectorConfig
-from privault.privacy.recognizers import known_entities_pattern
+from privault.privacy.recognizers import denied_pattern
 from privault.retrieval.embedder import Embedder
 from privault.retrieval.strong import DEFAULT_STRONG_MODEL, StrongEmbedder
 from privault.retrieval.strong_vectors import StrongIndex
@@ -309,7 +309,7 @@ class VaultContext:
 
 @lru_cache(maxsize=8)
 def _denied_values(values: tuple[str, ...]) -> re.Pattern[str]:
-    return known_entities_pattern(values)
+    return denied_pattern(values)
 
 
 def _check_strong_model(models_dir: Path, name: str) -> None:

@@ -23,6 +23,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence
 
 from privault.privacy.masking import IndexMasker
+from privault.privacy.recognizers import denied_words
 from privault.retrieval.embedder import Embedder
 from privault.spans import Span
 from privault.store import masked_index, sections
@@ -35,9 +36,20 @@ SpanLoader = Callable[[Sequence[int]], dict[int, list[Span]]]
 LabelLoader = Callable[[str, str], list[Span]]
 
 
+# How a deny-list value of several words is matched (`recognizers.denied_pattern`): their
+# masked entries were made when only spaces stood between the words, so a policy with
+# such a value has entries to rebuild since `blue-falcon` is denied with "Blue Falcon".
+DENIED_WORDS_JOINED = "denied words joined by spaces, hyphens or underscores"
+
+
 def fingerprint(masker: IndexMasker) -> str:
-    """What the masked entries depend on: the combined gated policy (empty: none)."""
+    """What the masked entries depend on: the combined gated policy (empty: none), and how
+    its deny-list's values of several words are matched where it has such a value."""
     policy = "" if masker.policy is None else masker.policy.model_dump_json()
+    if masker.policy is not None and any(
+        len(denied_words(entry.value)) > 1 for entry in masker.policy.deny
+    ):
+        policy += "\0" + DENIED_WORDS_JOINED
     return hashlib.sha256(policy.encode("utf-8")).hexdigest()[:16]
 
 
