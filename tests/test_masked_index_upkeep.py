@@ -176,6 +176,53 @@ def test_entries_made_before_denied_words_matched_joined_are_rebuilt(
         assert "shed" not in hit.text and EMAIL not in hit.text
 
 
+def _deny_policies(folder: Path, value: str) -> Path:
+    """The shipped policies, each denying `value`, in `folder`."""
+    folder.mkdir()
+    for source in shipped_policies_dir().glob("*.yaml"):
+        data = yaml.safe_load(source.read_text())
+        data["deny"] = [{"value": value, "kind": "ORGANIZATION"}]
+        (folder / source.name).write_text(yaml.safe_dump(data))
+    return folder
+
+
+def test_a_denied_value_wrapped_across_lines_is_masked_in_every_window(tmp_path: Path) -> None:
+    """A window is a line and the two before it: "Blue" ending one line and "Falcon"
+    starting the next leave "Falcon" alone at the head of a later window. The deny-list is
+    matched over the whole text, so no window's entry keeps it."""
+    policies = _deny_policies(tmp_path / "policies", "Blue Falcon")
+    lines = [
+        "Hi all, following up on yesterday's call with the supplier about the",
+        "schedule: the board signed off on the budget for Blue",
+        "Falcon next quarter, and the contract goes out this week to legal for",
+        "review; please keep the dates to yourselves until the announcement is made",
+        "by the communications team at the end of the month, thanks everyone.",
+    ]
+    with fake_vault(tmp_path / "v.db", policies_dir=policies) as vault:
+        vault.note("\n".join(lines), caller=OWNER, title="Board")
+        assert vault.search("falcon", caller=AGENT).results == ()
+        assert vault.search("falcon", caller=OWNER).results
+
+
+def test_deny_only_sections_that_lost_their_entries_get_them_again(tmp_path: Path) -> None:
+    """A section masked by the deny-list alone (no stored span) whose masked entries are
+    gone is found, and rebuilt, before the first gated search; an agent's own notes, which
+    the deny-list never masks, are not looked at again at every start."""
+    policies = _deny_policies(tmp_path / "policies", "Padlock")
+    path = tmp_path / "v.db"
+    with fake_vault(path, policies_dir=policies) as vault:
+        vault.note("The garden shed needs a new padlock.", caller=OWNER)
+        vault.note("Remember the padlock code.", caller=AGENT)
+        owners = masked_index.sections_mentioning(vault.conn, ["Padlock"])
+        assert len(owners) == 1  # the agent's note is not among them
+    drop_masked_entries(path)
+    with fake_vault(path, policies_dir=policies) as vault:
+        assert masked_index.sections_mentioning(vault.conn, ["Padlock"], unmasked=True) == owners
+        hits = vault.search("padlock", caller=AGENT).results
+        assert [hit.text for hit in hits] == ["Remember the padlock code."]  # its own words
+        assert masked_index.sections_mentioning(vault.conn, ["Padlock"], unmasked=True) == []
+
+
 def _policy_only(masker: IndexMasker) -> str:
     """The fingerprint an older privault recorded: its policy alone."""
     policy = "" if masker.policy is None else masker.policy.model_dump_json()

@@ -98,11 +98,16 @@ def test_a_denied_value_is_masked_however_its_words_are_joined() -> None:
         deny=(  # type: ignore[arg-type]
             {"value": "Project Falcon", "kind": "ORGANIZATION"},
             {"value": "Jean-Luc", "kind": "PERSON"},
+            {"value": "O'Brien", "kind": "PERSON"},
         ),
     )
-    text = "project-falcon, Project_Falcon.pdf and PROJECT  FALCON; jean luc; projectfalcon"
+    text = (
+        "project-falcon, Project_Falcon.pdf, project\u2011falcon and PROJECT  FALCON; jean luc;"
+        " O\u2019Brien; projectfalcon"
+    )
     assert Gate(policy).apply(text, []).text == (
-        "<ORGANIZATION_1>, <ORGANIZATION_1>.pdf and <ORGANIZATION_1>; <PERSON_1>; projectfalcon"
+        "<ORGANIZATION_1>, <ORGANIZATION_2>.pdf, <ORGANIZATION_3> and <ORGANIZATION_1>;"
+        " <PERSON_1>; <PERSON_2>; projectfalcon"
     )
 
 

@@ -34,6 +34,7 @@ def test_shipped_policies_load() -> None:
         ("not_a_mapping.yaml", "mapping"),
         ("wrong_name.yaml", "names itself"),
         ("bad_threshold.yaml", "threshold"),
+        ("separator_deny.yaml", "not only separators"),  # it would match between any words
     ],
 )
 def test_broken_policy_files_are_refused(file: str, message: str) -> None:

@@ -184,14 +184,33 @@ class Gate:
         """What this policy masks in `text`: its identifying spans plus deny-list hits (with
         `deny`: the owner's text only), merged, minus allowed values. The one place that
         decides it, for the gate, the masked index and the ask pipeline's leak scan."""
-        picked = [s for s in spans if s.end <= len(text) and self.policy.counts(s)]
-        if self._deny is not None and deny:
-            for match in self._deny.finditer(text):
-                kind = self._deny_kinds.get(denied_key(match.group(0)), "PERSON")
-                picked.append(Span(match.start(), match.end(), kind, 1.0, "deny"))
+        # A "deny" span is a deny-list hit found over a longer text and clipped to this one
+        # (`IndexMasker.denied`): masked whatever its kind, as the list says.
+        picked = [
+            s
+            for s in spans
+            if s.end <= len(text) and (self.policy.counts(s) or (deny and s.source == "deny"))
+        ]
+        if deny:
+            picked.extend(self.denied(text))
         if self._allow is not None and picked:
             picked = self._outside_allowed(text, picked, self._allow)
         return merge_spans(picked)
+
+    def denied(self, text: str) -> list[Span]:
+        """The deny-list's values in `text`, each as a span of its entry's kind."""
+        if self._deny is None:
+            return []
+        return [
+            Span(
+                match.start(),
+                match.end(),
+                self._deny_kinds.get(denied_key(match[0]), "PERSON"),
+                1.0,
+                "deny",
+            )
+            for match in self._deny.finditer(text)
+        ]
 
     def _outside_allowed(self, text: str, spans: list[Span], allowed: Pattern[str]) -> list[Span]:
         """`spans` less those an allowed value covers: a span whose text is an allowed
@@ -213,10 +232,8 @@ class Gate:
         ]
 
     def _placeholder(self, value: str, kind: str, scope: str) -> str:
-        # An imported tag spells a space as '-' (`agent:Maria-Gonzalez`), a file name as '_'
-        # (`Project_Falcon.pdf`, where a deny-list finds "Project Falcon"): one value, one
-        # number.
-        key = (scope, normalise_value(value.replace("-", " ").replace("_", " ")))
+        # An imported tag spells a space as '-' (`agent:Maria-Gonzalez`): one value, one number.
+        key = (scope, normalise_value(value.replace("-", " ")))
         if key not in self._placeholders:
             self._numbers[kind] += 1
             self._placeholders[key] = f"<{kind}_{self._numbers[kind]}>"

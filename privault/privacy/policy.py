@@ -67,6 +67,13 @@ class DenyEntry(_Strict):
     value: str = Field(min_length=1, description="The value, matched case-insensitively.")
     kind: str = Field("PERSON", description="Kind used for its placeholder.")
 
+    @field_validator("value")
+    @classmethod
+    def _value(cls, value: str) -> str:
+        if not re.search(r"[^\s_\-\u2010-\u2015./]", value):
+            raise ValueError("a deny value needs a letter, digit or sign, not only separators")
+        return value
+
     @field_validator("kind")
     @classmethod
     def _kind(cls, value: str) -> str:

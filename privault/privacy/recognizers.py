@@ -154,8 +154,10 @@ def _known_matcher(
 
 
 # What may stand between the words of a denied value: "Blue Falcon" is denied as
-# `blue-falcon` (a tag, a slug) and `Blue_Falcon` (a file name) too.
-_DENIED_JOINER = r"[\s_-]+"
+# `blue-falcon` (a tag, a slug), `Blue_Falcon` (a file name), `Blue‑Falcon` (any Unicode
+# hyphen or dash), `blue.falcon` and `Blue/Falcon` too.
+_DENIED_JOINER = r"[\s_\-\u2010-\u2015./]+"
+_APOSTROPHE = re.compile(r"['\u2019]")  # O'Brien is denied as O’Brien too
 
 
 def denied_words(value: str) -> list[str]:
@@ -168,13 +170,18 @@ def denied_pattern(values: Iterable[str]) -> re.Pattern[str]:
     boundaries, any run of spaces, hyphens or underscores between their words."""
     listed = {tuple(denied_words(value)) for value in values} - {()}
     longest = sorted(listed, key=lambda words: len(" ".join(words)), reverse=True)
-    parts = [_DENIED_JOINER.join(re.escape(word) for word in words) for words in longest]
+    parts = [
+        _DENIED_JOINER.join(_APOSTROPHE.sub("['\u2019]", re.escape(word)) for word in words)
+        for words in longest
+    ]
+    if not parts:  # a pattern of no value would match the empty string everywhere
+        return re.compile(r"(?!)")
     return re.compile(r"(?i)(?<!\w)(?:" + "|".join(parts) + r")(?!\w)")
 
 
 def denied_key(value: str) -> str:
     """The comparison form of a denied value or of a match of it: `denied_words`, folded."""
-    return " ".join(word.casefold() for word in denied_words(value))
+    return _APOSTROPHE.sub("'", " ".join(word.casefold() for word in denied_words(value)))
 
 
 def known_entities_pattern(known: Iterable[str]) -> re.Pattern[str]:

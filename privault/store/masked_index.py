@@ -92,9 +92,12 @@ def sections_mentioning(
 ) -> list[int]:
     """Current sections whose plain keyword entries hold any of `values` as a phrase (in
     any casing, any punctuation between its words), with `unmasked` only those without
-    any masked entry: where a policy's deny-list value stands. Such a value is masked when
-    read and no stored span marks it, so neither `sections_to_remask` nor
-    `unmasked_sections` finds the sections that need masked entries for it."""
+    any masked entry: where a policy's deny-list value stands in the owner's text (a
+    deny-list never judges an agent's own words, `Gate.apply`: an agent's notes would be
+    looked at again at every start, and how long that takes would tell it what the list
+    holds). Such a value is masked when read and no stored span marks it, so neither
+    `sections_to_remask` nor `unmasked_sections` finds the sections that need masked
+    entries for it."""
     phrases = {" ".join(re.findall(r"\w+", value)) for value in values} - {""}
     if not phrases:
         return []
@@ -104,7 +107,7 @@ def sections_mentioning(
         for (section_id,) in conn.execute(
             "SELECT DISTINCT c.section_id FROM chunks_fts f JOIN chunks c ON c.id = f.rowid"
             " JOIN sections s ON s.id = c.section_id JOIN documents d ON d.id = s.doc_id"
-            " WHERE chunks_fts MATCH ? AND d.current = 1"
+            " WHERE chunks_fts MATCH ? AND d.current = 1 AND d.author = ''"
             + (f" AND {_NO_MASKED_ENTRY}" if unmasked else "")
             + " ORDER BY c.section_id",
             (expression,),

@@ -38,8 +38,9 @@ LabelLoader = Callable[[str, str], list[Span]]
 
 # How a deny-list value of several words is matched (`recognizers.denied_pattern`): their
 # masked entries were made when only spaces stood between the words, so a policy with
-# such a value has entries to rebuild since `blue-falcon` is denied with "Blue Falcon".
-DENIED_WORDS_JOINED = "denied words joined by spaces, hyphens or underscores"
+# such a value has entries to rebuild since `blue-falcon` is denied with "Blue Falcon"
+# (once: other vaults keep their entries).
+DENIED_WORDS_JOINED = "denied words joined by spaces, dashes, underscores, dots or slashes"
 
 
 def fingerprint(masker: IndexMasker) -> str:
@@ -100,7 +101,10 @@ def masked_windows(
         masker.mask(part, label_spans(part), owner_text=owner_text) for part in parts
     )
     out = []
-    near = _SpansNear(spans)
+    # A deny-list value is found over the whole text, then clipped to each window like a
+    # stored span: "Blue Falcon" wrapped across lines leaves "Falcon" at the head of the
+    # next window, which alone would not be found.
+    near = _SpansNear([*spans, *masker.denied(text)] if owner_text else spans)
     for position, (start, end, _tokens) in enumerate(chunks):
         window = text[start:end]
         masked = masker.mask(
