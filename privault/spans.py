@@ -143,3 +143,13 @@ class Override:
     def applies_to(self, doc_id: str, node_id: str | None) -> bool:
         """True for this document and, if the override names a node, that node only."""
         return self.doc_id == doc_id and (self.node_id is None or self.node_id == node_id)
+
+
+def clip_spans(spans: Iterable[Span], start: int, end: int) -> list[Span]:
+    """Spans of `text[start:end]`, shifted to offsets in that window (cut at its edges)."""
+    clipped = []
+    for span in spans:
+        lo, hi = max(span.start, start), min(span.end, end)
+        if lo < hi:
+            clipped.append(Span(lo - start, hi - start, span.kind, span.score, span.source))
+    return clipped

@@ -23,8 +23,8 @@ from privault.privacy import gate
 from privault.privacy.masking import IndexMasker
 from privault.privacy.policy import shipped_policies_dir
 from privault.privacy.recognizers import known_entities_pattern
-from privault.spans import Span
-from privault.store import masked_index
+from privault.spans import Span, clip_spans
+from privault.store import masked_index, sections
 from privault.vault import gated_index
 from tests.gate_support import normal_form
 from tests.helpers import fake_vault
@@ -198,10 +198,16 @@ def test_a_denied_value_wrapped_across_lines_is_masked_in_every_window(tmp_path:
         "review; please keep the dates to yourselves until the announcement is made",
         "by the communications team at the end of the month, thanks everyone.",
     ]
+    text = "\n".join(lines)
     with fake_vault(tmp_path / "v.db", policies_dir=policies) as vault:
-        vault.note("\n".join(lines), caller=OWNER, title="Board")
+        vault.note(text, caller=OWNER, title="Board")
         assert vault.search("falcon", caller=AGENT).results == ()
         assert vault.search("falcon", caller=OWNER).results
+        # A window of it that starts at the second line (an excerpt, a piece of a pack).
+        [row] = sections.sections_by_ids(vault.conn, [1]).values()
+        start = text.index("Falcon")
+        shown = vault.shared.privacy.reading(AGENT).section(row, start, start + 200).text
+        assert shown.startswith("<ORGANIZATION_1> next quarter")
 
 
 def test_deny_only_sections_that_lost_their_entries_get_them_again(tmp_path: Path) -> None:
@@ -245,6 +251,4 @@ def test_a_window_gets_the_spans_reaching_into_it_in_their_order(
     near = gated_index._SpansNear(spans)
     for start, length in windows:
         end = start + length
-        assert gated_index.clip_spans(near(start, end), start, end) == gated_index.clip_spans(
-            spans, start, end
-        )
+        assert clip_spans(near(start, end), start, end) == clip_spans(spans, start, end)

@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from privault.privacy.masking import IndexMasker
 from privault.privacy.recognizers import denied_words
 from privault.retrieval.embedder import Embedder
-from privault.spans import Span
+from privault.spans import Span, clip_spans
 from privault.store import masked_index, sections
 from privault.store.connection import Connection, write
 from privault.store.sections import IndexedSection
@@ -52,16 +52,6 @@ def fingerprint(masker: IndexMasker) -> str:
     ):
         policy += "\0" + DENIED_WORDS_JOINED
     return hashlib.sha256(policy.encode("utf-8")).hexdigest()[:16]
-
-
-def clip_spans(spans: Sequence[Span], start: int, end: int) -> list[Span]:
-    """Spans of `text[start:end]`, shifted into that window (cut at its edges)."""
-    clipped = []
-    for span in spans:
-        lo, hi = max(span.start, start), min(span.end, end)
-        if lo < hi:
-            clipped.append(Span(lo - start, hi - start, span.kind, span.score, span.source))
-    return clipped
 
 
 class _SpansNear:

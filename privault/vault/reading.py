@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from privault.privacy.gate import OWNER_SCOPE, Gate, Gated, GatedText, literal
 from privault.privacy.gate import clip as clip_text
 from privault.privacy.policy import Policy
-from privault.spans import Override, Span
+from privault.spans import Override, Span, clip_spans
 from privault.store.sections import SectionRow
 from privault.vault.results import Privacy
 
@@ -52,16 +52,6 @@ class DocumentFacts:
 def scope_of(author: str, item_id: str) -> str:
     """The placeholder scope of a text: the owner's share one; each agent's text its own."""
     return OWNER_SCOPE if not author else f"{author}:{item_id}"
-
-
-def clip(spans: Iterable[Span], start: int, end: int) -> list[Span]:
-    """Spans of `text[start:end]`, shifted to offsets in that window (cut at its edges)."""
-    clipped = []
-    for span in spans:
-        lo, hi = max(span.start, start), min(span.end, end)
-        if lo < hi:
-            clipped.append(Span(lo - start, hi - start, span.kind, span.score, span.source))
-    return clipped
 
 
 class Reading:
@@ -171,11 +161,12 @@ class Reading:
         if gate.policy.mode != "off" and self.is_pending(section):
             self._withheld_unscanned += 1
             return GatedText(literal(BEING_INDEXED), gate.policy.name, withheld=True)
-        return gate.apply(
-            window,
-            clip(self.spans(section), start, stop),
-            scope=scope_of(section.author, section.doc_id),
-        )
+        spans = clip_spans(self.spans(section), start, stop)
+        if start or stop < len(section.text):
+            # A window of the text: a denied value wrapped across its edge ("…for Blue" /
+            # "Falcon next…") is found over the whole text, and its part inside masked.
+            spans += clip_spans(gate.denied(section.text), start, stop)
+        return gate.apply(window, spans, scope=scope_of(section.author, section.doc_id))
 
     def label(self, doc_id: str, shelf: str, text: str, *, author: str = "") -> Gated:
         """A heading, tag or source of a document written by `author` ('' for the owner)
