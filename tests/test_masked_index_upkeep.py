@@ -229,6 +229,21 @@ def test_deny_only_sections_that_lost_their_entries_get_them_again(tmp_path: Pat
         assert masked_index.sections_mentioning(vault.conn, ["Padlock"], unmasked=True) == []
 
 
+def test_a_denied_value_is_swept_in_every_casing_the_regex_masks(tmp_path: Path) -> None:
+    """The keyword index folds case with older Unicode data than the deny-list's pattern:
+    Georgian capitals (Mtavruli) are not folded there. A note written in them before the
+    value was denied still gets its masked entries."""
+    path = tmp_path / "v.db"
+    build(path)
+    with fake_vault(path) as vault:
+        vault.note("ᲐᲚᲘ ᲡᲐᲮᲚᲨᲘᲐ: meeting notes about the roof repair.", caller=OWNER)
+    policies = _deny_policies(tmp_path / "policies", "ალი")
+    with fake_vault(path, policies_dir=policies) as vault:
+        assert masked_index.sections_mentioning(vault.conn, ["ალი"]) != []
+        assert vault.search("ᲐᲚᲘ", caller=AGENT).results == ()
+        assert vault.search("ᲐᲚᲘ", caller=OWNER).results
+
+
 def _policy_only(masker: IndexMasker) -> str:
     """The fingerprint an older privault recorded: its policy alone."""
     policy = "" if masker.policy is None else masker.policy.model_dump_json()

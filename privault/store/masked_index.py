@@ -98,7 +98,10 @@ def sections_mentioning(
     holds). Such a value is masked when read and no stored span marks it, so neither
     `sections_to_remask` nor `unmasked_sections` finds the sections that need masked
     entries for it."""
-    phrases = {" ".join(re.findall(r"\w+", value)) for value in values} - {""}
+    # The keyword index folds case with older Unicode data than Python: a value is also
+    # looked for in the casings Python gives it (Georgian "ალი" written "ᲐᲚᲘ").
+    spelled = {form for value in values for form in _casings(value)}
+    phrases = {" ".join(re.findall(r"\w+", form)) for form in spelled} - {""}
     if not phrases:
         return []
     expression = " OR ".join(f'"{phrase}"' for phrase in sorted(phrases))
@@ -113,6 +116,10 @@ def sections_mentioning(
             (expression,),
         )
     ]
+
+
+def _casings(value: str) -> tuple[str, ...]:
+    return (value, value.lower(), value.upper(), value.casefold(), value.title())
 
 
 def unmasked_sections(
