@@ -38,6 +38,17 @@ def gemma(models_dir: Path) -> Iterator[WorkerEmbedder]:
     embedder.process.close()
 
 
+def _real_strong_vault(tmp_path: Path, models_dir: Path) -> Vault:
+    """A vault file with the real strong model beside the fake fast embedder and detector."""
+    return Vault.open(
+        tmp_path / "v.db",
+        models_dir=models_dir,
+        embedder=FakeEmbedder(),
+        detector_factory=FakeDetector,
+        strong_embedder=local_embedder(models_dir, DEFAULT_STRONG_MODEL),
+    )
+
+
 def test_vectors_match_sentence_transformers(gemma: WorkerEmbedder) -> None:
     texts = json.loads((FIXTURES / "embeddinggemma_reference.json").read_text(encoding="utf-8"))
     with np.load(FIXTURES / "embeddinggemma_reference.npz") as reference:
@@ -71,13 +82,7 @@ def test_the_vault_indexes_and_ranks_with_the_real_model(tmp_path: Path, models_
         "Dana: my sister moved to Lisbon for a new job in March.",
         "Lee: we adopted a grey kitten from the shelter.",
     ]
-    with Vault.open(
-        tmp_path / "v.db",
-        models_dir=models_dir,
-        embedder=FakeEmbedder(),
-        detector_factory=FakeDetector,
-        strong_embedder=local_embedder(models_dir, DEFAULT_STRONG_MODEL),
-    ) as vault:
+    with _real_strong_vault(tmp_path, models_dir) as vault:
         vault.note("\n".join(lines), caller=owner, title="Chat")
         report = vault.strong.index(caller=owner)
         assert report.windows == len(lines) and vault.strong.coverage().complete
@@ -108,13 +113,7 @@ def test_a_partial_pass_ranks_what_it_covered_with_the_real_model(
         "Dana: the kids loved the aquarium, especially the octopus.",
         "Lee: we adopted a grey kitten from the shelter.",
     ]
-    with Vault.open(
-        tmp_path / "v.db",
-        models_dir=models_dir,
-        embedder=FakeEmbedder(),
-        detector_factory=FakeDetector,
-        strong_embedder=local_embedder(models_dir, DEFAULT_STRONG_MODEL),
-    ) as vault:
+    with _real_strong_vault(tmp_path, models_dir) as vault:
         for text in notes:
             vault.note(text, caller=owner, title="Chat")
         vault.strong.index(caller=owner, limit=2)
