@@ -78,6 +78,7 @@ class Reading:
         self._shelf_policies: dict[str, Policy] = {}
         self._documents: dict[str, DocumentFacts] = {}
         self._spans: dict[int, list[Span]] = {}
+        self._denied: dict[tuple[str, int], list[Span]] = {}  # (policy, section): `denied`
         self._pending: set[int] = set()  # of the sections prefetched, those not scanned yet
         self._withheld_unscanned = 0
         # Statement id -> its stored scan (or None: never scanned), loaded once a response.
@@ -165,8 +166,16 @@ class Reading:
         if start or stop < len(section.text):
             # A window of the text: a denied value wrapped across its edge ("…for Blue" /
             # "Falcon next…") is found over the whole text, and its part inside masked.
-            spans += clip_spans(gate.denied(section.text), start, stop)
+            spans += clip_spans(self.denied(gate, section), start, stop)
         return gate.apply(window, spans, scope=scope_of(section.author, section.doc_id))
+
+    def denied(self, gate: Gate, section: SectionRow) -> list[Span]:
+        """The gate's deny-list hits in a whole section, found once a response however many
+        windows of it the response shows (a pack shows dozens of a long one)."""
+        key = (gate.policy.name, section.id)
+        if key not in self._denied:
+            self._denied[key] = gate.denied(section.text)
+        return self._denied[key]
 
     def label(self, doc_id: str, shelf: str, text: str, *, author: str = "") -> Gated:
         """A heading, tag or source of a document written by `author` ('' for the owner)
