@@ -176,12 +176,12 @@ def test_entries_made_before_denied_words_matched_joined_are_rebuilt(
         assert "shed" not in hit.text and EMAIL not in hit.text
 
 
-def _deny_policies(folder: Path, value: str) -> Path:
-    """The shipped policies, each denying `value`, in `folder`."""
+def _deny_policies(folder: Path, value: str, kind: str = "ORGANIZATION") -> Path:
+    """The shipped policies, each denying `value` as a `kind`, in `folder`."""
     folder.mkdir()
     for source in shipped_policies_dir().glob("*.yaml"):
         data = yaml.safe_load(source.read_text())
-        data["deny"] = [{"value": value, "kind": "ORGANIZATION"}]
+        data["deny"] = [{"value": value, "kind": kind}]
         (folder / source.name).write_text(yaml.safe_dump(data))
     return folder
 
@@ -208,6 +208,25 @@ def test_a_denied_value_wrapped_across_lines_is_masked_in_every_window(tmp_path:
         start = text.index("Falcon")
         shown = vault.shared.privacy.reading(AGENT).section(row, start, start + 200).text
         assert shown.startswith("<ORGANIZATION_1> next quarter")
+
+
+def test_a_window_of_an_agents_own_text_is_not_matched_against_the_deny_list(
+    tmp_path: Path,
+) -> None:
+    """An agent's own words are never judged by the deny-list, in a window of them as in
+    the whole: were a guess masked in an excerpt or a pack's piece only, an agent could
+    write guesses and read which the list holds. (A kind the policy masks when found: a
+    hit kept as any other span of that kind would be masked in an agent's text too.)"""
+    policies = _deny_policies(tmp_path / "policies", "Padlock", kind="PERSON")
+    filler = "The weather was mild and the meeting ran long as usual. " * 40
+    text = "Guess one: Padlock. Guess two: Hammock. " + filler
+    with fake_vault(tmp_path / "v.db", policies_dir=policies) as vault:
+        vault.note(text, caller=AGENT)
+        [row] = sections.sections_by_ids(vault.conn, [1]).values()
+        reading = vault.shared.privacy.reading(AGENT)
+        assert reading.section(row).text == row.text
+        assert reading.section(row, 0, 60).text == row.text[:60]
+        assert "Padlock" in str(vault.context("hammock guess", caller=AGENT).to_dict())
 
 
 def test_deny_only_sections_that_lost_their_entries_get_them_again(tmp_path: Path) -> None:

@@ -185,11 +185,12 @@ class Gate:
         `deny`: the owner's text only), merged, minus allowed values. The one place that
         decides it, for the gate, the masked index and the ask pipeline's leak scan."""
         # A "deny" span is a deny-list hit found over a longer text and clipped to this one
-        # (`IndexMasker.denied`): masked whatever its kind, as the list says.
+        # (`IndexMasker.denied`, `Reading.section`): masked whatever its kind, as the list
+        # says, and, like the list itself, in the owner's text only.
         picked = [
             s
             for s in spans
-            if s.end <= len(text) and (self.policy.counts(s) or (deny and s.source == "deny"))
+            if s.end <= len(text) and (deny if s.source == "deny" else self.policy.counts(s))
         ]
         if deny:
             picked.extend(self.denied(text))

@@ -163,11 +163,13 @@ class Reading:
             self._withheld_unscanned += 1
             return GatedText(literal(BEING_INDEXED), gate.policy.name, withheld=True)
         spans = clip_spans(self.spans(section), start, stop)
-        if start or stop < len(section.text):
-            # A window of the text: a denied value wrapped across its edge ("…for Blue" /
-            # "Falcon next…") is found over the whole text, and its part inside masked.
+        scope = scope_of(section.author, section.doc_id)
+        if scope == OWNER_SCOPE and (start or stop < len(section.text)):
+            # A window of the owner's text: a denied value wrapped across its edge ("…for
+            # Blue" / "Falcon next…") is found over the whole text, and its part inside
+            # masked. An agent's own words are never matched against the list.
             spans += clip_spans(self.denied(gate, section), start, stop)
-        return gate.apply(window, spans, scope=scope_of(section.author, section.doc_id))
+        return gate.apply(window, spans, scope=scope)
 
     def denied(self, gate: Gate, section: SectionRow) -> list[Span]:
         """The gate's deny-list hits in a whole section, found once a response however many
