@@ -110,7 +110,8 @@ def decode_file(data: bytes, *, html: bool = False) -> tuple[str, str] | None:
     """The text of a file's bytes and the encoding read, or None when they are not text.
 
     A byte order mark decides (UTF-8 read leniently, UTF-16 and UTF-32 strictly); then
-    valid UTF-8 (cut at the end mid-character: that character lost); then an HTML page's
+    valid UTF-8 (cut at the end mid-character after other UTF-8 beyond ASCII: that
+    character lost); then an HTML page's
     `<meta>` charset; then UTF-8 with U+FFFD for a few bad bytes among valid non-ASCII
     ones; then windows-1252 (what Windows editors long saved) when every byte is defined
     there, no control character shows, no symbol sits inside a word and most letters are
@@ -132,7 +133,10 @@ def decode_file(data: bytes, *, html: bool = False) -> tuple[str, str] | None:
     try:
         return data.decode("utf-8"), "utf-8"
     except UnicodeDecodeError as exc:
-        if exc.reason == "unexpected end of data":  # cut mid-character
+        # Cut mid-character, after other valid UTF-8 beyond ASCII. With nothing beyond
+        # ASCII before it, a last byte from À to ô is likelier a windows-1252 letter
+        # ("Meeting notes for José" saved with no line end) than a cut: read on.
+        if exc.reason == "unexpected end of data" and not data[: exc.start].isascii():
             return data[: exc.start].decode("utf-8", errors="replace") + "\ufffd", "utf-8"
     name = _codec_name(_meta_charset(data)) if html else None
     if name is not None and not name.startswith("utf"):

@@ -155,7 +155,10 @@ def test_text_in_older_encodings_is_read(tmp_path: Path, name: str, content: byt
 @pytest.mark.parametrize(
     ("content", "expected"),
     [
-        ("Meeting at noon Ñ".encode()[:-1], "Meeting at noon \ufffd"),  # cut, nothing else
+        ("Café at noon Ñ".encode()[:-1], "Café at noon \ufffd"),  # cut, nothing else lost
+        # Windows-1252 whose only letter beyond ASCII ends the file: a letter, not a cut.
+        ("Meeting notes for José".encode("cp1252"), "Meeting notes for José"),
+        ("Rendez-vous au café".encode("cp1252"), "Rendez-vous au café"),
         (b"\xef\xbb\xbfCaf\xc3\xa9 \xff ok", "Café \ufffd ok"),  # a UTF-8 mark, a bad byte
         ("¿Qué?".encode("cp1252"), "¿Qué?"),  # too short to judge by its letters
         ("Café au lait\r\n".encode("cp1252") + b"\x1a", "Café au lait\r\n"),  # DOS's end mark
