@@ -1,6 +1,6 @@
 """A tag an agent sees masked cannot be found by asking for it: the filter matches, for a
-gated caller, only tags whose stored spans hold no kind a policy counts as identifying and
-that hold no value a policy denies."""
+gated caller, only tags scanned, not waiting for a scan, whose stored spans hold no kind a
+policy counts as identifying and that hold no value a policy denies or the vault knows."""
 
 from __future__ import annotations
 
@@ -71,3 +71,37 @@ def _found(vault: Vault, caller: Caller, tag: str) -> tuple[int, ...]:
         len(vault.docs(caller=caller, filters=chosen).documents),
         vault.documents.count(caller=caller, filters=chosen),
     )
+
+
+def test_an_agent_cannot_find_a_tag_masked_by_a_mark_or_waiting_for_its_scan(
+    tmp_path: Path,
+) -> None:
+    """Readers mask a tag by more than its stored spans: a value the owner marked (a known
+    entity, in the owner's text) and, until the labels are scanned, the whole tag (shown as
+    being indexed). A filter that read the stored spans alone found such a tag while every
+    reply hid it: present and absent values answered differently."""
+    with fake_vault(tmp_path / "v.db", privacy={"agent_default": "standard"}) as vault:
+        doc = vault.note("# Lunch\nLunch plans for Friday.", caller=OWNER, tags=["zed.quarry"])
+        assert _found(vault, AGENT, "zed.quarry") == (1,) * 4  # nothing masks it yet
+        vault.pii.mark(doc.doc_id, "zed.quarry", caller=OWNER, kind="PERSON")
+        assert "zed.quarry" not in vault.docs(caller=AGENT).documents[0].tags
+        assert _found(vault, AGENT, "zed.quarry") == (0,) * 4  # as for "yolanda.birch"
+        assert _found(vault, OWNER, "zed.quarry") == (1,) * 4
+    with fake_vault(tmp_path / "w.db", privacy={"agent_default": "standard"}) as vault:
+        vault.note("Lunch plans.", caller=OWNER, tags=["ana.costa@example.com"], background=True)
+        for tag in ("ana.costa@example.com", "absent.person@example.com"):
+            listed = vault.docs(caller=AGENT, filters=Filters(tag=tag)).documents
+            assert (len(listed), vault.documents.count(caller=AGENT, filters=Filters(tag=tag))) == (
+                0,
+                0,
+            ), tag
+        while vault.indexing.has_work():
+            vault.indexing.step(caller=OWNER)
+        assert (
+            vault.documents.count(caller=AGENT, filters=Filters(tag="ana.costa@example.com")) == 0
+        )
+        vault.note("Lunch plans, team.", caller=OWNER, tags=["team-lunch"], background=True)
+        assert vault.documents.count(caller=AGENT, filters=Filters(tag="team-lunch")) == 0
+        while vault.indexing.has_work():
+            vault.indexing.step(caller=OWNER)
+        assert vault.documents.count(caller=AGENT, filters=Filters(tag="team-lunch")) == 1

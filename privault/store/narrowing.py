@@ -26,11 +26,12 @@ def conditions(
     `hidden`, and `chosen`'s kind, tag and creation window (`until` exclusive).
     `chosen.shelf` is not read here: the caller has folded it into `shelves`.
 
-    With `masked_kinds` (a gated caller's), the tag matches only where its stored spans hold
-    none of those kinds: a tag masked in every reply must not be found by asking for it
+    With `masked_kinds` (a gated caller's), the tag matches only where it was scanned, its
+    document's labels wait for no scan, and its stored spans hold none of those kinds: a
+    tag masked (or withheld) in every reply must not be found by asking for it
     (`tag="maria@example.com"` would tell whether the vault holds it). With `tag_denied`
-    (the tag holds a value a policy's deny-list masks in the owner's text, and only there),
-    it matches only documents an agent wrote, whose tags are shown as written."""
+    (the tag holds a value masked in the owner's text alone: a deny-list value, a known
+    entity), it matches only documents an agent wrote."""
     where: list[str] = []
     params: list[object] = []
     if shelves is not None:
@@ -43,9 +44,15 @@ def conditions(
         where.append(f"{documents}kind = ?")
         params.append(chosen.kind)
     if chosen.tag and masked_kinds is not None:
+        # Scanned (a tag never scanned is scanned when read), its document's labels not
+        # waiting for a scan (shown as being indexed), and no stored span of those kinds.
         kinds = ",".join("?" * len(masked_kinds)) or "NULL"
         where.append(
             f"{documents}id IN (SELECT t.doc_id FROM document_tags t WHERE t.tag = ?"
+            " AND EXISTS (SELECT 1 FROM label_spans l"
+            " WHERE l.doc_id = t.doc_id AND l.label = t.tag)"
+            " AND NOT EXISTS (SELECT 1 FROM index_queue q"
+            " WHERE q.doc_id = t.doc_id AND q.section_id IS NULL)"
             " AND NOT EXISTS (SELECT 1 FROM label_spans l, json_each(l.spans) j"
             " WHERE l.doc_id = t.doc_id AND l.label = t.tag"
             f" AND json_extract(j.value, '$[2]') IN ({kinds})))"

@@ -45,7 +45,7 @@ from privault.models.handles import local_embedder
 from privault.models.health import HealthBoard
 from privault.models.supervisor import Health
 from privault.privacy.detector import Detector, DetectorConfig
-from privault.privacy.recognizers import denied_pattern
+from privault.privacy.recognizers import denied_pattern, find_known_entities
 from privault.retrieval.embedder import Embedder
 from privault.retrieval.strong import DEFAULT_STRONG_MODEL, StrongEmbedder
 from privault.retrieval.strong_vectors import StrongIndex
@@ -287,16 +287,19 @@ class VaultContext:
         )
 
     def tag_denied(self, caller: Caller, tag: str | None) -> bool:
-        """Whether a gated caller's tag filter holds a value some policy here denies. Every
-        reply masks that value in the owner's text (and shows it as written in an agent's,
-        whose words the deny-list never judges, `Gate.apply`), so the filter finds only
-        documents agents wrote: the owner's are not found by asking for the value, and an
-        agent learns nothing of the list from its own notes. The requested tag is matched
-        as the gate would read it."""
+        """Whether a gated caller's tag filter holds a value masked by what it is in the
+        owner's text alone: a value some policy here denies, or a known entity (a statement
+        entity, a value the owner marked). Every reply masks it in the owner's text whatever
+        the stored spans say (and an agent's words are never judged by them, `Gate.apply`,
+        `known_for`), so the filter finds only documents agents wrote: the owner's are not
+        found by asking for the value, and an agent learns nothing of the list from its own
+        notes. The requested tag is matched as the gate would read it."""
         if caller.is_owner or not tag:
             return False
         denied = tuple(entry.value for policy in self.privacy.policies for entry in policy.deny)
-        return bool(denied) and _denied_values(denied).search(tag) is not None
+        if denied and _denied_values(denied).search(tag) is not None:
+            return True
+        return bool(find_known_entities(tag, self.privacy.known_entities()))
 
     def masked_kinds(self, caller: Caller) -> tuple[str, ...] | None:
         """The kinds a gated caller's tag filter may not match in a tag (None: the owner,
