@@ -452,6 +452,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--conversations", default=None, help="with --locomo: sample from these (e.g. 4-5)"
     )
+    parser.add_argument(
+        "--categories", default=None, help="with --locomo: ask these categories only (e.g. 1,3)"
+    )
     parser.add_argument("--cache", type=Path, default=None, help="with --locomo: strong vectors")
     args = parser.parse_args(argv)
     if (args.as_agent or args.after_unload) and not args.via_vault:
@@ -507,6 +510,7 @@ def _locomo(args: argparse.Namespace) -> int:
         args.cache,
         conversations,
         args.strong_only,
+        {int(c) for c in args.categories.split(",")} if args.categories else None,
     )
     report["load_average"] = [round(x, 2) for x in os.getloadavg()]
     if args.json:

@@ -2,14 +2,15 @@
 
     python -m benchmarks.ask --locomo ../shared/data/locomo/locomo_dev.json --limit 150 \
         [--budgets 300,600,1000] [--models qwen2.5-coder-1.5b] [--no-strong | --strong-only]
-        [--conversations 4-5] [--json] [--cache FILE]
+        [--conversations 4-5] [--categories 1,3] [--json] [--cache FILE]
 
 Questions (category 5, the unanswerable ones, excluded) are sampled with a fixed seed from
 every conversation; each conversation goes into a fresh vault (one note per session, as in
 `benchmarks.retrieval`), its strong pass runs, and every sampled question is asked at each
 budget through two vault objects on the same file: one with MiniLM + FTS only, one with
 the strong leg (`--strong-only`: that one alone). `--conversations A-B` samples from those
-conversations only (1-based), e.g. the ones a change was not tuned on. Reported per variant
+conversations only (1-based), e.g. the ones a change was not tuned on; `--categories` asks
+those categories only (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop). Reported per variant
 and budget, overall and per category:
 
 * **f1**: token F1 of the answer against the gold answer, normalised as in the LoCoMo
@@ -84,16 +85,20 @@ def score(category: int, prediction: str, gold: str) -> float:
 
 
 def sample(
-    data: list[dict[str, Any]], limit: int, conversations: set[int] | None = None
+    data: list[dict[str, Any]],
+    limit: int,
+    conversations: set[int] | None = None,
+    categories: set[int] | None = None,
 ) -> list[tuple[int, int, str, str]]:
     """(conversation index, category, question, gold answer), `limit` of them at most,
-    from the given conversations (1-based; None: all)."""
+    from the given conversations (1-based; None: all) and categories (None: 1-4)."""
     pool = [
         (index, int(qa["category"]), str(qa["question"]), str(qa["answer"]))
         for index, conversation in enumerate(data)
         if conversations is None or index + 1 in conversations
         for qa in conversation["qa"]
         if qa.get("category") != 5 and "answer" in qa
+        if categories is None or int(qa["category"]) in categories
     ]
     return random.Random(SEED).sample(pool, min(limit, len(pool)))
 
@@ -108,12 +113,13 @@ def run(
     cache: Path | None = None,
     conversations: set[int] | None = None,
     strong_only: bool = False,
+    categories: set[int] | None = None,
 ) -> dict[str, Any]:
     """Ask the sampled questions; see the module docstring for what is reported."""
     import json
 
     data = json.loads(path.read_text())
-    asked = sample(data, limit, conversations)
+    asked = sample(data, limit, conversations, categories)
     embedder = default_embedder(models_dir)
     strong = None
     if strong_on and catalog.is_installed(models_dir, DEFAULT_STRONG_MODEL):
@@ -172,6 +178,7 @@ def run(
         "interrupted": interrupted,
         "model": chat_model,
         "conversations": sorted(conversations) if conversations else "all",
+        "categories": sorted(categories) if categories else "all",
         "summary": summarise(rows),
         "by_category": summarise(rows, by_category=True),
         "rows": rows,
