@@ -253,6 +253,7 @@ class VaultSync:
             total.forgotten,
             total.waiting,
             tuple(sorted(set(total.stricter))),
+            opened.refused,
         )
 
     def _after_merge(self, report: MergeReport) -> None:
@@ -273,7 +274,8 @@ class VaultSync:
         """Write this device's new changes into `folder` and merge the other devices' files.
 
         A peer's file that is damaged, still arriving, or sealed with another passphrase is
-        reported and tried again next time; the others are merged.
+        reported and tried again next time; the others are merged. Rows refused on their
+        own are named in their file's report.
         """
         _owner(caller)
         root = sync_folder.check_folder(Path(folder))

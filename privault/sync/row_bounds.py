@@ -1,0 +1,45 @@
+"""The bounds a synced row must keep besides its shape: what a local write would refuse.
+
+`privault.sync.shapes` checks that a row is made of the right types and ids; a row that
+fails there is not something any privault writes, and its whole bundle is refused. A row
+that passes can still hold what no local write stores and what later reads cannot handle
+(statement metadata that is not a JSON object, a title of megabytes, a time outside the
+years privault keeps, a section outside its document, a schedule no poll can read, a shelf
+version claiming to have seen its own future). Such a row is refused alone
+(`RowRefused`): the reader reports it by number and reason and merges the rest of its
+bundle, so one bad row from another device costs that row, not the device's other
+changes. The limits are the local ones, imported from where local writes keep them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from privault.sync.shapes import RowShapeError, shown
+
+
+class RowRefused(RowShapeError):
+    """A well-shaped synced row outside the bounds this vault keeps: refused on its own."""
+
+
+def check_bounds(kind: str, row_id: str, hlc: str, payload: Mapping[str, Any] | None) -> None:
+    """Refuse (`RowRefused`) a row, already checked by `shapes.check_row`, that holds what
+    a local write would not store."""
+    if payload is None:
+        return
+    problem = None
+    if kind == "statement":
+        problem = _statement(payload)
+    if problem:
+        raise RowRefused(f"{kind} row {shown(row_id)}: {problem}")
+
+
+def _statement(payload: Mapping[str, Any]) -> str | None:
+    # Every read of a statement parses its metadata as an object (`statements.view`).
+    try:
+        metadata = json.loads(payload["metadata"])
+    except (ValueError, RecursionError):
+        return "its metadata is not JSON"
+    return None if isinstance(metadata, dict) else "its metadata is not a JSON object"

@@ -1,0 +1,125 @@
+"""Rows from another device that are well shaped but break a local write's bounds.
+
+The device holds the passphrase, so its bundles are authentic; their rows are still data
+to check. A row outside the bounds a local write keeps is refused on its own and named in
+the import report; the rest of its bundle merges, and nothing refused reaches a read.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from privault import Caller
+from privault.store.migrations import known_migrations
+from privault.sync import bundle, bundle_writer, folder
+from privault.sync.rows import Row
+from privault.vault import Vault
+from tests.helpers import fake_vault
+
+OWNER = Caller.owner()
+SECRET = "a long passphrase for bundles"
+PEER = "dev_bbbbbbbbbbbb"
+OTHER = "dev_cccccccccccc"
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Any:
+    opened = fake_vault(tmp_path / "a" / "vault.db")
+    yield opened
+    opened.close()
+
+
+def _clock(n: int, device: str = PEER) -> str:
+    """A clock a moment from now on `device` (later than anything the vault holds)."""
+    return f"{int(time.time() * 1000) + 60_000:015d}.{n:06d}.{device}"
+
+
+def _sealed(rows: list[Row], device: str = PEER) -> bytes:
+    schema = known_migrations()[-1].version
+    made = bundle.Bundle(device, schema, 0, len(rows), int(time.time() * 1000), tuple(rows))
+    return bundle_writer.seal(made, bundle.KeyCache(SECRET))
+
+
+def _import(vault: Vault, tmp_path: Path, rows: list[Row]) -> Any:
+    path = tmp_path / "peer.pvb"
+    path.write_bytes(_sealed(rows))
+    return vault.sync.import_bundle(path, secret=SECRET, caller=OWNER)
+
+
+def _statement(statement_id: str, content: str, **changes: Any) -> dict[str, Any]:
+    return {
+        "chain_id": statement_id,
+        "content": content,
+        "source": None,
+        "salience": 0.5,
+        "confidence": 1.0,
+        "occurred_at": None,
+        "valid_from": 0,
+        "valid_to": None,
+        "recorded_at": 1,
+        "invalidated_at": None,
+        "invalidation_reason": None,
+        "supersedes": None,
+        "superseded_by": None,
+        "revises": None,
+        "revised_by": None,
+        "metadata": "{}",
+        "shelf": "default",
+        "author": "",
+        "entities": [],
+        **changes,
+    }
+
+
+# ---- statements ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("metadata", ["not json", "[1, 2]", '"text"', "null", "{"])
+def test_statement_metadata_that_is_not_a_json_object_is_refused_alone(
+    vault: Vault, tmp_path: Path, metadata: str
+) -> None:
+    bad = _statement("s_aaaaaaaaaa", "Dana likes tea", metadata=metadata)
+    good = _statement("s_cccccccccc", "Dana likes coffee")
+    report = _import(
+        vault,
+        tmp_path,
+        [
+            Row("statement", "s_aaaaaaaaaa", _clock(1), PEER, bad),
+            Row("statement", "s_cccccccccc", _clock(2), PEER, good),
+        ],
+    )
+    assert report.applied == {"statement": 1}
+    assert len(report.refused_rows) == 1
+    assert report.refused_rows[0].startswith("row 1: statement row 's_aaaaaaaaaa'")
+    assert "metadata" in report.refused_rows[0]
+    # Reads that parse every statement's metadata still work, and see the good one.
+    found = vault.statements.query(caller=OWNER)
+    assert [item.statement.id for item in found.statements] == ["s_cccccccccc"]
+    assert vault.search("coffee", caller=OWNER) is not None
+
+
+def test_a_sync_round_merges_every_peer_when_one_peer_file_holds_a_bad_statement(
+    vault: Vault, tmp_path: Path
+) -> None:
+    shared = tmp_path / "shared"
+    bad = _statement("s_aaaaaaaaaa", "Dana likes tea", metadata="not json")
+    good = _statement("s_cccccccccc", "Dana likes coffee")
+    for device, row in (
+        (PEER, Row("statement", "s_aaaaaaaaaa", _clock(1), PEER, bad)),
+        (OTHER, Row("statement", "s_cccccccccc", _clock(1, OTHER), OTHER, good)),
+    ):
+        (shared / device).mkdir(parents=True)
+        sealed = _sealed([row], device)
+        folder.write_file(shared, device, 1, lambda out, data=sealed: out.write(data))
+    report = vault.sync.sync(shared, secret=SECRET, caller=OWNER)
+    assert report.refused == ()
+    by_device = {item.device: item for item in report.imported}
+    assert by_device[OTHER].applied == {"statement": 1}
+    assert by_device[PEER].applied == {} and len(by_device[PEER].refused_rows) == 1
+    assert [s.statement.id for s in vault.statements.query(caller=OWNER).statements] == [
+        "s_cccccccccc"
+    ]
