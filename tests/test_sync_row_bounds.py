@@ -123,3 +123,33 @@ def test_a_sync_round_merges_every_peer_when_one_peer_file_holds_a_bad_statement
     assert [s.statement.id for s in vault.statements.query(caller=OWNER).statements] == [
         "s_cccccccccc"
     ]
+
+
+def test_a_peer_file_whose_merge_fails_unexpectedly_is_named_and_the_others_merge(
+    vault: Vault, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import privault.vault.sync as vault_sync
+
+    shared = tmp_path / "shared"
+    for device, statement_id in ((PEER, "s_aaaaaaaaaa"), (OTHER, "s_cccccccccc")):
+        row = Row(
+            "statement", statement_id, _clock(1, device), device, _statement(statement_id, "x")
+        )
+        (shared / device).mkdir(parents=True)
+        sealed = _sealed([row], device)
+        folder.write_file(shared, device, 1, lambda out, data=sealed: out.write(data))
+    real = vault_sync.merge
+
+    def merge(conn: Any, rows: Any, derive: Any, now: Any) -> Any:
+        if rows[0].origin == PEER:
+            raise ValueError("Expecting value: line 1 column 1 (char 0)")
+        return real(conn, rows, derive, now)
+
+    monkeypatch.setattr(vault_sync, "merge", merge)
+    report = vault.sync.sync(shared, secret=SECRET, caller=OWNER)
+    assert [item.device for item in report.imported] == [OTHER]
+    assert len(report.refused) == 1 and PEER in report.refused[0][0]
+    assert report.refused[0][1].startswith("ValueError: ")
+    monkeypatch.setattr(vault_sync, "merge", real)
+    again = vault.sync.sync(shared, secret=SECRET, caller=OWNER)  # tried again, and merged
+    assert [item.device for item in again.imported] == [PEER] and again.refused == ()
