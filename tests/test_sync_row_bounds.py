@@ -153,3 +153,38 @@ def test_a_peer_file_whose_merge_fails_unexpectedly_is_named_and_the_others_merg
     monkeypatch.setattr(vault_sync, "merge", real)
     again = vault.sync.sync(shared, secret=SECRET, caller=OWNER)  # tried again, and merged
     assert [item.device for item in again.imported] == [PEER] and again.refused == ()
+
+
+# ---- watches ---------------------------------------------------------------------------
+
+
+def _watch_payload(vault: Vault, watch_id: str, **changes: Any) -> dict[str, Any]:
+    payload: dict[str, Any] = dict(vault.sync.dump()["watch"][watch_id])
+    return {**payload, **changes}
+
+
+@pytest.mark.parametrize("schedule", ["every blue moon", "61 * * * *", "0s", "1h" + "0" * 5000])
+def test_a_watch_row_whose_schedule_cannot_be_read_is_refused_alone(
+    vault: Vault, tmp_path: Path, schedule: str
+) -> None:
+    broken = vault.watches.add("remind", "water the plants", caller=OWNER, every="1h").watch
+    other = vault.watches.add("remind", "call the bank", caller=OWNER, every="1h").watch
+    report = _import(
+        vault,
+        tmp_path,
+        [
+            Row(
+                "watch",
+                broken.id,
+                _clock(1),
+                PEER,
+                _watch_payload(vault, broken.id, schedule=schedule),
+            ),
+            Row("watch", other.id, _clock(2), PEER, _watch_payload(vault, other.id, schedule="2h")),
+        ],
+    )
+    assert report.applied == {"watch": 1}
+    [line] = report.refused_rows
+    assert line.startswith(f"row 1: watch row {broken.id!r}: its schedule") and len(line) < 200
+    schedules = dict(vault.conn.execute("SELECT id, schedule FROM watches"))
+    assert schedules == {broken.id: "1h", other.id: "2h"}

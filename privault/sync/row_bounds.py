@@ -17,7 +17,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from privault.errors import InputError
 from privault.sync.shapes import RowShapeError, shown
+from privault.watches.schedule import Schedule
 
 
 class RowRefused(RowShapeError):
@@ -32,6 +34,8 @@ def check_bounds(kind: str, row_id: str, hlc: str, payload: Mapping[str, Any] | 
     problem = None
     if kind == "statement":
         problem = _statement(payload)
+    elif kind == "watch":
+        problem = _watch(payload)
     if problem:
         raise RowRefused(f"{kind} row {shown(row_id)}: {problem}")
 
@@ -43,3 +47,13 @@ def _statement(payload: Mapping[str, Any]) -> str | None:
     except (ValueError, RecursionError):
         return "its metadata is not JSON"
     return None if isinstance(metadata, dict) else "its metadata is not a JSON object"
+
+
+def _watch(payload: Mapping[str, Any]) -> str | None:
+    # The parser a local add uses, without its ten-year cap on intervals, which older
+    # versions did not have (`Schedule.stored`, as every poll reads it).
+    try:
+        Schedule.stored(payload["schedule"])
+    except (InputError, ValueError):
+        return f"its schedule {shown(payload['schedule'])} cannot be read"
+    return None
