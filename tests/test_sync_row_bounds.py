@@ -17,6 +17,7 @@ from privault import Caller
 from privault.store.migrations import known_migrations
 from privault.sync import bundle, bundle_writer, folder
 from privault.sync.rows import Row
+from privault.sync.stamping import stamp_changes
 from privault.vault import Vault
 from tests.helpers import fake_vault
 
@@ -188,3 +189,46 @@ def test_a_watch_row_whose_schedule_cannot_be_read_is_refused_alone(
     assert line.startswith(f"row 1: watch row {broken.id!r}: its schedule") and len(line) < 200
     schedules = dict(vault.conn.execute("SELECT id, schedule FROM watches"))
     assert schedules == {broken.id: "1h", other.id: "2h"}
+
+
+# ---- shelves ---------------------------------------------------------------------------
+
+
+def test_a_shelf_row_claiming_to_have_seen_its_own_future_is_refused(
+    vault: Vault, tmp_path: Path
+) -> None:
+    vault.shelves.add("health", policy="strict", restricted=True, private=True)
+    vault.shelves.add("work", policy="strict")
+    me = vault.sync.device
+    held = vault.sync.dump()["shelf"]
+    stamp = _clock(1)
+    future = f"999999999999999.999999.{me}"  # a clock of this device, later than the row's
+    loosened = {**held["health"], "restricted": 0, "private": 0, "policy": None}
+    report = _import(
+        vault,
+        tmp_path,
+        [
+            Row("shelf", "health", stamp, PEER, {**loosened, "seen": {me: future}}),
+            Row("shelf", "work", _clock(2), PEER, {**held["work"], "policy": "open", "seen": {}}),
+        ],
+    )
+    [line] = report.refused_rows
+    assert line.startswith("row 1: shelf row 'health': it claims to have seen a later version")
+    health = vault.shelves.get("health")
+    assert (health.restricted, health.private, health.policy) == (True, True, "strict")
+    # The other row merged (a concurrent change: the stricter policy stays).
+    assert report.applied.get("shelf", 0) + report.unchanged == 1
+    assert vault.shelves.get("work").policy == "strict"
+
+
+def test_a_shelf_row_whose_seen_clocks_precede_it_is_taken(vault: Vault, tmp_path: Path) -> None:
+    vault.shelves.add("health", policy="strict", restricted=True, private=True)
+    me = vault.sync.device
+    stamp_changes(vault.conn)
+    [(held_clock,)] = vault.conn.execute(
+        "SELECT hlc FROM sync_rows WHERE kind = 'shelf' AND id = 'health'"
+    ).fetchall()
+    loosened = {**vault.sync.dump()["shelf"]["health"], "restricted": 0, "seen": {me: held_clock}}
+    report = _import(vault, tmp_path, [Row("shelf", "health", _clock(1), PEER, loosened)])
+    assert report.refused_rows == () and report.applied == {"shelf": 1}
+    assert not vault.shelves.get("health").restricted  # it followed the restriction

@@ -32,12 +32,26 @@ def check_bounds(kind: str, row_id: str, hlc: str, payload: Mapping[str, Any] | 
     if payload is None:
         return
     problem = None
-    if kind == "statement":
+    if kind == "shelf":
+        problem = _shelf(payload, hlc)
+    elif kind == "statement":
         problem = _statement(payload)
     elif kind == "watch":
         problem = _watch(payload)
     if problem:
         raise RowRefused(f"{kind} row {shown(row_id)}: {problem}")
+
+
+def _shelf(payload: Mapping[str, Any], hlc: str) -> str | None:
+    # `seen` holds, per device, the newest clock of that device's versions of the shelf
+    # the writer had seen; every clock the writer ticks afterwards is later than all of
+    # them (`hlc.receive`, then `hlc.tick`). So no entry can be later than the version's
+    # own clock: one that is was forged to make a loosening look as if it followed a
+    # stricter version (`sync.access`). Clocks are fixed-width text: they compare as text.
+    later = sorted(device for device, clock in payload["seen"].items() if clock > hlc)
+    if later:
+        return f"it claims to have seen a later version of it (from {shown(later[0])})"
+    return None
 
 
 def _statement(payload: Mapping[str, Any]) -> str | None:
