@@ -232,3 +232,57 @@ def test_a_shelf_row_whose_seen_clocks_precede_it_is_taken(vault: Vault, tmp_pat
     report = _import(vault, tmp_path, [Row("shelf", "health", _clock(1), PEER, loosened)])
     assert report.refused_rows == () and report.applied == {"shelf": 1}
     assert not vault.shelves.get("health").restricted  # it followed the restriction
+
+
+# ---- watches: no private reach from a bundle ---------------------------------------------
+
+
+def _planned(vault: Vault, watch_id: str) -> tuple[Any, ...]:
+    query = "SELECT target, allow_private, next_run_at FROM watches WHERE id = ?"
+    return tuple(vault.conn.execute(query, (watch_id,)).fetchone())
+
+
+@pytest.mark.parametrize("kind", ["url", "search"])
+@pytest.mark.parametrize(
+    "target",
+    ["http://127.0.0.1:8080/admin/keys", "http://[::1]/", "http://0x7f.1/", "http://10.0.0.1/"],
+)
+def test_a_bundle_cannot_point_a_watch_at_a_private_address(
+    vault: Vault, tmp_path: Path, kind: str, target: str
+) -> None:
+    made = vault.watches.add(kind, "https://example.com/", caller=OWNER, every="1h").watch
+    edited = _watch_payload(vault, made.id, kind="url", target=target, allow_private=1)
+    _import(vault, tmp_path, [Row("watch", made.id, _clock(1), PEER, edited)])
+    # The definition travels, but it is not planned here and has no private reach.
+    assert _planned(vault, made.id) == (target, 0, None)
+    report = vault.watches.poll(caller=OWNER, now=int(time.time() * 1000) + 86_400_000)
+    assert report.runs == ()
+
+
+def test_a_watch_new_here_gets_no_private_reach(vault: Vault, tmp_path: Path) -> None:
+    made = vault.watches.add("url", "https://example.com/", caller=OWNER, every="1h").watch
+    payload = _watch_payload(vault, made.id, target="http://127.0.0.1/", allow_private=1)
+    _import(vault, tmp_path, [Row("watch", "w0000beef", _clock(1), PEER, payload)])
+    assert _planned(vault, "w0000beef") == ("http://127.0.0.1/", 0, None)
+
+
+def test_private_reach_stays_this_devices_own(vault: Vault, tmp_path: Path) -> None:
+    lan = "http://192.168.1.20/status"
+    made = vault.watches.add("url", lan, caller=OWNER, every="1h", allow_private=True).watch
+    before = _planned(vault, made.id)
+    # Another device's edit that leaves the target alone keeps this device's grant ...
+    same = _watch_payload(vault, made.id, schedule="2h", allow_private=0)
+    _import(vault, tmp_path, [Row("watch", made.id, _clock(1), PEER, same)])
+    assert _planned(vault, made.id) == before
+    # ... and one that moves it to another private address loses it and stops here.
+    moved = _watch_payload(vault, made.id, target="http://192.168.1.1/admin", allow_private=1)
+    _import(vault, tmp_path, [Row("watch", made.id, _clock(2), PEER, moved)])
+    assert _planned(vault, made.id) == ("http://192.168.1.1/admin", 0, None)
+
+
+def test_a_watch_moved_to_a_public_address_keeps_running(vault: Vault, tmp_path: Path) -> None:
+    made = vault.watches.add("url", "https://example.com/", caller=OWNER, every="1h").watch
+    planned = _planned(vault, made.id)[2]
+    moved = _watch_payload(vault, made.id, target="https://example.org/")
+    _import(vault, tmp_path, [Row("watch", made.id, _clock(1), PEER, moved)])
+    assert _planned(vault, made.id) == ("https://example.org/", 0, planned)
