@@ -286,3 +286,65 @@ def test_a_watch_moved_to_a_public_address_keeps_running(vault: Vault, tmp_path:
     moved = _watch_payload(vault, made.id, target="https://example.org/")
     _import(vault, tmp_path, [Row("watch", made.id, _clock(1), PEER, moved)])
     assert _planned(vault, made.id) == ("https://example.org/", 0, planned)
+
+
+# ---- documents and sections ------------------------------------------------------------
+
+
+def _document_row(vault: Vault, tmp_path: Path) -> tuple[str, dict[str, Any]]:
+    added = vault.note("# Boiler\nService due in March.", caller=OWNER)
+    return added.doc_id, dict(vault.sync.dump()["document"][added.doc_id])
+
+
+def _first_section(payload: dict[str, Any], **at: int) -> dict[str, Any]:
+    sections = [list(item) for item in payload["sections"]]
+    if "start" in at:
+        sections[0][7] = at["start"]
+    if "end" in at:
+        sections[0][8] = at["end"]
+    return {**payload, "sections": sections}
+
+
+@pytest.mark.parametrize(
+    "change, says",
+    [
+        (lambda p: {**p, "title": "T" * 2_000_000}, "title is longer than 500"),
+        (lambda p: {**p, "title": "T" * 501}, "title is longer than 500"),
+        (lambda p: {**p, "created_at": 2**63 - 1}, "created_at is outside"),
+        (lambda p: {**p, "updated_at": -(2**63)}, "updated_at is outside"),
+        (lambda p: _first_section(p, start=5, end=4), "does not lie inside"),
+        (lambda p: _first_section(p, start=-5), "does not lie inside"),
+        (lambda p: _first_section(p, end=999_999), "does not lie inside"),
+    ],
+)
+def test_a_document_row_outside_local_write_bounds_is_refused_alone(
+    tmp_path: Path, change: Any, says: str
+) -> None:
+    source = fake_vault(tmp_path / "b" / "vault.db")
+    target = fake_vault(tmp_path / "c" / "vault.db")
+    try:
+        doc_id, payload = _document_row(source, tmp_path)
+        kept = source.note("# Kettle\nDescale monthly.", caller=OWNER).doc_id
+        good = dict(source.sync.dump()["document"][kept])
+        report = _import(
+            target,
+            tmp_path,
+            [
+                Row("document", doc_id, _clock(1), PEER, change(payload)),
+                Row("document", kept, _clock(2), PEER, good),
+            ],
+        )
+        [line] = report.refused_rows
+        assert line.startswith(f"row 1: document row {doc_id!r}: ") and says in line
+        assert report.applied == {"document": 1}
+        assert [d.doc_id for d in target.docs(caller=OWNER).documents] == [kept]
+    finally:
+        source.close()
+        target.close()
+
+
+def test_a_local_note_title_is_stored_within_the_bound_a_synced_row_must_keep(
+    vault: Vault,
+) -> None:
+    added = vault.note("Service due in March.", caller=OWNER, title="T" * 2_000)
+    assert len(vault.sync.dump()["document"][added.doc_id]["title"]) == 500

@@ -18,7 +18,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from privault.errors import InputError
+from privault.store.documents import TITLE_STORED_CHARS
 from privault.sync.shapes import RowShapeError, shown
+from privault.timeutil import in_range
 from privault.watches.schedule import Schedule
 
 
@@ -34,6 +36,8 @@ def check_bounds(kind: str, row_id: str, hlc: str, payload: Mapping[str, Any] | 
     problem = None
     if kind == "shelf":
         problem = _shelf(payload, hlc)
+    elif kind == "document":
+        problem = _document(payload)
     elif kind == "statement":
         problem = _statement(payload)
     elif kind == "watch":
@@ -51,6 +55,23 @@ def _shelf(payload: Mapping[str, Any], hlc: str) -> str | None:
     later = sorted(device for device, clock in payload["seen"].items() if clock > hlc)
     if later:
         return f"it claims to have seen a later version of it (from {shown(later[0])})"
+    return None
+
+
+def _document(payload: Mapping[str, Any]) -> str | None:
+    # The note's size is not bounded here: each device sets its own `max_note_bytes`, and
+    # files and pages have other limits, so a size one device took may be over another's.
+    if len(payload["title"]) > TITLE_STORED_CHARS:
+        return f"its title is longer than {TITLE_STORED_CHARS} characters"
+    for name in ("created_at", "updated_at"):
+        if not in_range(payload[name]):
+            return f"its {name} is outside the years privault keeps"
+    size = len(payload["body"])
+    for node, _parent, _position, _depth, _heading, _crumb, _text, start, end in payload[
+        "sections"
+    ]:
+        if not 0 <= start <= end <= size:
+            return f"section {shown(node)} does not lie inside the document's text"
     return None
 
 
