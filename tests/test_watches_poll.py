@@ -285,3 +285,23 @@ def test_poll_records_catch_up_skips(conn: Connection, fetcher: Fetcher) -> None
     assert get_watch(conn, watch.id).skipped == 8
     planned = [r["planned_at"] for r in rows(conn, "SELECT planned_at FROM reminders")]
     assert sorted(planned) == [T0 + 9 * HOUR, T0 + 10 * HOUR]
+
+
+@pytest.mark.parametrize("schedule", ["every blue moon", "61 * * * *", "0s"])
+def test_a_watch_whose_schedule_cannot_be_read_never_stops_the_others(
+    conn: Connection, fetcher: Fetcher, schedule: str
+) -> None:
+    # A schedule no local add accepts can still arrive in a row from another device.
+    broken = add_watch(conn, "remind", "water the plants", every="1h", now_ms=T0)
+    conn.execute("UPDATE watches SET schedule = ? WHERE id = ?", (schedule, broken.id))
+    first = add_watch(conn, "remind", "call the bank", at_ms=T0, now_ms=T0)
+    after = add_watch(conn, "remind", "pay the rent", at_ms=T0, now_ms=T0)
+    report = poll(conn, FakeFiler(), fetcher, now_ms=T0 + 2 * HOUR)
+    assert sorted(run.watch_id for run in report.runs) == sorted([first.id, after.id])
+    stored = get_watch(conn, broken.id)
+    assert stored.status == "active" and stored.next_run_at is None
+    assert stored.last_status == "error" and stored.failures == 1
+    assert "schedule cannot be read" in (stored.last_error or "")
+    # It is not tried again at every poll.
+    assert poll(conn, FakeFiler(), fetcher, now_ms=T0 + 3 * HOUR).runs == ()
+    assert get_watch(conn, broken.id).failures == 1

@@ -32,6 +32,9 @@ HIDDEN = shown(hidden=True)  # bookkeeping, not part of a listing
 # tags as it reads titles: written with `-` for `@`, it reached agents unmasked.
 TAG_CHARACTERS = r"\w.:/@+-"
 TAG = re.compile(rf"^[\w@+][{TAG_CHARACTERS}]{{0,63}}\Z")  # not `$`: it allows a final newline
+# The longest title stored: kept whole up to this (gated whole, clipped after gating). Every
+# write clips to it and a synced row over it is refused.
+TITLE_STORED_CHARS = 500
 
 
 @dataclass(frozen=True)

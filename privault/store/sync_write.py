@@ -222,11 +222,13 @@ def set_shelf_seen(conn: Connection, name: str, seen: dict[str, str]) -> None:
     )
 
 
-def put_watch(conn: Connection, watch_id: str, data: dict[str, Any] | None, now: int) -> None:
+def put_watch(
+    conn: Connection, watch_id: str, data: dict[str, Any] | None, now: int, *, runs_here: bool
+) -> None:
     """Make a watch's definition `data`. A watch new to this device gets no next run: it
-    keeps running on the device that made it, so nothing is fetched or filed twice. A
-    folder watch whose path another device changed stops running here: a row from a
-    bundle never chooses which local path gets read."""
+    keeps running on the device that made it, so nothing is fetched or filed twice. One
+    held here stops running here unless `runs_here` (the caller decides whether a changed
+    target may be reached from this device)."""
     if data is None:
         conn.execute("DELETE FROM watches WHERE id = ?", (watch_id,))
         return
@@ -235,9 +237,7 @@ def put_watch(conn: Connection, watch_id: str, data: dict[str, Any] | None, now:
         "UPDATE watches SET kind = ?, target = ?, schedule = ?, shelf = ?, status = ?,"
         " allow_private = ?, max_catchup = ?, options = ?, created_at = ?, author = ?,"
         " updated_at = ?,"
-        " next_run_at = CASE WHEN ? IN ('cancelled', 'finished') THEN NULL"
-        # A folder path is this device's own: one another device sets is never indexed here.
-        "  WHEN ? = 'folder' AND (kind IS NOT ? OR target IS NOT ?) THEN NULL"
+        " next_run_at = CASE WHEN ? IN ('cancelled', 'finished') OR NOT ? THEN NULL"
         "  ELSE next_run_at END"
         " WHERE id = ?",
         (
@@ -253,9 +253,7 @@ def put_watch(conn: Connection, watch_id: str, data: dict[str, Any] | None, now:
             data["author"],
             now,
             data["status"],
-            data["kind"],
-            data["kind"],
-            data["target"],
+            int(runs_here),
             watch_id,
         ),
     )

@@ -106,6 +106,13 @@ def advance(conn: Connection, watch_id: str, next_run: int | None, skipped: int,
     )
 
 
+def unplan(conn: Connection, watch_id: str, now: int) -> None:
+    """Plan no more runs of a watch, leaving its status (a synced field) as it is."""
+    conn.execute(
+        "UPDATE watches SET next_run_at = NULL, updated_at = ? WHERE id = ?", (now, watch_id)
+    )
+
+
 def record_outcome(
     conn: Connection,
     watch_id: str,

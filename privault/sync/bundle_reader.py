@@ -8,9 +8,11 @@ at a time, whatever the bundle's size:
    authenticated is what is read later, whatever happens to the file meanwhile) while its
    AES-GCM tag is checked. Nothing decrypted is looked at before the tag has passed: the
    plaintext of a file whose tag fails may be whatever its author chose;
-2. every row is read once and checked (its shape, the digest of all of them), so one bad
-   row refuses the whole bundle before anything is written;
-3. the rows are read again, for the merge, in batches.
+2. every row is read once and checked (its shape, the digest of all of them), so one
+   malformed row refuses the whole bundle before anything is written; a well-shaped row
+   outside the bounds a local write keeps (`privault.sync.row_bounds`) is set aside and
+   reported instead, and the rest of the bundle merges;
+3. the rows are read again, for the merge, in batches, without those set aside.
 
 The tag is checked again at the end of every read of the spool.
 """
@@ -40,16 +42,21 @@ from privault.sync.bundle import (
     read_header_from,
     unb64,
 )
+from privault.sync.row_bounds import RowRefused
 from privault.sync.row_stream import RowList
 from privault.sync.rows import Row
 
 READ_BLOCK = 1 << 20  # bytes read, decrypted or inflated at a time
+REFUSALS_SHOWN = 100  # rows set aside that are named one by one; the rest are counted
 _TAG = 16  # bytes of an AES-GCM tag
 
 
 def _row(item: Any, number: int) -> Row:
+    """The row, `RowRefused` for one to set aside, BundleError for one that refuses all."""
     try:
         return Row.from_list(item)
+    except RowRefused:
+        raise
     except InputError as exc:
         raise BundleError(f"the bundle's row {number} is malformed: {exc}") from None
 
@@ -78,6 +85,8 @@ class OpenedBundle:
         self.cursor: int = header["cursor"]
         self.created_at: int = header["created_at"]
         self.count = 0  # rows, known once checked
+        self.set_aside = 0  # rows refused on their own, known once checked
+        self._refusals: list[str] = []  # the first of them, one line each: "row N: why"
         self._spool = spool
         self._key, self._nonce, self._head = key, nonce, head
         self._size = header["size"] - _TAG
@@ -140,7 +149,11 @@ class OpenedBundle:
 
     def _rows(self) -> Iterator[tuple[Row, int]]:
         for number, (item, size) in enumerate(RowList(self._text()).rows(), 1):
-            yield _row(item, number), size
+            try:
+                row = _row(item, number)
+            except RowRefused:  # set aside (and reported) by `_check`
+                continue
+            yield row, size
 
     def _check(self) -> None:
         """Read every row once: its shape, and the digest of them all."""
@@ -148,14 +161,25 @@ class OpenedBundle:
         digest = hashlib.sha256(b"[")
         for number, (item, _) in enumerate(content.rows(), 1):
             digest.update(b"," + _canonical(item) if number > 1 else _canonical(item))
-            _row(item, number)
+            try:
+                _row(item, number)
+            except RowRefused as exc:
+                self.set_aside += 1
+                if len(self._refusals) < REFUSALS_SHOWN:
+                    self._refusals.append(f"row {number}: {exc}")
             self.count = number
         digest.update(b"]")
         if digest.hexdigest() != content.declared:
             raise BundleError("the bundle's rows do not match their hash")
 
+    @property
+    def refused(self) -> tuple[str, ...]:
+        """The rows set aside, one line each (the first `REFUSALS_SHOWN`, then a count)."""
+        more = self.set_aside - len(self._refusals)
+        return (*self._refusals, *([f"and {more} more row(s)"] if more else []))
+
     def rows(self) -> Iterator[Row]:
-        """Every row, in the bundle's order."""
+        """Every row not set aside, in the bundle's order."""
         for row, _ in self._rows():
             yield row
 

@@ -10,10 +10,13 @@
    only its window end and supersede/revise links follow the newest clock. Closures,
    attestations and disputes are rows of their own, so two devices' confirmations both
    survive.
-4. A shelf's access settings (restricted, private, policy) merge toward the stricter
+4. A watch's reach to private addresses is never taken from a bundle, and a watch whose
+   kind or target another device changed keeps running here only where a local add
+   would accept that target (`_watch_here`).
+5. A shelf's access settings (restricted, private, policy) merge toward the stricter
    side: a version that loosens them wins only when it was written after seeing the
    stricter one (`privault.sync.access`); a concurrent one leaves them strict.
-5. A row that points at one not yet here (a new page version before its predecessor, a
+6. A row that points at one not yet here (a new page version before its predecessor, a
    supersede before the statement it closes) waits in `sync_pending` and is applied by a
    later import; nothing half-linked is written.
 
@@ -288,7 +291,8 @@ def _apply(
     if row.kind == "shelf":
         sync_write.put_shelf(conn, row.id, data)
     elif row.kind == "watch":
-        sync_write.put_watch(conn, row.id, data, now())
+        data, runs_here = _watch_here(conn, row.id, data)
+        sync_write.put_watch(conn, row.id, data, now(), runs_here=runs_here)
     elif row.kind == "pii_override":
         sync_write.put_pii_override(conn, row.id, data)
         if data is not None:
@@ -301,4 +305,38 @@ def _apply(
         sync_write.put_attestation(conn, row.id, data)
     elif row.kind == "dispute":
         sync_write.put_dispute(conn, row.id, data)
+    return True
+
+
+def _watch_here(
+    conn: Connection, watch_id: str, data: dict[str, Any] | None
+) -> tuple[dict[str, Any] | None, bool]:
+    """The definition of a synced watch as this device stores it, and whether it may keep
+    running here.
+
+    `allow_private` (loopback and LAN reach) is the owner's decision on each device, never
+    a bundle's: this device's own value is kept, off for a watch new here, and it stays on
+    only for the kind and target it was given for. A watch whose kind or target changed
+    keeps running only if the new target passes the checks of a local add
+    (`checked_target`, without private reach); a folder path another device set is never
+    read here.
+    """
+    held = sync_read.payload(conn, "watch", watch_id)
+    if data is None or held is None:  # removed, or new here: it does not run here anyway
+        return (None if data is None else {**data, "allow_private": 0}), False
+    same = (held["kind"], held["target"]) == (data["kind"], data["target"])
+    allowed = bool(held["allow_private"]) and same
+    return {**data, "allow_private": int(allowed)}, same or _reachable(data)
+
+
+def _reachable(data: dict[str, Any]) -> bool:
+    """Whether a local add would accept this target for a watch without private reach."""
+    if data["kind"] == "folder":
+        return False
+    from privault.watches.manage import checked_target  # pulls in the HTTP client
+
+    try:
+        checked_target(data["kind"], data["target"], allow_private=False)
+    except InputError:
+        return False
     return True

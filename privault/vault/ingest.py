@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from privault.errors import InputError, utf8_text
 from privault.retrieval.sectioning import ChunkDraft, estimate_tokens, split_chunks, split_sections
-from privault.store.documents import TAG
+from privault.store.documents import TAG, TITLE_STORED_CHARS
 from privault.store.sections import IndexedSection
 from privault.vault.bounds import MAX_NOTE_BYTES
 
@@ -85,9 +85,6 @@ def check_text(text: str, what: str, max_bytes: int) -> str:
     if "\x00" in text:
         raise InputError(f"{what} contains NUL bytes; is it binary?")
     return utf8_text(text, what)
-
-
-TITLE_STORED_CHARS = 500  # a title is stored whole (up to this) and clipped after gating
 
 
 def default_title(text: str) -> str:

@@ -253,6 +253,7 @@ class VaultSync:
             total.forgotten,
             total.waiting,
             tuple(sorted(set(total.stricter))),
+            opened.refused,
         )
 
     def _after_merge(self, report: MergeReport) -> None:
@@ -272,8 +273,9 @@ class VaultSync:
     def sync(self, folder: str | Path, *, secret: str, caller: Caller) -> SyncReport:
         """Write this device's new changes into `folder` and merge the other devices' files.
 
-        A peer's file that is damaged, still arriving, or sealed with another passphrase is
-        reported and tried again next time; the others are merged.
+        A peer's file that is damaged, still arriving, or sealed with another passphrase, or
+        whose merge fails in any other way, is reported and tried again next time; the
+        others are merged. Rows refused on their own are named in their file's report.
         """
         _owner(caller)
         root = sync_folder.check_folder(Path(folder))
@@ -302,6 +304,9 @@ class VaultSync:
                 imported.append(self._merge(change.path, keys))
             except (BundleError, InputError, OSError) as exc:
                 refused.append((str(change.path), str(exc)))
+                continue
+            except Exception as exc:  # one bad file must not stop the others: named, retried
+                refused.append((str(change.path), f"{type(exc).__name__}: {exc}"))
                 continue
             with write(self.shared.conn):
                 sync_state.mark_imported(self.shared.conn, change.device, change.name, now_ms())

@@ -31,6 +31,9 @@ class ImportReport(JsonForm):
     waiting: int
     # Shelves whose access settings stayed stricter than this bundle's concurrent version.
     kept_stricter: tuple[str, ...] = ()
+    # Rows refused on their own (outside a local write's bounds), one line each; the rest
+    # of the bundle was merged.
+    refused_rows: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,9 @@ def note_draft(item: Mapping[str, Any], max_bytes: int) -> Draft:
     text = ingest.check_text(item.get("text") or "", "note", max_bytes)
     return Draft(
         kind=item.get("kind") or "note",
-        title=(item.get("title") or "").strip() or ingest.default_title(text),
+        title=((item.get("title") or "").strip() or ingest.default_title(text))[
+            : ingest.TITLE_STORED_CHARS
+        ],
         text=text,
         shelf=ingest.check_shelf(item.get("shelf") or "default"),
         tags=ingest.check_tags(item.get("tags") or ()),
@@ -85,7 +87,7 @@ def file_draft(
             created = None
     return Draft(
         kind="file",
-        title=extracted.title,
+        title=extracted.title[: ingest.TITLE_STORED_CHARS],
         text=extracted.text,
         shelf=ingest.check_shelf(shelf or (front.shelf if front and front.shelf else "default")),
         tags=ingest.check_tags([*tags, *(front.tags if front else ())]),
@@ -100,7 +102,7 @@ def page_draft(
     """A fetched web page as a draft: untrusted, keyed by its URL."""
     return Draft(
         kind="page",
-        title=title.strip() or url,
+        title=(title.strip() or url)[: ingest.TITLE_STORED_CHARS],
         text=ingest.check_text(text, "page", max_bytes),
         shelf=ingest.check_shelf(shelf),
         source=url,

@@ -24,7 +24,9 @@ from privault.watches.model import WATCH_KINDS, Watch, WatchRun
 from privault.watches.schedule import Schedule, plan_due
 
 
-def _checked_target(kind: str, target: str, allow_private: bool) -> str:
+def checked_target(kind: str, target: str, allow_private: bool) -> str:
+    """A watch's target as stored, or an InputError: the checks every watch target passes
+    (a URL's scheme and host under the SSRF rules, a folder that exists)."""
     value = target.strip()
     if not value:
         raise InputError(f"a {kind} watch needs a target")
@@ -71,7 +73,7 @@ def add_watch(
         raise InputError("max_catchup must be at least 1")
     now = clock() if now_ms is None else now_ms
     schedule = Schedule.parse(every)
-    value = _checked_target(kind, target, allow_private)
+    value = checked_target(kind, target, allow_private)
     if at_ms is not None:
         first = at_ms
     elif kind == "remind" and schedule.interval_ms is not None:

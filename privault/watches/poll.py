@@ -75,14 +75,30 @@ def default_worker() -> str:
 
 
 def enqueue_due(conn: Connection, *, now_ms: int, policy: jobs.RetryPolicy) -> tuple[int, int]:
-    """Turn every due planned run into a job; return (jobs enqueued, runs skipped)."""
+    """Turn every due planned run into a job; return (jobs enqueued, runs skipped).
+
+    Each watch is planned on its own: one whose schedule cannot be read (stored by another
+    version, or synced from another device) is recorded as failed and planned no more,
+    and the others are enqueued as usual."""
     enqueued = skipped = 0
     with write(conn):
         for due in store.due_watches(conn, now_ms):
             watch_id = due["id"]
-            plan = plan_due(
-                Schedule.stored(due["schedule"]), due["next_run_at"], now_ms, due["max_catchup"]
-            )
+            try:
+                schedule = Schedule.stored(due["schedule"])
+                plan = plan_due(schedule, due["next_run_at"], now_ms, due["max_catchup"])
+            except (InputError, ValueError) as exc:
+                store.record_outcome(
+                    conn,
+                    watch_id,
+                    finished=now_ms,
+                    status="error",
+                    error=f"its schedule cannot be read, so it is not planned: {exc}",
+                    failed=True,
+                    state=None,
+                )
+                store.unplan(conn, watch_id, now_ms)
+                continue
             for planned in plan.run_at:
                 if (
                     jobs.enqueue(

@@ -103,7 +103,8 @@ def import_(
 ) -> None:
     """Merge a bundle into the vault, row by row (importing twice changes nothing).
 
-    A damaged, truncated or newer bundle, or a wrong passphrase, is refused whole."""
+    A damaged, truncated or newer bundle, or a wrong passphrase, is refused whole; a row
+    outside the bounds a local write keeps is refused alone and named."""
     secret = bundle_secret(vault_key=vault_key, confirm=False)
     with opened() as vault:
         report = vault.sync.import_bundle(file, secret=secret, caller=Caller.owner())
@@ -116,6 +117,7 @@ def import_(
         f"{report.unchanged} already here, {report.forgotten} of forgotten documents, "
         f"{report.waiting} waiting for rows not yet imported"
     )
+    _refused_rows(report.refused_rows, indent="")
 
 
 def sync(
@@ -142,6 +144,7 @@ def sync(
         if item.kept_stricter:
             shelves = ", ".join(item.kept_stricter)
             console.print(f"    kept the stricter access settings of shelf {shelves}")
+        _refused_rows(item.refused_rows, indent="    ")
     for path, reason in report.refused:
         console.print(
             styled(
@@ -150,6 +153,12 @@ def sync(
                 reason=reason,
             )
         )
+
+
+def _refused_rows(lines: tuple[str, ...], *, indent: str) -> None:
+    """Rows another device sent that this vault refused on their own (the rest merged)."""
+    for line in lines:
+        console.print(styled(indent + "[yellow]refused[/yellow] {line}", line=line))
 
 
 def register(app: typer.Typer) -> None:

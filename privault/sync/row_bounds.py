@@ -1,0 +1,94 @@
+"""The bounds a synced row must keep besides its shape: what a local write would refuse.
+
+`privault.sync.shapes` checks that a row is made of the right types and ids; a row that
+fails there is not something any privault writes, and its whole bundle is refused. A row
+that passes can still hold what no local write stores and what later reads cannot handle
+(statement metadata that is not a JSON object, a title of megabytes, a time outside the
+years privault keeps, a section outside its document, a schedule no poll can read, a shelf
+version claiming to have seen its own future). Such a row is refused alone
+(`RowRefused`): the reader reports it by number and reason and merges the rest of its
+bundle, so one bad row from another device costs that row, not the device's other
+changes. The limits are the local ones, imported from where local writes keep them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from privault.errors import InputError
+from privault.store.documents import TITLE_STORED_CHARS
+from privault.sync.shapes import RowShapeError, shown
+from privault.timeutil import in_range
+from privault.watches.schedule import Schedule
+
+
+class RowRefused(RowShapeError):
+    """A well-shaped synced row outside the bounds this vault keeps: refused on its own."""
+
+
+def check_bounds(kind: str, row_id: str, hlc: str, payload: Mapping[str, Any] | None) -> None:
+    """Refuse (`RowRefused`) a row, already checked by `shapes.check_row`, that holds what
+    a local write would not store."""
+    if payload is None:
+        return
+    problem = None
+    if kind == "shelf":
+        problem = _shelf(payload, hlc)
+    elif kind == "document":
+        problem = _document(payload)
+    elif kind == "statement":
+        problem = _statement(payload)
+    elif kind == "watch":
+        problem = _watch(payload)
+    if problem:
+        raise RowRefused(f"{kind} row {shown(row_id)}: {problem}")
+
+
+def _shelf(payload: Mapping[str, Any], hlc: str) -> str | None:
+    # `seen` holds, per device, the newest clock of that device's versions of the shelf
+    # the writer had seen; every clock the writer ticks afterwards is later than all of
+    # them (`hlc.receive`, then `hlc.tick`). So no entry can be later than the version's
+    # own clock: one that is was forged to make a loosening look as if it followed a
+    # stricter version (`sync.access`). Clocks are fixed-width text: they compare as text.
+    later = sorted(device for device, clock in payload["seen"].items() if clock > hlc)
+    if later:
+        return f"it claims to have seen a later version of it (from {shown(later[0])})"
+    return None
+
+
+def _document(payload: Mapping[str, Any]) -> str | None:
+    # The note's size is not bounded here: each device sets its own `max_note_bytes`, and
+    # files and pages have other limits, so a size one device took may be over another's.
+    if len(payload["title"]) > TITLE_STORED_CHARS:
+        return f"its title is longer than {TITLE_STORED_CHARS} characters"
+    for name in ("created_at", "updated_at"):
+        if not in_range(payload[name]):
+            return f"its {name} is outside the years privault keeps"
+    size = len(payload["body"])
+    for node, _parent, _position, _depth, _heading, _crumb, _text, start, end in payload[
+        "sections"
+    ]:
+        if not 0 <= start <= end <= size:
+            return f"section {shown(node)} does not lie inside the document's text"
+    return None
+
+
+def _statement(payload: Mapping[str, Any]) -> str | None:
+    # Every read of a statement parses its metadata as an object (`statements.view`).
+    try:
+        metadata = json.loads(payload["metadata"])
+    except (ValueError, RecursionError):
+        return "its metadata is not JSON"
+    return None if isinstance(metadata, dict) else "its metadata is not a JSON object"
+
+
+def _watch(payload: Mapping[str, Any]) -> str | None:
+    # The parser a local add uses, without its ten-year cap on intervals, which older
+    # versions did not have (`Schedule.stored`, as every poll reads it).
+    try:
+        Schedule.stored(payload["schedule"])
+    except (InputError, ValueError):
+        return f"its schedule {shown(payload['schedule'])} cannot be read"
+    return None
