@@ -1,10 +1,12 @@
 """Exports with one file that cannot be read: a zip member packed with a password, or by a
-method Python cannot unpack (Deflate64, which Windows uses for large zips), or damaged.
-Where the export has many files, that one is reported and the rest imported; where the
-export is that one file, the import is refused in one line, never an internal error."""
+method Python cannot unpack (Deflate64, which Windows uses for large zips), or damaged; a
+link out of the export's folder; a mail too large to read. Where the export has many
+files or items, that one is reported and the rest imported; where the export is that one
+file, the import is refused in one line, never an internal error."""
 
 from __future__ import annotations
 
+import io
 import json
 import zipfile
 from pathlib import Path
@@ -190,3 +192,77 @@ def test_a_conversations_file_whose_lzma_stream_breaks_is_refused_in_one_line(
     refused = runner.invoke(app, ["add", "--from", "chatgpt", str(path)])
     assert isinstance(refused.exception, InputError), refused.exception
     assert str(refused.exception).startswith(f"cannot read {path.name}: ")
+
+
+# ---- mail: a link out of the folder, a message too large to read ----------------------
+
+
+def test_an_mbox_folder_reports_a_link_out_of_it_and_reads_the_rest(tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere.mbox"
+    outside.write_bytes(samples.MBOX)
+    folder = tmp_path / "Mail"
+    folder.mkdir()
+    (folder / "Inbox").write_bytes(samples.MBOX)
+    (folder / "Linked").symlink_to(outside)
+    items = list(imports.reader("mbox")(folder))
+    (bad,) = [item for item in items if isinstance(item, Bad)]
+    assert (bad.where, bad.reason) == ("Linked", "a link to a file outside the folder; not read")
+    assert {page.scope for page in items if isinstance(page, Page)} == {"Inbox"}
+    assert len([item for item in items if isinstance(item, Page)]) == 3
+
+
+def _mail(number: int, body: bytes) -> bytes:
+    return (
+        (
+            f"From a@example.com Mon Jan  1 10:0{number}:00 2024\n"
+            f"From: A <a@example.com>\nSubject: Mail {number}\n"
+            f"Message-ID: <m{number}@example.com>\n\n"
+        ).encode()
+        + body
+        + b"\n\n"
+    )
+
+
+def test_an_mbox_message_over_the_limit_is_reported_unread_and_the_rest_imported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from privault.imports import mbox
+
+    limit = 64 * 1024
+    monkeypatch.setattr(mbox, "MAX_MESSAGE_BYTES", limit)
+    monkeypatch.setattr(mbox, "_SCAN_BYTES", 4096)
+    path = tmp_path / "mail.mbox"
+    path.write_bytes(
+        _mail(1, b"Small one.") + _mail(2, b"x" * (4 * limit)) + _mail(3, b"Small too.")
+    )
+    largest: list[int] = []
+    opened = Path.open
+
+    class Watched:
+        """The mailbox file, noting how much each read asks for."""
+
+        def __init__(self, stream: io.BufferedReader) -> None:
+            self.stream = stream
+
+        def __enter__(self) -> Watched:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.stream.close()
+
+        def seek(self, offset: int) -> int:
+            return self.stream.seek(offset)
+
+        def read(self, size: int) -> bytes:
+            largest.append(size)
+            return self.stream.read(size)
+
+    monkeypatch.setattr(Path, "open", lambda self, *a, **k: Watched(opened(self, *a, **k)))
+    items = list(imports.reader("mbox")(path))
+    monkeypatch.undo()
+    assert [p.title for p in items if isinstance(p, Page)] == ["Mail 1", "Mail 3"]
+    (bad,) = [item for item in items if isinstance(item, Bad)]
+    size = len(_mail(2, b"x" * (4 * limit)))  # its place in the file, `From ` line and all
+    assert (bad.where, bad.key) == ("mail.mbox message 2", "m2@example.com")
+    assert bad.reason == f"{size:,} bytes, over the {limit:,}-byte limit; not read"
+    assert max(largest) <= limit  # never read whole
