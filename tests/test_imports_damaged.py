@@ -1,8 +1,8 @@
 """Exports with one file that cannot be read: a zip member packed with a password, or by a
 method Python cannot unpack (Deflate64, which Windows uses for large zips), or damaged; a
-link out of the export's folder; a mail too large to read. Where the export has many
-files or items, that one is reported and the rest imported; where the export is that one
-file, the import is refused in one line, never an internal error."""
+link out of the export's folder; a mail too large to read; a file full of NUL bytes. Where
+the export has many files or items, that one is reported and the rest imported; where the
+export is that one file, the import is refused in one line, never an internal error."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from privault import imports
+from privault.encodings import decode_export
 from privault.errors import InputError
 from privault.imports import Bad, Page
 from privault.interfaces.cli import app
@@ -266,3 +267,49 @@ def test_an_mbox_message_over_the_limit_is_reported_unread_and_the_rest_imported
     assert (bad.where, bad.key) == ("mail.mbox message 2", "m2@example.com")
     assert bad.reason == f"{size:,} bytes, over the {limit:,}-byte limit; not read"
     assert max(largest) <= limit  # never read whole
+
+
+# ---- a file full of NUL bytes: not text ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "data",
+    ["A note saved as UTF-16 with no byte order mark\n".encode("utf-16-le"), b"\x7fELF\x02\x00"],
+    ids=["UTF-16 with no mark", "binary"],
+)
+def test_decode_export_refuses_bytes_with_nul_it_cannot_read_as_text(data: bytes) -> None:
+    with pytest.raises(ValueError, match="contains NUL bytes; is it binary"):
+        decode_export(data)
+
+
+def test_decode_export_still_reads_utf_16_by_its_byte_order_mark() -> None:
+    assert decode_export("A note\n".encode("utf-16")) == "A note\n"  # the mark written first
+
+
+@pytest.mark.parametrize("which", ["row page", "table"])
+def test_a_notion_database_file_full_of_nul_bytes_is_reported_and_the_rest_imported(
+    tmp_path: Path, which: str
+) -> None:
+    files = samples.notion_files()
+    rows = f"Home {samples.NOTION_PAGE}/Tasks {samples.NOTION_DB}"
+    spoiled = (
+        f"{rows}/Renew passport {samples.NOTION_ROW}.md"
+        if which == "row page"
+        else (f"{rows}_all.csv")
+    )
+    path = tmp_path / "notion.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, text in files.items():
+            # UTF-16 with no byte order mark: read as text, its every other byte a NUL
+            unmarked = text.lstrip("\ufeff").encode("utf-16-le")
+            archive.writestr(name, unmarked if name == spoiled else text.encode())
+    items = list(imports.reader("notion")(path))
+    (bad,) = [item for item in items if isinstance(item, Bad)]
+    assert bad.reason.endswith("(contains NUL bytes; is it binary?)")
+    found = [item for item in items if isinstance(item, Page)]
+    assert not [page.title for page in found if "\x00" in page.text + page.title]
+    titles = {page.title for page in found}
+    assert {"Home", "Recipes"} <= titles
+    if which == "row page":
+        assert {"Call bank", "Hidden row"} <= titles and "Renew passport" not in titles
+        assert bad.key == samples.NOTION_ROW

@@ -215,7 +215,7 @@ def _rows(
             io.StringIO(decode_export(table.load(MAX_WHOLE_FILE_BYTES)), newline="")
         )
         header = next(reader, None)
-    except (OSError, csv.Error, zipfile.BadZipFile) as exc:
+    except (OSError, ValueError, csv.Error, zipfile.BadZipFile) as exc:  # ValueError: not text
         yield Bad(str(table.path), f"unreadable database ({exc})", label="row")
         return
     if not header:
@@ -243,7 +243,7 @@ def _rows(
             key = split_id(page.stem)[1] or key
             try:
                 body = _row_body(decode_export(pages[page].load()), title)
-            except (OSError, zipfile.BadZipFile) as exc:
+            except (OSError, ValueError, zipfile.BadZipFile) as exc:  # ValueError: not text
                 yield Bad(f"{name} row {title!r}", f"cannot read ({exc})", key=key, label="row")
                 continue
         front = "\n".join(f"{k}: {_one_line(v)}" for k, v in properties.items() if v.strip())
