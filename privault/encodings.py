@@ -173,6 +173,12 @@ def _western(data: bytes) -> tuple[str, str] | None:
 def decode_export(data: bytes) -> str:
     """A file inside another program's export (a note of a folder of notes): as
     `decode_file` reads it, else as windows-1252 with U+FFFD for undefined bytes, so that
-    one odd note does not stop an import of thousands."""
+    one odd note does not stop an import of thousands. `ValueError` when it holds a NUL
+    byte all the same (binary, or UTF-16 with no mark to read it by): that one is skipped,
+    not filed as text full of NULs."""
     decoded = decode_file(data)
-    return decoded[0] if decoded is not None else data.decode(FALLBACK, errors="replace")
+    if decoded is not None:
+        return decoded[0]
+    if b"\x00" in data:
+        raise ValueError("contains NUL bytes; is it binary?")
+    return data.decode(FALLBACK, errors="replace")

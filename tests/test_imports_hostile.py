@@ -299,6 +299,59 @@ def test_an_obsidian_vault_skips_named_pipes(tmp_path: Path) -> None:
     assert [p.key for p in pages(read_all("obsidian", root))] == ["V/a.md"]
 
 
+def _daily_notes_settings(root: Path, how: str) -> str:
+    """Spoil an Obsidian vault's daily-notes settings in the way `how` names; the reason
+    the import gives for not reading it."""
+    settings = root / ".obsidian" / "daily-notes.json"
+    if how == "named pipe":
+        os.mkfifo(settings)
+        return "not a regular file"
+    if how == "link out":
+        outside = root.parent / "elsewhere.json"
+        outside.write_text('{"format": "DD.MM.YYYY"}')
+        settings.symlink_to(outside)
+        return "a link to a file outside the vault folder"
+    if how == "too deep":
+        settings.write_text("[" * 200_000 + "]" * 200_000)
+        return jsonstream.TOO_DEEP
+    if how == "too large":
+        settings.write_text(json.dumps({"format": "DD.MM.YYYY", "pad": " " * (1 << 20)}))
+        return f"not read (daily-notes.json is {settings.stat().st_size:,} bytes, over the "
+    if how == "not UTF-8":
+        settings.write_bytes(b'{"format": "DD.MM.YYYY \xff"}')
+        return "not UTF-8 text"
+    settings.write_text('{"format": ')
+    return "not valid JSON (Expecting value)"
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize(
+    "how", ["named pipe", "link out", "too deep", "too large", "not UTF-8", "not JSON"]
+)
+def test_obsidian_daily_notes_settings_that_cannot_be_read_are_reported_and_taken_as_absent(
+    tmp_path: Path, how: str
+) -> None:
+    root = tmp_path / "V"
+    (root / ".obsidian").mkdir(parents=True)
+    (root / "01.03.2024.md").write_text("A daily note in another format\n")
+    (root / "2024-03-02.md").write_text("A daily note by the default format\n")
+    reason = _daily_notes_settings(root, how)
+    items = read_all("obsidian", root)
+    (bad,) = [item for item in items if isinstance(item, Bad)]
+    assert (bad.where, bad.label, bad.key) == (
+        ".obsidian/daily-notes.json",
+        "settings",
+        "V/.obsidian/daily-notes.json",
+    )
+    assert bad.reason.startswith(reason)
+    assert bad.reason.endswith("; daily notes are dated by YYYY-MM-DD names")
+    dated = {page.key: page.created_at for page in pages(items)}
+    assert dated == {"V/01.03.2024.md": None, "V/2024-03-02.md": parse_time("2024-03-02")}
+    report = runner.invoke(app, ["add", "--from", "obsidian", str(root), "--json"])
+    assert report.exit_code == 0, (report.output, report.exception)
+    assert json.loads(report.stdout)["added"] == 2
+
+
 @pytest.mark.timeout(20)
 def test_a_notion_folder_skips_named_pipes(tmp_path: Path) -> None:
     root = samples.notion_export(tmp_path, zipped=False)

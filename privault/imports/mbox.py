@@ -9,7 +9,9 @@ preferred over HTML (HTML is reduced to its text), text attachments appended and
 attachments named (their bodies are emptied before the mail is parsed: `mail_bodies`). A
 calendar invitation, attached or inline (`text/calendar`), is appended as its events
 (`invitations`). Replies link to the message they answer (In-Reply-To, else the last of
-References); Gmail's labels become tags. A folder is read as the mbox files in it.
+References); Gmail's labels become tags. A folder is read as the mbox files in it; a link
+in it to a file outside it is reported, not followed, as in the other importers. A message
+over `MAX_MESSAGE_BYTES` is reported by its Message-ID, not read.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import hashlib
 import os
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from email import policy
 from email.errors import HeaderParseError
 from email.header import Header, decode_header
@@ -42,11 +45,17 @@ from privault.imports.items import (
     raw_digest,
 )
 from privault.imports.mail_bodies import unread_bodies_emptied
-from privault.imports.sources import head, source_time
+from privault.imports.sources import MAX_WHOLE_FILE_BYTES, head, inside, source_time
 
 KIND = "mbox"
 WHAT = "an mbox mailbox (Gmail Takeout .mbox, a Thunderbird folder file)"
 TEXT_ATTACHMENT_BYTES = 2 * 1024 * 1024  # a longer text attachment is named, not inlined
+# A message is read whole, so it is held to what an export's file read whole is
+# (`MAX_WHOLE_FILE_BYTES`), not to a note's size: its bytes carry its attachments (base64,
+# a third larger than the files), which mail services take to 25-50 MB and which are named,
+# not kept, so a mail far larger than any note still yields a note's worth of text.
+MAX_MESSAGE_BYTES = MAX_WHOLE_FILE_BYTES
+_HEAD_BYTES = 64 * 1024  # read of a message too large to read: where its Message-ID is
 # compat32: the default policy's header objects cost most of a mail's parse; headers are
 # decoded here (RFC 2047) and the parts chosen by walking them.
 _PARSER = BytesParser(policy=policy.compat32)
@@ -67,22 +76,30 @@ def looks_like(path: Path) -> bool:
     return bool(_FROM_LINE.match(first))
 
 
-def mailbox_files(path: Path) -> list[Path]:
-    """`path` itself, or the mbox files in a folder (Thunderbird's `.msf` indexes left out)."""
+def mailbox_files(path: Path) -> list[Path | Bad]:
+    """`path` itself, or the mbox files in a folder (Thunderbird's `.msf` indexes left out),
+    and a `Bad` for each link in the folder to a file outside it: not part of the export,
+    and reading it would import whatever file it names. (Not looked into, so any such link
+    is reported, mbox or not.)"""
     if path.is_file():
         if not looks_like(path):
             raise NotThisKind(f"not {WHAT}: {path.name} does not start with a 'From ' line")
         return [path]
     if not path.is_dir():
         raise NotThisKind(f"not {WHAT}: {path} is not a file or folder")
-    found = []
+    found: list[Path | Bad] = []
     for folder, dirs, files in os.walk(path):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(files):
             candidate = Path(folder) / name
-            if not name.startswith(".") and looks_like(candidate):
+            if name.startswith("."):
+                continue
+            if not inside(path, candidate):
+                where = candidate.relative_to(path).as_posix()
+                found.append(Bad(where, "a link to a file outside the folder; not read"))
+            elif looks_like(candidate):
                 found.append(candidate)
-    if not found:
+    if not any(isinstance(file, Path) for file in found):
         raise NotThisKind(f"not {WHAT}: no mbox file in {path}")
     return found
 
@@ -91,10 +108,18 @@ def read(path: Path, known: Known | None = None) -> Iterator[Item]:
     """Each message of the mailbox (or mailboxes) at `path`, in file order (one `known`
     holds as it is comes as `Unchanged`, unparsed)."""
     for file in mailbox_files(path):
+        if isinstance(file, Bad):
+            yield file  # its messages unknown: what the source deleted is not told
+            continue
         for number, raw in enumerate(messages(file), start=1):
             where = f"{file.name} message {number}"
             if isinstance(raw, OSError):
                 yield Bad(where, f"cannot read ({raw})", label="message")
+                continue
+            if isinstance(raw, Oversized):
+                reason = f"{raw.size:,} bytes, over the {MAX_MESSAGE_BYTES:,}-byte limit; not read"
+                # Still in the mailbox (by its Message-ID): not reported as deleted there.
+                yield Bad(where, reason, key=_quick_id(raw.head), label="message")
                 continue
             digest = raw_digest(KIND, raw)
             quick = _quick_id(raw)
@@ -129,10 +154,20 @@ def _offsets(file: Path) -> list[int]:
     return starts
 
 
-def messages(file: Path) -> Iterator[bytes | OSError]:
+@dataclass(frozen=True)
+class Oversized:
+    """A message over `MAX_MESSAGE_BYTES`, left unread: its size, and its first bytes
+    (without its `From ` line), where its Message-ID is."""
+
+    size: int
+    head: bytes
+
+
+def messages(file: Path) -> Iterator[bytes | OSError | Oversized]:
     """Each message's bytes without its `From ` line, as `mailbox.mbox.get_bytes` gives them
     (so a message's digest is what it was when the standard library read the file): ended
-    before the next `From ` line, less the empty line before it."""
+    before the next `From ` line, less the empty line before it. A message over
+    `MAX_MESSAGE_BYTES` is not read whole: only its head, as an `Oversized`."""
     try:
         starts = _offsets(file)
         stream = file.open("rb")
@@ -142,11 +177,15 @@ def messages(file: Path) -> Iterator[bytes | OSError]:
     with stream:
         ends = [*starts[1:], file.stat().st_size]
         for start, end in zip(starts, ends, strict=True):
+            oversized = end - start > MAX_MESSAGE_BYTES
             try:
                 stream.seek(start)
-                chunk = stream.read(end - start)
+                chunk = stream.read(_HEAD_BYTES if oversized else end - start)
             except OSError as exc:
                 yield exc
+                continue
+            if oversized:
+                yield Oversized(end - start, chunk[chunk.find(b"\n") + 1 :])
                 continue
             if chunk.endswith(b"\n\n"):
                 chunk = chunk[:-1]

@@ -37,7 +37,14 @@ from privault.imports.jsonstream import (
     iter_members,
 )
 from privault.imports.mem0_records import memory, memory_text
-from privault.imports.sources import MAX_WHOLE_FILE_BYTES, head, is_zip, member_bytes, zip_member
+from privault.imports.sources import (
+    MAX_WHOLE_FILE_BYTES,
+    head,
+    is_zip,
+    member_bytes,
+    open_member,
+    zip_member,
+)
 
 KIND = "mem0"
 WHAT = "a mem0 or OpenMemory export (JSON or JSON Lines of memories, or the export's .zip)"
@@ -113,7 +120,7 @@ def _zipped(path: Path) -> Iterator[Item]:
 def _inflated(archive: zipfile.ZipFile, member: str) -> bytes:
     """A gzipped member inflated, `OSError` past `MAX_WHOLE_FILE_BYTES`: the size a gzip
     states is a field a hostile file may fake, so inflating stops at the limit instead."""
-    with archive.open(member) as raw, gzip.open(raw) as stream:
+    with open_member(archive, member) as raw, gzip.open(raw) as stream:
         data = stream.read(MAX_WHOLE_FILE_BYTES + 1)
     if len(data) > MAX_WHOLE_FILE_BYTES:
         name = member.rsplit("/", 1)[-1]

@@ -11,11 +11,12 @@ row that starts with the row's properties as `Key: Value` lines. Here:
   the row page's own text; a property named like "Created" dates it (`notion_dates`);
 * links between pages (`[Text](Other%20Page%20<id>.md)`) become `Link`s by id.
 
-An export is read as found, never trusted: a page or table over its size limit is reported
-unread (a zip member can inflate to any size), only the zips at the top of the export are
-its parts (a zip further down is a file attached to a page), a part that would inflate past
-its limits refuses the export before it is unpacked, and in a folder a link to a file
-outside it is reported, not followed.
+An export is read as found, never trusted: a page or table over its size limit (a zip
+member can inflate to any size) or that cannot be unpacked (a password, Deflate64) is
+reported unread, only the zips at the top of the export are its parts (a zip further down
+is a file attached to a page), a part that would inflate past its limits refuses the export
+before it is unpacked, and in a folder a link to a file outside it is reported, not
+followed.
 """
 
 from __future__ import annotations
@@ -37,7 +38,13 @@ from urllib.parse import unquote
 from privault.encodings import decode_export
 from privault.imports.items import Bad, Item, Known, Link, NotThisKind, Page, content_key
 from privault.imports.notion_dates import row_date, with_orders
-from privault.imports.sources import MAX_WHOLE_FILE_BYTES, inside, is_zip
+from privault.imports.sources import (
+    MAX_WHOLE_FILE_BYTES,
+    inside,
+    is_zip,
+    open_member,
+    read_member,
+)
 
 KIND = "notion"
 WHAT = "a Notion export (Markdown & CSV, .zip or folder)"
@@ -137,7 +144,7 @@ def _zip_entries(archive: zipfile.ZipFile, stack: ExitStack, *, outer: bool) -> 
             inner = stack.enter_context(zipfile.ZipFile(_spooled(archive, info, stack)))
             yield from _zip_entries(inner, stack, outer=False)
             continue
-        yield Entry(name, info.file_size, partial(archive.read, info))
+        yield Entry(name, info.file_size, partial(read_member, archive, info))
 
 
 def _spooled(archive: zipfile.ZipFile, info: zipfile.ZipInfo, stack: ExitStack) -> IO[bytes]:
@@ -149,7 +156,7 @@ def _spooled(archive: zipfile.ZipFile, info: zipfile.ZipInfo, stack: ExitStack) 
     if info.file_size > limit:
         raise OSError(f"{over} ({info.file_size:,})")
     spool = stack.enter_context(tempfile.TemporaryFile())  # noqa: SIM115 - closed by the stack
-    with archive.open(info) as raw:
+    with open_member(archive, info) as raw:
         while block := raw.read(1 << 20):
             if spool.tell() + len(block) > limit:
                 raise OSError(over)
@@ -208,7 +215,7 @@ def _rows(
             io.StringIO(decode_export(table.load(MAX_WHOLE_FILE_BYTES)), newline="")
         )
         header = next(reader, None)
-    except (OSError, csv.Error, zipfile.BadZipFile) as exc:
+    except (OSError, ValueError, csv.Error, zipfile.BadZipFile) as exc:  # ValueError: not text
         yield Bad(str(table.path), f"unreadable database ({exc})", label="row")
         return
     if not header:
@@ -236,7 +243,7 @@ def _rows(
             key = split_id(page.stem)[1] or key
             try:
                 body = _row_body(decode_export(pages[page].load()), title)
-            except (OSError, zipfile.BadZipFile) as exc:
+            except (OSError, ValueError, zipfile.BadZipFile) as exc:  # ValueError: not text
                 yield Bad(f"{name} row {title!r}", f"cannot read ({exc})", key=key, label="row")
                 continue
         front = "\n".join(f"{k}: {_one_line(v)}" for k, v in properties.items() if v.strip())

@@ -7,7 +7,9 @@
   note or PDF of the vault becomes a `Link` to it, resolved the way Obsidian does: a path
   from the vault's root, else the file of that name nearest the root.
 * A daily note is dated by its file name (the format in `.obsidian/daily-notes.json`, else
-  `YYYY-MM-DD`); other notes by front matter, else the file's modification time.
+  `YYYY-MM-DD`); other notes by front matter, else the file's modification time. A settings
+  file that cannot be read (not a regular file, a link out of the vault, too large, not
+  JSON) is reported and taken as absent.
 * `.obsidian/`, `.trash/` and every hidden folder are not notes; nor is a file linked in
   from outside the vault's folder (reported, not read), nor a named pipe or a device (as
   `privault add FOLDER` takes regular files only: reading a pipe waits for a writer).
@@ -28,7 +30,8 @@ from typing import Any
 from privault import yamltext
 from privault.encodings import decode_export
 from privault.imports.items import Bad, Item, Known, Link, NotThisKind, Page, clean_tags
-from privault.imports.sources import inside, source_time, time_in_formats
+from privault.imports.jsonstream import TOO_DEEP
+from privault.imports.sources import file_bytes, inside, source_time, time_in_formats
 from privault.timeutil import in_range_or_none
 
 KIND = "obsidian"
@@ -36,6 +39,8 @@ WHAT = "an Obsidian vault (a folder of Markdown notes)"
 NOTE_SUFFIXES = {".md", ".markdown"}
 FILE_SUFFIXES = {".pdf"}
 MAX_NOTE_BYTES = 20 * 1024 * 1024
+DAILY_NOTES = ".obsidian/daily-notes.json"
+MAX_SETTINGS_BYTES = 1024 * 1024  # Obsidian writes a few hundred bytes there
 
 _FRONT = re.compile(r"\A---[ \t]*\r?\n(.*?)^(?:---|\.\.\.)[ \t]*\r?$\n?", re.DOTALL | re.MULTILINE)
 _LINK = re.compile(r"(!?)\[\[([^\[\]\n|#^]*)(#[^\[\]\n|]*)?(?:\|([^\[\]\n]*))?\]\]")
@@ -58,7 +63,13 @@ def read(path: Path, known: Known | None = None) -> Iterator[Item]:
     if not any(f.suffix.lower() in NOTE_SUFFIXES for f in files) and not looks_like(root):
         raise NotThisKind(f"not {WHAT}: no Markdown note in {path}")
     names = _NameIndex(root, files)
-    daily = _daily_format(root)
+    moment, problem = daily_setting(root)
+    if problem is not None:
+        # A key, so it is not counted as an item that could not be identified: that
+        # would stop the import telling which notes the vault deleted.
+        reason = f"{problem}; daily notes are dated by YYYY-MM-DD names"
+        yield Bad(DAILY_NOTES, reason, key=f"{vault}/{DAILY_NOTES}", label="settings")
+    daily = _daily_format(moment)
     for file in files:
         rel = file.relative_to(root).as_posix()
         key = f"{vault}/{rel}"
@@ -254,13 +265,33 @@ _MOMENT = [  # moment.js tokens of a daily-note format, longest first
 ]
 
 
-def _daily_format(root: Path) -> str:
-    """The daily notes' file-name format as a strptime pattern."""
+def daily_setting(root: Path) -> tuple[str, str | None]:
+    """The daily notes' file-name format as Obsidian writes it ('' when none is set), and
+    why its settings file was not read, when it was not (then ''). Read as a note is: not
+    through a link out of the vault, not a named pipe (reading one waits for a writer), not
+    past a size limit."""
+    file = root / DAILY_NOTES
+    if not (file.exists() or file.is_symlink()):
+        return "", None
+    if not inside(root, file):
+        return "", "a link to a file outside the vault folder"
+    if not file.is_file():
+        return "", "not a regular file"
     try:
-        settings = json.loads((root / ".obsidian" / "daily-notes.json").read_text("utf-8"))
-        moment = str(settings.get("format") or "") if isinstance(settings, dict) else ""
-    except (OSError, ValueError):
-        moment = ""
+        settings = json.loads(file_bytes(file, MAX_SETTINGS_BYTES).decode("utf-8-sig"))
+    except OSError as exc:
+        return "", f"not read ({exc})"
+    except UnicodeDecodeError:
+        return "", "not UTF-8 text"
+    except json.JSONDecodeError as exc:
+        return "", f"not valid JSON ({exc.msg})"
+    except RecursionError:
+        return "", TOO_DEEP
+    return (str(settings.get("format") or "") if isinstance(settings, dict) else ""), None
+
+
+def _daily_format(moment: str) -> str:
+    """The daily notes' file-name format (moment.js tokens) as a strptime pattern."""
     moment = (moment or "YYYY-MM-DD").rsplit("/", 1)[-1]
     pattern = ""
     while moment:

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import email.utils
 import io
+import lzma
 import re
 import zipfile
+import zlib
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -28,6 +30,16 @@ from privault.timeutil import in_range_or_none
 # memory, so a file at the limit costs about a gigabyte, which a laptop still has, while the
 # text these files hold (memories, project notes, a table's rows) runs to megabytes.
 MAX_WHOLE_FILE_BYTES = 256 * 1024 * 1024
+# What a damaged zip member raises while it inflates, besides `OSError` (which a broken
+# bzip2 stream raises): a deflate or LZMA stream that breaks, a CRC that does not match, a
+# member cut short.
+BROKEN_MEMBER: tuple[type[Exception], ...] = (
+    zipfile.BadZipFile,
+    zlib.error,
+    lzma.LZMAError,
+    EOFError,
+)
+_ENCRYPTED = 0x1  # a zip member's flag bit: packed with a password
 
 
 def is_zip(path: Path) -> bool:
@@ -64,7 +76,7 @@ def open_text(path: Path, name: str, what: str) -> Iterator[IO[str]]:
             member = zip_member(archive, name)
             if member is None:
                 raise NotThisKind(f"not {what}: no {name} in {path.name}")
-            with archive.open(member) as raw:
+            with open_member(archive, member) as raw:
                 yield io.TextIOWrapper(raw, encoding="utf-8-sig", errors="replace")
         return
     if not path.is_file():
@@ -93,7 +105,35 @@ def member_bytes(archive: zipfile.ZipFile, member: str, limit: int) -> bytes:
     size = archive.getinfo(member).file_size
     if size > limit:
         raise OSError(_over(member.rsplit("/", 1)[-1], size, limit))
-    return archive.read(member)
+    return read_member(archive, member)
+
+
+def open_member(archive: zipfile.ZipFile, member: str | zipfile.ZipInfo) -> IO[bytes]:
+    """A zip member opened to read; `OSError` when this Python cannot unpack it: packed
+    with a password (none is ever asked for), or by a method it lacks (Deflate64, which
+    Windows uses for large zips; PPMd). Raised as `OSError`, what an unreadable file of an
+    export raises, so a reader that reports one bad file and goes on does so for this one
+    too, instead of the whole import stopping on it."""
+    info = member if isinstance(member, zipfile.ZipInfo) else archive.getinfo(member)
+    name = info.filename.rsplit("/", 1)[-1]
+    if info.flag_bits & _ENCRYPTED:
+        raise OSError(f"{name} is encrypted (the zip has a password); not read")
+    try:
+        return archive.open(info)
+    except NotImplementedError as exc:  # an unknown method, strong encryption
+        method = f"zip method {info.compress_type}: {exc}"
+        raise OSError(f"{name} is packed in a way privault cannot unpack ({method})") from None
+
+
+def read_member(archive: zipfile.ZipFile, member: str | zipfile.ZipInfo) -> bytes:
+    """A zip member's bytes, whole; `OSError` when it cannot be unpacked (`open_member`)
+    or is damaged (`BROKEN_MEMBER`). The caller checks its size first."""
+    try:
+        with open_member(archive, member) as raw:
+            return raw.read()
+    except BROKEN_MEMBER as exc:
+        name = member.filename if isinstance(member, zipfile.ZipInfo) else member
+        raise OSError(f"{name.rsplit('/', 1)[-1]} is damaged ({exc})") from None
 
 
 def file_bytes(file: Path, limit: int) -> bytes:

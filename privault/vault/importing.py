@@ -19,8 +19,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
-import zipfile
-import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,6 +27,7 @@ from privault import imports
 from privault.caller import Caller
 from privault.errors import AccessDenied, Conflict, InputError, NotFound
 from privault.imports import Bad, Item, Memory, Page, Unchanged
+from privault.imports.sources import BROKEN_MEMBER
 from privault.store import documents, imported
 from privault.store.connection import Connection, write
 from privault.store.imported import ImportedItem
@@ -45,6 +44,7 @@ BATCH = 200  # pages per transaction
 # vault, a mailbox file, a mem0 user) and what is gone is judged within the scopes read.
 ONE_SOURCE_KINDS = ("chatgpt", "claude", "notion")
 Progress = Callable[[ImportCounts], None]
+_UNREADABLE: tuple[type[Exception], ...] = (OSError, *BROKEN_MEMBER)
 
 
 class VaultImporting:
@@ -96,8 +96,9 @@ class VaultImporting:
         run = _Run(self, kind, shelf, extra, dry_run, caller)
         try:
             self._read_all(read(source, run.known), run, progress)
-        except (OSError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
-            # A damaged archive or an unreadable file: what was read before it is stored.
+        except _UNREADABLE as exc:
+            # A damaged archive or an unreadable file, where the export is that one file
+            # (a conversations.json that breaks off): what was read before it is stored.
             raise InputError(f"cannot read {source.name}: {exc}") from None
         gone = run.gone()
         pruned = 0 if dry_run or not prune else self._prune(kind, gone, caller)
