@@ -309,3 +309,23 @@ def test_a_query_is_embedded_as_a_query_not_as_a_passage(tmp_path: Path) -> None
         assert [item.statement.content for item in facts] == ["The boiler was serviced in May"]
         assert embedder.batches == []  # no passage batch on the read path
         assert embedder.queries.count("boiler service") == 3  # the query, the search, its facts
+
+
+@pytest.mark.parametrize("stored", ["not json", "[1, 2]", "[" * 100_000])
+def test_a_statement_whose_stored_metadata_is_not_an_object_does_not_break_reads(
+    vault: Vault, stored: str
+) -> None:
+    """Merged from another device before synced rows were checked: the statement reads
+    with empty metadata, and the vault's other reads go on."""
+    added = vault.statements.add("The boiler is serviced every March", caller=OWNER)
+    vault.statements.add("The gate code changed in May", caller=OWNER)
+    with vault.conn:
+        vault.conn.execute(
+            "UPDATE statements SET metadata = ? WHERE id = ?",
+            (stored, added.statement.statement.id),
+        )
+    got = vault.statements.get(added.statement.statement.id, caller=OWNER).to_dict()
+    assert got["statement"]["metadata"] == {}
+    contents = {s["content"] for s in vault.statements.query(caller=OWNER).to_dict()["statements"]}
+    assert {"The boiler is serviced every March", "The gate code changed in May"} <= contents
+    vault.search("boiler", caller=OWNER)  # raised for every caller, on every call

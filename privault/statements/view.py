@@ -55,7 +55,7 @@ def _view(r: dict[str, Any], loaded: Loaded, known: int) -> Statement:
         superseded_by=r["superseded_by"] if r["superseded_by"] in known_successors else None,
         revises=r["revises"],
         revised_by=r["revised_by"] if r["revised_by"] in known_successors else None,
-        metadata=MappingProxyType(json.loads(r["metadata"])),
+        metadata=MappingProxyType(_metadata(r["metadata"])),
         confirmed_count=attested["n"] if attested else 0,
         last_confirmed_at=attested["last"] if attested else None,
         disputed_with=tuple(dict.fromkeys(loaded.disputed.get(r["id"], []))),
@@ -64,3 +64,14 @@ def _view(r: dict[str, Any], loaded: Loaded, known: int) -> Statement:
         author=r["author"],
         entity_kinds=tuple(kind for _, kind in entities),
     )
+
+
+def _metadata(stored: str) -> dict[str, Any]:
+    """A statement's metadata; empty when what is stored is not a JSON object. Every write
+    stores an object and a synced row must hold one, but a vault that merged such a row
+    before that check must still answer: one row must not break every read."""
+    try:
+        value = json.loads(stored)
+    except (ValueError, RecursionError):
+        return {}
+    return value if isinstance(value, dict) else {}
