@@ -60,6 +60,10 @@ def _announced(name: str, data: dict[str, Any]) -> dict[str, Any]:
         data.update(hint=None, dispatched=False)
     if name == "import_report":  # announced: why deletions at the source are not known
         data.update(deletions_unknown=None)
+    if name == "sync_import":  # announced: the rows refused alone, the rest merged
+        data.update(refused_rows=[])
+    if name == "sync_report":
+        data["imported"] = [{**item, "refused_rows": []} for item in data["imported"]]
     return data
 
 
