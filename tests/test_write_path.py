@@ -17,7 +17,7 @@ from privault.retrieval.embedder import FakeEmbedder
 from privault.spans import Span
 from privault.store import migrations
 from privault.store.connection import connect, write
-from privault.vault import Vault
+from privault.vault import Vault, writing
 from privault.vault.labels import clip_to, is_first_line, label_spans
 
 OWNER = Caller.owner()
@@ -170,3 +170,25 @@ def test_batched_threaded_writes_store_the_spans_of_one_by_one_detection(
             assert json.loads(label_json) == [
                 [s.start, s.end, s.kind, s.score, s.source] for s in want
             ]
+
+
+def test_every_write_stores_a_title_on_one_line(tmp_path: Path) -> None:
+    """A title given by another program (a chat export's, a table cell's, a page's) may
+    hold line breaks: stored as it came, it faked lines wherever titles are listed."""
+    vault = _vault(tmp_path / "v.db")
+    try:
+        given = vault.note("Body.", caller=OWNER, title="Budget\n\nOK   [done]\r\nnext")
+        first = vault.note("#  Plan\tfor   May \nbody", caller=OWNER)
+        titles = {d.doc_id: str(d.title) for d in vault.docs(caller=OWNER).documents}
+        assert [titles[d.doc_id] for d in (given, first)] == [
+            "Budget OK [done] next",
+            "Plan for May",
+        ]
+    finally:
+        vault.close()
+    page = tmp_path / "page.html"
+    page.write_text("<html><head><title>Two\n  lines</title></head><body><p>Text.</p></body>")
+    drafted = writing.file_draft(page, "default", (), 1_000_000)
+    assert drafted is not None and drafted.title == "Two lines"
+    fetched = writing.page_draft("https://example.com/", "A\nB", "Text.", "default", {}, 1_000)
+    assert fetched.title == "A B"

@@ -305,7 +305,7 @@ class _Run:
             )
         return Draft(
             kind="note",
-            title=page.title.strip()[: ingest.TITLE_STORED_CHARS] or "Untitled",
+            title=ingest.stored_title(page.title) or "Untitled",
             text=ingest.check_text(page.text, page.label, self.facade.max_file_bytes),
             shelf=shelf,
             tags=tags,

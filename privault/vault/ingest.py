@@ -87,16 +87,18 @@ def check_text(text: str, what: str, max_bytes: int) -> str:
     return utf8_text(text, what)
 
 
-def default_title(text: str) -> str:
-    """A title from the first heading or first line, stored whole.
+def stored_title(title: str) -> str:
+    """A title as every write stores it: one line (a title from another program may hold
+    line breaks, which would fake lines wherever it is listed), single spaces, at most
+    `TITLE_STORED_CHARS` (what a synced row must keep). The gate sees the whole stored
+    title; only what comes out of it is clipped for display (`gate.clip`)."""
+    return " ".join(title.split())[:TITLE_STORED_CHARS]
 
-    It is not clipped here: a value cut in half is no longer recognised, so the gate
-    sees the whole line and only what comes out of it is clipped (`gate.clip`).
-    """
+
+def default_title(text: str) -> str:
+    """A title from the first heading or first line (`stored_title`)."""
     heading = re.search(r"^#{1,6}\s+(.+)$", text, re.MULTILINE)
-    line = heading.group(1) if heading else text.strip().splitlines()[0]
-    line = re.sub(r"\s+", " ", line).strip()
-    return line[:TITLE_STORED_CHARS]
+    return stored_title(heading.group(1) if heading else text.strip().splitlines()[0])
 
 
 def index_sections(draft: Draft, embedder: Embedder) -> list[IndexedSection]:

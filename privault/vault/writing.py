@@ -50,9 +50,7 @@ def note_draft(item: Mapping[str, Any], max_bytes: int) -> Draft:
     text = ingest.check_text(item.get("text") or "", "note", max_bytes)
     return Draft(
         kind=item.get("kind") or "note",
-        title=((item.get("title") or "").strip() or ingest.default_title(text))[
-            : ingest.TITLE_STORED_CHARS
-        ],
+        title=ingest.stored_title(item.get("title") or "") or ingest.default_title(text),
         text=text,
         shelf=ingest.check_shelf(item.get("shelf") or "default"),
         tags=ingest.check_tags(item.get("tags") or ()),
@@ -87,7 +85,7 @@ def file_draft(
             created = None
     return Draft(
         kind="file",
-        title=extracted.title[: ingest.TITLE_STORED_CHARS],
+        title=ingest.stored_title(extracted.title),
         text=extracted.text,
         shelf=ingest.check_shelf(shelf or (front.shelf if front and front.shelf else "default")),
         tags=ingest.check_tags([*tags, *(front.tags if front else ())]),
@@ -102,7 +100,7 @@ def page_draft(
     """A fetched web page as a draft: untrusted, keyed by its URL."""
     return Draft(
         kind="page",
-        title=(title.strip() or url)[: ingest.TITLE_STORED_CHARS],
+        title=ingest.stored_title(title) or ingest.stored_title(url),
         text=ingest.check_text(text, "page", max_bytes),
         shelf=ingest.check_shelf(shelf),
         source=url,
