@@ -195,6 +195,23 @@ def test_a_conversations_file_whose_lzma_stream_breaks_is_refused_in_one_line(
     assert str(refused.exception).startswith(f"cannot read {path.name}: ")
 
 
+def test_an_export_whose_deflate_stream_breaks_at_its_start_is_refused_when_told_apart(
+    tmp_path: Path,
+) -> None:
+    """Telling the kind reads the first bytes of conversations.json: a stream damaged
+    there raised zlib's own error out of `add` with no --from (an internal error)."""
+    path = tmp_path / "chatgpt.zip"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("conversations.json", json.dumps([samples.chatgpt_conversation()] * 50))
+    raw = bytearray(path.read_bytes())
+    start = 30 + len("conversations.json") + 5  # into the compressed stream
+    raw[start : start + 40] = bytes(b ^ 0xFF for b in raw[start : start + 40])
+    path.write_bytes(bytes(raw))
+    refused = runner.invoke(app, ["add", str(path)])
+    assert isinstance(refused.exception, SystemExit), refused.exception  # not zlib's error
+    assert refused.exit_code == 1 and "failed 1" in refused.output
+
+
 # ---- mail: a link out of the folder, a message too large to read ----------------------
 
 

@@ -17,7 +17,14 @@ from typing import Any
 
 from privault.imports.items import Bad, Item, Known, Page, Unchanged, of_this_kind, raw_digest
 from privault.imports.jsonstream import BrokenElement, iter_array_raw
-from privault.imports.sources import head, is_zip, open_member, open_text, zip_member
+from privault.imports.sources import (
+    BROKEN_MEMBER,
+    head,
+    is_zip,
+    open_member,
+    open_text,
+    zip_member,
+)
 
 
 def read_conversations(
@@ -86,8 +93,8 @@ def conversations_start(path: Path, size: int = 65536) -> bytes:
             try:
                 with open_member(archive, member) as raw:
                     return raw.read(size)
-            except OSError:  # encrypted: not told apart, and refused when read as named
-                return b""
+            except (OSError, *BROKEN_MEMBER):  # encrypted or damaged: not told apart here,
+                return b""  # and refused in one line when read as the kind it is named
     if path.is_dir():
         return head(path / "conversations.json", size)
     return head(path, size) if path.is_file() else b""
