@@ -56,6 +56,16 @@ def test_revoked_agents_are_unknown(vault: Vault) -> None:
         agents.revoke(vault.conn, "never-registered")
 
 
+def test_a_token_of_any_characters_is_simply_unknown(vault: Vault) -> None:
+    # Tokens are hashed before the constant-time compare, so it only ever sees hex digits.
+    token = agents.issue(vault.conn, "cursor")
+    agents.revoke(vault.conn, "cursor")
+    for odd in ("caf\u00e9", token[:-1] + "\u00e9", "\U0001f511", token + "\udcff"):
+        with pytest.raises(AccessDenied, match="unknown or revoked"):
+            authenticate(vault, odd)
+        assert agents.revoked_holder(vault.conn, odd) is None
+
+
 def test_restricted_shelves_are_invisible_to_other_agents(vault: Vault) -> None:
     agents.issue(vault.conn, "alice")
     agents.issue(vault.conn, "bob")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from privault.ask.followup import FollowupTokens
+from privault.ask.followup import FollowupTokens, Redeemed
 from privault.store.connection import Connection
 
 
@@ -65,6 +65,25 @@ def test_tampered_or_malformed_tokens_are_refused(conn: Connection) -> None:
     ):
         result = tokens.redeem(bad, "bench", "q", IDS)
         assert not result.ok and result.reason
+
+
+def test_a_token_with_a_character_outside_ascii_is_malformed_not_a_crash(
+    conn: Connection,
+) -> None:
+    # Tokens are base64url and dots; anything else is refused as a value, wherever it is.
+    tokens = FollowupTokens(conn)
+    token = tokens.issue("bench", "q", IDS)
+    prefix, body, signature = token.split(".")
+    for bad in (
+        f"{prefix}.{body}.{signature[:-1]}\u00e9",
+        f"{prefix}.{body[:-1]}\u00e9.{signature}",
+        f"pv\u00b9.{body}.{signature}",
+        "pv1.abc.d\u00e9f",
+        f"{token}\udcff",
+    ):
+        result = tokens.redeem(bad, "bench", "q", IDS)
+        assert result == Redeemed(False, "the follow-up token is malformed"), bad
+    assert tokens.redeem(token, "bench", "q", IDS).ok  # none of them burned the real one
 
 
 def test_a_token_from_another_vault_is_refused(conn: Connection, tmp_path) -> None:

@@ -53,6 +53,17 @@ def test_ask_memory_followup_works_once(vault: Vault) -> None:
     assert "already been used" in third["refused"]
 
 
+def test_a_followup_token_with_a_non_ascii_character_is_refused_not_an_error(
+    vault: Vault,
+) -> None:
+    question = "hotel budget meeting"
+    first = call(vault, "ask_memory", question=question).structured_content
+    forged = first["followup"][:-1] + "\u00e9"
+    result = call(vault, "ask_memory", question=question, followup=forged, instruction="shorter")
+    assert not result.is_error, result.content
+    assert result.structured_content["refused"] == "the follow-up token is malformed"
+
+
 def test_ask_memory_takes_no_policy_or_model_argument(vault: Vault) -> None:
     listed = mcp_session(vault, "alice", lambda client: client.list_tools())
     tools = {tool.name: tool for tool in listed.tools}

@@ -327,3 +327,45 @@ def test_agents_never_see_a_watched_url_s_credentials_or_tokens(vault: Vault) ->
     assert not any(secret in seen.target for secret in ("hunter2", "abc123", "boat"))
     assert seen.target.endswith("@shop.example.com/stock?item=<VALUE>&token=<VALUE>")
     assert watches.show(added.watch.id, caller=OWNER).watch.target == url  # the owner's own
+
+
+LAN = {"nas.lan": ["192.168.1.20"], "printer.lan": ["10.0.0.7"]}
+
+
+def _lan_resolver(host: str, port: int) -> list[str]:
+    """The owner's local DNS, as a table: no lookup leaves the machine."""
+    if host not in LAN:
+        raise OSError(-2, "Name or service not known")
+    return LAN[host]
+
+
+def test_agents_see_one_reason_for_every_blocked_or_unresolvable_target(vault: Vault) -> None:
+    # Which names the owner's DNS knows, and the addresses behind them, are the owner's: an
+    # agent that watches guessed names must not learn from the errors which ones exist.
+    watches = _watches(vault)
+    watches._fetcher = Fetcher(limits=FetchLimits(total_seconds=5.0), resolver=_lan_resolver)
+    added = [
+        watches.add("url", f"http://{host}/", caller=AGENT, every="1h").watch.id
+        for host in ("nas.lan", "printer.lan", "nothere.lan")
+    ]
+    searching = watches.add("search", "harbour", caller=AGENT, every="1h").watch.id
+    backend = SearchBackend("http://nas.lan/search")
+    watches.poll(caller=OWNER, now=now_ms() + 1000, search=backend)
+
+    blocked = "blocked: the target is not a reachable public address"
+    for watch_id in added:
+        for seen in (watches.show(watch_id, caller=AGENT), watches.show(watch_id, caller=READER)):
+            [run] = seen.runs
+            assert seen.watch.last_error == run.error == run.summary == blocked
+    by_id = {w.id: w for w in watches.list(caller=AGENT).watches}
+    assert [by_id[watch_id].last_error for watch_id in added] == [blocked] * 3
+    [run] = watches.show(searching, caller=AGENT).runs
+    assert run.error == f"search backend: {blocked}"
+
+    # The owner keeps the detail, to fix a name or an address.
+    owners = [watches.show(watch_id, caller=OWNER).watch.last_error or "" for watch_id in added]
+    assert "192.168.1.20 is a private address" in owners[0]
+    assert "10.0.0.7 is a private address" in owners[1]
+    assert "cannot resolve nothere.lan" in owners[2]
+    [run] = watches.show(searching, caller=OWNER).runs
+    assert "search backend: blocked: 192.168.1.20" in (run.error or "")

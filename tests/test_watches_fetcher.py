@@ -64,6 +64,27 @@ def _drip(handler: BaseHTTPRequestHandler) -> None:
         time.sleep(0.1)
 
 
+def _drip_headers(handler: BaseHTTPRequestHandler) -> None:
+    # One header byte at a time, each well inside a per-read timeout: only a deadline
+    # over the whole exchange stops it.
+    handler.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nX-Drip: ")
+    for _ in range(40):
+        handler.wfile.write(b"x")
+        time.sleep(0.1)
+    handler.wfile.write(b"\r\nContent-Length: 2\r\n\r\nok")
+
+
+def _late_then_stalled(handler: BaseHTTPRequestHandler) -> None:
+    # Headers just inside the limit, then a body that never comes.
+    time.sleep(0.8)
+    handler.send_response(200)
+    handler.send_header("Content-Type", "text/plain")
+    handler.send_header("Content-Length", "100")
+    handler.end_headers()
+    handler.wfile.write(b"x")
+    time.sleep(3)
+
+
 def _chunked_big(handler: BaseHTTPRequestHandler) -> None:
     handler.send_response(200)
     handler.send_header("Content-Type", "text/plain")
@@ -101,6 +122,8 @@ ROUTES = {
     ),
     "/slow": _slow,
     "/drip": _drip,
+    "/drip-headers": _drip_headers,
+    "/late-then-stalled": _late_then_stalled,
     "/error": lambda h: send(h, "boom", status=500, content_type="text/plain"),
     "/missing-page": lambda h: send(h, "gone", status=404, content_type="text/plain"),
     "/hop": _redirect("/page"),
@@ -306,13 +329,23 @@ def test_pages_are_decoded_in_the_charset_a_browser_would_pick(
     assert expected in result.text and "\ufffd" not in result.text
 
 
-@pytest.mark.parametrize("route", ["/slow", "/drip"])
+@pytest.mark.parametrize("route", ["/slow", "/drip", "/drip-headers"])
 def test_total_time_is_capped(server: LocalServer, fetcher: Fetcher, route: str) -> None:
     started = time.monotonic()
     result = fetcher.fetch(server.url(route), allow_private=True)
     assert isinstance(result, FetchError) and result.reason == "timeout"
     assert result.retryable
     assert time.monotonic() - started < 2.0
+
+
+def test_a_body_read_ends_at_the_deadline_not_a_full_timeout_later(
+    server: LocalServer, fetcher: Fetcher
+) -> None:
+    # The body is read after the response arrives; its reads answer to the same deadline.
+    started = time.monotonic()
+    result = fetcher.fetch(server.url("/late-then-stalled"), allow_private=True)
+    assert isinstance(result, FetchError) and result.reason == "timeout", result
+    assert time.monotonic() - started < 1.5
 
 
 def test_server_errors_are_retryable_client_errors_not(

@@ -179,6 +179,25 @@ def test_every_post_needs_this_sessions_csrf_token(
     assert by_header.status_code == 303
 
 
+def test_a_wrong_csrf_token_is_the_same_403_whatever_its_characters(
+    client: TestClient, links: LoginLinks, site: Site, vault: Vault
+) -> None:
+    login(client, links)
+    csrf = client.get("/").text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+    path = f"/reminders/{site.reminder}/ack"
+    replies = [
+        client.post(path, data={"csrf": wrong}, follow_redirects=False)
+        for wrong in ("wrong", "caf\u00e9", csrf[:-1] + "\u00e9", "\U0001f511" * 43)
+    ]
+    # A header arrives as Latin-1 text, so it can carry non-ASCII characters too.
+    header = {"X-CSRF-Token": (csrf[:-1] + "\u00e9").encode("latin-1")}
+    replies.append(client.post(path, headers=header, follow_redirects=False))
+    assert {(reply.status_code, reply.text) for reply in replies} == {
+        (403, "CSRF token missing or wrong; reload the page")
+    }
+    assert len(vault.watches.reminders(caller=OWNER).reminders) == 1  # nothing was done
+
+
 def test_cross_site_posts_and_foreign_hosts_are_refused(
     client: TestClient, links: LoginLinks, site: Site, vault: Vault
 ) -> None:

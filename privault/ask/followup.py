@@ -47,6 +47,13 @@ def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
+def _same(given: str, expected: str) -> bool:
+    """Constant-time equality over UTF-8 bytes, for any text (never raises)."""
+    return hmac.compare_digest(
+        given.encode("utf-8", "surrogatepass"), expected.encode("utf-8", "surrogatepass")
+    )
+
+
 class FollowupTokens:
     """Issues and redeems follow-up tokens for one vault connection."""
 
@@ -94,11 +101,13 @@ class FollowupTokens:
     def redeem(self, token: str, caller: str, question: str, node_ids: Sequence[str]) -> Redeemed:
         """Check a token and, if it is good, mark it used. Each refusal names one reason."""
         parts = token.strip().split(".")
-        if len(parts) != 3 or parts[0] != PREFIX:
+        # A real token is ASCII; anything else is refused here, before it meets
+        # `compare_digest` (which raises on a non-ASCII str) or an encoder.
+        if not token.isascii() or len(parts) != 3 or parts[0] != PREFIX:
             return Redeemed(False, "the follow-up token is malformed")
         body, signature = parts[1], parts[2]
         expected = _b64(hmac.new(self._key(), body.encode(), hashlib.sha256).digest())
-        if not hmac.compare_digest(expected, signature):
+        if not _same(expected, signature):
             return Redeemed(False, "the follow-up token is not valid (bad signature)")
         try:
             payload = json.loads(_unb64(body))
@@ -109,11 +118,11 @@ class FollowupTokens:
         if now > expires:
             return Redeemed(False, "the follow-up token has expired; ask the question again")
         bound = self._bindings(caller, question, node_ids)
-        if not hmac.compare_digest(str(payload.get("c")), bound["c"]):
+        if not _same(str(payload.get("c")), bound["c"]):
             return Redeemed(False, "the follow-up token was issued to another caller")
-        if not hmac.compare_digest(str(payload.get("q")), bound["q"]):
+        if not _same(str(payload.get("q")), bound["q"]):
             return Redeemed(False, "the follow-up token belongs to a different question")
-        if not hmac.compare_digest(str(payload.get("s")), bound["s"]):
+        if not _same(str(payload.get("s")), bound["s"]):
             return Redeemed(
                 False, "the sections behind this answer have changed; ask the question again"
             )

@@ -12,11 +12,16 @@ The replies hold `GatedWatch`, `GatedRun` and `GatedReminder`: the domain values
 their text fields typed `Gated`, made only by `WatchView` (their `of`), so a reply cannot
 carry a watch, run or reminder whose text skipped the gate (mypy checks it; a test keeps
 the field types honest).
+
+An agent's view of a failed fetch says only *that* the target was blocked, never why: the
+reasons (the private address a name resolved to, or that it did not resolve) would let an
+agent that watches guessed names map the owner's local network. The owner sees the detail.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +40,16 @@ if TYPE_CHECKING:
     from privault.watches.poll import PollReport  # pulls in httpx; opening a vault should not
 
 FOLDER_FOR_AGENTS = literal("<FOLDER>")  # a path names people and places; agents get the id
+BLOCKED_FOR_AGENTS = "blocked: the target is not a reachable public address"
+# A refused fetch as stored: `FetchError`'s "blocked: <detail>", prefixed "search backend: "
+# when it was the backend (`watches/web.py`). Every such detail reads the same to an agent.
+_BLOCKED = re.compile(r"(search backend: )?blocked: ")
+
+
+def error_for_agents(error: str) -> str:
+    """A run's error as an agent may read it: one fixed reason for any blocked target."""
+    found = _BLOCKED.match(error)
+    return error if found is None else (found.group(1) or "") + BLOCKED_FOR_AGENTS
 
 
 def _fields(value: object) -> dict[str, Any]:
@@ -159,6 +174,10 @@ class WatchView:
         """`text()` for a text that may be absent."""
         return None if value is None else self.text(shelf, value, author, scope_id)
 
+    def _error(self, error: str | None) -> str | None:
+        """An error text before gating: the owner's whole, an agent's without fetch detail."""
+        return error if error is None or self._owner else error_for_agents(error)
+
     def watch(self, watch: Watch) -> GatedWatch:
         """A watch with its target and last error gated."""
         who, scope = watch.author, watch.id
@@ -166,16 +185,18 @@ class WatchView:
             target = FOLDER_FOR_AGENTS
         else:
             target = self.text(watch.shelf, watch.target, who, scope)
-        last_error = self.maybe(watch.shelf, watch.last_error, who, scope)
+        last_error = self.maybe(watch.shelf, self._error(watch.last_error), who, scope)
         return GatedWatch.of(watch, target=target, last_error=last_error)
 
     def run(self, run: WatchRun, shelf: str) -> GatedRun:
         """A run with its summary, error and diff gated."""
         who, scope = watch_author(self._runtime.conn, run.watch_id), run.watch_id
+        # A failed run's summary is its error (`ActionResult.failed`).
+        summary = self._error(run.summary) if run.status == "error" else run.summary
         return GatedRun.of(
             run,
-            summary=self.text(shelf, run.summary, who, scope),
-            error=self.maybe(shelf, run.error, who, scope),
+            summary=self.text(shelf, summary or "", who, scope),
+            error=self.maybe(shelf, self._error(run.error), who, scope),
             diff=self.maybe(shelf, run.diff, who, scope),
         )
 

@@ -14,7 +14,9 @@ safety rules live in one place:
   private, but trust names a host *and* port: a hop anywhere else is checked as usual.
 * **How much**: the body is read raw and decompressed here with a bounded output, so a
   small gzip body that inflates past the cap is stopped after `max_bytes + 1` bytes,
-  not after it has filled memory. Total time is one deadline over all hops.
+  not after it has filled memory. Total time is one deadline over all hops, enforced at
+  the socket (`transport.py`): a server that drips its headers a byte at a time is cut off
+  when the deadline passes, not when each read's own timeout would be.
 * **What**: only HTML, XHTML and plain text (plus JSON where a caller asks, for the
   search backend), decoded in the charset a browser would pick (`privault.encodings`).
   TLS is always verified; proxies and certificate paths from the environment are
@@ -41,7 +43,12 @@ from privault.watches.network_addresses import (
     parse_host,
     system_resolver,
 )
-from privault.watches.transport import ALLOW_PRIVATE, BoundedDecoder, GuardedTransport
+from privault.watches.transport import (
+    ALLOW_PRIVATE,
+    DEADLINE,
+    BoundedDecoder,
+    GuardedTransport,
+)
 
 USER_AGENT = f"privault/{__version__} (+local memory vault)"
 PAGE_TYPES = frozenset({"text/html", "application/xhtml+xml", "text/plain"})
@@ -217,7 +224,7 @@ class Fetcher:
             "GET",
             url,
             timeout=httpx.Timeout(remaining),
-            extensions={ALLOW_PRIVATE: allow_private},
+            extensions={ALLOW_PRIVATE: allow_private, DEADLINE: deadline},
         )
         try:
             response = self._client.send(request, stream=True)

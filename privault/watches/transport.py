@@ -5,11 +5,22 @@ keeps httpx's request/response handling and swaps in an httpcore pool whose netw
 resolves the host itself, checks every address (`network_addresses.py`) and opens the socket to a
 checked IP. Nothing resolves the name again after the check, which closes DNS rebinding;
 TLS still verifies the certificate against the host name (httpcore passes it as SNI).
+
+The same backend enforces a request's deadline (`DEADLINE`) at the socket. httpx's timeouts
+bound each read on its own, so a server sending one header byte at a time could hold a
+fetch for as long as it liked; here every connect, handshake, read and write gets at most
+the time left before the deadline, and none starts once it has passed. httpcore hands a
+stream only a timeout, never the request, so the deadline reaches the stream through a
+context variable set while the request is sent and while its body is read.
 """
 
 from __future__ import annotations
 
+import ssl
+import time
 import zlib
+from collections.abc import Iterator
+from contextvars import ContextVar
 from typing import Any
 
 import httpcore
@@ -18,6 +29,72 @@ import httpx
 from privault.watches.network_addresses import Resolver, resolve_checked
 
 ALLOW_PRIVATE = "privault.allow_private"  # request extension that selects the pool
+DEADLINE = "privault.deadline"  # request extension: a `time.monotonic()` no I/O may pass
+
+_deadline: ContextVar[float | None] = ContextVar("privault_deadline", default=None)
+
+
+def _within(timeout: float | None, expired: type[httpcore.TimeoutException]) -> float | None:
+    """`timeout` cut to the time left before the current deadline; raises once none is left."""
+    deadline = _deadline.get()
+    if deadline is None:
+        # Every request from `Fetcher` carries a deadline; one without keeps httpx's timeout.
+        return timeout
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise expired("total time limit reached")
+    return remaining if timeout is None else min(timeout, remaining)
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    """A socket stream whose every operation ends by the current deadline."""
+
+    def __init__(self, inner: httpcore.NetworkStream) -> None:
+        self._inner = inner
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._inner.read(max_bytes, _within(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._inner.write(buffer, _within(timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> httpcore.NetworkStream:
+        limit = _within(timeout, httpcore.ConnectTimeout)
+        return _DeadlineStream(self._inner.start_tls(ssl_context, server_hostname, limit))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+
+class _DeadlineBody(httpx.SyncByteStream):
+    """A response body read under its request's deadline (it is read after `send` returns)."""
+
+    def __init__(self, inner: httpx.SyncByteStream, deadline: float) -> None:
+        self._inner = inner
+        self._deadline = deadline
+
+    def __iter__(self) -> Iterator[bytes]:
+        chunks = iter(self._inner)
+        while True:
+            token = _deadline.set(self._deadline)
+            try:
+                chunk = next(chunks, None)
+            finally:
+                _deadline.reset(token)
+            if chunk is None:
+                return
+            yield chunk
+
+    def close(self) -> None:
+        self._inner.close()
 
 
 class _GuardedBackend(httpcore.SyncBackend):
@@ -40,10 +117,12 @@ class _GuardedBackend(httpcore.SyncBackend):
         )
         failure: Exception | None = None
         for address in addresses:
+            limit = _within(timeout, httpcore.ConnectTimeout)
             try:
-                return super().connect_tcp(
-                    str(address), port, timeout, local_address, socket_options or []
+                stream = super().connect_tcp(
+                    str(address), port, limit, local_address, socket_options or []
                 )
+                return _DeadlineStream(stream)
             except httpcore.ConnectError as exc:
                 failure = exc
         assert failure is not None
@@ -72,7 +151,18 @@ class GuardedTransport(httpx.BaseTransport):
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         permissive = request.extensions.get(ALLOW_PRIVATE) is True
-        return (self._permissive if permissive else self._strict).handle_request(request)
+        transport = self._permissive if permissive else self._strict
+        deadline = request.extensions.get(DEADLINE)
+        if deadline is None:
+            return transport.handle_request(request)
+        token = _deadline.set(float(deadline))
+        try:
+            response = transport.handle_request(request)
+        finally:
+            _deadline.reset(token)
+        assert isinstance(response.stream, httpx.SyncByteStream)
+        response.stream = _DeadlineBody(response.stream, float(deadline))
+        return response
 
     def close(self) -> None:
         self._strict.close()

@@ -133,5 +133,11 @@ class Sessions:
 
 
 def csrf_matches(session: Session, presented: str | None) -> bool:
-    """True when the request carries this session's CSRF token (constant-time compare)."""
-    return bool(presented) and hmac.compare_digest(session.csrf, presented or "")
+    """True when the request carries this session's CSRF token (constant-time compare).
+
+    Compared as bytes: `compare_digest` raises on a str with non-ASCII characters, and a
+    wrong token must be the same refusal whatever it is made of."""
+    if not presented:
+        return False
+    wanted = session.csrf.encode("utf-8", "surrogatepass")
+    return hmac.compare_digest(wanted, presented.encode("utf-8", "surrogatepass"))
