@@ -18,7 +18,7 @@ from typing import Any
 from privault.imports.items import Bad, Item, Known, Page, Unchanged, of_this_kind, raw_digest
 from privault.imports.jsonstream import BrokenElement, iter_array_raw
 from privault.imports.sources import (
-    BROKEN_MEMBER,
+    UNREADABLE_MEMBER,
     head,
     is_zip,
     open_member,
@@ -93,7 +93,7 @@ def conversations_start(path: Path, size: int = 65536) -> bytes:
             try:
                 with open_member(archive, member) as raw:
                     return raw.read(size)
-            except (OSError, *BROKEN_MEMBER):  # encrypted or damaged: not told apart here,
+            except UNREADABLE_MEMBER:  # encrypted or damaged: not told apart here,
                 return b""  # and refused in one line when read as the kind it is named
     if path.is_dir():
         return head(path / "conversations.json", size)

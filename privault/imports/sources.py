@@ -39,6 +39,8 @@ BROKEN_MEMBER: tuple[type[Exception], ...] = (
     lzma.LZMAError,
     EOFError,
 )
+# What reading a member may raise at all: one it cannot unpack (`open_member`) or damaged.
+UNREADABLE_MEMBER: tuple[type[Exception], ...] = (OSError, *BROKEN_MEMBER)
 _ENCRYPTED = 0x1  # a zip member's flag bit: packed with a password
 
 

@@ -27,7 +27,7 @@ from privault import imports
 from privault.caller import Caller
 from privault.errors import AccessDenied, Conflict, InputError, NotFound
 from privault.imports import Bad, Item, Memory, Page, Unchanged
-from privault.imports.sources import BROKEN_MEMBER
+from privault.imports.sources import UNREADABLE_MEMBER
 from privault.store import documents, imported
 from privault.store.connection import Connection, write
 from privault.store.imported import ImportedItem
@@ -44,7 +44,6 @@ BATCH = 200  # pages per transaction
 # vault, a mailbox file, a mem0 user) and what is gone is judged within the scopes read.
 ONE_SOURCE_KINDS = ("chatgpt", "claude", "notion")
 Progress = Callable[[ImportCounts], None]
-_UNREADABLE: tuple[type[Exception], ...] = (OSError, *BROKEN_MEMBER)
 
 
 class VaultImporting:
@@ -96,7 +95,7 @@ class VaultImporting:
         run = _Run(self, kind, shelf, extra, dry_run, caller)
         try:
             self._read_all(read(source, run.known), run, progress)
-        except _UNREADABLE as exc:
+        except UNREADABLE_MEMBER as exc:
             # A damaged archive or an unreadable file, where the export is that one file
             # (a conversations.json that breaks off): what was read before it is stored.
             raise InputError(f"cannot read {source.name}: {exc}") from None
