@@ -45,8 +45,12 @@ class Derivations(Protocol):
     def prepare_documents(self, items: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
         """Per document id, its sections cut, embedded and scanned (before the lock)."""
 
+    def prepare_labels(self, items: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+        """Per document id, its labels scanned (its sections stay as held; before the lock)."""
+
     def store_document(self, doc_id: str, data: dict[str, Any], prepared: Any) -> None:
-        """Write a document's sections, index rows and spans (inside the lock)."""
+        """Write a document's sections, index rows and spans, or its label spans alone
+        (inside the lock)."""
 
     def statement_vectors(self, items: Sequence[tuple[str, str]]) -> dict[str, bytes]:
         """Per statement id, the embedding of its content (before the lock)."""
@@ -158,12 +162,14 @@ def merge(
     report = MergeReport()
     first = _candidates(conn, rows)
     report.unchanged = sum(1 for key in _latest(rows) if key not in first)
-    docs = [
-        (row.id, row.payload)
-        for row in first.values()
-        if row.kind == "document" and row.payload is not None and _needs_index(conn, row)
-    ]
-    prepared = derive.prepare_documents(docs) if docs else {}
+    docs: dict[str, list[tuple[str, dict[str, Any]]]] = {"sections": [], "labels": []}
+    for row in first.values():
+        if row.kind == "document" and row.payload is not None:
+            needed = _to_derive(conn, row)
+            if needed:
+                docs[needed].append((row.id, row.payload))
+    prepared = derive.prepare_documents(docs["sections"]) if docs["sections"] else {}
+    prepared.update(derive.prepare_labels(docs["labels"]) if docs["labels"] else {})
     new_statements = [
         (row.id, str(row.payload["content"]))
         for row in first.values()
@@ -231,16 +237,22 @@ def _order(row: Row) -> tuple[int, int, str]:
     return KINDS.index(row.kind), int(recorded or 0), row.id
 
 
-def _needs_index(conn: Connection, row: Row) -> bool:
-    """Whether a document's sections must be cut, embedded and scanned here: not when
-    only its tags, shelf or metadata changed (the costly part is skipped). A new date
-    needs new chunks: the vector mirrors keep each chunk's date by its id
-    (`documents.update_content`)."""
+def _to_derive(conn: Connection, row: Row) -> str | None:
+    """What of a document must be derived here: "sections" when they must be cut,
+    embedded and scanned (a new date too: the vector mirrors keep each chunk's date by its
+    id, `documents.update_content`); "labels" when only its tags or title changed: they are
+    scanned as every write scans them (a gated caller's tag filter finds only a tag
+    scanned, `store.narrowing`) and the costly part is skipped; None when only its shelf or
+    metadata changed."""
     held = sync_read.payload(conn, "document", row.id)
     data = row.payload or {}
-    return held is None or any(
+    if held is None or any(
         held[name] != data[name] for name in ("sections", "current", "created_at")
-    )
+    ):
+        return "sections"
+    if any(held[name] != data[name] for name in ("tags", "title")):
+        return "labels"
+    return None
 
 
 def _hash(row: Row) -> str:
