@@ -136,3 +136,21 @@ def test_a_synced_documents_tags_are_found_as_a_local_writes_are(tmp_path: Path)
         assert _found(vault, AGENT, "ana.costa@example.com") == (0,) * 4
         assert _found(vault, OWNER, "ana.costa@example.com") == (1,) * 4
         assert _found(vault, AGENT, "food") == (0,) * 4
+
+
+def test_tags_written_in_place_are_found_as_a_new_documents_are(tmp_path: Path) -> None:
+    """A note whose metadata and tags alone change keeps its sections; its new tags are
+    scanned before the lock (or, deferred, queued with its labels for the indexer)."""
+    with fake_vault(tmp_path / "v.db", **GATED) as vault:
+        vault.documents.note_many([_chat(["food"], "m1")], caller=OWNER)
+        [again] = vault.documents.note_many([_chat(["drinks", HELD], "m2")], caller=OWNER)
+        assert again.status == "updated"
+        assert _found(vault, AGENT, "drinks") == (1,) * 4
+        assert _found(vault, AGENT, HELD) == (0,) * 4
+        assert _found(vault, OWNER, HELD) == (1,) * 4
+        later = _chat(["snacks"], "m3")
+        vault.documents.note_many([later], caller=OWNER, background=True)
+        assert _found(vault, AGENT, "snacks") == (0,) * 4  # waiting for its scan
+        while vault.indexing.has_work():
+            vault.indexing.step(caller=OWNER)
+        assert _found(vault, AGENT, "snacks") == (1,) * 4
