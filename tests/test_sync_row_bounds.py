@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 
 from privault import Caller
+from privault.store import sync_state
+from privault.store.connection import write
 from privault.store.migrations import known_migrations
 from privault.sync import bundle, bundle_writer, folder
 from privault.sync.rows import Row
@@ -101,6 +103,25 @@ def test_statement_metadata_that_is_not_a_json_object_is_refused_alone(
     found = vault.statements.query(caller=OWNER)
     assert [item.statement.id for item in found.statements] == ["s_cccccccccc"]
     assert vault.search("coffee", caller=OWNER) is not None
+
+
+def test_a_parked_row_that_no_longer_passes_is_named_and_no_longer_parked(
+    vault: Vault, tmp_path: Path
+) -> None:
+    """A version that checked less parked a row (it pointed at a statement not yet here);
+    the checks it now fails drop it, and the import that drops it says so."""
+    conn = vault.shared.conn
+    parked = _statement("s_aaaaaaaaaa", "Dana likes tea", metadata="[]", supersedes="s_bbbbbbbbbb")
+    with write(conn):
+        sync_state.park(conn, "statement", "s_aaaaaaaaaa", _clock(1), PEER, parked)
+    good = _statement("s_cccccccccc", "Dana likes coffee")
+    report = _import(vault, tmp_path, [Row("statement", "s_cccccccccc", _clock(2), PEER, good)])
+    assert report.applied == {"statement": 1}
+    [line] = report.refused_rows
+    assert "statement row 's_aaaaaaaaaa'" in line and "metadata" in line
+    assert sync_state.pending(conn) == [] and report.waiting == 0
+    again = _import(vault, tmp_path, [Row("statement", "s_cccccccccc", _clock(2), PEER, good)])
+    assert again.refused_rows == ()  # named once
 
 
 def test_a_sync_round_merges_every_peer_when_one_peer_file_holds_a_bad_statement(

@@ -72,6 +72,8 @@ class MergeReport:
     known_values: list[str] = field(default_factory=list)
     # Shelves whose access settings were kept stricter than the incoming version's.
     stricter: list[str] = field(default_factory=list)
+    # Rows parked by an earlier import that no longer pass their checks: dropped, and named.
+    refused: list[str] = field(default_factory=list)
 
     def count(self, kind: str) -> None:
         """Count one applied row."""
@@ -92,15 +94,17 @@ def _latest(rows: Iterable[Row]) -> dict[tuple[str, str], Row]:
     return best
 
 
-def _waiting(conn: Connection) -> list[Row]:
-    """Rows parked by earlier imports, checked again like any row from a bundle (one that
-    no longer passes is left where it is, never applied)."""
+def _waiting(conn: Connection, refused: list[str] | None = None) -> list[Row]:
+    """Rows parked by earlier imports, checked again like any row from a bundle. One that
+    no longer passes (parked by a version that checked less) is never applied: it is named
+    in `refused` and, like every row waiting before a merge, unparked by it."""
     found = []
     for item in sync_state.pending(conn):
         try:
             found.append(Row.from_list(list(item)))
-        except InputError:
-            continue
+        except InputError as exc:  # RowRefused too
+            if refused is not None:
+                refused.append(f"a row waiting since an earlier import: {exc}")
     return found
 
 
@@ -112,10 +116,13 @@ def _held_shelf(conn: Connection, name: str) -> ShelfVersion | None:
     return ShelfVersion(known[0], known[1], sync_read.payload(conn, "shelf", name))
 
 
-def _candidates(conn: Connection, rows: Iterable[Row]) -> dict[tuple[str, str], Row]:
+def _candidates(
+    conn: Connection, rows: Iterable[Row], refused: list[str] | None = None
+) -> dict[tuple[str, str], Row]:
     """The newest version of each row that beats what this vault holds; for a shelf, also
-    an older one this vault had not seen (it may be stricter: see `sync.access`)."""
-    best = _latest([*rows, *_waiting(conn)])
+    an older one this vault had not seen (it may be stricter: see `sync.access`). Parked
+    rows that no longer pass their checks are named in `refused`."""
+    best = _latest([*rows, *_waiting(conn, refused)])
     held = sync_state.known(conn, list(best))
     found = {}
     for key, row in best.items():
@@ -180,7 +187,7 @@ def merge(
     vectors = derive.statement_vectors(new_statements) if new_statements else {}
     with write(conn):
         stamp_changes(conn)  # a write between the two reads is stamped too
-        todo = _candidates(conn, rows)
+        todo = _candidates(conn, rows, report.refused)
         ready = _ready(conn, todo)
         waited = [(kind, row_id) for kind, row_id, *_ in sync_state.pending(conn)]
         sync_write.defer_foreign_keys(conn)

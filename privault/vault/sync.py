@@ -264,6 +264,7 @@ class VaultSync:
                 total.forgotten += report.forgotten
                 total.waiting = report.waiting
                 total.stricter.extend(report.stricter)
+                total.refused.extend(report.refused)
         return ImportReport(
             str(path),
             opened.device,
@@ -273,7 +274,7 @@ class VaultSync:
             total.forgotten,
             total.waiting,
             tuple(sorted(set(total.stricter))),
-            opened.refused,
+            (*opened.refused, *total.refused),
         )
 
     def _after_merge(self, report: MergeReport) -> None:
