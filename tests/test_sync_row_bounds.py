@@ -301,6 +301,32 @@ def test_private_reach_stays_this_devices_own(vault: Vault, tmp_path: Path) -> N
     assert _planned(vault, made.id) == ("http://192.168.1.1/admin", 0, None)
 
 
+@pytest.mark.parametrize(
+    "changes", [{"options": {"fetch_pages": True}}, {"shelf": "elsewhere"}, {"author": "bot"}]
+)
+def test_private_reach_is_lost_when_a_bundle_changes_what_a_watch_fetches(
+    vault: Vault, tmp_path: Path, changes: dict[str, Any]
+) -> None:
+    """`fetch_pages` fetches every search result with the watch's reach: a bundle turning
+    it on for a watch that may reach the LAN here would fetch result URLs on the LAN. Any
+    change but to when a watch runs takes the reach away; the watch keeps running."""
+    made = vault.watches.add(
+        "search", "printer status", caller=OWNER, every="1h", allow_private=True
+    ).watch
+    planned = _planned(vault, made.id)
+    assert planned[1] == 1
+    edited = _watch_payload(vault, made.id, allow_private=1, **changes)
+    _import(vault, tmp_path, [Row("watch", made.id, _clock(1), PEER, edited)])
+    assert _planned(vault, made.id) == ("printer status", 0, planned[2])
+    # When it runs is another device's to change: the reach stays for that.
+    again = vault.watches.add(
+        "search", "router status", caller=OWNER, every="1h", allow_private=True
+    ).watch
+    timing = _watch_payload(vault, again.id, schedule="2h", status="paused", max_catchup=3)
+    _import(vault, tmp_path, [Row("watch", again.id, _clock(2), PEER, timing)])
+    assert _planned(vault, again.id)[1] == 1
+
+
 def test_a_watch_moved_to_a_public_address_keeps_running(vault: Vault, tmp_path: Path) -> None:
     made = vault.watches.add("url", "https://example.com/", caller=OWNER, every="1h").watch
     planned = _planned(vault, made.id)[2]

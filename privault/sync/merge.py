@@ -10,9 +10,10 @@
    only its window end and supersede/revise links follow the newest clock. Closures,
    attestations and disputes are rows of their own, so two devices' confirmations both
    survive.
-4. A watch's reach to private addresses is never taken from a bundle, and a watch whose
-   kind or target another device changed keeps running here only where a local add
-   would accept that target (`_watch_here`).
+4. A watch's reach to private addresses is never taken from a bundle, and is lost when
+   another device changes anything but when the watch runs; a watch whose kind or target
+   another device changed keeps running here only where a local add would accept that
+   target (`_watch_here`).
 5. A shelf's access settings (restricted, private, policy) merge toward the stricter
    side: a version that loosens them wins only when it was written after seeing the
    stricter one (`privault.sync.access`); a concurrent one leaves them strict.
@@ -327,6 +328,11 @@ def _apply(
     return True
 
 
+# The fields of a watch that say when it runs, not what it fetches or where what it fetches
+# goes: another device may change these and this device's private reach stays.
+_REACH_KEPT_ACROSS = frozenset({"schedule", "status", "max_catchup", "allow_private"})
+
+
 def _watch_here(
     conn: Connection, watch_id: str, data: dict[str, Any] | None
 ) -> tuple[dict[str, Any] | None, bool]:
@@ -335,17 +341,23 @@ def _watch_here(
 
     `allow_private` (loopback and LAN reach) is the owner's decision on each device, never
     a bundle's: this device's own value is kept, off for a watch new here, and it stays on
-    only for the kind and target it was given for. A watch whose kind or target changed
-    keeps running only if the new target passes the checks of a local add
+    only for the watch it was given for. Any change but to when it runs (its kind, target,
+    options such as a search watch's `fetch_pages`, which fetches every result with the
+    watch's reach, its shelf, which says who reads what it files, or a field a later
+    version adds) takes it away: an allow-list, so a new way to widen what a watch fetches
+    cannot keep it by default. A watch whose kind or target changed, or that lost its
+    reach, keeps running only if its target passes the checks of a local add
     (`checked_target`, without private reach); a folder path another device set is never
     read here.
     """
     held = sync_read.payload(conn, "watch", watch_id)
     if data is None or held is None:  # removed, or new here: it does not run here anyway
         return (None if data is None else {**data, "allow_private": 0}), False
+    fields = (set(held) | set(data)) - _REACH_KEPT_ACROSS
+    if all(held.get(name) == data.get(name) for name in fields):
+        return {**data, "allow_private": int(bool(held["allow_private"]))}, True
     same = (held["kind"], held["target"]) == (data["kind"], data["target"])
-    allowed = bool(held["allow_private"]) and same
-    return {**data, "allow_private": int(allowed)}, same or _reachable(data)
+    return {**data, "allow_private": 0}, (same and not held["allow_private"]) or _reachable(data)
 
 
 def _reachable(data: dict[str, Any]) -> bool:
