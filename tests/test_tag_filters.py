@@ -105,3 +105,52 @@ def test_an_agent_cannot_find_a_tag_masked_by_a_mark_or_waiting_for_its_scan(
         while vault.indexing.has_work():
             vault.indexing.step(caller=OWNER)
         assert vault.documents.count(caller=AGENT, filters=Filters(tag="team-lunch")) == 1
+
+
+SECRET = "pw-pw-pw-pw"
+GATED = {"privacy": {"agent_default": "standard"}}
+
+
+def _chat(tags: list[str], model: str) -> dict[str, object]:
+    """A note known by its source: new metadata and tags are written in place."""
+    text = "# Lunch\nLunch plans for Friday."
+    return {"text": text, "source": "chat:1", "metadata": {"model": model}, "tags": tags}
+
+
+def test_a_synced_documents_tags_are_found_as_a_local_writes_are(tmp_path: Path) -> None:
+    """The sync intake scans a document's tags as a local write does, a change of its tags
+    alone too: a tag stored without spans was found by no agent on the receiving device."""
+    with fake_vault(tmp_path / "a.db", **GATED) as vault:
+        vault.documents.note_many([_chat(["food", HELD], "m1")], caller=OWNER)
+        vault.sync.export(tmp_path / "one.bundle", secret=SECRET, caller=OWNER)
+        vault.documents.note_many([_chat(["drinks", "ana.costa@example.com"], "m2")], caller=OWNER)
+        vault.sync.export(tmp_path / "two.bundle", secret=SECRET, caller=OWNER)
+    with fake_vault(tmp_path / "b.db", **GATED) as vault:
+        vault.sync.import_bundle(tmp_path / "one.bundle", secret=SECRET, caller=OWNER)
+        assert _found(vault, AGENT, "food") == (1,) * 4
+        assert _found(vault, AGENT, HELD) == (0,) * 4  # masked: as for a tag not held
+        assert _found(vault, OWNER, HELD) == (1,) * 4
+        report = vault.sync.import_bundle(tmp_path / "two.bundle", secret=SECRET, caller=OWNER)
+        assert report.applied == {"document": 1}  # its tags and metadata alone
+        assert _found(vault, AGENT, "drinks") == (1,) * 4
+        assert _found(vault, AGENT, "ana.costa@example.com") == (0,) * 4
+        assert _found(vault, OWNER, "ana.costa@example.com") == (1,) * 4
+        assert _found(vault, AGENT, "food") == (0,) * 4
+
+
+def test_tags_written_in_place_are_found_as_a_new_documents_are(tmp_path: Path) -> None:
+    """A note whose metadata and tags alone change keeps its sections; its new tags are
+    scanned before the lock (or, deferred, queued with its labels for the indexer)."""
+    with fake_vault(tmp_path / "v.db", **GATED) as vault:
+        vault.documents.note_many([_chat(["food"], "m1")], caller=OWNER)
+        [again] = vault.documents.note_many([_chat(["drinks", HELD], "m2")], caller=OWNER)
+        assert again.status == "updated"
+        assert _found(vault, AGENT, "drinks") == (1,) * 4
+        assert _found(vault, AGENT, HELD) == (0,) * 4
+        assert _found(vault, OWNER, HELD) == (1,) * 4
+        later = _chat(["snacks"], "m3")
+        vault.documents.note_many([later], caller=OWNER, background=True)
+        assert _found(vault, AGENT, "snacks") == (0,) * 4  # waiting for its scan
+        while vault.indexing.has_work():
+            vault.indexing.step(caller=OWNER)
+        assert _found(vault, AGENT, "snacks") == (1,) * 4

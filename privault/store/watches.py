@@ -106,10 +106,14 @@ def advance(conn: Connection, watch_id: str, next_run: int | None, skipped: int,
     )
 
 
-def unplan(conn: Connection, watch_id: str, now: int) -> None:
-    """Plan no more runs of a watch, leaving its status (a synced field) as it is."""
+def unplan(conn: Connection, watch_id: str, now: int, error: str) -> None:
+    """Plan no more runs of a watch, saying why in its last status and error, leaving its
+    status (a synced field) as it is. Nothing ran: its run and failure counts and its last
+    run time stay as they were."""
     conn.execute(
-        "UPDATE watches SET next_run_at = NULL, updated_at = ? WHERE id = ?", (now, watch_id)
+        "UPDATE watches SET next_run_at = NULL, last_status = 'error', last_error = ?,"
+        " updated_at = ? WHERE id = ?",
+        (error, now, watch_id),
     )
 
 

@@ -10,9 +10,10 @@
    only its window end and supersede/revise links follow the newest clock. Closures,
    attestations and disputes are rows of their own, so two devices' confirmations both
    survive.
-4. A watch's reach to private addresses is never taken from a bundle, and a watch whose
-   kind or target another device changed keeps running here only where a local add
-   would accept that target (`_watch_here`).
+4. A watch's reach to private addresses is never taken from a bundle, and is lost when
+   another device changes anything but when the watch runs; a watch whose kind or target
+   another device changed keeps running here only where a local add would accept that
+   target (`_watch_here`).
 5. A shelf's access settings (restricted, private, policy) merge toward the stricter
    side: a version that loosens them wins only when it was written after seeing the
    stricter one (`privault.sync.access`); a concurrent one leaves them strict.
@@ -45,8 +46,12 @@ class Derivations(Protocol):
     def prepare_documents(self, items: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
         """Per document id, its sections cut, embedded and scanned (before the lock)."""
 
+    def prepare_labels(self, items: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+        """Per document id, its labels scanned (its sections stay as held; before the lock)."""
+
     def store_document(self, doc_id: str, data: dict[str, Any], prepared: Any) -> None:
-        """Write a document's sections, index rows and spans (inside the lock)."""
+        """Write a document's sections, index rows and spans, or its label spans alone
+        (inside the lock)."""
 
     def statement_vectors(self, items: Sequence[tuple[str, str]]) -> dict[str, bytes]:
         """Per statement id, the embedding of its content (before the lock)."""
@@ -68,6 +73,8 @@ class MergeReport:
     known_values: list[str] = field(default_factory=list)
     # Shelves whose access settings were kept stricter than the incoming version's.
     stricter: list[str] = field(default_factory=list)
+    # Rows parked by an earlier import that no longer pass their checks: dropped, and named.
+    refused: list[str] = field(default_factory=list)
 
     def count(self, kind: str) -> None:
         """Count one applied row."""
@@ -88,15 +95,17 @@ def _latest(rows: Iterable[Row]) -> dict[tuple[str, str], Row]:
     return best
 
 
-def _waiting(conn: Connection) -> list[Row]:
-    """Rows parked by earlier imports, checked again like any row from a bundle (one that
-    no longer passes is left where it is, never applied)."""
+def _waiting(conn: Connection, refused: list[str] | None = None) -> list[Row]:
+    """Rows parked by earlier imports, checked again like any row from a bundle. One that
+    no longer passes (parked by a version that checked less) is never applied: it is named
+    in `refused` and, like every row waiting before a merge, unparked by it."""
     found = []
     for item in sync_state.pending(conn):
         try:
             found.append(Row.from_list(list(item)))
-        except InputError:
-            continue
+        except InputError as exc:  # RowRefused too
+            if refused is not None:
+                refused.append(f"a row waiting since an earlier import: {exc}")
     return found
 
 
@@ -108,10 +117,13 @@ def _held_shelf(conn: Connection, name: str) -> ShelfVersion | None:
     return ShelfVersion(known[0], known[1], sync_read.payload(conn, "shelf", name))
 
 
-def _candidates(conn: Connection, rows: Iterable[Row]) -> dict[tuple[str, str], Row]:
+def _candidates(
+    conn: Connection, rows: Iterable[Row], refused: list[str] | None = None
+) -> dict[tuple[str, str], Row]:
     """The newest version of each row that beats what this vault holds; for a shelf, also
-    an older one this vault had not seen (it may be stricter: see `sync.access`)."""
-    best = _latest([*rows, *_waiting(conn)])
+    an older one this vault had not seen (it may be stricter: see `sync.access`). Parked
+    rows that no longer pass their checks are named in `refused`."""
+    best = _latest([*rows, *_waiting(conn, refused)])
     held = sync_state.known(conn, list(best))
     found = {}
     for key, row in best.items():
@@ -158,12 +170,14 @@ def merge(
     report = MergeReport()
     first = _candidates(conn, rows)
     report.unchanged = sum(1 for key in _latest(rows) if key not in first)
-    docs = [
-        (row.id, row.payload)
-        for row in first.values()
-        if row.kind == "document" and row.payload is not None and _needs_index(conn, row)
-    ]
-    prepared = derive.prepare_documents(docs) if docs else {}
+    docs: dict[str, list[tuple[str, dict[str, Any]]]] = {"sections": [], "labels": []}
+    for row in first.values():
+        if row.kind == "document" and row.payload is not None:
+            needed = _to_derive(conn, row)
+            if needed:
+                docs[needed].append((row.id, row.payload))
+    prepared = derive.prepare_documents(docs["sections"]) if docs["sections"] else {}
+    prepared.update(derive.prepare_labels(docs["labels"]) if docs["labels"] else {})
     new_statements = [
         (row.id, str(row.payload["content"]))
         for row in first.values()
@@ -174,7 +188,7 @@ def merge(
     vectors = derive.statement_vectors(new_statements) if new_statements else {}
     with write(conn):
         stamp_changes(conn)  # a write between the two reads is stamped too
-        todo = _candidates(conn, rows)
+        todo = _candidates(conn, rows, report.refused)
         ready = _ready(conn, todo)
         waited = [(kind, row_id) for kind, row_id, *_ in sync_state.pending(conn)]
         sync_write.defer_foreign_keys(conn)
@@ -231,16 +245,22 @@ def _order(row: Row) -> tuple[int, int, str]:
     return KINDS.index(row.kind), int(recorded or 0), row.id
 
 
-def _needs_index(conn: Connection, row: Row) -> bool:
-    """Whether a document's sections must be cut, embedded and scanned here: not when
-    only its tags, shelf or metadata changed (the costly part is skipped). A new date
-    needs new chunks: the vector mirrors keep each chunk's date by its id
-    (`documents.update_content`)."""
+def _to_derive(conn: Connection, row: Row) -> str | None:
+    """What of a document must be derived here: "sections" when they must be cut,
+    embedded and scanned (a new date too: the vector mirrors keep each chunk's date by its
+    id, `documents.update_content`); "labels" when only its tags or title changed: they are
+    scanned as every write scans them (a gated caller's tag filter finds only a tag
+    scanned, `store.narrowing`) and the costly part is skipped; None when only its shelf or
+    metadata changed."""
     held = sync_read.payload(conn, "document", row.id)
     data = row.payload or {}
-    return held is None or any(
+    if held is None or any(
         held[name] != data[name] for name in ("sections", "current", "created_at")
-    )
+    ):
+        return "sections"
+    if any(held[name] != data[name] for name in ("tags", "title")):
+        return "labels"
+    return None
 
 
 def _hash(row: Row) -> str:
@@ -308,6 +328,11 @@ def _apply(
     return True
 
 
+# The fields of a watch that say when it runs, not what it fetches or where what it fetches
+# goes: another device may change these and this device's private reach stays.
+_REACH_KEPT_ACROSS = frozenset({"schedule", "status", "max_catchup", "allow_private"})
+
+
 def _watch_here(
     conn: Connection, watch_id: str, data: dict[str, Any] | None
 ) -> tuple[dict[str, Any] | None, bool]:
@@ -316,17 +341,23 @@ def _watch_here(
 
     `allow_private` (loopback and LAN reach) is the owner's decision on each device, never
     a bundle's: this device's own value is kept, off for a watch new here, and it stays on
-    only for the kind and target it was given for. A watch whose kind or target changed
-    keeps running only if the new target passes the checks of a local add
+    only for the watch it was given for. Any change but to when it runs (its kind, target,
+    options such as a search watch's `fetch_pages`, which fetches every result with the
+    watch's reach, its shelf, which says who reads what it files, or a field a later
+    version adds) takes it away: an allow-list, so a new way to widen what a watch fetches
+    cannot keep it by default. A watch whose kind or target changed, or that lost its
+    reach, keeps running only if its target passes the checks of a local add
     (`checked_target`, without private reach); a folder path another device set is never
     read here.
     """
     held = sync_read.payload(conn, "watch", watch_id)
     if data is None or held is None:  # removed, or new here: it does not run here anyway
         return (None if data is None else {**data, "allow_private": 0}), False
+    fields = (set(held) | set(data)) - _REACH_KEPT_ACROSS
+    if all(held.get(name) == data.get(name) for name in fields):
+        return {**data, "allow_private": int(bool(held["allow_private"]))}, True
     same = (held["kind"], held["target"]) == (data["kind"], data["target"])
-    allowed = bool(held["allow_private"]) and same
-    return {**data, "allow_private": int(allowed)}, same or _reachable(data)
+    return {**data, "allow_private": 0}, (same and not held["allow_private"]) or _reachable(data)
 
 
 def _reachable(data: dict[str, Any]) -> bool:

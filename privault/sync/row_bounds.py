@@ -1,14 +1,21 @@
 """The bounds a synced row must keep besides its shape: what a local write would refuse.
 
-`privault.sync.shapes` checks that a row is made of the right types and ids; a row that
-fails there is not something any privault writes, and its whole bundle is refused. A row
-that passes can still hold what no local write stores and what later reads cannot handle
-(statement metadata that is not a JSON object, a title of megabytes, a time outside the
-years privault keeps, a section outside its document, a schedule no poll can read, a shelf
-version claiming to have seen its own future). Such a row is refused alone
-(`RowRefused`): the reader reports it by number and reason and merges the rest of its
-bundle, so one bad row from another device costs that row, not the device's other
-changes. The limits are the local ones, imported from where local writes keep them.
+`privault.sync.shapes` checks that a row is made of the right types and ids (times are
+64-bit integers); a row that fails there is not something any privault writes, and its
+whole bundle is refused. A row that passes can still hold what later reads cannot handle
+(statement metadata that is not a JSON object, a section outside its document, a schedule
+no poll can read, a shelf version claiming to have seen its own future). Such a row is
+refused alone (`RowRefused`): the reader reports it by number and reason and merges the
+rest of its bundle, so one bad row from another device costs that row, not the device's
+other changes.
+
+What older versions stored on purpose is not refused: a refused row never reaches this
+device, so a bound a local write has kept only since some version would cut an upgraded
+peer's older rows off for good. A document title longer than a local write now keeps
+(explicit titles, reminders and HTML titles were stored whole before cbc4be4) is clipped
+to that bound on intake (`as_stored`), as a local write clips it. A date outside the years
+a local write accepts (older imports stored them) is kept as it came: `to_iso` shows any
+64-bit time exactly (14b2fd0).
 """
 
 from __future__ import annotations
@@ -20,7 +27,6 @@ from typing import Any
 from privault.errors import InputError
 from privault.store.documents import TITLE_STORED_CHARS
 from privault.sync.shapes import RowShapeError, shown
-from privault.timeutil import in_range
 from privault.watches.schedule import Schedule
 
 
@@ -46,6 +52,15 @@ def check_bounds(kind: str, row_id: str, hlc: str, payload: Mapping[str, Any] | 
         raise RowRefused(f"{kind} row {shown(row_id)}: {problem}")
 
 
+def as_stored(kind: str, payload: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A checked row's payload as this vault stores it: a document's title clipped to the
+    bound a local write keeps. Clipped before anything is derived from it, so its label
+    spans are those of the title stored; readers gate it whole and clip it again."""
+    if kind != "document" or payload is None or len(payload["title"]) <= TITLE_STORED_CHARS:
+        return payload
+    return {**payload, "title": payload["title"][:TITLE_STORED_CHARS]}
+
+
 def _shelf(payload: Mapping[str, Any], hlc: str) -> str | None:
     # `seen` holds, per device, the newest clock of that device's versions of the shelf
     # the writer had seen; every clock the writer ticks afterwards is later than all of
@@ -61,11 +76,6 @@ def _shelf(payload: Mapping[str, Any], hlc: str) -> str | None:
 def _document(payload: Mapping[str, Any]) -> str | None:
     # The note's size is not bounded here: each device sets its own `max_note_bytes`, and
     # files and pages have other limits, so a size one device took may be over another's.
-    if len(payload["title"]) > TITLE_STORED_CHARS:
-        return f"its title is longer than {TITLE_STORED_CHARS} characters"
-    for name in ("created_at", "updated_at"):
-        if not in_range(payload[name]):
-            return f"its {name} is outside the years privault keeps"
     size = len(payload["body"])
     for node, _parent, _position, _depth, _heading, _crumb, _text, start, end in payload[
         "sections"

@@ -16,7 +16,7 @@ from typing import Any
 from privault.errors import InputError
 from privault.store.sync_read import DOCUMENT_FIELDS, STATEMENT_FIELDS
 from privault.sync.hlc import Stamp
-from privault.sync.row_bounds import check_bounds
+from privault.sync.row_bounds import as_stored, check_bounds
 from privault.sync.shapes import DEVICE_ID, STAMP, check_row, shown
 
 # Import order inside one batch: what others point at comes first.
@@ -84,8 +84,8 @@ class Row:
     def from_list(cls, item: Any) -> Row:
         """A row from its list form; InputError, naming the row, for anything malformed:
         a wrong type or an id of the wrong shape anywhere (see `privault.sync.shapes`), or
-        `RowRefused` for a well-shaped row outside a local write's bounds
-        (`privault.sync.row_bounds`)."""
+        `RowRefused` for a well-shaped row outside a local write's bounds; a document's
+        title is clipped as a local write clips it (`privault.sync.row_bounds`)."""
         if not isinstance(item, list) or len(item) != 5:
             raise InputError("a bundle row is not a 5-item list")
         kind, row_id, hlc, origin, payload = item
@@ -105,7 +105,7 @@ class Row:
             raise InputError(f"{kind} row {shown(row_id)}: payload fields do not match its kind")
         check_row(kind, row_id, payload)
         check_bounds(kind, row_id, hlc, payload)
-        return cls(kind, row_id, hlc, origin, payload)
+        return cls(kind, row_id, hlc, origin, as_stored(kind, payload))
 
 
 def content_hash(payload: dict[str, Any] | None) -> str:

@@ -232,7 +232,9 @@ class _Run:
             for (page, draft, digest), result in zip(todo, added, strict=True):
                 status = result.status
                 if status == "unchanged":  # the same text, date and metadata: tags or links
-                    documents.set_tags(self.conn, result.doc_id, draft.tags)
+                    held = documents.get(self.conn, result.doc_id)
+                    if held is not None:
+                        writing.retag(self.conn, held, draft.tags, now)
                     status = "updated" if page.key in stored else "added"
                 if page.key in adopted:
                     status = "updated"

@@ -52,7 +52,7 @@ from privault.vault.detection import (
     statement_known_entities,
 )
 from privault.vault.ingest import Draft
-from privault.vault.labels import document_labels, found_in, is_first_line, label_text
+from privault.vault.labels import document_labels, found_in, is_first_line, label_text, scan_text
 from privault.vault.labels import label_spans as label_spans  # re-exported for tests
 from privault.vault.reading import DocumentFacts, Reading
 from privault.vault.statement_matching import SeenWords
@@ -246,6 +246,27 @@ class PrivacyRuntime:
                     detector_version=detector.version,
                 )
             )
+        return scans
+
+    def scan_labels(self, documents: Sequence[tuple[Draft, Sequence[str], str]]) -> list[Scan]:
+        """The labels alone (title, headings, tags) of documents whose sections are kept as
+        stored — (draft, its headings, its first section's text) each — judged as every
+        write judges them; each a `Scan` without sections (for `store_scan` with none)."""
+        self.refresh()
+        jobs = [
+            (draft, document_labels(draft.title, headings, draft.tags), opening)
+            for draft, headings, opening in documents
+        ]
+        texts = [
+            (draft.author, scan_text(label, draft.text, opening))
+            for draft, labels, opening in jobs
+            for label in labels
+        ]
+        found = iter(self.detect_by_author(texts))
+        scans = []
+        for draft, labels, opening in jobs:
+            spans = {label: tuple(found_in(label, opening, next(found))) for label in labels}
+            scans.append(Scan((), spans, self.detector_for(draft.author).version))
         return scans
 
     def with_masked_entries(

@@ -92,6 +92,7 @@ class _Derive:
                 title=data["title"],
                 text=data["body"],
                 author=data.get("author", ""),
+                tags=tuple(data["tags"]),
             )
             for _, data in items
         ]
@@ -106,8 +107,27 @@ class _Derive:
             for (doc_id, _), sections_of, scan in zip(items, masked, scans, strict=True)
         }
 
+    def prepare_labels(self, items: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+        # Sections are stored in position order: the first one opens the document.
+        jobs = []
+        for _, data in items:
+            held = sorted(data["sections"], key=lambda section: section[2])
+            draft = Draft(
+                kind=data["kind"],
+                title=data["title"],
+                text=data["body"],
+                author=data.get("author", ""),
+                tags=tuple(data["tags"]),
+            )
+            jobs.append((draft, [section[4] for section in held], held[0][6] if held else ""))
+        scans = self.shared.privacy.scan_labels(jobs)
+        return {doc_id: (None, scan) for (doc_id, _), scan in zip(items, scans, strict=True)}
+
     def store_document(self, doc_id: str, data: dict[str, Any], prepared: Any) -> None:
         indexed, scan = prepared
+        if indexed is None:  # its labels alone
+            self.shared.privacy.store_scan(doc_id, [], scan)
+            return
         section_ids = sections.replace_sections(self.shared.conn, doc_id, indexed)
         self.shared.privacy.store_scan(doc_id, section_ids, scan)
 
@@ -244,6 +264,7 @@ class VaultSync:
                 total.forgotten += report.forgotten
                 total.waiting = report.waiting
                 total.stricter.extend(report.stricter)
+                total.refused.extend(report.refused)
         return ImportReport(
             str(path),
             opened.device,
@@ -253,7 +274,7 @@ class VaultSync:
             total.forgotten,
             total.waiting,
             tuple(sorted(set(total.stricter))),
-            opened.refused,
+            (*opened.refused, *total.refused),
         )
 
     def _after_merge(self, report: MergeReport) -> None:

@@ -142,6 +142,6 @@ class WatchFiler:
                 return False
             now = now_ms()
             documents.retire(conn, doc.id)
-            documents.set_tags(conn, doc.id, (*doc.tags, REMOVED_TAG))
+            writing.retag(conn, doc, (*doc.tags, REMOVED_TAG), now)
             documents.set_metadata(conn, doc.id, {**doc.metadata, "removed_at": to_iso(now)}, now)
         return True

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from privault.errors import InputError, NotFound
 from privault.retrieval.extract import SUPPORTED_SUFFIXES, extract_file
-from privault.store import documents, index_queue, sections
+from privault.store import documents, index_queue, label_spans, sections
 from privault.store.connection import Connection, write
 from privault.store.sections import IndexedSection
 from privault.timeutil import now_ms, parse_time, to_ms
@@ -154,17 +154,42 @@ def _metadata_changed(existing: documents.Document, draft: Draft, versioned: boo
 
 
 def _in_place(
-    conn: Connection, draft: Draft, existing: documents.Document, versioned: bool, now: int
+    conn: Connection,
+    draft: Draft,
+    existing: documents.Document,
+    versioned: bool,
+    now: int,
+    labels: Scan | None,
 ) -> Added:
     """A draft that keeps its document's sections: unchanged, or only its metadata (and
     tags) written. Metadata is written in place: no index row or in-memory mirror holds
-    it, unlike the date."""
+    it, unlike the date. New tags are stored with their spans (`retag`)."""
     count = sections.section_count(conn, existing.id)
     if not _metadata_changed(existing, draft, versioned):
         return Added(existing.id, "unchanged", existing.title, count, draft.source)
     documents.set_metadata(conn, existing.id, dict(draft.metadata), now)
-    documents.set_tags(conn, existing.id, draft.tags)
+    retag(conn, existing, draft.tags, now, labels)
     return Added(existing.id, "updated", draft.title, count, draft.source)
+
+
+def retag(
+    conn: Connection,
+    doc: documents.Document,
+    tags: Sequence[str],
+    now: int,
+    labels: Scan | None = None,
+) -> None:
+    """Make a document's tags `tags`, and store new ones with their spans: `labels` (its
+    labels scanned before the lock), or without those, its labels are queued for the
+    indexer, as a deferred write's are. A gated caller's tag filter finds only a tag
+    scanned (`store.narrowing`): a tag stored without spans would be found by no agent."""
+    documents.set_tags(conn, doc.id, tags)
+    if set(tags) == set(doc.tags):
+        return
+    if labels is None:
+        index_queue.enqueue(conn, doc.id, [], now)
+    else:
+        label_spans.replace(conn, doc.id, labels.labels, labels.detector_version)
 
 
 def store_drafts(
@@ -184,12 +209,15 @@ def store_drafts(
     results: dict[int, Added] = {}
     pending: list[tuple[int, Draft]] = []
     in_place: list[tuple[int, Draft]] = []  # only their metadata changed
+    retagged: list[tuple[int, Draft]] = []  # and their tags: labels scanned before the lock
     for index, draft in enumerate(drafts):
         existing = _existing(conn, draft)
         if existing is None or _needs_sections(existing, draft, versioned):
             pending.append((index, draft))
         elif _metadata_changed(existing, draft, versioned):
             in_place.append((index, draft))
+            if set(draft.tags) != set(existing.tags) and not background:
+                retagged.append((index, draft))
         else:
             results[index] = Added(
                 existing.id,
@@ -209,6 +237,18 @@ def store_drafts(
     planned = {
         index: (made, scan) for (index, _), made, scan in zip(pending, indexed, scans, strict=True)
     }
+    relabelled: dict[int, Scan] = {}
+    if retagged:
+        assert scanner is not None
+        plans = ingest.plan_many([draft for _, draft in retagged])
+        jobs = [
+            (draft, [section.heading for section in plan], plan[0].text if plan else "")
+            for (_, draft), plan in zip(retagged, plans, strict=True)
+        ]
+        found_labels = scanner.scan_labels(jobs)
+        relabelled = {
+            index: labels for (index, _), labels in zip(retagged, found_labels, strict=True)
+        }
     # In the drafts' order: the same source twice in one batch ends as the later one.
     work = sorted(pending + in_place, key=lambda item: item[0])
     now = now_ms()
@@ -220,7 +260,9 @@ def store_drafts(
             # sections are then cut here and left to the indexer, as a deferred write's).
             existing = _existing(conn, draft)
             if existing is not None and not _needs_sections(existing, draft, versioned):
-                results[index] = _in_place(conn, draft, existing, versioned, now)
+                results[index] = _in_place(
+                    conn, draft, existing, versioned, now, relabelled.get(index, scan)
+                )
                 continue
             drafted = made if made is not None else ingest.plan_many([draft])[0]
             doc_id, status = _upsert(conn, draft, existing, versioned, now)

@@ -78,8 +78,8 @@ def enqueue_due(conn: Connection, *, now_ms: int, policy: jobs.RetryPolicy) -> t
     """Turn every due planned run into a job; return (jobs enqueued, runs skipped).
 
     Each watch is planned on its own: one whose schedule cannot be read (stored by another
-    version, or synced from another device) is recorded as failed and planned no more,
-    and the others are enqueued as usual."""
+    version, or synced from another device) is planned no more, with the reason as its last
+    error (not counted as a run: nothing ran), and the others are enqueued as usual."""
     enqueued = skipped = 0
     with write(conn):
         for due in store.due_watches(conn, now_ms):
@@ -88,16 +88,8 @@ def enqueue_due(conn: Connection, *, now_ms: int, policy: jobs.RetryPolicy) -> t
                 schedule = Schedule.stored(due["schedule"])
                 plan = plan_due(schedule, due["next_run_at"], now_ms, due["max_catchup"])
             except (InputError, ValueError) as exc:
-                store.record_outcome(
-                    conn,
-                    watch_id,
-                    finished=now_ms,
-                    status="error",
-                    error=f"its schedule cannot be read, so it is not planned: {exc}",
-                    failed=True,
-                    state=None,
-                )
-                store.unplan(conn, watch_id, now_ms)
+                reason = f"its schedule cannot be read, so it is not planned: {exc}"
+                store.unplan(conn, watch_id, now_ms, reason)  # not a run: nothing ran
                 continue
             for planned in plan.run_at:
                 if (
