@@ -155,6 +155,9 @@ def test_markup_prints_as_text_and_escapes_are_shown() -> None:
 def test_visible_keeps_tabs_and_newlines_and_shows_the_rest() -> None:
     assert visible("a\tb\nc") == "a\tb\nc"
     assert visible("\x1b[2J\r\x9b\u202e") == "\\x1b[2J\\x0d\\x9b\\u202e"
+    # The Arabic letter mark reorders like the other bidi marks; tag characters are
+    # invisible text (a hidden instruction inside a title).
+    assert visible("a\u061cb\U000e0041\U000e007f") == "a\\u061cb\\U000e0041\\U000e007f"
 
 
 def test_styled_puts_values_in_as_plain_text() -> None:

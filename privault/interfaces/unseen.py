@@ -10,12 +10,19 @@ from __future__ import annotations
 
 import re
 
-# C0 but tab, newline and carriage return, DEL, C1, and the bidi marks, embeddings,
-# overrides and isolates. A browser shows a carriage return as a space; a terminal does not.
-UNSEEN = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069"
+# C0 but tab, newline and carriage return, DEL, C1, the bidi marks (the Arabic letter
+# mark too), embeddings, overrides and isolates, and the tag characters (invisible: text
+# written in them reads as nothing to the owner, and as words to a model). A browser shows
+# a carriage return as a space; a terminal does not.
+UNSEEN = (
+    "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+    "\U000e0000-\U000e007f"
+)
 
 
 def escape(match: re.Match[str]) -> str:
-    """One matched character written out: `\\x1b`, `\\u202e`."""
+    """One matched character written out: `\\x1b`, `\\u202e`, `\\U000e0041`."""
     code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
