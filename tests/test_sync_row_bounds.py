@@ -451,3 +451,36 @@ def test_a_date_an_older_version_stored_outside_years_1000_9999_is_kept(
     finally:
         source.close()
         target.close()
+
+
+def test_a_synced_long_title_named_in_breadcrumbs_is_masked_in_the_index(
+    tmp_path: Path,
+) -> None:
+    """A peer of an older version sends a title over the bound, its sections' breadcrumbs
+    naming it whole. Clipping the title alone left the breadcrumb a label no scan took: a
+    process that had already checked its masked entries wrote the window's entry in clear,
+    and an agent's search for the number in it found the note (an absent one did not)."""
+    agent = Caller.agent("helper")
+    privacy = {"agent_default": "standard"}
+    source = fake_vault(tmp_path / "b" / "vault.db", privacy=privacy)
+    target = fake_vault(tmp_path / "c" / "vault.db", privacy=privacy)
+    try:
+        target.search("warm up", caller=agent)  # a running server: entries checked once
+        title = "Call 555-12-3456 about the boiler\n" + "x" * 600
+        added = source.note("# Plan\nService due in March.", caller=OWNER, title="Boiler")
+        payload = dict(source.sync.dump()["document"][added.doc_id])
+        sections = [list(section) for section in payload["sections"]]
+        for section in sections:
+            section[5] = [title if part == "Boiler" else part for part in section[5]]
+        payload = {**payload, "title": title, "sections": sections}
+        report = _import(
+            target, tmp_path, [Row("document", added.doc_id, _clock(1), PEER, payload)]
+        )
+        assert report.refused_rows == ()
+        for number in ("555-12-3456", "987-65-4321"):
+            assert target.search(number, caller=agent).results == (), number
+        [listed] = target.docs(caller=OWNER).documents
+        assert "\n" not in str(listed.title) and len(str(listed.title)) <= 500
+    finally:
+        source.close()
+        target.close()

@@ -33,8 +33,16 @@ HIDDEN = shown(hidden=True)  # bookkeeping, not part of a listing
 TAG_CHARACTERS = r"\w.:/@+-"
 TAG = re.compile(rf"^[\w@+][{TAG_CHARACTERS}]{{0,63}}\Z")  # not `$`: it allows a final newline
 # The longest title stored: kept whole up to this (gated whole, clipped after gating). Every
-# write clips to it and a synced row over it is refused.
+# write clips to it, a synced row's title too (`sync.row_bounds.as_stored`).
 TITLE_STORED_CHARS = 500
+
+
+def stored_title(title: str) -> str:
+    """A title as every write stores it: one line (a title from another program may hold
+    line breaks, which would fake lines wherever it is listed), single spaces, at most
+    `TITLE_STORED_CHARS`. The gate sees the whole stored title; only what comes out of it
+    is clipped for display (`gate.clip`)."""
+    return " ".join(title.split())[:TITLE_STORED_CHARS]
 
 
 @dataclass(frozen=True)

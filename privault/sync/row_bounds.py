@@ -12,10 +12,10 @@ other changes.
 What older versions stored on purpose is not refused: a refused row never reaches this
 device, so a bound a local write has kept only since some version would cut an upgraded
 peer's older rows off for good. A document title longer than a local write now keeps
-(explicit titles, reminders and HTML titles were stored whole before cbc4be4) is clipped
-to that bound on intake (`as_stored`), as a local write clips it. A date outside the years
-a local write accepts (older imports stored them) is kept as it came: `to_iso` shows any
-64-bit time exactly (14b2fd0).
+(explicit titles, reminders and HTML titles were stored whole before cbc4be4), or on
+several lines, is stored on intake as a local write stores it (`as_stored`). A date
+outside the years a local write accepts (older imports stored them) is kept as it came:
+`to_iso` shows any 64-bit time exactly (14b2fd0).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from privault.errors import InputError
-from privault.store.documents import TITLE_STORED_CHARS
+from privault.store.documents import stored_title
 from privault.sync.shapes import RowShapeError, shown
 from privault.watches.schedule import Schedule
 
@@ -53,12 +53,23 @@ def check_bounds(kind: str, row_id: str, hlc: str, payload: Mapping[str, Any] | 
 
 
 def as_stored(kind: str, payload: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A checked row's payload as this vault stores it: a document's title clipped to the
-    bound a local write keeps. Clipped before anything is derived from it, so its label
-    spans are those of the title stored; readers gate it whole and clip it again."""
-    if kind != "document" or payload is None or len(payload["title"]) <= TITLE_STORED_CHARS:
+    """A checked row's payload as this vault stores it: a document's title as a local
+    write stores it (`stored_title`: one line, within the bound), and so wherever its
+    sections name it (breadcrumbs, a heading). Done before anything is derived from it, so
+    the labels scanned are those stored: a breadcrumb still holding the longer title would
+    be a label no scan took, in clear in the masked index while readers mask it."""
+    if kind != "document" or payload is None:
         return payload
-    return {**payload, "title": payload["title"][:TITLE_STORED_CHARS]}
+    old = payload["title"]
+    title = stored_title(old) or old
+    if title == old:
+        return payload
+    sections = [
+        [node, parent, position, depth, title if heading == old else heading]
+        + [[title if part == old else part for part in crumb], text, start, end]
+        for node, parent, position, depth, heading, crumb, text, start, end in payload["sections"]
+    ]
+    return {**payload, "title": title, "sections": sections}
 
 
 def _shelf(payload: Mapping[str, Any], hlc: str) -> str | None:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from privault.errors import InputError, utf8_text
 from privault.retrieval.sectioning import ChunkDraft, estimate_tokens, split_chunks, split_sections
-from privault.store.documents import TAG, TITLE_STORED_CHARS
+from privault.store.documents import TAG, stored_title
 from privault.store.sections import IndexedSection
 from privault.vault.bounds import MAX_NOTE_BYTES
 
@@ -85,14 +85,6 @@ def check_text(text: str, what: str, max_bytes: int) -> str:
     if "\x00" in text:
         raise InputError(f"{what} contains NUL bytes; is it binary?")
     return utf8_text(text, what)
-
-
-def stored_title(title: str) -> str:
-    """A title as every write stores it: one line (a title from another program may hold
-    line breaks, which would fake lines wherever it is listed), single spaces, at most
-    `TITLE_STORED_CHARS` (what a synced row must keep). The gate sees the whole stored
-    title; only what comes out of it is clipped for display (`gate.clip`)."""
-    return " ".join(title.split())[:TITLE_STORED_CHARS]
 
 
 def default_title(text: str) -> str:

@@ -276,15 +276,17 @@ class PrivacyRuntime:
         scans: Sequence[Scan],
         embedder: Embedder,
     ) -> list[list[IndexedSection]]:
-        """Each draft's sections with the masked index entries their windows need (all of
-        the batch's masked windows embedded in one call)."""
+        """Each draft's sections with the masked index entries their windows need, all of the
+        batch's masked windows embedded in one call (a label no scan took is detected now)."""
         if not self._masked_checked:  # a vault's first writes say which masker built it
             masked_index.record_builder_if_empty(self.conn, gated_index.fingerprint(self.masker))
         jobs = [
             gated_index.MaskingJob(
                 sections,
                 scan.sections,
-                lambda label, labels=scan.labels: labels.get(label, ()),  # type: ignore[misc]
+                lambda label, labels=scan.labels, found=self.detector_for(draft.author): (  # type: ignore[misc]
+                    labels[label] if label in labels else found.detect(label)
+                ),
                 draft.author == "",
             )
             for draft, sections, scan in zip(drafts, indexed, scans, strict=True)
