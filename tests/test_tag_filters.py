@@ -154,3 +154,27 @@ def test_tags_written_in_place_are_found_as_a_new_documents_are(tmp_path: Path) 
         while vault.indexing.has_work():
             vault.indexing.step(caller=OWNER)
         assert _found(vault, AGENT, "snacks") == (1,) * 4
+
+
+def test_a_tag_no_scan_took_is_queued_by_the_migration_and_then_found(tmp_path: Path) -> None:
+    """Tags written before tags were scanned, or synced before synced tags were, have no
+    stored scan: agents' tag filters miss them (it fails closed). Migration 30 queues their
+    documents' labels; once the indexer has scanned them, the filter finds them again."""
+    from privault.store.migrations import known_migrations
+
+    [migration] = [m for m in known_migrations() if m.version == 30]
+    with fake_vault(tmp_path / "v.db", privacy={"agent_default": "standard"}) as vault:
+        vault.note("# Lunch\nLunch plans for Friday.", caller=OWNER, tags=["food"])
+        vault.note("# Drinks\nLunch plans: drinks with the team.", caller=OWNER, tags=["drinks"])
+        with vault.conn:  # as such a vault holds them
+            vault.conn.execute("DELETE FROM label_spans WHERE label = 'food'")
+        assert _found(vault, AGENT, "food") == (0,) * 4
+        with vault.conn:
+            for step in migration.steps:
+                vault.conn.execute(step)
+        queued = vault.conn.execute("SELECT count(*) FROM index_queue").fetchone()[0]
+        assert queued == 1  # the document whose tag lost its scan, not the other
+        while vault.indexing.has_work():
+            vault.indexing.step(caller=OWNER)
+        assert _found(vault, AGENT, "food") == (1,) * 4
+        assert _found(vault, AGENT, "drinks") == (1,) * 4
