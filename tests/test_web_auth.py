@@ -17,7 +17,7 @@ from privault.interfaces.web import auth
 from privault.interfaces.web.app import build_web_app
 from privault.interfaces.web.auth import LoginLinks
 from privault.vault import Vault
-from tests.web_site import OWNER, Site, seed
+from tests.web_site import OWNER, Site, csrf_of, seed
 
 PAGES = [
     "/",
@@ -156,7 +156,7 @@ def test_every_post_needs_this_sessions_csrf_token(
 ) -> None:
     login(client, links)
     page = client.get(f"/doc/{site.team}")
-    csrf = page.text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+    csrf = csrf_of(page.text)
     for path in actions(site):
         assert client.post(path, data={"value": "Kofi"}).status_code == 403, path
         wrong = {"value": "Kofi", "csrf": csrf[::-1]}
@@ -183,7 +183,7 @@ def test_a_wrong_csrf_token_is_the_same_403_whatever_its_characters(
     client: TestClient, links: LoginLinks, site: Site, vault: Vault
 ) -> None:
     login(client, links)
-    csrf = client.get("/").text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+    csrf = csrf_of(client.get("/").text)
     path = f"/reminders/{site.reminder}/ack"
     replies = [
         client.post(path, data={"csrf": wrong}, follow_redirects=False)
@@ -202,7 +202,7 @@ def test_cross_site_posts_and_foreign_hosts_are_refused(
     client: TestClient, links: LoginLinks, site: Site, vault: Vault
 ) -> None:
     login(client, links)
-    csrf = client.get("/").text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+    csrf = csrf_of(client.get("/").text)
     path = f"/reminders/{site.reminder}/ack"
     evil = client.post(path, data={"csrf": csrf}, headers={"Origin": "http://evil.example"})
     assert evil.status_code == 403
@@ -220,7 +220,7 @@ def test_a_null_origin_passes_only_as_this_origins_own_form_post_with_the_token(
     # Under `no-referrer` Chromium sends its own form posts with `Origin: null`; a sandboxed
     # frame or a data: page on another site sends the same, so fetch metadata decides.
     login(client, links)
-    csrf = client.get("/").text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+    csrf = csrf_of(client.get("/").text)
     path = f"/reminders/{site.reminder}/ack"
     for site_header in ("cross-site", "same-site", None):
         headers = {"Origin": "null"}
@@ -239,7 +239,7 @@ def test_a_null_origin_passes_only_as_this_origins_own_form_post_with_the_token(
 
 def test_logout_ends_the_session(client: TestClient, links: LoginLinks) -> None:
     login(client, links)
-    csrf = client.get("/").text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+    csrf = csrf_of(client.get("/").text)
     assert client.post("/logout", data={"csrf": csrf}, follow_redirects=False).status_code == 303
     assert client.get("/status").status_code == 401
 

@@ -29,7 +29,7 @@ from privault.models.handles import WorkerChat
 from privault.models.supervisor import ModelProcess
 from privault.vault import Vault
 from privault.watches.fetcher import Fetcher, FetchLimits
-from tests.web_site import OWNER, XSS, Site, seed, shop_page
+from tests.web_site import OWNER, XSS, Site, csrf_of, seed, shop_page
 
 
 @pytest.fixture(scope="module")
@@ -55,10 +55,6 @@ def client(vault: Vault, tmp_path: Path, site: Site) -> TestClient:
     client = TestClient(build_web_app(vault, links=links, hosts=["testserver"]))
     assert client.get(f"/login?token={links.issue()}").status_code == 200
     return client
-
-
-def csrf_of(text: str) -> str:
-    return text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
 
 
 def column(text: str, name: str) -> str:

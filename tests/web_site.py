@@ -32,6 +32,11 @@ Kofi Mensah leads the boiler project; the site visit is on Thursday.
 Kofi Mensah asked for the invoice by email."""
 
 
+def csrf_of(text: str) -> str:
+    """The CSRF token a page's forms carry."""
+    return text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+
+
 def shop_page(handler: BaseHTTPRequestHandler) -> None:
     """The watched page; tests change PAGE between runs."""
     send(handler, html_page("Boiler service", *PAGE["paragraphs"]))

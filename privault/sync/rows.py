@@ -85,7 +85,7 @@ class Row:
         """A row from its list form; InputError, naming the row, for anything malformed:
         a wrong type or an id of the wrong shape anywhere (see `privault.sync.shapes`), or
         `RowRefused` for a well-shaped row outside a local write's bounds; a document's
-        title is clipped as a local write clips it (`privault.sync.row_bounds`)."""
+        title is stored as a local write stores it (`privault.sync.row_bounds`)."""
         if not isinstance(item, list) or len(item) != 5:
             raise InputError("a bundle row is not a 5-item list")
         kind, row_id, hlc, origin, payload = item

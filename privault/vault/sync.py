@@ -51,6 +51,17 @@ def _owner(caller: Caller) -> None:
         raise AccessDenied("only the owner can export, import or sync the vault")
 
 
+def _draft(data: dict[str, Any]) -> Draft:
+    """What a synced document's scan reads of it, as of a local write's draft."""
+    return Draft(
+        kind=data["kind"],
+        title=data["title"],
+        text=data["body"],
+        author=data.get("author", ""),
+        tags=tuple(data["tags"]),
+    )
+
+
 class _Derive:
     """Indexes, vectors and PII spans for imported rows, by this device's engines."""
 
@@ -86,16 +97,7 @@ class _Derive:
         for doc_id, section, offset in pending:
             mine = vectors[offset : offset + len(section.chunks)]  # type: ignore[index]
             indexed[doc_id].append(replace(section, vectors=mine))
-        drafts = [
-            Draft(
-                kind=data["kind"],
-                title=data["title"],
-                text=data["body"],
-                author=data.get("author", ""),
-                tags=tuple(data["tags"]),
-            )
-            for _, data in items
-        ]
+        drafts = [_draft(data) for _, data in items]
         privacy = self.shared.privacy
         scans = privacy.scan_drafts(drafts, [indexed[doc_id] for doc_id, _ in items])
         # The same masked index entries a local write gets: gated callers search those.
@@ -112,14 +114,7 @@ class _Derive:
         jobs = []
         for _, data in items:
             held = sorted(data["sections"], key=lambda section: section[2])
-            draft = Draft(
-                kind=data["kind"],
-                title=data["title"],
-                text=data["body"],
-                author=data.get("author", ""),
-                tags=tuple(data["tags"]),
-            )
-            jobs.append((draft, [section[4] for section in held], held[0][6] if held else ""))
+            jobs.append((_draft(data), [s[4] for s in held], held[0][6] if held else ""))
         scans = self.shared.privacy.scan_labels(jobs)
         return {doc_id: (None, scan) for (doc_id, _), scan in zip(items, scans, strict=True)}
 
