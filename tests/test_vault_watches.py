@@ -369,3 +369,20 @@ def test_agents_see_one_reason_for_every_blocked_or_unresolvable_target(vault: V
     assert "cannot resolve nothere.lan" in owners[2]
     [run] = watches.show(searching, caller=OWNER).runs
     assert "search backend: blocked: 192.168.1.20" in (run.error or "")
+
+
+def test_agents_read_no_detail_of_a_failed_connection(vault: Vault) -> None:
+    # "Connection refused" against "no route to host" says which of the owner's machines
+    # are up; an agent reads that the target could not be reached, the owner the detail.
+    watches = _watches(vault)
+    watches._fetcher = Fetcher(limits=FetchLimits(total_seconds=5.0), resolver=_lan_resolver)
+    added = watches.add("url", "http://127.0.0.1:9/", caller=OWNER, every="1h", allow_private=True)
+    watch_id = added.watch.id
+    watches.poll(caller=OWNER, now=now_ms() + 1000)
+
+    owners = watches.show(watch_id, caller=OWNER).watch.last_error or ""
+    assert owners.startswith("connect: ") and "refused" in owners.lower(), owners
+    for caller in (AGENT, READER):
+        seen = watches.show(watch_id, caller=caller)
+        [run] = seen.runs
+        assert seen.watch.last_error == run.error == "connect: the target could not be reached"

@@ -348,6 +348,33 @@ def test_a_body_read_ends_at_the_deadline_not_a_full_timeout_later(
     assert time.monotonic() - started < 1.5
 
 
+def test_a_slow_name_lookup_ends_at_the_deadline(server: LocalServer) -> None:
+    # getaddrinfo has no timeout of its own: a name server that never answers held the
+    # fetch until the system resolver gave up, whatever the fetch's total time.
+    released = threading.Event()
+
+    def hanging(host: str, port: int) -> list[str]:
+        released.wait(10)
+        return ["127.0.0.1"]
+
+    limits = FetchLimits(total_seconds=1.0)
+    try:
+        with Fetcher(limits=limits, resolver=hanging) as slow:
+            started = time.monotonic()
+            result = slow.fetch(f"http://hangs.test:{server.port}/text", allow_private=True)
+            assert time.monotonic() - started < 1.5
+    finally:
+        released.set()
+    assert isinstance(result, FetchError) and result.reason == "timeout", result
+    assert result.retryable
+
+
+def test_a_lookup_that_fails_fast_is_still_a_resolve_error(server: LocalServer) -> None:
+    with Fetcher(limits=FetchLimits(total_seconds=1.0), resolver=resolver) as quick:
+        result = quick.fetch(f"http://unknown.test:{server.port}/text", allow_private=True)
+    assert isinstance(result, FetchError) and "cannot resolve unknown.test" in result.detail
+
+
 def test_server_errors_are_retryable_client_errors_not(
     server: LocalServer, fetcher: Fetcher
 ) -> None:

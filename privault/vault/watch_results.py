@@ -13,9 +13,10 @@ their text fields typed `Gated`, made only by `WatchView` (their `of`), so a rep
 carry a watch, run or reminder whose text skipped the gate (mypy checks it; a test keeps
 the field types honest).
 
-An agent's view of a failed fetch says only *that* the target was blocked, never why: the
-reasons (the private address a name resolved to, or that it did not resolve) would let an
-agent that watches guessed names map the owner's local network. The owner sees the detail.
+An agent's view of a failed fetch says only *that* the target was blocked or unreachable,
+never why: the reasons (the private address a name resolved to, that it did not resolve, a
+refused connection against no route) would let an agent that watches guessed names map the
+owner's local network. The owner sees the detail.
 """
 
 from __future__ import annotations
@@ -40,16 +41,21 @@ if TYPE_CHECKING:
     from privault.watches.poll import PollReport  # pulls in httpx; opening a vault should not
 
 FOLDER_FOR_AGENTS = literal("<FOLDER>")  # a path names people and places; agents get the id
-BLOCKED_FOR_AGENTS = "blocked: the target is not a reachable public address"
-# A refused fetch as stored: `FetchError`'s "blocked: <detail>", prefixed "search backend: "
-# when it was the backend (`watches/web.py`). Every such detail reads the same to an agent.
-_BLOCKED = re.compile(r"(search backend: )?blocked: ")
+# A failed fetch as stored: `FetchError`'s "<reason>: <detail>", prefixed "search backend: "
+# when it was the backend (`watches/web.py`). Where the detail describes the owner's network
+# (why a target is blocked; how a connection failed: refused, no route, reset), an agent
+# reads one fixed text per reason. Other details (a status, a content type) stay.
+FOR_AGENTS = {
+    "blocked": "blocked: the target is not a reachable public address",
+    "connect": "connect: the target could not be reached",
+}
+_DETAILED = re.compile(r"(search backend: )?(blocked|connect): ")
 
 
 def error_for_agents(error: str) -> str:
-    """A run's error as an agent may read it: one fixed reason for any blocked target."""
-    found = _BLOCKED.match(error)
-    return error if found is None else (found.group(1) or "") + BLOCKED_FOR_AGENTS
+    """A run's error as an agent may read it: one fixed text for each network reason."""
+    found = _DETAILED.match(error)
+    return error if found is None else (found.group(1) or "") + FOR_AGENTS[found.group(2)]
 
 
 def _fields(value: object) -> dict[str, Any]:

@@ -9,7 +9,9 @@ TLS still verifies the certificate against the host name (httpcore passes it as 
 The same backend enforces a request's deadline (`DEADLINE`) at the socket. httpx's timeouts
 bound each read on its own, so a server sending one header byte at a time could hold a
 fetch for as long as it liked; here every connect, handshake, read and write gets at most
-the time left before the deadline, and none starts once it has passed. httpcore hands a
+the time left before the deadline, and none starts once it has passed; so does the name
+lookup, which `getaddrinfo` cannot bound itself (it runs on a helper thread that is left to
+finish on its own when the deadline passes first). httpcore hands a
 stream only a timeout, never the request, so the deadline reaches the stream through a
 context variable set while the request is sent and while its body is read.
 """
@@ -17,6 +19,7 @@ context variable set while the request is sent and while its body is read.
 from __future__ import annotations
 
 import ssl
+import threading
 import time
 import zlib
 from collections.abc import Iterator
@@ -44,6 +47,34 @@ def _within(timeout: float | None, expired: type[httpcore.TimeoutException]) -> 
     if remaining <= 0:
         raise expired("total time limit reached")
     return remaining if timeout is None else min(timeout, remaining)
+
+
+def _lookup_within(resolver: Resolver, timeout: float | None) -> Resolver:
+    """`resolver` answering by the current deadline; a slow name server is a connect timeout."""
+    limit = _within(timeout, httpcore.ConnectTimeout)
+    if limit is None:
+        return resolver
+
+    def lookup(host: str, port: int) -> list[str]:
+        answer: list[list[str]] = []
+        failure: list[Exception] = []
+
+        def run() -> None:
+            try:
+                answer.append(resolver(host, port))
+            except Exception as exc:  # noqa: BLE001 - raised again in the caller's thread
+                failure.append(exc)
+
+        worker = threading.Thread(target=run, name="privault-lookup", daemon=True)
+        worker.start()
+        worker.join(limit)
+        if failure:
+            raise failure[0]
+        if not answer:
+            raise httpcore.ConnectTimeout(f"looking up {host} passed the time limit")
+        return answer[0]
+
+    return lookup
 
 
 class _DeadlineStream(httpcore.NetworkStream):
@@ -113,7 +144,10 @@ class _GuardedBackend(httpcore.SyncBackend):
         socket_options: Any = None,
     ) -> httpcore.NetworkStream:
         addresses = resolve_checked(
-            host, port, allow_private=self._allow_private, resolver=self._resolver
+            host,
+            port,
+            allow_private=self._allow_private,
+            resolver=_lookup_within(self._resolver, timeout),
         )
         failure: Exception | None = None
         for address in addresses:
