@@ -5,11 +5,17 @@ policy counts as identifying and that hold no value a policy denies or the vault
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from privault import Caller, Vault
 from privault.filters import Filters
+from privault.privacy.detector import FakeDetector
 from privault.privacy.policy import shipped_policies_dir
+from privault.spans import Span
+from privault.store import index_queue
+from privault.store.connection import write
+from privault.timeutil import now_ms
 from tests.helpers import fake_vault
 
 OWNER = Caller.owner()
@@ -177,4 +183,57 @@ def test_a_tag_no_scan_took_is_queued_by_the_migration_and_then_found(tmp_path: 
         while vault.indexing.has_work():
             vault.indexing.step(caller=OWNER)
         assert _found(vault, AGENT, "food") == (1,) * 4
+        assert _found(vault, AGENT, "drinks") == (1,) * 4
+
+
+def test_tags_written_while_the_indexer_scans_the_old_ones_are_found(tmp_path: Path) -> None:
+    """The indexer scans a document's labels outside the lock. A foreground write that
+    stores new tags with their spans meanwhile ends its lease: the older tags' spans are
+    not stored over the new ones (the new tag then had no spans and no queue row, and no
+    agent's filter would ever find it); the labels are scanned again."""
+    interrupt: list[Callable[[], object]] = []
+
+    class Interrupted(FakeDetector):
+        def detect_many(self, texts: Sequence[str]) -> list[list[Span]]:
+            if interrupt:
+                interrupt.pop()()
+            return super().detect_many(texts)
+
+    with fake_vault(tmp_path / "v.db", detector_factory=Interrupted, **GATED) as vault:
+        vault.documents.note_many([_chat(["food"], "m1")], caller=OWNER, background=True)
+        interrupt.append(lambda: vault.documents.note_many([_chat(["drinks"], "m2")], caller=OWNER))
+        while vault.indexing.has_work():
+            assert vault.indexing.step(caller=OWNER).error is None
+        assert not interrupt  # the write ran inside the indexer's scan
+        assert _found(vault, AGENT, "drinks") == (1,) * 4
+        assert _found(vault, AGENT, "food") == (0,) * 4
+
+
+def test_synced_tags_stored_while_the_indexer_scans_the_old_ones_are_found(
+    tmp_path: Path,
+) -> None:
+    """The same for a change of tags alone from another device (the sync's labels path)."""
+    with fake_vault(tmp_path / "a.db", **GATED) as vault:
+        vault.documents.note_many([_chat(["food"], "m1")], caller=OWNER)
+        vault.sync.export(tmp_path / "one.bundle", secret=SECRET, caller=OWNER)
+        vault.documents.note_many([_chat(["drinks"], "m2")], caller=OWNER)
+        vault.sync.export(tmp_path / "two.bundle", secret=SECRET, caller=OWNER)
+    interrupt: list[Callable[[], object]] = []
+
+    class Interrupted(FakeDetector):
+        def detect_many(self, texts: Sequence[str]) -> list[list[Span]]:
+            if interrupt:
+                interrupt.pop()()
+            return super().detect_many(texts)
+
+    with fake_vault(tmp_path / "b.db", detector_factory=Interrupted, **GATED) as vault:
+        vault.sync.import_bundle(tmp_path / "one.bundle", secret=SECRET, caller=OWNER)
+        [doc] = vault.docs(caller=OWNER).documents
+        with write(vault.conn):  # its labels queued again, as a detector change queues them
+            index_queue.enqueue(vault.conn, doc.doc_id, [], now_ms())
+        two = tmp_path / "two.bundle"
+        interrupt.append(lambda: vault.sync.import_bundle(two, secret=SECRET, caller=OWNER))
+        while vault.indexing.has_work():
+            assert vault.indexing.step(caller=OWNER).error is None
+        assert not interrupt
         assert _found(vault, AGENT, "drinks") == (1,) * 4

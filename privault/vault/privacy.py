@@ -1,10 +1,9 @@
 """The privacy side of the facade: policies, the detector, stored spans, one Reading per reply.
 
-Write time: every section's text and every label (title, headings) of a document is scanned
-once and the spans are stored with the detector's version. Read time: stored spans, plus
-the owner's overrides, plus a live match of the vault's known entities (a name learnt after
-a text was scanned is still caught before any background re-scan reaches that text), are
-applied by the caller's policy.
+Write time: every section's text and label (title, headings, tags) of a document is scanned
+once; spans are stored with the detector's version. Read time: stored spans, plus
+the owner's overrides, plus a live match of the vault's known entities (a name learnt after a
+text was scanned is caught before any re-scan reaches it), are applied by the caller's policy.
 
 Known entities are vault state: a counter in the file (`pii.known_generation`) moves
 whenever they change, and every `reading` checks it, so a running server masks a name
@@ -327,6 +326,7 @@ class PrivacyRuntime:
         for section_id, spans in zip(section_ids, scan.sections, strict=True):
             pii.save_spans(self.conn, section_id, spans, scan.detector_version)
         label_store.replace(self.conn, doc_id, scan.labels, scan.detector_version)
+        index_queue.end_label_lease(self.conn, doc_id)
 
     def rescan(self, limit: int = 200, embedder: Embedder | None = None) -> int:
         """Re-scan sections and labels whose spans came from another detector version than
