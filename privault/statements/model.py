@@ -139,6 +139,8 @@ class EntityCount(JsonForm):
     count: int
     # set when counted per author
     author: str = field(default="", compare=False, metadata=shown(hidden=True))
+    # the shelves of the statements that name it (gating its name takes the strictest)
+    shelves: tuple[str, ...] = field(default=(), compare=False, metadata=shown(hidden=True))
 
 
 def entity_key(name: str) -> str:

@@ -169,10 +169,12 @@ def chain_ids(conn: Connection, statement_id: str, known: int) -> list[str] | No
 def entity_counts(
     conn: Connection, seen: Visible, *, min_count: int, by_author: bool
 ) -> list[dict[str, Any]]:
-    """key, first name, author, n for each entity named by visible statements, by count."""
+    """key, first name, author, n and shelves (comma-joined: no shelf name holds one) for
+    each entity named by visible statements, by count."""
     return rows(
         conn,
-        "SELECT e.key, s.author, count(*) AS n, (SELECT e2.name FROM statement_entities e2"
+        "SELECT e.key, s.author, count(*) AS n, group_concat(DISTINCT s.shelf) AS shelves,"
+        " (SELECT e2.name FROM statement_entities e2"
         "  JOIN statements s2 ON s2.id = e2.statement_id WHERE e2.key = e.key"
         f"  {'AND s2.author = s.author' if by_author else ''} ORDER BY s2.seq LIMIT 1) AS name"
         " FROM statement_entities e JOIN statements s ON s.id = e.statement_id"

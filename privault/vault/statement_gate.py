@@ -14,7 +14,8 @@ identifying PII, all of it is replaced by one stub.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import functools
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -22,7 +23,8 @@ from privault.privacy.gate import Gate, Gated, GatedText, literal
 from privault.privacy.policy import Policy
 from privault.privacy.recognizers import find_known_entities
 from privault.spans import Span
-from privault.statements import Statement
+from privault.statements import EntityCount, Statement, entity_key
+from privault.statements.model import split_kind
 from privault.store.connection import Connection
 from privault.store.statement_spans import StatementScan, load_scans
 from privault.vault.detection import SpanDetector
@@ -131,13 +133,36 @@ class StatementGate:
         found = self._detector_for(author).detect(text)
         return found + find_known_entities(text, self._known_for(author))
 
-    def text(self, text: str, *, author: str = "", scope_id: str = "") -> GatedText:
-        """One short text (an entity name), gated with live detection (and, for the
-        owner's text, known entities)."""
-        if self.mode == "off":
-            return self.gate.apply(text, ())
-        scope = scope_of(author, scope_id)
-        return self.gate.apply(text, self.detect(text, author), scope=scope)
+    def entity(self, item: EntityCount) -> EntityCount | None:
+        """An entity as the caller may see it (None where its policy withholds the name):
+        name and key gated with live detection (and, for the owner's entities, known
+        entities) by the strictest of the caller's policies for the shelves whose statements
+        name it, so a name a shelf masks in its statements is masked here too."""
+        policies = map(self.reading.policy, item.shelves)
+        gate = self.reading.gate_for(functools.reduce(Policy.stricter, policies, self.gate.policy))
+        scope = scope_of(item.author, item.key)
+
+        def gated(text: str) -> GatedText:
+            spans = () if gate.policy.mode == "off" else self.detect(text, item.author)
+            return gate.apply(text, spans, scope=scope)
+
+        name = gated(item.name)
+        return None if name.withheld else EntityCount(name.text, gated(item.key).text, item.count)
+
+    def naming(self, found: Sequence[Statement], names: Iterable[str]) -> list[Statement]:
+        """The statements that name every one of `names` as the caller sees them (each
+        through a gate of its own, counted in no response): a masked name matches no form
+        of its value, so a filter by a name the vault holds masked finds what one by a name
+        it does not hold finds."""
+        wanted = {entity_key(name) for name in names}
+        scans = self.scans(found)
+        kept = []
+        for statement in found:
+            policy = self.reading.policy(statement.shelf)
+            shown = self._one(statement, scans.get(statement.id), Gate(policy))[0]
+            if wanted <= {entity_key(split_kind(name)[1]) for name in shown.entities or ()}:
+                kept.append(statement)
+        return kept
 
     def statements(
         self, found: Sequence[Statement]

@@ -11,10 +11,9 @@ does not exist for it, and the shelf's policy gates it. Statements an agent writ
 its name: their entities are not known entities (an agent cannot change what others see),
 and they are gated by detection alone (see `StatementGate`).
 
-A gated caller's filters are inputs too, and never an oracle: words it searches for are
-matched against statements *as it sees them* (placeholders in place of masked values), a
-source filter against the source as it sees it, and filtering by entity is refused when
-entity names are identifying under its policy.
+A gated caller's filters are inputs too, never an oracle: its words, source and entity
+names are matched against statements *as it sees them* (placeholders for masked values);
+filtering by entity is refused where entity names are identifying under its own policy.
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ from privault import statements as st
 from privault.caller import Caller
 from privault.errors import AccessDenied, InputError, NotFound
 from privault.spans import Span
-from privault.statements import EntityCount, NewStatement, Statement
+from privault.statements import NewStatement, Statement
 from privault.store import statement_spans
 from privault.store.connection import write
 from privault.timeutil import Time, to_ms
@@ -50,6 +49,8 @@ from privault.vault.statement_results import (
     StatementResponse,
     StatsResponse,
 )
+
+_PERSON = Span(0, 1, "PERSON", 0.9, "known")  # whether a policy counts entity names
 
 
 class VaultStatements:
@@ -304,8 +305,8 @@ class VaultStatements:
         names = list(entities)
         reading = self._context.privacy.reading(caller)
         hidden = self._context.hidden_shelves(caller)
-        gated = reading.base.mode != "off"
-        if gated and names and reading.base.counts(Span(0, 1, "PERSON", 0.9, "known")):
+        gated = reading.gated  # its own policy or a shelf's masks something
+        if names and reading.base.mode != "off" and reading.base.counts(_PERSON):
             raise AccessDenied(
                 f"filtering by entity is not available under policy {reading.base.name}:"
                 " entity names are identifying there; search by words instead"
@@ -326,8 +327,8 @@ class VaultStatements:
                 hidden=hidden,
             )
             return self._many(found, reading)
-        # A gated caller matches statements as it sees them: words against their gated
-        # text, a source against the gated source. No form of a masked value can match.
+        # A gated caller matches statements as it sees them: words, source and names
+        # against the gated texts. No form of a masked value can match.
         every = st.query(
             self.conn,
             entities=names,
@@ -339,6 +340,7 @@ class VaultStatements:
             limit=None,
             hidden=hidden,
         )
+        every = self._gate(reading).naming(every, names) if names else every
         if source is None:  # only the statements returned are gated, so only they count
             ranked = self._context.privacy.seen_words.ranked(every, self._gate(reading), text)
             return self._many(ranked[:limit] if limit else ranked, reading)
@@ -367,8 +369,6 @@ class VaultStatements:
             raise InputError(f"min must be at least 1, got {min_count}")
         reading = self._context.privacy.reading(caller)
         gate = self._gate(reading)
-        gated = reading.base.mode != "off"
-        listed = []
         # Gated callers count each author's mentions apart: an agent naming an entity the
         # owner named must not see a count go up (nor the owner's spelling).
         found = st.entities(
@@ -378,13 +378,9 @@ class VaultStatements:
             known_at=known,
             min_count=min_count,
             hidden=self._context.hidden_shelves(caller),
-            by_author=gated,
+            by_author=reading.gated,
         )
-        for item in found:
-            name = gate.text(item.name, author=item.author, scope_id=item.key)
-            if not name.withheld:
-                key = gate.text(item.key, author=item.author, scope_id=item.key).text
-                listed.append(EntityCount(name.text, key, item.count))
+        listed = [shown for item in found if (shown := gate.entity(item)) is not None]
         return EntityList(tuple(listed), reading.privacy())
 
     def stats(self, *, caller: Caller) -> StatsResponse:
@@ -408,7 +404,7 @@ class VaultStatements:
         With `include_superseded`, closed versions come too, labelled NOT current."""
         if not query.strip():
             return []
-        if reading.base.mode == "off":
+        if not reading.gated:
             found = st.query(
                 self.conn,
                 text=query,
