@@ -82,6 +82,26 @@ def test_a_hang_is_cut_at_the_calls_deadline_and_the_worker_replaced(chat: Worke
     assert chat.chat(say("after the hang")).text == "after the hang"
 
 
+def test_a_call_broken_off_after_its_request_never_hands_its_answer_to_the_next(
+    chat: WorkerChat, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Anything unexpected between sending a request and reading its answer (once, a
+    # 400-digit timeout overflowing the deadline sum) left the answer in the pipe: the
+    # next call, maybe another caller's, read it as its own.
+    assert chat.chat(say("warm")).text == "warm"
+    process = chat.process
+    receive = process._receive
+
+    def broken(seconds: float, ends: float | None = None) -> bytes:
+        monkeypatch.setattr(process, "_receive", receive)
+        raise RuntimeError("broken off")
+
+    monkeypatch.setattr(process, "_receive", broken)
+    with pytest.raises(RuntimeError, match="broken off"):
+        chat.chat(say("the PIN is 4417"))
+    assert chat.chat(say("another question")).text == "another question"
+
+
 def test_a_slow_answer_that_shows_progress_is_not_a_hang(chat: WorkerChat) -> None:
     """Five seconds of writing, with a sign of life every second, against 2 s of silence."""
     assert chat.chat(say("[[trickle:5]] slowly")).text == "[[trickle:5]] slowly"

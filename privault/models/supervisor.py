@@ -207,9 +207,9 @@ class ModelProcess:
             if self._pipe is None:
                 self._start()
             assert self._pipe is not None
+            ends = None if cap is None else time.monotonic() + cap
             try:
                 self._pipe.send_bytes(json.dumps(request).encode())
-                ends = None if cap is None else time.monotonic() + cap
                 reply = json.loads(self._receive(seconds, ends))
                 while reply.get("progress"):
                     reply = json.loads(self._receive(silence or seconds, ends))
@@ -220,6 +220,11 @@ class ModelProcess:
                 raise self._failure(self._stop(exc.reason)) from None
             except (EOFError, OSError):
                 raise self._failure(self._stop(None)) from None
+            except BaseException:
+                # Whatever broke off the exchange (a bug, an interrupt), the worker may still
+                # answer this request: reused, its next caller would read this answer.
+                self._stop(None)
+                raise
             if self._health.failures or self._health.state != "ready":
                 self._set(state="ready", failures=0)
             self._arm_unload()
