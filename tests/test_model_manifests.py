@@ -198,6 +198,28 @@ def test_an_unchanged_file_is_known_by_its_stamp_and_a_changed_one_is_hashed(
     assert hashed == [weights, weights]
 
 
+def test_an_altered_file_is_hashed_once_until_it_changes_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every ask (any agent's) re-hashed an altered answerer: a second of CPU a call.
+    models, weights = _installed_toy(tmp_path)
+    monkeypatch.setattr(catalog, "_SETTLED_NS", 0)
+    good = weights.read_bytes()
+    data = bytearray(good)
+    data[100] ^= 0xFF
+    weights.write_bytes(bytes(data))
+    hashed = _counting_hashes(monkeypatch)
+    for _ in range(3):
+        with pytest.raises(ModelError, match="sha256 does not match"):
+            catalog.verified_path(models, "toy")
+    assert hashed == [weights]
+    assert catalog.problems(models, catalog.manifest(models, "toy"), rehash=True)
+    assert hashed == [weights, weights]  # `models verify` reads it whatever was seen
+    weights.write_bytes(good)  # put back: read again, and it loads
+    assert catalog.verified_path(models, "toy") == weights.parent
+    assert hashed == [weights, weights, weights]
+
+
 def test_a_file_written_a_moment_ago_is_hashed_on_every_load(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

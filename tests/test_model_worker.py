@@ -253,6 +253,17 @@ def test_a_model_that_cannot_load_is_failed_at_once_with_the_reason(tmp_path: Pa
     assert process.health().state == "failed"
     with pytest.raises(ModelUnavailable, match="is unavailable"):
         process.start()  # retrying cannot help a missing file: refused, no new worker
+    # Its files changed (installed again, here badly): one more try, without a restart of
+    # the server, and then refused again until they change once more.
+    folder = tmp_path / "smollm2-135m"
+    folder.mkdir()
+    (folder / "SmolLM2-135M-Instruct.Q4_1.gguf").write_bytes(b"still not a model")
+    with pytest.raises(ModelError, match="cannot be used") as tried:
+        process.start()
+    assert not isinstance(tried.value, ModelUnavailable)  # the load's own error: it ran
+    with pytest.raises(ModelUnavailable, match="is unavailable"):
+        process.start()
+    process.close()
 
 
 def test_the_worker_writes_no_core_dump_and_dies_with_its_parent(chat: WorkerChat) -> None:

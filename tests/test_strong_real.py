@@ -22,6 +22,7 @@ from privault.errors import ModelError
 from privault.models import catalog
 from privault.models.handles import WorkerEmbedder, local_embedder
 from privault.privacy.detector import FakeDetector
+from privault.retrieval.embedder import DEFAULT_EMBEDDER as FAST_MODEL
 from privault.retrieval.embedder import FakeEmbedder
 from privault.retrieval.strong import DEFAULT_STRONG_MODEL
 from privault.store.index_reads import Filters
@@ -136,6 +137,18 @@ def test_an_altered_model_file_is_refused(tmp_path: Path, models_dir: Path) -> N
     broken.write_bytes(bytes(data))
     with pytest.raises(ModelError, match="sha256"):
         local_embedder(copy, DEFAULT_STRONG_MODEL)
+    # A vault whose strong model is altered ranks without it; it does not fail every
+    # context and ask call (the model only ranks), and its status names the fault.
+    (copy / FAST_MODEL).symlink_to(models_dir / FAST_MODEL)
+    with Vault.open(tmp_path / "v.db", models_dir=copy, detector_factory=FakeDetector) as vault:
+        vault.note("The boiler was serviced in March by the plumber.", caller=Caller.owner())
+        found = vault.context("when was the boiler serviced", caller=Caller.owner())
+        assert [piece.text for piece in found.sections][:1] == [
+            "The boiler was serviced in March by the plumber."
+        ]
+        coverage = vault.strong.coverage()
+        assert coverage.model == DEFAULT_STRONG_MODEL
+        assert "sha256 does not match" in (coverage.problem or "")
 
 
 def test_an_installed_model_without_llama_cpp_is_a_clear_error(

@@ -241,3 +241,16 @@ def test_a_question_after_several_things_reads_more_of_the_vault(tmp_path: Path)
     assert read_budget("What hobbies has Evan tried?", 100) == SET_BUDGET
     assert read_budget("What hobbies has Evan tried?", 2000) == 2000
     assert read_budget("Which hobby did Evan try on day 3?", 100) == 100
+
+
+def test_an_answerer_whose_files_fail_their_check_is_a_refusal_saying_why(vault: Vault) -> None:
+    # It was a tool error ("model_unavailable") while a failed worker is a refusal.
+    folder = vault.shared.settings.models_dir / "smollm2-135m"
+    folder.mkdir(parents=True)
+    (folder / "SmolLM2-135M-Instruct.Q4_1.gguf").write_bytes(b"not a model")
+    vault.asking = VaultAsk(vault.shared, chat_model="smollm2-135m")
+    for caller in (OWNER, AGENT):
+        reply = vault.ask("What is the invoice total?", caller=caller)
+        assert reply.answer == ""
+        assert "model smollm2-135m cannot be used" in (reply.refused or ""), reply
+        assert "privault models install smollm2-135m" in (reply.refused or "")

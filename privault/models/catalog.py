@@ -193,21 +193,33 @@ def hash_matches(path: Path, sha256: str, stamps: Path | None) -> bool:
 
 
 def _matches(path: Path, sha256: str, stamps: Path | None, known: dict[str, list[Any]]) -> bool:
-    """`hash_matches` with the stamps file already read into `known` (updated in place)."""
-    before = _stat_stamp(path)
+    """`hash_matches` with the stamps file already read into `known` (updated in place).
+
+    A file found not to match is remembered too, for this process: an altered model was
+    hashed again on every call that wanted it (a second of CPU an ask, for any agent)."""
+    before = stat_stamp(path)
     key = str(path.resolve())
     if known.get(key) == [*before, sha256]:
         return True
-    if sha256_file(path) != sha256:
+    if stamps is not None and _MISMATCHED.get(key) == [*before, sha256]:
         return False
+    matched = sha256_file(path) == sha256
     settled = time.time_ns() - max(before[1], before[2]) > _SETTLED_NS
-    if stamps is not None and settled and _stat_stamp(path) == before:
+    if not matched:
+        if settled and stat_stamp(path) == before:
+            _MISMATCHED[key] = [*before, sha256]
+        return False
+    if stamps is not None and settled and stat_stamp(path) == before:
         known[key] = [*before, sha256]
         _write_stamps(stamps, known)
     return True
 
 
-def _stat_stamp(path: Path) -> list[int]:
+_MISMATCHED: dict[str, list[Any]] = {}  # path -> the stamp and sha256 it did not match
+
+
+def stat_stamp(path: Path) -> list[int]:
+    """What tells a file changed: size, mtime, ctime, inode and device."""
     st = path.stat()
     return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
 

@@ -18,17 +18,16 @@ time. What can go wrong, and what the caller sees:
   model is unavailable, context ranks without it) until `RETRY_FAILED_AFTER` has passed,
   when one call may try again;
 * the model file is bad (a hash mismatch, a missing runtime): a `ModelError` the child
-  reports while loading, and the model is marked failed at once — retrying cannot help.
+  reports while loading; the model is failed until its files change (installed again).
 
 The model is loaded once per child, so its cost is paid at start and after a crash, not per
 call, and llama.cpp's KV cache (the briefing's shared prefix) lives as long as the child.
 With `unload_after`, a child that has had no call for that many seconds is stopped to give
 its memory back (the answerer holds about 1.3 GB); the next call starts a new one, paying
-the load again. That is not a failure and not a restart. A chat spec's `prefixes` (the
-briefing; the briefing and a worked example) are read once: the parent keeps the KV cache
-states the first child made of them (about 28 KB a token for the 1.5B answerer) and hands
-them to every later child.
-`health()` says what state each model is in, for `status` and the owner's page.
+the load again: not a failure, not a restart. A chat spec's `prefixes` (the briefing; the
+briefing and a worked example) are read once: the parent keeps the KV cache states the first
+child made of them (about 28 KB a token for the 1.5B answerer) and hands them to every later
+child. `health()` says what state each model is in, for `status` and the owner's page.
 """
 
 from __future__ import annotations
@@ -47,10 +46,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from multiprocessing import Pipe
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any, Literal
 
 from privault.errors import InputError, ModelError, ModelUnavailable
 from privault.jsonform import JsonForm
+from privault.models import catalog
 from privault.models.engines import Spec
 
 MAX_FAILURES = 3  # failures in a row before a model is marked failed
@@ -172,6 +173,7 @@ class ModelProcess:
         self._health = Health(spec.name, spec.role, "idle")
         self._failed_at = 0.0
         self._permanent = False  # the model cannot load: no retry would help
+        self._failed_files: list[list[int]] | None = None  # until its files change
         self._started_once = False
         self._closed = False
         self._unload_timer: threading.Timer | None = None
@@ -286,6 +288,9 @@ class ModelProcess:
         if self._health.state != "failed":
             return
         waited = time.monotonic() - self._failed_at
+        if self._permanent and _files_of(self.spec) != self._failed_files:
+            self._permanent = False  # its files changed since (installed again): try them
+            waited = self._retry_failed_after
         if self._permanent or waited < self._retry_failed_after:
             raise ModelUnavailable(
                 f"the local model {self.spec.name} is unavailable: {self._summary()}",
@@ -334,6 +339,7 @@ class ModelProcess:
             self._stop(None)
             error = _error(ready)
             self._permanent = True
+            self._failed_files = _files_of(self.spec)
             self._failed_at = time.monotonic()
             self._set(state="failed", reason=str(error))
             raise error
@@ -421,6 +427,19 @@ class ModelProcess:
         self._health = replace(self._health, **changes)
         if self._on_change is not None:
             self._on_change(self.health())
+
+
+def _files_of(spec: Spec) -> list[list[int]] | None:
+    """The stat of a model's files (None when there are none to read): what a model that
+    could not load is retried after, once it changes."""
+    try:
+        model = catalog.manifest(Path(spec.models_dir), spec.name)
+        return [
+            catalog.stat_stamp(catalog.file_path(Path(spec.models_dir), model, file))
+            for file in model.files
+        ]
+    except (ModelError, OSError):
+        return None
 
 
 def _error(reply: dict[str, Any]) -> Exception:

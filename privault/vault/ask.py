@@ -16,6 +16,7 @@ confirm that the vault knows it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -24,9 +25,9 @@ from privault.ask.followup import FollowupTokens
 from privault.ask.pipeline import AskEngines, AskReply, AskRequest
 from privault.ask.pipeline import ask as run_pipeline
 from privault.caller import Caller
-from privault.errors import InputError, utf8_text
+from privault.errors import InputError, ModelError, ModelUnavailable, utf8_text
 from privault.filters import EVERYTHING
-from privault.models.chat import ChatModel
+from privault.models.chat import ChatModel, ChatResult, Message
 from privault.models.handles import local_chat
 from privault.models.llama import DEFAULT_THREADS
 from privault.models.supervisor import Deadline
@@ -174,7 +175,14 @@ class VaultAsk:
 
     def _chat_if_needed(self, sections: list[AskSection]) -> ChatModel | None:
         # No sections: the pipeline answers "nothing matches" without a model.
-        return self.chat if sections else None
+        if not sections:
+            return None
+        try:
+            return self.chat
+        except ModelUnavailable:
+            raise
+        except ModelError as exc:  # missing or altered files: each ask is refused, saying so
+            return _Unusable(self.chat_model, str(exc))
 
     def _identifying_kinds(self) -> frozenset[str]:
         """Every kind some non-off policy masks: what makes a section private."""
@@ -221,3 +229,19 @@ def remote_chat(settings: dict[str, Any] | None) -> ChatModel | None:
         )
     except KeyError as exc:
         raise InputError(f"remote_chat needs {exc.args[0]!r} (url and model)") from None
+
+
+class _Unusable:
+    """The local answerer whose files failed their check (`catalog.problems`, which reads
+    an unchanged altered file once a process): asking it is refused with the reason, as
+    when its worker has failed for good."""
+
+    local = True
+
+    def __init__(self, name: str, problem: str) -> None:
+        self.name = name
+        self._problem = problem
+
+    def chat(self, messages: Sequence[Message], *, max_tokens: int = 256) -> ChatResult:
+        """Never an answer: the refusal's reason."""
+        raise ModelUnavailable(self._problem, failed=True)

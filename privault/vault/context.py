@@ -146,16 +146,23 @@ class Engines:
             _check_strong_model(models_dir, self._strong_model)
         self._strong_vectors: dict[str, StrongIndex] = {}
         self._strong_lock = threading.Lock()  # loading the strong model takes seconds too
+        self.strong_problem: str | None = None  # why its files failed their check, if so
 
     @property
     def strong(self) -> StrongEmbedder | None:
-        """The strong embedder, loaded on first use; None when there is none."""
+        """The strong embedder, loaded on first use; None when there is none, or while its
+        files fail their check (it only ranks: context and ask rank without it, and
+        `status` names the fault; a repaired file is taken on a later call)."""
         with self._strong_lock:
             if self._strong is None and self._strong_model is not None:
                 if catalog.is_installed(self._models_dir, self._strong_model):
-                    self._strong = local_embedder(
-                        self._models_dir, self._strong_model, on_change=self.on_health
-                    )
+                    try:
+                        self._strong = local_embedder(
+                            self._models_dir, self._strong_model, on_change=self.on_health
+                        )
+                        self.strong_problem = None
+                    except ModelError as exc:
+                        self.strong_problem = str(exc)
                 else:
                     self._strong_model = None  # not installed: decided once per process
             return self._strong

@@ -37,6 +37,7 @@ class StrongCoverage(JsonForm):
     covered: int
     windows: int = field(metadata=shown(then={"complete": "complete"}))
     order: str = strong_index.ORDER  # what the pass covers first
+    problem: str | None = None  # why its files cannot be used (context ranks without it)
 
     @property
     def complete(self) -> bool:
@@ -64,7 +65,10 @@ class VaultStrong:
     def coverage(self) -> StrongCoverage:
         """Windows with strong vectors, out of all windows of current documents."""
         covered, windows = strong_index.coverage(self._context.conn)
-        return StrongCoverage(self._context.engines.strong_model_name, covered, windows)
+        engines = self._context.engines
+        name = engines.strong_model_name
+        problem = engines.strong_problem if name and engines.strong is None else None
+        return StrongCoverage(name, covered, windows, problem=problem)
 
     def index(
         self,

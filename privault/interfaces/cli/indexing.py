@@ -230,7 +230,15 @@ def status(json_out: JsonOption = False) -> None:
             "index: cut by an older chunking — run `privault reindex` to find more", style="yellow"
         )
     strong = data.get("strong") or {}
-    if strong.get("model"):
+    if strong.get("problem"):
+        console.print(
+            f"strong model {strong['model']}: {strong['problem']} — context and ask rank"
+            " without it",
+            style="yellow",
+            highlight=False,
+            markup=False,
+        )
+    elif strong.get("model"):
         share = strong["covered"] / strong["windows"] if strong["windows"] else 1.0
         console.print(
             f"strong model {strong['model']}: {strong['covered']} of {strong['windows']} "
