@@ -9,6 +9,7 @@ import pytest
 from privault.privacy import Detector, DetectorConfig, FakeDetector, Gate, PolicySet
 from privault.privacy.detector import CustomPattern, second_ner_folder
 from privault.spans import Span
+from privault.vault.labels import label_text
 
 pytestmark = pytest.mark.real
 STANDARD = PolicySet.load().resolve("standard")
@@ -84,6 +85,31 @@ def test_words_joined_by_underscores_are_read_apart(
     """File names and identifiers: a name among words joined by underscores is found and
     masked alone; an address keeps its underscore."""
     out = Gate(STANDARD).apply(text, detector.detect(text)).text
+    assert not [value for value in hidden if value in out], out
+    assert all(part in out for part in kept), out
+
+
+@pytest.mark.parametrize(
+    ("tag", "hidden", "kept"),
+    [
+        ("lopez", ["lopez"], []),
+        ("maria.lopez", ["maria", "lopez"], ["."]),
+        ("lopez-invoice", ["lopez"], ["-invoice"]),
+        ("invoice", [], ["invoice"]),
+    ],
+)
+@pytest.mark.parametrize(
+    "body",
+    ["Lunch with Maria Lopez about the budget on Friday.", "Call Maria Lopez back about it."],
+)
+def test_a_tag_writing_the_notes_name_small_is_masked(
+    detector: Detector, tag: str, hidden: list[str], kept: list[str], body: str
+) -> None:
+    """A tag is scanned with its note's opening after it (`vault.labels`): the name found
+    there is masked in the tag written small too, where it is no ordinary word."""
+    text = label_text(tag, body)
+    spans = [span for span in detector.detect(text) if span.end <= len(tag)]
+    out = Gate(STANDARD).apply(tag, spans).text
     assert not [value for value in hidden if value in out], out
     assert all(part in out for part in kept), out
 

@@ -12,9 +12,9 @@ from privault.privacy import cue_words, name_forms, propagation
 from privault.privacy import recognizers as rec
 from privault.privacy.cue_words import find_context_entities
 from privault.privacy.detector import words_apart
-from privault.privacy.names import NameLists, find_names, people_in_entity
+from privault.privacy.names import NameLists, find_names, load_name_lists, people_in_entity
 from privault.privacy.places import Gazetteer, find_places
-from privault.privacy.propagation import propagate
+from privault.privacy.propagation import has_lower_case_form, propagate
 from privault.privacy.street_addresses import postcodes_beside_towns, regions_beside_towns
 from privault.spans import Span, merge_spans, normalise_kind
 from tests.helpers import examples
@@ -221,6 +221,26 @@ def test_a_found_name_spreads_to_its_capitals() -> None:
     seed = [Span(text.index("Lamy,"), text.index("Lamy,") + 4, "PERSON", 0.9, "learned")]
     spread = [s for s in propagate(text, seed) if s.source == "capitals"]
     assert [(text[s.start : s.end], s.kind) for s in spread] == [("LAMY", "PERSON")]
+
+
+def test_a_found_name_spreads_to_its_lower_case_form_where_it_is_no_word() -> None:
+    # A tag or a chat line writes the name found beside it small: "lopez" is masked with
+    # "Maria Lopez", but "rose" in "the rose garden" is a word, not the Rose met there.
+    lists = load_name_lists()
+    text = "maria.lopez lopez\n\nMet Maria Lopez and Rose at the rose garden. Lopezia stays."
+    seed = [
+        Span(text.index("Maria Lopez"), text.index("Maria Lopez") + 11, "PERSON", 0.9, "ner"),
+        Span(text.index("Rose"), text.index("Rose") + 4, "PERSON", 0.85, "learned"),
+    ]
+    spread = [s for s in propagate(text, seed, lists.is_word) if s.source == "lowercase"]
+    assert [(s.start, text[s.start : s.end]) for s in spread] == [
+        (0, "maria"),
+        (6, "lopez"),
+        (12, "lopez"),
+    ]
+    assert [s for s in propagate(text, seed) if s.source == "lowercase"] != []  # no word list
+    assert has_lower_case_form(text, lists.is_word)
+    assert not has_lower_case_form("The rose. Rose met Maria Lopez today", lists.is_word)
 
 
 @pytest.mark.parametrize("text", ["i'm bronagh, my number is 087", "bronagh, the number is 087"])

@@ -110,3 +110,14 @@ def test_texts_read_in_pieces_are_read_again_after_revision_40() -> None:
     assert not detector.rereads("plain words", scanned)
     assert not detector.rereads("word " * (PIECE_CHARS // 5), scanned)  # one piece
     assert detector.rereads("word " * (PIECE_CHARS // 5) + "more", scanned)
+
+
+def test_texts_with_a_lower_case_form_are_read_again_after_revision_41() -> None:
+    config = DetectorConfig(ner=False)
+    detector = Detector(config)
+    scanned = config.version_at("40")
+    assert not detector.rereads("Lunch with Maria Lopez about the budget", scanned)
+    assert not detector.rereads("lunch with maria about the budget", scanned)
+    assert not detector.rereads("The cat and the dog. Rose picked a rose.", scanned)  # words
+    assert detector.rereads("lopez\n\nLunch with Maria Lopez", scanned)
+    assert detector.rereads("LOPEZ/2022 and lopez", scanned)

@@ -29,7 +29,7 @@ from privault.privacy.names import load_name_lists
 from privault.privacy.ordinary import trim_person
 from privault.privacy.pieces import PIECE_CHARS
 from privault.privacy.policy import Policy
-from privault.privacy.propagation import propagate
+from privault.privacy.propagation import has_lower_case_form, propagate
 from privault.privacy.second_pass import second_pass_can_add
 from privault.privacy.street_addresses import postcodes_beside_towns, regions_beside_towns
 from privault.privacy.table_columns import find_column_values, header_labels
@@ -37,7 +37,7 @@ from privault.privacy.tagger import WEIGHTS_SHA256, load_tagger
 from privault.spans import Span
 
 # Bump when recognizer code changes in a way that changes spans: stored spans get rescanned.
-DETECTOR_REVISION = "40"
+DETECTOR_REVISION = "41"
 # Revisions that could change the spans of some texts only, each with a test that holds
 # for every text it could have changed: after such revisions alone, a text scanned before
 # them that no test holds for keeps its spans, marked as the current version's without
@@ -47,6 +47,7 @@ REVISION_SCOPES: dict[int, Callable[[str], bool]] = {
     38: lambda text: words_apart(text) != text,  # words joined by underscores read apart
     39: lambda text: bool(header_labels(words_apart(text))),  # tables read by their headers
     40: lambda text: len(text) > PIECE_CHARS,  # long texts read in pieces
+    41: lambda text: has_lower_case_form(text, load_name_lists().is_word),  # names small
 }
 _CACHE_CHARS = 500  # only short texts (queries, titles) are worth remembering
 _CACHE_ENTRIES = 256
@@ -369,7 +370,7 @@ def _finished(text: str, spans: list[Span], floor: float) -> list[Span]:
     if labels:  # a table's field names ("Last Name", "City") are no one's
         spans = [s for s in spans if not any(a <= s.start and s.end <= b for a, b in labels)]
     spans = [kept for span in spans for kept in trim_person(text, span, lists)]
-    spread = propagate(text, spans)
+    spread = propagate(text, spans, lists.is_word)
     spans += [kept for span in spread for kept in trim_person(text, span, lists)]
     towns = [span for span in spans if span.kind == "LOCATION" and span.score >= 0.5]
     spans += postcodes_beside_towns(text, towns) + regions_beside_towns(text, towns)

@@ -1,5 +1,6 @@
-"""Found names spread: to every other occurrence of a found name or place in the same text,
-and to the names written beside a found one in a list ("Monjeau, Graves and Reed").
+"""Found names spread: to every other occurrence of a found name or place in the same text
+(in capitals, and in lower case where it is no word), and to the names written beside a
+found one in a list ("Monjeau, Graves and Reed").
 
 A recogniser finds a name where its cue is; the same name elsewhere in the text ("Later
 Graves left", or in capitals: "Ref: GRAVES/2022") has none, and neither has the next name
@@ -10,6 +11,7 @@ guesses ("propagated", "list"), trimmed as any guessed name is (`ordinary.trim_p
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from privault.privacy.cue_words import NOT_NAMES
 from privault.spans import Span
@@ -17,8 +19,14 @@ from privault.spans import Span
 _JOIN = r"(?:\s*,\s*|\s*,?\s+(?:and|or|&)\s+)"
 
 
-def propagate(text: str, spans: list[Span]) -> list[Span]:
-    """Spans for every other occurrence of detected names and places, and for list mates."""
+def propagate(
+    text: str, spans: list[Span], is_word: Callable[[str], bool] = lambda word: False
+) -> list[Span]:
+    """Spans for every other occurrence of detected names and places, and for list mates.
+
+    Occurrences in lower case count too where no word of the value is an ordinary word
+    (`is_word`): a tag or a chat line writes "lopez" for the "Maria Lopez" found beside
+    it, but "rose" is not the "Rose" of the line before."""
     added: list[Span] = []
     values: dict[str, tuple[str, float]] = {}
     for span in spans:
@@ -41,6 +49,10 @@ def propagate(text: str, spans: list[Span]) -> list[Span]:
         if shouted != value:
             for start in words.occurrences(shouted):
                 added.append(Span(start, start + len(shouted), kind, round(score, 3), "capitals"))
+        small = value.lower()
+        if small != value and not any(is_word(word) for word in _RUN.findall(small)):
+            for start in words.occurrences(small):
+                added.append(Span(start, start + len(small), kind, round(score, 3), "lowercase"))
     # A table's cells are not a list: the cell beside a name is another column's value.
     added.extend(
         _list_mates(
@@ -52,6 +64,16 @@ def propagate(text: str, spans: list[Span]) -> list[Span]:
 
 
 _RUN = re.compile(r"\w+")
+
+
+def has_lower_case_form(text: str, is_word: Callable[[str], bool]) -> bool:
+    """Whether a word of `text` that is no ordinary word (`is_word`) is written in lower
+    case and elsewhere with capitals: only such a text can hold a lower-case form of a
+    name found in it that `propagate` spreads to."""
+    runs = set(_RUN.findall(text))
+    return any(
+        run.lower() in runs and not is_word(run.lower()) for run in runs if not run.islower()
+    )
 
 
 class _WordStarts:
