@@ -102,6 +102,21 @@ def test_a_call_broken_off_after_its_request_never_hands_its_answer_to_the_next(
     assert chat.chat(say("another question")).text == "another question"
 
 
+def test_a_worker_killed_while_idle_costs_the_next_call_nothing(chat: WorkerChat) -> None:
+    # Killed between calls (the out-of-memory killer, an owner's kill): the next caller
+    # got "stopped (signal 9); it is restarting — retry" though no work was in flight.
+    assert chat.chat(say("warm")).text == "warm"
+    idle = chat.process.pid
+    assert idle is not None
+    os.kill(idle, signal.SIGKILL)
+    ends = time.monotonic() + 5
+    while chat.process.pid is not None:  # reaped: the pid is gone
+        assert time.monotonic() < ends
+        time.sleep(0.02)
+    assert chat.chat(say("after the kill")).text == "after the kill"
+    assert chat.process.pid not in (None, idle)
+
+
 def test_a_slow_answer_that_shows_progress_is_not_a_hang(chat: WorkerChat) -> None:
     """Five seconds of writing, with a sign of life every second, against 2 s of silence."""
     assert chat.chat(say("[[trickle:5]] slowly")).text == "[[trickle:5]] slowly"

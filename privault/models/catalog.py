@@ -218,6 +218,16 @@ def _matches(path: Path, sha256: str, stamps: Path | None, known: dict[str, list
 _MISMATCHED: dict[str, list[Any]] = {}  # path -> the stamp and sha256 it did not match
 
 
+def files_stamp(models_dir: Path, name: str) -> list[list[int]] | None:
+    """The `stat_stamp` of each of a model's files (None when they cannot all be read):
+    what tells that a model was installed again."""
+    try:
+        model = manifest(models_dir, name)
+        return [stat_stamp(file_path(models_dir, model, file)) for file in model.files]
+    except (ModelError, OSError):
+        return None
+
+
 def stat_stamp(path: Path) -> list[int]:
     """What tells a file changed: size, mtime, ctime, inode and device."""
     st = path.stat()

@@ -206,6 +206,8 @@ class ModelProcess:
         the first message, up to `silence` after each sign of life, `cap` in all."""
         with self._lock:
             self._refuse_if_failed()
+            if self._proc is not None and self._proc.poll() is not None:
+                self._stop(None)  # it died between calls (killed while idle): start anew
             if self._pipe is None:
                 self._start()
             assert self._pipe is not None
@@ -288,7 +290,7 @@ class ModelProcess:
         if self._health.state != "failed":
             return
         waited = time.monotonic() - self._failed_at
-        if self._permanent and _files_of(self.spec) != self._failed_files:
+        if self._permanent and self._files() != self._failed_files:
             self._permanent = False  # its files changed since (installed again): try them
             waited = self._retry_failed_after
         if self._permanent or waited < self._retry_failed_after:
@@ -297,6 +299,9 @@ class ModelProcess:
                 failed=True,
             )
         self._set(state="restarting")  # one more try after the pause
+
+    def _files(self) -> list[list[int]] | None:
+        return catalog.files_stamp(Path(self.spec.models_dir), self.spec.name)
 
     def _start(self) -> None:
         self._set(state="starting" if not self._started_once else "restarting")
@@ -339,7 +344,7 @@ class ModelProcess:
             self._stop(None)
             error = _error(ready)
             self._permanent = True
-            self._failed_files = _files_of(self.spec)
+            self._failed_files = self._files()
             self._failed_at = time.monotonic()
             self._set(state="failed", reason=str(error))
             raise error
@@ -427,19 +432,6 @@ class ModelProcess:
         self._health = replace(self._health, **changes)
         if self._on_change is not None:
             self._on_change(self.health())
-
-
-def _files_of(spec: Spec) -> list[list[int]] | None:
-    """The stat of a model's files (None when there are none to read): what a model that
-    could not load is retried after, once it changes."""
-    try:
-        model = catalog.manifest(Path(spec.models_dir), spec.name)
-        return [
-            catalog.stat_stamp(catalog.file_path(Path(spec.models_dir), model, file))
-            for file in model.files
-        ]
-    except (ModelError, OSError):
-        return None
 
 
 def _error(reply: dict[str, Any]) -> Exception:
