@@ -79,3 +79,30 @@ def utf8_text(text: str, what: str) -> str:
             f"{what} is not UTF-8 text (character {exc.start + 1} came from a byte that is not)"
         ) from None
     return text
+
+
+# What a vault that may only be read needs (`store.connection`, `storage_fault`).
+WRITABLE = "make the file and its folder writable to write (reading commands still work)"
+
+
+def storage_fault(exc: BaseException) -> str | None:
+    """What to do about a fault of the vault file or the disk under it, said to the owner,
+    for a database driver's error (any DB-API `DatabaseError`); None for any other error,
+    which keeps its own report (a bug is not the disk's fault)."""
+    if not any(kind.__name__ == "DatabaseError" for kind in type(exc).__mro__):
+        return None
+    message = str(exc)
+    if "malformed" in message or "corrupt" in message:
+        return (
+            f"the vault file is damaged ({message}): stop writing to it, copy it aside with "
+            "its -wal file, and restore a `privault export` bundle into a new vault "
+            "(`privault import`); never put a vault file back beside another copy's -wal file"
+        )
+    if "full" in message or "disk I/O" in message:
+        return (
+            f"the vault could not be written ({message}): free disk space (or raise the "
+            "file size limit) and run the command again; what was stored before is kept"
+        )
+    if "readonly" in message:
+        return f"the vault is read-only for this user ({message}): {WRITABLE}"
+    return None

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlcipher3 import dbapi2 as sqlite
 
-from privault.errors import VaultError, utf8_text
+from privault.errors import WRITABLE, VaultError, storage_fault, utf8_text
 
 if TYPE_CHECKING:  # sqlcipher3 ships no type hints; its connection is DB-API like sqlite3's
     from sqlite3 import Connection
@@ -61,6 +61,7 @@ class VaultConnection(sqlite.Connection):
     writer_lock: threading.RLock
     opened: tuple[Path, str | None]  # (file, key): what `companion` opens again
     companion_connection: Connection | None = None
+    read_only: str | None = None  # why this process may not write the file, if it may not
 
     def close(self) -> None:
         if self.companion_connection is not None:
@@ -132,8 +133,17 @@ def connect(path: str | Path, *, key: str | None = None, readonly: bool = False)
     target = Path(path)
     if key:
         utf8_text(key, "the key")  # SQLCipher takes it as UTF-8
+    kept_from_writing = None
     if str(path) != ":memory:":
-        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise VaultError(f"cannot make the folder of vault {target}: {exc.strerror}") from None
+        if not readonly and target.exists() and not os.access(target, os.W_OK):
+            # Opened for writing, SQLite falls back to reading and fails at the first
+            # write, deep in a command: open it for reading, and refuse writes up front.
+            readonly = True
+            kept_from_writing = f"vault {target} is read-only for this user: {WRITABLE}"
     uri = f"file:{target}?mode=ro" if readonly else str(target)
     try:
         conn = sqlite.connect(
@@ -146,8 +156,9 @@ def connect(path: str | Path, *, key: str | None = None, readonly: bool = False)
         )
         conn.writer_lock = _writer_lock_for(target)
         conn.opened = (target, key)
+        conn.read_only = kept_from_writing
     except sqlite.OperationalError as exc:
-        raise VaultError(f"cannot open vault {target}: {exc}") from None
+        raise VaultError(f"cannot open vault {target}: {_why(exc, target)}") from None
     try:
         if key:
             # A wrong key is our one-line VaultError; the library's own log lines of it
@@ -172,8 +183,18 @@ def connect(path: str | Path, *, key: str | None = None, readonly: bool = False)
             raise VaultError(f"cannot read vault {target}: {_unreadable(target, key)}") from None
         if "locked" in message or "busy" in message:
             raise VaultError(f"vault {target} is locked by another writer; try again") from None
-        raise VaultError(f"cannot open vault {target}: {message}") from None
+        raise VaultError(f"cannot open vault {target}: {_why(exc, target)}") from None
     return conn
+
+
+def _why(exc: sqlite.DatabaseError, target: Path) -> str:
+    """Why a vault could not be opened: SQLite's reason, or what stands behind it."""
+    if str(target) != ":memory:" and not os.access(target.parent, os.W_OK | os.X_OK):
+        return (
+            f"its folder {target.parent} is read-only for this user (the vault keeps its "
+            "-wal and -shm files beside it)"
+        )
+    return storage_fault(exc) or str(exc)
 
 
 def companion(conn: Connection) -> Connection | None:
@@ -203,6 +224,9 @@ def write(conn: Connection) -> Iterator[Connection]:
     if conn.in_transaction:
         yield conn
         return
+    refused = getattr(conn, "read_only", None)
+    if refused:
+        raise VaultError(refused)
     lock = writer_lock(conn)
     if lock is not None and not lock.acquire(timeout=BUSY_TIMEOUT_MS / 1000):
         raise VaultError("the vault is locked by another writer; try again")
@@ -230,7 +254,7 @@ def write_if_free(conn: Connection) -> Iterator[bool]:
     """`write`, only if no writer holds the file now: yields whether the block's writes
     will land (when False the caller skips them). For writes a reader may leave out — a
     search keeping what it computed — which must never wait behind an import."""
-    if conn.in_transaction:
+    if conn.in_transaction or getattr(conn, "read_only", None):
         yield False  # a reader's extra must not join someone else's transaction
         return
     lock = writer_lock(conn)

@@ -11,7 +11,7 @@ from typing import Annotated
 import click
 import typer
 
-from privault.errors import PrivaultError, utf8_text
+from privault.errors import PrivaultError, storage_fault, utf8_text
 from privault.interfaces.cli.common import err_console
 from privault.interfaces.cli.terminal import styled
 from privault.version import __version__
@@ -170,6 +170,12 @@ def main() -> None:
     except Exception as exc:
         if os.environ.get(DEBUG_VARIABLE, "") not in ("", "0"):
             raise
+        fault = storage_fault(exc)  # the disk or the file, not privault: say what to do
+        if fault is not None:
+            err_console.print(
+                styled("[red]error:[/red] {}", fault), highlight=False, soft_wrap=True
+            )
+            sys.exit(1)
         err_console.print(
             styled(
                 "[red]internal error:[/red] {kind}: {what} — privault did not expect this "
