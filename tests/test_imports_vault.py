@@ -19,6 +19,7 @@ from privault.interfaces.cli import app, main
 from privault.privacy.detector import FakeDetector
 from privault.retrieval.embedder import FakeEmbedder
 from privault.store import documents
+from privault.store.connection import write
 from privault.timeutil import parse_time
 from privault.vault import Vault
 from privault.vault.reading import BEING_INDEXED
@@ -517,6 +518,22 @@ def test_importing_again_skips_unchanged_items_without_parsing_them(
     assert report.total("skipped") == 3 and report.gone == ()
     # Only the message without a Message-ID (keyed by its content) was parsed again.
     assert len(calls) == 1 and b"Message-ID" not in calls[0]
+
+
+def test_items_stored_by_an_import_stopped_before_it_recorded_them_count_as_skipped(
+    vault: Vault, tmp_path: Path
+) -> None:
+    # Killed between storing the pages and recording them (or beside another import of
+    # the same export), the next run reported "added" for pages already stored.
+    mail = tmp_path / "Inbox"
+    mail.write_bytes(samples.MBOX)
+    first = vault.import_from("mbox", mail, caller=OWNER)
+    assert first.total("added") == 3
+    with write(vault.conn):
+        vault.conn.execute("DELETE FROM imported_items")  # as if never recorded
+    again = vault.import_from("mbox", mail, caller=OWNER)
+    assert (again.total("added"), again.total("skipped")) == (0, 3)
+    assert len(vault.docs(caller=OWNER).documents) == 3
 
 
 def test_a_newer_reader_reads_old_items_again(

@@ -233,9 +233,12 @@ class _Run:
                 status = result.status
                 if status == "unchanged":  # the same text, date and metadata: tags or links
                     held = documents.get(self.conn, result.doc_id)
+                    retagged = held is not None and set(held.tags) != set(draft.tags)
                     if held is not None:
                         writing.retag(self.conn, held, draft.tags, now)
-                    status = "updated" if page.key in stored else "added"
+                    # Not known to imports but stored already (by an import stopped before it
+                    # recorded its items, or by another running beside it): nothing added.
+                    status = "updated" if page.key in stored or retagged else "skipped"
                 if page.key in adopted:
                     status = "updated"
                 self.counts.count(page.label, status)
