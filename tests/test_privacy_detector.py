@@ -95,6 +95,7 @@ def test_words_joined_by_underscores_are_read_apart(
         ("lopez", ["lopez"], []),
         ("maria.lopez", ["maria", "lopez"], ["."]),
         ("lopez-invoice", ["lopez"], ["-invoice"]),
+        ("lopez_invoice", ["lopez"], ["_invoice"]),
         ("invoice", [], ["invoice"]),
     ],
 )

@@ -121,3 +121,4 @@ def test_texts_with_a_lower_case_form_are_read_again_after_revision_41() -> None
     assert not detector.rereads("The cat and the dog. Rose picked a rose.", scanned)  # words
     assert detector.rereads("lopez\n\nLunch with Maria Lopez", scanned)
     assert detector.rereads("LOPEZ/2022 and lopez", scanned)
+    assert detector.rereads("lopez_invoice\n\nLunch with Maria Lopez", scanned)  # read apart

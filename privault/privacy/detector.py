@@ -47,7 +47,7 @@ REVISION_SCOPES: dict[int, Callable[[str], bool]] = {
     38: lambda text: words_apart(text) != text,  # words joined by underscores read apart
     39: lambda text: bool(header_labels(words_apart(text))),  # tables read by their headers
     40: lambda text: len(text) > PIECE_CHARS,  # long texts read in pieces
-    41: lambda text: has_lower_case_form(text, load_name_lists().is_word),  # names small
+    41: lambda text: has_lower_case_form(words_apart(text), load_name_lists().is_word),
 }
 _CACHE_CHARS = 500  # only short texts (queries, titles) are worth remembering
 _CACHE_ENTRIES = 256
