@@ -13,6 +13,7 @@ import pytest
 
 from privault import Caller, Vault
 from privault.privacy.policy import shipped_policies_dir
+from privault.vault.statement_matching import SeenWords
 from tests.helpers import fake_vault
 
 OWNER = Caller.owner()
@@ -87,3 +88,28 @@ def test_an_entity_its_own_policy_masks_is_not_found_by_the_filter(tmp_path: Pat
             assert named.statement.content == "Ana Lima runs the shop."
     assert seen["maria.lopez@example.com"] == seen["sofia.garcia@example.com"]
     assert seen["maria.lopez@example.com"]["filter"] == []
+
+
+def test_an_entity_filter_judges_every_statement_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Narrowed first by the names as stored, the filter gated only the statements naming
+    # the value asked for: its time told how many the vault held, though none came back.
+    judged: list[int] = []
+    seen = SeenWords._seen
+
+    def counting(self: SeenWords, found: Any, gate: Any) -> Any:
+        judged.append(len(found))
+        return seen(self, found, gate)
+
+    monkeypatch.setattr(SeenWords, "_seen", counting)
+    for name in ("Maria Lopez", "Sofia Garcia"):
+        with _vault(tmp_path, name.split()[0], "contacts") as vault:
+            vault.shelves.add("family", policy="standard")
+            for day in range(5):
+                vault.statements.add(
+                    f"{name} visited on day {day}.", caller=OWNER, entities=[name], shelf="family"
+                )
+            vault.statements.add("The boiler was serviced.", caller=OWNER)
+            assert vault.statements.query(caller=AGENT, entities=["Maria Lopez"]).statements == ()
+    assert judged == [6, 6]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -23,8 +23,7 @@ from privault.privacy.gate import Gate, Gated, GatedText, literal
 from privault.privacy.policy import Policy
 from privault.privacy.recognizers import find_known_entities
 from privault.spans import Span
-from privault.statements import EntityCount, Statement, entity_key
-from privault.statements.model import split_kind
+from privault.statements import EntityCount, Statement
 from privault.store.connection import Connection
 from privault.store.statement_spans import StatementScan, load_scans
 from privault.vault.detection import SpanDetector
@@ -149,21 +148,6 @@ class StatementGate:
         name = gated(item.name)
         return None if name.withheld else EntityCount(name.text, gated(item.key).text, item.count)
 
-    def naming(self, found: Sequence[Statement], names: Iterable[str]) -> list[Statement]:
-        """The statements that name every one of `names` as the caller sees them (each
-        through a gate of its own, counted in no response): a masked name matches no form
-        of its value, so a filter by a name the vault holds masked finds what one by a name
-        it does not hold finds."""
-        wanted = {entity_key(name) for name in names}
-        scans = self.scans(found)
-        kept = []
-        for statement in found:
-            policy = self.reading.policy(statement.shelf)
-            shown = self._one(statement, scans.get(statement.id), Gate(policy))[0]
-            if wanted <= {entity_key(split_kind(name)[1]) for name in shown.entities or ()}:
-                kept.append(statement)
-        return kept
-
     def statements(
         self, found: Sequence[Statement]
     ) -> list[tuple[Statement, StatementTexts, bool]]:
@@ -187,14 +171,12 @@ class StatementGate:
             scans.update({statement_id: loaded.get(statement_id) for statement_id in missing})
         return scans
 
-    def content_seen(
-        self, statement: Statement, found: StatementScan | None, policy: Policy
-    ) -> str:
-        """A statement's content as `policy` shows it (a stub if it withholds the statement),
-        through a gate of its own: numbered afresh and counted in no response. For matching
-        words against what a caller sees (`statement_matching.SeenWords`), never for a reply.
-        """
-        return self._one(statement, found, Gate(policy))[0].content
+    def seen(self, statement: Statement, found: StatementScan | None, policy: Policy) -> Statement:
+        """A statement as `policy` shows it (a stub if it withholds the statement), through
+        a gate of its own: numbered afresh and counted in no response. For matching words
+        and names against what a caller sees (`statement_matching.SeenWords`), never for a
+        reply."""
+        return self._one(statement, found, Gate(policy))[0]
 
     def _spans(self, text: str, stored: Sequence[Span] | None, author: str) -> list[Span]:
         if stored is None:

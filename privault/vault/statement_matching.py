@@ -10,12 +10,12 @@ kept between replies (`SeenWords`), so a reply gates only the statements it retu
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from privault.caller import Caller
 from privault.retrieval.embedder import Embedder
-from privault.statements.model import Embed
+from privault.statements.model import Embed, entity_key, split_kind
 from privault.statements.ranking import overlap_scores, stem_overlap, stems
 from privault.vault.statement_gate import StatementGate, StatementScan, short_texts
 from privault.vault.statement_results import GatedStatement
@@ -23,6 +23,9 @@ from privault.vault.statement_results import GatedStatement
 if TYPE_CHECKING:
     from privault.statements import Statement
     from privault.vault.reading import Reading
+
+
+_Seen = tuple[frozenset[str], frozenset[str]]  # a statement's words and names as shown
 
 
 def author_of(caller: Caller) -> str:
@@ -85,10 +88,25 @@ class SeenWords:
     def __init__(self, known: Callable[[], Mapping[str, str]]) -> None:
         self._known = known  # the vault's known entities (a new mapping when they change)
         self._made_with: Mapping[str, str] | None = None
-        self._entries: dict[tuple[str, str], tuple[Hashable, frozenset[str]]] = {}
+        self._entries: dict[tuple[str, str], tuple[Hashable, _Seen]] = {}
 
     def words(self, found: Sequence[Statement], gate: StatementGate) -> list[frozenset[str]]:
         """Each statement's words as `gate`'s caller sees it, in the order given."""
+        return [words for words, _ in self._seen(found, gate)]
+
+    def naming(
+        self, found: Sequence[Statement], gate: StatementGate, names: Iterable[str]
+    ) -> list[Statement]:
+        """The statements that name every one of `names` as `gate`'s caller sees them: a
+        masked name matches no form of its value. Every statement given is judged alike
+        (never those whose stored names match first), so neither the answer nor its time
+        depends on whether the vault holds a masked value asked for."""
+        wanted = {entity_key(name) for name in names}
+        seen = self._seen(found, gate)
+        return [s for s, (_, named) in zip(found, seen, strict=True) if wanted <= named]
+
+    def _seen(self, found: Sequence[Statement], gate: StatementGate) -> list[_Seen]:
+        """Each statement's words and entity names (as keys) as `gate`'s caller sees it."""
         known = self._known()
         if known is not self._made_with or len(self._entries) > self.LIMIT:
             self._entries.clear()
@@ -107,7 +125,9 @@ class SeenWords:
             key = (policy.name, statement.id)
             entry = self._entries.get(key)
             if entry is None or entry[0] != inputs:
-                entry = (inputs, stems(gate.content_seen(statement, scan, policy)))
+                shown = gate.seen(statement, scan, policy)
+                names = frozenset(entity_key(split_kind(n)[1]) for n in shown.entities or ())
+                entry = (inputs, (stems(shown.content), names))
                 if scan is not None:
                     self._entries[key] = entry
             out.append(entry[1])

@@ -331,7 +331,6 @@ class VaultStatements:
         # against the gated texts. No form of a masked value can match.
         every = st.query(
             self.conn,
-            entities=names,
             valid_at=valid,
             known_at=known,
             include_closed=include_closed,
@@ -340,7 +339,8 @@ class VaultStatements:
             limit=None,
             hidden=hidden,
         )
-        every = self._gate(reading).naming(every, names) if names else every
+        if names:
+            every = self._context.privacy.seen_words.naming(every, self._gate(reading), names)
         if source is None:  # only the statements returned are gated, so only they count
             ranked = self._context.privacy.seen_words.ranked(every, self._gate(reading), text)
             return self._many(ranked[:limit] if limit else ranked, reading)
