@@ -215,3 +215,40 @@ def test_a_when_question_after_another_begins_from_the_worked_examples_cache() -
     assert other.prepare(PREFIXES, states) is True
     assert other.prepare(PREFIXES, [b"not a KV cache", b""]) is False  # read instead
     assert other.prefix_states()[0] == states[0]
+
+
+def test_an_answerer_altered_while_in_use_is_refused_when_its_worker_starts_again(
+    tmp_path: Path,
+) -> None:
+    """The parent checked the files when it first loaded the answerer; a worker started
+    later (after an idle unload, a crash) finds them altered: that ask is refused with the
+    reason, as every later one is — it was a tool error the first time."""
+    import shutil
+    import signal
+
+    from privault import Caller
+    from privault.vault.ask import VaultAsk
+    from tests.helpers import fake_vault
+
+    models = Path(os.environ.get("PRIVAULT_MODELS", Path.home() / ".privault" / "models"))
+    weights = "SmolLM2-135M-Instruct.Q4_1.gguf"
+    (tmp_path / "models" / "smollm2-135m").mkdir(parents=True)
+    copy = tmp_path / "models" / "smollm2-135m" / weights
+    shutil.copyfile(models / "smollm2-135m" / weights, copy)
+    owner = Caller.owner()
+    with fake_vault(tmp_path / "v.db") as vault:
+        vault.note("# Invoice\nThe boiler repair costs 420 euros.", caller=owner)
+        vault.asking = VaultAsk(vault.shared, chat_model="smollm2-135m")
+        assert vault.ask("How much is the boiler repair?", caller=owner).refused is None
+        data = bytearray(copy.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        copy.write_bytes(bytes(data))
+        process = vault.asking.chat.process  # type: ignore[attr-defined]
+        os.kill(process.pid, signal.SIGKILL)  # as the out-of-memory killer would, idle
+        ends = time.monotonic() + 10
+        while process.pid is not None:
+            assert time.monotonic() < ends
+            time.sleep(0.02)
+        for _ in range(2):
+            reply = vault.ask("How much is the boiler repair?", caller=owner)
+            assert "sha256 does not match" in (reply.refused or ""), reply

@@ -227,7 +227,10 @@ class ModelProcess:
             except BaseException:
                 # Whatever broke off the exchange (a bug, an interrupt), the worker may still
                 # answer this request: reused, its next caller would read this answer.
-                self._stop(None)
+                self._disarm_unload()
+                self._set(
+                    state="idle", reason=f"stopped: a call was broken off ({self._stop(None)})"
+                )
                 raise
             if self._health.failures or self._health.state != "ready":
                 self._set(state="ready", failures=0)
@@ -347,7 +350,9 @@ class ModelProcess:
             self._failed_files = self._files()
             self._failed_at = time.monotonic()
             self._set(state="failed", reason=str(error))
-            raise error
+            # Failed for good, as a call that finds it failed is told: ask refuses and
+            # context ranks without it, on this first call as on the next.
+            raise ModelUnavailable(str(error), failed=True) from None
         self.facts = {k: v for k, v in ready.items() if k not in ("ok", "ready")}
         self._set(
             state="ready",
