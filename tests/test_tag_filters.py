@@ -8,12 +8,14 @@ import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import pytest
+
 from privault import Caller, Vault
 from privault.filters import Filters
 from privault.privacy.detector import FakeDetector
 from privault.privacy.policy import shipped_policies_dir
 from privault.spans import Span
-from privault.store import index_queue
+from privault.store import index_queue, label_spans
 from privault.store.connection import write
 from privault.timeutil import now_ms
 from tests.helpers import fake_vault
@@ -186,11 +188,18 @@ def test_a_tag_no_scan_took_is_queued_by_the_migration_and_then_found(tmp_path: 
         assert _found(vault, AGENT, "drinks") == (1,) * 4
 
 
-def test_tags_written_while_the_indexer_scans_the_old_ones_are_found(tmp_path: Path) -> None:
+@pytest.mark.parametrize("lease_ended", [True, False])
+def test_tags_written_while_the_indexer_scans_the_old_ones_are_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lease_ended: bool
+) -> None:
     """The indexer scans a document's labels outside the lock. A foreground write that
     stores new tags with their spans meanwhile ends its lease: the older tags' spans are
     not stored over the new ones (the new tag then had no spans and no queue row, and no
-    agent's filter would ever find it); the labels are scanned again."""
+    agent's filter would ever find it); the labels are scanned again. A writer that did
+    not end the lease (`lease_ended` False) still keeps its spans: the indexer stores none
+    for labels other than the document's current ones."""
+    if not lease_ended:
+        monkeypatch.setattr(index_queue, "end_label_lease", lambda conn, doc_id: None)
     interrupt: list[Callable[[], object]] = []
 
     class Interrupted(FakeDetector):
@@ -205,8 +214,12 @@ def test_tags_written_while_the_indexer_scans_the_old_ones_are_found(tmp_path: P
         while vault.indexing.has_work():
             assert vault.indexing.step(caller=OWNER).error is None
         assert not interrupt  # the write ran inside the indexer's scan
-        assert _found(vault, AGENT, "drinks") == (1,) * 4
-        assert _found(vault, AGENT, "food") == (0,) * 4
+        [doc] = vault.docs(caller=OWNER).documents
+        assert label_spans.get(vault.conn, doc.doc_id, "drinks") is not None
+        assert label_spans.get(vault.conn, doc.doc_id, "food") is None
+        if lease_ended:  # else its row waits for the lease to run out, then is scanned
+            assert _found(vault, AGENT, "drinks") == (1,) * 4
+            assert _found(vault, AGENT, "food") == (0,) * 4
 
 
 def test_synced_tags_stored_while_the_indexer_scans_the_old_ones_are_found(

@@ -84,6 +84,7 @@ class _Labels:
     doc_id: str
     author: str
     content_hash: str
+    headings: tuple[str, ...]
     labels: tuple[str, ...]
     body: str
     opening: str  # its first section's text (a title made from its first line)
@@ -204,12 +205,14 @@ class VaultIndexing:
             if doc is None:
                 continue
             tree = sections.sections_of(conn, doc_id)
+            headings = tuple(s.heading for s in tree)
             labels.append(
                 _Labels(
                     doc_id,
                     doc.author,
                     doc.content_hash,
-                    tuple(document_labels(doc.title, [s.heading for s in tree], doc.tags)),
+                    headings,
+                    tuple(document_labels(doc.title, headings, doc.tags)),
                     documents.body(conn, doc_id) or "",
                     tree[0].text if tree else "",
                 )
@@ -326,6 +329,8 @@ class VaultIndexing:
                 if (
                     current is None
                     or current.content_hash != doc.content_hash
+                    or tuple(document_labels(current.title, doc.headings, current.tags))
+                    != doc.labels  # retitled or retagged meanwhile: not these labels' spans
                     or not index_queue.held_labels(conn, claimed, doc.doc_id)
                 ):
                     continue  # rewritten meanwhile: its write queued the labels again
