@@ -369,6 +369,26 @@ def test_a_slow_name_lookup_ends_at_the_deadline(server: LocalServer) -> None:
     assert result.retryable
 
 
+def test_lookups_past_their_deadline_hold_a_few_threads_at_most(server: LocalServer) -> None:
+    # Each lookup past its deadline is left to finish on its own thread: a name server
+    # that never answers must not gather one thread per fetch.
+    released = threading.Event()
+
+    def hanging(host: str, port: int) -> list[str]:
+        released.wait(10)
+        return ["127.0.0.1"]
+
+    try:
+        with Fetcher(limits=FetchLimits(total_seconds=0.2), resolver=hanging) as slow:
+            for _ in range(12):
+                result = slow.fetch(f"http://hangs.test:{server.port}/text", allow_private=True)
+                assert isinstance(result, FetchError) and result.reason == "timeout"
+            lookups = [t for t in threading.enumerate() if t.name == "privault-lookup"]
+            assert 0 < len(lookups) <= 8
+    finally:
+        released.set()
+
+
 def test_a_lookup_that_fails_fast_is_still_a_resolve_error(server: LocalServer) -> None:
     with Fetcher(limits=FetchLimits(total_seconds=1.0), resolver=resolver) as quick:
         result = quick.fetch(f"http://unknown.test:{server.port}/text", allow_private=True)

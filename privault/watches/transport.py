@@ -49,6 +49,11 @@ def _within(timeout: float | None, expired: type[httpcore.TimeoutException]) -> 
     return remaining if timeout is None else min(timeout, remaining)
 
 
+# Lookups running at once, those past their deadline included (left to finish on their
+# own): a name server that never answers holds at most this many threads.
+_LOOKUPS = threading.BoundedSemaphore(8)
+
+
 def _lookup_within(resolver: Resolver, timeout: float | None) -> Resolver:
     """`resolver` answering by the current deadline; a slow name server is a connect timeout."""
     limit = _within(timeout, httpcore.ConnectTimeout)
@@ -58,16 +63,21 @@ def _lookup_within(resolver: Resolver, timeout: float | None) -> Resolver:
     def lookup(host: str, port: int) -> list[str]:
         answer: list[list[str]] = []
         failure: list[Exception] = []
+        started = time.monotonic()
+        if not _LOOKUPS.acquire(timeout=limit):  # as many stuck as may be: this one waits
+            raise httpcore.ConnectTimeout(f"looking up {host} passed the time limit")
 
         def run() -> None:
             try:
                 answer.append(resolver(host, port))
             except Exception as exc:  # noqa: BLE001 - raised again in the caller's thread
                 failure.append(exc)
+            finally:
+                _LOOKUPS.release()
 
         worker = threading.Thread(target=run, name="privault-lookup", daemon=True)
         worker.start()
-        worker.join(limit)
+        worker.join(max(0.0, limit - (time.monotonic() - started)))
         if failure:
             raise failure[0]
         if not answer:
