@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from privault import Vault
 from privault.errors import InputError
 from privault.interfaces import config
 from privault.interfaces.cli import main
@@ -85,3 +86,19 @@ def test_the_cli_says_what_is_wrong_in_one_line_and_stores_nothing(
     assert "max_note_bytes: must be a positive integer, not 'nope'" in captured.err
     assert captured.err.strip().count("\n") == 0
     assert not config.vault_path().exists()
+
+
+@pytest.mark.parametrize(
+    ("setting", "said"),
+    [
+        ({"ask_timeout": 10**400}, "ask_timeout must be at most 86,400, not 1000"),
+        ({"chat_unload_after": 0}, "chat_unload_after must be a positive number, not 0"),
+        ({"max_note_bytes": -1}, "max_note_bytes must be a positive number"),
+        ({"max_file_bytes": 2**41}, "max_file_bytes must be at most 1,099,511,627,776"),
+    ],
+)
+def test_a_program_opening_a_vault_meets_the_bounds_of_the_config_file(
+    tmp_path: Path, setting: dict[str, int], said: str
+) -> None:
+    with pytest.raises(InputError, match=said):
+        Vault.open(tmp_path / "v.db", models_dir=tmp_path / "models", **setting)

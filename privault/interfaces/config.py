@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from privault.errors import InputError, VaultError, utf8_text
-from privault.vault.bounds import CHAT_UNLOAD_AFTER, MAX_NOTE_BYTES
+from privault.vault.bounds import CHAT_UNLOAD_AFTER, MAX_NOTE_BYTES, over_most
 
 KEYRING_SERVICE = "privault"
 
@@ -83,16 +83,6 @@ class Config:
         return cls(**values)
 
 
-# The largest value each number may take: times go into timers and clock arithmetic as
-# floats (a 400-digit timeout broke every ask), sizes into reads.
-_MOST = {
-    "ask_timeout": 86_400,
-    "chat_unload_after": 604_800,
-    "max_note_bytes": 1 << 40,
-    "max_file_bytes": 1 << 40,
-}
-
-
 def _checked(name: str, value: Any, spec: dataclasses.Field[Any]) -> Any:
     kinds = {
         "privacy": (dict,),
@@ -107,9 +97,8 @@ def _checked(name: str, value: Any, spec: dataclasses.Field[Any]) -> Any:
         ok = value > 0
     if not ok:
         raise ValueError(f"{name}: must be {spec.metadata['help']}, not {value!r}")
-    if isinstance(value, int) and value > _MOST.get(name, value):
-        shown = f"{value!r:.20}" + ("…" if len(repr(value)) > 20 else "")
-        raise ValueError(f"{name}: must be at most {_MOST[name]:,}, not {shown}")
+    if isinstance(value, int) and (wrong := over_most(name, value)):
+        raise ValueError(f"{name}: {wrong}")
     if name == "policies_dir" and value is not None:
         return Path(value).expanduser()
     return value

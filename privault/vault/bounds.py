@@ -33,3 +33,20 @@ MAX_NOTE_BYTES = 1024 * 1024
 # Seconds without a question before the local answerer is unloaded to give back its memory
 # (`chat_unload_after`): the questions of one sitting find it loaded.
 CHAT_UNLOAD_AFTER = 300
+# The largest value each setting may take (a day, a week, a tebibyte): times go into timers
+# and clock arithmetic as floats (a 400-digit timeout broke every ask), sizes into reads.
+SETTING_MOST = {
+    "ask_timeout": 86_400,
+    "chat_unload_after": 604_800,
+    "max_note_bytes": 1 << 40,
+    "max_file_bytes": 1 << 40,
+}
+
+
+def over_most(name: str, value: float) -> str | None:
+    """What is wrong with a setting's number above its bound (`SETTING_MOST`), or None."""
+    most = SETTING_MOST.get(name)
+    if most is None or value <= most:
+        return None
+    written = str(value)
+    return f"must be at most {most:,}, not {written[:20]}{'…' if len(written) > 20 else ''}"

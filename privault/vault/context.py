@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from privault.caller import Caller
-from privault.errors import AccessDenied, ModelError, NotFound
+from privault.errors import AccessDenied, InputError, ModelError, NotFound
 from privault.filters import Filters
 from privault.models import catalog
 from privault.models.handles import local_embedder
@@ -55,7 +55,7 @@ from privault.store import shelves
 from privault.store.connection import Connection
 from privault.store.index_reads import Filters as IndexFilters
 from privault.vault.bounds import ASK_BUDGETS as ASK_BUDGETS  # re-exported: defined in bounds
-from privault.vault.bounds import CHAT_UNLOAD_AFTER
+from privault.vault.bounds import CHAT_UNLOAD_AFTER, SETTING_MOST, over_most
 from privault.vault.bounds import DEFAULT_ASK_BUDGET as DEFAULT_ASK_BUDGET
 from privault.vault.detection import DetectorFactory, SpanDetector
 from privault.vault.embedding import default_embedder
@@ -86,6 +86,16 @@ class VaultSettings:
     chat_unload_after: float | None = CHAT_UNLOAD_AFTER
     remote_chat: dict[str, Any] | None = None  # {url, model, api_key}: non-private asks only
     strong_model: str | None = DEFAULT_STRONG_MODEL  # None: no strong leg even if installed
+
+    def __post_init__(self) -> None:
+        for name in SETTING_MOST:  # as `config.yaml` is checked, for programs too
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
+                raise InputError(f"{name} must be a positive number, not {value!r}")
+            if wrong := over_most(name, value):
+                raise InputError(f"{name} {wrong}")
 
 
 class SerialDetector:
