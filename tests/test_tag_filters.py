@@ -188,6 +188,19 @@ def test_a_tag_no_scan_took_is_queued_by_the_migration_and_then_found(tmp_path: 
         assert _found(vault, AGENT, "drinks") == (1,) * 4
 
 
+def _interrupting(interrupt: list[Callable[[], object]]) -> type[FakeDetector]:
+    """The fake detector, running the write put in `interrupt` inside its next scan (the
+    indexer scans outside the lock)."""
+
+    class Interrupted(FakeDetector):
+        def detect_many(self, texts: Sequence[str]) -> list[list[Span]]:
+            if interrupt:
+                interrupt.pop()()
+            return super().detect_many(texts)
+
+    return Interrupted
+
+
 @pytest.mark.parametrize("lease_ended", [True, False])
 def test_tags_written_while_the_indexer_scans_the_old_ones_are_found(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lease_ended: bool
@@ -201,12 +214,7 @@ def test_tags_written_while_the_indexer_scans_the_old_ones_are_found(
     if not lease_ended:
         monkeypatch.setattr(index_queue, "end_label_lease", lambda conn, doc_id: None)
     interrupt: list[Callable[[], object]] = []
-
-    class Interrupted(FakeDetector):
-        def detect_many(self, texts: Sequence[str]) -> list[list[Span]]:
-            if interrupt:
-                interrupt.pop()()
-            return super().detect_many(texts)
+    Interrupted = _interrupting(interrupt)
 
     with fake_vault(tmp_path / "v.db", detector_factory=Interrupted, **GATED) as vault:
         vault.documents.note_many([_chat(["food"], "m1")], caller=OWNER, background=True)
@@ -232,12 +240,7 @@ def test_synced_tags_stored_while_the_indexer_scans_the_old_ones_are_found(
         vault.documents.note_many([_chat(["drinks"], "m2")], caller=OWNER)
         vault.sync.export(tmp_path / "two.bundle", secret=SECRET, caller=OWNER)
     interrupt: list[Callable[[], object]] = []
-
-    class Interrupted(FakeDetector):
-        def detect_many(self, texts: Sequence[str]) -> list[list[Span]]:
-            if interrupt:
-                interrupt.pop()()
-            return super().detect_many(texts)
+    Interrupted = _interrupting(interrupt)
 
     with fake_vault(tmp_path / "b.db", detector_factory=Interrupted, **GATED) as vault:
         vault.sync.import_bundle(tmp_path / "one.bundle", secret=SECRET, caller=OWNER)
