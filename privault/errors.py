@@ -61,11 +61,13 @@ class ModelUnavailable(ModelError):
     """The local model's worker process died or stopped answering during this call.
 
     `failed` is False while it is being restarted (the next call may succeed) and True once
-    it has stopped too often in a row or cannot load: callers then work without it."""
+    it has stopped too often in a row or cannot load: callers then work without it.
+    `cannot_load` says it is the second: its files or runtime, not a crash, are at fault."""
 
-    def __init__(self, message: str, *, failed: bool = False) -> None:
+    def __init__(self, message: str, *, failed: bool = False, cannot_load: bool = False) -> None:
         super().__init__(message)
-        self.failed = failed
+        self.failed = failed or cannot_load
+        self.cannot_load = cannot_load
 
 
 def utf8_text(text: str, what: str) -> str:
@@ -82,27 +84,33 @@ def utf8_text(text: str, what: str) -> str:
 
 
 # What a vault that may only be read needs (`store.connection`, `storage_fault`).
-WRITABLE = "make the file and its folder writable to write (reading commands still work)"
+WRITABLE = (
+    "make the file, its -wal and -shm files and their folder writable to write (reading "
+    "commands still work; a running server picks that up when it starts again)"
+)
+# SQLite's result codes for a fault of the file or the disk under it (extended codes
+# start with these): a driver's error names its code (`sqlite_errorname`).
+_DAMAGED = ("SQLITE_CORRUPT", "SQLITE_NOTADB")
+_UNWRITTEN = ("SQLITE_FULL", "SQLITE_IOERR")
+_READ_ONLY = ("SQLITE_READONLY",)
 
 
 def storage_fault(exc: BaseException) -> str | None:
     """What to do about a fault of the vault file or the disk under it, said to the owner,
-    for a database driver's error (any DB-API `DatabaseError`); None for any other error,
-    which keeps its own report (a bug is not the disk's fault)."""
-    if not any(kind.__name__ == "DatabaseError" for kind in type(exc).__mro__):
-        return None
-    message = str(exc)
-    if "malformed" in message or "corrupt" in message:
+    judged by the SQLite result code the driver's error carries; None for any other error
+    (a bug keeps its own report: "no such column" is not the disk's fault)."""
+    code = str(getattr(exc, "sqlite_errorname", "") or "")
+    if code.startswith(_DAMAGED):
         return (
-            f"the vault file is damaged ({message}): stop writing to it, copy it aside with "
+            f"the vault file is damaged ({exc}): stop writing to it, copy it aside with "
             "its -wal file, and restore a `privault export` bundle into a new vault "
             "(`privault import`); never put a vault file back beside another copy's -wal file"
         )
-    if "full" in message or "disk I/O" in message:
+    if code.startswith(_UNWRITTEN):
         return (
-            f"the vault could not be written ({message}): free disk space (or raise the "
+            f"the vault could not be written ({exc}): free disk space (or raise the "
             "file size limit) and run the command again; what was stored before is kept"
         )
-    if "readonly" in message:
-        return f"the vault is read-only for this user ({message}): {WRITABLE}"
+    if code.startswith(_READ_ONLY):
+        return f"the vault is read-only for this user ({exc}): {WRITABLE}"
     return None

@@ -151,6 +151,18 @@ def test_doctor_reports_a_crashing_model_in_words_with_the_fix() -> None:
     assert "GGML_NATIVE=OFF" in check.advice
 
 
+def test_doctor_reports_a_model_that_cannot_load_as_broken_not_as_a_crash(
+    tmp_path: Path,
+) -> None:
+    # A bad file is no fault of this CPU: the advice is to install the model again.
+    folder = tmp_path / "smollm2-135m"
+    folder.mkdir()
+    (folder / "SmolLM2-135M-Instruct.Q4_1.gguf").write_bytes(b"not a model")
+    check = doctor._check_chat(tmp_path, "smollm2-135m")
+    assert check.verdict == "broken" and "cannot be used" in check.detail, check
+    assert check.advice == "privault models install smollm2-135m"
+
+
 def test_doctor_with_no_models_says_how_to_install_them(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["doctor"], env={"PRIVAULT_MODELS": str(tmp_path)})
     assert "no models installed: `privault models install NAME`" in result.output

@@ -99,6 +99,9 @@ def test_a_call_broken_off_after_its_request_never_hands_its_answer_to_the_next(
     monkeypatch.setattr(process, "_receive", broken)
     with pytest.raises(RuntimeError, match="broken off"):
         chat.chat(say("the PIN is 4417"))
+    health = chat.health()
+    assert health.state == "idle" and health.pid is None  # stopped, not shown as ready
+    assert "a call was broken off" in (health.reason or "")
     assert chat.chat(say("another question")).text == "another question"
 
 

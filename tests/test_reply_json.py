@@ -46,7 +46,8 @@ def _with_score(statement: dict[str, Any]) -> dict[str, Any]:
 
 def _announced(name: str, data: dict[str, Any]) -> dict[str, Any]:
     """The old owner form with the announced changes: a statement always has `score`, an
-    agent's record its policy and pause, the status its gated keyword rows."""
+    agent's record its policy and pause, the status its gated keyword rows, the strong
+    model's coverage why its files cannot be used."""
     data = _now_ages(data)
     if isinstance(data.get("statements"), list):
         data["statements"] = [_with_score(item) for item in data["statements"]]
@@ -64,6 +65,10 @@ def _announced(name: str, data: dict[str, Any]) -> dict[str, Any]:
         data.update(refused_rows=[])
     if name == "sync_report":
         data["imported"] = [{**item, "refused_rows": []} for item in data["imported"]]
+    if name == "strong":  # announced: why the strong model's files cannot be used
+        data.update(problem=None)
+    if name == "status":
+        data["strong"] = {**data["strong"], "problem": None}
     return data
 
 

@@ -103,11 +103,85 @@ def test_a_vault_whose_folder_cannot_be_made_is_a_clear_error(tmp_path: Path) ->
         Vault.open(blocker / "v.db", models_dir=tmp_path / "models")
 
 
-def test_only_the_drivers_storage_faults_are_explained() -> None:
+def test_storage_faults_are_told_by_sqlites_code_not_by_words_in_the_message() -> None:
     from sqlcipher3 import dbapi2 as sqlite
 
-    assert "free disk space" in (
-        storage_fault(sqlite.OperationalError("database or disk is full")) or ""
-    )
-    assert storage_fault(sqlite.OperationalError("no such table: x")) is None  # a bug
+    conn = sqlite.connect(":memory:")
+    for sql, said in (
+        ("SELECT json_each('{malformed JSON')", None),  # a bug's words: "malformed"
+        ("SELECT fullname FROM sqlite_master", None),  # "no such column: fullname"
+        ("SELECT readonly_flag FROM sqlite_master", None),
+    ):
+        with pytest.raises(sqlite.DatabaseError) as raised:
+            conn.execute(sql).fetchall()
+        assert storage_fault(raised.value) is said, raised.value
+    full = sqlite.OperationalError("database or disk is full")
+    full.sqlite_errorname = "SQLITE_FULL"  # as the driver sets it
+    assert "free disk space" in (storage_fault(full) or "")
     assert storage_fault(OSError("disk I/O error")) is None  # not the driver's
+
+
+def test_a_read_only_vault_opens_whatever_its_path_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Opened read-only, the file is named by a URI, which reads "#", "?" and "%" itself:
+    # "H#1/v.db" opened (and made) "H" instead.
+    vault = tmp_path / "H#1 50%?" / "v.db"
+    _notes(vault, 2)
+    real = os.access
+
+    def read_only(path: object, mode: int, **kwargs: object) -> bool:
+        if str(path).startswith(str(vault)) and mode & os.W_OK:
+            return False
+        return real(path, mode, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(connection.os, "access", read_only)
+    with fake_vault(vault) as opened:
+        assert len(opened.docs(caller=OWNER).documents) == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["H#1 50%?"]
+
+
+def test_a_vault_whose_log_files_this_user_may_only_read_opens_for_reading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A read by another user left -wal and -shm with the file's mode: the file made
+    # writable again, every write failed with the same advice.
+    vault = tmp_path / "v.db"
+    _notes(vault, 1)
+    Path(f"{vault}-shm").write_bytes(b"")
+    real = os.access
+
+    def read_only(path: object, mode: int, **kwargs: object) -> bool:
+        if str(path) == f"{vault}-shm" and mode & os.W_OK:
+            return False
+        return real(path, mode, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(connection.os, "access", read_only)
+    with fake_vault(vault) as opened, pytest.raises(VaultError, match="-wal and -shm files"):
+        opened.note("one more", caller=OWNER)
+
+
+def test_the_owners_page_says_a_storage_fault_as_what_to_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sqlcipher3 import dbapi2 as sqlite
+    from starlette.testclient import TestClient
+
+    from privault.interfaces.web.app import build_web_app
+    from privault.interfaces.web.auth import LoginLinks
+
+    full = sqlite.OperationalError("database or disk is full")
+    full.sqlite_errorname = "SQLITE_FULL"
+
+    def failing(*args: object, **kwargs: object) -> None:
+        raise full
+
+    with fake_vault(tmp_path / "v.db") as vault:
+        links = LoginLinks(tmp_path / "logins")
+        app = build_web_app(vault, links=links, hosts=["testserver"])
+        client = TestClient(app, raise_server_exceptions=False)
+        client.get(f"/login?token={links.issue()}")
+        monkeypatch.setattr(vault, "docs", failing)
+        reply = client.get("/docs")
+    assert reply.status_code == 500
+    assert "the vault could not be written" in reply.text and "free disk space" in reply.text

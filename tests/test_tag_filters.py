@@ -225,9 +225,9 @@ def test_tags_written_while_the_indexer_scans_the_old_ones_are_found(
         [doc] = vault.docs(caller=OWNER).documents
         assert label_spans.get(vault.conn, doc.doc_id, "drinks") is not None
         assert label_spans.get(vault.conn, doc.doc_id, "food") is None
-        if lease_ended:  # else its row waits for the lease to run out, then is scanned
-            assert _found(vault, AGENT, "drinks") == (1,) * 4
-            assert _found(vault, AGENT, "food") == (0,) * 4
+        # Skipped, the row is handed back and the next step scans the current labels.
+        assert _found(vault, AGENT, "drinks") == (1,) * 4
+        assert _found(vault, AGENT, "food") == (0,) * 4
 
 
 def test_synced_tags_stored_while_the_indexer_scans_the_old_ones_are_found(

@@ -352,7 +352,7 @@ class ModelProcess:
             self._set(state="failed", reason=str(error))
             # Failed for good, as a call that finds it failed is told: ask refuses and
             # context ranks without it, on this first call as on the next.
-            raise ModelUnavailable(str(error), failed=True) from None
+            raise ModelUnavailable(str(error), cannot_load=True) from None
         self.facts = {k: v for k, v in ready.items() if k not in ("ok", "ready")}
         self._set(
             state="ready",

@@ -139,12 +139,13 @@ def connect(path: str | Path, *, key: str | None = None, readonly: bool = False)
             target.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise VaultError(f"cannot make the folder of vault {target}: {exc.strerror}") from None
-        if not readonly and target.exists() and not os.access(target, os.W_OK):
+        if not readonly and not _writable(target):
             # Opened for writing, SQLite falls back to reading and fails at the first
             # write, deep in a command: open it for reading, and refuse writes up front.
             readonly = True
             kept_from_writing = f"vault {target} is read-only for this user: {WRITABLE}"
-    uri = f"file:{target}?mode=ro" if readonly else str(target)
+    # A URI, unlike a path, reads "#", "?" and "%" as its own: the path is quoted.
+    uri = f"{target.resolve().as_uri()}?mode=ro" if readonly else str(target)
     try:
         conn = sqlite.connect(
             uri,
@@ -187,14 +188,22 @@ def connect(path: str | Path, *, key: str | None = None, readonly: bool = False)
     return conn
 
 
+def _writable(target: Path) -> bool:
+    """Whether this process may write the vault: the file and the -wal and -shm files
+    beside it (a read made them with the file's mode), where they exist."""
+    files = [target, Path(f"{target}-wal"), Path(f"{target}-shm")]
+    return all(os.access(file, os.W_OK) for file in files if file.exists())
+
+
 def _why(exc: sqlite.DatabaseError, target: Path) -> str:
     """Why a vault could not be opened: SQLite's reason, or what stands behind it."""
-    if str(target) != ":memory:" and not os.access(target.parent, os.W_OK | os.X_OK):
+    fault = storage_fault(exc)
+    if fault is None and str(target) != ":memory:" and not os.access(target.parent, os.W_OK):
         return (
             f"its folder {target.parent} is read-only for this user (the vault keeps its "
             "-wal and -shm files beside it)"
         )
-    return storage_fault(exc) or str(exc)
+    return fault or str(exc)
 
 
 def companion(conn: Connection) -> Connection | None:

@@ -209,7 +209,7 @@ _CRASH_ADVICE = (
 
 def _failed(process: ModelProcess, role: str, exc: Exception) -> ModelCheck:
     name = process.spec.name
-    if isinstance(exc, ModelUnavailable):
+    if isinstance(exc, ModelUnavailable) and not exc.cannot_load:
         detail = f"the model process stopped: {process.health().reason}"
         return ModelCheck(name, role, "crashed", detail, _CRASH_ADVICE)
     return ModelCheck(name, role, "broken", str(exc), f"privault models install {name}")

@@ -70,12 +70,13 @@ def best_seen(
 
 
 class SeenWords:
-    """Each statement's words as a gated caller's policy shows it, kept between replies.
+    """Each statement's words and entity names as a gated caller's policy shows it, kept
+    between replies.
 
     Matching a gated caller's query needs every statement as the caller sees it, so each
     reply used to gate the vault's whole statement list, most of an agent's search. The
     content a policy shows depends only on the policy, the statement's texts and author,
-    its stored scan and the vault's known entities; its words are kept by policy and
+    its stored scan and the vault's known entities; its words and names are kept by policy and
     statement, with all of those but the known entities as the key, and every entry is
     dropped when the known entities change. So an entry is used only where gating would
     give the same words, and every word matched is one the caller would see. A statement

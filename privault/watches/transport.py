@@ -76,7 +76,11 @@ def _lookup_within(resolver: Resolver, timeout: float | None) -> Resolver:
                 _LOOKUPS.release()
 
         worker = threading.Thread(target=run, name="privault-lookup", daemon=True)
-        worker.start()
+        try:
+            worker.start()
+        except BaseException:
+            _LOOKUPS.release()  # it never ran: its permit is not held
+            raise
         worker.join(max(0.0, limit - (time.monotonic() - started)))
         if failure:
             raise failure[0]

@@ -7,6 +7,7 @@ MCP endpoint on the same port, sharing the vault and its lock (see
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
+from privault.errors import storage_fault
 from privault.interfaces.web import access, documents, manage, search, statements, watches
 from privault.interfaces.web.auth import (
     SESSION_MAX_SECONDS,
@@ -125,6 +127,15 @@ async def http_error(request: Request, exc: Exception) -> Response:
     return page(request, "error.html", "", status_code=code, error=text)
 
 
+async def server_error(request: Request, exc: Exception) -> Response:
+    """What privault did not expect, as one line: what to do where the vault file or the
+    disk is at fault (`storage_fault`), else that the server's log has it (with the
+    traceback, which the server still logs)."""
+    fault = storage_fault(exc)
+    text = html.escape(fault) if fault else "The server could not do that; its log says why."
+    return HTMLResponse(small_page("Error", text), 500)
+
+
 def build_web_app(
     vault: Vault,
     *,
@@ -134,7 +145,8 @@ def build_web_app(
     sessions: Sessions | None = None,
 ) -> ASGIApp:
     """The owner's page for `vault`: `hosts` are the Host header values it answers to."""
-    app = Starlette(routes=ROUTES, exception_handlers={404: http_error, 405: http_error})
+    handlers = {404: http_error, 405: http_error, Exception: server_error}
+    app = Starlette(routes=ROUTES, exception_handlers=handlers)
     web = Web(vault, run or LockedRunner(), sessions or Sessions(), links)
     app.state.web = web
     return PageGuard(app, web.sessions, hosts)

@@ -65,7 +65,8 @@ def _header(scope: Scope, name: bytes) -> str | None:
 
 
 def small_page(heading: str, text: str) -> str:
-    """A whole page of one heading and one line (fixed texts only: nothing is escaped)."""
+    """A whole page of one heading and one line (fixed or escaped texts only: nothing is
+    escaped here)."""
     return (
         '<!doctype html><html lang="en"><meta charset="utf-8"><title>privault</title>'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
