@@ -4,11 +4,12 @@ and beside it `memories.json` and `projects.json` where the account has them.
 A conversation is a flat list of `chat_messages` (`sender` human or assistant — another
 sender, or none, is kept under its own name — and `created_at`); a message's `content`
 blocks are preferred over its `text` (the blocks hold what the older `text` field
-flattened), and only text blocks are kept: tool calls, tool results and thinking are not
-what was said. A file attached to a message keeps its
-extracted text under the turn. Memories become one page (what Claude remembered of the
-account, and per project); each project one page with its description, instructions and
-knowledge documents.
+flattened). Its text blocks are kept, and the artifacts Claude wrote (`claude_artifacts`):
+other tool calls, tool results and thinking are not what was said. A run of text blocks is
+one text, split by the export only where a citation starts or ends, so it is joined as it
+was shown. A file attached to a message keeps its extracted text under the turn.
+Memories become one page (what Claude remembered of the account, and per project); each
+project one page with its description, instructions and knowledge documents.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from privault.imports.claude_artifacts import TOOL_NAME, Artifacts
 from privault.imports.conversations import conversations_start, read_conversations
 from privault.imports.items import (
     Bad,
@@ -64,8 +66,9 @@ def conversation(data: Any, index: int) -> Item:
     key = _id(data) or content_key(title, str(data.get("created_at")))
     where = f"conversation {title!r} ({key})"
     turns = []
+    artifacts = Artifacts()
     for message in data["chat_messages"]:
-        if isinstance(message, dict) and (turn := _turn(message)):
+        if isinstance(message, dict) and (turn := _turn(message, artifacts)):
             turns.append(turn)
     if not turns:
         return Bad(where, "empty conversation: no message", key=key, label="conversation")
@@ -94,22 +97,34 @@ def _id(data: Any) -> str:
     return str(data.get("uuid") or "") if isinstance(data, dict) else ""
 
 
-def message_text(message: Mapping[str, Any]) -> str:
-    """What a message said: its text blocks, else its flat `text`."""
+def message_text(message: Mapping[str, Any], artifacts: Artifacts | None = None) -> str:
+    """What a message said: its text blocks and the artifacts it wrote (replayed on
+    `artifacts`, the conversation's so far), else its flat `text`."""
     blocks = message.get("content")
     if isinstance(blocks, list) and blocks:
-        texts = [
-            str(block.get("text") or "")
-            for block in blocks
-            if isinstance(block, dict) and block.get("type") == "text"
-        ]
-        if any(t.strip() for t in texts):
-            return "\n\n".join(t for t in texts if t.strip())
+        artifacts = Artifacts() if artifacts is None else artifacts
+        pieces: list[str] = []
+        run: list[str] = []
+        for block in blocks:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "text":
+                run.append(str(block.get("text") or ""))
+                continue
+            pieces.append("".join(run))
+            run = []
+            if block.get("type") == "tool_use" and block.get("name") == TOOL_NAME:
+                call = block.get("input")
+                pieces.append(artifacts.apply(call) if isinstance(call, dict) else "")
+        pieces.append("".join(run))
+        kept = [piece.strip() for piece in pieces if piece.strip()]
+        if kept:
+            return "\n\n".join(kept)
     return str(message.get("text") or "")
 
 
-def _turn(message: Mapping[str, Any]) -> str | None:
-    parts = [message_text(message).strip()]
+def _turn(message: Mapping[str, Any], artifacts: Artifacts) -> str | None:
+    parts = [message_text(message, artifacts).strip()]
     for attached in message.get("attachments") or ():
         extracted = (
             str(attached.get("extracted_content") or "") if isinstance(attached, dict) else ""

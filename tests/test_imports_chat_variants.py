@@ -1,0 +1,179 @@
+"""Chat exports keep what the app showed, in the shapes newer exports take: Claude's
+artifacts and citation-split text."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from privault import imports
+from privault.imports import Page, claude
+
+PLACEHOLDER = "```\nThis block is not supported on your current device yet.\n```"
+
+
+# ---- samples, as the apps write them --------------------------------------------------
+
+
+def claude_text(text: str, **fields: Any) -> dict[str, Any]:
+    return {"type": "text", "text": text, "citations": [], **fields}
+
+
+def claude_artifact(**call: Any) -> dict[str, Any]:
+    return {"type": "tool_use", "name": "artifacts", "input": call, "id": None}
+
+
+def claude_message(
+    uuid: str, sender: str, content: list[dict[str, Any]], text: str = ""
+) -> dict[str, Any]:
+    stamp = "2025-02-01T10:00:00.000000Z"
+    return {
+        "uuid": uuid,
+        "sender": sender,
+        "text": text,
+        "content": content,
+        "created_at": stamp,
+        "updated_at": stamp,
+        "attachments": [],
+        "files": [],
+    }
+
+
+def claude_chat(*messages: dict[str, Any]) -> dict[str, Any]:
+    stamp = "2025-02-01T10:00:00.000000Z"
+    return {
+        "uuid": "cl-variant",
+        "name": "Variants",
+        "summary": "",
+        "created_at": stamp,
+        "updated_at": stamp,
+        "chat_messages": list(messages),
+    }
+
+
+def page_text(page: object) -> str:
+    assert isinstance(page, Page), page
+    return page.text
+
+
+# ---- Claude -------------------------------------------------------------------------
+
+
+def test_claude_artifact_is_kept_under_its_turn_and_updates_apply_to_its_latest_version(
+    tmp_path: Path,
+) -> None:
+    first = claude_artifact(
+        id="list",
+        command="create",
+        title="Spring checklist",
+        type="text/markdown",
+        content="- Check the queen\n- Add a super",
+    )
+    edit = claude_artifact(
+        id="list",
+        command="update",
+        old_str="- Add a super",
+        new_str="- Add a super\n- Watch for swarms",
+    )
+    data = claude_chat(
+        claude_message("m1", "human", [claude_text("Make me a checklist")]),
+        claude_message(
+            "m2",
+            "assistant",
+            [claude_text("Here it is:"), first, claude_text("Good luck!")],
+            text=f"Here it is:\n\n{PLACEHOLDER}\n\nGood luck!",
+        ),
+        claude_message("m3", "human", [claude_text("Add swarms")]),
+        claude_message("m4", "assistant", [edit, claude_text("Updated.")]),
+    )
+    stored = page_text(claude.conversation(data, 0))
+    assert "not supported on your current device" not in stored
+    created, updated = stored.split("## Claude")[1:]
+    assert (
+        "Here it is:\n\n### Artifact: Spring checklist\n\n- Check the queen\n- Add a super"
+        "\n\nGood luck!"
+    ) in created
+    assert "Watch for swarms" not in created  # the first version stays as it was
+    assert (
+        "### Artifact: Spring checklist\n\n- Check the queen\n- Add a super\n- Watch for swarms"
+        "\n\nUpdated."
+    ) in updated
+    # Read from an export, as `privault add` reads it, the artifact is there too.
+    folder = tmp_path / "export"
+    folder.mkdir()
+    (folder / "conversations.json").write_text(json.dumps([data]))
+    (found,) = [i for i in imports.reader("claude")(folder) if isinstance(i, Page)]
+    assert "Watch for swarms" in found.text
+
+
+def test_claude_code_artifact_is_fenced_and_rewrites_replace_it() -> None:
+    code = claude_artifact(
+        id="s",
+        command="create",
+        title="Hive log",
+        type="application/vnd.ant.code",
+        language="python",
+        content="# count the frames\nframes = 10",
+    )
+    rewrite = claude_artifact(id="s", command="rewrite", content="frames = 12")
+    broken = claude_artifact(id="s", command="update", old_str="not there", new_str="LOST")
+    orphan = claude_artifact(id="other", command="update", old_str="x", new_str="kept edit")
+    data = claude_chat(
+        claude_message("m1", "assistant", [code]),
+        claude_message("m2", "assistant", [rewrite, broken]),
+        claude_message("m3", "assistant", [orphan]),
+    )
+    stored = page_text(claude.conversation(data, 0))
+    # A `#` comment in code stays code, not a heading of the document.
+    assert "### Artifact: Hive log\n\n```python\n# count the frames\nframes = 10\n```" in stored
+    assert "### Artifact: Hive log\n\n```python\nframes = 12\n```" in stored
+    assert "LOST" not in stored  # an edit Claude could not apply changed nothing
+    assert "### Artifact: Untitled artifact (edited)\n\nkept edit" in stored
+
+
+def test_claude_many_edits_of_a_long_artifact_are_not_stored_whole_each_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from privault.imports import claude_artifacts
+
+    monkeypatch.setattr(claude_artifacts, "WHOLE_VERSIONS_CHARS", 1000)
+    long = claude_artifact(id="a", command="create", title="Notes", content="line\n" * 100)
+    edits = [
+        claude_artifact(id="a", command="update", old_str="line", new_str=f"edit {n}")
+        for n in range(50)
+    ]
+    data = claude_chat(claude_message("m1", "assistant", [long, *edits]))
+    stored = page_text(claude.conversation(data, 0))
+    assert len(stored) < 5000  # each edit would repeat 500 characters: 25,000 in all
+    assert "### Artifact: Notes (edited)\n\nedit 49" in stored  # past the budget, the edit
+
+
+def test_claude_text_split_around_a_citation_is_joined_as_it_was_shown() -> None:
+    cited = claude_text("Wax costs about 10 EUR/kg", citations=[{"start_index": 0}])
+    data = claude_chat(
+        claude_message(
+            "m1",
+            "assistant",
+            [
+                claude_text("Prices vary. "),
+                cited,
+                claude_text(", says the shop.\n\nNext paragraph."),
+            ],
+        ),
+        claude_message(
+            "m2",
+            "assistant",
+            [
+                claude_text("Let me search."),
+                {"type": "tool_use", "name": "web_search", "input": {"query": "wax"}},
+                claude_text("Found it."),
+            ],
+        ),
+    )
+    stored = page_text(claude.conversation(data, 0))
+    assert "Prices vary. Wax costs about 10 EUR/kg, says the shop.\n\nNext paragraph." in stored
+    assert "Let me search.\n\nFound it." in stored  # a tool call between them still parts them
+    assert "wax" not in stored.replace("Wax", "")  # the search itself is not what was said
