@@ -1,5 +1,5 @@
 """Chat exports keep what the app showed, in the shapes newer exports take: Claude's
-artifacts and citation-split text."""
+artifacts and citation-split text, ChatGPT's citation markup and its calls to tools."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from privault import imports
-from privault.imports import Page, claude
+from privault.imports import Page, chatgpt, claude
 
 PLACEHOLDER = "```\nThis block is not supported on your current device yet.\n```"
 
@@ -52,6 +52,48 @@ def claude_chat(*messages: dict[str, Any]) -> dict[str, Any]:
         "updated_at": stamp,
         "chat_messages": list(messages),
     }
+
+
+def gpt_node(
+    node_id: str, parent: str | None, role: str, content: dict[str, Any], recipient: str = "all"
+) -> dict[str, Any]:
+    message = {
+        "id": node_id,
+        "author": {"role": role, "name": None, "metadata": {}},
+        "create_time": 1714572180.0,
+        "content": content,
+        "metadata": {},
+        "recipient": recipient,
+        "channel": None,
+    }
+    return {"id": node_id, "message": message, "parent": parent, "children": []}
+
+
+def gpt_chat(*nodes: dict[str, Any]) -> dict[str, Any]:
+    """A conversation of `nodes` in a line, each the parent of the next."""
+    mapping: dict[str, Any] = {}
+    parent = None
+    for node in nodes:
+        node["parent"] = parent
+        if parent:
+            mapping[parent]["children"] = [node["id"]]
+        mapping[node["id"]] = node
+        parent = node["id"]
+    return {
+        "conversation_id": "c-variant",
+        "title": "Variants",
+        "create_time": 1714572180.0,
+        "mapping": mapping,
+        "current_node": parent,
+    }
+
+
+def text(*parts: str) -> dict[str, Any]:
+    return {"content_type": "text", "parts": list(parts)}
+
+
+def call(payload: str, language: str = "json") -> dict[str, Any]:
+    return {"content_type": "code", "language": language, "text": payload}
 
 
 def page_text(page: object) -> str:
@@ -177,3 +219,54 @@ def test_claude_text_split_around_a_citation_is_joined_as_it_was_shown() -> None
     assert "Prices vary. Wax costs about 10 EUR/kg, says the shop.\n\nNext paragraph." in stored
     assert "Let me search.\n\nFound it." in stored  # a tool call between them still parts them
     assert "wax" not in stored.replace("Wax", "")  # the search itself is not what was said
+
+
+# ---- ChatGPT ------------------------------------------------------------------------
+
+
+def test_chatgpt_citation_markup_is_taken_out_and_an_entity_keeps_its_name() -> None:
+    answer = (
+        "A queen costs 450 NOK \ue200cite\ue202turn0search0\ue202turn0search3\ue201. "
+        'Ask \ue200entity\ue202["company", "Bee Shop", "Oslo"]\ue201 or '
+        "\ue200entity\ue202Honey House\ue201 first.\ue200navlist\ue202More\ue202turn0news1\ue201"
+    )
+    data = gpt_chat(
+        gpt_node("u", None, "user", text("Queen price?")),
+        gpt_node("a", "u", "assistant", text(answer)),
+    )
+    stored = page_text(chatgpt.conversation(data, 0))
+    assert "A queen costs 450 NOK. Ask Bee Shop or Honey House first." in stored
+    assert not any("\ue200" <= char <= "\ue203" for char in stored)
+    assert "turn0search0" not in stored and "cite" not in stored
+
+
+def test_chatgpt_calls_to_tools_are_left_out_but_canvas_images_and_code_are_kept() -> None:
+    canvas = json.dumps({"name": "bee_poem", "type": "document", "content": "Buzzing in clover"})
+    script = json.dumps({"name": "hives", "type": "code/python", "content": "# frames\nn = 3"})
+    data = gpt_chat(
+        gpt_node("u", None, "user", text("Help with my bees")),
+        gpt_node("s", "u", "assistant", call('search("queen price")', "unknown"), "browser"),
+        gpt_node("w", "s", "assistant", call('{"search_query": [{"q": "wax"}]}'), "web.run"),
+        gpt_node("b", "w", "assistant", call("User keeps 12 hives.", "unknown"), "bio"),
+        gpt_node("c", "b", "assistant", call(canvas), "canmore.create_textdoc"),
+        gpt_node("d", "c", "assistant", call(script), "canmore.create_textdoc"),
+        gpt_node("e", "d", "assistant", call('{"updates": []}'), "canmore.update_textdoc"),
+        gpt_node(
+            "i",
+            "e",
+            "assistant",
+            call('{"prompt": "a bee\\nlogo", "size": "1024x1024"}'),
+            "dalle.text2im",
+        ),
+        gpt_node("p", "i", "assistant", call("print(2 + 2)", "python"), "python"),
+        gpt_node("a", "p", "assistant", text("All done.")),
+    )
+    stored = page_text(chatgpt.conversation(data, 0))
+    for call_text in ("queen price", "search_query", "12 hives", "updates"):
+        assert call_text not in stored  # a call to a tool is not what ChatGPT said
+    assert "### Canvas: bee_poem\n\nBuzzing in clover" in stored
+    assert '"content"' not in stored  # the document, not the call that carried it
+    assert "### Canvas: hives\n\n```python\n# frames\nn = 3\n```" in stored
+    assert "[image: a bee logo]" in stored
+    assert "```python\nprint(2 + 2)\n```" in stored  # the code interpreter's code stays
+    assert stored.count("## ChatGPT") == 5  # canvas twice, the image, the code, the answer

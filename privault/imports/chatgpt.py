@@ -7,10 +7,19 @@ the assistant said is kept: system and tool messages, hidden context and the mod
 reasoning are not. Parts that are not text (an image, an audio clip) leave a marker, so
 the turn still shows that something was there. One `Page` per conversation, its date the
 conversation's, each turn headed by who spoke and when.
+
+An assistant message addressed to a tool (its `recipient` is not "all") is a call, not
+what ChatGPT said: a web search, a memory note. Three are kept for what they show the
+user: code run by the code interpreter ("python"), a canvas document ("canmore.*": its
+text) and an image ChatGPT drew (its prompt). Web-search answers mark their citations
+with private-use characters (U+E200 … U+E201); they are taken out, except that an entity
+ChatGPT linked keeps the name it shows.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -29,6 +38,10 @@ KIND = "chatgpt"
 WHAT = "a ChatGPT export (conversations.json or the export's .zip)"
 SPEAKERS = {"user": "You", "assistant": "ChatGPT"}
 _HIDDEN_TYPES = {"thoughts", "reasoning_recap", "user_editable_context", "model_editable_context"}
+# Recipients whose call stays in the text as the code it ran (the code interpreter).
+_SHOWN_CALLS = {"all", "python"}
+# A span of ChatGPT's own markup: U+E200, its kind, U+E202 and what it refers to, U+E201.
+_MARKUP = re.compile(r"([ \t]?)\ue200([^\ue200\ue201]*)\ue201")
 _MARKERS = {
     "image_asset_pointer": "[image]",
     "audio_asset_pointer": "[audio]",
@@ -150,7 +163,12 @@ def _turn(node: Mapping[str, Any]) -> str | None:
     meta = message.get("metadata") or {}
     if meta.get("is_visually_hidden_from_conversation") or meta.get("is_user_system_message"):
         return None
-    text = message_text(message.get("content") or {})
+    recipient = message.get("recipient")
+    content = message.get("content") or {}
+    if role == "assistant" and isinstance(recipient, str) and recipient not in _SHOWN_CALLS:
+        text = _tool_call(recipient, content)
+    else:
+        text = message_text(content)
     if not text.strip():
         return None
     stamp = when(source_time(message.get("create_time")))
@@ -170,12 +188,61 @@ def message_text(content: Mapping[str, Any]) -> str:
     pieces: list[str] = []
     for part in content.get("parts") or ():
         if isinstance(part, str):
-            pieces.append(part)
+            pieces.append(_unmarked(part))
         elif isinstance(part, dict):
             if isinstance(part.get("text"), str):  # an audio transcription
-                pieces.append(part["text"])
+                pieces.append(_unmarked(part["text"]))
             elif part.get("content_type") in _MARKERS:
                 pieces.append(_MARKERS[part["content_type"]])
     if not pieces and isinstance(content.get("text"), str):
-        pieces.append(content["text"])
+        pieces.append(_unmarked(content["text"]))
     return "\n\n".join(piece for piece in pieces if piece.strip())
+
+
+def _unmarked(text: str) -> str:
+    """`text` without ChatGPT's citation markup; an entity keeps the name it shows."""
+    return _MARKUP.sub(_markup_shown, text) if "\ue200" in text else text
+
+
+def _markup_shown(span: re.Match[str]) -> str:
+    kind, _, target = span.group(2).partition("\ue202")
+    if kind != "entity":
+        return ""  # a citation, a link list, an image group: shown beside the text, not in it
+    try:
+        fields = json.loads(target)  # ["kind", "the name shown", "what it is"]
+    except (ValueError, RecursionError):
+        fields = target  # an older span names the entity plainly
+    if isinstance(fields, list):
+        fields = next((f for f in fields[1:2] + fields[:1] if isinstance(f, str)), "")
+    return span.group(1) + fields if isinstance(fields, str) else ""
+
+
+def _tool_call(recipient: str, content: Mapping[str, Any]) -> str:
+    """What a call the assistant addressed to a tool shows the user: a canvas document's
+    text, an image's prompt; '' for the other tools (searches, memory notes)."""
+    if recipient.startswith("canmore."):
+        call = _call_input(content)
+        document = call.get("content")
+        if not isinstance(document, str) or not document.strip():
+            return ""  # an edit or a comment, not the document
+        name = " ".join(str(call.get("name") or "").split()) or "document"
+        kind = str(call.get("type") or "")
+        if kind.startswith("code/"):
+            document = f"```{kind.removeprefix('code/')}\n{document.strip()}\n```"
+        return f"### Canvas: {name}\n\n{document.strip()}"
+    if recipient.startswith("dalle."):
+        prompt = _call_input(content).get("prompt")
+        return f"[image: {' '.join(prompt.split())}]" if isinstance(prompt, str) else "[image]"
+    return ""
+
+
+def _call_input(content: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The JSON object a tool call sends ({} when it is not one)."""
+    raw = content.get("text")
+    if not isinstance(raw, str):
+        raw = "".join(p for p in content.get("parts") or () if isinstance(p, str))
+    try:
+        call = json.loads(raw)
+    except (ValueError, RecursionError):
+        return {}
+    return call if isinstance(call, dict) else {}
