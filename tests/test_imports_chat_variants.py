@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 
 from privault import imports
-from privault.imports import Page, chatgpt, claude
+from privault.caller import Caller
+from privault.imports import Page, chatgpt, claude, items
+from privault.vault import Vault
 
 PLACEHOLDER = "```\nThis block is not supported on your current device yet.\n```"
 
@@ -270,3 +272,24 @@ def test_chatgpt_calls_to_tools_are_left_out_but_canvas_images_and_code_are_kept
     assert "[image: a bee logo]" in stored
     assert "```python\nprint(2 + 2)\n```" in stored  # the code interpreter's code stays
     assert stored.count("## ChatGPT") == 5  # canvas twice, the image, the code, the answer
+
+
+# ---- importing again ----------------------------------------------------------------
+
+
+def test_a_conversation_imported_before_artifacts_were_read_is_read_again(
+    vault: Vault, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An unchanged conversation is skipped by its raw bytes: one imported by the reader
+    # that lost artifacts (revision 4) must not be skipped, or its artifact stays lost.
+    made = claude_artifact(id="a", command="create", title="Plan", content="Feed syrup weekly")
+    data = claude_chat(claude_message("m1", "assistant", [claude_text("Here:"), made]))
+    folder = tmp_path / "export"
+    folder.mkdir()
+    (folder / "conversations.json").write_text(json.dumps([data]))
+    now = items.RAW_READERS
+    monkeypatch.setattr(items, "RAW_READERS", 4)
+    vault.import_from("claude", folder, caller=Caller.owner())
+    monkeypatch.setattr(items, "RAW_READERS", now)
+    again = vault.import_from("claude", folder, caller=Caller.owner())
+    assert again.total("skipped") == 0 and again.total("updated") == 1

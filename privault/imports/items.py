@@ -166,8 +166,10 @@ def of_this_kind(marked: Iterable[tuple[Item, bool | None]], refusal: str) -> It
 # with this; bump it when one of them comes to read the same bytes into other text (2: mail
 # keeps its calendar invitations, and the text of a multipart message with no boundary; 3:
 # every HTML part of a mail with no plain one, and text/enriched; 4: a label keeps its '@'
-# and '+'). The next import reads every such item again (and counts it updated).
-RAW_READERS = 4
+# and '+'; 5: Claude's artifacts and citation-split text, ChatGPT without its citation
+# markup and tool calls). The next import reads every such item again (and counts it
+# updated).
+RAW_READERS = 5
 
 
 def raw_digest(kind: str, raw: bytes | str) -> str:
