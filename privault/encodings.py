@@ -29,8 +29,35 @@ _BOMS = (
 )
 # Both `<meta charset="x">` and `<meta http-equiv="Content-Type" content="...; charset=x">`.
 _META_CHARSET = re.compile(rb"<meta\b[^>]*?charset\s*=\s*[\"']?\s*([a-z0-9_.:-]+)", re.I)
-# Labels browsers read as windows-1252: pages labelled Latin-1 use its 0x80-0x9F quotes.
-_AS_WINDOWS_1252 = frozenset({"ascii", "iso8859-1"})
+# Encodings browsers read as a larger one that contains them (the WHATWG Encoding
+# Standard): text labelled Latin-1 or ASCII uses windows-1252's 0x80-0x9F quotes, text
+# labelled GB2312 holds GBK characters, and so on. By codec name, and by labels no codec has.
+_AS_BROWSERS_READ = {
+    "ascii": "cp1252",
+    "iso8859-1": "cp1252",
+    "iso8859-9": "cp1254",
+    "iso8859-11": "cp874",
+    "tis-620": "cp874",
+    "gb2312": "gb18030",
+    "gbk": "gb18030",
+    "euc_kr": "cp949",
+    "shift_jis": "cp932",
+    "big5": "big5hkscs",
+}
+_LABELS = {
+    # Hebrew and Arabic labelled by the direction they are written in: the same bytes.
+    "iso-8859-8-i": "iso8859-8",
+    "iso-8859-8-e": "iso8859-8",
+    "iso-8859-6-i": "iso8859-6",
+    "iso-8859-6-e": "iso8859-6",
+    "logical": "iso8859-8",
+    "visual": "iso8859-8",
+    "windows-874": "cp874",
+    "x-sjis": "cp932",
+    "x-gbk": "gb18030",
+    "unicode-1-1-utf-8": "utf-8",
+    "x-unicode20utf8": "utf-8",
+}
 
 
 def decode_body(body: bytes, charset: str | None, media: str) -> str:
@@ -54,27 +81,32 @@ def _meta_charset(body: bytes) -> str | None:
         return None
     label = found.group(1).decode("ascii")
     # The tag was just read as ASCII, so the page is not UTF-16 whatever it says.
-    return "utf-8" if (_codec_name(label) or "").startswith("utf-16") else label
+    return "utf-8" if (browser_codec(label) or "").startswith("utf-16") else label
 
 
 def _decode_as(body: bytes, label: str | None) -> str | None:
     """`body` in the encoding `label` names; None when there is no such text encoding."""
-    name = _codec_name(label)
+    name = browser_codec(label)
     if name is None:
         return None
     try:
-        return body.decode(FALLBACK if name in _AS_WINDOWS_1252 else name, errors="replace")
+        return body.decode(name, errors="replace")
     except (LookupError, ValueError):
         return None  # a codec that is not bytes-to-text (`hex`) or cannot replace (`idna`)
 
 
-def _codec_name(label: str | None) -> str | None:
+def browser_codec(label: str | None) -> str | None:
+    """The codec to decode text labelled `label` with, as browsers do (a label naming a
+    smaller encoding read as the one senders really used: `_AS_BROWSERS_READ`); None when
+    no codec reads it."""
     if not label:
         return None
+    label = label.strip().lower()
     try:
-        return codecs.lookup(label.strip()).name
+        name = _LABELS.get(label) or codecs.lookup(label).name
     except (LookupError, ValueError):
         return None
+    return _AS_BROWSERS_READ.get(name, name)
 
 
 # Byte order marks a file may start with; UTF-32's first, as UTF-16's starts it.
@@ -138,7 +170,7 @@ def decode_file(data: bytes, *, html: bool = False) -> tuple[str, str] | None:
         # ("Meeting notes for José" saved with no line end) than a cut: read on.
         if exc.reason == "unexpected end of data" and not data[: exc.start].isascii():
             return data[: exc.start].decode("utf-8", errors="replace") + "\ufffd", "utf-8"
-    name = _codec_name(_meta_charset(data)) if html else None
+    name = browser_codec(_meta_charset(data)) if html else None
     if name is not None and not name.startswith("utf"):
         declared = _decode_as(data, name)
         if declared is not None:
