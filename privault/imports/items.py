@@ -167,8 +167,9 @@ def of_this_kind(marked: Iterable[tuple[Item, bool | None]], refusal: str) -> It
 # keeps its calendar invitations, and the text of a multipart message with no boundary; 3:
 # every HTML part of a mail with no plain one, and text/enriched; 4: a label keeps its '@'
 # and '+'; 5: Claude's artifacts and citation-split text, ChatGPT without its citation
-# markup and tool calls). The next import reads every such item again (and counts it
-# updated).
+# markup and tool calls, mail charsets read as browsers read them, HTML cells apart, no
+# CRs, mail with no Date dated by its mailbox). The next import reads every such item
+# again (and counts it updated).
 RAW_READERS = 5
 
 

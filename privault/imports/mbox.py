@@ -2,16 +2,18 @@
 
 The file is read one message at a time (only the offsets of the messages are held), so a
 mailbox of any size streams; messages are cut where the standard library's `mailbox.mbox`
-cuts them, found by a block search instead of its line-by-line read (`_offsets`). Each
-message is one page: the subject its title, its Date its date, From/To/Cc written out as
-text (so the PII detector sees the addresses, like any other text), the plain-text part
-preferred over HTML (HTML is reduced to its text), text attachments appended and other
-attachments named (their bodies are emptied before the mail is parsed: `mail_bodies`). A
-calendar invitation, attached or inline (`text/calendar`), is appended as its events
-(`invitations`). Replies link to the message they answer (In-Reply-To, else the last of
-References); Gmail's labels become tags. A folder is read as the mbox files in it; a link
-in it to a file outside it is reported, not followed, as in the other importers. A message
-over `MAX_MESSAGE_BYTES` is reported by its Message-ID, not read.
+cuts them, found by a block search instead of its line-by-line read (`_offsets`), except
+at a body line starting "From " that a writer left unquoted (`_separates`). Each message
+is one page: the subject its title, its Date its date (else its mailbox's: `mail_dates`),
+From/To/Cc written out as text (so the PII detector sees the addresses, like any other
+text), the plain-text part preferred over HTML (`mail_text` decodes parts and reduces
+HTML to its text), text attachments appended and other attachments named (their bodies
+are emptied before the mail is parsed: `mail_bodies`). A calendar invitation, attached or
+inline (`text/calendar`), is appended as its events (`invitations`). Replies link to the
+message they answer (In-Reply-To, else the last of References); Gmail's labels become
+tags. A folder is read as the mbox files in it; a link in it to a file outside it is
+reported, not followed, as in the other importers. A message over `MAX_MESSAGE_BYTES` is
+reported by its Message-ID, not read.
 """
 
 from __future__ import annotations
@@ -23,11 +25,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from email import policy
-from email.errors import HeaderParseError
-from email.header import Header, decode_header
 from email.message import Message
 from email.parser import BytesParser
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +44,15 @@ from privault.imports.items import (
     raw_digest,
 )
 from privault.imports.mail_bodies import unread_bodies_emptied
+from privault.imports.mail_dates import received_time, separator_time
+from privault.imports.mail_text import (
+    enriched_text,
+    header_text,
+    html_changes,
+    html_text,
+    label_changes,
+    part_text,
+)
 from privault.imports.sources import MAX_WHOLE_FILE_BYTES, head, inside, source_time
 
 KIND = "mbox"
@@ -111,7 +119,7 @@ def read(path: Path, known: Known | None = None) -> Iterator[Item]:
         if isinstance(file, Bad):
             yield file  # its messages unknown: what the source deleted is not told
             continue
-        for number, raw in enumerate(messages(file), start=1):
+        for number, (separator, raw) in enumerate(_messages(file), start=1):
             where = f"{file.name} message {number}"
             if isinstance(raw, OSError):
                 yield Bad(where, f"cannot read ({raw})", label="message")
@@ -126,7 +134,7 @@ def read(path: Path, known: Known | None = None) -> Iterator[Item]:
             if known is not None and quick and known(quick, digest):
                 yield Unchanged(quick, "message", file.name)
                 continue
-            found = message(raw, where, file.name)
+            found = message(raw, where, file.name, separator)
             if isinstance(found, Page):
                 found = dataclasses.replace(found, source_digest=digest)
             yield found
@@ -136,10 +144,16 @@ _SCAN_BYTES = 8 * 1024 * 1024  # read at a time while the messages are found
 _FROM = b"\nFrom "
 
 
+_SEPARATOR_BYTES = 4096  # read around a "From " line to judge it: a longer one is text
+# A header field's name, then its colon: what follows a separator line.
+_HEADER_LINE = re.compile(rb"[!-9;-~]+:")
+_BARE_FROM = re.compile(rb"From ?\S*\s*$")
+
+
 def _offsets(file: Path) -> list[int]:
-    """Where each message starts: every line that begins "From " (as `mailbox.mbox` reads
-    it; the file is searched in blocks, which on a mailbox of gigabytes of attachments is
-    ~10x faster than reading it a line at a time)."""
+    """Where each message starts: the file's start, and each line that begins "From " and
+    is a separator (`_separates`). The file is searched in blocks, which on a mailbox of
+    gigabytes of attachments is ~10x faster than reading it a line at a time."""
     starts: list[int] = []
     with file.open("rb") as stream:
         carried, offset = b"\n", 0  # the file's start is a line's start
@@ -151,7 +165,27 @@ def _offsets(file: Path) -> list[int]:
                 found = data.find(_FROM, found + 1)
             # Too short to hold a whole match: none is counted twice.
             carried, offset = data[-(len(_FROM) - 1) :], offset + len(block)
-    return starts
+        return [start for start in starts if start == 0 or _separates(stream, start)]
+
+
+def _separates(stream: Any, start: int) -> bool:
+    """Whether the "From " line at `start` begins a message, not a body line a writer left
+    unquoted (as mboxo writers and Thunderbird do): it reads "From sender date" with a
+    time (`_FROM_LINE`) and a header line follows; or, as the bare "From " (or "From
+    sender") lines some exporters write, it stands after a blank line and two header lines
+    follow."""
+    before = min(start, 3)
+    stream.seek(start - before)
+    window = stream.read(before + _SEPARATOR_BYTES)
+    lines = [*window[before:].split(b"\n", 3)[:3], b""]
+    if not _HEADER_LINE.match(lines[1]):
+        return False
+    line = lines[0].rstrip(b"\r")
+    if _FROM_LINE.match(line):
+        return True
+    blank_before = window[:before].endswith((b"\n\n", b"\n\r\n")) or start == 1
+    header_after = _HEADER_LINE.match(lines[2]) or lines[2][:1] in (b" ", b"\t")
+    return bool(blank_before and _BARE_FROM.match(line) and header_after)
 
 
 @dataclass(frozen=True)
@@ -166,13 +200,19 @@ class Oversized:
 def messages(file: Path) -> Iterator[bytes | OSError | Oversized]:
     """Each message's bytes without its `From ` line, as `mailbox.mbox.get_bytes` gives them
     (so a message's digest is what it was when the standard library read the file): ended
-    before the next `From ` line, less the empty line before it. A message over
+    before the next separator (`_offsets`), less the empty line before it. A message over
     `MAX_MESSAGE_BYTES` is not read whole: only its head, as an `Oversized`."""
+    for _, found in _messages(file):
+        yield found
+
+
+def _messages(file: Path) -> Iterator[tuple[bytes, bytes | OSError | Oversized]]:
+    """`messages`, each beside its `From ` line (b"" where it could not be read)."""
     try:
         starts = _offsets(file)
         stream = file.open("rb")
     except OSError as exc:
-        yield exc
+        yield b"", exc
         return
     with stream:
         ends = [*starts[1:], file.stat().st_size]
@@ -182,15 +222,16 @@ def messages(file: Path) -> Iterator[bytes | OSError | Oversized]:
                 stream.seek(start)
                 chunk = stream.read(_HEAD_BYTES if oversized else end - start)
             except OSError as exc:
-                yield exc
+                yield b"", exc
                 continue
+            line_end = chunk.find(b"\n")
+            separator = chunk[:line_end] if line_end >= 0 else chunk
             if oversized:
-                yield Oversized(end - start, chunk[chunk.find(b"\n") + 1 :])
+                yield separator, Oversized(end - start, chunk[line_end + 1 :])
                 continue
             if chunk.endswith(b"\n\n"):
                 chunk = chunk[:-1]
-            line_end = chunk.find(b"\n")
-            yield chunk[line_end + 1 :] if line_end >= 0 else b""
+            yield separator, chunk[line_end + 1 :] if line_end >= 0 else b""
 
 
 _QUICK_ID = re.compile(rb"^message-id:[ \t]*<([^<>\s]+)>[ \t]*\r?$", re.IGNORECASE | re.MULTILINE)
@@ -203,71 +244,57 @@ def _quick_id(raw: bytes) -> str | None:
     return found.group(1).decode("ascii", errors="replace") if found else None
 
 
-def message(raw: bytes, where: str, scope: str = "") -> Item:
-    """One message (its bytes, without the mbox `From ` line) as a page."""
+def message(raw: bytes, where: str, scope: str = "", separator: bytes = b"") -> Item:
+    """One message (its bytes, without the mbox `From ` line `separator`) as a page."""
     try:
         # Every quoted line holds ">From ": a search for it skips the slow line-anchored
         # pattern on the (many) mails without one.
         unquoted = _FROM_QUOTED.sub(rb"\1", raw) if b">From " in raw else raw
         parsed = _PARSER.parsebytes(unread_bodies_emptied(unquoted))
-        return _page(parsed, raw, scope)
+        return _page(parsed, raw, scope, separator)
     except Exception as exc:  # noqa: BLE001 - a malformed mail is reported, never fatal
         return Bad(where, f"unreadable message ({type(exc).__name__}: {exc})", label="message")
 
 
-def _header(msg: Message, name: str) -> str:
+def _header(msg: Message, name: str, *, first: bool = False) -> str:
     """A header as text: RFC 2047 words decoded, folding undone ('' when absent)."""
     value = msg.get(name)
-    return _decoded(value) if value is not None else ""
+    return header_text(value, first=first) if value is not None else ""
 
 
-def _decoded(value: Any) -> str:
-    """RFC 2047 words decoded; raw 8-bit bytes (old mailers) read as UTF-8, else Latin-1;
-    a charset nobody knows leaves the header as it came."""
-    pieces = []
-    try:
-        for chunk, charset in decode_header(value if isinstance(value, Header) else str(value)):
-            if isinstance(chunk, str):
-                pieces.append(_unescaped(chunk))
-            elif charset in (None, "unknown-8bit"):
-                pieces.append(_bytes_text(chunk))
-            else:
-                try:
-                    pieces.append(chunk.decode(charset))
-                except (LookupError, UnicodeDecodeError):
-                    pieces.append(_bytes_text(chunk))
-    except (HeaderParseError, ValueError, UnicodeError):
-        pieces = [_unescaped(str(value))]
-    return " ".join("".join(pieces).split())
+@dataclass
+class _Reading:
+    """How a mail's text is read: as now, or as privault first read it (`first`; see
+    `mail_text`). Reading as now notes where the first reading would give other text."""
+
+    first: bool = False
+    changed: bool = False
 
 
-def _unescaped(text: str) -> str:
-    """Text whose undecodable bytes the parser kept as surrogates, decoded properly."""
-    if not any("\udc80" <= ch <= "\udcff" for ch in text):
-        return text
-    return _bytes_text(text.encode("ascii", errors="surrogateescape"))
-
-
-def _bytes_text(data: bytes) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
-
-
-def _page(msg: Message, raw: bytes, scope: str) -> Page:
+def _page(msg: Message, raw: bytes, scope: str, separator: bytes = b"") -> Page:
     subject = _header(msg, "Subject")
     sender, to, cc = _header(msg, "From"), _header(msg, "To"), _header(msg, "Cc")
     date_text = _header(msg, "Date")
-    sent = source_time(date_text)  # RFC 2822, or ISO as some mailers write it
+    # RFC 2822, or ISO as some mailers write it; with none, when the mailbox got it.
+    sent = source_time(date_text)
+    if sent is None:
+        sent = separator_time(separator) or received_time(msg.get_all("Received") or [])
     own = _ids(_header(msg, "Message-ID"))
     parent = _ids(_header(msg, "In-Reply-To")) or _ids(_header(msg, "References"))[-1:]
     references = _ids(_header(msg, "References"))
-    body, attachments = _body(msg)
+    reading = _Reading()
+    body, attachments = _body(msg, reading)
+    # The key and identity are formed from the mail as first read, so one imported before
+    # is still itself (not a new item, nor kept apart as another) now it reads better.
+    first_sender, first_subject = (
+        _header(msg, "From", first=True),
+        _header(msg, "Subject", first=True),
+    )
+    first_body = _body(msg, _Reading(first=True))[0] if reading.changed else body
     key = (
         own[0].strip("<>")
         if own
-        else content_key(sender, date_text, subject, hashlib.sha256(raw).hexdigest())
+        else content_key(first_sender, date_text, first_subject, hashlib.sha256(raw).hexdigest())
     )
     title = subject or "(no subject)"
     lines = [f"# {title}", ""]
@@ -283,7 +310,9 @@ def _page(msg: Message, raw: bytes, scope: str) -> Page:
         )
     # The same mail in two folders (Inbox and a label, a Sent copy) has these alike; a
     # mail that copied another's Message-ID has not (`Page.identity`).
-    identity = hashlib.sha256("\x00".join((sender, date_text, subject, body)).encode())
+    identity = hashlib.sha256(
+        "\x00".join((first_sender, date_text, first_subject, first_body)).encode()
+    )
     metadata: dict[str, Any] = {"source_app": "mail", "message_id": key}
     if parent:
         metadata["in_reply_to"] = parent[0].strip("<>")
@@ -309,30 +338,34 @@ def _ids(value: str) -> list[str]:
     return _MSGID.findall(value)
 
 
-def _text_of(part: Message) -> str:
-    """A text part decoded by its charset; an unknown or lying charset falls back to
-    UTF-8, then Latin-1, so no mail is lost to its encoding."""
+def _text_of(part: Message, reading: _Reading) -> str:
+    """A text part decoded by its charset (`mail_text.part_text`)."""
     payload = part.get_payload(decode=True)
     if not isinstance(payload, bytes):
         return str(payload or "")
-    for charset in (part.get_content_charset() or "utf-8", "utf-8"):
-        try:
-            return payload.decode(charset)
-        except (LookupError, UnicodeDecodeError):
-            continue
-    return payload.decode("latin-1")
+    charset = part.get_content_charset()
+    reading.changed = reading.changed or label_changes(charset, payload)
+    return part_text(payload, charset, first=reading.first)
 
 
-def _body(msg: Message) -> tuple[str, list[tuple[str, str]]]:
+def _html_text(html: str, reading: _Reading) -> str:
+    reading.changed = reading.changed or (not reading.first and html_changes(html))
+    return html_text(html, first=reading.first)
+
+
+def _body(msg: Message, reading: _Reading) -> tuple[str, list[tuple[str, str]]]:
     """The message's text (`_texts`) and its attachments as (name, text or '' when not
-    text)."""
+    text; none when read as first read, for the identity only)."""
     attached: list[Message] = []
-    body = "\n\n".join(text.strip() for text in _texts(msg, attached) if text.strip())
+    texts = _texts(msg, attached, reading)
+    body = "\n\n".join(text.strip() for text in texts if text.strip())
+    if reading.first:
+        return body.replace("\x00", ""), []
     attachments: list[tuple[str, str]] = []
     for part in attached:
-        name = _decoded(part.get_filename() or part.get_content_type())
+        name = header_text(part.get_filename() or part.get_content_type())
         inline = part.get_content_maintype() == "text" and _size(part) <= TEXT_ATTACHMENT_BYTES
-        content = _text_of(part) if inline else ""
+        content = _text_of(part, reading) if inline else ""
         if part.get_content_subtype() == "html" and content:
             content = html_text(content)
         elif part.get_content_subtype() == "calendar" and content:
@@ -341,7 +374,7 @@ def _body(msg: Message) -> tuple[str, list[tuple[str, str]]]:
     return body.replace("\x00", ""), attachments
 
 
-def _texts(part: Message, attached: list[Message]) -> list[str]:
+def _texts(part: Message, attached: list[Message], reading: _Reading) -> list[str]:
     """The text of `part` and of every part inside it, in order (a forwarded mail's too);
     its attachments, inline images and calendar invitations go to `attached`.
 
@@ -351,7 +384,7 @@ def _texts(part: Message, attached: list[Message]) -> list[str]:
     before and after it, keeps both halves."""
     if part.is_multipart():
         children = [child for child in part.get_payload() if isinstance(child, Message)]
-        read = [_texts(child, attached) for child in children]  # every alternative's files
+        read = [_texts(child, attached, reading) for child in children]  # every alternative's files
         if part.get_content_type() != "multipart/alternative":
             return [text for texts in read for text in texts]
         written = [
@@ -368,67 +401,16 @@ def _texts(part: Message, attached: list[Message]) -> list[str]:
     elif kind == "text/plain" or kind.startswith("multipart/"):
         # A multipart part that is not split into parts has no boundary to split it by (or
         # never uses it): its body is kept as text.
-        return [_text_of(part)]
+        return [_text_of(part, reading)]
     elif kind == "text/html":
-        return [html_text(_text_of(part))]
+        return [_html_text(_text_of(part, reading), reading)]
     elif kind == "text/enriched":
-        return [enriched_text(_text_of(part))]
+        return [enriched_text(_text_of(part, reading))]
     elif kind == "text/calendar" or not kind.startswith("text/"):
         attached.append(part)  # an invitation with no file name, an inline image: named
     return []  # other text (an Apple Watch alternative, …) repeats the mail's text
 
 
-_ENRICHED_PARAM = re.compile(r"<param>.*?</param>", re.IGNORECASE | re.DOTALL)
-_ENRICHED_MARK = re.compile(r"<<|</?[A-Za-z0-9-]{1,60}>")  # a literal "<", or a command
-_ENRICHED_BREAKS = re.compile(r"(?:\r?\n)+")
-
-
-def enriched_text(text: str) -> str:
-    """`text/enriched` (RFC 1896) as plain text: formatting commands and their parameters
-    dropped, "<<" a "<", a lone line break a space and n breaks n - 1."""
-    text = _ENRICHED_MARK.sub(
-        lambda found: "<" if found.group() == "<<" else "", _ENRICHED_PARAM.sub("", text)
-    )
-    return _ENRICHED_BREAKS.sub(lambda found: "\n" * (found.group().count("\n") - 1) or " ", text)
-
-
 def _size(part: Message) -> int:
     payload = part.get_payload()
     return len(payload) if isinstance(payload, str | bytes) else 0
-
-
-class _TextOnly(HTMLParser):
-    """HTML reduced to its text: scripts and styles dropped, blocks on their own lines."""
-
-    BLOCKS = {"p", "div", "br", "tr", "li", "h1", "h2", "h3", "h4", "h5", "h6", "table"}
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.out: list[str] = []
-        self.skip = 0
-
-    def handle_starttag(self, tag: str, attrs: Any) -> None:
-        if tag in ("script", "style", "head"):
-            self.skip += 1
-        elif tag in self.BLOCKS:
-            self.out.append("\n")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style", "head") and self.skip:
-            self.skip -= 1
-        elif tag in self.BLOCKS:
-            self.out.append("\n")
-
-    def handle_data(self, data: str) -> None:
-        if not self.skip:
-            self.out.append(data)
-
-
-def html_text(html: str) -> str:
-    """The text of an HTML mail body."""
-    parser = _TextOnly()
-    parser.feed(html)
-    parser.close()
-    text = "".join(parser.out)
-    lines = [" ".join(line.split()) for line in text.splitlines()]
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()

@@ -1,0 +1,236 @@
+"""Mail as real mailers and mailbox writers vary it: charset labels that understate what
+the text holds, HTML tables, mail with no Date, body lines starting "From " left unquoted,
+CRLF mailboxes; and a vault that imported such mail before reading it again."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from privault.caller import Caller
+from privault.imports import Page, items, mail_text, mbox
+from tests.helpers import fake_vault
+
+OWNER = Caller.owner()
+
+
+def _mailbox(*mails: tuple[bytes, bytes, bytes], eol: bytes = b"\n") -> bytes:
+    """An mbox of (separator line, headers, body) as mailbox writers lay it out: each
+    message after its separator and ended by a blank line."""
+    out = b""
+    for separator, headers, body in mails:
+        written = separator + b"\n" + headers + b"\n" + body
+        written += b"\n" if written.endswith(b"\n") else b"\n\n"
+        out += written.replace(b"\n", eol)
+    return out
+
+
+def _page(raw: bytes, separator: bytes = b"") -> Page:
+    page = mbox.message(raw, "message 1", separator=separator)
+    assert isinstance(page, Page), page
+    return page
+
+
+def _word(text: str, charset: str, codec: str) -> str:
+    return f"=?{charset}?B?{base64.b64encode(text.encode(codec)).decode()}?="
+
+
+QUOTES = "We don\u2019t meet \u2013 \u20ac10"  # ’ – €: 0x92 0x96 0x80 in windows-1252
+
+
+# ---- charsets read as browsers read them ------------------------------------------
+
+
+@pytest.mark.parametrize("label", ["iso-8859-1", "us-ascii", "latin1", "ISO-8859-1"])
+def test_a_latin1_or_ascii_label_reads_windows_1252_quotes(label: str) -> None:
+    raw = f"Subject: q\nContent-Type: text/plain; charset={label}\n\n".encode()
+    page = _page(raw + QUOTES.encode("cp1252") + b"\n")
+    assert QUOTES in page.text
+    assert not any("\x80" <= ch <= "\x9f" for ch in page.text)
+
+
+def test_gb2312_labelled_text_keeps_its_gbk_characters() -> None:
+    body = base64.encodebytes("你好，朱镕基 喆\n".encode("gbk"))
+    raw = (
+        f"Subject: {_word('朱镕基', 'gb2312', 'gbk')}\nFrom: {_word('王先生', 'gb2312', 'gbk')}"
+        " <wang@example.cn>\nContent-Type: text/plain; charset=gb2312\n"
+        "Content-Transfer-Encoding: base64\n\n"
+    ).encode() + body
+    page = _page(raw)
+    assert page.title == "朱镕基"
+    assert "From: 王先生 <wang@example.cn>" in page.text and "你好，朱镕基 喆" in page.text
+
+
+def test_hebrew_labelled_by_direction_and_latin1_words_in_headers() -> None:
+    subject = _word("שלום", "iso-8859-8-i", "iso-8859-8") + " " + _word("’", "iso-8859-1", "cp1252")
+    page = _page(f"Subject: {subject}\n\nbody\n".encode())
+    assert page.title == "שלום’"
+
+
+# ---- HTML ---------------------------------------------------------------------------
+
+
+def test_html_cells_are_words_apart_and_lists_quotes_rules_are_blocks() -> None:
+    html = (
+        "<table><tbody><tr><th>Item</th><th>Price</th></tr>"
+        "<tr><td>Jar</td><td>€4</td></tr></tbody></table>"
+        "<ul><li>one</li><li>two</li></ul>before<hr>after"
+        "<blockquote>quoted</blockquote>end"
+    )
+    lines = [line for line in mail_text.html_text(html).splitlines() if line]
+    assert lines == ["Item Price", "Jar €4", "one", "two", "before", "after", "quoted", "end"]
+
+
+# ---- dates --------------------------------------------------------------------------
+
+NO_DATE = b"Subject: undated\nFrom: shop@example.com\n\nbody\n"
+
+
+@pytest.mark.parametrize(
+    ("separator", "expected"),
+    [
+        (b"From 1234@xxx Wed Mar 06 08:30:00 +0000 2019", "2019-03-06T08:30:00"),  # Gmail
+        (b"From a@b Mon Mar  4 10:00:00 2019", "2019-03-04T10:00:00"),  # asctime
+        (b"From a@b Mon Mar  4 10:00:00 2019 +0100", "2019-03-04T09:00:00"),
+        (b"From - Tue Mar 05 12:34:56 2019\r", "2019-03-05T12:34:56"),  # Thunderbird, CRLF
+    ],
+)
+def test_a_mail_without_date_is_dated_by_its_separator(separator: bytes, expected: str) -> None:
+    from datetime import UTC, datetime
+
+    page = _page(NO_DATE, separator)
+    assert page.created_at is not None
+    assert datetime.fromtimestamp(page.created_at / 1000, UTC).isoformat()[:19] == expected
+
+
+def test_then_by_its_oldest_received_header(tmp_path: Path) -> None:
+    received = (
+        b"Received: from b by c; Tue, 5 Mar 2019 10:00:05 +0000\n"
+        b"Received: from a by b;\n Tue, 5 Mar 2019 11:00:00 +0100\n"
+    )
+    path = tmp_path / "Inbox"
+    path.write_bytes(
+        _mailbox(
+            (b"From - Thu Jan  1 00:00:00 1970", received + NO_DATE.split(b"\n\n")[0], b"body\n")
+        )
+    )
+    (page,) = [item for item in mbox.read(path) if isinstance(item, Page)]
+    assert page.created_at == 1551780000000  # 2019-03-05 10:00:00 UTC
+    assert _page(NO_DATE).created_at is None  # nothing to go by: dated when imported
+
+
+# ---- separators -------------------------------------------------------------------
+
+HEAD = b"Message-ID: <%d@x>\nDate: Sat, 6 Jan 2024 10:00:00 +0000\nSubject: mail %d\n"
+
+
+def _heads(number: int) -> bytes:
+    return HEAD % (number, number)
+
+
+def test_a_body_line_starting_from_stays_in_its_message(tmp_path: Path) -> None:
+    unquoted = (
+        b"Hello\n\nFrom what I heard at 10:30 the hive is fine.\nbye\n\n"
+        b"From me, 10:45 Sat Jan 6 2024\n\nFrom there\nSee: the hive\n"
+    )
+    path = tmp_path / "Inbox"
+    path.write_bytes(
+        _mailbox(
+            (b"From a@b Sat Jan  6 10:00:00 2024", _heads(1), unquoted),
+            (b"From a@b Sat Jan  6 11:00:00 2024", _heads(2), b"second\n"),
+        )
+    )
+    first, second = [item for item in mbox.read(path)]
+    assert isinstance(first, Page) and isinstance(second, Page)
+    assert "the hive is fine.\nbye" in first.text and "From there\nSee: the hive" in first.text
+    assert second.title == "mail 2"
+
+
+def test_bare_from_separators_before_headers_still_split(tmp_path: Path) -> None:
+    path = tmp_path / "Inbox"
+    path.write_bytes(
+        _mailbox(
+            (b"From - Sat Jan  6 10:00:00 2024", _heads(1), b"one\n"),
+            (b"From ", _heads(2), b"two\n"),
+            (b"From someone@example.com", _heads(3), b"three\n"),
+            eol=b"\r\n",
+        )
+    )
+    assert [getattr(item, "title", item) for item in mbox.read(path)] == [
+        "mail 1",
+        "mail 2",
+        "mail 3",
+    ]
+
+
+# ---- CRLF ---------------------------------------------------------------------------
+
+
+def test_a_crlf_mailbox_keeps_no_carriage_returns(tmp_path: Path) -> None:
+    eight_bit = b"Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n"
+    path = tmp_path / "Inbox"
+    path.write_bytes(
+        _mailbox(
+            (b"From a@b Sat Jan  6 10:00:00 2024", _heads(1) + eight_bit, "Grüße\nline\n".encode()),
+            eol=b"\r\n",
+        )
+    )
+    (page,) = list(mbox.read(path))
+    assert isinstance(page, Page) and "\r" not in page.text and "Grüße\nline" in page.text
+
+
+# ---- importing again ----------------------------------------------------------------
+
+
+def _variants() -> bytes:
+    latin = b"Content-Type: text/plain; charset=iso-8859-1\n"
+    html = b"Content-Type: text/html; charset=utf-8\n"
+    crlf = b"Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n"
+    undated = f"Subject: {_word('שלום', 'iso-8859-8-i', 'iso-8859-8')}\n".encode()
+    return _mailbox(
+        (b"From a@b Mon Jan  1 10:00:00 2024", _heads(1) + latin, QUOTES.encode("cp1252")),
+        (b"From a@b Mon Jan  1 11:00:00 2024", _heads(2) + html, b"<td>Item</td><td>Price</td>"),
+        (b"From a@b Mon Jan  1 12:00:00 2024", _heads(3) + crlf, b"one\r\ntwo\r\n"),
+        (b"From a@b Mon Jan  1 13:00:00 2024", undated, b"no id, no date\n"),  # a content key
+    )
+
+
+def test_a_mail_is_identified_as_first_read() -> None:
+    # Its identity and key come from the text as labelled (an earlier import's), not the
+    # better reading, so a vault that holds it knows it when it reads it again.
+    raw = b"Subject: s\nDate: d\nFrom: f\nContent-Type: text/plain; charset=iso-8859-1\n\n"
+    page = _page(raw + QUOTES.encode("cp1252") + b"\r\nmore")
+    first = QUOTES.encode("cp1252").decode("latin-1") + "\r\nmore"
+    assert page.identity == hashlib.sha256("\x00".join(("f", "d", "s", first)).encode()).hexdigest()
+
+
+def test_mail_imported_before_is_updated_not_copied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "Inbox"
+    path.write_bytes(_variants())
+    with fake_vault(tmp_path / "v.db") as vault:
+        # As privault read mail before: charsets as labelled, CRs kept, fewer HTML blocks.
+        for name in ("part_text", "header_text", "html_text"):
+            monkeypatch.setattr(mbox, name, _as_first(getattr(mbox, name)))
+        assert vault.import_from("mbox", path, caller=OWNER).total("added") == 4
+        monkeypatch.undo()
+        assert vault.import_from("mbox", path, caller=OWNER).total("skipped") == 4
+
+        monkeypatch.setattr(items, "RAW_READERS", items.RAW_READERS + 1)  # readers improved
+        report = vault.import_from("mbox", path, caller=OWNER)
+        assert (report.total("added"), report.total("updated")) == (0, 4)
+        assert vault.import_from("mbox", path, caller=OWNER).total("skipped") == 4
+        rows = vault.conn.execute("SELECT body FROM documents WHERE current").fetchall()
+        texts = [row[0] for row in rows]
+        assert len(texts) == 4
+        assert any(QUOTES in text for text in texts) and any("Item Price" in t for t in texts)
+        assert any("# שלום" in text for text in texts) and not any("\r" in t for t in texts)
+
+
+def _as_first(reader: Any) -> Any:
+    return lambda *args, first=False, **named: reader(*args, first=True, **named)
