@@ -7,7 +7,8 @@
   note or PDF of the vault becomes a `Link` to it, resolved the way Obsidian does: a path
   from the vault's root, else the file of that name nearest the root.
 * A daily note is dated by its file name (the format in `.obsidian/daily-notes.json`, else
-  `YYYY-MM-DD`); other notes by front matter, else the file's modification time. A settings
+  `YYYY-MM-DD`); other notes by front matter, else the file's modification time (the
+  formats and keys: `obsidian_dates`). A settings
   file that cannot be read (not a regular file, a link out of the vault, too large, not
   JSON) is reported and taken as absent.
 * `.obsidian/`, `.trash/` and every hidden folder are not notes; nor is a file linked in
@@ -23,7 +24,7 @@ import json
 import os
 import re
 from collections.abc import Iterator
-from datetime import UTC, date, datetime
+from datetime import date
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -31,7 +32,8 @@ from privault import yamltext
 from privault.encodings import decode_export
 from privault.imports.items import Bad, Item, Known, Link, NotThisKind, Page, clean_tags
 from privault.imports.jsonstream import TOO_DEEP
-from privault.imports.sources import file_bytes, inside, source_time, time_in_formats
+from privault.imports.obsidian_dates import MomentFormat, daily_date, daily_format, front_date
+from privault.imports.sources import file_bytes, inside
 from privault.timeutil import in_range_or_none
 
 KIND = "obsidian"
@@ -69,7 +71,7 @@ def read(path: Path, known: Known | None = None) -> Iterator[Item]:
         # would stop the import telling which notes the vault deleted.
         reason = f"{problem}; daily notes are dated by YYYY-MM-DD names"
         yield Bad(DAILY_NOTES, reason, key=f"{vault}/{DAILY_NOTES}", label="settings")
-    daily = _daily_format(moment)
+    daily = daily_format(moment)
     for file in files:
         rel = file.relative_to(root).as_posix()
         key = f"{vault}/{rel}"
@@ -112,7 +114,7 @@ def vault_files(root: Path) -> Iterator[Path]:
                 yield file
 
 
-def note(file: Path, rel: str, vault: str, names: _NameIndex, daily: str) -> Item:
+def note(file: Path, rel: str, vault: str, names: _NameIndex, daily: MomentFormat) -> Item:
     """One Markdown note as a page."""
     size = file.stat().st_size  # before reading: a huge file is not read at all
     if size > MAX_NOTE_BYTES:
@@ -130,11 +132,9 @@ def note(file: Path, rel: str, vault: str, names: _NameIndex, daily: str) -> Ite
     tags = clean_tags(_listed(front.get("tags")) + _listed(front.get("tag")))
     tags = tuple(dict.fromkeys([*tags, *clean_tags(inline_tags(body))]))
     aliases = [str(a) for a in _listed(front.get("aliases")) + _listed(front.get("alias"))]
-    created = (
-        _front_time(front.get("created"))
-        or _front_time(front.get("date"))
-        or daily_date(file.stem, daily)
-    )
+    created = front_date(front)
+    if created is None:
+        created = daily_date(file.stem, daily)
     metadata: dict[str, Any] = {"source_app": "Obsidian", "path": rel}
     if aliases:
         metadata["aliases"] = aliases
@@ -237,32 +237,11 @@ def _listed(value: Any) -> list[Any]:
     return [value] if isinstance(value, _PLAIN) else []
 
 
-def _front_time(value: Any) -> int | None:
-    if isinstance(value, datetime):
-        moment = value if value.tzinfo else value.replace(tzinfo=UTC)
-        return in_range_or_none(int(moment.timestamp() * 1000))
-    if isinstance(value, date):
-        day = datetime(value.year, value.month, value.day, tzinfo=UTC)
-        return in_range_or_none(int(day.timestamp() * 1000))
-    return source_time(str(value)) if isinstance(value, str) else None
-
-
 def _mtime(file: Path) -> int | None:
     try:
         return in_range_or_none(int(file.stat().st_mtime * 1000))
     except OSError:
         return None
-
-
-_MOMENT = [  # moment.js tokens of a daily-note format, longest first
-    ("YYYY", "%Y"),
-    ("MMMM", "%B"),
-    ("MMM", "%b"),
-    ("MM", "%m"),
-    ("DD", "%d"),
-    ("dddd", "%A"),
-    ("ddd", "%a"),
-]
 
 
 def daily_setting(root: Path) -> tuple[str, str | None]:
@@ -288,22 +267,3 @@ def daily_setting(root: Path) -> tuple[str, str | None]:
     except RecursionError:
         return "", TOO_DEEP
     return (str(settings.get("format") or "") if isinstance(settings, dict) else ""), None
-
-
-def _daily_format(moment: str) -> str:
-    """The daily notes' file-name format (moment.js tokens) as a strptime pattern."""
-    moment = (moment or "YYYY-MM-DD").rsplit("/", 1)[-1]
-    pattern = ""
-    while moment:
-        for token, code in _MOMENT:
-            if moment.startswith(token):
-                pattern, moment = pattern + code, moment[len(token) :]
-                break
-        else:
-            pattern, moment = pattern + moment[0].replace("%", "%%"), moment[1:]
-    return pattern
-
-
-def daily_date(stem: str, pattern: str) -> int | None:
-    """A daily note's day (midnight UTC) from its file name, or None."""
-    return time_in_formats(stem, dict.fromkeys((pattern, "%Y-%m-%d")))

@@ -1,0 +1,69 @@
+"""Notes and memories as the apps and their plugins really write them: daily-note names in
+any moment.js format, and vaults and exports built here to show each variant."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from privault import imports
+from privault.imports import Page
+
+
+def ms(text: str) -> int:
+    """An ISO time as epoch ms UTC."""
+    return int(datetime.fromisoformat(text).replace(tzinfo=UTC).timestamp() * 1000)
+
+
+def obsidian_vault(root: Path, notes: dict[str, str], daily: str | None = None) -> Path:
+    """A vault holding `notes` (path: text), its daily notes named in the format `daily`."""
+    (root / ".obsidian").mkdir(parents=True)
+    if daily is not None:
+        (root / ".obsidian" / "daily-notes.json").write_text(json.dumps({"format": daily}))
+    for rel, text in notes.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def obsidian_pages(root: Path) -> dict[str, Page]:
+    """The vault's notes by path."""
+    items = imports.reader("obsidian")(root)
+    return {item.key.split("/", 1)[1]: item for item in items if isinstance(item, Page)}
+
+
+# ---- Obsidian: daily notes --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("daily", "name", "day"),
+    [
+        ("MMMM Do, YYYY", "January 5th, 2024", "2024-01-05"),
+        ("MMMM Do, YYYY", "March 22nd, 2023", "2023-03-22"),
+        ("Do MMMM YYYY", "1st February 2022", "2022-02-01"),
+        ("D.M.YY", "5.1.24", "2024-01-05"),
+        ("DD-MM-YY", "05-01-24", "2024-01-05"),
+        ("[Week of] YYYY-MM-DD", "Week of 2024-03-04", "2024-03-04"),
+        ("YYYY-MM-DD [Daily]", "2024-03-04 Daily", "2024-03-04"),
+        ("dddd, MMMM D, YYYY", "Friday, January 5, 2024", "2024-01-05"),
+        ("Journal/YYYY/MMMM Do, YYYY", "January 5th, 2024", "2024-01-05"),
+    ],
+)
+def test_a_daily_note_named_in_its_moment_format_is_dated_by_its_name(
+    tmp_path: Path, daily: str, name: str, day: str
+) -> None:
+    root = obsidian_vault(tmp_path / "V", {f"Journal/{name}.md": "Walked the dog.\n"}, daily)
+    note = obsidian_pages(root)[f"Journal/{name}.md"]
+    assert note.created_at == ms(day)
+
+
+def test_a_name_that_is_not_in_the_daily_format_is_not_a_date(tmp_path: Path) -> None:
+    notes = {"January 5th, 2024.md": "x\n", "Week 2024-03-04.md": "y\n", "2024-03-04.md": "z\n"}
+    root = obsidian_vault(tmp_path / "V", notes, "[Week of] YYYY-MM-DD")
+    found = obsidian_pages(root)
+    assert found["January 5th, 2024.md"].created_at is None  # not its format
+    assert found["Week 2024-03-04.md"].created_at is None  # the literal text differs
+    assert found["2024-03-04.md"].created_at == ms("2024-03-04")  # ISO names always read
