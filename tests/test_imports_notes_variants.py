@@ -67,3 +67,40 @@ def test_a_name_that_is_not_in_the_daily_format_is_not_a_date(tmp_path: Path) ->
     assert found["January 5th, 2024.md"].created_at is None  # not its format
     assert found["Week 2024-03-04.md"].created_at is None  # the literal text differs
     assert found["2024-03-04.md"].created_at == ms("2024-03-04")  # ISO names always read
+
+
+# ---- Obsidian: front matter dates -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("front", "when"),
+    [
+        ("date created: Friday, January 5th 2024, 10:20:31 am", "2024-01-05T10:20:31"),
+        ("date created: Saturday, March 2nd 2024, 9:05:00 pm", "2024-03-02T21:05:00"),
+        ("date created: January 5th 2024, 10:20:31 am", "2024-01-05T10:20:31"),
+        ("date created: Friday, January 5th 2024", "2024-01-05"),
+        ("date created: 2024-01-05T10:20", "2024-01-05T10:20"),
+        ("created_at: 2024-01-05 10:20:31", "2024-01-05T10:20:31"),
+        ("created_at: '2024-01-05T10:20:31+02:00'", "2024-01-05T08:20:31"),
+        # A creation key before `date`, whichever comes first in the note.
+        (
+            "date: 2020-01-01\ndate created: Friday, January 5th 2024, 10:20:31 am",
+            "2024-01-05T10:20:31",
+        ),
+        ("created: 2023-03-04\ndate created: Friday, January 5th 2024, 1:00:00 am", "2023-03-04"),
+        # One that cannot be read leaves the next key to date the note.
+        ("date created: someday\ndate: 2022-02-02", "2022-02-02"),
+    ],
+)
+def test_a_note_is_dated_by_the_creation_keys_plugins_write(
+    tmp_path: Path, front: str, when: str
+) -> None:
+    text = f"---\n{front}\ndate modified: Saturday, January 6th 2024, 9:00:00 am\n---\nBees.\n"
+    root = obsidian_vault(tmp_path / "V", {"Linter note.md": text})
+    assert obsidian_pages(root)["Linter note.md"].created_at == ms(when)
+
+
+def test_a_long_date_that_is_no_day_of_the_calendar_is_not_read(tmp_path: Path) -> None:
+    text = "---\ndate created: Friday, February 30th 2024, 10:20:31 am\n---\nBees.\n"
+    root = obsidian_vault(tmp_path / "V", {"Linter note.md": text})
+    assert obsidian_pages(root)["Linter note.md"].created_at is None

@@ -1,7 +1,8 @@
 """An Obsidian vault: a folder of Markdown notes (and PDFs), with Obsidian's own syntax.
 
-* YAML front matter: `tags`, `aliases`, `created`/`date` (and `title`) are read; the note
-  keeps the rest of it as text.
+* YAML front matter: `tags`, `aliases`, a date (`created`, the Linter plugin's
+  `date created`, `created_at`, else `date`) and `title` are read; the note keeps the rest
+  of it as text.
 * Inline `#tags` (not inside code, not a heading, not `#123`) join the front matter tags.
 * `[[wikilinks]]` and `![[embeds]]` stay in the text as written, and each one that names a
   note or PDF of the vault becomes a `Link` to it, resolved the way Obsidian does: a path

@@ -1,10 +1,12 @@
 """The dates of Obsidian notes: front matter times and daily-note names.
 
-Obsidian writes dates with moment.js formats, not strptime ones: the daily notes' file
-names (`.obsidian/daily-notes.json`, e.g. `MMMM Do, YYYY` for `January 5th, 2024`). A
-format is turned into a strptime pattern once; a day written as an ordinal (`Do`: 1st,
-22nd) has its suffix dropped before the pattern is tried, since strptime has no such code.
-Text in `[brackets]` is literal, as in moment.js. Times without a zone are taken as UTC,
+Obsidian and its plugins write dates with moment.js formats, not strptime ones: the daily
+notes' file names (`.obsidian/daily-notes.json`, e.g. `MMMM Do, YYYY` for
+`January 5th, 2024`) and the Linter plugin's `date created` (by default
+`dddd, MMMM Do YYYY, h:mm:ss a`: `Friday, January 5th 2024, 10:20:31 am`). A format is
+turned into a strptime pattern once; a day written as an ordinal (`Do`: 1st, 22nd) has its
+suffix dropped before the pattern is tried, since strptime has no such code. Text in
+`[brackets]` is literal, as in moment.js. Times without a zone are taken as UTC,
 like every zone-less source time.
 """
 
@@ -18,7 +20,9 @@ from typing import Any
 from privault.imports.sources import source_time, time_in_formats
 from privault.timeutil import in_range_or_none
 
-DATE_KEYS = ("created", "date")  # front matter keys that date a note, first found first
+# Front matter keys that date a note, first found first: Obsidian's own habit (`created`),
+# the Linter plugin's default (`date created`), other tools' (`created_at`), then `date`.
+DATE_KEYS = ("created", "date created", "created_at", "date")
 _ORDINAL = re.compile(r"(?<=\d)(?:st|nd|rd|th)\b", re.IGNORECASE)
 _TOKENS = [  # moment.js tokens, longest first where one starts another
     ("YYYY", "%Y"),
@@ -78,6 +82,11 @@ def moment_format(moment: str) -> MomentFormat:
 
 
 ISO_DAY = moment_format("YYYY-MM-DD")
+# The Linter plugin's default format, and the same without the weekday or the time.
+LINTER_FORMATS = tuple(
+    moment_format(form)
+    for form in ("dddd, MMMM Do YYYY, h:mm:ss a", "MMMM Do YYYY, h:mm:ss a", "dddd, MMMM Do YYYY")
+)
 
 
 def daily_format(moment: str) -> MomentFormat:
@@ -103,7 +112,7 @@ def front_date(front: dict[str, Any]) -> int | None:
 
 def front_time(value: Any) -> int | None:
     """A front matter time as epoch ms UTC: a YAML date or datetime, ISO 8601 or RFC 2822
-    text; None when it is none of them."""
+    text, or the Linter plugin's long date; None when it is none of them."""
     if isinstance(value, datetime):
         moment = value if value.tzinfo else value.replace(tzinfo=UTC)
         return in_range_or_none(int(moment.timestamp() * 1000))
@@ -112,4 +121,8 @@ def front_time(value: Any) -> int | None:
         return in_range_or_none(int(day.timestamp() * 1000))
     if not isinstance(value, str):
         return None
-    return source_time(value)
+    for read in (source_time, *(form.read for form in LINTER_FORMATS)):
+        found = read(value)
+        if found is not None:
+            return found
+    return None
