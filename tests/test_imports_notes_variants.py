@@ -104,3 +104,24 @@ def test_a_long_date_that_is_no_day_of_the_calendar_is_not_read(tmp_path: Path) 
     text = "---\ndate created: Friday, February 30th 2024, 10:20:31 am\n---\nBees.\n"
     root = obsidian_vault(tmp_path / "V", {"Linter note.md": text})
     assert obsidian_pages(root)["Linter note.md"].created_at is None
+
+
+# ---- Obsidian: aliases -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("front", "aliases"),
+    [
+        ("aliases: My Long Alias", ["My Long Alias"]),
+        ("aliases: My Long Alias, Another One", ["My Long Alias", "Another One"]),
+        ("alias: The Old House", ["The Old House"]),
+        ("aliases: [First Alias, Second Alias]", ["First Alias", "Second Alias"]),
+        ("aliases:\n  - First Alias\n  - Second Alias", ["First Alias", "Second Alias"]),
+    ],
+)
+def test_an_alias_is_split_only_at_commas(tmp_path: Path, front: str, aliases: list[str]) -> None:
+    text = f"---\n{front}\ntags: '#bees #honey, garden'\n---\nHives.\n"
+    note = obsidian_pages(obsidian_vault(tmp_path / "V", {"Hives.md": text}))["Hives.md"]
+    assert note.metadata["aliases"] == aliases
+    assert note.text.startswith(f"Aliases: {', '.join(aliases)}\n\n")
+    assert note.tags == ("bees", "honey", "garden")  # tags are still words

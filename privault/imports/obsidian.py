@@ -132,7 +132,8 @@ def note(file: Path, rel: str, vault: str, names: _NameIndex, daily: MomentForma
     title = _plain_text(front.get("title")) or file.stem
     tags = clean_tags(_listed(front.get("tags")) + _listed(front.get("tag")))
     tags = tuple(dict.fromkeys([*tags, *clean_tags(inline_tags(body))]))
-    aliases = [str(a) for a in _listed(front.get("aliases")) + _listed(front.get("alias"))]
+    named = _listed(front.get("aliases"), ",") + _listed(front.get("alias"), ",")
+    aliases = [str(a) for a in named]
     created = front_date(front)
     if created is None:
         created = daily_date(file.stem, daily)
@@ -229,10 +230,12 @@ def _plain_text(value: Any) -> str:
     return str(value).strip() if value and isinstance(value, _PLAIN) else ""
 
 
-def _listed(value: Any) -> list[Any]:
-    """A front matter list's plain values (a string: its words, split at commas)."""
+def _listed(value: Any, between: str = r"[,\s]+") -> list[Any]:
+    """A front matter list's plain values. A string is split where `between` matches: tags
+    at commas and spaces (a tag has no space: `#bees #honey`), aliases only at commas
+    (`aliases: My Long Alias` is one name)."""
     if isinstance(value, str):
-        return [part for part in re.split(r"[,\s]+", value) if part]
+        return [part.strip() for part in re.split(between, value) if part.strip()]
     if isinstance(value, list | tuple):
         return [v for v in value if isinstance(v, _PLAIN)]
     return [value] if isinstance(value, _PLAIN) else []
