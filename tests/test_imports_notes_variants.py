@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from privault import imports
+from privault.caller import Caller
 from privault.imports import Page
+from privault.vault import Vault
 
 
 def ms(text: str) -> int:
@@ -125,3 +127,42 @@ def test_an_alias_is_split_only_at_commas(tmp_path: Path, front: str, aliases: l
     assert note.metadata["aliases"] == aliases
     assert note.text.startswith(f"Aliases: {', '.join(aliases)}\n\n")
     assert note.tags == ("bees", "honey", "garden")  # tags are still words
+
+
+# ---- Obsidian: linked folders ------------------------------------------------------------
+
+
+def test_a_folder_linked_in_from_outside_the_vault_is_reported_not_read(tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "Shared note.md").write_text("the key under the mat\n")
+    root = obsidian_vault(tmp_path / "V", {"Journal/2024-01-06.md": "Walked.\n"})
+    (root / "Shared").symlink_to(outside)
+    (root / "Journal" / "Deeper").symlink_to(outside)
+    (root / "JournalLink").symlink_to(root / "Journal")  # inside: its notes are read once
+    items = list(imports.reader("obsidian")(root))
+    bad = [(i.where, i.reason, i.key, i.label) for i in items if isinstance(i, imports.Bad)]
+    reason = "a link to a folder outside the vault folder; not read"
+    assert bad == [
+        ("Shared", reason, "V/Shared", "folder"),
+        ("Journal/Deeper", reason, "V/Journal/Deeper", "folder"),
+    ]
+    assert [i.key for i in items if isinstance(i, Page)] == ["V/Journal/2024-01-06.md"]
+
+
+def test_a_linked_folder_is_reported_each_time_and_leaves_deletions_known(
+    tmp_path: Path, vault: Vault
+) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "Shared note.md").write_text("the key under the mat\n")
+    root = obsidian_vault(tmp_path / "V", {"Hives.md": "Bees.\n", "Wax.md": "Candles.\n"})
+    (root / "Shared").symlink_to(outside)
+    first = vault.import_from("obsidian", root, caller=Caller.owner())
+    (root / "Wax.md").unlink()
+    again = vault.import_from("obsidian", root, caller=Caller.owner())
+    reason = "a link to a folder outside the vault folder; not read"
+    assert first.failed == again.failed == (("Shared", reason),)
+    assert first.counts["note"]["added"] == 2
+    assert again.counts["note"] == {"added": 0, "updated": 0, "skipped": 1}
+    assert again.deletions_unknown is None and [g.key for g in again.gone] == ["V/Wax.md"]

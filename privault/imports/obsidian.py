@@ -12,9 +12,10 @@
   formats and keys: `obsidian_dates`). A settings
   file that cannot be read (not a regular file, a link out of the vault, too large, not
   JSON) is reported and taken as absent.
-* `.obsidian/`, `.trash/` and every hidden folder are not notes; nor is a file linked in
-  from outside the vault's folder (reported, not read), nor a named pipe or a device (as
-  `privault add FOLDER` takes regular files only: reading a pipe waits for a writer).
+* `.obsidian/`, `.trash/` and every hidden folder are not notes; nor is a file or a folder
+  linked in from outside the vault's folder (reported, not read), nor a named pipe or a
+  device (as `privault add FOLDER` takes regular files only: reading a pipe waits for a
+  writer). A folder linked in from inside the vault is not walked twice.
 * Tags, aliases and a title are plain values of the front matter: a nested list or
   mapping (which YAML aliases can make billions of items long) is none of them.
 """
@@ -62,7 +63,7 @@ def read(path: Path, known: Known | None = None) -> Iterator[Item]:
         raise NotThisKind(f"not {WHAT}: {path} is not a folder")
     root = path.resolve()
     vault = root.name
-    files = list(vault_files(root))
+    files, linked = vault_files(root)
     if not any(f.suffix.lower() in NOTE_SUFFIXES for f in files) and not looks_like(root):
         raise NotThisKind(f"not {WHAT}: no Markdown note in {path}")
     names = _NameIndex(root, files)
@@ -73,6 +74,11 @@ def read(path: Path, known: Known | None = None) -> Iterator[Item]:
         reason = f"{problem}; daily notes are dated by YYYY-MM-DD names"
         yield Bad(DAILY_NOTES, reason, key=f"{vault}/{DAILY_NOTES}", label="settings")
     daily = daily_format(moment)
+    for folder in linked:
+        if not inside(root, folder):
+            rel = folder.relative_to(root).as_posix()
+            reason = "a link to a folder outside the vault folder; not read"
+            yield Bad(rel, reason, key=f"{vault}/{rel}", label="folder")
     for file in files:
         rel = file.relative_to(root).as_posix()
         key = f"{vault}/{rel}"
@@ -101,18 +107,24 @@ def read(path: Path, known: Known | None = None) -> Iterator[Item]:
             yield Bad(rel, str(exc), key=key, label="note")
 
 
-def vault_files(root: Path) -> Iterator[Path]:
+def vault_files(root: Path) -> tuple[list[Path], list[Path]]:
     """The notes and PDFs under `root` that are regular files, hidden folders (`.obsidian`,
-    `.trash`) left out."""
+    `.trash`) left out, in path order; and the links to folders met on the way. A linked
+    folder is not walked into: one inside the vault holds notes read where they are (and
+    could lead round in a loop), and one outside it is no part of the vault."""
+    found: list[Path] = []
+    linked: list[Path] = []
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        linked += [Path(folder) / d for d in dirs if (Path(folder) / d).is_symlink()]
         for name in sorted(files):
             if name.startswith("."):
                 continue
             suffix = Path(name).suffix.lower()
             file = Path(folder) / name
             if (suffix in NOTE_SUFFIXES or suffix in FILE_SUFFIXES) and file.is_file():
-                yield file
+                found.append(file)
+    return found, linked
 
 
 def note(file: Path, rel: str, vault: str, names: _NameIndex, daily: MomentFormat) -> Item:
