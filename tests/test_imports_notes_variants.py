@@ -1,5 +1,6 @@
-"""Notes and memories as the apps and their plugins really write them: daily-note names in
-any moment.js format, and vaults and exports built here to show each variant."""
+"""Notes and memories as the apps and their plugins really write them: daily notes named in
+any moment.js format, the Linter plugin's dates, aliases with spaces, folders linked into a
+vault, mem0's history times. Each vault and export is built here."""
 
 from __future__ import annotations
 
@@ -166,3 +167,74 @@ def test_a_linked_folder_is_reported_each_time_and_leaves_deletions_known(
     assert first.counts["note"]["added"] == 2
     assert again.counts["note"] == {"added": 0, "updated": 0, "skipped": 1}
     assert again.deletions_unknown is None and [g.key for g in again.gone] == ["V/Wax.md"]
+
+
+# ---- mem0: when a rewording happened --------------------------------------------------------
+
+
+def mem0_get_all(path: Path, deleted: bool = False) -> Path:
+    """What mem0's `get_all` returns, with one memory's `history()` beside it: mem0 writes
+    the memory's creation time as every event's `created_at`, and the time of a rewording
+    (or a deletion) as its `updated_at`."""
+    created, reworded, gone = (
+        "2024-07-27T10:00:00-07:00",
+        "2024-08-01T10:00:00-07:00",
+        "2024-08-05T10:00:00-07:00",
+    )
+    history = [
+        {"event": "ADD", "new_memory": "Allergic to peanuts", "created_at": created},
+        {
+            "event": "UPDATE",
+            "old_memory": "Allergic to peanuts",
+            "new_memory": "Allergic to nuts",
+            "created_at": created,
+            "updated_at": reworded,
+        },
+    ]
+    if deleted:
+        history.append(
+            {"event": "DELETE", "old_memory": "Allergic to nuts", "new_memory": None}
+            | {"created_at": created, "updated_at": gone, "is_deleted": True}
+        )
+    memory = {
+        "id": "p2",
+        "memory": "Allergic to nuts",
+        "user_id": "alice",
+        "created_at": created,
+        "updated_at": gone if deleted else reworded,
+        "history": history,
+    }
+    if deleted:
+        memory["state"] = "deleted"  # as OpenMemory keeps one
+    path.write_text(json.dumps({"results": [memory]}))
+    return path
+
+
+def test_a_rewording_holds_from_when_mem0_made_it(tmp_path: Path, vault: Vault) -> None:
+    path = mem0_get_all(tmp_path / "mem0_get_all.json")
+    first = vault.import_from("mem0", path, caller=Caller.owner())
+    assert first.counts["memory"]["added"] == 1
+
+    def held(at: str) -> list[str]:
+        found = vault.statements.query(caller=Caller.owner(), valid_at=at).statements
+        return [s.statement.content for s in found]
+
+    assert held("2024-07-30T00:00:00+00:00") == ["Allergic to peanuts"]
+    assert held("2024-08-02T00:00:00+00:00") == ["Allergic to nuts"]
+    (now,) = vault.statements.query(caller=Caller.owner()).statements
+    assert now.statement.valid_from == ms("2024-08-01T17:00:00")
+    again = vault.import_from("mem0", path, caller=Caller.owner())
+    assert again.counts["memory"] == {"added": 0, "updated": 0, "skipped": 1}
+
+
+def test_a_deletion_is_dated_by_when_mem0_made_it(tmp_path: Path) -> None:
+    from privault.imports.mem0_records import memory
+
+    record = json.loads(mem0_get_all(tmp_path / "m.json", deleted=True).read_text())
+    found = memory(record["results"][0], 1, {}, {}, {})
+    assert isinstance(found, imports.Memory) and found.deleted
+    assert [(r.event, r.at) for r in found.history] == [
+        ("ADD", ms("2024-07-27T17:00:00")),
+        ("UPDATE", ms("2024-08-01T17:00:00")),
+        ("DELETE", ms("2024-08-05T17:00:00")),
+    ]

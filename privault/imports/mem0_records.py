@@ -123,11 +123,8 @@ def _revisions(
     (checked to end in the text it has now), else its text since `created_at`, closed at
     its deletion or archiving."""
     out: list[Revision] = []
-    for event in sorted(
-        (e for e in events if isinstance(e, dict)),
-        key=lambda e: source_time(e.get("created_at") or e.get("changed_at")) or 0,
-    ):
-        at = source_time(event.get("created_at") or event.get("changed_at"))
+    for event in sorted((e for e in events if isinstance(e, dict)), key=lambda e: _at(e) or 0):
+        at = _at(event)
         kind = str(event.get("event") or "").upper()
         if kind in ("ADD", "UPDATE") and str(event.get("new_memory") or "").strip():
             out.append(Revision(kind, str(event["new_memory"]).strip(), at))
@@ -149,3 +146,16 @@ def _revisions(
     if not gone and out[-1].event == "DELETE":
         out.pop()  # restored since
     return tuple(out)
+
+
+def _at(event: Mapping[str, Any]) -> int | None:
+    """When a history event happened. mem0 copies the memory's creation time into the
+    `created_at` of every event, a rewording's and a deletion's too; theirs is in
+    `updated_at`. OpenMemory's status changes have `changed_at`."""
+    kind = str(event.get("event") or "").upper()
+    fields = ("updated_at",) if kind in ("UPDATE", "DELETE") else ()
+    for field in (*fields, "created_at", "changed_at"):
+        found = source_time(event.get(field))
+        if found is not None:
+            return found
+    return None
