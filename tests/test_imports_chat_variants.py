@@ -242,6 +242,18 @@ def test_chatgpt_citation_markup_is_taken_out_and_an_entity_keeps_its_name() -> 
     assert "turn0search0" not in stored and "cite" not in stored
 
 
+def test_chatgpt_a_reasoning_models_analysis_channel_is_left_out() -> None:
+    # Newer models write their thinking as messages on the "analysis" channel, then the
+    # answer on "final": the thinking is not what ChatGPT said, as `thoughts` are not.
+    thinking = gpt_node("t", "u", "assistant", text("Let me weigh the hive options first."))
+    answer = gpt_node("a", "t", "assistant", text("Buy a nucleus colony in May."))
+    thinking["message"]["channel"], answer["message"]["channel"] = "analysis", "final"
+    data = gpt_chat(gpt_node("u", None, "user", text("How do I start?")), thinking, answer)
+    stored = page_text(chatgpt.conversation(data, 0))
+    assert "Buy a nucleus colony in May." in stored
+    assert "weigh the hive" not in stored and stored.count("## ChatGPT") == 1
+
+
 def test_chatgpt_calls_to_tools_are_left_out_but_canvas_images_and_code_are_kept() -> None:
     canvas = json.dumps({"name": "bee_poem", "type": "document", "content": "Buzzing in clover"})
     script = json.dumps({"name": "hives", "type": "code/python", "content": "# frames\nn = 3"})

@@ -163,6 +163,8 @@ def _turn(node: Mapping[str, Any]) -> str | None:
     meta = message.get("metadata") or {}
     if meta.get("is_visually_hidden_from_conversation") or meta.get("is_user_system_message"):
         return None
+    if message.get("channel") == "analysis":  # a reasoning model's thinking, not its answer
+        return None
     recipient = message.get("recipient")
     content = message.get("content") or {}
     if role == "assistant" and isinstance(recipient, str) and recipient not in _SHOWN_CALLS:
