@@ -8,7 +8,9 @@ row that starts with the row's properties as `Key: Value` lines. Here:
 * page names lose the id suffix; the id is the page's key (stable across exports);
 * the folders above a page become its breadcrumb (`In: Parent › Child`);
 * each database row is one document: its properties (from the CSV) as front matter, then
-  the row page's own text; a property named like "Created" dates it (`notion_dates`);
+  the row page's own text; a property named like "Created" dates it (`notion_dates`). A
+  row's page is found by its `# heading` (its file name may have lost part of the title) in
+  the database's folder, named with or without its id, or beside the CSV;
 * links between pages (`[Text](Other%20Page%20<id>.md)`) become `Link`s by id.
 
 An export is read as found, never trusted: a page or table over its size limit (a zip
@@ -58,6 +60,7 @@ MAX_PART_RATIO = 100  # times its size in the export
 
 _ID = re.compile(r"^(.*?)[ _-]?([0-9a-f]{32})$")
 _MD_LINK = re.compile(r"\[([^\]\n]*)\]\(([^)\s]+\.(?:md|csv))\)")
+_HEADING = re.compile(r"\A\s*#[ \t]+(.+)$", re.MULTILINE)
 _PROPERTY = re.compile(r"^([^:\n]{1,80}):[ \t]+(.*)$")
 
 
@@ -209,7 +212,6 @@ def _rows(
 ) -> Iterator[Item]:
     stem = table.path.stem[: -len("_all")] if table.path.stem.endswith("_all") else table.path.stem
     name, table_id = split_id(stem)
-    folder = table.path.parent / stem
     try:
         reader = csv.reader(
             io.StringIO(decode_export(table.load(MAX_WHOLE_FILE_BYTES)), newline="")
@@ -220,11 +222,7 @@ def _rows(
         return
     if not header:
         return
-    # Row pages by their name, in file order: two rows may share a title.
-    by_title: dict[str, list[PurePosixPath]] = {}
-    for rel in pages:
-        if rel.parent == folder:
-            by_title.setdefault(split_id(rel.stem)[0], []).append(rel)
+    row_pages = _RowPages(_row_candidates(table.path.parent, stem, name, pages, used), pages)
     crumb = [*_breadcrumb(table.path), name]
     for number, (values, orders) in enumerate(with_orders(header, _safe_rows(reader)), start=1):
         if isinstance(values, Bad):
@@ -234,8 +232,7 @@ def _rows(
             continue
         properties = dict(zip(header, values, strict=False))
         title = (values[0] if values else "").strip() or "Untitled"
-        matches = by_title.get(title) or []
-        page = matches.pop(0) if matches else None
+        page = row_pages.take(title, used)
         body = ""
         key = content_key(table_id or stem, title, str(number))
         if page is not None:
@@ -264,6 +261,65 @@ def _rows(
         )
 
 
+def _row_candidates(
+    parent: PurePosixPath,
+    stem: str,
+    name: str,
+    pages: dict[PurePosixPath, Entry],
+    used: set[PurePosixPath],
+) -> list[PurePosixPath]:
+    """The pages that may be a database's rows, in file order. Notion puts them in a folder
+    named like the CSV: with its id in older exports (`Tasks <id>/`), without in newer ones
+    (`Tasks/`); with "Create folders for subpages" off they lie beside the CSV. Beside it
+    is looked only when there is no such folder: there, any page could share a row's title.
+    """
+    folders = {parent / stem, parent / name}
+    found = [rel for rel in pages if rel.parent in folders and rel not in used]
+    return found or [rel for rel in pages if rel.parent == parent and rel not in used]
+
+
+class _RowPages:
+    """A database's row pages, found by the title of the row they hold.
+
+    A page's file name is no proof of its title: Notion leaves `/ : ?` out of it and cuts a
+    long title short. Its first `# heading` is the title as written; the file name is the
+    fallback for a page without one. Pages of the same title are taken in file order, as
+    the rows of that title come (two rows may share a title).
+    """
+
+    def __init__(self, found: list[PurePosixPath], pages: dict[PurePosixPath, Entry]) -> None:
+        self._by_heading: dict[str, list[PurePosixPath]] = {}
+        self._by_name: dict[str, list[PurePosixPath]] = {}
+        for rel in found:
+            heading = _heading(pages[rel])
+            if heading:
+                self._by_heading.setdefault(heading, []).append(rel)
+            self._by_name.setdefault(_one_line(split_id(rel.stem)[0]), []).append(rel)
+
+    def take(self, title: str, used: set[PurePosixPath]) -> PurePosixPath | None:
+        """The first page not yet used whose heading, else whose name, is `title`; marked
+        used (a page taken by its heading stays listed under its name)."""
+        for index in (self._by_heading, self._by_name):
+            queue = index.get(_one_line(title), [])
+            while queue and queue[0] in used:
+                queue.pop(0)
+            if queue:
+                used.add(queue[0])
+                return queue.pop(0)
+        return None
+
+
+def _heading(entry: Entry) -> str | None:
+    """A page's first `# heading`; None when it has none or cannot be read (reading it for
+    the row then says why)."""
+    try:
+        text = decode_export(entry.load())
+    except (OSError, ValueError, zipfile.BadZipFile):
+        return None
+    heading = _HEADING.match(text)
+    return _one_line(heading.group(1)) if heading else None
+
+
 def _safe_rows(reader: Any) -> Iterator[list[str] | Bad]:
     try:
         yield from reader
@@ -290,7 +346,7 @@ def _page(rel: PurePosixPath, raw: bytes) -> Item:
     if b"\x00" in raw:
         return Bad(str(rel), "contains NUL bytes; is it binary?", key=key, label="page")
     text = decode_export(raw)
-    heading = re.match(r"\A\s*#[ \t]+(.+)$", text, re.MULTILINE)
+    heading = _HEADING.match(text)
     title = heading.group(1).strip() if heading else name
     crumb = _breadcrumb(rel)
     if crumb:

@@ -1,0 +1,179 @@
+"""Notion databases as Notion really lays them out: the rows' folder named with the
+database's id (older exports) or without it (newer ones, teamspaces), no folders at all
+("Create folders for subpages" off), and row pages whose file names lost part of their
+title. Each export is built here."""
+
+from __future__ import annotations
+
+import zipfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from privault import imports
+from privault.caller import Caller
+from privault.imports import Page
+from privault.store import documents
+from privault.vault import Vault
+
+OWNER = Caller.owner()
+HOME = "106a6c241b8797f52e1e77317b96a201"
+DB = "d77d5e503ad1439f585ac494268b351b"
+LONG = "A very long task title that goes on and on well beyond fifty characters for sure"
+# (title, status, created, row page id, row page file name as Notion writes it, body)
+ROWS = [
+    ("Renew passport", "Done", "October 13, 2022 6:09 PM", "7c92cf1eee8d99cc85f8355a3d6e4b86",
+     "Renew passport", "Bring photo PHRASE_ROW1"),
+    ("Q1/Q2 planning: budget", "Todo", "November 2, 2023 10:00 AM",
+     "d279186428a75016b17e4df5ea43d080", "Q1 Q2 planning budget", "PHRASE_ROW2 slash title"),
+    (LONG, "Todo", "January 3, 2024 9:00 AM", "9d3e622df914d8de7f747b7b8b143c52",
+     LONG[:50], "PHRASE_ROW3 long title"),
+    ("Call bank", "Todo", "March 4, 2024 8:00 AM", "44379f2b1a5611f625592bbf6e596a47",
+     "Call bank", "PHRASE_ROW4 first call"),
+    ("Call bank", "Done", "March 5, 2024 8:00 AM", "ed84d589f231f3dc4203153e6fb4b4d5",
+     "Call bank", "PHRASE_ROW5 second call"),
+]  # fmt: skip
+# Where each layout puts the home page, its children (the database), the row pages.
+LAYOUTS = {
+    "older, folders with ids": ("", f"Home {HOME}/", f"Home {HOME}/Tasks {DB}/"),
+    "newer, folders without ids": ("", "Home/", "Home/Tasks/"),
+    "teamspace": ("Private & Shared/", "Private & Shared/Home/", "Private & Shared/Home/Tasks/"),
+    "no folders for subpages": ("", "", ""),
+}
+
+
+def ms(text: str) -> int:
+    """An ISO time as epoch ms UTC."""
+    return int(datetime.fromisoformat(text).replace(tzinfo=UTC).timestamp() * 1000)
+
+
+def row_page(title: str, status: str, created: str, body: str) -> str:
+    """A row's page: its title, its properties as `Key: Value` lines, its text."""
+    return f"# {title}\n\nStatus: {status}\nCreated: {created}\n\n{body}\n"
+
+
+def notion_files(layout: str, rows: list[tuple[str, ...]] = ROWS) -> dict[str, str]:
+    """The files of an export with a home page and a Tasks database of `rows`."""
+    home, children, row_folder = LAYOUTS[layout]
+    table = "Name,Status,Created\n" + "".join(f'{t},{s},"{c}"\n' for t, s, c, *_ in rows)
+    files = {
+        f"{home}Home {HOME}.md": "# Home\n\nPHRASE_HOME\n",
+        f"{children}Tasks {DB}.csv": "\ufeff" + table,
+        f"{children}Tasks {DB}_all.csv": "\ufeff" + table,
+    }
+    for title, status, created, page_id, file_name, body in rows:
+        files[f"{row_folder}{file_name} {page_id}.md"] = row_page(title, status, created, body)
+    return files
+
+
+def notion_zip(path: Path, files: dict[str, str]) -> Path:
+    """`files` (path: text) as Notion zips them."""
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, text in files.items():
+            archive.writestr(name, text)
+    return path
+
+
+def current(vault: Vault) -> list[documents.Document]:
+    """The vault's current documents."""
+    return documents.list_documents(vault.conn, shelves=None, limit=1000)
+
+
+def read_pages(path: Path) -> list[Page]:
+    """Every page and row the reader yields (a failure would be a `Bad`: none expected)."""
+    items = list(imports.reader("notion")(path))
+    assert all(isinstance(item, Page) for item in items), items
+    return [item for item in items if isinstance(item, Page)]
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_each_row_is_one_document_with_its_page_text_and_its_date(
+    tmp_path: Path, layout: str
+) -> None:
+    found = read_pages(notion_zip(tmp_path / "export.zip", notion_files(layout)))
+    assert [p.title for p in found if p.label == "page"] == ["Home"]  # no row page left over
+    rows = [p for p in found if p.label == "row"]
+    assert [(p.title, p.key) for p in rows] == [(r[0], r[3]) for r in ROWS]
+    for row, (_, status, created, _, _, body) in zip(rows, ROWS, strict=True):
+        assert row.text.rstrip().endswith(body)  # the page's text, its property lines gone
+        assert row.text.count(f"Status: {status}") == 1  # in the front matter, once
+        assert row.created_at == ms(datetime.strptime(created, "%B %d, %Y %I:%M %p").isoformat())
+
+
+def test_a_row_page_is_known_by_its_heading_though_its_file_name_lost_the_title(
+    tmp_path: Path,
+) -> None:
+    # The file names hold neither `/ :` nor the end of the long title: only the heading does.
+    found = read_pages(notion_zip(tmp_path / "e.zip", notion_files("older, folders with ids")))
+    rows = {p.title: p.text for p in found if p.label == "row"}
+    assert "PHRASE_ROW2" in rows["Q1/Q2 planning: budget"]
+    assert "PHRASE_ROW3" in rows[LONG]
+
+
+def test_rows_of_the_same_title_take_their_pages_in_order(tmp_path: Path) -> None:
+    found = read_pages(notion_zip(tmp_path / "e.zip", notion_files("newer, folders without ids")))
+    calls = [p.text for p in found if p.title == "Call bank"]
+    assert len(calls) == 2
+    assert "Status: Todo" in calls[0] and calls[0].rstrip().endswith("PHRASE_ROW4 first call")
+    assert "Status: Done" in calls[1] and calls[1].rstrip().endswith("PHRASE_ROW5 second call")
+
+
+def test_a_row_page_without_a_heading_is_known_by_its_file_name(tmp_path: Path) -> None:
+    files = notion_files("newer, folders without ids")
+    files[f"Home/Tasks/Renew passport {ROWS[0][3]}.md"] = "Bring photo PHRASE_ROW1\n"
+    found = read_pages(notion_zip(tmp_path / "e.zip", files))
+    (row,) = [p for p in found if p.title == "Renew passport"]
+    assert row.label == "row" and row.text.rstrip().endswith("PHRASE_ROW1")
+
+
+def test_a_page_beside_the_database_is_no_row_when_the_rows_have_their_folder(
+    tmp_path: Path,
+) -> None:
+    # Beside the CSV is looked only in an export without folders: here it is a page of its
+    # own that happens to share a row's title.
+    files = notion_files("newer, folders without ids")
+    files["Home/Renew passport 99999999999999999999999999999999.md"] = "# Renew passport\n\nX\n"
+    found = read_pages(notion_zip(tmp_path / "e.zip", files))
+    assert [p.key for p in found if p.label == "page"] == [HOME, "9" * 32]
+    (row,) = [p for p in found if p.label == "row" and p.title == "Renew passport"]
+    assert row.key == ROWS[0][3] and "PHRASE_ROW1" in row.text
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_importing_again_skips_every_row_and_page(
+    vault: Vault, tmp_path: Path, layout: str
+) -> None:
+    path = notion_zip(tmp_path / "export.zip", notion_files(layout))
+    first = vault.import_from("notion", path, caller=OWNER)
+    assert (first.total("added"), first.total("updated")) == (6, 0)
+    assert len(vault.docs(caller=OWNER).documents) == 6  # one document per row, and Home
+    again = vault.import_from("notion", path, caller=OWNER)
+    assert (again.total("added"), again.total("updated"), again.total("skipped")) == (0, 0, 6)
+    assert again.gone == ()
+
+
+def test_an_export_read_before_rows_were_known_by_their_heading_is_mended_on_import(
+    vault: Vault, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Read as before (rows found by file name only), the two rows whose file names lost
+    # their titles were each a row without its text and a page of its own, dated today.
+    from privault.imports import notion
+
+    path = notion_zip(tmp_path / "export.zip", notion_files("older, folders with ids"))
+    with monkeypatch.context() as before:
+        before.setattr(notion, "_heading", lambda entry: None)
+        vault.import_from("notion", path, caller=OWNER)
+    strays = {d.title: d.source for d in current(vault) if "database" not in d.metadata}
+    assert set(strays) == {"Home", "Q1/Q2 planning: budget", LONG}
+
+    report = vault.import_from("notion", path, caller=OWNER)
+    # Each stray page is now its row (the row page's id was its key and still is): its
+    # properties and the row's date added. The rows without text are gone at the source.
+    assert report.counts["row"]["updated"] == 2 and len(report.gone) == 2
+    by_source = {d.source: d for d in current(vault)}
+    assert by_source[strays[LONG]].metadata["database"] == "Tasks"
+    assert by_source[strays[LONG]].created_at == ms("2024-01-03T09:00")
+    vault.import_from("notion", path, caller=OWNER, prune=True)
+    titles = sorted(d.title for d in current(vault))
+    assert titles == sorted(["Home", *(r[0] for r in ROWS)])
