@@ -41,7 +41,6 @@ _AS_BROWSERS_READ = {
     "gb2312": "gb18030",
     "gbk": "gb18030",
     "euc_kr": "cp949",
-    "shift_jis": "cp932",
     "big5": "big5hkscs",
 }
 _LABELS = {
@@ -53,7 +52,7 @@ _LABELS = {
     "logical": "iso8859-8",
     "visual": "iso8859-8",
     "windows-874": "cp874",
-    "x-sjis": "cp932",
+    "x-sjis": "shift_jis",
     "x-gbk": "gb18030",
     "unicode-1-1-utf-8": "utf-8",
     "x-unicode20utf8": "utf-8",

@@ -5,7 +5,7 @@ A charset is read as browsers read it (`encodings.browser_codec`): mailers label
 windows-1252 text "iso-8859-1" or "us-ascii" and GBK text "gb2312", and Hebrew mail says
 "iso-8859-8-i"; taken literally, those store control characters or mojibake.
 
-Each reader can also read as privault first did (`first=True`: labels taken literally,
+Each reader can also read as the readers before did (`first=True`: labels taken literally,
 CRLF kept, fewer HTML blocks). Only a mail's identity (`mbox._page`) is formed from that
 reading, so a mail imported before is still recognised as itself when it is read better.
 """
@@ -27,7 +27,10 @@ def part_text(payload: bytes, charset: str | None, *, first: bool = False) -> st
     lying charset falls back to UTF-8, then Latin-1, so no mail is lost to its encoding.
     Lines end in LF (a CRLF mailbox's 8-bit bodies keep their CRs otherwise)."""
     declared = charset or "utf-8"
-    for label in (declared if first else browser_codec(declared), "utf-8"):
+    labels = (declared if first else browser_codec(declared), "utf-8")
+    if labels[0] == "cp1252":  # labelled Latin-1 or ASCII: UTF-8 if it reads as such
+        labels = ("utf-8", "cp1252")
+    for label in labels:
         try:
             text = payload.decode(label or declared)
             break
@@ -44,6 +47,11 @@ def _word_text(data: bytes, charset: str, *, first: bool = False) -> str:
     codec = charset if first else browser_codec(charset)
     if codec is None:
         raise LookupError(charset)
+    if codec == "cp1252":  # labelled Latin-1 or ASCII: UTF-8 if it reads as such
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
     return data.decode(codec)
 
 
@@ -55,9 +63,9 @@ def label_changes(charset: str | None, payload: bytes) -> bool:
     if payload.isascii():
         return False
     try:
-        literal = codecs.lookup(charset or "utf-8").name
+        literal: str | None = codecs.lookup(charset or "utf-8").name
     except (LookupError, ValueError):
-        return False
+        literal = None  # first read as UTF-8, or Latin-1: a browser's codec reads otherwise
     return browser_codec(charset) != literal
 
 

@@ -2,12 +2,11 @@
 
 The file is read one message at a time (only the offsets of the messages are held), so a
 mailbox of any size streams; messages are cut where the standard library's `mailbox.mbox`
-cuts them, found by a block search instead of its line-by-line read (`_offsets`), except
-at a body line starting "From " that a writer left unquoted (`_separates`). Each message
-is one page: the subject its title, its Date its date (else its mailbox's: `mail_dates`),
-From/To/Cc written out as text (so the PII detector sees the addresses, like any other
-text), the plain-text part preferred over HTML (`mail_text` decodes parts and reduces
-HTML to its text), text attachments appended and other attachments named (their bodies
+cuts them, found by a block search instead of its line-by-line read (`_offsets`). Each
+message is one page: the subject its title, its Date its date (else its mailbox's:
+`mail_dates`), From/To/Cc written out as text (so the PII detector sees the addresses,
+like any other text), the plain-text part preferred over HTML (`mail_text` decodes parts
+and reduces HTML to its text), text attachments appended and other attachments named (their bodies
 are emptied before the mail is parsed: `mail_bodies`). A calendar invitation, attached or
 inline (`text/calendar`), is appended as its events (`invitations`). Replies link to the
 message they answer (In-Reply-To, else the last of References); Gmail's labels become
@@ -144,16 +143,13 @@ _SCAN_BYTES = 8 * 1024 * 1024  # read at a time while the messages are found
 _FROM = b"\nFrom "
 
 
-_SEPARATOR_BYTES = 4096  # read around a "From " line to judge it: a longer one is text
-# A header field's name, then its colon: what follows a separator line.
-_HEADER_LINE = re.compile(rb"[!-9;-~]+:")
-_BARE_FROM = re.compile(rb"From ?\S*\s*$")
-
-
 def _offsets(file: Path) -> list[int]:
-    """Where each message starts: the file's start, and each line that begins "From " and
-    is a separator (`_separates`). The file is searched in blocks, which on a mailbox of
-    gigabytes of attachments is ~10x faster than reading it a line at a time."""
+    """Where each message starts: every line that begins "From " (as `mailbox.mbox` reads
+    it; the file is searched in blocks, which on a mailbox of gigabytes of attachments is
+    ~10x faster than reading it a line at a time). A body line a writer left unquoted
+    splits its message, as in every mbox reader: telling it from a separator by its shape
+    merged real messages of less common mailboxes (a separator without a time, a header
+    written "Subject : x")."""
     starts: list[int] = []
     with file.open("rb") as stream:
         carried, offset = b"\n", 0  # the file's start is a line's start
@@ -165,27 +161,7 @@ def _offsets(file: Path) -> list[int]:
                 found = data.find(_FROM, found + 1)
             # Too short to hold a whole match: none is counted twice.
             carried, offset = data[-(len(_FROM) - 1) :], offset + len(block)
-        return [start for start in starts if start == 0 or _separates(stream, start)]
-
-
-def _separates(stream: Any, start: int) -> bool:
-    """Whether the "From " line at `start` begins a message, not a body line a writer left
-    unquoted (as mboxo writers and Thunderbird do): it reads "From sender date" with a
-    time (`_FROM_LINE`) and a header line follows; or, as the bare "From " (or "From
-    sender") lines some exporters write, it stands after a blank line and two header lines
-    follow."""
-    before = min(start, 3)
-    stream.seek(start - before)
-    window = stream.read(before + _SEPARATOR_BYTES)
-    lines = [*window[before:].split(b"\n", 3)[:3], b""]
-    if not _HEADER_LINE.match(lines[1]):
-        return False
-    line = lines[0].rstrip(b"\r")
-    if _FROM_LINE.match(line):
-        return True
-    blank_before = window[:before].endswith((b"\n\n", b"\n\r\n")) or start == 1
-    header_after = _HEADER_LINE.match(lines[2]) or lines[2][:1] in (b" ", b"\t")
-    return bool(blank_before and _BARE_FROM.match(line) and header_after)
+    return starts
 
 
 @dataclass(frozen=True)
