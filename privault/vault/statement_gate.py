@@ -117,15 +117,9 @@ class StatementGate:
         known_for: Callable[[str], Mapping[str, str]],
     ) -> None:
         self.reading = reading
-        self.gate = reading.base_gate
         self._conn = conn
         self._detector_for = detector_for  # called only when something was never scanned
         self._known_for = known_for
-
-    @property
-    def mode(self) -> str:
-        """The caller's own policy mode: off, redact or refuse."""
-        return self.gate.policy.mode
 
     def detect(self, text: str, author: str = "") -> list[Span]:
         """Live detection plus known entities (for never-scanned texts)."""
@@ -138,7 +132,7 @@ class StatementGate:
         entities) by the strictest of the caller's policies for the shelves whose statements
         name it, so a name a shelf masks in its statements is masked here too."""
         policies = map(self.reading.policy, item.shelves)
-        gate = self.reading.gate_for(functools.reduce(Policy.stricter, policies, self.gate.policy))
+        gate = self.reading.gate_for(functools.reduce(Policy.stricter, policies, self.reading.base))
         scope = scope_of(item.author, item.key)
 
         def gated(text: str) -> GatedText:
