@@ -92,11 +92,6 @@ class Reading:
         """Whether this caller searches the masked index."""
         return self.view == "masked"
 
-    @property
-    def base_gate(self) -> Gate:
-        """The response's gate for the caller's own policy."""
-        return self.gate_for(self.base)
-
     def gate(self, shelf: str) -> Gate:
         """The response's gate for a shelf's policy."""
         return self.gate_for(self.policy(shelf))
