@@ -242,6 +242,16 @@ def test_chatgpt_citation_markup_is_taken_out_and_an_entity_keeps_its_name() -> 
     assert "turn0search0" not in stored and "cite" not in stored
 
 
+def test_chatgpt_older_citation_marks_are_taken_out() -> None:
+    answer = "Queens cost 450 NOK【11†source】 in spring【4:2†Bee Shop】. See 【note】 too."
+    data = gpt_chat(
+        gpt_node("u", None, "user", text("Queen price?")),
+        gpt_node("a", "u", "assistant", text(answer)),
+    )
+    stored = page_text(chatgpt.conversation(data, 0))
+    assert "Queens cost 450 NOK in spring. See 【note】 too." in stored  # brackets of its own stay
+
+
 def test_chatgpt_a_reasoning_models_analysis_channel_is_left_out() -> None:
     # Newer models write their thinking as messages on the "analysis" channel, then the
     # answer on "final": the thinking is not what ChatGPT said, as `thoughts` are not.

@@ -42,6 +42,8 @@ _HIDDEN_TYPES = {"thoughts", "reasoning_recap", "user_editable_context", "model_
 _SHOWN_CALLS = {"all", "python"}
 # A span of ChatGPT's own markup: U+E200, its kind, U+E202 and what it refers to, U+E201.
 _MARKUP = re.compile(r"([ \t]?)\ue200([^\ue200\ue201]*)\ue201")
+# Browsing answers of 2023–24 cited as 【11†source】 or 【4:2†Title】 (a number, a dagger).
+_OLD_CITATION = re.compile(r"\u3010\d+(?::\d+)?\u2020[^\u3010\u3011\n]{0,200}\u3011")
 _MARKERS = {
     "image_asset_pointer": "[image]",
     "audio_asset_pointer": "[audio]",
@@ -202,7 +204,10 @@ def message_text(content: Mapping[str, Any]) -> str:
 
 
 def _unmarked(text: str) -> str:
-    """`text` without ChatGPT's citation markup; an entity keeps the name it shows."""
+    """`text` without ChatGPT's citation markup (and the older `【11†source】` form); an
+    entity keeps the name it shows."""
+    if "\u3010" in text:
+        text = _OLD_CITATION.sub("", text)
     return _MARKUP.sub(_markup_shown, text) if "\ue200" in text else text
 
 
