@@ -3,7 +3,7 @@ from one holding a value V' of the same shape in its place.
 
 Two vaults are built alike except for that value; the agent then probes both with V in
 every form it might try (case, spacing, `_`-joined, parts of it) through search, context,
-statement queries, notes and statements it writes, and entity lists. Every reply, with ids
+statement queries, notes and statements it writes, document trees, and entity lists. Every reply, with ids
 and clock times normalised, must be the same in both.
 """
 
@@ -80,6 +80,8 @@ def probe(vault: Vault, value: str) -> list[Any]:
         wrote = vault.statements.add(f"guess {form}", caller=AGENT, entities=[form])
         replies.append(wrote.to_dict())
     replies.append(vault.search("guess landlord", caller=AGENT).to_dict())
+    for doc in vault.docs(caller=AGENT).documents:  # each section's length among the rest
+        replies.append(vault.tree(doc.doc_id, caller=AGENT).to_dict())
     replies.append(vault.statements.entities(caller=AGENT).to_dict())
     replies.append(vault.statements.query(caller=AGENT, text="guess").to_dict())
     return replies

@@ -314,16 +314,20 @@ def read_section(
 
 
 def tree(conn: Connection, reading: Reading, doc: documents.Document) -> DocumentTree:
-    """A document's heading tree with gated headings."""
+    """A document's heading tree with gated headings, each section's length as the caller
+    would read it (the stored length, beside the text read, told how long a masked value
+    is: `<PERSON_1>` with 38 characters stored is an 11-letter name)."""
+    rows = sections.sections_of(conn, doc.id)
+    headings = [reading.label(doc.id, doc.shelf, s.heading, author=doc.author) for s in rows]
+    lengths = [len(s.text) for s in rows]
+    if reading.gated:
+        reading.prefetch(rows)
+        mark = reading.count_mark()
+        lengths = [len(reading.section(s).text) for s in rows]
+        reading.forget_since(mark)  # measured, not shown: nothing of it is held back here
     nodes = tuple(
-        TreeNode(
-            s.node_id,
-            reading.label(doc.id, doc.shelf, s.heading, author=doc.author),
-            s.depth,
-            s.parent_node,
-            len(s.text),
-        )
-        for s in sections.sections_of(conn, doc.id)
+        TreeNode(s.node_id, heading, s.depth, s.parent_node, length)
+        for s, heading, length in zip(rows, headings, lengths, strict=True)
     )
     title = reading.title(doc.id, doc.shelf, doc.title, author=doc.author)
     return DocumentTree(doc.id, title, doc.kind, doc.shelf, nodes)
