@@ -41,6 +41,7 @@ _AS_BROWSERS_READ = {
     "gb2312": "gb18030",
     "gbk": "gb18030",
     "euc_kr": "cp949",
+    "shift_jis": "cp932",  # with the NEC and IBM characters (①, ㈱), as browsers read it
     "big5": "big5hkscs",
 }
 _LABELS = {
@@ -52,7 +53,8 @@ _LABELS = {
     "logical": "iso8859-8",
     "visual": "iso8859-8",
     "windows-874": "cp874",
-    "x-sjis": "shift_jis",
+    "x-sjis": "cp932",
+    "windows-31j": "cp932",
     "x-gbk": "gb18030",
     "unicode-1-1-utf-8": "utf-8",
     "x-unicode20utf8": "utf-8",

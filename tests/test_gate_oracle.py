@@ -3,8 +3,8 @@ from one holding a value V' of the same shape in its place.
 
 Two vaults are built alike except for that value; the agent then probes both with V in
 every form it might try (case, spacing, `_`-joined, parts of it) through search, context,
-statement queries, notes and statements it writes, document trees, and entity lists. Every reply, with ids
-and clock times normalised, must be the same in both.
+statement queries, notes and statements it writes, document trees, and entity lists. Every
+reply, with ids and clock times normalised, must be the same in both.
 """
 
 from __future__ import annotations

@@ -54,14 +54,30 @@ def test_a_latin1_or_ascii_label_reads_windows_1252_quotes(label: str) -> None:
     assert not any("\x80" <= ch <= "\x9f" for ch in page.text)
 
 
-@pytest.mark.parametrize("label", ["us-ascii", "iso-8859-1"])
-def test_utf8_labelled_ascii_or_latin1_is_read_as_utf8(label: str) -> None:
+def test_utf8_labelled_ascii_is_read_as_utf8() -> None:
     # Scripts and lists send UTF-8 labelled us-ascii: read literally it failed and fell
     # back to UTF-8; read as windows-1252 it would store "GrÃ¼ÃŸe".
     words = "Grüße, José – café"
-    raw = f"Subject: {_word(words, label, 'utf-8')}\nContent-Type: text/plain; charset={label}\n\n"
+    subject = _word(words, "us-ascii", "utf-8")
+    raw = f"Subject: {subject}\nContent-Type: text/plain; charset=us-ascii\n\n"
     page = _page(raw.encode() + words.encode("utf-8") + b"\n")
     assert page.title == words and words in page.text
+
+
+@pytest.mark.parametrize("label", ["iso-8859-1", "windows-1252"])
+def test_latin1_text_that_happens_to_be_valid_utf8_is_kept(label: str) -> None:
+    # "É®" is C9 AE in windows-1252, and C9 AE is also UTF-8 for "ɮ": a label that says
+    # Latin-1 is not second-guessed.
+    words = "NESCAFÉ® at the CAFÉ™"
+    raw = f"Subject: {_word(words, label, 'cp1252')}\nContent-Type: text/plain; charset={label}\n\n"
+    page = _page(raw.encode() + words.encode("cp1252") + b"\n")
+    assert page.title == words and words in page.text
+
+
+def test_shift_jis_holds_the_characters_browsers_read_in_it() -> None:
+    words = "①会議 ㈱山田"  # NEC extensions: cp932, which is how browsers read Shift_JIS
+    raw = b"Subject: s\nContent-Type: text/plain; charset=shift_jis\n\n"
+    assert words in _page(raw + words.encode("cp932") + b"\n").text
 
 
 def test_a_label_only_browsers_know_identifies_the_mail_as_first_read() -> None:

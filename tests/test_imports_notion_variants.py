@@ -140,6 +140,25 @@ def test_a_page_beside_the_database_is_no_row_when_the_rows_have_their_folder(
     assert row.key == ROWS[0][3] and "PHRASE_ROW1" in row.text
 
 
+def test_in_an_export_without_folders_a_page_is_a_row_only_if_it_holds_its_properties(
+    tmp_path: Path,
+) -> None:
+    # Beside the database any page may share a row's title ("Meeting notes"): one that
+    # sorts first took the row, and the row's own page was imported as a page.
+    files = {
+        "Meeting notes 00000000000000000000000000000001.md": "# Meeting notes\n\nMy own page\n",
+        "Tasks d77d5e503ad1439f585ac494268b351b.csv": "Name,Status\nMeeting notes,Done\n",
+        "Meeting notes ffffffffffffffffffffffffffffffff.md": (
+            "# Meeting notes\n\nStatus: Done\n\nThe row's own text\n"
+        ),
+    }
+    pages = read_pages(notion_zip(tmp_path / "flat.zip", files))
+    [row] = [page for page in pages if page.label == "row"]
+    [other] = [page for page in pages if page.label == "page"]
+    assert row.key == "f" * 32 and "The row's own text" in row.text
+    assert "My own page" in other.text and "My own page" not in row.text
+
+
 @pytest.mark.parametrize("layout", list(LAYOUTS))
 def test_importing_again_skips_every_row_and_page(
     vault: Vault, tmp_path: Path, layout: str

@@ -28,7 +28,7 @@ def part_text(payload: bytes, charset: str | None, *, first: bool = False) -> st
     Lines end in LF (a CRLF mailbox's 8-bit bodies keep their CRs otherwise)."""
     declared = charset or "utf-8"
     labels = (declared if first else browser_codec(declared), "utf-8")
-    if labels[0] == "cp1252":  # labelled Latin-1 or ASCII: UTF-8 if it reads as such
+    if not first and _is_ascii_label(declared):  # ASCII never holds these bytes: UTF-8 may
         labels = ("utf-8", "cp1252")
     for label in labels:
         try:
@@ -47,12 +47,22 @@ def _word_text(data: bytes, charset: str, *, first: bool = False) -> str:
     codec = charset if first else browser_codec(charset)
     if codec is None:
         raise LookupError(charset)
-    if codec == "cp1252":  # labelled Latin-1 or ASCII: UTF-8 if it reads as such
+    if not first and _is_ascii_label(charset):  # ASCII never holds these bytes: UTF-8 may
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError:
             pass
     return data.decode(codec)
+
+
+def _is_ascii_label(charset: str) -> bool:
+    """Whether a label says ASCII: such text holding bytes over 0x7F was read as UTF-8
+    (decoding as ASCII failed), and still is. Latin-1 text can read as UTF-8 ("NESCAFÉ®"
+    is valid UTF-8): a Latin-1 or Windows-1252 label is never second-guessed so."""
+    try:
+        return codecs.lookup(charset).name == "ascii"
+    except (LookupError, ValueError):
+        return False
 
 
 def label_changes(charset: str | None, payload: bytes) -> bool:

@@ -222,7 +222,8 @@ def _rows(
         return
     if not header:
         return
-    row_pages = _RowPages(_row_candidates(table.path.parent, stem, name, pages, used), pages)
+    found = _row_candidates(table.path.parent, stem, name, pages, used, header[1:])
+    row_pages = _RowPages(found, pages)
     crumb = [*_breadcrumb(table.path), name]
     for number, (values, orders) in enumerate(with_orders(header, _safe_rows(reader)), start=1):
         if isinstance(values, Bad):
@@ -267,15 +268,31 @@ def _row_candidates(
     name: str,
     pages: dict[PurePosixPath, Entry],
     used: set[PurePosixPath],
+    columns: list[str],
 ) -> list[PurePosixPath]:
     """The pages that may be a database's rows, in file order. Notion puts them in a folder
     named like the CSV: with its id in older exports (`Tasks <id>/`), without in newer ones
     (`Tasks/`); with "Create folders for subpages" off they lie beside the CSV. Beside it
-    is looked only when there is no such folder: there, any page could share a row's title.
+    is looked only when there is no such folder, and there only at pages that open with a
+    property line of the database (`Status: Done`): any page could share a row's title.
     """
     folders = {parent / stem, parent / name}
     found = [rel for rel in pages if rel.parent in folders and rel not in used]
-    return found or [rel for rel in pages if rel.parent == parent and rel not in used]
+    if found:
+        return found
+    beside = [rel for rel in pages if rel.parent == parent and rel not in used]
+    return [rel for rel in beside if _holds_properties(pages[rel], columns)]
+
+
+def _holds_properties(entry: Entry, columns: list[str]) -> bool:
+    """Whether a page opens (after its heading) with a `Key: Value` line of one of these
+    database columns, as a row's page does."""
+    named = {column.strip() for column in columns if column.strip()}
+    try:
+        lines = decode_export(entry.load()).splitlines()[1:12]
+    except (OSError, ValueError, zipfile.BadZipFile):
+        return False
+    return any(line.split(":", 1)[0].strip() in named for line in lines if ":" in line)
 
 
 class _RowPages:
