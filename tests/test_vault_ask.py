@@ -254,3 +254,27 @@ def test_an_answerer_whose_files_fail_their_check_is_a_refusal_saying_why(vault:
         assert reply.answer == ""
         assert "model smollm2-135m cannot be used" in (reply.refused or ""), reply
         assert "privault models install smollm2-135m" in (reply.refused or "")
+
+
+def test_an_answer_carries_no_value_a_shelf_it_drew_on_masks_whoever_supplied_it(
+    tmp_path: Path,
+) -> None:
+    # The answer was scanned by the agent's own policy: an agent under `open` asking about
+    # a `standard` shelf got the name and address of its own question repeated in clear.
+    def parrot(messages: Any) -> str:
+        return "Yes: " + messages[-1].content.split("Question: ", 1)[1].split("\n", 1)[0]
+
+    privacy = {"agent_default": "standard", "agents": {"lenient": "open"}}
+    with fake_vault(tmp_path / "v.db", privacy=privacy) as vault:
+        vault.shelves.add("family", policy="standard")
+        vault.note("Dr Maria Lopez is allergic to penicillin.", caller=OWNER, shelf="family")
+        vault.asking = VaultAsk(vault.shared, chat=FakeChat(parrot))
+        question = "Is Dr Maria Lopez (maria.lopez@example.com) allergic to penicillin?"
+        reply = vault.ask(question, caller=Caller.agent("lenient"))
+        assert reply.answer.startswith("Yes: Is "), reply
+        assert "Maria" not in reply.answer and "maria.lopez@" not in reply.answer
+    with fake_vault(tmp_path / "open.db", privacy=privacy) as vault:  # no shelf masks here
+        vault.note("Dr Maria Lopez is allergic to penicillin.", caller=OWNER)
+        vault.asking = VaultAsk(vault.shared, chat=FakeChat(parrot))
+        plain = vault.ask(question, caller=Caller.agent("lenient"))
+        assert "maria.lopez@example.com" in plain.answer  # `open` masks nothing

@@ -161,7 +161,7 @@ def entities(
             key=item["key"],
             count=item["n"],
             author=item["author"] if by_author else "",
-            shelves=tuple(item["shelves"].split(",")),
+            shelves=tuple(sorted(set(item["shelves"].split(",")))),
         )
         for item in found
     ]

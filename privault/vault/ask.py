@@ -16,6 +16,7 @@ confirm that the vault knows it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -113,12 +114,15 @@ class VaultAsk:
             raise InputError(f"budget must be between {ASK_BUDGETS[0]} and {ASK_BUDGETS[1]} tokens")
         context = self._context
         reading = context.privacy.reading(caller)
-        policy = reading.base
         filters = context.filters(caller, EVERYTHING)
         finder = Finder.of(context, reading, owner=caller.is_owner)
         packed, out, rows = finder.context(
             reading, question, filters, read_budget(question, budget)
         )
+        # What the answer may not carry, whoever supplied it (the question too): every kind
+        # the caller's policy for any shelf the answer draws on masks.
+        drawn_on = sorted({rows[item.section_id].shelf for item in packed.sections})
+        policy = functools.reduce(Policy.stricter, map(reading.policy, drawn_on), reading.base)
         identifying = self._identifying_kinds()
         known = context.privacy.known_entities()
         private_shelves: dict[str, bool] = {}
