@@ -241,3 +241,16 @@ def test_a_multi_word_allowed_value_reaches_agents_unmasked(tmp_path: Path) -> N
         assert expected in vault.context("lease deposit", caller=AGENT, budget=300).text
         other = vault.search("lease deposit", caller=Caller.agent("cursor")).results[0]
         assert "Jonas" not in other.text and "Becker" not in other.text
+
+
+def test_a_trees_title_numbers_its_placeholders_as_the_listing_does(tmp_path: Path) -> None:
+    # The tree measured every section (gated) before its title: names in the bodies took
+    # the lower numbers, and the title read <PERSON_2> where the listing said <PERSON_1>.
+    with fake_vault(tmp_path / "t.db") as vault:
+        for name in ("Ka Bu", "Zorbu Lonmir"):
+            vault.statements.add(f"{name} is a tenant", caller=OWNER, entities=[f"person:{name}"])
+        body = "# Rent\n\nZorbu Lonmir paid.\n\n# Keys\n\nKa Bu has the keys.\n"
+        vault.note(body, caller=OWNER, title="Ka Bu file")
+        [listed] = vault.docs(caller=AGENT).documents
+        assert listed.title == "<PERSON_1> file"
+        assert vault.tree(listed.doc_id, caller=AGENT).title == listed.title

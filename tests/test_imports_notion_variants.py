@@ -159,6 +159,20 @@ def test_in_an_export_without_folders_a_page_is_a_row_only_if_it_holds_its_prope
     assert "My own page" in other.text and "My own page" not in row.text
 
 
+@pytest.mark.parametrize("table", ["Name\nDune\n", "Name,Status\nDune,\n"])
+def test_in_an_export_without_folders_a_row_page_without_properties_is_still_its_row(
+    tmp_path: Path, table: str
+) -> None:
+    # A title-only database, or a row whose properties are empty: its page holds no
+    # property line, and is still the row's (the lone page of that title).
+    files = {
+        "Books d77d5e503ad1439f585ac494268b351b.csv": table,
+        "Dune ffffffffffffffffffffffffffffffff.md": "# Dune\n\nOwn text\n",
+    }
+    [row] = read_pages(notion_zip(tmp_path / "flat.zip", files))
+    assert row.label == "row" and "Own text" in row.text
+
+
 @pytest.mark.parametrize("layout", list(LAYOUTS))
 def test_importing_again_skips_every_row_and_page(
     vault: Vault, tmp_path: Path, layout: str

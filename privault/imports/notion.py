@@ -273,15 +273,16 @@ def _row_candidates(
     """The pages that may be a database's rows, in file order. Notion puts them in a folder
     named like the CSV: with its id in older exports (`Tasks <id>/`), without in newer ones
     (`Tasks/`); with "Create folders for subpages" off they lie beside the CSV. Beside it
-    is looked only when there is no such folder, and there only at pages that open with a
-    property line of the database (`Status: Done`): any page could share a row's title.
+    is looked only when there is no such folder; there any page could share a row's title,
+    so pages that open with a property line of the database (`Status: Done`) come first (a
+    row of a title-only database, or with its properties empty, has none).
     """
     folders = {parent / stem, parent / name}
     found = [rel for rel in pages if rel.parent in folders and rel not in used]
     if found:
         return found
     beside = [rel for rel in pages if rel.parent == parent and rel not in used]
-    return [rel for rel in beside if _holds_properties(pages[rel], columns)]
+    return sorted(beside, key=lambda rel: not _holds_properties(pages[rel], columns))
 
 
 def _holds_properties(entry: Entry, columns: list[str]) -> bool:

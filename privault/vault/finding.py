@@ -318,18 +318,17 @@ def tree(conn: Connection, reading: Reading, doc: documents.Document) -> Documen
     would read it (the stored length, beside the text read, told how long a masked value
     is: `<PERSON_1>` with 38 characters stored is an 11-letter name)."""
     rows = sections.sections_of(conn, doc.id)
+    # The title and headings first: their placeholders keep the numbers a listing gives.
+    title = reading.title(doc.id, doc.shelf, doc.title, author=doc.author)
     headings = [reading.label(doc.id, doc.shelf, s.heading, author=doc.author) for s in rows]
     lengths = [len(s.text) for s in rows]
-    if reading.gated:
+    if reading.gated:  # a tree carries no privacy summary: gating to measure counts nothing
         reading.prefetch(rows)
-        mark = reading.count_mark()
         lengths = [len(reading.section(s).text) for s in rows]
-        reading.forget_since(mark)  # measured, not shown: nothing of it is held back here
     nodes = tuple(
         TreeNode(s.node_id, heading, s.depth, s.parent_node, length)
         for s, heading, length in zip(rows, headings, lengths, strict=True)
     )
-    title = reading.title(doc.id, doc.shelf, doc.title, author=doc.author)
     return DocumentTree(doc.id, title, doc.kind, doc.shelf, nodes)
 
 
