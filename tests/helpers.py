@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import random
+import subprocess
+import sys
 import threading
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -22,6 +25,24 @@ from privault.vault import Vault
 from privault.vault.detection import DetectorFactory
 
 FAKE_ENGINES = EngineChoice(embedder=FakeEmbedder(), detector_factory=FakeDetector)
+
+
+CLI_BOOT = "import sys; from privault.interfaces.cli import main; sys.argv[0] = 'privault'; main()"
+
+
+def run_cli(
+    *args: str, env: Mapping[str, str] | None = None, timeout: float = 120, **options: Any
+) -> subprocess.CompletedProcess[str]:
+    """The `privault` command as a process of its own, as a user runs it (text out, its
+    exit code), with `env` laid over this process's environment."""
+    return subprocess.run(
+        [sys.executable, "-c", CLI_BOOT, *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=timeout,
+        **options,
+    )
 
 
 def examples(full: int) -> int:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -18,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import FakeEngineRunner, fake_vault
+from helpers import FakeEngineRunner, fake_vault, run_cli
 
 from privault.caller import Caller
 from privault.interfaces.cli import app
@@ -201,17 +200,8 @@ def test_note_then_search_from_the_command_line(tmp_path: Path) -> None:
 
 @pytest.mark.real
 def test_note_then_search_as_processes_with_the_real_embedder(tmp_path: Path) -> None:
-    env = {**os.environ, "PRIVAULT_INDEXER": "off", "PRIVAULT_WARM": "off"}
-    code = "import sys; from privault.interfaces.cli import main; sys.argv[0] = 'privault'; main()"
-
-    def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-c", code, *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=120,
-        )
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return run_cli(*args, env={"PRIVAULT_INDEXER": "off", "PRIVAULT_WARM": "off"})
 
     noted = run(
         "note",

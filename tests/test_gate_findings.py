@@ -18,7 +18,7 @@ from privault.filters import Filters
 from privault.interfaces.cli import app
 from privault.store import agents, audit
 from tests.gate_support import normal_form
-from tests.helpers import FakeEngineRunner, fake_vault, mcp_call, mcp_ok, mcp_session
+from tests.helpers import FakeEngineRunner, fake_vault, mcp_call, mcp_ok, mcp_session, run_cli
 
 OWNER = Caller.owner()
 AGENT = Caller.agent("claude")
@@ -373,15 +373,7 @@ def test_f14_statements_live_on_shelves(vault: Vault) -> None:
     "args", [("search",), ("shelf", "list", "--as", "x"), ("st", "add"), ("note", "--bogus")]
 )
 def test_f15_usage_errors_are_one_line_and_exit_2(args: tuple[str, ...]) -> None:
-    import subprocess
-    import sys
-
-    done = subprocess.run(
-        [sys.executable, "-c", "from privault.interfaces.cli import main; main()", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_cli(*args, timeout=60)
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr

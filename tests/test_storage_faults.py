@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import resource
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,26 +14,18 @@ import pytest
 from privault import Caller, Vault
 from privault.errors import VaultError, storage_fault
 from privault.store import connection
-from tests.helpers import fake_vault
+from tests.helpers import fake_vault, run_cli
 
 OWNER = Caller.owner()
-CLI = "from privault.interfaces.cli import main; main()"
 
 
-def _cli(vault: Path, *args: str, limit: int | None = None) -> subprocess.CompletedProcess:
+def _cli(vault: Path, *args: str, limit: int | None = None) -> subprocess.CompletedProcess[str]:
     def limited() -> None:
         if limit is not None:
             resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
-    env = {**os.environ, "PRIVAULT_VAULT": str(vault), "PRIVAULT_INDEXER": "off"}
-    return subprocess.run(
-        [sys.executable, "-c", CLI, *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-        preexec_fn=limited,
-    )
+    env = {"PRIVAULT_VAULT": str(vault), "PRIVAULT_INDEXER": "off"}
+    return run_cli(*args, env=env, timeout=300, preexec_fn=limited)
 
 
 def _notes(vault: Path, count: int) -> None:

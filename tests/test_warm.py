@@ -26,19 +26,13 @@ import pytest
 from privault.interfaces import warm
 from privault.interfaces.cli.common import open_vault
 from privault.interfaces.indexer import ProcessLock
+from tests.helpers import run_cli
 
 pytestmark = pytest.mark.real
 
 
-def _run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    code = "import sys; from privault.interfaces.cli import main; sys.argv[0] = 'privault'; main()"
-    return subprocess.run(
-        [sys.executable, "-c", code, *args],
-        capture_output=True,
-        text=True,
-        env=env or dict(os.environ),
-        timeout=240,
-    )
+def _run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return run_cli(*args, env=env, timeout=240)
 
 
 @pytest.fixture(scope="module")
