@@ -39,12 +39,18 @@ threshold: 0.4
 """
 
 
-def build(folder: Path, name: str, statements: int) -> Vault:
-    """A vault of `statements` statements naming `name` on a shelf that masks names."""
+def contacts_policies(folder: Path) -> Path:
+    """`folder/policies`: the shipped policies and `contacts` (made once)."""
     policies = folder / "policies"
     if not policies.exists():
         shutil.copytree(shipped_policies_dir(), policies)
         (policies / "contacts.yaml").write_text(CONTACTS)
+    return policies
+
+
+def build(folder: Path, name: str, statements: int) -> Vault:
+    """A vault of `statements` statements naming `name` on a shelf that masks names."""
+    policies = contacts_policies(folder)
     path = folder / f"{name.split()[0].lower()}.db"
     path.unlink(missing_ok=True)
     vault = Vault.open(

@@ -5,33 +5,23 @@ value with one holding another of the same shape: the agent's replies must not d
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from benchmarks.statement_presence import contacts_policies
 from privault import Caller, Vault
-from privault.privacy.policy import shipped_policies_dir
 from privault.vault.statement_matching import SeenWords
 from tests.helpers import fake_vault
 
 OWNER = Caller.owner()
 AGENT = Caller.agent("helper")
 FILLER = ("The boiler was serviced in March.", "The car insurance renews in June.")
-CONTACTS = """name: contacts
-description: contact details are masked; names are not
-mode: redact
-identifying: [EMAIL_ADDRESS, PHONE_NUMBER]
-threshold: 0.4
-"""
 
 
 def _vault(tmp_path: Path, name: str, agent_policy: str) -> Vault:
-    policies = tmp_path / "policies"
-    if not policies.exists():
-        shutil.copytree(shipped_policies_dir(), policies)
-        (policies / "contacts.yaml").write_text(CONTACTS)
+    policies = contacts_policies(tmp_path)  # `contacts` masks contact details, not names
     privacy = {"agent_default": "standard", "agents": {"helper": agent_policy}}
     return fake_vault(tmp_path / f"{name}.db", privacy=privacy, policies_dir=policies)
 
