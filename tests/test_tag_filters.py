@@ -8,8 +8,6 @@ import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import pytest
-
 from privault import Caller, Vault
 from privault.filters import Filters
 from privault.privacy.detector import FakeDetector
@@ -201,18 +199,12 @@ def _interrupting(interrupt: list[Callable[[], object]]) -> type[FakeDetector]:
     return Interrupted
 
 
-@pytest.mark.parametrize("lease_ended", [True, False])
-def test_tags_written_while_the_indexer_scans_the_old_ones_are_found(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lease_ended: bool
-) -> None:
+def test_tags_written_while_the_indexer_scans_the_old_ones_are_found(tmp_path: Path) -> None:
     """The indexer scans a document's labels outside the lock. A foreground write that
-    stores new tags with their spans meanwhile ends its lease: the older tags' spans are
-    not stored over the new ones (the new tag then had no spans and no queue row, and no
-    agent's filter would ever find it); the labels are scanned again. A writer that did
-    not end the lease (`lease_ended` False) still keeps its spans: the indexer stores none
-    for labels other than the document's current ones."""
-    if not lease_ended:
-        monkeypatch.setattr(index_queue, "end_label_lease", lambda conn, doc_id: None)
+    stores new tags with their spans meanwhile keeps them: the indexer stores spans only
+    for the document's current labels (the older tags' spans were stored over the new
+    ones, the row deleted, and no agent's filter ever found the new tag); it hands the row
+    back, and the next step scans the labels as they are."""
     interrupt: list[Callable[[], object]] = []
     Interrupted = _interrupting(interrupt)
 
@@ -225,7 +217,6 @@ def test_tags_written_while_the_indexer_scans_the_old_ones_are_found(
         [doc] = vault.docs(caller=OWNER).documents
         assert label_spans.get(vault.conn, doc.doc_id, "drinks") is not None
         assert label_spans.get(vault.conn, doc.doc_id, "food") is None
-        # Skipped, the row is handed back and the next step scans the current labels.
         assert _found(vault, AGENT, "drinks") == (1,) * 4
         assert _found(vault, AGENT, "food") == (0,) * 4
 

@@ -77,18 +77,6 @@ def enqueue(conn: Connection, doc_id: str, section_ids: Sequence[int], now: int)
     )
 
 
-def end_label_lease(conn: Connection, doc_id: str) -> None:
-    """Labels were stored outside the indexer (inside the caller's write): a worker holding
-    the document's label row scanned the labels before them, so its lease ends and it
-    cannot store those over these; the row, if any, is claimed again and reads them."""
-    conn.execute(
-        "UPDATE index_queue SET lease_token = NULL, lease_owner = NULL, lease_expires_at = NULL,"
-        " claims = max(claims - 1, 0)"
-        " WHERE doc_id = ? AND section_id IS NULL AND lease_token IS NOT NULL",
-        (doc_id,),
-    )
-
-
 def drop_document(conn: Connection, doc_id: str) -> None:
     """Forget what is queued for a document (a write that scanned it whole replaces it)."""
     conn.execute("DELETE FROM index_queue WHERE doc_id = ?", (doc_id,))

@@ -326,7 +326,6 @@ class PrivacyRuntime:
         for section_id, spans in zip(section_ids, scan.sections, strict=True):
             pii.save_spans(self.conn, section_id, spans, scan.detector_version)
         label_store.replace(self.conn, doc_id, scan.labels, scan.detector_version)
-        index_queue.end_label_lease(self.conn, doc_id)
 
     def rescan(self, limit: int = 200, embedder: Embedder | None = None) -> int:
         """Re-scan sections and labels whose spans came from another detector version than

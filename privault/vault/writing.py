@@ -190,7 +190,6 @@ def retag(
         index_queue.enqueue(conn, doc.id, [], now)
     else:
         label_spans.replace(conn, doc.id, labels.labels, labels.detector_version)
-        index_queue.end_label_lease(conn, doc.id)
 
 
 def store_drafts(
