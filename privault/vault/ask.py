@@ -16,7 +16,6 @@ confirm that the vault knows it.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -121,8 +120,7 @@ class VaultAsk:
         )
         # What the answer may not carry, whoever supplied it (the question too): every kind
         # the caller's policy for any shelf the answer draws on masks.
-        drawn_on = sorted({rows[item.section_id].shelf for item in packed.sections})
-        policy = functools.reduce(Policy.stricter, map(reading.policy, drawn_on), reading.base)
+        policy = reading.strictest(rows[item.section_id].shelf for item in packed.sections)
         identifying = self._identifying_kinds()
         known = context.privacy.known_entities()
         private_shelves: dict[str, bool] = {}

@@ -18,6 +18,7 @@ document whose labels are not scanned yet. Only a policy that masks nothing (the
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -76,6 +77,7 @@ class Reading:
         self._runtime = runtime
         self._gates: dict[str, Gate] = {}
         self._shelf_policies: dict[str, Policy] = {}
+        self._strictest: dict[tuple[str, ...], Policy] = {}
         self._documents: dict[str, DocumentFacts] = {}
         self._spans: dict[int, list[Span]] = {}
         self._denied: dict[tuple[str, int], list[Span]] = {}  # (policy, section): `denied`
@@ -101,6 +103,16 @@ class Reading:
         if shelf not in self._shelf_policies:
             self._shelf_policies[shelf] = self._policy_for_shelf(shelf)
         return self._shelf_policies[shelf]
+
+    def strictest(self, shelves: Iterable[str]) -> Policy:
+        """The strictest of the caller's policies for these shelves (its own for none): what
+        a text drawn from all of them may carry."""
+        key = tuple(sorted(set(shelves)))
+        if key not in self._strictest:
+            self._strictest[key] = functools.reduce(
+                Policy.stricter, map(self.policy, key), self.base
+            )
+        return self._strictest[key]
 
     def gate_for(self, policy: Policy) -> Gate:
         """The response's gate for a policy (one per policy, shared by all its texts)."""

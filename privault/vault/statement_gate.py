@@ -14,7 +14,6 @@ identifying PII, all of it is replaced by one stub.
 from __future__ import annotations
 
 import dataclasses
-import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
@@ -131,8 +130,7 @@ class StatementGate:
         name and key gated with live detection (and, for the owner's entities, known
         entities) by the strictest of the caller's policies for the shelves whose statements
         name it, so a name a shelf masks in its statements is masked here too."""
-        policies = map(self.reading.policy, item.shelves)
-        gate = self.reading.gate_for(functools.reduce(Policy.stricter, policies, self.reading.base))
+        gate = self.reading.gate_for(self.reading.strictest(item.shelves))
         scope = scope_of(item.author, item.key)
 
         def gated(text: str) -> GatedText:
