@@ -299,18 +299,7 @@ class VaultSync:
         me = self.device
         # Rows that came from devices writing into this folder are theirs to publish.
         peers = set(sync_folder.devices(root)) - {me}
-        since = sync_folder.written_up_to(root, me)
-        salt = self._folder_salt()
-        written = None
-        with tempfile.TemporaryFile(dir=root) as spool:
-            writer = BundleWriter(keys, spool, salt=salt)
-            envelope = self._fill(writer, since, peers)
-            if writer.rows:
-                target = sync_folder.write_file(
-                    root, me, envelope.cursor, lambda out: writer.seal_into(out, envelope)
-                )
-                size = target.stat().st_size
-                written = ExportReport(str(target), writer.rows, since, envelope.cursor, size)
+        written = self._write_changes(root, keys, peers)
         imported, refused = [], []
         done = {peer: sync_state.imported_files(self.shared.conn, peer) for peer in peers}
         for change in sync_folder.peer_files(root, me):
@@ -326,7 +315,28 @@ class VaultSync:
                 continue
             with write(self.shared.conn):
                 sync_state.mark_imported(self.shared.conn, change.device, change.name, now_ms())
+        if any(report.kept_stricter for report in imported):
+            # A shelf merged stricter than either side is a change of this device's: written
+            # now, not at its next sync, so one round leaves every device holding it.
+            written = self._write_changes(root, keys, peers) or written
         return SyncReport(me, written, tuple(imported), tuple(refused))
+
+    def _write_changes(
+        self, root: Path, keys: bundles.KeyCache, peers: set[str]
+    ) -> ExportReport | None:
+        """This device's changes since its last file in `root`, as a new file (None: none)."""
+        me = self.device
+        since = sync_folder.written_up_to(root, me)
+        with tempfile.TemporaryFile(dir=root) as spool:
+            writer = BundleWriter(keys, spool, salt=self._folder_salt())
+            envelope = self._fill(writer, since, peers)
+            if not writer.rows:
+                return None
+            target = sync_folder.write_file(
+                root, me, envelope.cursor, lambda out: writer.seal_into(out, envelope)
+            )
+            size = target.stat().st_size
+            return ExportReport(str(target), writer.rows, since, envelope.cursor, size)
 
     def export_markdown(self, folder: str | Path, *, caller: Caller) -> MarkdownReport:
         """One Markdown file per document and the statement tables, into `folder`."""
