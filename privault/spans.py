@@ -7,7 +7,7 @@ other tools are normalised once, here, at the boundary.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -153,3 +153,42 @@ def clip_spans(spans: Iterable[Span], start: int, end: int) -> list[Span]:
         if lo < hi:
             clipped.append(Span(lo - start, hi - start, span.kind, span.score, span.source))
     return clipped
+
+
+def masked_text(text: str, masks: Sequence[Span]) -> str:
+    """`text` with each of `masks` (merged, in order) replaced by an unnumbered `<KIND>`:
+    the shape of the text a masking caller reads, whatever the masked values' lengths."""
+    pieces, cursor = [], 0
+    for span in masks:
+        pieces += [text[cursor : span.start], f"<{span.kind}>"]
+        cursor = span.end
+    pieces.append(text[cursor:])
+    return "".join(pieces)
+
+
+def to_masked(masks: Sequence[Span], offset: int) -> int:
+    """Where a stored offset falls in `masked_text` (inside a masked value: its mark's start)."""
+    shift = 0
+    for span in masks:
+        if span.end <= offset:
+            shift += len(span.kind) + 2 - (span.end - span.start)
+        elif span.start < offset:
+            return span.start + shift
+        else:
+            break
+    return offset + shift
+
+
+def from_masked(masks: Sequence[Span], offset: int) -> int:
+    """The stored offset of an offset into `masked_text` (inside a mark: its value's start)."""
+    shift = 0
+    for span in masks:
+        mark_start = span.start + shift
+        mark_end = mark_start + len(span.kind) + 2
+        if mark_end <= offset:
+            shift += len(span.kind) + 2 - (span.end - span.start)
+        elif mark_start < offset:
+            return span.start
+        else:
+            break
+    return offset - shift

@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from privault import Caller, Vault
+from privault.vault.finding import EXCERPT_CHARS
 from tests.gate_support import normal_form
 from tests.helpers import examples, fake_vault
 
@@ -138,3 +139,47 @@ def test_a_phone_number_cannot_be_confirmed(tmp_path: Path, value: str, control:
 @given(value=ibans, control=ibans)
 def test_an_iban_cannot_be_confirmed(tmp_path: Path, value: str, control: str) -> None:
     _check(tmp_path, "iban")(value, control)
+
+
+SHORT_EMAIL = "ka.zor@bu-post.com"
+LONG_EMAIL = "kazor.bulon.mirtov.sendra.vikolu@quaxel-dramir-post.com"
+
+
+def _replies_about(tmp: Path, text: str, query: str) -> list[Any]:
+    """The agent's search and context replies for `query`, once the owner wrote `text`
+    with the short e-mail in it and once with the long one."""
+    seen = []
+    for label, email in (("short", SHORT_EMAIL), ("long", LONG_EMAIL)):
+        with fake_vault(tmp / f"{label}.db") as vault:
+            vault.note(text.replace("EMAIL", email), caller=OWNER)
+            search = vault.search(query, caller=AGENT).to_dict()
+            context = vault.context(query, caller=AGENT, budget=2000).to_dict()
+            seen.append(normal_form([search, context]))
+    return seen
+
+
+def test_whether_a_search_hit_is_an_excerpt_does_not_tell_a_masked_values_length(
+    tmp_path: Path,
+) -> None:
+    # Stored, the note is under the excerpt limit with the short address and over it with
+    # the long one; as the agent reads it (`<EMAIL_ADDRESS_1>`) it is the same text.
+    lines = [f"Oil gate {n}." for n in range(110)]
+    lines[2] = "Write to EMAIL about the spare padlock for the garden shed."
+    text = "\n".join(lines)
+    assert len(text.replace("EMAIL", SHORT_EMAIL)) < EXCERPT_CHARS
+    assert len(text.replace("EMAIL", LONG_EMAIL)) > EXCERPT_CHARS
+    short, long = _replies_about(tmp_path, text, "spare padlock")
+    assert "EMAIL_ADDRESS" in str(short)
+    assert short == long
+
+
+def test_whether_a_section_is_packed_whole_does_not_tell_a_masked_values_length(
+    tmp_path: Path,
+) -> None:
+    # 150 tokens around the address: whole with the short one (9 tokens), over the
+    # whole-section limit with the long one, and 153 tokens as the agent reads it.
+    words = " ".join(f"w{n}" for n in range(140))
+    text = f"Padlock list.\nWrite to EMAIL about the spare padlock.\n{words}"
+    short, long = _replies_about(tmp_path, text, "spare padlock")
+    assert "EMAIL_ADDRESS" in str(short)
+    assert short == long

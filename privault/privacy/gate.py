@@ -25,7 +25,7 @@ from re import Pattern
 
 from privault.privacy.policy import Policy
 from privault.privacy.recognizers import denied_key, denied_pattern, known_entities_pattern
-from privault.spans import Span, merge_spans, normalise_value
+from privault.spans import Span, masked_text, merge_spans, normalise_value
 
 _SEAL = object()
 OWNER_SCOPE = ""  # placeholders of owner-written text; agent-written text uses its own id
@@ -156,13 +156,7 @@ class Gate:
         This is the text gated callers' search indexes hold (see `privacy.masking`): a
         value that is not in the index cannot be matched by any form of it.
         """
-        chosen = self.spans_to_mask(text, spans, deny=deny)
-        pieces, cursor = [], 0
-        for span in chosen:
-            pieces += [text[cursor : span.start], f"<{span.kind}>"]
-            cursor = span.end
-        pieces.append(text[cursor:])
-        return "".join(pieces)
+        return masked_text(text, self.spans_to_mask(text, spans, deny=deny))
 
     def masking(self, text: str, spans: Iterable[Span], *, deny: bool = True) -> list[Span]:
         """The merged spans this policy masks in `text` (nothing is counted as held back):

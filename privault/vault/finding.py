@@ -21,6 +21,7 @@ from privault.retrieval.embedder import Embedder
 from privault.retrieval.strong import index_name, partial_ranking
 from privault.retrieval.strong_vectors import StrongIndex
 from privault.retrieval.vectors import VectorIndex
+from privault.spans import from_masked, masked_text, to_masked
 from privault.store import documents, index_reads, sections, strong_index
 from privault.store.connection import Connection
 from privault.store.index_reads import Filters
@@ -210,17 +211,21 @@ class Finder:
         chosen = list(by_section)[:limit]
         rows = sections.sections_by_ids(self.conn, chosen)
         reading.prefetch([rows[section_id] for section_id in chosen])
-        # Where in a long section its best chunk sits (short ones come back whole).
-        long = [sid for sid in chosen if len(rows[sid].text) > EXCERPT_CHARS]
+        # A long section comes back as an excerpt around its best chunk, both decided on
+        # the text as the caller reads it (see `Reading.masks`).
+        masks = {sid: reading.masks(rows[sid]) for sid in chosen}
+        shown = {sid: masked_text(rows[sid].text, masks[sid]) for sid in chosen}
+        long = [sid for sid in chosen if len(shown[sid]) > EXCERPT_CHARS]
         spans = index_reads.chunk_spans(self.conn, [by_section[sid][0].chunk_id for sid in long])
         results = []
         for section_id in chosen:
             section = rows[section_id]
             start, end = 0, len(section.text)
-            if end > EXCERPT_CHARS:
-                start, end = excerpt_window(
-                    section.text, spans[by_section[section_id][0].chunk_id], EXCERPT_CHARS
-                )
+            if section_id in long:
+                cut = masks[section_id]
+                hit = [to_masked(cut, at) for at in spans[by_section[section_id][0].chunk_id]]
+                window = excerpt_window(shown[section_id], (hit[0], hit[1]), EXCERPT_CHARS)
+                start, end = from_masked(cut, window[0]), from_masked(cut, window[1])
             gated = reading.section(section, start, end)
             results.append(
                 Hit(

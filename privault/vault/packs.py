@@ -29,6 +29,7 @@ from typing import Protocol
 
 from privault.retrieval import fts, packing, relevance, search, thread
 from privault.retrieval.search import ChunkHit
+from privault.spans import masked_text
 from privault.store import index_reads, sections
 from privault.store.connection import Connection
 from privault.store.index_reads import Filters
@@ -112,8 +113,16 @@ def context(
     rows = sections.sections_by_ids(conn, list({hit.section_id for hit in hits}))
     reading.prefetch(list(rows.values()))
 
-    def whole(section_id: int) -> bool:  # short sections are packed whole: no span needed
-        return count_tokens(rows[section_id].text) <= packing.WHOLE_SECTION_TOKENS
+    wholes: dict[int, bool] = {}
+
+    def whole(section_id: int) -> bool:
+        """Short sections are packed whole (no span needed), decided on the text as the
+        caller reads it (see `Reading.masks`)."""
+        if section_id not in wholes:
+            section = rows[section_id]
+            text = masked_text(section.text, reading.masks(section))
+            wholes[section_id] = count_tokens(text) <= packing.WHOLE_SECTION_TOKENS
+        return wholes[section_id]
 
     # Where in its section each hit sits: for long sections, and the hits a lead is read from.
     strong = any(hit.strong_similarity is not None for hit in hits[:FOLLOW_TOP])

@@ -178,6 +178,17 @@ class Reading:
             spans += clip_spans(self.denied(gate, section), start, stop)
         return gate.apply(window, spans, scope=scope)
 
+    def masks(self, section: SectionRow) -> list[Span]:
+        """What this caller reads masked in a whole section (merged, nothing counted);
+        none where it reads the section as stored or not at all. Windows of a section are
+        cut to its masked shape (`spans.masked_text`), so where one starts or ends, or
+        whether a section is shown whole, never tells a masked value's length."""
+        gate = self.gate(section.shelf)
+        if gate.policy.mode != "redact" or self.is_pending(section):
+            return []
+        own = scope_of(section.author, section.doc_id) == OWNER_SCOPE
+        return gate.masking(section.text, self.spans(section), deny=own)
+
     def denied(self, gate: Gate, section: SectionRow) -> list[Span]:
         """The gate's deny-list hits in a whole section, found once a response however many
         windows of it the response shows (a pack shows dozens of a long one)."""
