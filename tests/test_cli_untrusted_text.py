@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from privault import Caller
 from privault.interfaces.cli import app
 from privault.interfaces.cli.common import progress_bar
-from privault.interfaces.cli.terminal import styled, visible
+from privault.interfaces.cli.terminal import SafeConsole, styled, visible
 from privault.store.audit import AuditEntry
 from privault.store.connection import write
 from tests.helpers import FakeEngineRunner, examples, fake_vault
@@ -191,3 +191,15 @@ def test_a_progress_bar_naming_a_hostile_file_renders() -> None:
     with progress_bar("importing x[/]\x1b]0;t\x07.zip") as bar:
         task = bar.add_task("[/]\x1b[2J", total=1)
         bar.advance(task)
+
+
+def test_the_console_takes_the_terminal_width_when_it_prints(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Made while COLUMNS said 80 (a test runner's worker, a narrow terminal at import),
+    # the console still prints at the width COLUMNS says when it prints.
+    monkeypatch.setenv("COLUMNS", "80")
+    console = SafeConsole()
+    monkeypatch.setenv("COLUMNS", "200")
+    assert console.width == 200
+    assert SafeConsole(width=90).width == 90

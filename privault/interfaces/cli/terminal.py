@@ -50,6 +50,10 @@ class SafeConsole(Console):
     def __init__(self, **options: Any) -> None:
         options.setdefault("markup", False)
         super().__init__(**options)
+        if "width" not in options:
+            # rich fixes the width from COLUMNS when the console is made (at import); read
+            # it when printing instead, as every other width is.
+            self._width = None
 
     def render_str(self, text: str, **options: Any) -> Text:
         """Every string printed, in a table cell or a panel, becomes text here: no markup
