@@ -145,7 +145,7 @@ SHORT_EMAIL = "ka.zor@bu-post.com"
 LONG_EMAIL = "kazor.bulon.mirtov.sendra.vikolu@quaxel-dramir-post.com"
 
 
-def _replies_about(tmp: Path, text: str, query: str) -> list[Any]:
+def _replies_about(tmp: Path, text: str, query: str, budget: int = 2000) -> list[Any]:
     """The agent's search and context replies for `query`, once the owner wrote `text`
     with the short e-mail in it and once with the long one."""
     seen = []
@@ -153,7 +153,7 @@ def _replies_about(tmp: Path, text: str, query: str) -> list[Any]:
         with fake_vault(tmp / f"{label}.db") as vault:
             vault.note(text.replace("EMAIL", email), caller=OWNER)
             search = vault.search(query, caller=AGENT).to_dict()
-            context = vault.context(query, caller=AGENT, budget=2000).to_dict()
+            context = vault.context(query, caller=AGENT, budget=budget).to_dict()
             seen.append(normal_form([search, context]))
     return seen
 
@@ -181,5 +181,18 @@ def test_whether_a_section_is_packed_whole_does_not_tell_a_masked_values_length(
     words = " ".join(f"w{n}" for n in range(140))
     text = f"Padlock list.\nWrite to EMAIL about the spare padlock.\n{words}"
     short, long = _replies_about(tmp_path, text, "spare padlock")
+    assert "EMAIL_ADDRESS" in str(short)
+    assert short == long
+
+
+def test_where_a_packed_window_is_cut_does_not_tell_a_masked_values_length(
+    tmp_path: Path,
+) -> None:
+    # One long line is indexed in windows cut at sentence ends by token count: cut on the
+    # stored text, the window holding the address ended a sentence earlier the longer
+    # the address was.
+    sentences = [f"Shed task {n} is to oil the gate." for n in range(60)]
+    sentences[30] = "Write to EMAIL about the spare padlock."
+    short, long = _replies_about(tmp_path, " ".join(sentences), "spare padlock", budget=300)
     assert "EMAIL_ADDRESS" in str(short)
     assert short == long

@@ -21,7 +21,6 @@ from privault.retrieval.embedder import Embedder
 from privault.retrieval.strong import index_name, partial_ranking
 from privault.retrieval.strong_vectors import StrongIndex
 from privault.retrieval.vectors import VectorIndex
-from privault.spans import from_masked, masked_text, to_masked
 from privault.store import documents, index_reads, sections, strong_index
 from privault.store.connection import Connection
 from privault.store.index_reads import Filters
@@ -38,6 +37,7 @@ from privault.vault.results import (
     SectionView,
     TreeNode,
 )
+from privault.vault.shapes import Shapes
 
 EXCERPT_CHARS = 1500  # a section longer than this comes back as an excerpt around its hit
 CANDIDATES = 60  # chunk hits considered before grouping and packing
@@ -212,20 +212,18 @@ class Finder:
         rows = sections.sections_by_ids(self.conn, chosen)
         reading.prefetch([rows[section_id] for section_id in chosen])
         # A long section comes back as an excerpt around its best chunk, both decided on
-        # the text as the caller reads it (see `Reading.masks`).
-        masks = {sid: reading.masks(rows[sid]) for sid in chosen}
-        shown = {sid: masked_text(rows[sid].text, masks[sid]) for sid in chosen}
-        long = [sid for sid in chosen if len(shown[sid]) > EXCERPT_CHARS]
+        # the text as the caller reads it (see `shapes`).
+        shapes = Shapes(reading)
+        long = [sid for sid in chosen if len(shapes.text(rows[sid])) > EXCERPT_CHARS]
         spans = index_reads.chunk_spans(self.conn, [by_section[sid][0].chunk_id for sid in long])
         results = []
         for section_id in chosen:
             section = rows[section_id]
             start, end = 0, len(section.text)
             if section_id in long:
-                cut = masks[section_id]
-                hit = [to_masked(cut, at) for at in spans[by_section[section_id][0].chunk_id]]
-                window = excerpt_window(shown[section_id], (hit[0], hit[1]), EXCERPT_CHARS)
-                start, end = from_masked(cut, window[0]), from_masked(cut, window[1])
+                around = shapes.window(section, spans[by_section[section_id][0].chunk_id])
+                window = excerpt_window(shapes.text(section), around, EXCERPT_CHARS)
+                start, end = shapes.to_stored(section, window)
             gated = reading.section(section, start, end)
             results.append(
                 Hit(

@@ -29,11 +29,11 @@ from typing import Protocol
 
 from privault.retrieval import fts, packing, relevance, search, thread
 from privault.retrieval.search import ChunkHit
-from privault.spans import masked_text
 from privault.store import index_reads, sections
 from privault.store.connection import Connection
 from privault.store.index_reads import Filters
 from privault.vault.reading import Reading
+from privault.vault.shapes import Shapes
 
 # Measured on LoCoMo conversations 1-2 with the fast embedder alone (all evidence in the
 # pack, 1,000 / 2,000 tokens): the first ranking's windows for every question .805 / .848;
@@ -113,15 +113,13 @@ def context(
     rows = sections.sections_by_ids(conn, list({hit.section_id for hit in hits}))
     reading.prefetch(list(rows.values()))
 
+    shapes = Shapes(reading)  # sections whole or cut as the caller reads them (`shapes`)
     wholes: dict[int, bool] = {}
 
-    def whole(section_id: int) -> bool:
-        """Short sections are packed whole (no span needed), decided on the text as the
-        caller reads it (see `Reading.masks`)."""
+    def whole(section_id: int) -> bool:  # short sections are packed whole: no span needed
         if section_id not in wholes:
-            section = rows[section_id]
-            text = masked_text(section.text, reading.masks(section))
-            wholes[section_id] = count_tokens(text) <= packing.WHOLE_SECTION_TOKENS
+            shape = shapes.text(rows[section_id])
+            wholes[section_id] = count_tokens(shape) <= packing.WHOLE_SECTION_TOKENS
         return wholes[section_id]
 
     # Where in its section each hit sits: for long sections, and the hits a lead is read from.
@@ -153,7 +151,7 @@ def context(
         elif set_question and SET_PIECE == "line":
             start, end = last_line(section.text, spans[hit.chunk_id])
         else:
-            start, end = spans[hit.chunk_id]
+            start, end = shapes.to_stored(section, shapes.window(section, spans[hit.chunk_id]))
         pieces.append(packing.Piece(section.id, start, end, hit.score))
     if set_question:
         pieces = spread(pieces, SET_REPEAT_DISCOUNT)

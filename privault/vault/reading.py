@@ -180,9 +180,8 @@ class Reading:
 
     def masks(self, section: SectionRow) -> list[Span]:
         """What this caller reads masked in a whole section (merged, nothing counted);
-        none where it reads the section as stored or not at all. Windows of a section are
-        cut to its masked shape (`spans.masked_text`), so where one starts or ends, or
-        whether a section is shown whole, never tells a masked value's length."""
+        none where it reads the section as stored or not at all: the shape its windows
+        are cut on (`shapes`)."""
         gate = self.gate(section.shelf)
         if gate.policy.mode != "redact" or self.is_pending(section):
             return []
