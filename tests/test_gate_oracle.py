@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -145,21 +146,22 @@ SHORT_EMAIL = "ka.zor@bu-post.com"
 LONG_EMAIL = "kazor.bulon.mirtov.sendra.vikolu@quaxel-dramir-post.com"
 
 
-def _replies_about(tmp: Path, text: str, query: str, budget: int = 2000) -> list[Any]:
+def _replies_about(tmp: Path, text: str, query: str, policy: str) -> list[Any]:
     """The agent's search and context replies for `query`, once the owner wrote `text`
-    with the short e-mail in it and once with the long one."""
+    with the short e-mail in it and once with the long one (agents under `policy`)."""
     seen = []
     for label, email in (("short", SHORT_EMAIL), ("long", LONG_EMAIL)):
-        with fake_vault(tmp / f"{label}.db") as vault:
+        with fake_vault(tmp / f"{label}.db", {"agent_default": policy}) as vault:
             vault.note(text.replace("EMAIL", email), caller=OWNER)
             search = vault.search(query, caller=AGENT).to_dict()
-            context = vault.context(query, caller=AGENT, budget=budget).to_dict()
+            context = vault.context(query, caller=AGENT, budget=2000).to_dict()
             seen.append(normal_form([search, context]))
     return seen
 
 
+@pytest.mark.parametrize("policy", ["standard", "strict"])  # masking, refusing
 def test_whether_a_search_hit_is_an_excerpt_does_not_tell_a_masked_values_length(
-    tmp_path: Path,
+    tmp_path: Path, policy: str
 ) -> None:
     # Stored, the note is under the excerpt limit with the short address and over it with
     # the long one; as the agent reads it (`<EMAIL_ADDRESS_1>`) it is the same text.
@@ -168,31 +170,19 @@ def test_whether_a_search_hit_is_an_excerpt_does_not_tell_a_masked_values_length
     text = "\n".join(lines)
     assert len(text.replace("EMAIL", SHORT_EMAIL)) < EXCERPT_CHARS
     assert len(text.replace("EMAIL", LONG_EMAIL)) > EXCERPT_CHARS
-    short, long = _replies_about(tmp_path, text, "spare padlock")
+    short, long = _replies_about(tmp_path, text, "spare padlock", policy)
     assert "EMAIL_ADDRESS" in str(short)
     assert short == long
 
 
+@pytest.mark.parametrize("policy", ["standard", "strict"])
 def test_whether_a_section_is_packed_whole_does_not_tell_a_masked_values_length(
-    tmp_path: Path,
+    tmp_path: Path, policy: str
 ) -> None:
     # 150 tokens around the address: whole with the short one (9 tokens), over the
     # whole-section limit with the long one, and 153 tokens as the agent reads it.
     words = " ".join(f"w{n}" for n in range(140))
     text = f"Padlock list.\nWrite to EMAIL about the spare padlock.\n{words}"
-    short, long = _replies_about(tmp_path, text, "spare padlock")
-    assert "EMAIL_ADDRESS" in str(short)
-    assert short == long
-
-
-def test_where_a_packed_window_is_cut_does_not_tell_a_masked_values_length(
-    tmp_path: Path,
-) -> None:
-    # One long line is indexed in windows cut at sentence ends by token count: cut on the
-    # stored text, the window holding the address ended a sentence earlier the longer
-    # the address was.
-    sentences = [f"Shed task {n} is to oil the gate." for n in range(60)]
-    sentences[30] = "Write to EMAIL about the spare padlock."
-    short, long = _replies_about(tmp_path, " ".join(sentences), "spare padlock", budget=300)
+    short, long = _replies_about(tmp_path, text, "spare padlock", policy)
     assert "EMAIL_ADDRESS" in str(short)
     assert short == long

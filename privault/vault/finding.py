@@ -221,7 +221,7 @@ class Finder:
             section = rows[section_id]
             start, end = 0, len(section.text)
             if section_id in long:
-                around = shapes.window(section, spans[by_section[section_id][0].chunk_id])
+                around = shapes.to_shape(section, spans[by_section[section_id][0].chunk_id])
                 window = excerpt_window(shapes.text(section), around, EXCERPT_CHARS)
                 start, end = shapes.to_stored(section, window)
             gated = reading.section(section, start, end)

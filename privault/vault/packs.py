@@ -151,7 +151,7 @@ def context(
         elif set_question and SET_PIECE == "line":
             start, end = last_line(section.text, spans[hit.chunk_id])
         else:
-            start, end = shapes.to_stored(section, shapes.window(section, spans[hit.chunk_id]))
+            start, end = spans[hit.chunk_id]
         pieces.append(packing.Piece(section.id, start, end, hit.score))
     if set_question:
         pieces = spread(pieces, SET_REPEAT_DISCOUNT)

@@ -179,11 +179,11 @@ class Reading:
         return gate.apply(window, spans, scope=scope)
 
     def masks(self, section: SectionRow) -> list[Span]:
-        """What this caller reads masked in a whole section (merged, nothing counted);
-        none where it reads the section as stored or not at all: the shape its windows
-        are cut on (`shapes`)."""
+        """What this caller's policy masks in a whole section (merged, nothing counted;
+        under `refuse`, what withholds a window holding it); none where the caller reads
+        the section as stored, or not at all yet. `shapes` cuts sections on it."""
         gate = self.gate(section.shelf)
-        if gate.policy.mode != "redact" or self.is_pending(section):
+        if gate.policy.mode == "off" or self.is_pending(section):
             return []
         own = scope_of(section.author, section.doc_id) == OWNER_SCOPE
         return gate.masking(section.text, self.spans(section), deny=own)
