@@ -130,6 +130,27 @@ def test_a_policy_with_its_own_pattern_masks_what_it_matches(tmp_path: Path) -> 
         assert "EMP-1234" in own.text
 
 
+def test_a_window_opening_inside_a_name_masks_its_allowed_part_too(tmp_path: Path) -> None:
+    """A value reaching outside an allowed one is masked whole (`Gate._outside_allowed`);
+    a context window that opens inside it masks the part it holds as the whole text does,
+    even when that part alone is the allowed value."""
+    folder = tmp_path / "policies"
+    shutil.copytree(shipped_policies_dir(), folder)
+    for path in folder.glob("*.yaml"):
+        data = yaml.safe_load(path.read_text())
+        path.write_text(yaml.safe_dump({**data, "allow": ["Becker"]}))
+    lines = [f"Line {n} of the filler text about the oil tank and the boiler." for n in range(20)]
+    lines[8] = "The long letter about the boiler repairs was signed by Dr Jonas"
+    lines[9] = "Becker who also fixed the radiator in the back room last week."
+    lines[11] = "The spare padlock for the garden shed is red and rusty."
+    with fake_vault(tmp_path / "v.db", policies_dir=folder) as vault:
+        vault.note("\n".join(lines), caller=OWNER)
+        [whole] = vault.search("boiler repairs letter", caller=AGENT).results
+        assert "signed by <PERSON_1> who also" in whole.text
+        [window] = vault.context("spare padlock", caller=AGENT, budget=100).sections
+        assert window.excerpt and window.text.startswith("<PERSON_1> who also fixed")
+
+
 def test_a_shelf_policy_this_device_does_not_know_gates_that_shelf_strictest(
     tmp_path: Path,
 ) -> None:

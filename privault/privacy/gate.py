@@ -124,16 +124,26 @@ class Gate:
         allowed = [value for value in policy.allow if value.strip()]
         self._allow = known_entities_pattern(allowed) if allowed else None
 
-    def apply(self, text: str, spans: Iterable[Span], *, scope: str = OWNER_SCOPE) -> GatedText:
+    def apply(
+        self,
+        text: str,
+        spans: Iterable[Span],
+        *,
+        scope: str = OWNER_SCOPE,
+        decided: bool = False,
+    ) -> GatedText:
         """Gate one stored text using its stored spans (offsets into `text`).
 
         `scope` is whose text it is (see the module docstring): the policy's deny-list is
         applied to the owner's text only, since matching an agent's own words against it
-        would tell the agent what the list holds.
+        would tell the agent what the list holds. `decided`: `spans` are what this gate's
+        `masking` chose over a longer text, cut to this part of it, and are masked as
+        they are (a part of a value is not judged again on its own).
         """
         if self.policy.mode == "off" or not text:
             return GatedText(Gated(text, _SEAL), self.policy.name)
-        chosen = self.spans_to_mask(text, spans, deny=scope == OWNER_SCOPE)
+        deny = scope == OWNER_SCOPE
+        chosen = merge_spans(spans) if decided else self.spans_to_mask(text, spans, deny=deny)
         if not chosen:
             return GatedText(Gated(text, _SEAL), self.policy.name)
         counts = Counter(span.kind for span in chosen)

@@ -80,7 +80,7 @@ class Reading:
         self._strictest: dict[tuple[str, ...], Policy] = {}
         self._documents: dict[str, DocumentFacts] = {}
         self._spans: dict[int, list[Span]] = {}
-        self._denied: dict[tuple[str, int], list[Span]] = {}  # (policy, section): `denied`
+        self._masks: dict[tuple[str, int], list[Span]] = {}  # (policy, section): `masks`
         self._pending: set[int] = set()  # of the sections prefetched, those not scanned yet
         self._withheld_unscanned = 0
         # Statement id -> its stored scan (or None: never scanned), loaded once a response.
@@ -162,39 +162,34 @@ class Reading:
         return self._spans[section.id]
 
     def section(self, section: SectionRow, start: int = 0, end: int | None = None) -> GatedText:
-        """A section's text, or a window of it, as this caller may see it."""
+        """A section's text, or a window of it, as this caller may see it.
+
+        A window is masked as the whole section is, cut to the window: a value wrapped
+        across its edge ("…for Blue" / "Falcon next…", a deny-list value) is masked in
+        part, and the part of a longer value inside it is never judged afresh (an allowed
+        "Becker" opening a window is still part of "Dr Jonas Becker", masked whole)."""
         stop = len(section.text) if end is None else end
-        window = section.text[start:stop]
         gate = self.gate(section.shelf)
         if gate.policy.mode != "off" and self.is_pending(section):
             self._withheld_unscanned += 1
             return GatedText(literal(BEING_INDEXED), gate.policy.name, withheld=True)
-        spans = clip_spans(self.spans(section), start, stop)
+        masks = clip_spans(self.masks(section), start, stop)
         scope = scope_of(section.author, section.doc_id)
-        if scope == OWNER_SCOPE and (start or stop < len(section.text)):
-            # A window of the owner's text: a denied value wrapped across its edge ("…for
-            # Blue" / "Falcon next…") is found over the whole text, and its part inside
-            # masked. An agent's own words are never matched against the list.
-            spans += clip_spans(self.denied(gate, section), start, stop)
-        return gate.apply(window, spans, scope=scope)
+        return gate.apply(section.text[start:stop], masks, scope=scope, decided=True)
 
     def masks(self, section: SectionRow) -> list[Span]:
         """What this caller's policy masks in a whole section (merged, nothing counted;
         under `refuse`, what withholds a window holding it); none where the caller reads
-        the section as stored, or not at all yet. `shapes` cuts sections on it."""
+        the section as stored, or not at all yet. Windows are cut from it (`section`),
+        and `shapes` decides on it where sections are cut."""
         gate = self.gate(section.shelf)
         if gate.policy.mode == "off" or self.is_pending(section):
             return []
-        own = scope_of(section.author, section.doc_id) == OWNER_SCOPE
-        return gate.masking(section.text, self.spans(section), deny=own)
-
-    def denied(self, gate: Gate, section: SectionRow) -> list[Span]:
-        """The gate's deny-list hits in a whole section, found once a response however many
-        windows of it the response shows (a pack shows dozens of a long one)."""
         key = (gate.policy.name, section.id)
-        if key not in self._denied:
-            self._denied[key] = gate.denied(section.text)
-        return self._denied[key]
+        if key not in self._masks:
+            own = scope_of(section.author, section.doc_id) == OWNER_SCOPE
+            self._masks[key] = gate.masking(section.text, self.spans(section), deny=own)
+        return self._masks[key]
 
     def label(self, doc_id: str, shelf: str, text: str, *, author: str = "") -> Gated:
         """A heading, tag or source of a document written by `author` ('' for the owner)

@@ -16,7 +16,7 @@ docs/security.md).
 
 from __future__ import annotations
 
-from privault.spans import Span, from_masked, masked_text, to_masked
+from privault.spans import from_masked, masked_text, to_masked
 from privault.store.sections import SectionRow
 from privault.vault.reading import Reading
 
@@ -26,27 +26,20 @@ class Shapes:
 
     def __init__(self, reading: Reading) -> None:
         self._reading = reading
-        self._masks: dict[int, list[Span]] = {}
         self._texts: dict[int, str] = {}
-
-    def masks(self, section: SectionRow) -> list[Span]:
-        """What the caller reads masked in the section (none: it reads it as stored)."""
-        if section.id not in self._masks:
-            self._masks[section.id] = self._reading.masks(section)
-        return self._masks[section.id]
 
     def text(self, section: SectionRow) -> str:
         """The section's text with each masked value as `<KIND>`."""
         if section.id not in self._texts:
-            self._texts[section.id] = masked_text(section.text, self.masks(section))
+            self._texts[section.id] = masked_text(section.text, self._reading.masks(section))
         return self._texts[section.id]
 
     def to_shape(self, section: SectionRow, span: tuple[int, int]) -> tuple[int, int]:
         """A stored span's place in the masked shape."""
-        masks = self.masks(section)
+        masks = self._reading.masks(section)
         return to_masked(masks, span[0]), to_masked(masks, span[1])
 
     def to_stored(self, section: SectionRow, span: tuple[int, int]) -> tuple[int, int]:
         """A span of the masked shape in stored offsets."""
-        masks = self.masks(section)
+        masks = self._reading.masks(section)
         return from_masked(masks, span[0]), from_masked(masks, span[1])
