@@ -31,6 +31,7 @@ VAULT_NAMES = [
     "ask",
     "asking",
     "audit",
+    "check",
     "close",
     "conn",
     "context",

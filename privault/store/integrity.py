@@ -98,9 +98,12 @@ CHECKS = {
 
 
 def integrity_check(conn: Connection) -> str:
-    """SQLite's own check of the file: 'ok', or what it found."""
-    found = [str(row[0]) for row in conn.execute("PRAGMA integrity_check").fetchall()]
-    return "ok" if found == ["ok"] else "; ".join(found[:10])
+    """SQLite's own check of the file: 'ok', or the first things it found, on one line."""
+    rows = [str(row[0]) for row in conn.execute("PRAGMA integrity_check").fetchall()]
+    if rows == ["ok"]:
+        return "ok"
+    found = [line for row in rows for line in row.splitlines() if not line.startswith("***")]
+    return "; ".join(found[:10])
 
 
 def half_written(conn: Connection) -> dict[str, int]:

@@ -74,3 +74,12 @@ class VaultStatus(JsonForm):
     # The model workers of every live process on this file (`models.health`): name, role,
     # state (idle, starting, ready, restarting, failed), failures in a row, restarts, reason.
     workers: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class FileCheck(JsonForm):
+    """`Vault.check()`: every page of the file read, and every document whole."""
+
+    file: str  # "ok", or what SQLite found wrong in the file
+    half_written: dict[str, int]  # rules of a whole document broken, and by how many rows
+    healthy: bool

@@ -26,8 +26,8 @@ from privault.models.health import board_for, board_path, read_board
 from privault.retrieval.embedder import Embedder
 from privault.retrieval.strong import StrongEmbedder
 from privault.retrieval.vectors import VectorIndex
-from privault.store import documents
-from privault.store.connection import Connection, connect
+from privault.store import documents, integrity
+from privault.store.connection import Connection, DatabaseError, connect
 from privault.store.migrations import migrate
 from privault.vault.agents import VaultAgents, VaultAudit
 from privault.vault.bounds import DEFAULT_ASK_BUDGET
@@ -39,7 +39,7 @@ from privault.vault.pii import VaultPII
 from privault.vault.privacy import Detector, PrivacyRuntime
 from privault.vault.shelves import VaultShelves
 from privault.vault.statements import VaultStatements
-from privault.vault.status import IndexHealth, VaultStatus
+from privault.vault.status import FileCheck, IndexHealth, VaultStatus
 from privault.vault.strong import VaultStrong
 
 if TYPE_CHECKING:  # asking, sync and watches load what a search never needs: on first use
@@ -325,6 +325,17 @@ class Vault:
         if start is not None:
             start()
         return chat.name
+
+    def check(self) -> FileCheck:
+        """Read every page of the file (SQLite's integrity check) and check that every
+        document is whole: its sections indexed or queued (`store.integrity`). Reads the
+        whole file: minutes for a vault of gigabytes."""
+        try:
+            found = integrity.integrity_check(self.conn)
+            broken = {k: n for k, n in integrity.half_written(self.conn).items() if n}
+        except DatabaseError as exc:  # a page too damaged for the check to go on
+            found, broken = str(exc), {}
+        return FileCheck(file=found, half_written=broken, healthy=found == "ok" and not broken)
 
     def status(self) -> VaultStatus:
         """Counts, file size, schema and index health (owner view)."""

@@ -7,7 +7,7 @@ fast embeddings, masked entries), then the strong model's vectors for every inde
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -179,7 +179,20 @@ def reindex(json_out: JsonOption = False) -> None:
         console.print(f"re-indexed {written} sections into {chunks} chunks")
 
 
-def status(json_out: JsonOption = False) -> None:
+CheckOption = Annotated[
+    bool,
+    typer.Option(
+        "--check",
+        help="Also read every page of the file and check every document is whole "
+        "(minutes for gigabytes); exits 1 on a fault, saying what to do.",
+    ),
+]
+
+# What a broken rule of a whole document (`Vault.check`) asks of the owner.
+_REPAIR = "`privault reindex` cuts and indexes every section again"
+
+
+def status(json_out: JsonOption = False, check: CheckOption = False) -> None:
     """Counts, file size, schema, models present, index health."""
     from privault.models import catalog
 
@@ -193,10 +206,46 @@ def status(json_out: JsonOption = False) -> None:
         models[name] = {"role": manifest.role, "installed": present, "path": str(folder)}
     with opened() as vault:
         data = vault.status().to_dict()
+        checked = vault.check() if check else None
     data["models"] = models
+    if checked is not None:
+        data["check"] = checked.to_dict()
     if json_out:
         emit_json(data)
-        return
+    else:
+        _print_status(data)
+    if checked is not None:
+        if not json_out:
+            _print_check(checked.file, checked.half_written)
+        if not checked.healthy:
+            raise typer.Exit(1)
+
+
+def _print_check(file: str, half_written: dict[str, int]) -> None:
+    """What `status --check` found, and what to do about it."""
+    if file == "ok":
+        console.print("file: every page read, no fault")
+    else:
+        err_console.print(
+            f"file: DAMAGED ({file}) — stop writing to it, copy it aside with its -wal file, "
+            "and restore a `privault export` bundle into a new vault (`privault import`)",
+            style="red",
+            highlight=False,
+            markup=False,
+        )
+    for rule, rows in half_written.items():
+        err_console.print(
+            f"index: {rows} rows break '{rule.replace('_', ' ')}' — {_REPAIR}",
+            style="red",
+            highlight=False,
+            markup=False,
+        )
+    if file == "ok" and not half_written:
+        console.print("documents: every one whole")
+
+
+def _print_status(data: dict[str, Any]) -> None:
+    """`status` as lines for the owner."""
     console.print(f"vault {data['path']} · {data['bytes'] / 1e6:.1f} MB · schema {data['schema']}")
     console.print(
         f"documents {data['documents']} · sections {data['sections']} · chunks {data['chunks']}"
@@ -245,7 +294,7 @@ def status(json_out: JsonOption = False) -> None:
             f"windows ({share:.0%})"
             + ("" if strong["complete"] else f" — covering {strong['order']}; `privault index`")
         )
-    for name, model in models.items():
+    for name, model in data["models"].items():
         mark = "installed" if model["installed"] else "not installed"
         console.print(f"model {name} ({model['role']}): {mark}")
     for worker in data["workers"]:
