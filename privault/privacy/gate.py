@@ -242,7 +242,7 @@ class Gate:
         return [
             span
             for span in spans
-            if not self.policy.is_allowed(text[span.start : span.end]) and not inside(span)
+            if not inside(span) and not self.policy.is_allowed(text[span.start : span.end])
         ]
 
     def _placeholder(self, value: str, kind: str, scope: str) -> str:

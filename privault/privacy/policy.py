@@ -147,7 +147,7 @@ class Policy(_Strict):
 
     def is_allowed(self, value: str) -> bool:
         """True when `value` is on the allow-list (never masked)."""
-        return normalise_value(value) in {normalise_value(item) for item in self.allow}
+        return bool(self.allow) and normalise_value(value) in _normalised(self.allow)
 
     def stricter(self, other: Policy) -> Policy:
         """A policy at least as strict as both: the higher mode, every kind either counts,
@@ -278,3 +278,10 @@ class PolicySet:
 
     def __len__(self) -> int:
         return len(self._policies)
+
+
+@functools.lru_cache(maxsize=64)
+def _normalised(values: tuple[str, ...]) -> frozenset[str]:
+    """An allow-list's values as `Policy.is_allowed` compares them, made once a list: a
+    long section asks for each of its thousands of spans."""
+    return frozenset(normalise_value(item) for item in values)

@@ -19,6 +19,7 @@ document whose labels are not scanned yet. Only a policy that masks nothing (the
 from __future__ import annotations
 
 import functools
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -81,6 +82,7 @@ class Reading:
         self._documents: dict[str, DocumentFacts] = {}
         self._spans: dict[int, list[Span]] = {}
         self._masks: dict[tuple[str, int], list[Span]] = {}  # (policy, section): `masks`
+        self._mask_ends: dict[tuple[str, int], list[int]] = {}  # their ends, in order
         self._pending: set[int] = set()  # of the sections prefetched, those not scanned yet
         self._withheld_unscanned = 0
         # Statement id -> its stored scan (or None: never scanned), loaded once a response.
@@ -173,7 +175,11 @@ class Reading:
         if gate.policy.mode != "off" and self.is_pending(section):
             self._withheld_unscanned += 1
             return GatedText(literal(BEING_INDEXED), gate.policy.name, withheld=True)
-        masks = clip_spans(self.masks(section), start, stop)
+        masks = self.masks(section)
+        if masks and (start or stop < len(section.text)):  # those reaching into the window
+            ends = self._mask_ends[(gate.policy.name, section.id)]
+            masks = masks[bisect_right(ends, start) : bisect_left(ends, stop) + 1]
+        masks = clip_spans(masks, start, stop)
         scope = scope_of(section.author, section.doc_id)
         return gate.apply(section.text[start:stop], masks, scope=scope, decided=True)
 
@@ -189,6 +195,7 @@ class Reading:
         if key not in self._masks:
             own = scope_of(section.author, section.doc_id) == OWNER_SCOPE
             self._masks[key] = gate.masking(section.text, self.spans(section), deny=own)
+            self._mask_ends[key] = [mask.end for mask in self._masks[key]]
         return self._masks[key]
 
     def label(self, doc_id: str, shelf: str, text: str, *, author: str = "") -> Gated:
