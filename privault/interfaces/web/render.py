@@ -22,7 +22,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from privault.interfaces.unseen import UNSEEN, escape
+from privault.interfaces.unseen import UNSEEN_PATTERN, escape
 from privault.spans import Span, merge_spans
 from privault.timeutil import iso_minute, to_iso
 
@@ -96,7 +96,7 @@ def diff_lines(diff: str | None) -> list[tuple[str, str]]:
     return out
 
 
-_UNSEEN = re.compile(f"[{UNSEEN}]")  # a carriage return is white space to a browser
+_UNSEEN = re.compile(UNSEEN_PATTERN)  # a carriage return is white space to a browser
 
 
 class Verbatim(str):
