@@ -111,6 +111,23 @@ def test_a_denied_value_is_masked_however_its_words_are_joined() -> None:
     )
 
 
+def test_deny_list_values_that_share_a_word_are_each_masked() -> None:
+    """ "Blue Falcon" found first must not take up the "Falcon" of "Falcon Nest": a window
+    opening at "Falcon" masks all of "Falcon Nest" as the whole text does."""
+    policy = Policy(
+        name="custom",
+        mode="redact",
+        deny=(  # type: ignore[arg-type]
+            {"value": "Blue Falcon", "kind": "PERSON"},
+            {"value": "Falcon Nest", "kind": "LOCATION"},
+        ),
+    )
+    text = "ask for Blue\nFalcon Nest is the boat"
+    found = [(text[span.start : span.end], span.kind) for span in Gate(policy).denied(text)]
+    assert found == [("Blue\nFalcon", "PERSON"), ("Falcon Nest", "LOCATION")]
+    assert Gate(policy).apply(text, []).text == "ask for <PERSON_1> is the boat"
+
+
 def test_ner_false_ignores_ner_spans() -> None:
     policy = STANDARD.model_copy(update={"ner": False})
     text = "Jane came"

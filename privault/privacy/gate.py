@@ -119,7 +119,8 @@ class Gate:
         self._numbers: Counter[str] = Counter()
         self._held: Counter[str] = Counter()
         self._withheld = 0
-        self._deny = denied_pattern(entry.value for entry in policy.deny) if policy.deny else None
+        deny = (entry.value for entry in policy.deny)
+        self._deny = denied_pattern(deny, overlapping=True) if policy.deny else None
         self._deny_kinds = {denied_key(entry.value): entry.kind for entry in policy.deny}
         allowed = [value for value in policy.allow if value.strip()]
         self._allow = known_entities_pattern(allowed) if allowed else None
@@ -209,9 +210,9 @@ class Gate:
             return []
         return [
             Span(
-                match.start(),
-                match.end(),
-                self._deny_kinds.get(denied_key(match[0]), "PERSON"),
+                match.start(1),
+                match.end(1),
+                self._deny_kinds.get(denied_key(match[1]), "PERSON"),
                 1.0,
                 "deny",
             )
