@@ -149,6 +149,9 @@ def test_a_window_opening_inside_a_name_masks_its_allowed_part_too(tmp_path: Pat
         assert "signed by <PERSON_1> who also" in whole.text
         [window] = vault.context("spare padlock", caller=AGENT, budget=100).sections
         assert window.excerpt and window.text.startswith("<PERSON_1> who also fixed")
+        # Nor is that part in clear in the index agents search: the window opening at
+        # "Becker" is indexed as it is read, so asking for "Becker" finds nothing.
+        assert vault.search("Becker", caller=AGENT).results == ()
 
 
 def test_a_shelf_policy_this_device_does_not_know_gates_that_shelf_strictest(

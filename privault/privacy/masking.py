@@ -31,10 +31,12 @@ class IndexMasker:
         self.policy: Policy | None = reduce(Policy.stricter, gated) if gated else None
         self._gate = Gate(self.policy) if self.policy else None
 
-    def denied(self, text: str) -> list[Span]:
-        """The deny-lists' values in `text` (found over a whole section: a value wrapped
-        across lines may fall into two windows)."""
-        return self._gate.denied(text) if self._gate is not None else []
+    def masking(self, text: str, spans: Iterable[Span], *, owner_text: bool = True) -> list[Span]:
+        """The merged spans `mask` replaces in `text` (deny-list hits found over all of
+        it): a window of a longer text is masked as the whole is, cut to it."""
+        if self._gate is None or not text:
+            return []
+        return self._gate.masking(text, spans, deny=owner_text)
 
     def mask(self, text: str, spans: Iterable[Span], *, owner_text: bool = True) -> str:
         """`text` with every value a gated caller may not see replaced by `<KIND>`.

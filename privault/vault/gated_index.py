@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from privault.privacy.masking import IndexMasker
 from privault.privacy.recognizers import denied_words
 from privault.retrieval.embedder import Embedder
-from privault.spans import Span, clip_spans
+from privault.spans import Span, clip_spans, masked_text
 from privault.store import masked_index, sections
 from privault.store.connection import Connection, write
 from privault.store.sections import IndexedSection
@@ -91,15 +91,14 @@ def masked_windows(
         masker.mask(part, label_spans(part), owner_text=owner_text) for part in parts
     )
     out = []
-    # A deny-list value is found over the whole text, then clipped to each window like a
-    # stored span: "Blue Falcon" wrapped across lines leaves "Falcon" at the head of the
-    # next window, which alone would not be found.
-    near = _SpansNear([*spans, *masker.denied(text)] if owner_text else spans)
+    # Each window is masked as the whole text is, cut to it (as `Reading.section` shows
+    # it): "Blue Falcon" wrapped across lines leaves "Falcon" at the head of the next
+    # window, which alone would not be found, and an allowed "Becker" opening a window
+    # is still part of "Dr Jonas Becker", masked whole.
+    near = _SpansNear(masker.masking(text, spans, owner_text=owner_text))
     for position, (start, end, _tokens) in enumerate(chunks):
         window = text[start:end]
-        masked = masker.mask(
-            window, clip_spans(near(start, end), start, end), owner_text=owner_text
-        )
+        masked = masked_text(window, clip_spans(near(start, end), start, end))
         if masked != window or label != " › ".join(parts):
             out.append((position, f"{label}\n{masked}".lstrip("\n")))
     return out
