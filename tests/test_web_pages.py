@@ -21,6 +21,7 @@ from markupsafe import escape
 from starlette.testclient import TestClient
 from test_watches_support import LocalServer, html_page, send, serve
 
+from privault.caller import Caller
 from privault.interfaces.web.app import build_web_app
 from privault.interfaces.web.auth import LoginLinks
 from privault.models.chat import Message
@@ -28,6 +29,7 @@ from privault.models.engines import Spec
 from privault.models.handles import WorkerChat
 from privault.models.supervisor import ModelProcess
 from privault.vault import Vault
+from privault.vault.reading import BEING_INDEXED
 from privault.watches.fetcher import Fetcher, FetchLimits
 from tests.web_site import OWNER, XSS, Site, csrf_of, seed, shop_page
 
@@ -100,6 +102,21 @@ def test_search_shows_owner_and_agent_side_by_side(client: TestClient, site: Sit
     assert "Boiler fumes" not in own  # the restricted shelf's note is not the agent's
     # No statement shares a word with these words, so none is listed.
     assert "account contact" not in page and "account contact" not in own
+
+
+def test_a_note_quoting_the_unscanned_marker_is_shown_as_the_agent_gets_it(
+    client: TestClient, vault: Vault
+) -> None:
+    # The page told "withheld until scanned" by finding the marker in the text: a note
+    # holding it read as withheld while the agent got all of it.
+    vault.note(
+        f"# Boiler plan\nSend the boiler invoice to the usual place. {BEING_INDEXED}",
+        caller=Caller.agent("claude"),
+    )
+    page = client.get("/", params={"q": "boiler plan usual place", "agent": "claude"}).text
+    agent = column(page, "agent")
+    assert "Send the boiler invoice to the usual place." in agent
+    assert "withheld until it is" not in agent
 
 
 @pytest.mark.parametrize(

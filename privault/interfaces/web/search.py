@@ -91,11 +91,11 @@ def matching(statements: tuple[GatedStatement, ...], query: str) -> tuple[GatedS
 def _why_not(seen: SectionView | None) -> str:
     if seen is None:
         return "on a restricted shelf: for this agent the section does not exist"
-    if BEING_INDEXED in seen.text:
+    if not seen.privacy.withheld_sections:
+        return ""  # whatever its text says (a note may quote the marker below)
+    if seen.text == BEING_INDEXED and not seen.privacy.held_back:
         return "not yet scanned for private data: withheld until it is"
-    if seen.privacy.withheld_sections:
-        return f"withheld whole by policy {seen.privacy.policy}"
-    return ""
+    return f"withheld whole by policy {seen.privacy.policy}"
 
 
 def _gather(web: Web, query: str, wanted: str | None) -> SearchPage:
