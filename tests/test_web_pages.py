@@ -22,6 +22,7 @@ from starlette.testclient import TestClient
 from test_watches_support import LocalServer, html_page, send, serve
 
 from privault.caller import Caller
+from privault.interfaces.web import statements as web_statements
 from privault.interfaces.web.app import build_web_app
 from privault.interfaces.web.auth import LoginLinks
 from privault.models.chat import Message
@@ -256,6 +257,22 @@ def test_statements_show_a_timeline_and_history_as_known_at_a_day(
     assert "No statements about Acme known at 2001-01-01" in before
     bad = client.get("/statements", params={"entity": "Acme", "known_at": "yesterday"})
     assert bad.status_code == 400 and "must be a day" in bad.text
+
+
+def test_statements_beyond_the_page_are_counted_not_dropped_in_silence(
+    client: TestClient, site: Site, vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An agent writing many statements about an entity pushed the owner's own off the
+    # page with no word of it; now the page says how many it leaves out, and how to list them.
+    monkeypatch.setattr(web_statements, "MOST_VERSIONS", 3)
+    for n in range(3):
+        vault.statements.add(f"Acme detail {n}", caller=Caller.agent("claude"), entities=["Acme"])
+    page = client.get("/statements", params={"entity": "Acme"}).text
+    assert page.count("<rect ") == 3
+    assert "The newest 3 versions are shown; 2 older ones are not" in page
+    assert 'privault statement query --entity "Acme" --all' in page
+    full = client.get("/statements", params={"entity": "Dana"}).text
+    assert "older ones are not" not in full
 
 
 def test_watches_show_versions_with_a_diff_and_reminders_can_be_acked(

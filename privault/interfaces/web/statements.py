@@ -43,6 +43,9 @@ class Chain:
     versions: list[GatedStatement]
 
 
+MOST_VERSIONS = 1000  # versions about one entity on the page (newest first); the rest counted
+
+
 @dataclass
 class StatementsPage:
     """What the statements template shows."""
@@ -59,6 +62,8 @@ class StatementsPage:
     agents: list[str] = field(default_factory=list)
     agent: str | None = None
     as_agent: dict[str, GatedStatement | None] = field(default_factory=dict)  # None: hidden
+    shown_versions: int = 0
+    left_out: int = 0  # older versions about the entity beyond MOST_VERSIONS, not shown
 
 
 def known_at_ms(day: str) -> int | None:
@@ -117,10 +122,12 @@ def _gather(web: Web, entity: str, day: str, wanted: str | None) -> StatementsPa
         include_closed=True,
         known_at=known,
         order="recency",
-        limit=200,
+        limit=MOST_VERSIONS,
     ).statements
     if not versions:
         return found
+    named = [item.count for item in listed.entities if entity in (item.name, item.key)]
+    found.shown_versions, found.left_out = len(versions), max(0, sum(named) - len(versions))
     chains: dict[str, list[GatedStatement]] = {}
     for version in versions:
         chains.setdefault(version.statement.chain_id, []).append(version)
