@@ -144,3 +144,22 @@ def test_agent_and_shelf_changes_need_the_token_and_a_looser_policy_asks_first(
     asked = client.post("/shelves/health/policy", data={"policy": "", "csrf": csrf})
     assert "Loosen shelf" in asked.text and vault.shelves.get("health").policy == "strict"
     assert client.post("/shelves/nowhere/policy", data={"csrf": csrf}).status_code == 404
+
+
+def test_an_agent_the_configuration_refuses_breaks_no_page(tmp_path: Path) -> None:
+    # Agents without an entry refused: one registered without an entry ("aaa", first by
+    # name) made the agents page, its own panel and every document page a 403.
+    privacy = {"unlisted_agents": False, "agents": {"claude": "standard"}}
+    with fake_vault(tmp_path / "v.db", privacy=privacy) as vault:
+        vault.agents.issue("claude")
+        vault.agents.issue("aaa")
+        doc = vault.note("# Boiler\nThe boiler was serviced.", caller=OWNER).doc_id
+        client = logged_in(vault, tmp_path)
+        agents = client.get("/agents")
+        assert agents.status_code == 200 and "none: refused" in agents.text
+        assert 'action="/agents/aaa/revoke"' in agents.text  # it can still be revoked
+        panel = client.get("/agents/aaa")
+        assert panel.status_code == 200 and "none: refused" in panel.text
+        page = client.get(f"/doc/{doc}")
+        assert page.status_code == 200 and "The boiler was serviced." in page.text
+        assert '<option value="claude" selected>' in page.text  # the first agent that reads

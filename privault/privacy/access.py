@@ -36,6 +36,11 @@ class AccessConfig(BaseModel):
         True, description="Whether agents without an entry in `agents` may read at all."
     )
 
+    def refuses(self, agent: str) -> bool:
+        """Whether the agent named `agent` may not read at all: it has no entry and
+        agents without one are refused."""
+        return agent not in self.agents and not self.unlisted_agents
+
 
 def policy_for(
     caller: Caller, shelf_policy: str | None, config: AccessConfig, policies: PolicySet
@@ -45,12 +50,9 @@ def policy_for(
         return policies.resolve(config.owner)
     if caller.kind != "agent" or not caller.name:
         raise AccessDenied("unknown caller: only the owner and registered agents may read")
-    if caller.name in config.agents:
-        policy = policies.resolve(config.agents[caller.name])
-    elif config.unlisted_agents:
-        policy = policies.resolve(config.agent_default)
-    else:
+    if config.refuses(caller.name):
         raise AccessDenied(f"agent {caller.name!r} has no policy in the vault configuration")
+    policy = policies.resolve(config.agents.get(caller.name, config.agent_default))
     if shelf_policy:
         policy = policy.stricter(policies.for_shelf(shelf_policy))
     return policy

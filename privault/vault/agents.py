@@ -93,7 +93,7 @@ class VaultAgents:
         current = privacy.base_policy(caller)
         if policy is None:
             access = privacy.access
-            if name not in access.agents and not access.unlisted_agents:
+            if access.refuses(name):
                 return False  # back to the configuration means refused: nothing shown
             policy = access.agents.get(name, access.agent_default)
         return not at_least_as_strict(privacy.policies.resolve(policy), current)

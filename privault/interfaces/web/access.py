@@ -69,10 +69,14 @@ class AgentsPage:
 def _agents(web: Web) -> AgentsPage:
     agents = web.vault.agents.list()
     policies = {}
+    refuses = web.vault.privacy.access.refuses
     for agent in agents:
         if agent.active:
             caller = known_caller(web.vault, agent.name)
-            policies[agent.name] = web.vault.privacy.base_policy(caller).name
+            refused = refuses(agent.name)
+            policies[agent.name] = (
+                "none: refused" if refused else web.vault.privacy.base_policy(caller).name
+            )
     return AgentsPage(
         agents,
         web.vault.shelves.list(),

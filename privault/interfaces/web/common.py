@@ -72,8 +72,10 @@ class Web:
     templates: Templates = field(default_factory=Templates)
 
     def active_agents(self) -> list[str]:
-        """Names of the agents whose view the owner can preview."""
-        return [agent.name for agent in self.vault.agents.list() if agent.active]
+        """Names of the agents whose view the owner can preview (not those the
+        configuration refuses: they read nothing)."""
+        refuses = self.vault.privacy.access.refuses
+        return [a.name for a in self.vault.agents.list() if a.active and not refuses(a.name)]
 
 
 def web_of(request: Request) -> Web:

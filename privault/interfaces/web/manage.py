@@ -48,13 +48,13 @@ async def agent_page(request: Request) -> Response:
         found = web.vault.agents.get(name)
         if found is None:
             raise NotFound(f"no agent {name!r}")
-        policies = web.vault.shelves.policies(known_caller(web.vault, name)) if found.active else {}
+        access = web.vault.privacy.access
+        refused = access.refuses(name)
+        reads = found.active and not refused
+        policies = web.vault.shelves.policies(known_caller(web.vault, name)) if reads else {}
         restricted = [shelf for shelf in web.vault.shelves.list() if shelf.restricted]
         recent = web.vault.audit.entries(agent=name, limit=10)
-        access = web.vault.privacy.access
-        configured = access.agents.get(name, access.agent_default)
-        if name not in access.agents and not access.unlisted_agents:
-            configured = "none: refused"
+        configured = "none: refused" if refused else access.agents.get(name, access.agent_default)
         return AgentPanel(
             found,
             policies,
