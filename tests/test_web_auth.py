@@ -333,3 +333,10 @@ def test_the_page_lives_at_its_own_name_and_the_address_sends_there(
     refused = at_ip.post("/logout", data={"csrf": csrf_of(page.text)})
     assert refused.status_code == 403 and PAGE in refused.text
     assert at_page.get("/docs").status_code == 200  # that POST ended nothing
+
+
+def test_a_link_preview_does_not_use_up_a_login_link(vault: Vault, links: LoginLinks) -> None:
+    client = TestClient(build_web_app(vault, links=links, hosts=["testserver"]))
+    token = links.issue()
+    assert client.head(f"/login?token={token}").status_code == 204
+    assert client.get(f"/login?token={token}").status_code == 200  # still good once

@@ -47,6 +47,8 @@ async def login(request: Request) -> Response:
     """GET /login?token=… — a one-time link from `privault ui` starts a session."""
     web = web_of(request)
     token = request.query_params.get("token", "")
+    if request.method == "HEAD":  # a link preview looking: the link stays unused
+        return Response(status_code=204, headers={"cache-control": "no-store"})
     if not token:
         return HTMLResponse(LOGIN_NEEDED, status_code=401)
     if not web.links.consume(token):
