@@ -303,38 +303,6 @@ def _header(jar: dict[str, str]) -> str:
     return "; ".join(f"{name}={value}" for name, value in jar.items())
 
 
-PAGE = "privault-0a1b2c3d4e.localhost:8765"
-
-
-def test_the_page_lives_at_its_own_name_and_the_address_sends_there(
-    vault: Vault, links: LoginLinks
-) -> None:
-    """`serve` on loopback gives the page a name of its own (`ui.page_host`): a session
-    cookie of the loopback address would reach every server on it the owner opens."""
-    app = build_web_app(vault, links=links, hosts=["127.0.0.1:8765", PAGE], page_host=PAGE)
-    at_ip = TestClient(app, base_url="http://127.0.0.1:8765", follow_redirects=False)
-    at_page = TestClient(app, base_url=f"http://{PAGE}", follow_redirects=False)
-    token = links.issue()
-    sent = at_ip.get(f"/login?token={token}")
-    assert sent.status_code == 303 and "set-cookie" not in sent.headers
-    assert sent.headers["location"] == f"http://{PAGE}/login?token={token}"
-    assert sent.headers["cache-control"] == "no-store"
-    logged = at_page.get(f"/login?token={token}")  # not used up on the way
-    assert logged.status_code == 303 and logged.headers["location"] == "/"
-    session = at_page.cookies[auth.cookie_name(PAGE)]
-    page = at_page.get("/docs")
-    assert page.status_code == 200
-    # The session works at the page's name only: at the address a GET is sent on and a
-    # POST refused, the cookie or not.
-    at_ip.cookies.set(auth.cookie_name(PAGE), session)
-    replayed = at_ip.get("/docs?kind=note")
-    assert replayed.status_code == 303
-    assert replayed.headers["location"] == f"http://{PAGE}/docs?kind=note"
-    refused = at_ip.post("/logout", data={"csrf": csrf_of(page.text)})
-    assert refused.status_code == 403 and PAGE in refused.text
-    assert at_page.get("/docs").status_code == 200  # that POST ended nothing
-
-
 def test_a_link_preview_does_not_use_up_a_login_link(vault: Vault, links: LoginLinks) -> None:
     client = TestClient(build_web_app(vault, links=links, hosts=["testserver"]))
     token = links.issue()

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_watches_support import send
 
 from privault.interfaces.web.auth import cookie_name
 from tests.web_browser import shot, text_of, wait_for
@@ -164,31 +163,3 @@ def test_every_page_fits_a_phone_width(browser: Any, served: Any) -> None:
         if wide:
             too_wide[path] = wide
     assert too_wide == {}, f"wider than a phone: {too_wide}"
-
-
-def test_the_session_reaches_no_other_web_server_on_this_machine(
-    browser: Any, served: Any, pages: Any
-) -> None:
-    # Browsers send a cookie to every port of its host: a session of 127.0.0.1:PORT went
-    # to any server on 127.0.0.1 the owner opened (a dev server an agent started), which
-    # could replay it. The page lives at a name of its own, NAME.localhost:PORT.
-    base, links, _site = served
-    driver = browser
-    port = base.rsplit(":", 1)[1]
-    # A login link on the loopback address is sent on to the page's name before it is used.
-    driver.get(f"http://127.0.0.1:{port}/login?token={links.issue()}")
-    wait_for(driver, lambda d: d.current_url == f"{base}/", "landing on the page's own name")
-    assert driver.get_cookie(cookie_name(base.removeprefix("http://"))) is not None
-    cookies: list[str] = []
-
-    def record(handler: Any) -> None:
-        cookies.append(handler.headers.get("Cookie") or "")
-        send(handler, "<p>a dev server</p>")
-
-    pages.routes["/cookies"] = record
-    for host in ("127.0.0.1", "localhost"):
-        driver.get(pages.url("/cookies", host=host))
-    assert len(cookies) == 2 and not any("privault_session" in sent for sent in cookies)
-    # And the address itself serves no page to that session: it is sent to the name.
-    driver.get(f"http://127.0.0.1:{port}/docs")
-    wait_for(driver, lambda d: d.current_url == f"{base}/docs", "sent on to the page's name")

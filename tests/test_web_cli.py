@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 from typer.testing import CliRunner
 
 from privault.interfaces.cli import app
-from privault.interfaces.cli.ui import announce, login_links, page_host
+from privault.interfaces.cli.ui import announce, login_links
 
 runner = CliRunner()
 
@@ -40,16 +39,3 @@ def test_ui_refuses_a_link_that_lives_too_long() -> None:
     result = runner.invoke(app, ["ui", "--minutes", "0"])
     assert result.exit_code != 0
     assert "--minutes must be between 1 and 60" in str(result.exception)
-
-
-def test_ui_links_to_the_page_s_own_name() -> None:
-    page = page_host("127.0.0.1", 9123, None)
-    assert page is not None and re.fullmatch(r"privault-[0-9a-f]{10}\.localhost:9123", page)
-    assert page != page_host("127.0.0.1", 9123, None)  # nobody can guess it
-    announce("127.0.0.1", 9123, None, page)  # this process stands in for `privault serve`
-    result = runner.invoke(app, ["ui", "--json"])
-    assert json.loads(result.stdout)["url"].startswith(f"http://{page}/login?token=")
-    # No name of its own: serving other machines (their URL), or asked for the address.
-    assert page_host("127.0.0.1", 9123, "https://vault.lan:9123") is None
-    assert page_host("127.0.0.1", 9123, None, at_ip=True) is None
-    assert page_host("192.168.1.5", 9123, None) is None

@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 from test_watches_support import LocalServer, serve
 
-from privault.interfaces.cli.ui import page_host
 from privault.interfaces.mcp.http import allowed_hosts, build_app
 from privault.interfaces.web.app import build_web_app
 from privault.interfaces.web.auth import LoginLinks
@@ -46,17 +45,13 @@ def pages() -> Iterator[LocalServer]:
 
 @contextmanager
 def serving(vault: Vault, links: LoginLinks) -> Iterator[str]:
-    """`privault serve`'s app for `vault` on a free loopback port; yields the base URL of
-    the owner's page, at a name of its own as `serve` gives it (`ui.page_host`)."""
+    """`privault serve`'s app for `vault` on a free loopback port; yields its base URL."""
     import uvicorn
 
     port = free_port()
-    page = page_host("127.0.0.1", port, None)
-    assert page is not None
 
     def web(run: Any) -> Any:
-        hosts = [*allowed_hosts("127.0.0.1", port), page]
-        return build_web_app(vault, links=links, hosts=hosts, run=run, page_host=page)
+        return build_web_app(vault, links=links, hosts=allowed_hosts("127.0.0.1", port), run=run)
 
     app = build_app(vault, host="127.0.0.1", port=port, web=web)
     server = uvicorn.Server(
@@ -69,7 +64,7 @@ def serving(vault: Vault, links: LoginLinks) -> Iterator[str]:
         assert time.monotonic() < deadline, "the server did not start"
         time.sleep(0.05)
     try:
-        yield f"http://{page}"
+        yield f"http://127.0.0.1:{port}"
     finally:
         server.should_exit = True
         thread.join(timeout=10)

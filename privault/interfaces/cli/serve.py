@@ -76,16 +76,6 @@ def serve(
             help="ask_memory calls that may wait while one runs; more are answered busy.",
         ),
     ] = DEFAULT_ASK_QUEUE,
-    page_at_ip: Annotated[
-        bool,
-        typer.Option(
-            "--page-at-ip",
-            help="Serve the owner's page at HOST:PORT as well, not only at a name of its own "
-            "(NAME.localhost:PORT), for a browser that cannot open *.localhost names. Any "
-            "other web server on HOST the owner opens then receives the page's session "
-            "cookie (browsers send a cookie to every port of its host).",
-        ),
-    ] = False,
     chat_threads: Annotated[
         int | None,
         typer.Option(
@@ -98,10 +88,9 @@ def serve(
     ] = None,
 ) -> None:
     """Serve MCP at http://HOST:PORT/mcp (bearer token per agent) and the owner's page at
-    http://NAME.localhost:PORT/, a name of its own (log in with the link `privault ui`
-    prints)."""
+    http://HOST:PORT/ (log in with the link `privault ui` prints)."""
     from privault.interfaces.cli.sync import bundle_secret
-    from privault.interfaces.cli.ui import announce, page_host, web_factory
+    from privault.interfaces.cli.ui import announce, web_factory
     from privault.interfaces.mcp import http
 
     public = public_names(public_url, allowed_host or (), port)
@@ -134,21 +123,20 @@ def serve(
         clock = Clock(vault.sibling, job, busy=activity.busy)
         _warm_up(vault, chat_threads or max(1, (os.cpu_count() or 2) - 1))
         clock.start()
-        page = page_host(host, port, public_url, at_ip=page_at_ip)
         err_console.print(
             f"privault MCP on http://{host}:{port}{http.MCP_PATH} · the owner's page on "
-            f"http://{page or f'{host}:{port}'}/ (`privault ui` prints a login link) · watches "
+            f"http://{host}:{port}/ (`privault ui` prints a login link) · watches "
             f"polled every {POLL_SECONDS}s"
             + (f" · syncing {sync_folder} every {sync_minutes} min" if sync_folder else ""),
             highlight=False,
         )
-        announce(host, port, public_url.rstrip("/") if public_url else None, page)
+        announce(host, port, public_url.rstrip("/") if public_url else None)
         try:
             http.serve(
                 vault,
                 host=host,
                 port=port,
-                web=web_factory(vault, host, port, public, page),
+                web=web_factory(vault, host, port, public),
                 readers=readers,
                 ask_queue=ask_queue,
                 activity=activity,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import socket
 import webbrowser
 from collections.abc import Sequence
@@ -40,43 +39,22 @@ def login_links() -> Any:
     return LoginLinks(ui_folder() / "logins")
 
 
-def page_host(host: str, port: int, public_url: str | None, *, at_ip: bool = False) -> str | None:
-    """The name the owner's page of a loopback server answers to, `NAME.localhost:PORT`
-    with a fresh random NAME (browsers take `*.localhost` for this machine); None when
-    it serves other machines (their public URL) or `at_ip` (`serve --page-at-ip`).
-
-    Browsers send a cookie to every port of its host: a session cookie of
-    `127.0.0.1:8765` reaches any other web server on 127.0.0.1 the owner opens (a dev
-    server an agent started), which could replay it. A name nothing else is served
-    under, and no one else knows, keeps the session to this page."""
-    from privault.interfaces.mcp.http import is_loopback
-
-    if public_url or at_ip or not is_loopback(host):
-        return None
-    return f"privault-{secrets.token_hex(5)}.localhost:{port}"
-
-
-def announce(host: str, port: int, public_url: str | None = None, page: str | None = None) -> None:
-    """Record where this server listens (and its pid, the URL clients use when it serves
-    other machines, and its page's own name), for `privault ui`."""
+def announce(host: str, port: int, public_url: str | None = None) -> None:
+    """Record where this server listens (and its pid, and the URL clients use when it
+    serves other machines), for `privault ui`."""
     folder = ui_folder()
     folder.mkdir(parents=True, exist_ok=True)
     os.chmod(folder, 0o700)
-    data = {"host": host, "port": port, "pid": os.getpid(), "url": public_url, "page": page}
+    data = {"host": host, "port": port, "pid": os.getpid(), "url": public_url}
     (folder / "server.json").write_text(json.dumps(data))
 
 
-def _announced() -> tuple[str, int, str | None, str | None] | None:
+def _announced() -> tuple[str, int, str | None] | None:
     try:
         data = json.loads((ui_folder() / "server.json").read_text())
         os.kill(int(data["pid"]), 0)  # still running?
-        url, page = data.get("url"), data.get("page")
-        return (
-            str(data["host"]),
-            int(data["port"]),
-            str(url) if url else None,
-            str(page) if page else None,
-        )
+        url = data.get("url")
+        return str(data["host"]), int(data["port"]), str(url) if url else None
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -89,17 +67,15 @@ def _listening(host: str, port: int) -> bool:
         return False
 
 
-def web_factory(
-    vault: Any, host: str, port: int, public: Sequence[str] = (), page: str | None = None
-) -> Any:
+def web_factory(vault: Any, host: str, port: int, public: Sequence[str] = ()) -> Any:
     """What `privault serve` mounts beside MCP: the owner's page for this vault, answering
-    to the same Host names as MCP, and kept to `page` when it has a name of its own."""
+    to the same Host names as MCP."""
     from privault.interfaces.mcp.http import allowed_hosts
     from privault.interfaces.web.app import build_web_app
 
     links = login_links()
-    hosts = [*allowed_hosts(host, port, public), *([page] if page else [])]
-    return lambda run: build_web_app(vault, links=links, hosts=hosts, run=run, page_host=page)
+    hosts = allowed_hosts(host, port, public)
+    return lambda run: build_web_app(vault, links=links, hosts=hosts, run=run)
 
 
 def ui(
@@ -126,17 +102,13 @@ def ui(
     running = _announced()
     chosen_host = host or (running[0] if running else DEFAULT_HOST)
     chosen_port = port or (running[1] if running else DEFAULT_PORT)
-    own = running if running and host is None and port is None else None
-    public_url, page = (own[2], own[3]) if own else (None, None)
+    public_url = running[2] if running and host is None and port is None else None
     if chosen_host in ("0.0.0.0", "::", ""):  # bound to every address: check this machine
         chosen_host = DEFAULT_HOST
     token = login_links().issue(minutes * 60)
     shown_host = f"[{chosen_host}]" if ":" in chosen_host else chosen_host
     # A server for other machines answers only to its public name: link to that.
-    if public_url:
-        base = public_url.rstrip("/")
-    else:
-        base = f"http://{page}" if page else f"http://{shown_host}:{chosen_port}"
+    base = public_url.rstrip("/") if public_url else f"http://{shown_host}:{chosen_port}"
     link = f"{base}/login?token={token}"
     up = _listening(chosen_host, chosen_port)
     if json_out:

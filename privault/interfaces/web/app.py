@@ -145,12 +145,10 @@ def build_web_app(
     hosts: Sequence[str],
     run: RunInVault | None = None,
     sessions: Sessions | None = None,
-    page_host: str | None = None,
 ) -> ASGIApp:
-    """The owner's page for `vault`: `hosts` are the Host header values it answers to;
-    with `page_host`, only that one serves the page (see `PageGuard`)."""
+    """The owner's page for `vault`: `hosts` are the Host header values it answers to."""
     handlers = {404: http_error, 405: http_error, Exception: server_error}
     app = Starlette(routes=ROUTES, exception_handlers=handlers)
     web = Web(vault, run or LockedRunner(), sessions or Sessions(), links)
     app.state.web = web
-    return PageGuard(app, web.sessions, hosts, page_host)
+    return PageGuard(app, web.sessions, hosts)

@@ -20,7 +20,6 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from http.cookies import SimpleCookie
-from urllib.parse import quote
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -106,13 +105,10 @@ LOGIN_NEEDED = small_page(
 class PageGuard:
     """ASGI middleware for the owner's page (see the module docstring)."""
 
-    def __init__(
-        self, app: ASGIApp, sessions: Sessions, hosts: Sequence[str], page: str | None = None
-    ) -> None:
+    def __init__(self, app: ASGIApp, sessions: Sessions, hosts: Sequence[str]) -> None:
         self.app = app
         self.sessions = sessions
         self.hosts = {host.lower() for host in hosts}
-        self.page = page.lower() if page else None
         self.origins = {f"{scheme}://{host}" for host in self.hosts for scheme in ("http", "https")}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -120,19 +116,12 @@ class PageGuard:
             await self.app(scope, receive, send)
             return
         started = time.perf_counter()
-        host = (_header(scope, b"host") or "").lower()
-        if host not in self.hosts:
+        if (_header(scope, b"host") or "").lower() not in self.hosts:
             await _plain(send, 400, "unknown host")
             return
         method = scope["method"]
         if method not in ("GET", "HEAD", "POST"):
             await _plain(send, 405, "method not allowed")
-            return
-        if self.page is not None and host != self.page:
-            # The page lives at its own name only, so no session cookie is ever set on
-            # (and sent to every server of) the loopback address: a link or bookmark to
-            # the address is sent on, a login link before it is used.
-            await self._to_page(scope, send)
             return
         if method == "POST" and not self._same_origin(scope):
             await _plain(send, 403, "cross-site request refused")
@@ -162,25 +151,6 @@ class PageGuard:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
-
-    async def _to_page(self, scope: Scope, send: Send) -> None:
-        if scope["method"] == "POST":
-            await _plain(send, 403, f"the owner's page is at http://{self.page}/")
-            return
-        query = scope.get("query_string", b"").decode("latin-1")
-        target = f"http://{self.page}{quote(scope['path'])}" + (f"?{query}" if query else "")
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 303,
-                "headers": [
-                    (b"location", target.encode("latin-1")),
-                    (b"cache-control", b"no-store"),
-                    *HEADERS,
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": b""})
 
     def _same_origin(self, scope: Scope) -> bool:
         origin = _header(scope, b"origin")
