@@ -267,10 +267,16 @@ def test_statements_beyond_the_page_are_counted_not_dropped_in_silence(
     monkeypatch.setattr(web_statements, "MOST_VERSIONS", 3)
     for n in range(3):
         vault.statements.add(f"Acme detail {n}", caller=Caller.agent("claude"), entities=["Acme"])
-    page = client.get("/statements", params={"entity": "Acme"}).text
+    page = client.get("/statements", params={"entity": "ACME"}).text  # any case
     assert page.count("<rect ") == 3
     assert "The newest 3 versions are shown; 2 older ones are not" in page
-    assert 'privault statement query --entity "Acme" --all' in page
+    assert "privault statement query --entity ACME --all" in page
+    # The command is quoted for a shell: a name an agent chose runs nothing when pasted.
+    name = "Acme$(touch /tmp/owned)"
+    for n in range(4):
+        vault.statements.add(f"{name} fact {n}", caller=Caller.agent("claude"), entities=[name])
+    quoted = client.get("/statements", params={"entity": name}).text
+    assert "--entity &#39;Acme$(touch /tmp/owned)&#39; --all" in quoted
     full = client.get("/statements", params={"entity": "Dana"}).text
     assert "older ones are not" not in full
 

@@ -9,6 +9,7 @@ geometry attributes are not styles, so the page needs no inline style under its 
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
@@ -18,7 +19,7 @@ from starlette.responses import Response
 from privault.errors import InputError, NotFound, PrivaultError
 from privault.interfaces.agents import known_caller
 from privault.interfaces.web.common import OWNER, Web, action, error_page, page, url, web_of
-from privault.statements import EntityCount
+from privault.statements import EntityCount, entity_key
 from privault.timeutil import iso_day, now_ms
 from privault.vault.statement_results import GatedStatement
 
@@ -64,6 +65,7 @@ class StatementsPage:
     as_agent: dict[str, GatedStatement | None] = field(default_factory=dict)  # None: hidden
     shown_versions: int = 0
     left_out: int = 0  # older versions about the entity beyond MOST_VERSIONS, not shown
+    list_all: str = ""  # the command that lists them all, quoted for a shell
 
 
 def known_at_ms(day: str) -> int | None:
@@ -126,8 +128,11 @@ def _gather(web: Web, entity: str, day: str, wanted: str | None) -> StatementsPa
     ).statements
     if not versions:
         return found
-    named = [item.count for item in listed.entities if entity in (item.name, item.key)]
+    named = [item.count for item in listed.entities if item.key == entity_key(entity)]
     found.shown_versions, found.left_out = len(versions), max(0, sum(named) - len(versions))
+    found.list_all = shlex.join(
+        ["privault", "statement", "query", "--entity", entity, "--all", "--limit", "100000"]
+    )
     chains: dict[str, list[GatedStatement]] = {}
     for version in versions:
         chains.setdefault(version.statement.chain_id, []).append(version)
