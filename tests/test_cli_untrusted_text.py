@@ -172,11 +172,17 @@ def test_a_message_hidden_in_characters_without_width_is_written_out() -> None:
     assert shown.startswith("Milk\\U000e0139\\U000e0157") and shown.endswith(" and eggs")
     assert render.shown(hidden) == shown  # the owner's page writes it out alike
     assert visible("a\u200b\u200c\u2060b") == "a\\u200b\\u200c\\u2060b"  # a run of zero-width ones
-    assert visible("\U0001f600\ufe0f\ufe0f") == "\U0001f600\ufe0f\\ufe0f"  # a run of selectors
-    # What belongs to the text stays: emoji style, joined emoji, a Persian non-joiner, a
-    # CJK ideograph's variation, one zero-width space.
-    for text in ("❤️", "🏳️‍🌈", "👨‍👩‍👧", "1️⃣", "می‌خواهم", "葛\U000e0100", "a\u200bb"):
-        assert visible(text) == text and render.shown(text) == text
+    assert visible("\U0001f600\ufe0f\ufe0f") == "\U0001f600\\ufe0f\\ufe0f"  # a run of selectors
+    # Pairs of a zero-width character and a selector, and characters no text uses.
+    assert visible("a\u200b\ufe0f\u200b\ufe0fb") == "a\\u200b\\ufe0f\\u200b\\ufe0fb"
+    assert visible("a\U000e0085\u3164\u206ab") == "a\\U000e0085\\u3164\\u206ab"
+    # What belongs to the text stays: emoji style, joined emoji, a Persian non-joiner, an
+    # Arabic joiner / non-joiner / joiner, a CJK ideograph's or a math sign's variant, one
+    # zero-width space, a soft hyphen.
+    kept = ("❤️", "🏳️‍🌈", "🏳️‍⚧️", "👨‍👩‍👧", "1️⃣", "👋🏽", "می‌خواهم", "\u0644\u200d\u200c\u200d\u0627")
+    kept += ("葛\U000e0100", "塚\ufe00", "≩\ufe00", "a\u200bb", "co\u00adoperate")
+    for text in kept:
+        assert visible(text) == text and render.shown(text) == text, ascii(text)
 
 
 def test_styled_puts_values_in_as_plain_text() -> None:

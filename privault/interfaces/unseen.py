@@ -19,20 +19,22 @@ UNSEEN = (
     "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
     "\U000e0000-\U000e007f"
 )
-# Characters with no width of their own carry a hidden message in plain sight: a
-# variation selector after a visible character stands for a byte a model reads back, and
-# zero-width spaces and joiners spell bits. Where they belong to the text they stay:
-# U+FE0E / U+FE0F once after a character (text or emoji style), an ideographic variation
-# selector after a CJK ideograph, a zero-width joiner or non-joiner alone (a joined
-# emoji, a Persian word). Every other one is written out.
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
-_SELECTORS = "\ufe00-\ufe0f\U000e0100-\U000e01ef"
-HIDDEN = (
-    "[\ufe00-\ufe0d]"
-    f"|(?<![{_CJK}])[\U000e0100-\U000e01ef]"
-    f"|(?<=[{_SELECTORS}])[\ufe0e\ufe0f]"
-    "|[\u200b-\u200d\u2060-\u2064\ufeff]{2,}"
+# Characters with no width of their own carry a message in plain sight: a variation
+# selector stands for a byte a model reads back, zero-width spaces and joiners spell bits.
+# One alone after a character belongs to the text (an emoji's U+FE0F, a CJK ideograph's
+# variant, a Persian non-joiner, a soft hyphen) and stays; a run of two or more is written
+# out, but for the joins text uses (an emoji style before a zero-width joiner, Arabic's
+# joiner / non-joiner / joiner). Invisible characters no text needs are always written out.
+_IGNORABLE = (
+    "\u00ad\u180b-\u180d\u180f\u200b-\u200d\u2060-\u2064\ufe00-\ufe0f\ufeff"
+    "\U000e0100-\U000e01ef"
 )
+_JOINS = "\ufe0f\u200d|\ufe0e\u200d|\u200d\u200c\u200d"
+UNUSED = (
+    "\u034f\u115f\u1160\u17b4\u17b5\u2065\u206a-\u206f\u3164\uffa0\ufff0-\ufff8"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0080-\U000e00ff\U000e01f0-\U000e0fff"
+)
+HIDDEN = f"[{UNUSED}]|(?<![{_IGNORABLE}])(?!(?:{_JOINS})(?![{_IGNORABLE}]))[{_IGNORABLE}]{{2,}}"
 # What `escape` writes out, for a pattern to add its own characters to.
 UNSEEN_PATTERN = f"[{UNSEEN}]|{HIDDEN}"
 
