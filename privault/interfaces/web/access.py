@@ -71,12 +71,13 @@ def _agents(web: Web) -> AgentsPage:
     policies = {}
     refuses = web.vault.privacy.access.refuses
     for agent in agents:
-        if agent.active:
+        if not agent.active:
+            continue
+        if refuses(agent.name):
+            policies[agent.name] = "none: refused"
+        else:
             caller = known_caller(web.vault, agent.name)
-            refused = refuses(agent.name)
-            policies[agent.name] = (
-                "none: refused" if refused else web.vault.privacy.base_policy(caller).name
-            )
+            policies[agent.name] = web.vault.privacy.base_policy(caller).name
     return AgentsPage(
         agents,
         web.vault.shelves.list(),
