@@ -26,8 +26,7 @@ UNSEEN = (
 # out, but for the joins text uses (an emoji style before a zero-width joiner, Arabic's
 # joiner / non-joiner / joiner). Invisible characters no text needs are always written out.
 _IGNORABLE = (
-    "\u00ad\u180b-\u180d\u180f\u200b-\u200d\u2060-\u2064\ufe00-\ufe0f\ufeff"
-    "\U000e0100-\U000e01ef"
+    "\u00ad\u180b-\u180d\u180f\u200b-\u200d\u2060-\u2064\ufe00-\ufe0f\ufeff\U000e0100-\U000e01ef"
 )
 _JOINS = "\ufe0f\u200d|\ufe0e\u200d|\u200d\u200c\u200d"
 UNUSED = (
