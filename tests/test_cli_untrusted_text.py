@@ -176,6 +176,7 @@ def test_a_message_hidden_in_characters_without_width_is_written_out() -> None:
     # Pairs of a zero-width character and a selector, and characters no text uses.
     assert visible("a\u200b\ufe0f\u200b\ufe0fb") == "a\\u200b\\ufe0f\\u200b\\ufe0fb"
     assert visible("a\U000e0085\u3164\u206ab") == "a\\U000e0085\\u3164\\u206ab"
+    assert visible("a\u180e\U000e0139\u180e\U000e0157b").count("\\") == 4  # Mongolian space
     # What belongs to the text stays: emoji style, joined emoji, a Persian non-joiner, an
     # Arabic joiner / non-joiner / joiner, a CJK ideograph's or a math sign's variant, one
     # zero-width space, a soft hyphen.

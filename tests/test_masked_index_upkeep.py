@@ -185,6 +185,42 @@ def test_entries_made_before_denied_words_matched_joined_are_rebuilt(
         assert "shed" not in hit.text and EMAIL not in hit.text
 
 
+def test_entries_made_when_each_window_was_judged_alone_are_rebuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An older privault masked each window on its own: with "Becker" allowed, the window
+    opening at "Becker" of "Dr Jonas / Becker" was indexed with it in clear, and found.
+    A vault it indexed has its entries rebuilt once (the fingerprint says how windows
+    are masked), so a gated search for "Becker" finds nothing."""
+    policies = tmp_path / "policies"
+    policies.mkdir()
+    for source in shipped_policies_dir().glob("*.yaml"):
+        data = yaml.safe_load(source.read_text())
+        (policies / source.name).write_text(yaml.safe_dump({**data, "allow": ["Becker"]}))
+    lines = [f"Line {n} of the filler text about the oil tank and the boiler." for n in range(20)]
+    lines[8] = "The long letter about the boiler repairs was signed by Dr Jonas"
+    lines[9] = "Becker who also fixed the radiator in the back room last week."
+    path = tmp_path / "v.db"
+
+    def each_window_alone(masker, breadcrumb, text, chunks, spans, labels, *, owner_text):  # type: ignore[no-untyped-def]
+        out = []
+        for position, (start, end, _tokens) in enumerate(chunks):
+            window = text[start:end]
+            masked = masker.mask(window, clip_spans(spans, start, end), owner_text=owner_text)
+            if masked != window:
+                out.append((position, masked))
+        return out
+
+    with monkeypatch.context() as older:
+        older.setattr(gated_index, "masked_windows", each_window_alone)
+        older.setattr(gated_index, "fingerprint", _policy_only)
+        with fake_vault(path, policies_dir=policies) as vault:
+            vault.note("\n".join(lines), caller=OWNER)
+            assert vault.search("Becker", caller=AGENT).results  # what the older one found
+    with fake_vault(path, policies_dir=policies) as vault:
+        assert vault.search("Becker", caller=AGENT).results == ()
+
+
 def _deny_policies(folder: Path, value: str, kind: str = "ORGANIZATION") -> Path:
     """The shipped policies, each denying `value` as a `kind`, in `folder`."""
     folder.mkdir()

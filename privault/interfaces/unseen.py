@@ -25,9 +25,7 @@ UNSEEN = (
 # variant, a Persian non-joiner, a soft hyphen) and stays; a run of two or more is written
 # out, but for the joins text uses (an emoji style before a zero-width joiner, Arabic's
 # joiner / non-joiner / joiner). Invisible characters no text needs are always written out.
-_IGNORABLE = (
-    "\u00ad\u180b-\u180d\u180f\u200b-\u200d\u2060-\u2064\ufe00-\ufe0f\ufeff\U000e0100-\U000e01ef"
-)
+_IGNORABLE = "\u00ad\u180b-\u180f\u200b-\u200d\u2060-\u2064\ufe00-\ufe0f\ufeff\U000e0100-\U000e01ef"
 _JOINS = "\ufe0f\u200d|\ufe0e\u200d|\u200d\u200c\u200d"
 UNUSED = (
     "\u034f\u115f\u1160\u17b4\u17b5\u2065\u206a-\u206f\u3164\uffa0\ufff0-\ufff8"

@@ -41,16 +41,25 @@ LabelLoader = Callable[[str, str], list[Span]]
 # such a value has entries to rebuild since `blue-falcon` is denied with "Blue Falcon"
 # (once: other vaults keep their entries).
 DENIED_WORDS_JOINED = "denied words joined by spaces, dashes, underscores, dots or slashes"
+# Since windows are masked as their whole section is (`masked_windows`), and deny-list
+# values sharing a word are each found, a policy with an allow-list or with such values
+# has entries to rebuild once: a window opening at the allowed "Becker" of "Dr Jonas
+# Becker", or at the "Nest" of "Blue Falcon Nest", held it in clear.
+WHOLE_SECTION_MASKS = "windows masked as their whole section, denied values overlapping"
 
 
 def fingerprint(masker: IndexMasker) -> str:
     """What the masked entries depend on: the combined gated policy (empty: none), and how
-    its deny-list's values of several words are matched where it has such a value."""
+    its deny-list's values of several words and its allow-list are applied where it has
+    them."""
     policy = "" if masker.policy is None else masker.policy.model_dump_json()
-    if masker.policy is not None and any(
+    several = masker.policy is not None and any(
         len(denied_words(entry.value)) > 1 for entry in masker.policy.deny
-    ):
+    )
+    if several:
         policy += "\0" + DENIED_WORDS_JOINED
+    if masker.policy is not None and (several or masker.policy.allow):
+        policy += "\0" + WHOLE_SECTION_MASKS
     return hashlib.sha256(policy.encode("utf-8")).hexdigest()[:16]
 
 
