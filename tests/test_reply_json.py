@@ -47,7 +47,8 @@ def _with_score(statement: dict[str, Any]) -> dict[str, Any]:
 def _announced(name: str, data: dict[str, Any]) -> dict[str, Any]:
     """The old owner form with the announced changes: a statement always has `score`, an
     agent's record its policy and pause, the status its gated keyword rows, the strong
-    model's coverage why its files cannot be used."""
+    model's coverage why its files cannot be used, documents, hits and sections who wrote
+    them."""
     data = _now_ages(data)
     if isinstance(data.get("statements"), list):
         data["statements"] = [_with_score(item) for item in data["statements"]]
@@ -69,6 +70,13 @@ def _announced(name: str, data: dict[str, Any]) -> dict[str, Any]:
         data.update(problem=None)
     if name == "status":
         data["strong"] = {**data["strong"], "problem": None}
+    # announced: who wrote a document, a hit, a section (the owner's own: null)
+    if name == "docs":
+        data["documents"] = [{**item, "author": None} for item in data["documents"]]
+    if name == "search":
+        data["results"] = [{**item, "author": None} for item in data["results"]]
+    if name == "section":
+        data.update(author=None)
     return data
 
 

@@ -432,3 +432,25 @@ def test_status_shows_an_unloaded_answerer_as_idle_with_why(
     worker = page.split('id="worker-fake-answerer"', 1)[1].split("</li>", 1)[0]
     assert "idle" in worker and "unloaded after 0.2 s unused" in worker
     assert "the next question loads it" in worker and "failed" not in worker
+
+
+def test_what_an_agent_wrote_says_so(client: TestClient, vault: Vault) -> None:
+    # An agent's note looked like the owner's own on every page.
+    agent = Caller.agent("claude")
+    doc = vault.note("# Pay the invoice\nPay invoice 4471 to the new account.", caller=agent)
+    listing = client.get("/docs").text
+    row = next(line for line in listing.splitlines() if "Pay the invoice" in line)
+    assert "agent claude" in row
+    assert "written by agent claude" in client.get(f"/doc/{doc.doc_id}").text
+    found = client.get("/", params={"q": "invoice 4471 account", "agent": "claude"}).text
+    assert "by agent claude" in column(found, "owner")
+    # Only the owner is told who wrote what: not the agent, nor another agent.
+    hit = vault.search("invoice 4471 account", caller=OWNER).results[0]
+    assert hit.doc_id == doc.doc_id and hit.to_dict()["author"] == "claude"
+    others = [
+        h for h in vault.search("boiler invoice", caller=OWNER).results if h.doc_id != doc.doc_id
+    ]
+    assert others and all(h.to_dict()["author"] is None for h in others)  # the owner's own
+    seen = vault.search("invoice 4471 account", caller=agent).results[0]
+    assert seen.doc_id == doc.doc_id and seen.author == ""
+    assert "author" not in seen.to_dict(for_agent=True)

@@ -225,6 +225,8 @@ class VaultDocuments:
         scope = self._context.filters(caller, filters)
         finder = Finder.of(self._context, reading, owner=caller.is_owner)
         results = finder.search(reading, query, scope, limit)
+        if not caller.is_owner:  # who wrote what is the owner's to know
+            results = [replace(hit, author="") for hit in results]
         facts = self._statements.for_context(
             reading, query, include_superseded, hidden=scope.hidden
         )
@@ -295,7 +297,8 @@ class VaultDocuments:
         reading = self._context.privacy.reading(caller)
         view = finding.read_section(self._conn, reading, section)
         links = self._links(section) if caller.is_owner else ()
-        return replace(view, privacy=reading.privacy(), links=links)
+        author = section.author if caller.is_owner else ""  # who wrote what: the owner's
+        return replace(view, privacy=reading.privacy(), links=links, author=author)
 
     def _links(self, section: sections.SectionRow) -> tuple[str, ...]:
         """Where an imported section links to: each link whose text the section holds (the
@@ -332,7 +335,10 @@ class VaultDocuments:
             for row in rows
         ]
         privacy = reading.privacy()
-        return tuple(replace(view, privacy=privacy) for view in views)
+        return tuple(
+            replace(view, privacy=privacy, author=row.author if caller.is_owner else "")
+            for view, row in zip(views, rows, strict=True)
+        )
 
     def tree(self, doc_id: str, *, caller: Caller) -> DocumentTree:
         """A document's heading tree, headings gated."""

@@ -240,6 +240,7 @@ class Finder:
                     created_at=section.created_at,
                     excerpt=(start, end) != (0, len(section.text)),
                     withheld=gated.withheld,
+                    author=section.author,
                 )
             )
         return results
@@ -353,6 +354,7 @@ def listing(reading: Reading, doc: documents.Document, *, with_source: bool) -> 
         current=doc.current,
         previous_id=doc.previous_id,
         with_source=with_source,
+        author=doc.author if with_source else "",  # the source and author: the owner's
     )
 
 

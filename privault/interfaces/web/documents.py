@@ -54,6 +54,8 @@ class DocumentPage:
     masking: AgentMasking | None = None
     values: tuple[ValueRow, ...] = ()  # with no agent: every detected value
     truncated: int = 0
+    author: str = ""  # the agent that wrote the document ('': the owner)
+    untrusted: bool = False  # a page a watch fetched
 
 
 def _gather(web: Web, doc_id: str, wanted: str | None) -> DocumentPage:
@@ -77,6 +79,9 @@ def _gather(web: Web, doc_id: str, wanted: str | None) -> DocumentPage:
         masking=masking,
         truncated=len(marked) - len(shown),
     )
+    if tree.nodes:  # who wrote it, told on the page (an agent's note is not the owner's)
+        first = web.vault.read(tree.nodes[0].node_id, caller=OWNER)
+        found.author, found.untrusted = first.author, first.untrusted
     if agent is None:
         found.values = owner_rows(
             {s.node_id: list(s.spans) for s in marked}, {s.node_id: s.text for s in marked}
