@@ -29,6 +29,7 @@ from privault.models.chat import Message
 from privault.models.engines import Spec
 from privault.models.handles import WorkerChat
 from privault.models.supervisor import ModelProcess
+from privault.timeutil import now_ms
 from privault.vault import Vault
 from privault.vault.reading import BEING_INDEXED
 from privault.watches.fetcher import Fetcher, FetchLimits
@@ -454,3 +455,14 @@ def test_what_an_agent_wrote_says_so(client: TestClient, vault: Vault) -> None:
     seen = vault.search("invoice 4471 account", caller=agent).results[0]
     assert seen.doc_id == doc.doc_id and seen.author == ""
     assert "author" not in seen.to_dict(for_agent=True)
+
+
+def test_a_reminder_an_agent_set_says_so(client: TestClient, vault: Vault) -> None:
+    agent = Caller.agent("claude")
+    vault.watches.add("remind", "Pay invoice 4471 to the new account", caller=agent, at=now_ms())
+    vault.watches.poll(caller=OWNER, now=now_ms() + 1000)
+    page = client.get("/watches").text
+    item = page[page.index("Pay invoice 4471") :].split("</li>", 1)[0]
+    assert "set by agent claude" in item
+    owners = page[page.index("Pay the plumber") :].split("</li>", 1)[0]
+    assert "set by agent" not in owners

@@ -3,7 +3,7 @@ each change), and the reminders that are due, each with an Ack button."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -38,6 +38,7 @@ class WatchesPage:
     due: list[GatedReminder]
     acked: list[GatedReminder]
     snoozed: list[GatedReminder]  # not acknowledged, off the due list for now
+    authors: dict[str, str] = field(default_factory=dict)  # watch id -> the agent that set it
 
 
 def _gather(web: Web, show_cancelled: bool) -> WatchesPage:
@@ -51,7 +52,10 @@ def _gather(web: Web, show_cancelled: bool) -> WatchesPage:
     listed = {item.id for item in due}
     snoozed = [item for item in every if item.due and item.id not in listed]
     acked = [item for item in every if not item.due][:20]
-    return WatchesPage(rows, recent.total - len(rows), due, acked, snoozed)
+    # Who set each reminder's watch: an agent's "pay invoice to …" is not the owner's.
+    listed_all = watches.list(caller=OWNER, include_cancelled=True).watches
+    authors = {watch.id: watch.author for watch in listed_all if watch.author}
+    return WatchesPage(rows, recent.total - len(rows), due, acked, snoozed, authors)
 
 
 async def watches_page(request: Request) -> Response:
