@@ -32,6 +32,7 @@ NOT_STORED_TEXT = {
     "query",
     "children",
     "links@SectionView",  # node ids of linked documents, like children (owner only)
+    "author",  # the registered name of the agent that wrote it, like a shelf's (owner only)
     "parent",
     "previous_id",
     "failed",
