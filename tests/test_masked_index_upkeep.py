@@ -152,7 +152,7 @@ def test_a_value_added_to_a_deny_list_is_not_found_by_asking_for_it(tmp_path: Pa
             assert vault.privacy.ensure_masked_index(vault.embedder, force=True) == 0
 
 
-def _spaces_only(values: Iterable[str], *, overlapping: bool = False) -> re.Pattern[str]:
+def _spaces_only(values: Iterable[str]) -> re.Pattern[str]:
     """How an older privault matched a denied value: its words with spaces between them
     (in the gate's form, each match as group 1)."""
     words = known_entities_pattern(values).pattern.removeprefix("(?i)")

@@ -119,8 +119,7 @@ class Gate:
         self._numbers: Counter[str] = Counter()
         self._held: Counter[str] = Counter()
         self._withheld = 0
-        deny = (entry.value for entry in policy.deny)
-        self._deny = denied_pattern(deny, overlapping=True) if policy.deny else None
+        self._deny = denied_pattern(entry.value for entry in policy.deny) if policy.deny else None
         self._deny_kinds = {denied_key(entry.value): entry.kind for entry in policy.deny}
         allowed = [value for value in policy.allow if value.strip()]
         self._allow = known_entities_pattern(allowed) if allowed else None

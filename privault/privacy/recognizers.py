@@ -165,13 +165,11 @@ def denied_words(value: str) -> list[str]:
     return [word for word in re.split(_DENIED_JOINER, value.strip()) if word]
 
 
-def denied_pattern(values: Iterable[str], *, overlapping: bool = False) -> re.Pattern[str]:
+def denied_pattern(values: Iterable[str]) -> re.Pattern[str]:
     """One alternation over a deny-list's values, longest first: case-insensitive, on word
-    boundaries, any run of spaces, hyphens or underscores between their words.
-
-    `overlapping`: every word a value starts at is tried, the value found as group 1, so
-    values that share words are all found ("Blue Falcon" and "Falcon Nest" in "Blue
-    Falcon Nest"); otherwise a match takes up its words."""
+    boundaries, any run of spaces, hyphens or underscores between their words. Every word
+    a value starts at is tried, the value found as group 1, so values that share words
+    are all found ("Blue Falcon" and "Falcon Nest" in "Blue Falcon Nest")."""
     listed = {tuple(denied_words(value)) for value in values} - {()}
     longest = sorted(listed, key=lambda words: len(" ".join(words)), reverse=True)
     parts = [
@@ -180,9 +178,7 @@ def denied_pattern(values: Iterable[str], *, overlapping: bool = False) -> re.Pa
     ]
     if not parts:  # a pattern of no value would match the empty string everywhere
         return re.compile(r"(?!)")
-    if overlapping:
-        return re.compile(r"(?i)(?<!\w)(?=((?:" + "|".join(parts) + r")(?!\w)))")
-    return re.compile(r"(?i)(?<!\w)(?:" + "|".join(parts) + r")(?!\w)")
+    return re.compile(r"(?i)(?<!\w)(?=((?:" + "|".join(parts) + r")(?!\w)))")
 
 
 def denied_key(value: str) -> str:

@@ -81,8 +81,9 @@ class Reading:
         self._strictest: dict[tuple[str, ...], Policy] = {}
         self._documents: dict[str, DocumentFacts] = {}
         self._spans: dict[int, list[Span]] = {}
-        self._masks: dict[tuple[str, int], list[Span]] = {}  # (policy, section): `masks`
-        self._mask_ends: dict[tuple[str, int], list[int]] = {}  # their ends, in order
+        # (policy, section) -> `masks`, and their ends in order (a window takes those
+        # reaching into it by bisection)
+        self._masks: dict[tuple[str, int], tuple[list[Span], list[int]]] = {}
         self._pending: set[int] = set()  # of the sections prefetched, those not scanned yet
         self._withheld_unscanned = 0
         # Statement id -> its stored scan (or None: never scanned), loaded once a response.
@@ -177,7 +178,7 @@ class Reading:
             return GatedText(literal(BEING_INDEXED), gate.policy.name, withheld=True)
         masks = self.masks(section)
         if masks and (start or stop < len(section.text)):  # those reaching into the window
-            ends = self._mask_ends[(gate.policy.name, section.id)]
+            ends = self._masks[(gate.policy.name, section.id)][1]
             masks = masks[bisect_right(ends, start) : bisect_left(ends, stop) + 1]
         masks = clip_spans(masks, start, stop)
         scope = scope_of(section.author, section.doc_id)
@@ -194,9 +195,9 @@ class Reading:
         key = (gate.policy.name, section.id)
         if key not in self._masks:
             own = scope_of(section.author, section.doc_id) == OWNER_SCOPE
-            self._masks[key] = gate.masking(section.text, self.spans(section), deny=own)
-            self._mask_ends[key] = [mask.end for mask in self._masks[key]]
-        return self._masks[key]
+            masks = gate.masking(section.text, self.spans(section), deny=own)
+            self._masks[key] = (masks, [mask.end for mask in masks])
+        return self._masks[key][0]
 
     def label(self, doc_id: str, shelf: str, text: str, *, author: str = "") -> Gated:
         """A heading, tag or source of a document written by `author` ('' for the owner)
