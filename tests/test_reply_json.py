@@ -62,10 +62,10 @@ def _announced(name: str, data: dict[str, Any]) -> dict[str, Any]:
         data.update(hint=None, dispatched=False)
     if name == "import_report":  # announced: why deletions at the source are not known
         data.update(deletions_unknown=None)
-    if name == "sync_import":  # announced: the rows refused alone, the rest merged
-        data.update(refused_rows=[])
+    if name == "sync_import":  # announced: the rows refused alone, the rest merged, and
+        data.update(refused_rows=[], ahead=0)  # those waiting for their clock's time
     if name == "sync_report":
-        data["imported"] = [{**item, "refused_rows": []} for item in data["imported"]]
+        data["imported"] = [{**item, "refused_rows": [], "ahead": 0} for item in data["imported"]]
     if name == "strong":  # announced: why the strong model's files cannot be used
         data.update(problem=None)
     if name == "status":

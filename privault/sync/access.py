@@ -20,6 +20,14 @@ least as high). Then:
   more). When that changed the winner, the result is a new local change of this device
   whose history covers both, so the other devices take it as following theirs.
 
+A history is what the writer claims, and a device can check one claim: what it wrote
+itself. An incoming version that claims to have seen a version of this device's shelf
+later than any the held version knows of is not believed on that point (`believed`): a
+bundle's writer could otherwise claim a clock this device has not reached, and so cover
+its restrictions to come. Without the claim the versions are concurrent, and the stricter
+settings stay; when the claim was forged about another device, that device keeps its
+own settings strict the same way, and its merged version brings every device back.
+
 Access lists (which agents may read a restricted shelf) never travel: agents and their
 tokens are local to each device.
 """
@@ -81,13 +89,25 @@ def stricter_policy(a: str | None, b: str | None, rank: PolicyRank) -> str | Non
     return max(a, b, key=lambda name: (rank(name), name))
 
 
-def merge_shelf(held: ShelfVersion | None, incoming: ShelfVersion, rank: PolicyRank) -> Outcome:
-    """Decide between the held version of a shelf and an incoming one (see the module)."""
+def believed(claimed: dict[str, str], held: dict[str, str], me: str) -> dict[str, str]:
+    """An incoming history as far as this device (`me`) can trust it: without its claim
+    about this device's versions when the held history knows of no version that late."""
+    if claimed.get(me, "") <= held.get(me, ""):
+        return claimed
+    return {device: clock for device, clock in claimed.items() if device != me}
+
+
+def merge_shelf(
+    held: ShelfVersion | None, incoming: ShelfVersion, rank: PolicyRank, me: str
+) -> Outcome:
+    """Decide between the held version of a shelf and an incoming one, on device `me`
+    (see the module)."""
     if held is None:
         return Outcome("take")
-    if covers(held.history, incoming.history):
+    claimed = believed(incoming.history, held.history, me)
+    if covers(held.history, claimed):
         return Outcome("keep")
-    if covers(incoming.history, held.history):
+    if covers(claimed, held.history):
         return Outcome("take")
     winner, other = (incoming, held) if incoming.hlc > held.hlc else (held, incoming)
     base = winner.payload if winner.payload is not None else other.payload
@@ -106,7 +126,7 @@ def merge_shelf(held: ShelfVersion | None, incoming: ShelfVersion, rank: PolicyR
     ):
         return Outcome("take" if winner is incoming else "keep")
     seen = dict(held.history)
-    for device, clock in incoming.history.items():
+    for device, clock in claimed.items():
         if seen.get(device, "") < clock:
             seen[device] = clock
     result["seen"] = dict(sorted(seen.items()))

@@ -20,6 +20,12 @@
 6. A row that points at one not yet here (a new page version before its predecessor, a
    supersede before the statement it closes) waits in `sync_pending` and is applied by a
    later import; nothing half-linked is written.
+7. A row whose clock is more than `MAX_AHEAD_MS` ahead of this device's time waits the
+   same way, until an import after that time. Taken at once, it would move this device's
+   clock that far ahead for good (every later change of its would be stamped after it),
+   and a shelf version could claim to have seen versions other devices have not written
+   yet: a loosening that wins over their restrictions to come (`sync.access`). A device
+   whose clock is wrong by more than that has its changes wait, counted in `ahead`.
 
 Derived data is recomputed, never trusted from a bundle: chunks and vectors of sections,
 statement vectors, PII spans (by this device's detector version).
@@ -38,6 +44,10 @@ from privault.sync.access import ShelfVersion, covers, merge_shelf
 from privault.sync.hlc import Stamp, receive
 from privault.sync.rows import KINDS, Row, content_hash, newer, references
 from privault.sync.stamping import load_clock, save_clock, stamp_changes
+
+# How far ahead of this device's time a row's clock may be and still merge now (rule 7):
+# wider than the drift of clocks kept by a time server, far narrower than a wrong date.
+MAX_AHEAD_MS = 3_600_000
 
 
 class Derivations(Protocol):
@@ -75,6 +85,7 @@ class MergeReport:
     stricter: list[str] = field(default_factory=list)
     # Rows parked by an earlier import that no longer pass their checks: dropped, and named.
     refused: list[str] = field(default_factory=list)
+    ahead: int = 0  # rows waiting because their clock is ahead of this device's (rule 7)
 
     def count(self, kind: str) -> None:
         """Count one applied row."""
@@ -137,8 +148,16 @@ def _candidates(
     return found
 
 
-def _ready(conn: Connection, todo: dict[tuple[str, str], Row]) -> set[tuple[str, str]]:
-    """Rows whose references are in the vault or in this batch and ready themselves.
+def _ahead(todo: dict[tuple[str, str], Row], now: int) -> set[tuple[str, str]]:
+    """The rows whose clock is more than `MAX_AHEAD_MS` ahead of `now` (rule 7)."""
+    return {key for key, row in todo.items() if row.stamp.wall > now + MAX_AHEAD_MS}
+
+
+def _ready(
+    conn: Connection, todo: dict[tuple[str, str], Row], held_back: set[tuple[str, str]]
+) -> set[tuple[str, str]]:
+    """Rows whose references are in the vault or in this batch and ready themselves, none
+    of `held_back`.
 
     The greatest such set: rows are dropped only while one points at something neither
     here nor coming, so rows that point at each other (a statement and the version that
@@ -151,7 +170,7 @@ def _ready(conn: Connection, todo: dict[tuple[str, str], Row]) -> set[tuple[str,
             cache[ref] = sync_write.exists(conn, *ref)
         return cache[ref]
 
-    ready = set(todo)
+    ready = set(todo) - held_back
     dropped = True
     while dropped:
         dropped = False
@@ -168,11 +187,13 @@ def merge(
     """Merge rows from bundles into the vault, in one transaction."""
     stamp_changes(conn)  # local edits get their clocks before they compete
     report = MergeReport()
+    at = now()
     first = _candidates(conn, rows)
     report.unchanged = sum(1 for key in _latest(rows) if key not in first)
+    later = _ahead(first, at)
     docs: dict[str, list[tuple[str, dict[str, Any]]]] = {"sections": [], "labels": []}
-    for row in first.values():
-        if row.kind == "document" and row.payload is not None:
+    for key, row in first.items():
+        if row.kind == "document" and row.payload is not None and key not in later:
             needed = _to_derive(conn, row)
             if needed:
                 docs[needed].append((row.id, row.payload))
@@ -183,13 +204,16 @@ def merge(
         for row in first.values()
         if row.kind == "statement"
         and row.payload is not None
+        and (row.kind, row.id) not in later
         and not sync_write.exists(conn, "statement", row.id)  # content never changes
     ]
     vectors = derive.statement_vectors(new_statements) if new_statements else {}
     with write(conn):
         stamp_changes(conn)  # a write between the two reads is stamped too
         todo = _candidates(conn, rows, report.refused)
-        ready = _ready(conn, todo)
+        later = _ahead(todo, at)
+        report.ahead = len(later)
+        ready = _ready(conn, todo, later)
         waited = [(kind, row_id) for kind, row_id, *_ in sync_state.pending(conn)]
         sync_write.defer_foreign_keys(conn)
         me = sync_state.device_id(conn)
@@ -203,6 +227,7 @@ def merge(
                     _held_shelf(conn, row.id),
                     ShelfVersion(row.hlc, row.origin, row.payload),
                     derive.policy_rank,
+                    me,
                 )
                 if outcome.action == "keep":  # the held version stands; nothing recorded
                     report.unchanged += 1

@@ -258,6 +258,7 @@ class VaultSync:
                 total.unchanged += report.unchanged
                 total.forgotten += report.forgotten
                 total.waiting = report.waiting
+                total.ahead = report.ahead
                 total.stricter.extend(report.stricter)
                 total.refused.extend(report.refused)
         return ImportReport(
@@ -270,6 +271,7 @@ class VaultSync:
             total.waiting,
             tuple(sorted(set(total.stricter))),
             (*opened.refused, *total.refused),
+            total.ahead,
         )
 
     def _after_merge(self, report: MergeReport) -> None:

@@ -34,6 +34,9 @@ class ImportReport(JsonForm):
     # Rows refused on their own (outside a local write's bounds), one line each; the rest
     # of the bundle was merged.
     refused_rows: tuple[str, ...] = ()
+    # Of `waiting`, the rows whose clock is more than an hour ahead of this device's time:
+    # they merge at an import after it (a wrong clock on one of the two devices).
+    ahead: int = 0
 
 
 @dataclass(frozen=True)

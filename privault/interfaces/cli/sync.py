@@ -18,6 +18,7 @@ from privault.errors import InputError, utf8_text
 from privault.interfaces import config
 from privault.interfaces.cli.common import JsonOption, console, emit_json, number, opened
 from privault.interfaces.cli.terminal import styled
+from privault.vault.sync_results import ImportReport
 
 PASSPHRASE_ENV = "PRIVAULT_SYNC_PASSPHRASE"
 VaultKeyOption = Annotated[
@@ -117,7 +118,7 @@ def import_(
         f"{report.unchanged} already here, {report.forgotten} of forgotten documents, "
         f"{report.waiting} waiting for rows not yet imported"
     )
-    _refused_rows(report.refused_rows, indent="")
+    _not_merged(report, indent="")
 
 
 def sync(
@@ -144,7 +145,7 @@ def sync(
         if item.kept_stricter:
             shelves = ", ".join(item.kept_stricter)
             console.print(f"    kept the stricter access settings of shelf {shelves}")
-        _refused_rows(item.refused_rows, indent="    ")
+        _not_merged(item, indent="    ")
     for path, reason in report.refused:
         console.print(
             styled(
@@ -155,9 +156,19 @@ def sync(
         )
 
 
-def _refused_rows(lines: tuple[str, ...], *, indent: str) -> None:
-    """Rows another device sent that this vault refused on their own (the rest merged)."""
-    for line in lines:
+def _not_merged(report: ImportReport, *, indent: str) -> None:
+    """Rows another device sent that wait for this device's time to reach their clock, and
+    rows this vault refused on their own (the rest merged)."""
+    if report.ahead:
+        console.print(
+            styled(
+                indent + "[yellow]{count} row(s) waiting[/yellow]: their clock is more than an "
+                "hour ahead of this device's; they merge at a later import, once this "
+                "device's time reaches them (check both devices' clocks)",
+                count=report.ahead,
+            )
+        )
+    for line in report.refused_rows:
         console.print(styled(indent + "[yellow]refused[/yellow] {line}", line=line))
 
 
