@@ -44,6 +44,21 @@ def test_a_new_gate_numbers_afresh() -> None:
     assert Gate(STANDARD).apply(text, DETECTOR.detect(text)).text == "mail <EMAIL_ADDRESS_1>"
 
 
+def test_a_window_numbers_a_value_its_edge_cuts_as_the_whole_value() -> None:
+    """A window is masked as its whole text is, and a value cut by its edge is numbered as
+    that value: joined with a window showing it whole, it keeps its number."""
+    text = "Met Ada Lovelace and Bob Smith at noon."
+    masks = [Span(4, 16, "PERSON", 0.9, "ner"), Span(21, 30, "PERSON", 0.9, "ner")]
+    gate = Gate(STANDARD)
+    assert gate.apply(text, masks, window=(0, 8)).text == "Met <PERSON_1>"
+    assert gate.apply(text, masks, window=(10, 24)).text == "<PERSON_1> and <PERSON_2>"
+    assert gate.apply(text, masks, window=(0, len(text))).text == (
+        "Met <PERSON_1> and <PERSON_2> at noon."
+    )
+    assert gate.apply(text, masks, window=(31, 39)).text == "at noon."
+    assert gate.held_back().kinds == {"PERSON": 5}
+
+
 def test_refuse_returns_a_stub_naming_the_kinds() -> None:
     text = "Call Ada Lovelace on +44 20 7946 0958."
     gated = Gate(STRICT).apply(text, DETECTOR.detect(text))

@@ -130,22 +130,27 @@ class Gate:
         spans: Iterable[Span],
         *,
         scope: str = OWNER_SCOPE,
-        decided: bool = False,
+        window: tuple[int, int] | None = None,
     ) -> GatedText:
         """Gate one stored text using its stored spans (offsets into `text`).
 
         `scope` is whose text it is (see the module docstring): the policy's deny-list is
         applied to the owner's text only, since matching an agent's own words against it
-        would tell the agent what the list holds. `decided`: `spans` are what this gate's
-        `masking` chose over a longer text, cut to this part of it, and are masked as
-        they are (a part of a value is not judged again on its own).
+        would tell the agent what the list holds. `window`: only `text[start:end]` is
+        gated and returned, and `spans` are what this gate's `masking` chose over the
+        whole text; those reaching into the window are masked as they are, cut to it (a
+        part of a value is not judged again on its own), and numbered by the whole value,
+        so a value a window's edge cuts keeps the number it has where it is shown whole.
         """
-        if self.policy.mode == "off" or not text:
-            return GatedText(Gated(text, _SEAL), self.policy.name)
-        deny = scope == OWNER_SCOPE
-        chosen = merge_spans(spans) if decided else self.spans_to_mask(text, spans, deny=deny)
+        start, end = (0, len(text)) if window is None else window
+        if self.policy.mode == "off" or start >= end:
+            return GatedText(Gated(text[start:end], _SEAL), self.policy.name)
+        if window is None:
+            chosen = self.spans_to_mask(text, spans, deny=scope == OWNER_SCOPE)
+        else:
+            chosen = [span for span in merge_spans(spans) if span.start < end and start < span.end]
         if not chosen:
-            return GatedText(Gated(text, _SEAL), self.policy.name)
+            return GatedText(Gated(text[start:end], _SEAL), self.policy.name)
         counts = Counter(span.kind for span in chosen)
         self._held.update(counts)
         if self.policy.mode == "refuse":
@@ -153,12 +158,12 @@ class Gate:
             stub = Gated(self._stub(counts), _SEAL)
             return GatedText(stub, self.policy.name, dict(counts), withheld=True)
         pieces: list[str] = []
-        cursor = 0
+        cursor = start
         for span in chosen:
-            pieces.append(text[cursor : span.start])
+            pieces.append(text[cursor : max(span.start, start)])
             pieces.append(self._placeholder(text[span.start : span.end], span.kind, scope))
-            cursor = span.end
-        pieces.append(text[cursor:])
+            cursor = min(span.end, end)
+        pieces.append(text[cursor:end])
         return GatedText(Gated("".join(pieces), _SEAL), self.policy.name, dict(counts))
 
     def masked(self, text: str, spans: Iterable[Span], *, deny: bool = True) -> str:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from privault.privacy.gate import OWNER_SCOPE, Gate, Gated, GatedText, literal
 from privault.privacy.gate import clip as clip_text
 from privault.privacy.policy import Policy
-from privault.spans import Override, Span, clip_spans
+from privault.spans import Override, Span
 from privault.store.sections import SectionRow
 from privault.vault.results import Privacy
 
@@ -180,9 +180,8 @@ class Reading:
         if masks and (start or stop < len(section.text)):  # those reaching into the window
             ends = self._masks[(gate.policy.name, section.id)][1]
             masks = masks[bisect_right(ends, start) : bisect_left(ends, stop) + 1]
-        masks = clip_spans(masks, start, stop)
         scope = scope_of(section.author, section.doc_id)
-        return gate.apply(section.text[start:stop], masks, scope=scope, decided=True)
+        return gate.apply(section.text, masks, scope=scope, window=(start, stop))
 
     def masks(self, section: SectionRow) -> list[Span]:
         """What this caller's policy masks in a whole section (merged, nothing counted;
