@@ -44,6 +44,24 @@ def test_a_new_gate_numbers_afresh() -> None:
     assert Gate(STANDARD).apply(text, DETECTOR.detect(text)).text == "mail <EMAIL_ADDRESS_1>"
 
 
+def test_undo_gives_back_the_numbers_and_counts_taken_since_a_mark() -> None:
+    """Text gated to be measured and then left out gives its numbers back: the next value
+    shown takes the next number after those still shown, never one past a gap."""
+    gate = Gate(STANDARD)
+    kept = gate.apply("mail ann@example.org", [Span(5, 20, "EMAIL_ADDRESS", 1.0, "pattern")])
+    mark = gate.mark()
+    left_out = "cc bob@example.org, ann@example.org"
+    spans = [Span(3, 18, "EMAIL_ADDRESS", 1.0, "pattern"), Span(20, 35, "EMAIL_ADDRESS", 1.0, "x")]
+    assert gate.apply(left_out, spans).text == "cc <EMAIL_ADDRESS_2>, <EMAIL_ADDRESS_1>"
+    gate.undo(mark)
+    shown = gate.apply("to cy@example.org", [Span(3, 17, "EMAIL_ADDRESS", 1.0, "pattern")])
+    assert kept.text == "mail <EMAIL_ADDRESS_1>" and shown.text == "to <EMAIL_ADDRESS_2>"
+    assert gate.apply("ann@example.org", [Span(0, 15, "EMAIL_ADDRESS", 1.0, "x")]).text == (
+        "<EMAIL_ADDRESS_1>"
+    )
+    assert gate.held_back().kinds == {"EMAIL_ADDRESS": 3}
+
+
 def test_a_window_numbers_a_value_its_edge_cuts_as_the_whole_value() -> None:
     """A window is masked as its whole text is, and a value cut by its edge is numbered as
     that value: joined with a window showing it whole, it keeps its number."""

@@ -12,6 +12,12 @@ every text an agent wrote is a scope of its own. A value an agent writes therefo
 gets the number of the owner's value, whatever it is: numbering cannot confirm a guess.
 A different response numbers afresh, so placeholders cannot be joined across responses.
 
+Numbers are handed out in the order values are first shown, and only text the response
+returns may keep one: a response that gates text to measure it and then leaves it out (a
+context pack trying a window against its budget) undoes what that text numbered
+(`mark`, `undo`). A number it kept would leave a gap (`<ADDRESS_2>` without
+`<ADDRESS_1>`) telling the caller a masked value of that kind was in text it never saw.
+
 The gate never detects anything in stored text: it applies spans found at write time (plus
 owner overrides and known entities).
 """
@@ -101,6 +107,16 @@ class GatedText:
 
 
 @dataclass(frozen=True)
+class GateMark:
+    """What a gate had numbered and counted at one moment (see `Gate.undo`)."""
+
+    numbered: int  # values given a number
+    numbers: dict[str, int]  # kind -> the last number given
+    held: dict[str, int]
+    withheld: int
+
+
+@dataclass(frozen=True)
 class HeldBack:
     """A response's summary: the policy applied and everything it held back."""
 
@@ -116,6 +132,7 @@ class Gate:
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
         self._placeholders: dict[tuple[str, str], str] = {}
+        self._numbered: list[tuple[str, str]] = []  # their keys, in the order numbered
         self._numbers: Counter[str] = Counter()
         self._held: Counter[str] = Counter()
         self._withheld = 0
@@ -180,6 +197,21 @@ class Gate:
         if self.policy.mode == "off":
             return []
         return self.spans_to_mask(text, spans, deny=deny)
+
+    def mark(self) -> GateMark:
+        """What this gate has numbered and counted so far: hand it to `undo`."""
+        return GateMark(len(self._numbered), dict(self._numbers), dict(self._held), self._withheld)
+
+    def undo(self, mark: GateMark) -> None:
+        """Forget every value numbered and every span counted since `mark`, as if the text
+        gated since was never gated: the next value shown takes the next number after
+        those still shown (see the module docstring)."""
+        for key in self._numbered[mark.numbered :]:
+            del self._placeholders[key]
+        del self._numbered[mark.numbered :]
+        self._numbers = Counter(mark.numbers)
+        self._held = Counter(mark.held)
+        self._withheld = mark.withheld
 
     def held_back(self) -> HeldBack:
         """What this gate has held back so far, for the response and the audit log."""
@@ -256,6 +288,7 @@ class Gate:
         if key not in self._placeholders:
             self._numbers[kind] += 1
             self._placeholders[key] = f"<{kind}_{self._numbers[kind]}>"
+            self._numbered.append(key)
         return self._placeholders[key]
 
     def _stub(self, counts: Counter[str]) -> str:

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from privault.privacy.gate import OWNER_SCOPE, Gate, Gated, GatedText, literal
+from privault.privacy.gate import OWNER_SCOPE, Gate, Gated, GatedText, GateMark, literal
 from privault.privacy.gate import clip as clip_text
 from privault.privacy.policy import Policy
 from privault.spans import Override, Span
@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # the runtime makes every Reading
 TITLE_CHARS = 80  # titles are shown at most this long, clipped after gating
 BEING_INDEXED = "[being indexed: not yet scanned for private data]"
 LABEL_BEING_INDEXED = "[being indexed]"
+_UNUSED_GATE = GateMark(0, {}, {}, 0)  # a gate made after a checkpoint was taken
 
 
 @dataclass(frozen=True)
@@ -235,6 +236,22 @@ class Reading:
             held.update(summary.kinds)
             withheld += summary.texts_withheld
         return held, withheld
+
+    def checkpoint(self) -> Callable[[], None]:
+        """A function that undoes everything gated from now on, as if it never was: the
+        numbers its values took and what it counted as held back. For text gated to be
+        measured and then left out (a window a context pack tried and dropped, statements
+        dropped to fit): numbers go on from those of the text the response returns, with
+        no gap that tells of a value in text it left out (see `privacy.gate`)."""
+        marks = {name: gate.mark() for name, gate in self._gates.items()}
+        unscanned = self._withheld_unscanned
+
+        def undo() -> None:
+            for name, gate in self._gates.items():
+                gate.undo(marks.get(name, _UNUSED_GATE))
+            self._withheld_unscanned = unscanned
+
+        return undo
 
     def count_mark(self) -> tuple[Counter[str], int]:
         """What this response has counted as held back so far: hand it to `forget_since`."""
