@@ -77,6 +77,24 @@ def test_a_window_numbers_a_value_its_edge_cuts_as_the_whole_value() -> None:
     assert gate.held_back().kinds == {"PERSON": 5}
 
 
+def test_a_value_clipped_off_is_neither_numbered_nor_counted() -> None:
+    text = "Notes for ann@example.org and the filing, cc cy@example.org"
+    spans = [Span(10, 25, "EMAIL_ADDRESS", 1.0, "x"), Span(45, 59, "EMAIL_ADDRESS", 1.0, "x")]
+    gate = Gate(STANDARD)
+    clipped = gate.clipped(text, spans, 48)
+    assert clipped.text == "Notes for <EMAIL_ADDRESS_1> and the filing, cc…"
+    assert clipped.held_back == {"EMAIL_ADDRESS": 1}
+    assert gate.apply("to bo@example.org", [Span(3, 17, "EMAIL_ADDRESS", 1.0, "x")]).text == (
+        "to <EMAIL_ADDRESS_2>"
+    )
+    assert gate.held_back().kinds == {"EMAIL_ADDRESS": 2}
+    # Cut inside the second placeholder: it goes whole; kept whole when the cut is past it.
+    assert gate.clipped(text, spans, 60).text == "Notes for <EMAIL_ADDRESS_1> and the filing, cc…"
+    assert gate.clipped(text, spans, 80).text == (
+        "Notes for <EMAIL_ADDRESS_1> and the filing, cc <EMAIL_ADDRESS_3>"
+    )
+
+
 def test_refuse_returns_a_stub_naming_the_kinds() -> None:
     text = "Call Ada Lovelace on +44 20 7946 0958."
     gated = Gate(STRICT).apply(text, DETECTOR.detect(text))

@@ -27,7 +27,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from re import Pattern
 
 from privault.privacy.policy import Policy
@@ -182,6 +182,36 @@ class Gate:
             cursor = min(span.end, end)
         pieces.append(text[cursor:end])
         return GatedText(Gated("".join(pieces), _SEAL), self.policy.name, dict(counts))
+
+    def clipped(
+        self, text: str, spans: Iterable[Span], limit: int, *, scope: str = OWNER_SCOPE
+    ) -> GatedText:
+        """`text` gated whole (`apply`), then cut to `limit` characters (`clip`). A value in
+        the part cut off is neither numbered nor counted as held back: its number would be
+        missing from those shown, and its count one more than they are, telling the reader
+        of a masked value in text it never saw."""
+        spans = list(spans)
+        mark = self.mark()
+        whole = self.apply(text, spans, scope=scope)
+        shown = clip(whole.text, limit)
+        if shown is whole.text or whole.withheld or not whole.held_back:
+            return replace(whole, text=shown)
+        # A placeholder is cut whole or not at all: the values shown are those whose
+        # placeholder ends before the ellipsis.
+        chosen = self.spans_to_mask(text, spans, deny=scope == OWNER_SCOPE)
+        kept = at = cursor = 0
+        for span in chosen:
+            at += span.start - cursor
+            at += len(self._placeholder(text[span.start : span.end], span.kind, scope))
+            if at > len(shown) - 1:
+                break
+            kept, cursor = kept + 1, span.end
+        # Gated again up to the first value cut off: those before it take the numbers they
+        # had (numbered in the same order from the same state), and only they are counted.
+        self.undo(mark)
+        end = chosen[kept].start if kept < len(chosen) else len(text)
+        again = self.apply(text, chosen, scope=scope, window=(0, end))
+        return GatedText(shown, self.policy.name, again.held_back)
 
     def masked(self, text: str, spans: Iterable[Span], *, deny: bool = True) -> str:
         """`text` with every span this policy masks replaced by an unnumbered placeholder.

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from privault.privacy.gate import OWNER_SCOPE, Gate, Gated, GatedText, GateMark, literal
-from privault.privacy.gate import clip as clip_text
 from privault.privacy.policy import Policy
 from privault.spans import Override, Span
 from privault.store.sections import SectionRow
@@ -202,18 +201,25 @@ class Reading:
     def label(self, doc_id: str, shelf: str, text: str, *, author: str = "") -> Gated:
         """A heading, tag or source of a document written by `author` ('' for the owner)
         as this caller may see it (spans stored at write time)."""
-        gate = self.gate(shelf)
-        if gate.policy.mode == "off":
-            return gate.apply(text, []).text
-        facts = self.document(doc_id)
-        if facts.labels_pending:
-            return literal(LABEL_BEING_INDEXED)
-        spans = self._runtime.label_spans(facts, doc_id, text, author)
-        return gate.apply(text, spans, scope=scope_of(author, doc_id)).text
+        return self._label(doc_id, shelf, text, author, None)
 
     def title(self, doc_id: str, shelf: str, text: str, *, author: str = "") -> Gated:
-        """A title: gated whole, then clipped to `TITLE_CHARS`."""
-        return clip_text(self.label(doc_id, shelf, text, author=author), TITLE_CHARS)
+        """A title: gated whole, then clipped to `TITLE_CHARS` (a value in the part clipped
+        off is neither numbered nor counted, `Gate.clipped`)."""
+        return self._label(doc_id, shelf, text, author, TITLE_CHARS)
+
+    def _label(self, doc_id: str, shelf: str, text: str, author: str, limit: int | None) -> Gated:
+        gate = self.gate(shelf)
+        spans: list[Span] = []
+        if gate.policy.mode != "off":
+            facts = self.document(doc_id)
+            if facts.labels_pending:
+                return literal(LABEL_BEING_INDEXED)
+            spans = self._runtime.label_spans(facts, doc_id, text, author)
+        scope = scope_of(author, doc_id)
+        if limit is None:
+            return gate.apply(text, spans, scope=scope).text
+        return gate.clipped(text, spans, limit, scope=scope).text
 
     def tags(
         self, doc_id: str, shelf: str, tags: Sequence[str], *, author: str = ""
