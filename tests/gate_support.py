@@ -1,5 +1,5 @@
 """What the gate's tests share: a normal form of replies, so two of them can be compared
-for what an agent could tell apart."""
+for what an agent could tell apart, and the placeholder numbers a reply shows."""
 
 from __future__ import annotations
 
@@ -45,3 +45,22 @@ def normal_form(data: Any) -> Any:
         return value
 
     return walk(data)
+
+
+_NUMBERED = re.compile(r"<([A-Z][A-Z_]*?)_(\d+)>")
+
+
+def placeholder_numbers(*texts: str) -> dict[str, set[int]]:
+    """Kind -> the placeholder numbers shown anywhere in `texts`."""
+    found: dict[str, set[int]] = {}
+    for text in texts:
+        for match in _NUMBERED.finditer(text):
+            found.setdefault(match.group(1), set()).add(int(match.group(2)))
+    return found
+
+
+def numbered_from_one(*texts: str) -> bool:
+    """Whether each kind's placeholders in `texts` are numbered 1, 2, … with none missing:
+    a gap would tell the reader of a masked value in text it was not shown."""
+    numbers = placeholder_numbers(*texts)
+    return all(shown == set(range(1, len(shown) + 1)) for shown in numbers.values())

@@ -3,6 +3,7 @@ packs sized to relevance under a cap (fake embedder and detector, real vault fil
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,8 @@ from privault.models.fakes import FakeStrongEmbedder
 from privault.retrieval import relevance
 from privault.vault import Vault, packs
 from privault.vault.bounds import DEFAULT_CONTEXT_BUDGET
+from privault.vault.results import ContextPack
+from tests.gate_support import numbered_from_one, placeholder_numbers
 from tests.helpers import fake_vault
 
 OWNER = Caller.owner()
@@ -191,3 +194,72 @@ def test_held_back_counts_the_statements_returned_not_every_one_matched(vault: V
     # Over MCP too: the reply's held_back counts the placeholders the reply carries.
     reply = mcp_ok(vault, "bob", "memory_search", query="supplier invoices")
     assert reply["statements"] and reply["held_back"] == placeholders_in(reply)
+
+
+def _agent(vault: Vault, name: str = "bob") -> Caller:
+    """A registered agent, as the MCP server resolves it (the default `standard` policy)."""
+    from privault.interfaces.agents import known_caller
+    from privault.store import agents
+
+    agents.issue(vault.conn, name)
+    return known_caller(vault, name)
+
+
+def _every_text(pack: ContextPack) -> list[str]:
+    """Every string of a pack an agent reads."""
+    texts = [str(pack.text)]
+    for section in pack.sections:
+        texts += [str(section.title), str(section.text), *map(str, section.breadcrumb)]
+    for item in pack.statements:
+        texts += [str(item.statement.content), *map(str, item.statement.entities)]
+    return texts
+
+
+def test_a_window_left_out_of_a_pack_takes_no_placeholder_number(vault: Vault) -> None:
+    """The best match holds an address but does not fit the budget; the next one fits.
+    Its address is `<EMAIL_ADDRESS_1>`: a `_2` alone would tell the agent a masked address
+    was in text it was not shown."""
+    bob = _agent(vault)
+    late = "and the boiler man said the invoice is late " * 8
+    vault.note(
+        f"# Boiler invoice\nThe boiler invoice goes to ann@example.com, {late}", caller=OWNER
+    )
+    vault.note("# Boiler\nThe boiler invoice copy goes to bob@example.com.", caller=OWNER)
+    pack = vault.context("boiler invoice", caller=bob, budget=60, fill=True)
+    assert pack.dropped == 1 and "invoice copy" in pack.text
+    assert placeholder_numbers(*_every_text(pack)) == {"EMAIL_ADDRESS": {1}}
+
+
+def test_statements_left_out_of_a_pack_take_no_placeholder_number(vault: Vault) -> None:
+    """Statements come first, in half the budget; those dropped to fit give their numbers
+    back, so the statements and sections the pack carries are numbered from 1."""
+    bob = _agent(vault)
+    for number in range(4):
+        vault.statements.add(
+            f"Boiler invoice {number} goes to desk{number}@example.com and the boiler firm "
+            "wants it paid before the end of the month",
+            caller=OWNER,
+            entities=[f"Boiler invoice {number}"],
+        )
+    vault.note("# Boiler\nThe boiler invoice copy goes to copy@example.com.", caller=OWNER)
+    pack = vault.context("boiler invoice", caller=bob, budget=80, fill=True)
+    assert 0 < len(pack.statements) < 4 and "invoice copy" in pack.text
+    assert numbered_from_one(*_every_text(pack))
+
+
+def test_every_pack_is_numbered_from_one_and_a_value_keeps_its_number(vault: Vault) -> None:
+    """Across budgets, what a pack carries is numbered from 1 for each kind with none
+    missing, and one address has one number in every window and section showing it."""
+    bob = _agent(vault)
+    for number in range(8):
+        extra = "the boiler firm asked twice about the unpaid invoice again " * (number % 3 * 3)
+        vault.note(
+            f"# Boiler invoice {number}\nThe boiler invoice {number} goes to "
+            f"desk{number}@example.com and a copy to office@example.com; {extra}",
+            caller=OWNER,
+        )
+    for budget in range(50, 400, 25):
+        pack = vault.context("boiler invoice", caller=bob, budget=budget, fill=True)
+        assert numbered_from_one(*_every_text(pack)), budget
+        office = set(re.findall(r"a copy to (<EMAIL_ADDRESS_\d+>)", pack.text))
+        assert len(office) <= 1, (budget, office)

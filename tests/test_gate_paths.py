@@ -15,6 +15,7 @@ from privault.privacy.detector import FakeDetector
 from privault.privacy.policy import PolicySet, shipped_policies_dir
 from privault.spans import Span
 from privault.vault import Vault
+from tests.gate_support import placeholder_numbers
 from tests.helpers import fake_vault
 
 OWNER = Caller.owner()
@@ -278,3 +279,25 @@ def test_a_trees_title_numbers_its_placeholders_as_the_listing_does(tmp_path: Pa
         [listed] = vault.docs(caller=AGENT).documents
         assert listed.title == "<PERSON_1> file"
         assert vault.tree(listed.doc_id, caller=AGENT).title == listed.title
+
+
+def test_a_value_in_the_clipped_part_of_a_title_takes_no_number(tmp_path: Path) -> None:
+    """A title is gated whole and clipped after; an address in the part clipped off is
+    neither numbered nor counted, so the next address shown is `_3`, not `_4` (which
+    would tell the agent a masked address was in the title past the cut)."""
+    title = (
+        "Boiler invoice notes for ann@example.com and the quarterly filing with the "
+        "accountants, and cy@example.com"
+    )
+    with fake_vault(tmp_path / "t.db") as vault:
+        vault.note(f"# {title}\nThe boiler invoice goes to bob@example.com.", caller=OWNER)
+        vault.note("# Boiler\nThe boiler invoice copy goes to dee@example.com.", caller=OWNER)
+        query = "boiler invoice notes quarterly filing"
+        found = vault.search(query, caller=AGENT)
+        pack = vault.context(query, caller=AGENT, budget=300, fill=True)
+    texts = [t for hit in found.results for t in (hit.title, hit.text, *hit.breadcrumb)]
+    assert texts[0].endswith("…") and "ann" not in texts[0] and "cy@" not in texts[0]
+    assert placeholder_numbers(*texts) == {"EMAIL_ADDRESS": {1, 2, 3}}
+    assert found.privacy.held_back == {"EMAIL_ADDRESS": len(re.findall("<EMAIL", "".join(texts)))}
+    sections = [t for s in pack.sections for t in (s.title, s.text, *s.breadcrumb)]
+    assert placeholder_numbers(pack.text, *sections) == {"EMAIL_ADDRESS": {1, 2, 3}}

@@ -4,9 +4,17 @@ the audit table one row per request."""
 
 from __future__ import annotations
 
+import json
 import secrets
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
+import httpx
 import pytest
+import uvicorn
 from starlette.testclient import TestClient
 
 from privault.interfaces.mcp.http import build_app
@@ -134,3 +142,66 @@ def test_an_unauthenticated_path_is_never_written_as_it_came(vault: Vault, path:
     for row in rows:
         assert "[" not in row.tool and "\x1b" not in (row.reason or "")
         assert len(row.reason or "") <= 300 and "A" * 50 not in (row.reason or "")
+
+
+@contextmanager
+def serving(vault: Vault) -> Iterator[str]:
+    """`privault serve`'s app for `vault`, run by uvicorn on 127.0.0.1; its base URL. The
+    server is stopped on leaving (what it only counted is written then)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    app = build_app(vault, host="127.0.0.1", port=port, readers=1)
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
+# What a browser sends for a page on another site (`fetch(url, {method: "POST", mode:
+# "no-cors", body})`, an <img src>, a form), with and without the fetch metadata older
+# browsers leave out: none can be a real MCP client's request.
+SIMPLE_POST = {"Content-Type": "text/plain;charset=UTF-8", "Origin": "https://site.example"}
+FROM_ANOTHER_SITE = [
+    ("POST", {**SIMPLE_POST, "Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors"}),
+    ("POST", SIMPLE_POST),
+    ("POST", {"Content-Type": "application/x-www-form-urlencoded", "Origin": "null"}),
+    ("POST", {"Content-Type": "text/plain"}),
+    ("POST", {**HEADERS, "Content-Type": "application/json", "Origin": "http://localhost:3000"}),
+    ("GET", {"Accept": "image/avif,image/webp,*/*", "Sec-Fetch-Site": "cross-site"}),
+    ("GET", {"Accept": "text/event-stream", "Sec-Fetch-Site": "same-site"}),
+]
+
+
+def test_a_page_on_another_site_writes_nothing_to_the_audit(vault: Vault) -> None:
+    """A page anywhere can make the browser send a simple cross-origin request to
+    127.0.0.1: it cannot read the answer, and now it cannot write an audit row either.
+    Such requests are refused before the token is looked at; a request a client could
+    have sent without a token is still refused with a 401 and audited."""
+    token = vault.agents.issue("claude")
+    body = json.dumps(HELLO)
+    with serving(vault) as base, httpx.Client(base_url=base, timeout=30) as client:
+        for method, headers in FROM_ANOTHER_SITE:
+            answer = client.request(method, "/mcp", content=body, headers=headers)
+            assert answer.status_code in (400, 403), (method, headers, answer.status_code)
+        # Not even with a token: no MCP client is a page on another site.
+        stolen = {**SIMPLE_POST, "Authorization": f"Bearer {token}"}
+        assert client.post("/mcp", content=body, headers=stolen).status_code in (400, 403)
+        during = refusal_rows(vault)
+        assert client.post("/mcp", json=INIT, headers=bearer(token)).status_code == 200
+        bare = client.post("/mcp", content=body, headers=HEADERS)  # curl -X POST, no token
+        assert bare.status_code == 401
+    assert during == []
+    rows = refusal_rows(vault)
+    assert [(row.tool, row.reason) for row in rows] == [
+        ("POST /mcp", "access_denied: no bearer token (from 127.0.0.1)")
+    ]

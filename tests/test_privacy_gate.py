@@ -44,6 +44,57 @@ def test_a_new_gate_numbers_afresh() -> None:
     assert Gate(STANDARD).apply(text, DETECTOR.detect(text)).text == "mail <EMAIL_ADDRESS_1>"
 
 
+def test_undo_gives_back_the_numbers_and_counts_taken_since_a_mark() -> None:
+    """Text gated to be measured and then left out gives its numbers back: the next value
+    shown takes the next number after those still shown, never one past a gap."""
+    gate = Gate(STANDARD)
+    kept = gate.apply("mail ann@example.org", [Span(5, 20, "EMAIL_ADDRESS", 1.0, "pattern")])
+    mark = gate.mark()
+    left_out = "cc bob@example.org, ann@example.org"
+    spans = [Span(3, 18, "EMAIL_ADDRESS", 1.0, "pattern"), Span(20, 35, "EMAIL_ADDRESS", 1.0, "x")]
+    assert gate.apply(left_out, spans).text == "cc <EMAIL_ADDRESS_2>, <EMAIL_ADDRESS_1>"
+    gate.undo(mark)
+    shown = gate.apply("to cy@example.org", [Span(3, 17, "EMAIL_ADDRESS", 1.0, "pattern")])
+    assert kept.text == "mail <EMAIL_ADDRESS_1>" and shown.text == "to <EMAIL_ADDRESS_2>"
+    assert gate.apply("ann@example.org", [Span(0, 15, "EMAIL_ADDRESS", 1.0, "x")]).text == (
+        "<EMAIL_ADDRESS_1>"
+    )
+    assert gate.held_back().kinds == {"EMAIL_ADDRESS": 3}
+
+
+def test_a_window_numbers_a_value_its_edge_cuts_as_the_whole_value() -> None:
+    """A window is masked as its whole text is, and a value cut by its edge is numbered as
+    that value: joined with a window showing it whole, it keeps its number."""
+    text = "Met Ada Lovelace and Bob Smith at noon."
+    masks = [Span(4, 16, "PERSON", 0.9, "ner"), Span(21, 30, "PERSON", 0.9, "ner")]
+    gate = Gate(STANDARD)
+    assert gate.apply(text, masks, window=(0, 8)).text == "Met <PERSON_1>"
+    assert gate.apply(text, masks, window=(10, 24)).text == "<PERSON_1> and <PERSON_2>"
+    assert gate.apply(text, masks, window=(0, len(text))).text == (
+        "Met <PERSON_1> and <PERSON_2> at noon."
+    )
+    assert gate.apply(text, masks, window=(31, 39)).text == "at noon."
+    assert gate.held_back().kinds == {"PERSON": 5}
+
+
+def test_a_value_clipped_off_is_neither_numbered_nor_counted() -> None:
+    text = "Notes for ann@example.org and the filing, cc cy@example.org"
+    spans = [Span(10, 25, "EMAIL_ADDRESS", 1.0, "x"), Span(45, 59, "EMAIL_ADDRESS", 1.0, "x")]
+    gate = Gate(STANDARD)
+    clipped = gate.clipped(text, spans, 48)
+    assert clipped.text == "Notes for <EMAIL_ADDRESS_1> and the filing, cc…"
+    assert clipped.held_back == {"EMAIL_ADDRESS": 1}
+    assert gate.apply("to bo@example.org", [Span(3, 17, "EMAIL_ADDRESS", 1.0, "x")]).text == (
+        "to <EMAIL_ADDRESS_2>"
+    )
+    assert gate.held_back().kinds == {"EMAIL_ADDRESS": 2}
+    # Cut inside the second placeholder: it goes whole; kept whole when the cut is past it.
+    assert gate.clipped(text, spans, 60).text == "Notes for <EMAIL_ADDRESS_1> and the filing, cc…"
+    assert gate.clipped(text, spans, 80).text == (
+        "Notes for <EMAIL_ADDRESS_1> and the filing, cc <EMAIL_ADDRESS_3>"
+    )
+
+
 def test_refuse_returns_a_stub_naming_the_kinds() -> None:
     text = "Call Ada Lovelace on +44 20 7946 0958."
     gated = Gate(STRICT).apply(text, DETECTOR.detect(text))

@@ -19,6 +19,7 @@ from privault.privacy.policy import PolicySet, shipped_policies_dir
 from privault.vault import Vault
 from privault.vault.ask import SET_BUDGET, VaultAsk, read_budget
 from privault.vault.reading import Reading
+from tests.gate_support import numbered_from_one
 from tests.helpers import Recorder, fake_vault, recording_server
 
 OWNER = Caller.owner()
@@ -278,3 +279,19 @@ def test_an_answer_carries_no_value_a_shelf_it_drew_on_masks_whoever_supplied_it
         vault.asking = VaultAsk(vault.shared, chat=FakeChat(parrot))
         plain = vault.ask(question, caller=Caller.agent("lenient"))
         assert "maria.lopez@example.com" in plain.answer  # `open` masks nothing
+
+
+def test_the_model_sees_placeholders_numbered_from_one(vault: Vault) -> None:
+    """A section `ask` tried and left out for lack of room takes no placeholder number: a
+    model repeating `<EMAIL_ADDRESS_2>` with no `_1` would tell the agent a masked address
+    was in text it was not shown."""
+    late = "and the boiler man said the boiler invoice is late " * 7
+    vault.note(
+        f"# Boiler invoice\nThe boiler invoice goes to ann@example.com, {late}", caller=OWNER
+    )
+    chat = FakeChat(lambda messages: messages[-1].content)
+    _use(vault, chat)
+    reply = vault.ask("boiler invoice", caller=AGENT, budget=60)
+    assert reply.held_back.dropped and "<EMAIL_ADDRESS_" in reply.answer
+    assert "ann@" not in reply.answer
+    assert numbered_from_one(reply.answer)

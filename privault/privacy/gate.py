@@ -12,6 +12,12 @@ every text an agent wrote is a scope of its own. A value an agent writes therefo
 gets the number of the owner's value, whatever it is: numbering cannot confirm a guess.
 A different response numbers afresh, so placeholders cannot be joined across responses.
 
+Numbers are handed out in the order values are first shown, and only text the response
+returns may keep one: a response that gates text to measure it and then leaves it out (a
+context pack trying a window against its budget) undoes what that text numbered
+(`mark`, `undo`). A number it kept would leave a gap (`<ADDRESS_2>` without
+`<ADDRESS_1>`) telling the caller a masked value of that kind was in text it never saw.
+
 The gate never detects anything in stored text: it applies spans found at write time (plus
 owner overrides and known entities).
 """
@@ -21,7 +27,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from re import Pattern
 
 from privault.privacy.policy import Policy
@@ -101,6 +107,16 @@ class GatedText:
 
 
 @dataclass(frozen=True)
+class GateMark:
+    """What a gate had numbered and counted at one moment (see `Gate.undo`)."""
+
+    numbered: int  # values given a number
+    numbers: dict[str, int]  # kind -> the last number given
+    held: dict[str, int]
+    withheld: int
+
+
+@dataclass(frozen=True)
 class HeldBack:
     """A response's summary: the policy applied and everything it held back."""
 
@@ -116,6 +132,7 @@ class Gate:
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
         self._placeholders: dict[tuple[str, str], str] = {}
+        self._numbered: list[tuple[str, str]] = []  # their keys, in the order numbered
         self._numbers: Counter[str] = Counter()
         self._held: Counter[str] = Counter()
         self._withheld = 0
@@ -130,22 +147,27 @@ class Gate:
         spans: Iterable[Span],
         *,
         scope: str = OWNER_SCOPE,
-        decided: bool = False,
+        window: tuple[int, int] | None = None,
     ) -> GatedText:
         """Gate one stored text using its stored spans (offsets into `text`).
 
         `scope` is whose text it is (see the module docstring): the policy's deny-list is
         applied to the owner's text only, since matching an agent's own words against it
-        would tell the agent what the list holds. `decided`: `spans` are what this gate's
-        `masking` chose over a longer text, cut to this part of it, and are masked as
-        they are (a part of a value is not judged again on its own).
+        would tell the agent what the list holds. `window`: only `text[start:end]` is
+        gated and returned, and `spans` are what this gate's `masking` chose over the
+        whole text; those reaching into the window are masked as they are, cut to it (a
+        part of a value is not judged again on its own), and numbered by the whole value,
+        so a value a window's edge cuts keeps the number it has where it is shown whole.
         """
-        if self.policy.mode == "off" or not text:
-            return GatedText(Gated(text, _SEAL), self.policy.name)
-        deny = scope == OWNER_SCOPE
-        chosen = merge_spans(spans) if decided else self.spans_to_mask(text, spans, deny=deny)
+        start, end = (0, len(text)) if window is None else window
+        if self.policy.mode == "off" or start >= end:
+            return GatedText(Gated(text[start:end], _SEAL), self.policy.name)
+        if window is None:
+            chosen = self.spans_to_mask(text, spans, deny=scope == OWNER_SCOPE)
+        else:
+            chosen = [span for span in merge_spans(spans) if span.start < end and start < span.end]
         if not chosen:
-            return GatedText(Gated(text, _SEAL), self.policy.name)
+            return GatedText(Gated(text[start:end], _SEAL), self.policy.name)
         counts = Counter(span.kind for span in chosen)
         self._held.update(counts)
         if self.policy.mode == "refuse":
@@ -153,13 +175,43 @@ class Gate:
             stub = Gated(self._stub(counts), _SEAL)
             return GatedText(stub, self.policy.name, dict(counts), withheld=True)
         pieces: list[str] = []
-        cursor = 0
+        cursor = start
         for span in chosen:
-            pieces.append(text[cursor : span.start])
+            pieces.append(text[cursor : max(span.start, start)])
             pieces.append(self._placeholder(text[span.start : span.end], span.kind, scope))
-            cursor = span.end
-        pieces.append(text[cursor:])
+            cursor = min(span.end, end)
+        pieces.append(text[cursor:end])
         return GatedText(Gated("".join(pieces), _SEAL), self.policy.name, dict(counts))
+
+    def clipped(
+        self, text: str, spans: Iterable[Span], limit: int, *, scope: str = OWNER_SCOPE
+    ) -> GatedText:
+        """`text` gated whole (`apply`), then cut to `limit` characters (`clip`). A value in
+        the part cut off is neither numbered nor counted as held back: its number would be
+        missing from those shown, and its count one more than they are, telling the reader
+        of a masked value in text it never saw."""
+        spans = list(spans)
+        mark = self.mark()
+        whole = self.apply(text, spans, scope=scope)
+        shown = clip(whole.text, limit)
+        if shown is whole.text or whole.withheld or not whole.held_back:
+            return replace(whole, text=shown)
+        # A placeholder is cut whole or not at all: the values shown are those whose
+        # placeholder ends before the ellipsis.
+        chosen = self.spans_to_mask(text, spans, deny=scope == OWNER_SCOPE)
+        kept = at = cursor = 0
+        for span in chosen:
+            at += span.start - cursor
+            at += len(self._placeholder(text[span.start : span.end], span.kind, scope))
+            if at > len(shown) - 1:
+                break
+            kept, cursor = kept + 1, span.end
+        # Gated again up to the first value cut off: those before it take the numbers they
+        # had (numbered in the same order from the same state), and only they are counted.
+        self.undo(mark)
+        end = chosen[kept].start if kept < len(chosen) else len(text)
+        again = self.apply(text, chosen, scope=scope, window=(0, end))
+        return GatedText(shown, self.policy.name, again.held_back)
 
     def masked(self, text: str, spans: Iterable[Span], *, deny: bool = True) -> str:
         """`text` with every span this policy masks replaced by an unnumbered placeholder.
@@ -175,6 +227,21 @@ class Gate:
         if self.policy.mode == "off":
             return []
         return self.spans_to_mask(text, spans, deny=deny)
+
+    def mark(self) -> GateMark:
+        """What this gate has numbered and counted so far: hand it to `undo`."""
+        return GateMark(len(self._numbered), dict(self._numbers), dict(self._held), self._withheld)
+
+    def undo(self, mark: GateMark) -> None:
+        """Forget every value numbered and every span counted since `mark`, as if the text
+        gated since was never gated: the next value shown takes the next number after
+        those still shown (see the module docstring)."""
+        for key in self._numbered[mark.numbered :]:
+            del self._placeholders[key]
+        del self._numbered[mark.numbered :]
+        self._numbers = Counter(mark.numbers)
+        self._held = Counter(mark.held)
+        self._withheld = mark.withheld
 
     def held_back(self) -> HeldBack:
         """What this gate has held back so far, for the response and the audit log."""
@@ -251,6 +318,7 @@ class Gate:
         if key not in self._placeholders:
             self._numbers[kind] += 1
             self._placeholders[key] = f"<{kind}_{self._numbers[kind]}>"
+            self._numbered.append(key)
         return self._placeholders[key]
 
     def _stub(self, counts: Counter[str]) -> str:

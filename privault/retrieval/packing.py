@@ -63,6 +63,10 @@ class Pack:
         return "\n\n".join(section.render() for section in self.sections)
 
 
+def _nothing_to_undo() -> Callable[[], None]:
+    return lambda: None
+
+
 def pack(
     pieces: Sequence[Piece],
     budget: int,
@@ -70,11 +74,15 @@ def pack(
     header: Callable[[int], str],
     window_text: Callable[[Piece], str],
     count_tokens: Callable[[str], int],
+    checkpoint: Callable[[], Callable[[], None]] = _nothing_to_undo,
 ) -> Pack:
     """Pack pieces (best first) into `budget` tokens.
 
     `header(section_id)` gives a section's header line and `window_text(piece)` the text a
     reader may see for a window (already gated), so counts are of what is returned.
+    `checkpoint()` is called before a piece's texts are made and gives what undoes them,
+    called when the piece does not fit: the gate numbers each value it shows, and a
+    number a dropped window took would be missing from the pack.
     """
     chosen: dict[int, PackedSection] = {}
     used = 0
@@ -96,6 +104,7 @@ def pack(
             start = min(piece.start, *(w[0] for w in overlapping))
             end = max(piece.end, *(w[1] for w in overlapping))
             piece = Piece(piece.section_id, start, end, piece.score)
+        undo = checkpoint()
         text = window_text(piece)
         # Line breaks cost no tokens; a window touching none already packed in its section
         # opens a gap, marked by one "…".
@@ -106,6 +115,7 @@ def pack(
             head = header(piece.section_id)
             cost += count_tokens(head)
         if used + cost > budget:
+            undo()
             dropped += 1
             continue
         if packed is None:

@@ -155,8 +155,9 @@ def context(
         pieces.append(packing.Piece(section.id, start, end, hit.score))
     if set_question:
         pieces = spread(pieces, SET_REPEAT_DISCOUNT)
-    # Packing gates every piece it tries (and a merged window again): what it held back
-    # is counted afresh from the sections and windows the pack returns.
+    # Packing gates every piece it tries (and a merged window again): a piece that does
+    # not fit is undone (the numbers its values took go to the next value shown), and
+    # what was held back is counted afresh from the sections and windows the pack returns.
     mark = reading.count_mark()
     packed = packing.pack(
         pieces,
@@ -164,6 +165,7 @@ def context(
         header=lambda sid: header(reading, rows[sid]),
         window_text=lambda p: reading.section(rows[p.section_id], p.start, p.end).text,
         count_tokens=count_tokens,
+        checkpoint=reading.checkpoint,
     )
     reading.forget_since(mark)
     for item in packed.sections:

@@ -25,10 +25,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from privault.privacy.gate import OWNER_SCOPE, Gate, Gated, GatedText, literal
-from privault.privacy.gate import clip as clip_text
+from privault.privacy.gate import OWNER_SCOPE, Gate, Gated, GatedText, GateMark, literal
 from privault.privacy.policy import Policy
-from privault.spans import Override, Span, clip_spans
+from privault.spans import Override, Span
 from privault.store.sections import SectionRow
 from privault.vault.results import Privacy
 
@@ -38,6 +37,7 @@ if TYPE_CHECKING:  # the runtime makes every Reading
 TITLE_CHARS = 80  # titles are shown at most this long, clipped after gating
 BEING_INDEXED = "[being indexed: not yet scanned for private data]"
 LABEL_BEING_INDEXED = "[being indexed]"
+_UNUSED_GATE = GateMark(0, {}, {}, 0)  # a gate made after a checkpoint was taken
 
 
 @dataclass(frozen=True)
@@ -180,9 +180,8 @@ class Reading:
         if masks and (start or stop < len(section.text)):  # those reaching into the window
             ends = self._masks[(gate.policy.name, section.id)][1]
             masks = masks[bisect_right(ends, start) : bisect_left(ends, stop) + 1]
-        masks = clip_spans(masks, start, stop)
         scope = scope_of(section.author, section.doc_id)
-        return gate.apply(section.text[start:stop], masks, scope=scope, decided=True)
+        return gate.apply(section.text, masks, scope=scope, window=(start, stop))
 
     def masks(self, section: SectionRow) -> list[Span]:
         """What this caller's policy masks in a whole section (merged, nothing counted;
@@ -202,18 +201,25 @@ class Reading:
     def label(self, doc_id: str, shelf: str, text: str, *, author: str = "") -> Gated:
         """A heading, tag or source of a document written by `author` ('' for the owner)
         as this caller may see it (spans stored at write time)."""
-        gate = self.gate(shelf)
-        if gate.policy.mode == "off":
-            return gate.apply(text, []).text
-        facts = self.document(doc_id)
-        if facts.labels_pending:
-            return literal(LABEL_BEING_INDEXED)
-        spans = self._runtime.label_spans(facts, doc_id, text, author)
-        return gate.apply(text, spans, scope=scope_of(author, doc_id)).text
+        return self._label(doc_id, shelf, text, author, None)
 
     def title(self, doc_id: str, shelf: str, text: str, *, author: str = "") -> Gated:
-        """A title: gated whole, then clipped to `TITLE_CHARS`."""
-        return clip_text(self.label(doc_id, shelf, text, author=author), TITLE_CHARS)
+        """A title: gated whole, then clipped to `TITLE_CHARS` (a value in the part clipped
+        off is neither numbered nor counted, `Gate.clipped`)."""
+        return self._label(doc_id, shelf, text, author, TITLE_CHARS)
+
+    def _label(self, doc_id: str, shelf: str, text: str, author: str, limit: int | None) -> Gated:
+        gate = self.gate(shelf)
+        spans: list[Span] = []
+        if gate.policy.mode != "off":
+            facts = self.document(doc_id)
+            if facts.labels_pending:
+                return literal(LABEL_BEING_INDEXED)
+            spans = self._runtime.label_spans(facts, doc_id, text, author)
+        scope = scope_of(author, doc_id)
+        if limit is None:
+            return gate.apply(text, spans, scope=scope).text
+        return gate.clipped(text, spans, limit, scope=scope).text
 
     def tags(
         self, doc_id: str, shelf: str, tags: Sequence[str], *, author: str = ""
@@ -236,6 +242,22 @@ class Reading:
             held.update(summary.kinds)
             withheld += summary.texts_withheld
         return held, withheld
+
+    def checkpoint(self) -> Callable[[], None]:
+        """A function that undoes everything gated from now on, as if it never was: the
+        numbers its values took and what it counted as held back. For text gated to be
+        measured and then left out (a window a context pack tried and dropped, statements
+        dropped to fit): numbers go on from those of the text the response returns, with
+        no gap that tells of a value in text it left out (see `privacy.gate`)."""
+        marks = {name: gate.mark() for name, gate in self._gates.items()}
+        unscanned = self._withheld_unscanned
+
+        def undo() -> None:
+            for name, gate in self._gates.items():
+                gate.undo(marks.get(name, _UNUSED_GATE))
+            self._withheld_unscanned = unscanned
+
+        return undo
 
     def count_mark(self) -> tuple[Counter[str], int]:
         """What this response has counted as held back so far: hand it to `forget_since`."""

@@ -55,17 +55,18 @@ def best_seen(
 ) -> list[GatedStatement]:
     """The first `limit` of the statements `ranked` as the caller sees them
     (`SeenWords.ranked`), dropped from the end until they `fits`. Only the statements
-    returned are gated for the response, so only they count as held back (those `fits`
-    tried and dropped are forgotten)."""
+    returned are gated for the response, so only they count as held back and number
+    values (those `fits` tried and dropped are undone)."""
     chosen = list(ranked[:limit])
     if fits is None:
         return gate(chosen)
-    mark = reading.count_mark()
+    undo = reading.checkpoint()
     shown = gate(chosen)
     while shown and not fits(shown):
         shown.pop()
-    reading.forget_since(mark)
-    # Gated again: placeholders keep their numbers, so the text is the same.
+    undo()
+    # Gated again in the same order: the ones kept get the numbers they had, so the text
+    # `fits` measured is the text returned.
     return gate(chosen[: len(shown)])
 
 

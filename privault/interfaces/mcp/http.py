@@ -7,8 +7,17 @@ writer, asks one at a time behind a bounded queue. Every request to `/mcp` — P
 stream, DELETE — must carry `Authorization: Bearer <token>` of an active agent; anything
 else gets a bare 401 that says nothing about why, and an audit row (refused, named after
 the revoked agent whose token it was, else `(unknown)`), bounded against floods by
-`refusals.RefusalLog`. Host and Origin headers are checked by the SDK's DNS-rebinding
-protection for the bound address.
+`refusals.RefusalLog`.
+
+Before any of that, a request no MCP client sends is refused, and nothing is looked up or
+written for it: one a browser made for a page on another site. Any page can have a browser
+send a "simple" request to 127.0.0.1 (a `text/plain` no-cors POST, an image's GET) with no
+preflight to stop it; it cannot read the answer, but an audit row per minute would be its
+to write. So the SDK's DNS-rebinding protection (Host and Origin for the bound address, a
+POST's body declared as JSON) runs in front of the token check too, and so does the
+browser's fetch metadata (`Sec-Fetch-Site`, which no page can set), as on the owner's page:
+it names another site's request where the browser sends no Origin (a GET). A POST that
+declares no content type at all is left to the token check: `curl -X POST` sends that.
 
 With `web`, every other path goes to the owner's page (`privault.interfaces.web`), which
 has its own guard (a session cookie from a one-time login link) and runs on the primary
@@ -21,8 +30,9 @@ import ipaddress
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from mcp.server.transport_security import TransportSecuritySettings
+from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from starlette.requests import Request
+from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from privault.caller import Caller
@@ -64,12 +74,17 @@ def _caller_of(_vault: Vault, request: Any) -> Caller:
 
 class BearerAuth:
     """ASGI middleware: an active agent's token, or 401 and nothing else (and an audit row,
-    see `refusals`). With lifespan events it closes the server's lanes at shutdown."""
+    see `refusals`); a request from a browser page on another site is refused before its
+    token is looked at (see the module docstring). With lifespan events it closes the
+    server's lanes at shutdown."""
 
-    def __init__(self, app: ASGIApp, runtime: ToolRuntime) -> None:
+    def __init__(
+        self, app: ASGIApp, runtime: ToolRuntime, security: TransportSecuritySettings
+    ) -> None:
         self.app = app
         self.runtime = runtime
         self.refusals = RefusalLog()
+        self.security = TransportSecurityMiddleware(security)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -84,7 +99,12 @@ class BearerAuth:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        header = Request(scope).headers.get("authorization", "")
+        request = Request(scope)
+        foreign = await self._foreign(request)
+        if foreign is not None:
+            await foreign(scope, receive, send)
+            return
+        header = request.headers.get("authorization", "")
         scheme, _, token = header.partition(" ")
         token = token.strip()
         caller = None
@@ -124,6 +144,17 @@ class BearerAuth:
             return
         scope[CALLER_KEY] = caller
         await self.app(scope, receive, send)
+
+    async def _foreign(self, request: Request) -> Response | None:
+        """The answer to a request from a browser page on another site, or None: one whose
+        fetch metadata says so, or that fails the SDK's Host and Origin checks, or a POST
+        declaring a body other than JSON (a form's or a no-cors fetch's simple type)."""
+        if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
+            return Response("Cross-site request refused", status_code=403)
+        declared = "content-type" in request.headers
+        return await self.security.validate_request(
+            request, is_post=request.method == "POST" and declared
+        )
 
     async def stopped(self) -> None:
         """The server stopped: write the refusals still counted, close the lanes."""
@@ -204,14 +235,13 @@ def build_app(
     lanes = Lanes(vault, readers=readers, ask_queue=ask_queue, activity=activity)
     runtime = ToolRuntime(vault, _caller_of, lanes=lanes, resolver_reads_vault=False)
     server = server_for(runtime)
+    security = security_for(allowed_hosts(host, port, public))
     app = server.streamable_http_app(
-        streamable_http_path=MCP_PATH,
-        transport_security=security_for(allowed_hosts(host, port, public)),
-        host=host,
+        streamable_http_path=MCP_PATH, transport_security=security, host=host
     )
     # The auth check wraps the whole MCP app (lifespan passes through), so no route of it,
     # present or future, is reachable without a token.
-    guarded = BearerAuth(app, runtime)
+    guarded = BearerAuth(app, runtime, security)
     return guarded if web is None else PathRouter(guarded, web(runtime.in_vault))
 
 
