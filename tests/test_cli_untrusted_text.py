@@ -186,6 +186,22 @@ def test_a_message_hidden_in_characters_without_width_is_written_out() -> None:
         assert visible(text) == text and render.shown(text) == text, ascii(text)
 
 
+def test_a_subdivision_flag_prints_as_it_is_and_other_tag_characters_are_written_out() -> None:
+    def tags(text: str) -> str:
+        return "".join(chr(0xE0000 + ord(char)) for char in text)
+
+    scotland = "\U0001f3f4" + tags("gbsct") + "\U000e007f"
+    smuggled = "\U0001f3f4" + tags("gbignoreall") + "\U000e007f"  # too long for an id
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "vault.db"
+        doc_id, _ = _fill(path, [f"Calcutta Cup {scotland} {smuggled}"])
+        with _vault_env(path):
+            result = runner.invoke(app, ["tree", doc_id])
+    assert result.exit_code == 0, result.output
+    assert f"Calcutta Cup {scotland} " in result.stdout
+    assert "\U0001f3f4\\U000e0067\\U000e0062\\U000e0069" in result.stdout
+
+
 def test_styled_puts_values_in_as_plain_text() -> None:
     text = styled("[bold]{title}[/bold] {rest}", title="[/]\x1b", rest="[red]x[/red]\\")
     assert text.plain == "[/]\\x1b [red]x[/red]\\"

@@ -18,6 +18,7 @@ from tests.gate_support import numbered_from_one, placeholder_numbers
 from tests.helpers import fake_vault
 
 OWNER = Caller.owner()
+PLACEHOLDER = re.compile(r"<([A-Z][A-Z_]*?)(?:_\d+)?>")  # in a reply's JSON: no masks carried
 FILLER = [
     "Bea: The weather report says rain for the weekend again.",
     "Cal: My printer jammed twice this morning before the meeting.",
@@ -125,7 +126,6 @@ def test_held_back_counts_what_the_pack_returns_not_what_it_tried(vault: Vault) 
     (and its audit row) count only the placeholders of the pack it gets."""
     from collections import Counter
 
-    from privault.interfaces.web.render import PLACEHOLDER
     from privault.store import agents, audit
     from tests.helpers import mcp_ok
 
@@ -147,8 +147,6 @@ def test_held_back_counts_what_the_pack_returns_not_what_it_tried(vault: Vault) 
 def placeholders_in(reply: object) -> dict[str, int]:
     """Kind -> placeholders in every string of an MCP reply."""
     from collections import Counter
-
-    from privault.interfaces.web.render import PLACEHOLDER
 
     found: Counter[str] = Counter()
 

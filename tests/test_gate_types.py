@@ -14,7 +14,7 @@ import typing
 
 import pytest
 
-from privault.privacy.gate import Gate, Gated, clip
+from privault.privacy.gate import Gate, Gated, assembled, clip, joined, literal
 from privault.privacy.policy import PolicySet
 from privault.spans import Span
 from privault.vault import results, statement_results
@@ -99,3 +99,29 @@ def test_clipping_happens_after_gating_and_never_cuts_a_placeholder() -> None:
         assert isinstance(clipped, Gated) and len(clipped) <= limit
         assert "marguerite" not in clipped
         assert clipped.count("<") == clipped.count(">")
+
+
+def test_gated_text_says_where_the_gate_put_its_placeholders_and_stubs() -> None:
+    # Text that only looks like a placeholder (`<PERSON_1>` in a note) is not one: the
+    # owner's page draws and counts the masks the gate reports, wherever the text goes.
+    gate = Gate(PolicySet.load(None).resolve("standard"))
+    text = gate.apply(
+        "<PERSON_1> mailed ada@example.org", [Span(18, 33, "EMAIL_ADDRESS", 0.9, "x")]
+    )
+    gated = text.text
+    assert gated == "<PERSON_1> mailed <EMAIL_ADDRESS_1>"
+    assert [(m.start, m.end, m.kind) for m in gated.masks] == [(18, 35, "EMAIL_ADDRESS")]
+    for twin in (copy.deepcopy(gated), pickle.loads(pickle.dumps(gated))):
+        assert twin.masks == gated.masks
+    line = joined(" › ", [gated, gated])
+    assert [line[m.start : m.end] for m in line.masks] == ["<EMAIL_ADDRESS_1>"] * 2
+    assert [m.start for m in line.masks] == [18, 18 + len(gated) + 3]
+    assert clip(line, 40).masks == line.masks[:1]
+    packed = assembled("## ", gated, "\n", literal("no mask here: <PERSON_2>"))
+    assert [(m.start, m.kind) for m in packed.masks] == [(21, "EMAIL_ADDRESS")]
+    strict = Gate(PolicySet.load(None).resolve("strict"))
+    stub = strict.apply("Mail ada@example.org", [Span(5, 20, "EMAIL_ADDRESS", 0.9, "x")]).text
+    assert stub.startswith("[withheld by policy strict")
+    assert [(m.start, m.end, m.kind, m.stub) for m in stub.masks] == [
+        (0, len(stub), "EMAIL_ADDRESS", True)
+    ]

@@ -184,9 +184,11 @@ FACADE_NAMES = {
     ],
     "watches": [
         "ack",
+        "acknowledged",
         "add",
         "cancel",
         "close",
+        "count_acknowledged",
         "fetcher",
         "filer",
         "list",

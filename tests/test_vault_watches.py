@@ -159,6 +159,30 @@ def test_a_reminder_that_comes_due_is_searchable_and_listed_until_acked(vault: V
         watches.ack("rmissing", caller=OWNER)
 
 
+def test_acknowledged_reminders_page_by_cursor_and_a_hidden_shelf_is_left_out(
+    vault: Vault,
+) -> None:
+    watches = _watches(vault)
+    vault.shelves.add("health", restricted=True)
+    start = now_ms() - 5_000
+    for n in range(5):
+        watches.add("remind", f"Stretch {n}", caller=OWNER, at=start)
+    watches.add("remind", "Book the dentist", caller=OWNER, at=start, shelf="health")
+    watches.poll(caller=OWNER, now=start)
+    for reminder in watches.reminders(caller=OWNER).reminders:
+        watches.ack(reminder.id, caller=OWNER)
+    first = watches.acknowledged(caller=OWNER, limit=4).reminders
+    last = first[-1]
+    rest = watches.acknowledged(caller=OWNER, limit=4, after=(last.acked_at or 0, last.id))
+    assert len(first) == 4 and len(rest.reminders) == 2
+    assert {r.id for r in first}.isdisjoint(r.id for r in rest.reminders)
+    assert watches.count_acknowledged(caller=OWNER) == 6
+    # For an agent, a reminder on a shelf it cannot see does not exist, nor is counted.
+    theirs = watches.acknowledged(caller=AGENT, limit=10).reminders
+    assert len(theirs) == 5 and "Book the dentist" not in [r.text for r in theirs]
+    assert watches.count_acknowledged(caller=AGENT) == 5
+
+
 def test_a_redelivered_reminder_files_the_same_note(vault: Vault) -> None:
     filer = _watches(vault).filer
     source = "reminder:w1@1780000000000"

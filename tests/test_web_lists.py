@@ -1,6 +1,7 @@
-"""Long lists on the owner's page: Documents and Audit a page at a time (keyset paging, so
-page 40 costs what page 1 does), with filters and "N of M"; the audit row shows what the
-call asked; the agents page shows each agent's last call and counts."""
+"""Long lists on the owner's page: Documents, Audit and acknowledged reminders a page at a
+time (keyset paging, so page 40 costs what page 1 does), with filters and "N of M"; the
+audit row shows what the call asked; the agents page shows each agent's last call and
+counts."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from privault.caller import Caller
+from privault.timeutil import now_ms
 from privault.vault import Vault
 from privault.vault.agents import AuditEntry
 from tests.helpers import fake_vault, logged_in, mcp_ok
@@ -157,3 +159,29 @@ def test_a_number_no_stored_one_can_be_is_ignored_like_a_malformed_cursor(
 ) -> None:
     found = client.get(path, params=params)
     assert found.status_code == 200 and shown in found.text
+
+
+def test_acknowledged_reminders_are_counted_and_paged_every_one_once(
+    client: TestClient, vault: Vault
+) -> None:
+    # The watches page listed the 20 latest acknowledged reminders with no word of the
+    # rest; now it says how many there are and pages through them, the latest first.
+    start = now_ms() - 60_000
+    texts = {f"Water plant {n}" for n in range(45)}
+    for text in texts:
+        vault.watches.add("remind", text, caller=OWNER, at=start)
+    vault.watches.poll(caller=OWNER, now=start)
+    for reminder in vault.watches.reminders(caller=OWNER).reminders:
+        vault.watches.ack(reminder.id, caller=OWNER)  # many share one millisecond
+    page = client.get("/watches").text
+    assert "Acknowledged (45)" in page and "1–20 of 45" in page
+    seen: list[str] = []
+    link: str | None = "/watches"
+    while link:
+        page = client.get(link).text
+        seen += re.findall(
+            r'<span class="text">(Water plant \d+)</span> <span class="meta">acked', page
+        )
+        link = next_link(page, "acked")
+    assert "41–45 of 45" in page and "« latest" in page
+    assert len(seen) == 45 and set(seen) == texts

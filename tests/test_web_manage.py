@@ -163,3 +163,30 @@ def test_an_agent_the_configuration_refuses_breaks_no_page(tmp_path: Path) -> No
         page = client.get(f"/doc/{doc}")
         assert page.status_code == 200 and "The boiler was serviced." in page.text
         assert '<option value="claude" selected>' in page.text  # the first agent that reads
+
+
+def test_a_paused_agent_is_not_previewed_as_if_it_read(client: TestClient, vault: Vault) -> None:
+    # Every call of a paused agent is refused, yet the page showed what it "gets": it is
+    # left out of every preview, as an agent the configuration refuses, and listed so.
+    doc = vault.note("# Boiler\nThe boiler was serviced on Monday.", caller=OWNER).doc_id
+    vault.statements.add("The boiler is serviced yearly", caller=OWNER, entities=["Boiler"])
+    vault.agents.issue("cursor")
+    vault.agents.pause("claude")
+    pages = [
+        client.get("/", params={"q": "boiler serviced", "agent": "claude"}).text,
+        client.get(f"/doc/{doc}", params={"agent": "claude"}).text,
+        client.get("/statements", params={"entity": "Boiler", "agent": "claude"}).text,
+    ]
+    for page in pages:
+        assert "serviced" in page and "cursor" in page
+        assert "As <em>claude</em>" not in page and "as claude" not in page
+        assert '<option value="claude"' not in page and "<option>claude<" not in page
+    for path in ("/own", "/pack"):
+        refused = client.get(path, params={"q": "boiler", "agent": "claude", "mine": ""})
+        assert refused.status_code == 404 and "no active agent" in refused.text
+    row = re.search(r'href="/agents/claude">claude</a>.*?</tr>', client.get("/agents").text, re.S)
+    assert row and "none: paused" in row.group(0)
+    assert "None while paused" in client.get("/agents/claude").text
+    vault.agents.resume("claude")
+    page = client.get("/", params={"q": "boiler serviced", "agent": "claude"}).text
+    assert "As <em>claude</em>" in page

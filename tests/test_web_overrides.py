@@ -95,9 +95,35 @@ def test_the_agent_panel_folds_parts_and_lists_what_it_lets_through(vault: Vault
     vault.pii.mark(doc, "Monday", caller=OWNER, kind="DATE_TIME")
     _, masking = vault.pii.masking_for(doc, known_caller(vault, "claude"), caller=OWNER)
     masked = [(row.value, row.kind, row.count) for row in masking.masked]
-    assert masked == [("Dr. Jonas Becker", "PERSON", 1), ("Jonas", "PERSON", 1)]
+    # Once in the text and once in the title (the note's first line), as the agent reads it.
+    assert masked == [("Dr. Jonas Becker", "PERSON", 2), ("Jonas", "PERSON", 2)]
     assert [(row.value, row.kind) for row in masking.shown] == [("Monday", "DATE_TIME")]
     assert masking.policies == ("standard",) and masking.hidden_sections == 0
+
+
+def test_the_agent_panel_lists_what_titles_headings_and_tags_mask(vault: Vault) -> None:
+    # Titles, headings and tags are gated wherever an agent reads them (a listing, a tree,
+    # a breadcrumb), but the panel listed the text's values only: a name in a title alone
+    # was masked for the agent and missing from what the owner was told it gets masked.
+    doc = vault.note(
+        "# Invoice from Dr. Maria Gonzalez\nPaid in full.\n## Dr. Kofi Mensah\nAsked for a copy.",
+        caller=OWNER,
+        tags=["maria.gonzalez@example.com"],
+    ).doc_id
+    claude = known_caller(vault, "claude")
+    [listed] = vault.docs(caller=claude).documents
+    assert (listed.title, listed.tags) == ("Invoice from <PERSON_1>", ("<EMAIL_ADDRESS_1>",))
+    _, masking = vault.pii.masking_for(doc, claude, caller=OWNER)
+    assert [(row.value, row.kind, row.count) for row in masking.masked] == [
+        ("maria.gonzalez@example.com", "EMAIL_ADDRESS", 1),
+        ("Dr. Kofi Mensah", "PERSON", 1),
+        ("Dr. Maria Gonzalez", "PERSON", 1),  # the title is the first heading: counted once
+    ]
+    # What is masked in a label goes the way the agent reads it: unmarked, it is shown.
+    vault.pii.unmark(doc, "Dr. Maria Gonzalez", caller=OWNER)
+    _, masking = vault.pii.masking_for(doc, claude, caller=OWNER)
+    assert "Dr. Maria Gonzalez" not in [row.value for row in masking.masked]
+    assert vault.docs(caller=claude).documents[0].title == "Invoice from Dr. Maria Gonzalez"
 
 
 def test_unmarks_stored_before_kinds_were_kept_mean_every_kind(tmp_path: Path) -> None:

@@ -9,7 +9,10 @@ as markup.
 from __future__ import annotations
 
 import html
+import os
 import re
+import shutil
+import subprocess
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
@@ -280,6 +283,46 @@ def test_statements_beyond_the_page_are_counted_not_dropped_in_silence(
     assert "--entity &#39;Acme$(touch /tmp/owned)&#39; --all" in quoted
     full = client.get("/statements", params={"entity": "Dana"}).text
     assert "older ones are not" not in full
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash to paste into")
+def test_a_name_with_characters_written_out_is_spelt_exactly_in_the_command(
+    client: TestClient, vault: Vault, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # The page shows a bidi control or a run of invisible characters as an escape, and
+    # shlex's quotes held the characters themselves: the command the owner copied asked
+    # for a different, literal name. Such a name is spelt in `$'…'` now, which reproduces
+    # it in bash and runs nothing an agent put in it.
+    monkeypatch.setattr(web_statements, "MOST_VERSIONS", 1)
+    marker = tmp_path / "owned"
+    names = [
+        f"Acme\u202efdp.exe$(touch {marker})`touch {marker}`'\\x41",
+        "Dana\u200b\u200c\u2060Whit \x1b]0;x\x07 \U000e0041\U000e0042 Zoë",
+    ]
+    for name in names:
+        for n in range(2):
+            vault.statements.add(f"fact {n}", caller=Caller.agent("claude"), entities=[name])
+        page = client.get("/statements", params={"entity": name}).text
+        assert "older ones are not" in page
+        command = re.search(r"<code>(privault statement query --entity .*? --all)", page)
+        assert command, page
+        word = html.unescape(command.group(1)).split(" --entity ", 1)[1].removesuffix(" --all")
+        pasted = subprocess.run(
+            ["bash", "-c", f"printf '%s' {word}"],
+            capture_output=True,
+            env={"LC_ALL": "C.UTF-8", "PATH": os.environ.get("PATH", "")},
+            check=True,
+        )
+        assert pasted.stdout.decode("utf-8") == name
+        assert word.startswith("$'") and word.isascii() and word.isprintable()
+        assert "in bash or zsh" in page
+    assert not marker.exists()
+    # A NUL no command line carries: no command that would ask for a cut name.
+    cut = "Acme\x00Corp"
+    for n in range(2):
+        vault.statements.add(f"fact {n}", caller=Caller.agent("claude"), entities=[cut])
+    page = client.get("/statements", params={"entity": cut}).text
+    assert "--entity" not in page and "no command line can carry" in page
 
 
 def test_watches_show_versions_with_a_diff_and_reminders_can_be_acked(

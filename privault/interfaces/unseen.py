@@ -32,13 +32,29 @@ UNUSED = (
     "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0080-\U000e00ff\U000e01f0-\U000e0fff"
 )
 HIDDEN = f"[{UNUSED}]|(?<![{_IGNORABLE}])(?!(?:{_JOINS})(?![{_IGNORABLE}]))[{_IGNORABLE}]{{2,}}"
-# What `escape` writes out, for a pattern to add its own characters to.
-UNSEEN_PATTERN = f"[{UNSEEN}]|{HIDDEN}"
+# The one use of tag characters text has: a subdivision flag (England, Scotland, Wales), a
+# black flag followed by a subdivision id spelt in tag letters and digits and closed by
+# CANCEL TAG. UTS #51 (annex C) takes the id from CLDR: a region of two letters or three
+# digits, then one to four letters or digits. Such a flag is drawn; tag characters in any
+# other place, case, length or without their CANCEL TAG are a message and written out.
+_FLAG_BASE = "\U0001f3f4"
+_TAG_ALNUM = "\U000e0030-\U000e0039\U000e0061-\U000e007a"
+_FLAG = (
+    f"{_FLAG_BASE}(?:[\U000e0061-\U000e007a]{{2}}|[\U000e0030-\U000e0039]{{3}})"
+    f"[{_TAG_ALNUM}]{{1,4}}\U000e007f"
+)
+# What `escape` writes out (a flag is matched whole so that its tags are not, and kept), for
+# a pattern to add its own characters to.
+UNSEEN_PATTERN = f"{_FLAG}|[{UNSEEN}]|{HIDDEN}"
 
 
 def escape(match: re.Match[str]) -> str:
-    """The matched characters written out: `\\x1b`, `\\u202e`, `\\U000e0041`."""
-    return "".join(_written(ord(char)) for char in match.group())
+    """The matched characters written out: `\\x1b`, `\\u202e`, `\\U000e0041`; a
+    subdivision flag as it is."""
+    found = match.group()
+    if found.startswith(_FLAG_BASE):
+        return found
+    return "".join(_written(ord(char)) for char in found)
 
 
 def _written(code: int) -> str:

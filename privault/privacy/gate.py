@@ -20,6 +20,11 @@ context pack trying a window against its budget) undoes what that text numbered
 
 The gate never detects anything in stored text: it applies spans found at write time (plus
 owner overrides and known entities).
+
+Gated text carries where the gate put each placeholder and stub (`Gated.masks`), through
+clipping and joining: a note that quotes `<PERSON_1>`, or an agent that writes one to make
+the owner think something was masked, holds text that only looks like a mask, and the
+owner's page draws and counts only the gate's own.
 """
 
 from __future__ import annotations
@@ -38,15 +43,36 @@ _SEAL = object()
 OWNER_SCOPE = ""  # placeholders of owner-written text; agent-written text uses its own id
 
 
+@dataclass(frozen=True)
+class Mask:
+    """Where a gate put a placeholder in the text it returned, and its kind. A refusal stub
+    is one mask for each kind it withholds, each over the whole stub (`stub`)."""
+
+    start: int
+    end: int
+    kind: str
+    stub: bool = False
+
+    def moved(self, offset: int) -> Mask:
+        """The same mask `offset` characters further on (its text placed after others)."""
+        return Mask(self.start + offset, self.end + offset, self.kind, self.stub)
+
+
 class Gated(str):
-    """Text that went through a gate. Only this module makes one (`Gate.apply`, `clip`)."""
+    """Text that went through a gate. Only this module makes one (`Gate.apply`, `clip`).
 
-    __slots__ = ()
+    `masks`: the placeholders and stubs the gate put in it, in order (none: a class default,
+    so most texts carry no attribute of their own)."""
 
-    def __new__(cls, value: str, seal: object = None) -> Gated:
+    masks: tuple[Mask, ...] = ()
+
+    def __new__(cls, value: str, seal: object = None, masks: tuple[Mask, ...] = ()) -> Gated:
         if seal is not _SEAL:
             raise TypeError("Gated text is made by the gate only")
-        return super().__new__(cls, value)
+        made = super().__new__(cls, value)
+        if masks:
+            made.masks = masks
+        return made
 
     # Copies of gated text are gated text (dataclasses.asdict deep-copies its values).
     def __copy__(self) -> Gated:
@@ -55,13 +81,13 @@ class Gated(str):
     def __deepcopy__(self, memo: object) -> Gated:
         return self
 
-    def __reduce__(self) -> tuple[object, tuple[str]]:
-        return (_restore, (str(self),))
+    def __reduce__(self) -> tuple[object, tuple[str, tuple[Mask, ...]]]:
+        return (_restore, (str(self), self.masks))
 
 
-def _restore(value: str) -> Gated:
+def _restore(value: str, masks: tuple[Mask, ...] = ()) -> Gated:
     """Gated text read back from a pickle of gated text."""
-    return Gated(value, _SEAL)
+    return Gated(value, _SEAL, masks)
 
 
 def clip(text: Gated, limit: int) -> Gated:
@@ -77,18 +103,35 @@ def clip(text: Gated, limit: int) -> Gated:
     opened = cut.rfind("<")
     if opened > cut.rfind(">"):
         cut = cut[:opened]
-    return Gated(cut.rstrip() + "…", _SEAL)
+    cut = cut.rstrip()
+    # A stub cut short still withholds its kinds.
+    kept = tuple(
+        Mask(mask.start, min(mask.end, len(cut)), mask.kind, mask.stub)
+        for mask in text.masks
+        if mask.start < len(cut)
+    )
+    return Gated(cut + "…", _SEAL, kept)
 
 
 def joined(separator: str, parts: Iterable[Gated]) -> Gated:
     """Gated texts joined by a fixed separator (a breadcrumb line, a context header)."""
-    return Gated(separator.join(parts), _SEAL)
+    between: list[str] = []
+    for part in parts:
+        between += [separator, part] if between else [part]
+    return assembled(*between)
 
 
-def assembled(text: str) -> Gated:
-    """A context pack the packer assembled from gated windows and gated statements, joined
-    by the vault's own headers: nothing in it skipped a gate, only its type was lost."""
-    return Gated(text, _SEAL)
+def assembled(*parts: str) -> Gated:
+    """Gated texts and the vault's own words put together as one text (a context pack: its
+    headers, windows and statements), each gated part's masks moved to its new place.
+    Nothing in it skipped a gate: the words in between are the vault's own."""
+    masks: list[Mask] = []
+    at = 0
+    for part in parts:
+        if isinstance(part, Gated):
+            masks.extend(mask.moved(at) for mask in part.masks)
+        at += len(part)
+    return Gated("".join(parts), _SEAL, tuple(masks))
 
 
 def literal(text: str) -> Gated:
@@ -172,16 +215,24 @@ class Gate:
         self._held.update(counts)
         if self.policy.mode == "refuse":
             self._withheld += 1
-            stub = Gated(self._stub(counts), _SEAL)
+            written = self._stub(counts)
+            whole = tuple(Mask(0, len(written), kind, stub=True) for kind in sorted(counts))
+            stub = Gated(written, _SEAL, whole)
             return GatedText(stub, self.policy.name, dict(counts), withheld=True)
         pieces: list[str] = []
-        cursor = start
+        masks: list[Mask] = []
+        cursor, at = start, 0
         for span in chosen:
-            pieces.append(text[cursor : max(span.start, start)])
-            pieces.append(self._placeholder(text[span.start : span.end], span.kind, scope))
+            before = text[cursor : max(span.start, start)]
+            placeholder = self._placeholder(text[span.start : span.end], span.kind, scope)
+            at += len(before)
+            masks.append(Mask(at, at + len(placeholder), span.kind))
+            at += len(placeholder)
+            pieces += [before, placeholder]
             cursor = min(span.end, end)
         pieces.append(text[cursor:end])
-        return GatedText(Gated("".join(pieces), _SEAL), self.policy.name, dict(counts))
+        gated = Gated("".join(pieces), _SEAL, tuple(masks))
+        return GatedText(gated, self.policy.name, dict(counts))
 
     def clipped(
         self, text: str, spans: Iterable[Span], limit: int, *, scope: str = OWNER_SCOPE

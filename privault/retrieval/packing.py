@@ -3,12 +3,17 @@
 Pieces are added in fused rank order, one chunk window at a time, so a section's weaker
 chunks never push out another section's strong one. Small sections come whole. Nothing is
 cut silently: every candidate that did not fit is counted in `dropped`.
+
+A pack is put together from gated texts (its headers and windows) with `assembled`, so
+it keeps where the gate put its placeholders.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+
+from privault.privacy.gate import Gated, assembled
 
 WHOLE_SECTION_TOKENS = 160  # a section this short is clearer whole than in pieces
 
@@ -31,21 +36,20 @@ class PackedSection:
     header: str
     windows: list[tuple[int, int, str]] = field(default_factory=list)  # start, end, text
 
-    def render(self) -> str:
+    def render(self) -> Gated:
         """Header line, then the windows in text order, gaps marked with an ellipsis."""
-        return self.header + "\n" + self.body()
+        return assembled(self.header, "\n", self.body())
 
-    def body(self) -> str:
+    def body(self) -> Gated:
         """The windows in text order, gaps marked with an ellipsis."""
-        ordered = sorted(self.windows)
         parts: list[str] = []
         previous_end: int | None = None
-        for start, end, text in ordered:
-            if previous_end is not None and start > previous_end + 1:
-                parts.append("…")
+        for start, end, text in sorted(self.windows):
+            if previous_end is not None:
+                parts.append("\n…\n" if start > previous_end + 1 else "\n")
             parts.append(text)
             previous_end = end
-        return "\n".join(parts)
+        return assembled(*parts)
 
 
 @dataclass(frozen=True)
@@ -58,9 +62,12 @@ class Pack:
     budget: int
 
     @property
-    def text(self) -> str:
+    def text(self) -> Gated:
         """The whole pack as one text, sections separated by blank lines."""
-        return "\n\n".join(section.render() for section in self.sections)
+        between: list[str] = []
+        for section in self.sections:
+            between += ["\n\n", section.render()] if between else [section.render()]
+        return assembled(*between)
 
 
 def _nothing_to_undo() -> Callable[[], None]:

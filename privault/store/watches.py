@@ -229,6 +229,34 @@ def reminder_rows(
     return rows(conn, sql, (now, limit))
 
 
+def _acked_where(hidden: Sequence[str]) -> tuple[str, list[Any]]:
+    where = "acked_at IS NOT NULL"
+    if hidden:
+        where += f" AND shelf NOT IN ({','.join('?' * len(hidden))})"
+    return where, list(hidden)
+
+
+def acked_reminder_rows(
+    conn: Connection, *, limit: int, after: tuple[int, str] | None, hidden: Sequence[str]
+) -> list[dict[str, Any]]:
+    """Acknowledged reminders on shelves not `hidden`, the latest acknowledged first, from
+    just past `after` (an acked_at and id): a page is as quick to read deep in the list as
+    at its top, and one acknowledged meanwhile moves none of the others to another page."""
+    where, params = _acked_where(hidden)
+    if after is not None:
+        where += " AND (acked_at, id) < (?, ?)"
+        params += after
+    sql = f"SELECT * FROM reminders WHERE {where} ORDER BY acked_at DESC, id DESC LIMIT ?"
+    return rows(conn, sql, (*params, limit))
+
+
+def count_acked_reminders(conn: Connection, hidden: Sequence[str]) -> int:
+    """How many reminders on shelves not `hidden` are acknowledged."""
+    where, params = _acked_where(hidden)
+    (count,) = conn.execute(f"SELECT count(*) FROM reminders WHERE {where}", params).fetchone()
+    return int(count)
+
+
 def snooze(conn: Connection, reminder_id: str, until: int) -> None:
     """Keep an unacknowledged reminder off the due list until `until`."""
     conn.execute(

@@ -5,6 +5,10 @@ The detector reports every span it finds, overlapping and nested ("Jonas", "Beck
 gate does with them: its policy for the document's shelf picks the spans it counts and
 merges overlapping ones, so each masked stretch is one value of one kind. Spans the policy
 does not count, and that no masked stretch covers, are "detected but shown" to that agent.
+
+The document's labels count too: its title, headings and tags are gated for the agent
+wherever it reads them (a listing, a tree, a breadcrumb), through the same `Reading` as
+its replies. Each distinct label is counted once (a note's title is its first heading).
 """
 
 from __future__ import annotations
@@ -13,9 +17,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from privault.caller import Caller
-from privault.privacy.gate import OWNER_SCOPE, Gate
 from privault.spans import Span, merge_spans
-from privault.store import sections
+from privault.store import documents, sections
 from privault.vault.context import VaultContext
 
 
@@ -50,32 +53,47 @@ def agent_masking(
     context: VaultContext, doc_id: str, agent: Caller, spans: dict[str, list[Span]]
 ) -> AgentMasking:
     """How `agent`'s gate treats the spans of a document (`spans`: node id → every span the
-    reads apply, as `VaultPII.marked_sections` gives them)."""
-    privacy = context.privacy
+    reads apply, as `VaultPII.marked_sections` gives them) and its labels."""
+    reading = context.privacy.reading(agent)
     hidden = set(context.hidden_shelves(agent))
     masked: Counter[tuple[str, str]] = Counter()
     shown: Counter[tuple[str, str]] = Counter()
     by_node: dict[str, tuple[Span, ...]] = {}
     policies: set[str] = set()
-    withheld = 0
-    for row in sections.sections_of(context.conn, doc_id):
-        found = spans.get(row.node_id, [])
-        if row.shelf in hidden:
-            withheld += 1
-            continue
-        gate = Gate(privacy.policy_for(agent, row.shelf))
-        policies.add(gate.policy.name)
-        chosen = gate.masking(row.text, found, deny=(row.author or OWNER_SCOPE) == OWNER_SCOPE)
-        by_node[row.node_id] = tuple(chosen)
-        covered = bytearray(len(row.text))
+
+    def tally(text: str, found: list[Span], chosen: list[Span]) -> None:
+        covered = bytearray(len(text))
         for span in chosen:
-            masked[(row.text[span.start : span.end], span.kind)] += 1
+            masked[(text[span.start : span.end], span.kind)] += 1
             covered[span.start : span.end] = b"\x01" * (span.end - span.start)
         # Detected but let through: merged like masked ones, so parts fold into the whole.
         for span in merge_spans(s for s in found if not all(covered[s.start : s.end])):
-            shown[(row.text[span.start : span.end], span.kind)] += 1
+            shown[(text[span.start : span.end], span.kind)] += 1
+
+    rows = sections.sections_of(context.conn, doc_id)
+    seen = [row for row in rows if row.shelf not in hidden]
+    for row in seen:
+        found = spans.get(row.node_id, [])
+        gate = reading.gate(row.shelf)
+        policies.add(gate.policy.name)
+        chosen = gate.masking(row.text, found, deny=not row.author)
+        by_node[row.node_id] = tuple(chosen)
+        tally(row.text, found, chosen)
+    document = documents.get(context.conn, doc_id)
+    # Labels not scanned yet reach the agent as a stub: nothing of them is masked or shown.
+    if seen and document is not None and not reading.labels_pending(doc_id):
+        gate = reading.gate(document.shelf)
+        labels = [document.title, *(row.heading for row in seen), *document.tags]
+        for label in dict.fromkeys(label for label in labels if label.strip()):
+            found = reading.label_spans(doc_id, label, author=document.author)
+            tally(label, found, gate.masking(label, found, deny=not document.author))
     return AgentMasking(
-        agent.name, tuple(sorted(policies)), _rows(masked), _rows(shown), by_node, withheld
+        agent.name,
+        tuple(sorted(policies)),
+        _rows(masked),
+        _rows(shown),
+        by_node,
+        len(rows) - len(seen),
     )
 
 

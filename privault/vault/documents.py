@@ -274,8 +274,8 @@ class VaultDocuments:
         packed, out, _ = finder.context(
             reading, query, scope, budget - reserved, stop_early=not fill, follow=True
         )
-        text = assembled(
-            f"{block}\n\n{packed.text}" if block and packed.text else block or packed.text
+        text = (
+            assembled(block, "\n\n", packed.text) if block and packed.text else block or packed.text
         )
         return ContextPack(
             query,

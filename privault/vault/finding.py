@@ -14,7 +14,7 @@ from functools import partial
 import numpy as np
 
 from privault.errors import ModelUnavailable
-from privault.privacy.gate import assembled, joined
+from privault.privacy.gate import Gated, assembled, joined
 from privault.retrieval import packing, periods, search
 from privault.retrieval.early import EarlyWindows
 from privault.retrieval.embedder import Embedder
@@ -281,7 +281,7 @@ class Finder:
                         section.doc_id, section.shelf, section.title, author=section.author
                     ),
                     breadcrumb=reading.breadcrumb(section),
-                    text=assembled(item.body()),
+                    text=item.body(),
                     created_at=section.created_at,
                     untrusted=section.untrusted,
                     excerpt=not whole,
@@ -370,9 +370,9 @@ def excerpt_window(text: str, hit: tuple[int, int], size: int) -> tuple[int, int
     return start, len(text) if line_end < 0 else line_end
 
 
-def context_header(reading: Reading, section: sections.SectionRow) -> str:
+def context_header(reading: Reading, section: sections.SectionRow) -> Gated:
     """The line above a section in a context pack: breadcrumb, date, node id, trust."""
     crumb = joined(" › ", reading.breadcrumb(section))
     day = iso_day(section.created_at)
     trust = " [untrusted web page]" if section.untrusted else ""
-    return f"## {crumb} ({day}; {section.node_id}){trust}"
+    return assembled("## ", crumb, f" ({day}; {section.node_id}){trust}")

@@ -203,6 +203,11 @@ class Reading:
         as this caller may see it (spans stored at write time)."""
         return self._label(doc_id, shelf, text, author, None)
 
+    def label_spans(self, doc_id: str, text: str, *, author: str = "") -> list[Span]:
+        """The spans a label of a document is gated by: stored at write time, with the
+        owner's overrides and (in the owner's text) the known entities applied."""
+        return self._runtime.label_spans(self.document(doc_id), doc_id, text, author)
+
     def title(self, doc_id: str, shelf: str, text: str, *, author: str = "") -> Gated:
         """A title: gated whole, then clipped to `TITLE_CHARS` (a value in the part clipped
         off is neither numbered nor counted, `Gate.clipped`)."""
@@ -212,10 +217,9 @@ class Reading:
         gate = self.gate(shelf)
         spans: list[Span] = []
         if gate.policy.mode != "off":
-            facts = self.document(doc_id)
-            if facts.labels_pending:
+            if self.labels_pending(doc_id):
                 return literal(LABEL_BEING_INDEXED)
-            spans = self._runtime.label_spans(facts, doc_id, text, author)
+            spans = self.label_spans(doc_id, text, author=author)
         scope = scope_of(author, doc_id)
         if limit is None:
             return gate.apply(text, spans, scope=scope).text

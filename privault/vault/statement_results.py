@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from privault.jsonform import JsonForm, shown
-from privault.privacy.gate import Gated
+from privault.privacy.gate import Gated, assembled
 from privault.statements import EntityCount, Statement, StatementStats
 from privault.timeutil import iso_day
 from privault.vault.results import PRIVACY, Privacy
@@ -79,20 +79,20 @@ class StatsResponse(JsonForm):
     privacy: Privacy = field(metadata=PRIVACY)
 
 
-def statements_block(items: Sequence[GatedStatement]) -> str:
+def statements_block(items: Sequence[GatedStatement]) -> Gated:
     """Statements as a context-pack block (empty when there are none).
 
     Each line says since when it holds and its id; anything not current says so first, so
     a model reading the pack cannot take a superseded fact for the present one.
     """
     if not items:
-        return ""
-    lines = ["## Statements"]
+        return assembled()
+    parts = ["## Statements"]
     for item in items:
         found = item.statement
         start = iso_day(found.valid_from)
         end = iso_day(found.valid_to)
         window = f"since {start}" if found.valid_to is None else f"{start} → {end}"
         flag = "" if item.current else f"[NOT current: {found.status}] "
-        lines.append(f"- {flag}{found.content} ({window}; {found.id})")
-    return "\n".join(lines)
+        parts += [f"\n- {flag}", item.texts.content, f" ({window}; {found.id})"]
+    return assembled(*parts)

@@ -291,6 +291,22 @@ class VaultWatches:
         shown = tuple(view.reminder(item) for item in found if item.shelf not in hidden)
         return ReminderList(shown, view.privacy)
 
+    def acknowledged(
+        self, *, caller: Caller, limit: int = 20, after: tuple[int, str] | None = None
+    ) -> ReminderList:
+        """Acknowledged reminders, the latest acknowledged first, a page at a time: `after`
+        is the (acked_at, id) of the last one of the page before."""
+        view = WatchView(self._context.privacy, caller)
+        hidden = self._context.hidden_shelves(caller)
+        found = reminder_store.list_acknowledged(
+            self._conn, limit=limit, after=after, hidden=hidden
+        )
+        return ReminderList(tuple(view.reminder(item) for item in found), view.privacy)
+
+    def count_acknowledged(self, *, caller: Caller) -> int:
+        """How many reminders this caller can see are acknowledged."""
+        return reminder_store.count_acknowledged(self._conn, self._context.hidden_shelves(caller))
+
     def ack(self, reminder_id: str, *, caller: Caller) -> ReminderResponse:
         """Acknowledge a reminder so it is no longer due (twice changes nothing)."""
         view = self._writer(caller)

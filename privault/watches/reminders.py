@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from privault.errors import NotFound
 from privault.store import watches as store
 from privault.store.connection import Connection, write
@@ -15,6 +17,20 @@ def list_reminders(
     """Due reminders, oldest first (acknowledged ones too when asked for, newest first)."""
     found = store.reminder_rows(conn, include_acked=include_acked, limit=limit, now=clock())
     return [Reminder.from_row(item) for item in found]
+
+
+def list_acknowledged(
+    conn: Connection, *, limit: int, after: tuple[int, str] | None, hidden: Sequence[str]
+) -> list[Reminder]:
+    """Acknowledged reminders not on `hidden` shelves, the latest acknowledged first, from
+    just past `after` (an acked_at and id)."""
+    found = store.acked_reminder_rows(conn, limit=limit, after=after, hidden=hidden)
+    return [Reminder.from_row(item) for item in found]
+
+
+def count_acknowledged(conn: Connection, hidden: Sequence[str]) -> int:
+    """How many reminders not on `hidden` shelves are acknowledged."""
+    return store.count_acked_reminders(conn, hidden)
 
 
 def ack_reminder(conn: Connection, reminder_id: str, *, now_ms: int | None = None) -> Reminder:

@@ -29,9 +29,9 @@ from rich.console import Console
 from rich.segment import Segment
 from rich.text import Text
 
-from privault.interfaces.unseen import HIDDEN, UNSEEN, escape
+from privault.interfaces.unseen import UNSEEN_PATTERN, escape
 
-_CONTROL = re.compile(f"[\r{UNSEEN}]|{HIDDEN}")  # a terminal moves back to the line's start on \r
+_CONTROL = re.compile(f"\r|{UNSEEN_PATTERN}")  # a terminal moves back to the line's start on \r
 
 
 def visible(text: str) -> str:

@@ -75,6 +75,8 @@ def _agents(web: Web) -> AgentsPage:
             continue
         if refuses(agent.name):
             policies[agent.name] = "none: refused"
+        elif agent.paused:
+            policies[agent.name] = "none: paused"
         else:
             caller = known_caller(web.vault, agent.name)
             policies[agent.name] = web.vault.privacy.base_policy(caller).name

@@ -72,10 +72,15 @@ class Web:
     templates: Templates = field(default_factory=Templates)
 
     def active_agents(self) -> list[str]:
-        """Names of the agents whose view the owner can preview (not those the
-        configuration refuses: they read nothing)."""
+        """Names of the agents whose view the owner can preview: not those the
+        configuration refuses, nor those the owner paused (every call of theirs is refused):
+        they read nothing, and a preview would show what they do not get."""
         refuses = self.vault.privacy.access.refuses
-        return [a.name for a in self.vault.agents.list() if a.active and not refuses(a.name)]
+        return [
+            a.name
+            for a in self.vault.agents.list()
+            if a.active and not a.paused and not refuses(a.name)
+        ]
 
 
 def web_of(request: Request) -> Web:

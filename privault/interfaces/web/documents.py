@@ -129,7 +129,8 @@ class DocumentsPage:
 
 
 def cursor(value: str) -> tuple[int, str] | None:
-    """A paging cursor `created_at.doc_id` read back (None for none or a malformed one)."""
+    """A paging cursor `stamp.id` read back (a document's `created_at.doc_id`, a reminder's
+    `acked_at.id`; None for none or a malformed one)."""
     stamp_text, _, doc_id = value.partition(".")
     stamp = whole_number(stamp_text)
     if stamp is None or not doc_id or len(doc_id) > 64:

@@ -4,6 +4,10 @@ Jinja2 autoescapes everything. No helper here returns markup: highlighting a spa
 placeholder produces a list of (text, kind) pieces that the template escapes one by one,
 so nothing from the vault can ever be read by the browser as HTML.
 
+What an agent got masked is what its gate says it masked (`Gated.masks`), never text that
+looks like a placeholder or a stub: an agent can write `<PERSON_1>` or `[withheld …]` into
+a note to make the owner think something was held back, and a note can quote one.
+
 Nor can it hide or reorder what the owner reads: every string a template prints has its
 control characters and bidi controls written out as escapes first (`shown`, the
 environment's `finalize`), as the CLI shows them. A title with U+202E would otherwise
@@ -23,11 +27,9 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from privault.interfaces.unseen import UNSEEN_PATTERN, escape
+from privault.privacy.gate import Gated, Mask
 from privault.spans import Span, merge_spans
 from privault.timeutil import iso_minute, to_iso
-
-PLACEHOLDER = re.compile(r"<([A-Z][A-Z_]*?)(?:_\d+)?>")
-
 
 Piece = tuple[str, str | None]  # (text, kind or None for plain text)
 
@@ -49,32 +51,32 @@ def spans_to_pieces(text: str, spans: Iterable[Span]) -> list[Piece]:
     return pieces
 
 
+def _masks(text: str) -> tuple[Mask, ...]:
+    return text.masks if isinstance(text, Gated) else ()
+
+
 def placeholder_pieces(text: str) -> list[Piece]:
-    """Gated text cut so typed placeholders (`<PERSON_1>`) can be shown as tags."""
+    """Gated text cut so the gate's placeholders (`<PERSON_1>`) can be shown as tags (a
+    stub reads as the sentence it is)."""
     pieces: list[Piece] = []
     at = 0
-    for match in PLACEHOLDER.finditer(text):
-        if match.start() > at:
-            pieces.append((text[at : match.start()], None))
-        pieces.append((match.group(0), match.group(1)))
-        at = match.end()
+    for mask in _masks(text):
+        if mask.stub:
+            continue
+        if mask.start > at:
+            pieces.append((text[at : mask.start], None))
+        pieces.append((text[mask.start : mask.end], mask.kind))
+        at = mask.end
     if at < len(text):
         pieces.append((text[at:], None))
     return pieces
-
-
-STUB = re.compile(r"\[withheld by policy [^:\]]+: contains ([A-Z_, ]+)\]")
 
 
 def held_in(texts: Iterable[str]) -> dict[str, int]:
     """Kind -> how many placeholders (and withheld stubs naming the kind) `texts` show: the
     badges count what the reply shown on the page holds back, not what was gated on the way
     (a section cut to an excerpt, or dropped from a pack, held back more than it shows)."""
-    counts: Counter[str] = Counter()
-    for text in texts:
-        counts.update(match.group(1) for match in PLACEHOLDER.finditer(text))
-        for stub in STUB.finditer(text):
-            counts.update(kind.strip() for kind in stub.group(1).split(","))
+    counts = Counter(mask.kind for text in texts for mask in _masks(text))
     return dict(sorted(counts.items()))
 
 

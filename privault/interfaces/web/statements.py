@@ -19,6 +19,7 @@ from starlette.responses import Response
 from privault.errors import InputError, NotFound, PrivaultError
 from privault.interfaces.agents import known_caller
 from privault.interfaces.web.common import OWNER, Web, action, error_page, page, url, web_of
+from privault.interfaces.web.render import shown
 from privault.statements import EntityCount, entity_key
 from privault.timeutil import iso_day, now_ms
 from privault.vault.statement_results import GatedStatement
@@ -65,7 +66,8 @@ class StatementsPage:
     as_agent: dict[str, GatedStatement | None] = field(default_factory=dict)  # None: hidden
     shown_versions: int = 0
     left_out: int = 0  # older versions about the entity beyond MOST_VERSIONS, not shown
-    list_all: str = ""  # the command that lists them all, quoted for a shell
+    list_all: str = ""  # the command that lists them all, quoted for a shell ("": none can)
+    spelt_out: bool = False  # the command spells the entity in ANSI-C quotes (`$'…'`)
 
 
 def known_at_ms(day: str) -> int | None:
@@ -78,6 +80,34 @@ def known_at_ms(day: str) -> int | None:
         raise InputError(f"'as known at' must be a day such as 2026-03-01, not {day!r}") from None
     end = datetime(parsed.year, parsed.month, parsed.day, 23, 59, 59, 999000, tzinfo=UTC)
     return int(end.timestamp() * 1000)
+
+
+def shell_word(word: str) -> str | None:
+    """`word` quoted so that a shell given it back reproduces it exactly; None when no
+    command line can carry it (a NUL character).
+
+    shlex's quotes hold the characters themselves, and the page writes out a bidi control
+    or a run of invisible characters as an escape: the command the owner copied would ask
+    for another, literal name. A word holding such characters is spelt in ANSI-C quotes
+    (`$'Acme\\u202e'`, read by bash and zsh) in printable ASCII only, which the page shows
+    as it is. Inside them only a backslash and a quote are special, and both are escaped:
+    nothing in a name an agent chose runs when pasted."""
+    if "\x00" in word:
+        return None
+    if shown(word) == word:
+        return shlex.quote(word)
+    return "$'" + "".join(_ansi_c(char) for char in word) + "'"
+
+
+def _ansi_c(char: str) -> str:
+    code = ord(char)
+    if char in "\\'":
+        return "\\" + char
+    if 0x20 <= code < 0x7F:
+        return char
+    if code < 0x80:
+        return f"\\x{code:02x}"  # always two digits: a letter after it is not read into it
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def timeline(versions: list[GatedStatement], now: int) -> tuple[list[Bar], tuple[int, int]]:
@@ -130,9 +160,10 @@ def _gather(web: Web, entity: str, day: str, wanted: str | None) -> StatementsPa
         return found
     named = [item.count for item in listed.entities if item.key == entity_key(entity)]
     found.shown_versions, found.left_out = len(versions), max(0, sum(named) - len(versions))
-    found.list_all = shlex.join(
-        ["privault", "statement", "query", "--entity", entity, "--all", "--limit", "100000"]
-    )
+    quoted = shell_word(entity)
+    if quoted is not None:
+        found.list_all = f"privault statement query --entity {quoted} --all --limit 100000"
+        found.spelt_out = quoted.startswith("$'")
     chains: dict[str, list[GatedStatement]] = {}
     for version in versions:
         chains.setdefault(version.statement.chain_id, []).append(version)

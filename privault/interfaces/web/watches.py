@@ -1,5 +1,6 @@
 """Watches and reminders: each watch with its recent runs (page versions and the diff of
-each change), and the reminders that are due, each with an Ack button."""
+each change), and the reminders that are due, each with an Ack button. Acknowledged ones
+are counted and paged, the latest first, as the documents list is (by a cursor)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from privault.errors import InputError
-from privault.interfaces.web.common import OWNER, Web, action, page, url, web_of
+from privault.interfaces.web.common import OWNER, Web, action, page, url, web_of, whole_number
+from privault.interfaces.web.documents import cursor
 from privault.vault.watch_results import GatedReminder, GatedRun, GatedWatch
 
 MAX_WATCHES = 100
 RUNS_PER_WATCH = 10
+ACKED_PAGE = 20
 
 
 @dataclass
@@ -36,34 +39,73 @@ class WatchesPage:
     watches: list[WatchRow]
     more: int
     due: list[GatedReminder]
-    acked: list[GatedReminder]
+    acked: list[GatedReminder]  # one page of them, the latest acknowledged first
+    acked_total: int
+    acked_start: int  # 1-based position of the first one shown
+    acked_next: str | None  # the next page's address
     snoozed: list[GatedReminder]  # not acknowledged, off the due list for now
     authors: dict[str, str] = field(default_factory=dict)  # watch id -> the agent that set it
 
 
-def _gather(web: Web, show_cancelled: bool) -> WatchesPage:
+@dataclass
+class AckedPaging:
+    """Where the page of acknowledged reminders starts, from the address."""
+
+    after: tuple[int, str] | None
+    start: int
+    cancelled: bool  # the watches list shows cancelled ones too (kept when paging)
+
+
+def _gather(web: Web, paging: AckedPaging) -> WatchesPage:
     watches = web.vault.watches
     recent = watches.recent(
-        caller=OWNER, limit=MAX_WATCHES, runs=RUNS_PER_WATCH, include_cancelled=show_cancelled
+        caller=OWNER, limit=MAX_WATCHES, runs=RUNS_PER_WATCH, include_cancelled=paging.cancelled
     )
     rows = [WatchRow(item.watch, item.runs) for item in recent.watches]
     every = watches.reminders(caller=OWNER, include_acked=True).reminders  # newest first
     due = list(watches.reminders(caller=OWNER).reminders)  # oldest first, not snoozed
     listed = {item.id for item in due}
     snoozed = [item for item in every if item.due and item.id not in listed]
-    acked = [item for item in every if not item.due][:20]
+    acked = watches.acknowledged(caller=OWNER, limit=ACKED_PAGE + 1, after=paging.after)
+    shown = list(acked.reminders[:ACKED_PAGE])
+    following = None
+    if len(acked.reminders) > ACKED_PAGE:
+        last = shown[-1]
+        following = url(
+            "/watches",
+            cancelled="1" if paging.cancelled else None,
+            acked_after=f"{last.acked_at}.{last.id}",
+            acked_start=str(paging.start + len(shown)),
+        )
     # Who set each reminder's watch: an agent's "pay invoice to …" is not the owner's.
     listed_all = watches.list(caller=OWNER, include_cancelled=True).watches
     authors = {watch.id: watch.author for watch in listed_all if watch.author}
-    return WatchesPage(rows, recent.total - len(rows), due, acked, snoozed, authors)
+    return WatchesPage(
+        rows,
+        recent.total - len(rows),
+        due,
+        shown,
+        watches.count_acknowledged(caller=OWNER),
+        paging.start,
+        following,
+        snoozed,
+        authors,
+    )
 
 
 async def watches_page(request: Request) -> Response:
-    """GET /watches — watches with versions and diffs; due reminders."""
+    """GET /watches — watches with versions and diffs; due reminders; a page of the
+    acknowledged ones (`acked_after`, `acked_start`: which)."""
     web = web_of(request)
-    show_cancelled = request.query_params.get("cancelled") == "1"
-    found = await web.run(lambda: _gather(web, show_cancelled))
-    return page(request, "watches.html", "watches", view=found, cancelled=show_cancelled)
+    params = request.query_params
+    after = cursor(params.get("acked_after", ""))
+    paging = AckedPaging(
+        after,
+        (whole_number(params.get("acked_start", "")) or 1) if after else 1,
+        params.get("cancelled") == "1",
+    )
+    found = await web.run(lambda: _gather(web, paging))
+    return page(request, "watches.html", "watches", view=found, cancelled=paging.cancelled)
 
 
 @action
