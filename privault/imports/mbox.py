@@ -2,7 +2,8 @@
 
 The file is read one message at a time (only the offsets of the messages are held), so a
 mailbox of any size streams; messages are cut where the standard library's `mailbox.mbox`
-cuts them, found by a block search instead of its line-by-line read (`_offsets`). Each
+cuts them, found by a block search instead of its line-by-line read (`_offsets`), except
+at a body line starting "From " that its writer left unquoted (`mail_separators`). Each
 message is one page: the subject its title, its Date its date (else its mailbox's:
 `mail_dates`), From/To/Cc written out as text (so the PII detector sees the addresses,
 like any other text), the plain-text part preferred over HTML (`mail_text` decodes parts
@@ -44,6 +45,7 @@ from privault.imports.items import (
 )
 from privault.imports.mail_bodies import unread_bodies_emptied
 from privault.imports.mail_dates import received_time, separator_time
+from privault.imports.mail_separators import begins_message, begins_message_at
 from privault.imports.mail_text import (
     enriched_text,
     header_text,
@@ -141,26 +143,36 @@ def read(path: Path, known: Known | None = None) -> Iterator[Item]:
 
 _SCAN_BYTES = 8 * 1024 * 1024  # read at a time while the messages are found
 _FROM = b"\nFrom "
+_LINE_BYTES = 1024  # a "From " line judged in its block: a separator is far shorter
 
 
 def _offsets(file: Path) -> list[int]:
-    """Where each message starts: every line that begins "From " (as `mailbox.mbox` reads
-    it; the file is searched in blocks, which on a mailbox of gigabytes of attachments is
-    ~10x faster than reading it a line at a time). A body line a writer left unquoted
-    splits its message, as in every mbox reader: telling it from a separator by its shape
-    merged real messages of less common mailboxes (a separator without a time, a header
-    written "Subject : x")."""
+    """Where each message starts: the file's start, and each line starting "From " that
+    is a separator (`mail_separators`). The file is searched in blocks, which on a
+    mailbox of gigabytes of attachments is ~10x faster than reading it a line at a time.
+    A line is judged in its block by its shape; it is read again with the bytes around it
+    only where the block ends within it or its shape leaves it open ("From sender": rare)."""
     starts: list[int] = []
+    doubtful: list[int] = []
     with file.open("rb") as stream:
         carried, offset = b"\n", 0  # the file's start is a line's start
         while block := stream.read(_SCAN_BYTES):
             data, base = carried + block, offset - len(carried)
             found = data.find(_FROM)
             while found >= 0:
-                starts.append(base + found + 1)
+                start = base + found + 1
+                end = data.find(b"\n", found + 1, found + 1 + _LINE_BYTES)
+                begins = begins_message(data[found + 1 : end]) if end >= 0 else None
+                if start == 0 or begins:
+                    starts.append(start)
+                elif begins is None:
+                    doubtful.append(start)
                 found = data.find(_FROM, found + 1)
             # Too short to hold a whole match: none is counted twice.
             carried, offset = data[-(len(_FROM) - 1) :], offset + len(block)
+        if doubtful:
+            starts += [start for start in doubtful if begins_message_at(stream, start)]
+            starts.sort()
     return starts
 
 
