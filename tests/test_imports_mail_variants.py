@@ -295,6 +295,39 @@ def test_separators_are_judged_alike_wherever_the_search_blocks_end(
         assert mbox._offsets(path) == expected, data
 
 
+def _cut_at_every_from_line(file: Path) -> list[int]:
+    """Where privault cut messages before it told body lines from separators."""
+    return [found.start() for found in re.finditer(rb"^From ", file.read_bytes(), re.MULTILINE)]
+
+
+def test_a_mail_an_earlier_import_split_is_updated_whole_not_copied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "Inbox"
+    path.write_bytes(
+        _mailbox(
+            (
+                b"From a@b Sat Jan  6 10:00:00 2024",
+                _heads(1),
+                b"Hi,\n\nFrom what I heard, ok.\nA\n",
+            ),
+            (b"From a@b Sat Jan  6 11:00:00 2024", b"Subject: no id\n", b"From me, bye\nB\n"),
+        )
+    )
+    with fake_vault(tmp_path / "v.db") as vault:
+        monkeypatch.setattr(mbox, "_offsets", _cut_at_every_from_line)
+        assert vault.import_from("mbox", path, caller=OWNER).total("added") == 4
+        monkeypatch.undo()
+        again = vault.import_from("mbox", path, caller=OWNER)
+        assert (again.total("added"), again.total("updated")) == (0, 2)
+        assert len(again.gone) == 2  # the pieces cut off: listed as deleted, and pruned
+        assert vault.import_from("mbox", path, caller=OWNER, prune=True).pruned == 2
+        rows = vault.conn.execute("SELECT body FROM documents WHERE current").fetchall()
+        texts = sorted(row[0] for row in rows)
+        assert len(texts) == 2
+        assert "Hi,\n\nFrom what I heard, ok.\nA" in texts[0] and "From me, bye\nB" in texts[1]
+
+
 # ---- CRLF ---------------------------------------------------------------------------
 
 

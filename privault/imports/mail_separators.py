@@ -1,4 +1,4 @@
-"""Which lines of an mbox file begin a message.
+"""Which lines of an mbox file begin a message, and where privault once cut messages.
 
 mbox marks no lengths: a message runs until a line starting "From " begins the next.
 Writers should quote a body line that starts so (">From "), and many do not (mboxo
@@ -19,6 +19,10 @@ programs that read mbox judge it:
 The date is read leniently: asctime's "Mon Jan  1 00:00:00 2024", with a zone before or
 after the year, Gmail's "Wed Mar 06 08:30:00 +0000 2019", RFC 2822's "Mon, 1 Jan 2024
 00:00:00 +0000", an old "remote from host" after it; a month and a time are required.
+
+Until privault told body lines from separators it cut at every "From " line: a mail split
+so by an earlier import is still identified as that import cut it (`as_first_cut`), so
+reading it whole updates it instead of keeping a second copy.
 """
 
 from __future__ import annotations
@@ -83,3 +87,14 @@ def begins_message_at(stream: BinaryIO, start: int) -> bool:
     if before < 3:
         window, before = b"\n" + window, before + 1
     return begins_message_here(window, before)
+
+
+def as_first_cut(raw: bytes) -> bytes | None:
+    """A message's bytes (without its separator line) as privault cut them when every line
+    starting "From " began a message: up to its first such line, less the blank line
+    before it, as `mailbox.mbox` cuts. None when that is the whole message."""
+    at = (b"\n" + raw).find(b"\nFrom ")
+    if at < 0:
+        return None
+    cut = raw[:at]
+    return cut[:-1] if (b"\n" + cut).endswith(b"\n\n") else cut

@@ -18,6 +18,7 @@ reported by its Message-ID, not read.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import os
@@ -45,7 +46,7 @@ from privault.imports.items import (
 )
 from privault.imports.mail_bodies import unread_bodies_emptied
 from privault.imports.mail_dates import received_time, separator_time
-from privault.imports.mail_separators import begins_message, begins_message_at
+from privault.imports.mail_separators import as_first_cut, begins_message, begins_message_at
 from privault.imports.mail_text import (
     enriched_text,
     header_text,
@@ -235,13 +236,22 @@ def _quick_id(raw: bytes) -> str | None:
 def message(raw: bytes, where: str, scope: str = "", separator: bytes = b"") -> Item:
     """One message (its bytes, without the mbox `From ` line `separator`) as a page."""
     try:
-        # Every quoted line holds ">From ": a search for it skips the slow line-anchored
-        # pattern on the (many) mails without one.
-        unquoted = _FROM_QUOTED.sub(rb"\1", raw) if b">From " in raw else raw
-        parsed = _PARSER.parsebytes(unread_bodies_emptied(unquoted))
+        parsed, first_raw = _parsed(raw), as_first_cut(raw)
+        if first_raw is not None:
+            # A first cut that cannot be read was never stored: nothing to be known by.
+            with contextlib.suppress(Exception):
+                return _page(parsed, raw, scope, separator, (_parsed(first_raw), first_raw))
         return _page(parsed, raw, scope, separator)
     except Exception as exc:  # noqa: BLE001 - a malformed mail is reported, never fatal
         return Bad(where, f"unreadable message ({type(exc).__name__}: {exc})", label="message")
+
+
+def _parsed(raw: bytes) -> Message:
+    """A message's bytes parsed, the mbox quoting of its "From " lines undone."""
+    # Every quoted line holds ">From ": a search for it skips the slow line-anchored
+    # pattern on the (many) mails without one.
+    unquoted = _FROM_QUOTED.sub(rb"\1", raw) if b">From " in raw else raw
+    return _PARSER.parsebytes(unread_bodies_emptied(unquoted))
 
 
 def _header(msg: Message, name: str, *, first: bool = False) -> str:
@@ -259,7 +269,15 @@ class _Reading:
     changed: bool = False
 
 
-def _page(msg: Message, raw: bytes, scope: str, separator: bytes = b"") -> Page:
+def _page(
+    msg: Message,
+    raw: bytes,
+    scope: str,
+    separator: bytes = b"",
+    first_cut: tuple[Message, bytes] | None = None,
+) -> Page:
+    """A mail as a page; `first_cut`: the mail parsed, and its bytes, as privault first cut
+    it, where that was shorter (`as_first_cut`)."""
     subject = _header(msg, "Subject")
     sender, to, cc = _header(msg, "From"), _header(msg, "To"), _header(msg, "Cc")
     date_text = _header(msg, "Date")
@@ -272,17 +290,9 @@ def _page(msg: Message, raw: bytes, scope: str, separator: bytes = b"") -> Page:
     references = _ids(_header(msg, "References"))
     reading = _Reading()
     body, attachments = _body(msg, reading)
-    # The key and identity are formed from the mail as first read, so one imported before
-    # is still itself (not a new item, nor kept apart as another) now it reads better.
-    first_sender, first_subject = (
-        _header(msg, "From", first=True),
-        _header(msg, "Subject", first=True),
-    )
-    first_body = _body(msg, _Reading(first=True))[0] if reading.changed else body
-    key = (
-        own[0].strip("<>")
-        if own
-        else content_key(first_sender, date_text, first_subject, hashlib.sha256(raw).hexdigest())
+    as_first, first_raw = first_cut or (msg, raw)
+    key, identity = _identified(
+        as_first, first_raw, body if first_cut is None and not reading.changed else None
     )
     title = subject or "(no subject)"
     lines = [f"# {title}", ""]
@@ -296,11 +306,6 @@ def _page(msg: Message, raw: bytes, scope: str, separator: bytes = b"") -> Page:
             if content
             else (f"\n[attachment: {name}]\n")
         )
-    # The same mail in two folders (Inbox and a label, a Sent copy) has these alike; a
-    # mail that copied another's Message-ID has not (`Page.identity`).
-    identity = hashlib.sha256(
-        "\x00".join((first_sender, date_text, first_subject, first_body)).encode()
-    )
     metadata: dict[str, Any] = {"source_app": "mail", "message_id": key}
     if parent:
         metadata["in_reply_to"] = parent[0].strip("<>")
@@ -318,8 +323,30 @@ def _page(msg: Message, raw: bytes, scope: str, separator: bytes = b"") -> Page:
         metadata=metadata,
         links=links,
         scope=scope,
-        identity=identity.hexdigest(),
+        identity=identity,
     )
+
+
+def _identified(msg: Message, raw: bytes, first_body: str | None) -> tuple[str, str]:
+    """A mail's key (its Message-ID, else a digest of what it holds) and its identity,
+    formed from the mail as first read (`mail_text`) and first cut (`as_first_cut`), so
+    one imported before is still itself (not a new item, nor kept apart as another) now it
+    reads better. `first_body`: its text as first read, where that is known already.
+
+    The same mail in two folders (Inbox and a label, a Sent copy) has the identity's parts
+    alike; a mail that copied another's Message-ID has not (`Page.identity`)."""
+    sender, subject = _header(msg, "From", first=True), _header(msg, "Subject", first=True)
+    date_text = _header(msg, "Date")
+    if first_body is None:
+        first_body = _body(msg, _Reading(first=True))[0]
+    own = _ids(_header(msg, "Message-ID"))
+    key = (
+        own[0].strip("<>")
+        if own
+        else content_key(sender, date_text, subject, hashlib.sha256(raw).hexdigest())
+    )
+    identity = hashlib.sha256("\x00".join((sender, date_text, subject, first_body)).encode())
+    return key, identity.hexdigest()
 
 
 def _ids(value: str) -> list[str]:
