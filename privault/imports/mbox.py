@@ -18,6 +18,7 @@ reported by its Message-ID, not read.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import dataclasses
 import hashlib
@@ -121,7 +122,7 @@ def read(path: Path, known: Known | None = None) -> Iterator[Item]:
         if isinstance(file, Bad):
             yield file  # its messages unknown: what the source deleted is not told
             continue
-        for number, (separator, raw) in enumerate(_messages(file), start=1):
+        for number, (separator, raw, cut_before) in enumerate(_messages(file), start=1):
             where = f"{file.name} message {number}"
             if isinstance(raw, OSError):
                 yield Bad(where, f"cannot read ({raw})", label="message")
@@ -136,7 +137,7 @@ def read(path: Path, known: Known | None = None) -> Iterator[Item]:
             if known is not None and quick and known(quick, digest):
                 yield Unchanged(quick, "message", file.name)
                 continue
-            found = message(raw, where, file.name, separator)
+            found = message(raw, where, file.name, separator, cut_before)
             if isinstance(found, Page):
                 found = dataclasses.replace(found, source_digest=digest)
             yield found
@@ -147,13 +148,16 @@ _FROM = b"\nFrom "
 _LINE_BYTES = 1024  # a "From " line judged in its block: a separator is far shorter
 
 
-def _offsets(file: Path) -> list[int]:
+def _offsets(file: Path) -> tuple[list[int], list[int]]:
     """Where each message starts: the file's start, and each line starting "From " that
-    is a separator (`mail_separators`). The file is searched in blocks, which on a
-    mailbox of gigabytes of attachments is ~10x faster than reading it a line at a time.
-    A line is judged in its block by its shape; it is read again with the bytes around it
-    only where the block ends within it or its shape leaves it open ("From sender": rare)."""
+    is a separator (`mail_separators`); and where the other lines starting "From " stand
+    (rare: kept, so the mails privault once cut there are known without a search). The
+    file is searched in blocks, which on a mailbox of gigabytes of attachments is ~10x
+    faster than reading it a line at a time. A line is judged in its block by its shape;
+    it is read again with the bytes around it only where the block ends within it or its
+    shape leaves it open ("From sender": rare)."""
     starts: list[int] = []
+    in_text: list[int] = []
     doubtful: list[int] = []
     with file.open("rb") as stream:
         carried, offset = b"\n", 0  # the file's start is a line's start
@@ -166,15 +170,14 @@ def _offsets(file: Path) -> list[int]:
                 begins = begins_message(data[found + 1 : end]) if end >= 0 else None
                 if start == 0 or begins:
                     starts.append(start)
-                elif begins is None:
-                    doubtful.append(start)
+                else:
+                    (doubtful if begins is None else in_text).append(start)
                 found = data.find(_FROM, found + 1)
             # Too short to hold a whole match: none is counted twice.
             carried, offset = data[-(len(_FROM) - 1) :], offset + len(block)
-        if doubtful:
-            starts += [start for start in doubtful if begins_message_at(stream, start)]
-            starts.sort()
-    return starts
+        for start in doubtful:
+            (starts if begins_message_at(stream, start) else in_text).append(start)
+    return sorted(starts), sorted(in_text)
 
 
 @dataclass(frozen=True)
@@ -191,36 +194,39 @@ def messages(file: Path) -> Iterator[bytes | OSError | Oversized]:
     (so a message's digest is what it was when the standard library read the file): ended
     before the next separator (`_offsets`), less the empty line before it. A message over
     `MAX_MESSAGE_BYTES` is not read whole: only its head, as an `Oversized`."""
-    for _, found in _messages(file):
+    for _, found, _ in _messages(file):
         yield found
 
 
-def _messages(file: Path) -> Iterator[tuple[bytes, bytes | OSError | Oversized]]:
-    """`messages`, each beside its `From ` line (b"" where it could not be read)."""
+def _messages(file: Path) -> Iterator[tuple[bytes, bytes | OSError | Oversized, bool]]:
+    """`messages`, each beside its `From ` line (b"" where it could not be read), and
+    whether a line starting "From " stands in its text (where privault once cut it)."""
     try:
-        starts = _offsets(file)
+        starts, in_text = _offsets(file)
         stream = file.open("rb")
     except OSError as exc:
-        yield b"", exc
+        yield b"", exc, False
         return
     with stream:
         ends = [*starts[1:], file.stat().st_size]
         for start, end in zip(starts, ends, strict=True):
+            after = bisect.bisect_right(in_text, start)
+            cut_before = after < len(in_text) and in_text[after] < end
             oversized = end - start > MAX_MESSAGE_BYTES
             try:
                 stream.seek(start)
                 chunk = stream.read(_HEAD_BYTES if oversized else end - start)
             except OSError as exc:
-                yield b"", exc
+                yield b"", exc, False
                 continue
             line_end = chunk.find(b"\n")
             separator = chunk[:line_end] if line_end >= 0 else chunk
             if oversized:
-                yield separator, Oversized(end - start, chunk[line_end + 1 :])
+                yield separator, Oversized(end - start, chunk[line_end + 1 :]), False
                 continue
             if chunk.endswith(b"\n\n"):
                 chunk = chunk[:-1]
-            yield separator, chunk[line_end + 1 :] if line_end >= 0 else b""
+            yield separator, chunk[line_end + 1 :] if line_end >= 0 else b"", cut_before
 
 
 _QUICK_ID = re.compile(rb"^message-id:[ \t]*<([^<>\s]+)>[ \t]*\r?$", re.IGNORECASE | re.MULTILINE)
@@ -233,14 +239,19 @@ def _quick_id(raw: bytes) -> str | None:
     return found.group(1).decode("ascii", errors="replace") if found else None
 
 
-def message(raw: bytes, where: str, scope: str = "", separator: bytes = b"") -> Item:
-    """One message (its bytes, without the mbox `From ` line `separator`) as a page."""
+def message(
+    raw: bytes, where: str, scope: str = "", separator: bytes = b"", cut_before: bool = False
+) -> Item:
+    """One message (its bytes, without the mbox `From ` line `separator`) as a page;
+    `cut_before`: a line starting "From " stands in its text, where privault once cut it
+    (its key and identity are then formed from the mail as cut there: `as_first_cut`)."""
     try:
-        parsed, first_raw = _parsed(raw), as_first_cut(raw)
-        if first_raw is not None:
+        parsed = _parsed(raw)
+        first_cut = as_first_cut(raw) if cut_before else None
+        if first_cut is not None:
             # A first cut that cannot be read was never stored: nothing to be known by.
             with contextlib.suppress(Exception):
-                return _page(parsed, raw, scope, separator, (_parsed(first_raw), first_raw))
+                return _page(parsed, raw, scope, separator, first_cut)
         return _page(parsed, raw, scope, separator)
     except Exception as exc:  # noqa: BLE001 - a malformed mail is reported, never fatal
         return Bad(where, f"unreadable message ({type(exc).__name__}: {exc})", label="message")
@@ -274,10 +285,10 @@ def _page(
     raw: bytes,
     scope: str,
     separator: bytes = b"",
-    first_cut: tuple[Message, bytes] | None = None,
+    first_cut: bytes | None = None,
 ) -> Page:
-    """A mail as a page; `first_cut`: the mail parsed, and its bytes, as privault first cut
-    it, where that was shorter (`as_first_cut`)."""
+    """A mail as a page; `first_cut`: its bytes as privault first cut them, where that was
+    shorter (`as_first_cut`)."""
     subject = _header(msg, "Subject")
     sender, to, cc = _header(msg, "From"), _header(msg, "To"), _header(msg, "Cc")
     date_text = _header(msg, "Date")
@@ -290,9 +301,24 @@ def _page(
     references = _ids(_header(msg, "References"))
     reading = _Reading()
     body, attachments = _body(msg, reading)
-    as_first, first_raw = first_cut or (msg, raw)
-    key, identity = _identified(
-        as_first, first_raw, body if first_cut is None and not reading.changed else None
+    # The key and identity are formed from the mail as first read, and as first cut (its
+    # text ended at a body line starting "From "), so one imported before is still itself
+    # (not a new item, nor kept apart as another) now it reads better.
+    first_sender, first_subject = (
+        _header(msg, "From", first=True),
+        _header(msg, "Subject", first=True),
+    )
+    first_raw = raw if first_cut is None else first_cut
+    if first_cut is not None:
+        first_body = _body(_parsed(first_cut), _Reading(first=True))[0]
+    else:
+        first_body = _body(msg, _Reading(first=True))[0] if reading.changed else body
+    key = (
+        own[0].strip("<>")
+        if own
+        else content_key(
+            first_sender, date_text, first_subject, hashlib.sha256(first_raw).hexdigest()
+        )
     )
     title = subject or "(no subject)"
     lines = [f"# {title}", ""]
@@ -306,6 +332,11 @@ def _page(
             if content
             else (f"\n[attachment: {name}]\n")
         )
+    # The same mail in two folders (Inbox and a label, a Sent copy) has these alike; a
+    # mail that copied another's Message-ID has not (`Page.identity`).
+    identity = hashlib.sha256(
+        "\x00".join((first_sender, date_text, first_subject, first_body)).encode()
+    )
     metadata: dict[str, Any] = {"source_app": "mail", "message_id": key}
     if parent:
         metadata["in_reply_to"] = parent[0].strip("<>")
@@ -323,30 +354,8 @@ def _page(
         metadata=metadata,
         links=links,
         scope=scope,
-        identity=identity,
+        identity=identity.hexdigest(),
     )
-
-
-def _identified(msg: Message, raw: bytes, first_body: str | None) -> tuple[str, str]:
-    """A mail's key (its Message-ID, else a digest of what it holds) and its identity,
-    formed from the mail as first read (`mail_text`) and first cut (`as_first_cut`), so
-    one imported before is still itself (not a new item, nor kept apart as another) now it
-    reads better. `first_body`: its text as first read, where that is known already.
-
-    The same mail in two folders (Inbox and a label, a Sent copy) has the identity's parts
-    alike; a mail that copied another's Message-ID has not (`Page.identity`)."""
-    sender, subject = _header(msg, "From", first=True), _header(msg, "Subject", first=True)
-    date_text = _header(msg, "Date")
-    if first_body is None:
-        first_body = _body(msg, _Reading(first=True))[0]
-    own = _ids(_header(msg, "Message-ID"))
-    key = (
-        own[0].strip("<>")
-        if own
-        else content_key(sender, date_text, subject, hashlib.sha256(raw).hexdigest())
-    )
-    identity = hashlib.sha256("\x00".join((sender, date_text, subject, first_body)).encode())
-    return key, identity.hexdigest()
 
 
 def _ids(value: str) -> list[str]:
