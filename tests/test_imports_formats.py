@@ -1093,7 +1093,9 @@ def test_messages_are_cut_where_the_standard_library_cuts_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int
 ) -> None:
     """Byte for byte as `mailbox.mbox` gives them (a vault's digests of earlier imports
-    stay valid), whatever the lines and wherever the search's blocks end."""
+    stay valid), whatever the lines and wherever the search's blocks end, in mailboxes
+    whose "From " lines are all separators (a body line left unquoted is not one:
+    test_imports_mail_variants)."""
     import mailbox
     import random
 

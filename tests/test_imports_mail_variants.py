@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
+import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +17,7 @@ import pytest
 
 from privault.caller import Caller
 from privault.imports import Page, items, mail_text, mbox
+from privault.imports.mail_separators import begins_message_at
 from tests.helpers import fake_vault
 
 OWNER = Caller.owner()
@@ -185,6 +189,145 @@ def test_bare_from_separators_before_headers_still_split(tmp_path: Path) -> None
         "mail 2",
         "mail 3",
     ]
+
+
+@pytest.mark.parametrize("eol", [b"\n", b"\r\n"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        b"From what I heard, the hive came through the winter.",
+        b"From 10:30 to 11:00 on Sat Jan 6 we checked every frame.",  # a date, and words
+        b"From me, with love",
+        b"From Lisbon",  # "From sender": a separator only before header lines
+    ],
+)
+def test_a_body_line_starting_from_stays_in_its_message(
+    tmp_path: Path, line: bytes, eol: bytes
+) -> None:
+    # Written unquoted, as mboxo writers and some exporters leave such a line.
+    body = b"Hi Ana,\n\n" + line + b"\nP.S.: the honey is ready.\n\nbye\n"
+    path = tmp_path / "Inbox"
+    path.write_bytes(
+        _mailbox(
+            (b"From a@b Sat Jan  6 10:00:00 2024", _heads(1), body),
+            (b"From a@b Sat Jan  6 11:00:00 2024", _heads(2), b"second\n"),
+            eol=eol,
+        )
+    )
+    first, second = list(mbox.read(path))
+    assert isinstance(first, Page) and isinstance(second, Page)
+    assert f"Hi Ana,\n\n{line.decode()}\nP.S.: the honey is ready.\n\nbye" in first.text
+    assert second.title == "mail 2" and "second" in second.text
+
+
+@pytest.mark.parametrize(
+    "postmark",
+    [
+        b"From alice@example.org Mon Jan  1 00:00:00 2024",
+        b"From MAILER-DAEMON Fri Jul  8 12:08:34 2011",
+        b"From 1234@xxx Wed Mar 06 08:30:00 +0000 2019",  # Gmail
+        b"From - Tue Mar 05 12:34:56 2019",  # Thunderbird
+        b"From a@b Mon Mar  4 10:00:00 2019 +0100",
+        b"From a@b Mon Mar  4 10:00 PST 2019",
+        b"From a@b Mon, 4 Mar 2019 10:00:00 +0100",
+        b"From a@b Mon Mar  4 10:00:00 2019 remote from relay",  # UUCP
+    ],
+)
+def test_a_postmark_begins_the_next_message(tmp_path: Path, postmark: bytes) -> None:
+    path = tmp_path / "Inbox"
+    path.write_bytes(
+        _mailbox(
+            (b"From a@b Sat Jan  6 10:00:00 2024", _heads(1), b"Hi,\n\nFrom what I heard, ok.\n"),
+            (postmark, _heads(2), b"two\n"),
+            (b"From a@b Sat Jan  6 12:00:00 2024", _heads(3), b"three\n"),
+        )
+    )
+    titles = [getattr(item, "title", item) for item in mbox.read(path)]
+    assert titles == ["mail 1", "mail 2", "mail 3"]
+
+
+def test_a_quoted_from_line_stays_and_loses_one_quote(tmp_path: Path) -> None:
+    body = b"Forwarded:\n\n>From the archive, as the writer quoted it.\n>>From a quote's quote.\n"
+    path = tmp_path / "Inbox"
+    path.write_bytes(
+        _mailbox(
+            (b"From a@b Sat Jan  6 10:00:00 2024", _heads(1), body),
+            (b"From a@b Sat Jan  6 11:00:00 2024", _heads(2), b"second\n"),
+        )
+    )
+    raw, _ = mbox.messages(path)
+    assert isinstance(raw, bytes) and raw.endswith(body)  # the mail's bytes as written
+    first, second = list(mbox.read(path))
+    assert isinstance(first, Page) and isinstance(second, Page)
+    assert "\nFrom the archive, as the writer quoted it.\n>From a quote's quote." in first.text
+    assert second.title == "mail 2"
+
+
+@pytest.mark.parametrize("block", [6, 7, 13, 1 << 20])
+def test_separators_are_judged_alike_wherever_the_search_blocks_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int
+) -> None:
+    # Each "From " line judged with the whole file around it, against the block search
+    # (which judges a line in its block, or reads it again when the block ends too soon).
+    monkeypatch.setattr(mbox, "_SCAN_BYTES", block)
+    pieces = [
+        b"From a@b Mon Mar  1 10:00:00 2025\n",
+        b"From \n",
+        b"From what I heard\n",
+        b"From x@y\n",
+        b"\nFrom x@y\nSubject: s\n",
+        b"Subject: s\n",
+        b"Subject : s\n",
+        b" folded\n",
+        b"\n",
+        b"\r\n",
+        b"body line\n",
+        b">From quoted\n",
+        b"From",
+    ]
+    rng = random.Random(block)
+    path = tmp_path / "mail.mbox"
+    for _ in range(300):
+        data = pieces[0] + b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+        path.write_bytes(data)
+        lines = [found.start() for found in re.finditer(rb"^From ", data, re.MULTILINE)]
+        starts = [0] + [at for at in lines[1:] if begins_message_at(io.BytesIO(data), at)]
+        in_text = [at for at in lines if at not in starts]
+        assert mbox._offsets(path) == (starts, in_text), data
+
+
+def _cut_at_every_from_line(file: Path) -> tuple[list[int], list[int]]:
+    """Where privault cut messages before it told body lines from separators."""
+    data = file.read_bytes()
+    return [found.start() for found in re.finditer(rb"^From ", data, re.MULTILINE)], []
+
+
+def test_a_mail_an_earlier_import_split_is_updated_whole_not_copied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "Inbox"
+    path.write_bytes(
+        _mailbox(
+            (
+                b"From a@b Sat Jan  6 10:00:00 2024",
+                _heads(1),
+                b"Hi,\n\nFrom what I heard, ok.\nA\n",
+            ),
+            (b"From a@b Sat Jan  6 11:00:00 2024", b"Subject: no id\n", b"From me, bye\nB\n"),
+        )
+    )
+    with fake_vault(tmp_path / "v.db") as vault:
+        monkeypatch.setattr(mbox, "_offsets", _cut_at_every_from_line)
+        assert vault.import_from("mbox", path, caller=OWNER).total("added") == 4
+        monkeypatch.undo()
+        again = vault.import_from("mbox", path, caller=OWNER)
+        assert (again.total("added"), again.total("updated")) == (0, 2)
+        assert len(again.gone) == 2  # the pieces cut off: listed as deleted, and pruned
+        assert vault.import_from("mbox", path, caller=OWNER, prune=True).pruned == 2
+        rows = vault.conn.execute("SELECT body FROM documents WHERE current").fetchall()
+        texts = sorted(row[0] for row in rows)
+        assert len(texts) == 2
+        assert "Hi,\n\nFrom what I heard, ok.\nA" in texts[0] and "From me, bye\nB" in texts[1]
 
 
 # ---- CRLF ---------------------------------------------------------------------------

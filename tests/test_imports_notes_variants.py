@@ -169,6 +169,49 @@ def test_a_linked_folder_is_reported_each_time_and_leaves_deletions_known(
     assert again.deletions_unknown is None and [g.key for g in again.gone] == ["V/Wax.md"]
 
 
+def test_a_linked_folder_whose_notes_cannot_be_read_is_reported(tmp_path: Path) -> None:
+    drive = tmp_path / "drive" / "Shared"  # a folder on a drive, since unplugged
+    drive.mkdir(parents=True)
+    root = obsidian_vault(
+        tmp_path / "V",
+        {"Journal/2024-01-06.md": "Walked.\n", ".archive/Old plans.md": "The old hive.\n"},
+    )
+    (root / "Shared").symlink_to(drive)
+    drive.rmdir()
+    (root / "Loop").symlink_to(root / "Loop")  # a link to itself
+    (root / "Journal" / "Ring").symlink_to(root / "Journal" / "Round")  # two, in a loop
+    (root / "Journal" / "Round").symlink_to(root / "Journal" / "Ring")
+    (root / "Moved.md").symlink_to(tmp_path / "gone.md")  # a note whose file went away
+    (root / "Archive").symlink_to(root / ".archive")  # a hidden folder: its notes unread
+    (root / "Journal" / "Up").symlink_to(root)  # a loop round the vault: notes read once
+    items = list(imports.reader("obsidian")(root))
+    bad = [(i.where, i.reason, i.key, i.label) for i in items if isinstance(i, imports.Bad)]
+    nowhere = "a link that leads nowhere (its target is gone, or links loop); not read"
+    hidden = "a link to a hidden folder of the vault; not read"
+    assert bad == [
+        ("Archive", hidden, "V/Archive", "folder"),
+        ("Loop", nowhere, "V/Loop", "link"),
+        ("Moved.md", nowhere, "V/Moved.md", "link"),
+        ("Shared", nowhere, "V/Shared", "link"),
+        ("Journal/Ring", nowhere, "V/Journal/Ring", "link"),
+        ("Journal/Round", nowhere, "V/Journal/Round", "link"),
+    ]
+    assert [i.key for i in items if isinstance(i, Page)] == ["V/Journal/2024-01-06.md"]
+
+
+def test_a_link_that_leads_nowhere_is_in_the_report_and_leaves_deletions_known(
+    tmp_path: Path, vault: Vault
+) -> None:
+    root = obsidian_vault(tmp_path / "V", {"Hives.md": "Bees.\n", "Wax.md": "Candles.\n"})
+    (root / "Shared").symlink_to(root / "Shared")
+    first = vault.import_from("obsidian", root, caller=Caller.owner())
+    (root / "Wax.md").unlink()
+    again = vault.import_from("obsidian", root, caller=Caller.owner())
+    reason = "a link that leads nowhere (its target is gone, or links loop); not read"
+    assert first.failed == again.failed == (("Shared", reason),)
+    assert again.deletions_unknown is None and [g.key for g in again.gone] == ["V/Wax.md"]
+
+
 # ---- mem0: when a rewording happened --------------------------------------------------------
 
 

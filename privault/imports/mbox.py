@@ -2,7 +2,8 @@
 
 The file is read one message at a time (only the offsets of the messages are held), so a
 mailbox of any size streams; messages are cut where the standard library's `mailbox.mbox`
-cuts them, found by a block search instead of its line-by-line read (`_offsets`). Each
+cuts them, found by a block search instead of its line-by-line read (`_offsets`), except
+at a body line starting "From " that its writer left unquoted (`mail_separators`). Each
 message is one page: the subject its title, its Date its date (else its mailbox's:
 `mail_dates`), From/To/Cc written out as text (so the PII detector sees the addresses,
 like any other text), the plain-text part preferred over HTML (`mail_text` decodes parts
@@ -17,6 +18,8 @@ reported by its Message-ID, not read.
 
 from __future__ import annotations
 
+import bisect
+import contextlib
 import dataclasses
 import hashlib
 import os
@@ -44,6 +47,7 @@ from privault.imports.items import (
 )
 from privault.imports.mail_bodies import unread_bodies_emptied
 from privault.imports.mail_dates import received_time, separator_time
+from privault.imports.mail_separators import as_first_cut, begins_message, begins_message_at
 from privault.imports.mail_text import (
     enriched_text,
     header_text,
@@ -118,7 +122,7 @@ def read(path: Path, known: Known | None = None) -> Iterator[Item]:
         if isinstance(file, Bad):
             yield file  # its messages unknown: what the source deleted is not told
             continue
-        for number, (separator, raw) in enumerate(_messages(file), start=1):
+        for number, (separator, raw, cut_before) in enumerate(_messages(file), start=1):
             where = f"{file.name} message {number}"
             if isinstance(raw, OSError):
                 yield Bad(where, f"cannot read ({raw})", label="message")
@@ -133,7 +137,7 @@ def read(path: Path, known: Known | None = None) -> Iterator[Item]:
             if known is not None and quick and known(quick, digest):
                 yield Unchanged(quick, "message", file.name)
                 continue
-            found = message(raw, where, file.name, separator)
+            found = message(raw, where, file.name, separator, cut_before)
             if isinstance(found, Page):
                 found = dataclasses.replace(found, source_digest=digest)
             yield found
@@ -141,27 +145,39 @@ def read(path: Path, known: Known | None = None) -> Iterator[Item]:
 
 _SCAN_BYTES = 8 * 1024 * 1024  # read at a time while the messages are found
 _FROM = b"\nFrom "
+_LINE_BYTES = 1024  # a "From " line judged in its block: a separator is far shorter
 
 
-def _offsets(file: Path) -> list[int]:
-    """Where each message starts: every line that begins "From " (as `mailbox.mbox` reads
-    it; the file is searched in blocks, which on a mailbox of gigabytes of attachments is
-    ~10x faster than reading it a line at a time). A body line a writer left unquoted
-    splits its message, as in every mbox reader: telling it from a separator by its shape
-    merged real messages of less common mailboxes (a separator without a time, a header
-    written "Subject : x")."""
+def _offsets(file: Path) -> tuple[list[int], list[int]]:
+    """Where each message starts: the file's start, and each line starting "From " that
+    is a separator (`mail_separators`); and where the other lines starting "From " stand
+    (rare: kept, so the mails privault once cut there are known without a search). The
+    file is searched in blocks, which on a mailbox of gigabytes of attachments is ~10x
+    faster than reading it a line at a time. A line is judged in its block by its shape;
+    it is read again with the bytes around it only where the block ends within it or its
+    shape leaves it open ("From sender": rare)."""
     starts: list[int] = []
+    in_text: list[int] = []
+    doubtful: list[int] = []
     with file.open("rb") as stream:
         carried, offset = b"\n", 0  # the file's start is a line's start
         while block := stream.read(_SCAN_BYTES):
             data, base = carried + block, offset - len(carried)
             found = data.find(_FROM)
             while found >= 0:
-                starts.append(base + found + 1)
+                start = base + found + 1
+                end = data.find(b"\n", found + 1, found + 1 + _LINE_BYTES)
+                begins = begins_message(data[found + 1 : end]) if end >= 0 else None
+                if start == 0 or begins:
+                    starts.append(start)
+                else:
+                    (doubtful if begins is None else in_text).append(start)
                 found = data.find(_FROM, found + 1)
             # Too short to hold a whole match: none is counted twice.
             carried, offset = data[-(len(_FROM) - 1) :], offset + len(block)
-    return starts
+        for start in doubtful:
+            (starts if begins_message_at(stream, start) else in_text).append(start)
+    return sorted(starts), sorted(in_text)
 
 
 @dataclass(frozen=True)
@@ -178,36 +194,39 @@ def messages(file: Path) -> Iterator[bytes | OSError | Oversized]:
     (so a message's digest is what it was when the standard library read the file): ended
     before the next separator (`_offsets`), less the empty line before it. A message over
     `MAX_MESSAGE_BYTES` is not read whole: only its head, as an `Oversized`."""
-    for _, found in _messages(file):
+    for _, found, _ in _messages(file):
         yield found
 
 
-def _messages(file: Path) -> Iterator[tuple[bytes, bytes | OSError | Oversized]]:
-    """`messages`, each beside its `From ` line (b"" where it could not be read)."""
+def _messages(file: Path) -> Iterator[tuple[bytes, bytes | OSError | Oversized, bool]]:
+    """`messages`, each beside its `From ` line (b"" where it could not be read), and
+    whether a line starting "From " stands in its text (where privault once cut it)."""
     try:
-        starts = _offsets(file)
+        starts, in_text = _offsets(file)
         stream = file.open("rb")
     except OSError as exc:
-        yield b"", exc
+        yield b"", exc, False
         return
     with stream:
         ends = [*starts[1:], file.stat().st_size]
         for start, end in zip(starts, ends, strict=True):
+            after = bisect.bisect_right(in_text, start)
+            cut_before = after < len(in_text) and in_text[after] < end
             oversized = end - start > MAX_MESSAGE_BYTES
             try:
                 stream.seek(start)
                 chunk = stream.read(_HEAD_BYTES if oversized else end - start)
             except OSError as exc:
-                yield b"", exc
+                yield b"", exc, False
                 continue
             line_end = chunk.find(b"\n")
             separator = chunk[:line_end] if line_end >= 0 else chunk
             if oversized:
-                yield separator, Oversized(end - start, chunk[line_end + 1 :])
+                yield separator, Oversized(end - start, chunk[line_end + 1 :]), False
                 continue
             if chunk.endswith(b"\n\n"):
                 chunk = chunk[:-1]
-            yield separator, chunk[line_end + 1 :] if line_end >= 0 else b""
+            yield separator, chunk[line_end + 1 :] if line_end >= 0 else b"", cut_before
 
 
 _QUICK_ID = re.compile(rb"^message-id:[ \t]*<([^<>\s]+)>[ \t]*\r?$", re.IGNORECASE | re.MULTILINE)
@@ -220,16 +239,30 @@ def _quick_id(raw: bytes) -> str | None:
     return found.group(1).decode("ascii", errors="replace") if found else None
 
 
-def message(raw: bytes, where: str, scope: str = "", separator: bytes = b"") -> Item:
-    """One message (its bytes, without the mbox `From ` line `separator`) as a page."""
+def message(
+    raw: bytes, where: str, scope: str = "", separator: bytes = b"", cut_before: bool = False
+) -> Item:
+    """One message (its bytes, without the mbox `From ` line `separator`) as a page;
+    `cut_before`: a line starting "From " stands in its text, where privault once cut it
+    (its key and identity are then formed from the mail as cut there: `as_first_cut`)."""
     try:
-        # Every quoted line holds ">From ": a search for it skips the slow line-anchored
-        # pattern on the (many) mails without one.
-        unquoted = _FROM_QUOTED.sub(rb"\1", raw) if b">From " in raw else raw
-        parsed = _PARSER.parsebytes(unread_bodies_emptied(unquoted))
+        parsed = _parsed(raw)
+        first_cut = as_first_cut(raw) if cut_before else None
+        if first_cut is not None:
+            # A first cut that cannot be read was never stored: nothing to be known by.
+            with contextlib.suppress(Exception):
+                return _page(parsed, raw, scope, separator, first_cut)
         return _page(parsed, raw, scope, separator)
     except Exception as exc:  # noqa: BLE001 - a malformed mail is reported, never fatal
         return Bad(where, f"unreadable message ({type(exc).__name__}: {exc})", label="message")
+
+
+def _parsed(raw: bytes) -> Message:
+    """A message's bytes parsed, the mbox quoting of its "From " lines undone."""
+    # Every quoted line holds ">From ": a search for it skips the slow line-anchored
+    # pattern on the (many) mails without one.
+    unquoted = _FROM_QUOTED.sub(rb"\1", raw) if b">From " in raw else raw
+    return _PARSER.parsebytes(unread_bodies_emptied(unquoted))
 
 
 def _header(msg: Message, name: str, *, first: bool = False) -> str:
@@ -247,7 +280,15 @@ class _Reading:
     changed: bool = False
 
 
-def _page(msg: Message, raw: bytes, scope: str, separator: bytes = b"") -> Page:
+def _page(
+    msg: Message,
+    raw: bytes,
+    scope: str,
+    separator: bytes = b"",
+    first_cut: bytes | None = None,
+) -> Page:
+    """A mail as a page; `first_cut`: its bytes as privault first cut them, where that was
+    shorter (`as_first_cut`)."""
     subject = _header(msg, "Subject")
     sender, to, cc = _header(msg, "From"), _header(msg, "To"), _header(msg, "Cc")
     date_text = _header(msg, "Date")
@@ -260,17 +301,24 @@ def _page(msg: Message, raw: bytes, scope: str, separator: bytes = b"") -> Page:
     references = _ids(_header(msg, "References"))
     reading = _Reading()
     body, attachments = _body(msg, reading)
-    # The key and identity are formed from the mail as first read, so one imported before
-    # is still itself (not a new item, nor kept apart as another) now it reads better.
+    # The key and identity are formed from the mail as first read, and as first cut (its
+    # text ended at a body line starting "From "), so one imported before is still itself
+    # (not a new item, nor kept apart as another) now it reads better.
     first_sender, first_subject = (
         _header(msg, "From", first=True),
         _header(msg, "Subject", first=True),
     )
-    first_body = _body(msg, _Reading(first=True))[0] if reading.changed else body
+    first_raw = raw if first_cut is None else first_cut
+    if first_cut is not None:
+        first_body = _body(_parsed(first_cut), _Reading(first=True))[0]
+    else:
+        first_body = _body(msg, _Reading(first=True))[0] if reading.changed else body
     key = (
         own[0].strip("<>")
         if own
-        else content_key(first_sender, date_text, first_subject, hashlib.sha256(raw).hexdigest())
+        else content_key(
+            first_sender, date_text, first_subject, hashlib.sha256(first_raw).hexdigest()
+        )
     )
     title = subject or "(no subject)"
     lines = [f"# {title}", ""]

@@ -15,7 +15,9 @@
 * `.obsidian/`, `.trash/` and every hidden folder are not notes; nor is a file or a folder
   linked in from outside the vault's folder (reported, not read), nor a named pipe or a
   device (as `privault add FOLDER` takes regular files only: reading a pipe waits for a
-  writer). A folder linked in from inside the vault is not walked twice.
+  writer). A folder linked in from inside the vault is not walked twice; one linked to a
+  hidden folder, and a link that leads nowhere (its target gone, or links in a loop), are
+  reported as well: the owner learns which notes the import could not bring in.
 * Tags, aliases and a title are plain values of the front matter: a nested list or
   mapping (which YAML aliases can make billions of items long) is none of them.
 """
@@ -74,11 +76,12 @@ def read(path: Path, known: Known | None = None) -> Iterator[Item]:
         reason = f"{problem}; daily notes are dated by YYYY-MM-DD names"
         yield Bad(DAILY_NOTES, reason, key=f"{vault}/{DAILY_NOTES}", label="settings")
     daily = daily_format(moment)
-    for folder in linked:
-        if not inside(root, folder):
-            rel = folder.relative_to(root).as_posix()
-            reason = "a link to a folder outside the vault folder; not read"
-            yield Bad(rel, reason, key=f"{vault}/{rel}", label="folder")
+    for link in linked:
+        why = left_out(root, link)
+        if why is not None:
+            rel = link.relative_to(root).as_posix()
+            label = "folder" if link.is_dir() else "link"
+            yield Bad(rel, why, key=f"{vault}/{rel}", label=label)
     for file in files:
         rel = file.relative_to(root).as_posix()
         key = f"{vault}/{rel}"
@@ -109,9 +112,10 @@ def read(path: Path, known: Known | None = None) -> Iterator[Item]:
 
 def vault_files(root: Path) -> tuple[list[Path], list[Path]]:
     """The notes and PDFs under `root` that are regular files, hidden folders (`.obsidian`,
-    `.trash`) left out, in path order; and the links to folders met on the way. A linked
-    folder is not walked into: one inside the vault holds notes read where they are (and
-    could lead round in a loop), and one outside it is no part of the vault."""
+    `.trash`) left out, in path order; and the links met on the way that are not walked:
+    to folders, and those that lead nowhere. A linked folder is not walked into: one
+    inside the vault holds notes read where they are (and could lead round in a loop),
+    and one outside it is no part of the vault."""
     found: list[Path] = []
     linked: list[Path] = []
     for folder, dirs, files in os.walk(root):
@@ -124,7 +128,21 @@ def vault_files(root: Path) -> tuple[list[Path], list[Path]]:
             file = Path(folder) / name
             if (suffix in NOTE_SUFFIXES or suffix in FILE_SUFFIXES) and file.is_file():
                 found.append(file)
+            elif file.is_symlink() and not file.exists():  # the walk lists it as a file
+                linked.append(file)
     return found, linked
+
+
+def left_out(root: Path, link: Path) -> str | None:
+    """Why the notes a link in the vault leads to are not read, or None when they are read
+    where they lie (a folder of the vault linked again)."""
+    if not link.exists():
+        return "a link that leads nowhere (its target is gone, or links loop); not read"
+    if not inside(root, link):
+        return "a link to a folder outside the vault folder; not read"
+    if any(part.startswith(".") for part in link.resolve().relative_to(root).parts):
+        return "a link to a hidden folder of the vault; not read"
+    return None
 
 
 def note(file: Path, rel: str, vault: str, names: _NameIndex, daily: MomentFormat) -> Item:
