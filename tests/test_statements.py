@@ -91,6 +91,7 @@ def test_entities_match_case_insensitively_and_all_must_match(conn: Connection) 
         (lambda c: st.add(c, NewStatement("x", salience=1.5), now_ms=at(5)), InputError),
         (lambda c: st.add(c, NewStatement("x", confidence=-0.1), now_ms=at(5)), InputError),
         (lambda c: st.add(c, NewStatement("x", entities=["  "]), now_ms=at(5)), InputError),
+        (lambda c: st.add(c, NewStatement("x", entities=["Ana\x00"]), now_ms=at(5)), InputError),
         (
             lambda c: st.add(c, NewStatement("x", metadata={"when": object()}), now_ms=at(5)),
             InputError,

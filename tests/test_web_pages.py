@@ -32,6 +32,8 @@ from privault.models.chat import Message
 from privault.models.engines import Spec
 from privault.models.handles import WorkerChat
 from privault.models.supervisor import ModelProcess
+from privault.statements.model import entity_key
+from privault.store.connection import write
 from privault.timeutil import now_ms
 from privault.vault import Vault
 from privault.vault.reading import BEING_INDEXED
@@ -317,10 +319,16 @@ def test_a_name_with_characters_written_out_is_spelt_exactly_in_the_command(
         assert word.startswith("$'") and word.isascii() and word.isprintable()
         assert "in bash or zsh" in page
     assert not marker.exists()
-    # A NUL no command line carries: no command that would ask for a cut name.
+    # A NUL no command line carries: no command that would ask for a cut name. Writes
+    # refuse such a name now; one an older version stored is put in place here.
     cut = "Acme\x00Corp"
     for n in range(2):
-        vault.statements.add(f"fact {n}", caller=Caller.agent("claude"), entities=[cut])
+        vault.statements.add(f"fact {n}", caller=Caller.agent("claude"), entities=["AcmeZCorp"])
+    with write(vault.conn):
+        vault.conn.execute(
+            "UPDATE statement_entities SET name = ?, key = ? WHERE key = ?",
+            (cut, entity_key(cut), entity_key("AcmeZCorp")),
+        )
     page = client.get("/statements", params={"entity": cut}).text
     assert "--entity" not in page and "no command line can carry" in page
 

@@ -175,7 +175,8 @@ def split_kind(raw: str) -> tuple[str, str]:
 def clean_entities(names: Iterable[str]) -> list[tuple[str, str, str]]:
     """(key, display name, kind) triples, first spelling kept, duplicates by key dropped.
 
-    A name may carry its kind as a prefix: `person:`, `org:`, `place:`, `other:`.
+    A name may carry its kind as a prefix: `person:`, `org:`, `place:`, `other:`. A name
+    holding NUL is refused (`InputError`).
     """
     seen: dict[str, tuple[str, str]] = {}
     for raw in names:
@@ -183,6 +184,10 @@ def clean_entities(names: Iterable[str]) -> list[tuple[str, str, str]]:
         display = " ".join(unicodedata.normalize("NFKC", name).split())
         if not display:
             raise InputError("an entity name is empty: give a name such as 'Acme Corp'")
+        if "\x00" in display:
+            # As in any text stored (`ingest.check_text`): no command line carries NUL, and
+            # a synced row refuses it (`sync.shapes`), so the statement would never travel.
+            raise InputError(f"the entity name {display!r} holds a NUL character")
         seen.setdefault(display.casefold(), (display, kind))
     return [(key, display, kind) for key, (display, kind) in seen.items()]
 

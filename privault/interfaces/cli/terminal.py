@@ -39,11 +39,6 @@ def visible(text: str) -> str:
     return _CONTROL.sub(escape, text)
 
 
-def has_control(text: str) -> bool:
-    """Whether printing `text` raw could steer a terminal."""
-    return _CONTROL.search(text) is not None
-
-
 class SafeConsole(Console):
     """A rich console for untrusted text: markup off, control characters made visible."""
 
