@@ -66,6 +66,10 @@ def _announced(name: str, data: dict[str, Any]) -> dict[str, Any]:
         data.update(refused_rows=[], ahead=0)  # those waiting for their clock's time
     if name == "sync_report":
         data["imported"] = [{**item, "refused_rows": [], "ahead": 0} for item in data["imported"]]
+        if data.get("written"):  # and how far the writing device's clock is ahead
+            data["written"] = {**data["written"], "clock_ahead_ms": 0}
+    if name == "export":
+        data.update(clock_ahead_ms=0)
     if name == "strong":  # announced: why the strong model's files cannot be used
         data.update(problem=None)
     if name == "status":

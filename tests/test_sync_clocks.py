@@ -12,12 +12,14 @@ import pytest
 
 from privault import Caller
 from privault.interfaces.cli import app
+from privault.store.connection import write
 from privault.store.migrations import known_migrations
 from privault.sync import access, bundle, bundle_writer
 from privault.sync import merge as merging
 from privault.sync.access import ShelfVersion, merge_shelf
+from privault.sync.hlc import Stamp
 from privault.sync.rows import Row
-from privault.sync.stamping import load_clock, stamp_changes
+from privault.sync.stamping import load_clock, save_clock, stamp_changes
 from privault.vault import Vault
 from privault.vault import sync as vault_sync
 from tests.helpers import FakeEngineRunner, fake_vault
@@ -165,7 +167,7 @@ def test_merge_shelf_checks_claims_about_its_own_device_only() -> None:
     held = ShelfVersion(_clock(100, device=ME), ME, strict)
     beyond = {**loose, "seen": {ME: _clock(150, device=ME)}}
     incoming = ShelfVersion(_clock(200), PEER, beyond)
-    assert access.believed(incoming.history, held.history, ME) == {PEER: _clock(200)}
+    assert access.believed(incoming.history, held.history, ME) is None
     outcome = merge_shelf(held, incoming, _rank, ME)
     assert outcome.action == "merge" and outcome.payload is not None
     assert (outcome.payload["restricted"], outcome.payload["policy"]) == (1, "strict")
@@ -193,3 +195,82 @@ def test_the_import_command_says_which_rows_wait_for_their_clock(
     assert "1 row(s) waiting: their clock is more than an hour ahead" in " ".join(
         result.output.split()
     )
+
+
+def test_a_version_ahead_hides_no_restriction_sent_now(
+    vault: Vault, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shelf version parked for its clock is the newest of its row: another device's
+    restriction sent meanwhile still merges, and the parked one merges over it later."""
+    held, payload = _restricted(vault)
+    vault.shelves.publish("health")
+    stamp_changes(vault.conn)
+    [(public,)] = vault.conn.execute(
+        "SELECT hlc FROM sync_rows WHERE kind = 'shelf' AND id = 'health'"
+    ).fetchall()
+    me, other = vault.sync.device, "dev_cccccccccccc"
+    loose = {**payload, "restricted": 0, "private": 0, "policy": None, "seen": {me: public}}
+    ahead = Row("shelf", "health", _clock(_now() + 2 * HOUR, device=other), other, loose)
+    assert _import(vault, tmp_path, [ahead]).ahead == 1
+    strict = {**payload, "seen": {me: public}}
+    report = _import(vault, tmp_path, [Row("shelf", "health", _clock(_now()), PEER, strict)])
+    assert report.applied == {"shelf": 1} and report.ahead == 1
+    assert _access(vault) == (True, True, "strict")
+    real = vault_sync.now_ms
+    monkeypatch.setattr(vault_sync, "now_ms", lambda: real() + 3 * HOUR)
+    monkeypatch.setattr(bundle, "SCRYPT", {"n": 2**10, "r": 8, "p": 1})
+    monkeypatch.setattr(bundle, "ACCEPTED_SCRYPT", frozenset({(2**10, 8, 1)}))
+    [merged] = vault.sync.sync(tmp_path / "shared", secret=SECRET, caller=OWNER).imported
+    assert merged.ahead == 0 and merged.kept_stricter == ("health",)  # concurrent
+    assert _access(vault) == (True, True, "strict")
+
+
+def test_a_tombstone_ahead_is_applied_at_once(vault: Vault, tmp_path: Path) -> None:
+    doc_id, row = _note_row(tmp_path, _now())
+    assert _import(vault, tmp_path, [row]).applied == {"document": 1}
+    forgotten = Row("tombstone", doc_id, _clock(_now() + 5 * HOUR, 1), PEER, {"deleted_at": 1})
+    report = _import(vault, tmp_path, [forgotten])
+    assert report.ahead == 0 and report.applied == {"tombstone": 1}
+    assert list(vault.docs(caller=OWNER).documents) == []
+    clock = load_clock(vault.conn)
+    assert clock is None or clock.wall < _now() + HOUR  # its clock is not taken
+
+
+def test_a_restored_vault_keeps_its_own_lost_restriction_strict() -> None:
+    """Restored from a backup, a device meets its own later version coming back: not
+    provably following the held one, it merges as concurrent, and the restriction stays."""
+    public = {"restricted": 0, "private": 0, "policy": None, "seen": {}}
+    held = ShelfVersion(_clock(100), PEER, public)
+    lost = {"restricted": 1, "private": 1, "policy": "strict", "seen": {PEER: _clock(100)}}
+    outcome = merge_shelf(held, ShelfVersion(_clock(200, device=ME), ME, lost), _rank, ME)
+    assert outcome.action == "take"
+    assert merge_shelf(held, ShelfVersion(_clock(200, device=ME), ME, lost), _rank, "x").action == (
+        "take"
+    )
+
+
+def test_a_sync_round_merges_rows_whose_time_has_come_with_no_new_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bundle, "SCRYPT", {"n": 2**10, "r": 8, "p": 1})
+    monkeypatch.setattr(bundle, "ACCEPTED_SCRYPT", frozenset({(2**10, 8, 1)}))
+    shared = tmp_path / "shared"
+    peer = fake_vault(tmp_path / "peer" / "vault.db")
+    here = fake_vault(tmp_path / "here" / "vault.db")
+    try:
+        # The peer's clock ran two hours fast once: its changes stay stamped that far ahead.
+        with write(peer.conn):
+            save_clock(peer.conn, Stamp(_now() + 2 * HOUR, 0, peer.sync.device))
+        peer.note("# Groceries\nMilk and eggs.", caller=OWNER)
+        written = peer.sync.sync(shared, secret=SECRET, caller=OWNER).written
+        assert written is not None and written.clock_ahead_ms > merging.MAX_AHEAD_MS
+        real = vault_sync.now_ms
+        first = here.sync.sync(shared, secret=SECRET, caller=OWNER)
+        assert [(item.ahead, item.waiting) for item in first.imported] == [(1, 1)]
+        monkeypatch.setattr(vault_sync, "now_ms", lambda: real() + 3 * HOUR)
+        again = here.sync.sync(shared, secret=SECRET, caller=OWNER)
+        assert [item.path for item in again.imported] == [vault_sync.WAITING_ROWS]
+        assert [doc.title for doc in here.docs(caller=OWNER).documents] == ["Groceries"]
+    finally:
+        peer.close()
+        here.close()

@@ -22,11 +22,13 @@ least as high). Then:
 
 A history is what the writer claims, and a device can check one claim: what it wrote
 itself. An incoming version that claims to have seen a version of this device's shelf
-later than any the held version knows of is not believed on that point (`believed`): a
-bundle's writer could otherwise claim a clock this device has not reached, and so cover
-its restrictions to come. Without the claim the versions are concurrent, and the stricter
-settings stay; when the claim was forged about another device, that device keeps its
-own settings strict the same way, and its merged version brings every device back.
+later than any the held version knows of is not believed (`believed`): a bundle's writer
+could otherwise claim a clock this device has not reached, and so cover its restrictions
+to come. The two versions are then taken as concurrent, and the stricter settings stay;
+when the claim was forged about another device, that device keeps its own settings
+strict the same way, and its merged version brings every device back. A vault restored
+from a backup meets its own lost versions so too: they merge as concurrent (the stricter
+side wins, so a loosening made elsewhere after one of them is undone once).
 
 Access lists (which agents may read a restricted shelf) never travel: agents and their
 tokens are local to each device.
@@ -89,12 +91,12 @@ def stricter_policy(a: str | None, b: str | None, rank: PolicyRank) -> str | Non
     return max(a, b, key=lambda name: (rank(name), name))
 
 
-def believed(claimed: dict[str, str], held: dict[str, str], me: str) -> dict[str, str]:
-    """An incoming history as far as this device (`me`) can trust it: without its claim
-    about this device's versions when the held history knows of no version that late."""
-    if claimed.get(me, "") <= held.get(me, ""):
-        return claimed
-    return {device: clock for device, clock in claimed.items() if device != me}
+def believed(claimed: dict[str, str], held: dict[str, str], me: str) -> dict[str, str] | None:
+    """An incoming history as far as this device (`me`) can trust it; None when it claims
+    a version of this device's later than any the held history knows of (forged, or
+    written before this vault was restored from a backup): then neither version can be
+    shown to follow the other."""
+    return claimed if claimed.get(me, "") <= held.get(me, "") else None
 
 
 def merge_shelf(
@@ -105,9 +107,9 @@ def merge_shelf(
     if held is None:
         return Outcome("take")
     claimed = believed(incoming.history, held.history, me)
-    if covers(held.history, claimed):
+    if claimed is not None and covers(held.history, claimed):
         return Outcome("keep")
-    if covers(claimed, held.history):
+    if claimed is not None and covers(claimed, held.history):
         return Outcome("take")
     winner, other = (incoming, held) if incoming.hlc > held.hlc else (held, incoming)
     base = winner.payload if winner.payload is not None else other.payload
@@ -126,7 +128,7 @@ def merge_shelf(
     ):
         return Outcome("take" if winner is incoming else "keep")
     seen = dict(held.history)
-    for device, clock in claimed.items():
+    for device, clock in (claimed or {}).items():
         if seen.get(device, "") < clock:
             seen[device] = clock
     result["seen"] = dict(sorted(seen.items()))

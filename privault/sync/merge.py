@@ -25,7 +25,9 @@
    clock that far ahead for good (every later change of its would be stamped after it),
    and a shelf version could claim to have seen versions other devices have not written
    yet: a loosening that wins over their restrictions to come (`sync.access`). A device
-   whose clock is wrong by more than that has its changes wait, counted in `ahead`.
+   whose clock is wrong by more than that has its changes wait, counted in `ahead`. A
+   version waiting so hides no other version of its row (one sent now merges now), and a
+   tombstone never waits: forgetting loosens nothing.
 
 Derived data is recomputed, never trusted from a bundle: chunks and vectors of sections,
 statement vectors, PII spans (by this device's detector version).
@@ -129,13 +131,18 @@ def _held_shelf(conn: Connection, name: str) -> ShelfVersion | None:
 
 
 def _candidates(
-    conn: Connection, rows: Iterable[Row], refused: list[str] | None = None
-) -> dict[tuple[str, str], Row]:
-    """The newest version of each row that beats what this vault holds; for a shelf, also
-    an older one this vault had not seen (it may be stricter: see `sync.access`). Parked
-    rows that no longer pass their checks are named in `refused`."""
-    best = _latest([*rows, *_waiting(conn, refused)])
-    held = sync_state.known(conn, list(best))
+    conn: Connection, rows: Iterable[Row], now: int, refused: list[str] | None = None
+) -> tuple[dict[tuple[str, str], Row], dict[tuple[str, str], Row]]:
+    """(to merge, to wait): of the rows given and those parked, the newest version of each
+    row that beats what this vault holds, for a shelf also an older one this vault had not
+    seen (it may be stricter: see `sync.access`); and apart, the newest version of each
+    row that is ahead of `now` (`_ahead`) and beats what this vault holds, which waits
+    (rule 7). A version ahead never hides one that is not: a restriction sent now merges
+    now. Parked rows that no longer pass their checks are named in `refused`."""
+    given = [*rows, *_waiting(conn, refused)]
+    best = _latest(row for row in given if not _ahead(row, now))
+    later = _latest(row for row in given if _ahead(row, now))
+    held = sync_state.known(conn, [*best, *later])
     found = {}
     for key, row in best.items():
         if newer(row, (held.get(key) or (None,))[0]):
@@ -145,19 +152,19 @@ def _candidates(
             theirs = ShelfVersion(row.hlc, row.origin, row.payload)
             if mine is not None and not covers(mine.history, theirs.history):
                 found[key] = row
-    return found
+    waits = {key: row for key, row in later.items() if newer(row, (held.get(key) or (None,))[0])}
+    return found, waits
 
 
-def _ahead(todo: dict[tuple[str, str], Row], now: int) -> set[tuple[str, str]]:
-    """The rows whose clock is more than `MAX_AHEAD_MS` ahead of `now` (rule 7)."""
-    return {key for key, row in todo.items() if row.stamp.wall > now + MAX_AHEAD_MS}
+def _ahead(row: Row, now: int) -> bool:
+    """Whether a row's clock is more than `MAX_AHEAD_MS` ahead of `now` (rule 7). Never a
+    tombstone: forgetting loosens nothing, and what the owner forgot must not stay
+    readable for as long as another device's clock is wrong."""
+    return row.kind != "tombstone" and row.stamp.wall > now + MAX_AHEAD_MS
 
 
-def _ready(
-    conn: Connection, todo: dict[tuple[str, str], Row], held_back: set[tuple[str, str]]
-) -> set[tuple[str, str]]:
-    """Rows whose references are in the vault or in this batch and ready themselves, none
-    of `held_back`.
+def _ready(conn: Connection, todo: dict[tuple[str, str], Row]) -> set[tuple[str, str]]:
+    """Rows whose references are in the vault or in this batch and ready themselves.
 
     The greatest such set: rows are dropped only while one points at something neither
     here nor coming, so rows that point at each other (a statement and the version that
@@ -170,7 +177,7 @@ def _ready(
             cache[ref] = sync_write.exists(conn, *ref)
         return cache[ref]
 
-    ready = set(todo) - held_back
+    ready = set(todo)
     dropped = True
     while dropped:
         dropped = False
@@ -188,12 +195,11 @@ def merge(
     stamp_changes(conn)  # local edits get their clocks before they compete
     report = MergeReport()
     at = now()
-    first = _candidates(conn, rows)
-    report.unchanged = sum(1 for key in _latest(rows) if key not in first)
-    later = _ahead(first, at)
+    first, later = _candidates(conn, rows, at)
+    report.unchanged = sum(1 for key in _latest(rows) if key not in first and key not in later)
     docs: dict[str, list[tuple[str, dict[str, Any]]]] = {"sections": [], "labels": []}
-    for key, row in first.items():
-        if row.kind == "document" and row.payload is not None and key not in later:
+    for row in first.values():
+        if row.kind == "document" and row.payload is not None:
             needed = _to_derive(conn, row)
             if needed:
                 docs[needed].append((row.id, row.payload))
@@ -204,16 +210,14 @@ def merge(
         for row in first.values()
         if row.kind == "statement"
         and row.payload is not None
-        and (row.kind, row.id) not in later
         and not sync_write.exists(conn, "statement", row.id)  # content never changes
     ]
     vectors = derive.statement_vectors(new_statements) if new_statements else {}
     with write(conn):
         stamp_changes(conn)  # a write between the two reads is stamped too
-        todo = _candidates(conn, rows, report.refused)
-        later = _ahead(todo, at)
+        todo, later = _candidates(conn, rows, at, report.refused)
         report.ahead = len(later)
-        ready = _ready(conn, todo, later)
+        ready = _ready(conn, todo)
         waited = [(kind, row_id) for kind, row_id, *_ in sync_state.pending(conn)]
         sync_write.defer_foreign_keys(conn)
         me = sync_state.device_id(conn)
@@ -249,12 +253,14 @@ def merge(
                 report.forgotten += 1
             seq += 1
             sync_state.record(conn, row.kind, row.id, row.hlc, row.origin, _hash(row), seq)
-            clock = receive(clock, Stamp.parse(row.hlc), me)
+            if row.stamp.wall <= at + MAX_AHEAD_MS:  # a tombstone ahead moves no clock
+                clock = receive(clock, row.stamp, me)
             done.append(key)
         sync_state.unpark(conn, waited)  # applied, beaten by a newer version, or parked again
-        for key, row in todo.items():
-            if key not in ready:
-                sync_state.park(conn, row.kind, row.id, row.hlc, row.origin, row.payload)
+        # One version a row waits: a version ahead outlives one parked for what it points
+        # at (it is newer, and merges over it when its time comes).
+        for row in [*(row for key, row in todo.items() if key not in ready), *later.values()]:
+            sync_state.park(conn, row.kind, row.id, row.hlc, row.origin, row.payload)
         # The triggers marked what the import wrote; those rows are recorded as they came.
         sync_state.clear_dirty(conn, done)
         sync_state.meta_set(conn, sync_state.SEQ_KEY, str(seq))

@@ -24,6 +24,14 @@ def load_clock(conn: Connection) -> Stamp | None:
     return Stamp.parse(text) if text else None
 
 
+def clock_ahead(conn: Connection, now: int) -> int:
+    """How many ms the device's clock is ahead of `now` (0 when it is not). A hybrid clock
+    never goes back, so a change stamped while the system clock was wrong keeps every
+    later change of this device as far ahead, until real time catches up."""
+    clock = load_clock(conn)
+    return max(0, clock.wall - now) if clock is not None else 0
+
+
 def save_clock(conn: Connection, clock: Stamp | None) -> None:
     """Save the device's clock (inside a write)."""
     if clock is not None:

@@ -31,7 +31,7 @@ from privault.sync import bundle_reader as reader
 from privault.sync import folder as sync_folder
 from privault.sync.bundle_writer import BundleWriter, Envelope
 from privault.sync.merge import MergeReport, merge
-from privault.sync.stamping import iter_rows_since, stamp_changes
+from privault.sync.stamping import clock_ahead, iter_rows_since, stamp_changes
 from privault.timeutil import now_ms
 from privault.vault import ingest
 from privault.vault.context import VaultContext
@@ -44,6 +44,28 @@ from privault.vault.sync_results import ExportReport, ImportReport, SyncReport
 # the documents among them are cut, embedded and scanned together, before the lock.
 IMPORT_BATCH_ROWS = 500
 IMPORT_BATCH_CHARS = 4 << 20
+
+
+# What a sync report names the rows that waited in this vault, merged again, by.
+WAITING_ROWS = "rows waiting from earlier imports"
+
+
+def _imported(
+    path: str, device: str, rows: int, merged: MergeReport, refused: Sequence[str]
+) -> ImportReport:
+    """What a merge of a bundle's rows (or of the rows waiting, `WAITING_ROWS`) did."""
+    return ImportReport(
+        path,
+        device,
+        rows,
+        dict(sorted(merged.applied.items())),
+        merged.unchanged,
+        merged.forgotten,
+        merged.waiting,
+        tuple(sorted(set(merged.stricter))),
+        (*refused, *merged.refused),
+        merged.ahead,
+    )
 
 
 def _owner(caller: Caller) -> None:
@@ -225,7 +247,12 @@ class VaultSync:
                 size = writer.seal_into(out, envelope)
         except OSError as exc:
             raise InputError(f"cannot write {target}: {exc.strerror or exc}") from None
-        return ExportReport(str(target), writer.rows, since, envelope.cursor, size)
+        return self._written(str(target), writer.rows, since, envelope.cursor, size)
+
+    def _written(self, path: str, rows: int, since: int, cursor: int, size: int) -> ExportReport:
+        """The report of a bundle written, with how far this device's clock is ahead."""
+        ahead = clock_ahead(self.shared.conn, now_ms())
+        return ExportReport(path, rows, since, cursor, size, ahead)
 
     def _merge(self, path: Path, keys: bundles.KeyCache) -> ImportReport:
         """Authenticate and check the bundle at `path` whole, then merge it in batches.
@@ -261,18 +288,19 @@ class VaultSync:
                 total.ahead = report.ahead
                 total.stricter.extend(report.stricter)
                 total.refused.extend(report.refused)
-        return ImportReport(
-            str(path),
-            opened.device,
-            opened.count,
-            dict(sorted(total.applied.items())),
-            total.unchanged,
-            total.forgotten,
-            total.waiting,
-            tuple(sorted(set(total.stricter))),
-            (*opened.refused, *total.refused),
-            total.ahead,
-        )
+        return _imported(str(path), opened.device, opened.count, total, opened.refused)
+
+    def _merge_waiting(self) -> ImportReport | None:
+        """The rows parked by earlier imports, merged again (None: none waits, or none
+        could merge yet): a row whose clock was ahead merges once its time has come, even
+        when the device that sent it writes nothing more."""
+        if not sync_state.pending(self.shared.conn):
+            return None
+        report = merge(self.shared.conn, [], _Derive(self.shared), now_ms)
+        self._after_merge(report)
+        if not (report.total or report.forgotten or report.refused):
+            return None
+        return _imported(WAITING_ROWS, "", 0, report, ())
 
     def _after_merge(self, report: MergeReport) -> None:
         """What a merged batch asks of the privacy layer, before the next batch is read."""
@@ -317,6 +345,9 @@ class VaultSync:
                 continue
             with write(self.shared.conn):
                 sync_state.mark_imported(self.shared.conn, change.device, change.name, now_ms())
+        if not imported:  # a merge re-reads the rows waiting: none ran, so one runs now
+            waited = self._merge_waiting()
+            imported += [waited] if waited is not None else []
         if any(report.kept_stricter for report in imported):
             # A shelf merged stricter than either side is a change of this device's: written
             # now, not at its next sync, so one round leaves every device holding it.
@@ -338,7 +369,7 @@ class VaultSync:
                 root, me, envelope.cursor, lambda out: writer.seal_into(out, envelope)
             )
             size = target.stat().st_size
-            return ExportReport(str(target), writer.rows, since, envelope.cursor, size)
+            return self._written(str(target), writer.rows, since, envelope.cursor, size)
 
     def export_markdown(self, folder: str | Path, *, caller: Caller) -> MarkdownReport:
         """One Markdown file per document and the statement tables, into `folder`."""

@@ -16,6 +16,9 @@ class ExportReport(JsonForm):
     since: int
     cursor: int
     bytes: int
+    # How far this device's clock is ahead of its time (0: not). Over an hour, the other
+    # devices hold the rows it writes until their time reaches them (`sync.merge`).
+    clock_ahead_ms: int = 0
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,8 @@ from privault.errors import InputError, utf8_text
 from privault.interfaces import config
 from privault.interfaces.cli.common import JsonOption, console, emit_json, number, opened
 from privault.interfaces.cli.terminal import styled
-from privault.vault.sync_results import ImportReport
+from privault.sync.merge import MAX_AHEAD_MS
+from privault.vault.sync_results import ExportReport, ImportReport
 
 PASSPHRASE_ENV = "PRIVAULT_SYNC_PASSPHRASE"
 VaultKeyOption = Annotated[
@@ -95,6 +96,7 @@ def export(
         f"wrote {report.rows} row(s), {report.bytes:,} bytes, to {report.path}\n"
         f"cursor {report.cursor}: next time `privault export FILE --since {report.cursor}`"
     )
+    _clock_ahead(report)
 
 
 def import_(
@@ -140,6 +142,8 @@ def sync(
         return
     wrote = f"wrote {report.written.rows} row(s)" if report.written else "nothing new to write"
     console.print(f"device {report.device}: {wrote}; read {len(report.imported)} file(s)")
+    if report.written:
+        _clock_ahead(report.written)
     for item in report.imported:
         console.print(f"  {item.path}: {sum(item.applied.values())} row(s) applied")
         if item.kept_stricter:
@@ -152,6 +156,20 @@ def sync(
                 "  [yellow]refused[/yellow] {path}: {reason} (tried again next sync)",
                 path=path,
                 reason=reason,
+            )
+        )
+
+
+def _clock_ahead(report: ExportReport) -> None:
+    """Say so when this device's clock runs ahead: the other devices hold what it wrote."""
+    if report.clock_ahead_ms > MAX_AHEAD_MS:
+        hours = report.clock_ahead_ms / 3_600_000
+        console.print(
+            styled(
+                "[yellow]this device's clock is {hours} h ahead of its time[/yellow]: other "
+                "devices hold the rows it writes until their time reaches them. Set the "
+                "system clock right; changes already stamped ahead stay so until that time.",
+                hours=f"{hours:,.1f}",
             )
         )
 
