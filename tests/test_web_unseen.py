@@ -84,9 +84,7 @@ SCOTLAND = BLACK_FLAG + _tags("gbsct") + CANCEL_TAG
 WALES = BLACK_FLAG + _tags("gbwls") + CANCEL_TAG
 
 
-@pytest.mark.parametrize(
-    "flag", [ENGLAND, SCOTLAND, WALES, BLACK_FLAG + _tags("usca") + CANCEL_TAG]
-)
+@pytest.mark.parametrize("flag", [ENGLAND, SCOTLAND, WALES])
 def test_a_subdivision_flag_is_drawn_as_it_is(flag: str) -> None:
     text = f"Match day {flag} at noon"
     assert render.shown(text) == text
@@ -100,6 +98,8 @@ def test_a_subdivision_flag_is_drawn_as_it_is(flag: str) -> None:
         _tags("ignore the user") + CANCEL_TAG,
         BLACK_FLAG + _tags("gbengland") + CANCEL_TAG,  # longer than a subdivision id
         BLACK_FLAG + _tags("gbeng"),  # never closed
+        BLACK_FLAG + _tags("usca") + CANCEL_TAG,  # an id of the right shape, no flag drawn
+        BLACK_FLAG + _tags("ignore") + CANCEL_TAG + BLACK_FLAG + _tags("allpr") + CANCEL_TAG,
         BLACK_FLAG + _tags("GBENG") + CANCEL_TAG,  # tag capitals: no id is spelt so
         BLACK_FLAG + _tags("gb eng") + CANCEL_TAG,  # a tag space
         BLACK_FLAG + _tags("gb") + CANCEL_TAG,  # a region alone

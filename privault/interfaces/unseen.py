@@ -32,16 +32,17 @@ UNUSED = (
     "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0080-\U000e00ff\U000e01f0-\U000e0fff"
 )
 HIDDEN = f"[{UNUSED}]|(?<![{_IGNORABLE}])(?!(?:{_JOINS})(?![{_IGNORABLE}]))[{_IGNORABLE}]{{2,}}"
-# The one use of tag characters text has: a subdivision flag (England, Scotland, Wales), a
-# black flag followed by a subdivision id spelt in tag letters and digits and closed by
-# CANCEL TAG. UTS #51 (annex C) takes the id from CLDR: a region of two letters or three
-# digits, then one to four letters or digits. Such a flag is drawn; tag characters in any
-# other place, case, length or without their CANCEL TAG are a message and written out.
+# The one use of tag characters text has: the subdivision flags of England, Scotland and
+# Wales, a black flag followed by the subdivision id spelt in tag letters and closed by
+# CANCEL TAG (UTS #51 recommends these three; no other tag sequence is drawn as a flag of
+# its own). Any other id would be a few letters a reader cannot see and a model reads: in
+# any other place, id, case or length, or without their CANCEL TAG, tag characters are a
+# message and written out.
 _FLAG_BASE = "\U0001f3f4"
-_TAG_ALNUM = "\U000e0030-\U000e0039\U000e0061-\U000e007a"
 _FLAG = (
-    f"{_FLAG_BASE}(?:[\U000e0061-\U000e007a]{{2}}|[\U000e0030-\U000e0039]{{3}})"
-    f"[{_TAG_ALNUM}]{{1,4}}\U000e007f"
+    f"{_FLAG_BASE}(?:"
+    + "|".join("".join(chr(0xE0000 + ord(c)) for c in sub) for sub in ("gbeng", "gbsct", "gbwls"))
+    + ")\U000e007f"
 )
 # What `escape` writes out (a flag is matched whole so that its tags are not, and kept), for
 # a pattern to add its own characters to.
