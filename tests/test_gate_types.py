@@ -125,3 +125,13 @@ def test_gated_text_says_where_the_gate_put_its_placeholders_and_stubs() -> None
     assert [(m.start, m.end, m.kind, m.stub) for m in stub.masks] == [
         (0, len(stub), "EMAIL_ADDRESS", True)
     ]
+
+
+def test_a_mask_has_the_kind_its_placeholder_says() -> None:
+    # A value is numbered once, by the kind it was first found as: found again as another
+    # kind, it shows the same placeholder, and its mask says that placeholder's kind.
+    gate = Gate(PolicySet.load(None).resolve("standard"))
+    gate.apply("met Jordan", [Span(4, 10, "PERSON", 0.9, "x")])
+    again = gate.apply("flew to Jordan", [Span(8, 14, "LOCATION", 0.9, "x")]).text
+    assert again == "flew to <PERSON_1>"
+    assert [(again[m.start : m.end], m.kind) for m in again.masks] == [("<PERSON_1>", "PERSON")]

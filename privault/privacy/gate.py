@@ -226,7 +226,8 @@ class Gate:
             before = text[cursor : max(span.start, start)]
             placeholder = self._placeholder(text[span.start : span.end], span.kind, scope)
             at += len(before)
-            masks.append(Mask(at, at + len(placeholder), span.kind))
+            # The kind its placeholder says: a value is numbered once, by its first kind.
+            masks.append(Mask(at, at + len(placeholder), placeholder[1 : placeholder.rindex("_")]))
             at += len(placeholder)
             pieces += [before, placeholder]
             cursor = min(span.end, end)
@@ -307,8 +308,7 @@ class Gate:
         """What this policy masks in `text`: its identifying spans plus deny-list hits (with
         `deny`: the owner's text only), merged, minus allowed values. The one place that
         decides it, for the gate, the masked index and the ask pipeline's leak scan."""
-        # A "deny" span is a deny-list hit found over a longer text and clipped to this one
-        # (`IndexMasker.denied`, `Reading.section`): masked whatever its kind, as the list
+        # A "deny" span is a deny-list hit (`denied`): masked whatever its kind, as the list
         # says, and, like the list itself, in the owner's text only.
         picked = [
             s
