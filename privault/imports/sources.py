@@ -196,9 +196,10 @@ def left_out(root: Path, path: Path, name: str) -> str | None:
     what = "folder" if path.is_dir() else "file"
     if not inside(root, path):
         return f"a link to a {what} outside the {name} folder; not read"
-    within = path.resolve().relative_to(root.resolve())
-    if what == "folder" and any(part.startswith(".") for part in within.parts):
-        return f"a link to a hidden folder of the {name}; not read"
+    if what == "folder":  # only then: a reader asks this of every file it reads
+        within = path.resolve().relative_to(root.resolve())
+        if any(part.startswith(".") for part in within.parts):
+            return f"a link to a hidden folder of the {name}; not read"
     return None
 
 
