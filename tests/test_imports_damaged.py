@@ -224,8 +224,22 @@ def test_an_mbox_folder_reports_a_link_out_of_it_and_reads_the_rest(tmp_path: Pa
     (folder / "Linked").symlink_to(outside)
     items = list(imports.reader("mbox")(folder))
     (bad,) = [item for item in items if isinstance(item, Bad)]
-    assert (bad.where, bad.reason) == ("Linked", "a link to a file outside the folder; not read")
+    reason = "a link to a file outside the mailbox folder; not read"
+    assert (bad.where, bad.reason) == ("Linked", reason)
     assert {page.scope for page in items if isinstance(page, Page)} == {"Inbox"}
+    assert len([item for item in items if isinstance(item, Page)]) == 3
+
+
+def test_an_mbox_folder_reports_a_link_that_leads_nowhere_as_such(tmp_path: Path) -> None:
+    folder = tmp_path / "Mail"
+    folder.mkdir()
+    (folder / "Inbox").write_bytes(samples.MBOX)
+    (folder / "Loop").symlink_to(folder / "Loop")  # not a link out of the folder
+    (folder / "Moved").symlink_to(folder / "Archive")  # a mailbox since moved away
+    items = list(imports.reader("mbox")(folder))
+    nowhere = "a link that leads nowhere (its target is gone, or links loop); not read"
+    bad = [(item.where, item.reason) for item in items if isinstance(item, Bad)]
+    assert bad == [("Loop", nowhere), ("Moved", nowhere)]
     assert len([item for item in items if isinstance(item, Page)]) == 3
 
 

@@ -210,3 +210,121 @@ def test_an_export_read_before_rows_were_known_by_their_heading_is_mended_on_imp
     vault.import_from("notion", path, caller=OWNER, prune=True)
     titles = sorted(d.title for d in current(vault))
     assert titles == sorted(["Home", *(r[0] for r in ROWS)])
+
+
+# ---- an unpacked export: links not followed ----------------------------------------------
+
+OLDER = "older, folders with ids"
+NOWHERE = "a link that leads nowhere (its target is gone, or links loop); not read"
+
+
+def notion_folder(root: Path, files: dict[str, str]) -> Path:
+    """`files` (path: text) as an unpacked export."""
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def reported(items: list[imports.Item]) -> list[tuple[str, str, str | None, str]]:
+    """What the reader reported not read: (where, why, key, label)."""
+    return [(i.where, i.reason, i.key, i.label) for i in items if isinstance(i, imports.Bad)]
+
+
+def test_a_file_or_folder_linked_in_from_outside_the_export_is_reported_not_read(
+    tmp_path: Path,
+) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / f"Secret {'5' * 32}.md").write_text("# Secret\n\nthe key under the mat\n")
+    (outside / "Ledger.csv").write_text("Name\nthe key under the mat\n")
+    root = notion_folder(tmp_path / "export", notion_files(OLDER))
+    home = root / f"Home {HOME}"
+    ledger = f"Ledger {'6' * 32}.csv"
+    (root / ledger).symlink_to(outside / "Ledger.csv")
+    (root / "Shared").symlink_to(outside)
+    (home / "Deeper").symlink_to(outside)
+    (root / "HomeLink").symlink_to(home)  # inside: its pages are read once, where they lie
+    items = list(imports.reader("notion")(root))
+    to_file = "a link to a file outside the export folder; not read"
+    to_folder = "a link to a folder outside the export folder; not read"
+    assert reported(items) == [
+        (ledger, to_file, ledger, "link"),
+        ("Shared", to_folder, "Shared", "folder"),
+        (f"Home {HOME}/Deeper", to_folder, f"Home {HOME}/Deeper", "folder"),
+    ]
+    found = [i for i in items if isinstance(i, Page)]
+    assert sorted(p.key for p in found) == sorted([HOME, *(r[3] for r in ROWS)])
+    assert not any("under the mat" in p.text for p in found)
+
+
+def test_a_link_in_the_export_that_leads_nowhere_or_to_a_hidden_folder_is_reported(
+    tmp_path: Path,
+) -> None:
+    drive = tmp_path / "drive" / "Shared"  # a folder on a drive, since unplugged
+    drive.mkdir(parents=True)
+    files = notion_files(OLDER) | {f".archive/Old plans {'7' * 32}.md": "# Old plans\n\nHive\n"}
+    root = notion_folder(tmp_path / "export", files)
+    home = root / f"Home {HOME}"
+    moved = f"Moved {'8' * 32}.md"
+    (root / "Shared").symlink_to(drive)
+    drive.rmdir()
+    (root / "Loop").symlink_to(root / "Loop")  # a link to itself
+    (home / "Ring").symlink_to(home / "Round")  # two, in a loop
+    (home / "Round").symlink_to(home / "Ring")
+    (root / moved).symlink_to(tmp_path / "gone.md")  # a page whose file went away
+    (root / "Archive").symlink_to(root / ".archive")  # a hidden folder: its pages unread
+    (home / "Up").symlink_to(root)  # a loop round the export: its pages read once
+    items = list(imports.reader("notion")(root))
+    hidden = "a link to a hidden folder of the export; not read"
+    assert reported(items) == [
+        ("Archive", hidden, "Archive", "folder"),
+        ("Loop", NOWHERE, "Loop", "link"),
+        ("Shared", NOWHERE, "Shared", "link"),
+        (f"Home {HOME}/Ring", NOWHERE, f"Home {HOME}/Ring", "link"),
+        (f"Home {HOME}/Round", NOWHERE, f"Home {HOME}/Round", "link"),
+        (moved, f"cannot read ({NOWHERE})", "8" * 32, "page"),  # still the page's key
+    ]
+    found = [i for i in items if isinstance(i, Page)]
+    assert sorted(p.key for p in found) == sorted([HOME, *(r[3] for r in ROWS)])
+
+
+def test_links_not_followed_are_reported_each_time_and_leave_deletions_known(
+    tmp_path: Path, vault: Vault
+) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "Ledger.csv").write_text("Name\nRent\n")
+    wax = "9" * 32
+    files = notion_files(OLDER) | {f"Wax {wax}.md": "# Wax\n\nCandles.\n"}
+    root = notion_folder(tmp_path / "export", files)
+    (root / f"Ledger {'6' * 32}.csv").symlink_to(outside / "Ledger.csv")  # its rows unknown
+    (root / "Shared").symlink_to(outside)
+    (root / "Loop").symlink_to(root / "Loop")
+    first = vault.import_from("notion", root, caller=OWNER)
+    (root / f"Wax {wax}.md").unlink()
+    again = vault.import_from("notion", root, caller=OWNER)
+    assert (
+        first.failed
+        == again.failed
+        == (
+            (f"Ledger {'6' * 32}.csv", "a link to a file outside the export folder; not read"),
+            ("Shared", "a link to a folder outside the export folder; not read"),
+            ("Loop", NOWHERE),
+        )
+    )
+    assert again.deletions_unknown is None and [g.key for g in again.gone] == [wax]
+
+
+def test_a_row_page_whose_file_went_away_is_reported_under_its_row_key_not_copied(
+    tmp_path: Path, vault: Vault
+) -> None:
+    root = notion_folder(tmp_path / "export", notion_files(OLDER))
+    vault.import_from("notion", root, caller=OWNER)
+    row_page = root / f"Home {HOME}/Tasks {DB}/Renew passport {ROWS[0][3]}.md"
+    row_page.unlink()
+    row_page.symlink_to(tmp_path / "gone.md")  # moved away, the link left behind
+    again = vault.import_from("notion", root, caller=OWNER)
+    assert again.failed == (("Tasks row 'Renew passport'", f"cannot read ({NOWHERE})"),)
+    assert again.total("added") == 0  # not the row again, without its text, under a new key
+    assert again.deletions_unknown is None and again.gone == ()

@@ -56,7 +56,7 @@ from privault.imports.mail_text import (
     label_changes,
     part_text,
 )
-from privault.imports.sources import MAX_WHOLE_FILE_BYTES, head, inside, source_time
+from privault.imports.sources import MAX_WHOLE_FILE_BYTES, head, left_out, source_time
 
 KIND = "mbox"
 WHAT = "an mbox mailbox (Gmail Takeout .mbox, a Thunderbird folder file)"
@@ -89,8 +89,9 @@ def looks_like(path: Path) -> bool:
 
 def mailbox_files(path: Path) -> list[Path | Bad]:
     """`path` itself, or the mbox files in a folder (Thunderbird's `.msf` indexes left out),
-    and a `Bad` for each link in the folder to a file outside it: not part of the export,
-    and reading it would import whatever file it names. (Not looked into, so any such link
+    and a `Bad` for each link in the folder that is not followed: to a file outside it (not
+    part of the export, and reading it would import whatever file it names), or one that
+    leads nowhere (its target gone, or links in a loop). (Not looked into, so any such link
     is reported, mbox or not.)"""
     if path.is_file():
         if not looks_like(path):
@@ -105,9 +106,9 @@ def mailbox_files(path: Path) -> list[Path | Bad]:
             candidate = Path(folder) / name
             if name.startswith("."):
                 continue
-            if not inside(path, candidate):
-                where = candidate.relative_to(path).as_posix()
-                found.append(Bad(where, "a link to a file outside the folder; not read"))
+            why = left_out(path, candidate, "mailbox")
+            if why is not None:
+                found.append(Bad(candidate.relative_to(path).as_posix(), why))
             elif looks_like(candidate):
                 found.append(candidate)
     if not any(isinstance(file, Path) for file in found):

@@ -17,15 +17,16 @@ An export is read as found, never trusted: a page or table over its size limit (
 member can inflate to any size) or that cannot be unpacked (a password, Deflate64) is
 reported unread, only the zips at the top of the export are its parts (a zip further down
 is a file attached to a page), a part that would inflate past its limits refuses the export
-before it is unpacked, and in a folder a link to a file outside it is reported, not
-followed.
+before it is unpacked. In a folder no link is followed: one to a file or folder outside it,
+one that leads nowhere (its target gone, or links in a loop) and one to a hidden folder
+are reported, each under a key so what the export deleted is still told; a folder of the
+export linked again is read once, where it lies.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import os
 import re
 import tempfile
 import zipfile
@@ -42,8 +43,9 @@ from privault.imports.items import Bad, Item, Known, Link, NotThisKind, Page, co
 from privault.imports.notion_dates import row_date, with_orders
 from privault.imports.sources import (
     MAX_WHOLE_FILE_BYTES,
-    inside,
+    folder_files,
     is_zip,
+    left_out,
     open_member,
     read_member,
 )
@@ -92,7 +94,7 @@ def looks_like(path: Path) -> bool:
     if not (path.is_dir() or is_zip(path)):
         return False
     try:
-        with exported(path) as listed:
+        with exported(path) as (listed, _):
             names = [entry.path for entry in listed[:500]]
     except (OSError, zipfile.BadZipFile, NotThisKind):
         return False
@@ -102,30 +104,38 @@ def looks_like(path: Path) -> bool:
 
 
 @contextmanager
-def exported(path: Path) -> Iterator[list[Entry]]:
+def exported(path: Path) -> Iterator[tuple[list[Entry], list[Bad]]]:
     """Every file of the export, readable while the block runs: a folder walked, a zip
     (and the zips Notion puts inside it) kept open. An inner zip is spooled to a temporary
-    file, not memory."""
+    file, not memory. Beside them, a report of each link in a folder that is not followed
+    (`sources.left_out`); a zip holds no links."""
     if path.is_dir():
-        listed = []
-        for folder, dirs, files in os.walk(path):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            found = (Path(folder) / name for name in sorted(files))
-            # Regular files only: reading a named pipe waits for a writer.
-            listed += [_folder_entry(path, file) for file in found if file.is_file()]
-        yield listed
+        files, linked = folder_files(path)
+        listed: list[Entry] = []
+        unfollowed: list[Bad] = []
+        for file in [*files, *linked]:
+            rel = PurePosixPath(file.relative_to(path).as_posix())
+            why = left_out(path, file, "export")
+            if why is None:
+                if file.is_file():  # not a named pipe: reading one waits for a writer
+                    listed.append(_folder_entry(file, rel))
+            elif rel.suffix.lower() == ".md":
+                # Listed, never read: reading it reports it under the page's key, or as
+                # its row's page, so the row keeps the key it has always had.
+                listed.append(Entry(rel, 0, partial(_refuse, why)))
+            else:  # a folder's pages or a database's rows, not known: its path is its key
+                label = "folder" if file.is_dir() else "link"
+                unfollowed.append(Bad(str(rel), why, key=rel.as_posix(), label=label))
+        yield listed, unfollowed
         return
     if not is_zip(path):
         raise NotThisKind(f"not {WHAT}: {path.name} is neither a folder nor a .zip")
     with ExitStack() as stack:
         archive = stack.enter_context(zipfile.ZipFile(path))
-        yield list(_zip_entries(archive, stack, outer=True))
+        yield list(_zip_entries(archive, stack, outer=True)), []
 
 
-def _folder_entry(root: Path, file: Path) -> Entry:
-    rel = PurePosixPath(file.relative_to(root).as_posix())
-    if not inside(root, file):
-        return Entry(rel, 0, partial(_refuse, "it links to a file outside the export folder"))
+def _folder_entry(file: Path, rel: PurePosixPath) -> Entry:
     try:
         size = file.stat().st_size
     except OSError:
@@ -169,11 +179,13 @@ def _spooled(archive: zipfile.ZipFile, info: zipfile.ZipInfo, stack: ExitStack) 
 
 
 def read(path: Path, known: Known | None = None) -> Iterator[Item]:
-    """Each database row, then each page, of the export at `path`."""
-    with exported(path) as listed:
+    """Each link of a folder not followed (reported), then each database row, then each
+    page, of the export at `path`."""
+    with exported(path) as (listed, unfollowed):
         pages = {e.path: e for e in listed if e.path.suffix.lower() == ".md"}
         if not pages and not any(e.path.suffix.lower() == ".csv" for e in listed):
             raise NotThisKind(f"not {WHAT}: no Markdown or CSV file in {path.name}")
+        yield from unfollowed
         used: set[PurePosixPath] = set()
         for table in _databases(listed):
             yield from _rows(table, pages, used)

@@ -25,7 +25,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator
 from datetime import date
@@ -37,7 +36,7 @@ from privault.encodings import decode_export
 from privault.imports.items import Bad, Item, Known, Link, NotThisKind, Page, clean_tags
 from privault.imports.jsonstream import TOO_DEEP
 from privault.imports.obsidian_dates import MomentFormat, daily_date, daily_format, front_date
-from privault.imports.sources import file_bytes, inside
+from privault.imports.sources import file_bytes, folder_files, inside, left_out
 from privault.timeutil import in_range_or_none
 
 KIND = "obsidian"
@@ -77,7 +76,7 @@ def read(path: Path, known: Known | None = None) -> Iterator[Item]:
         yield Bad(DAILY_NOTES, reason, key=f"{vault}/{DAILY_NOTES}", label="settings")
     daily = daily_format(moment)
     for link in linked:
-        why = left_out(root, link)
+        why = left_out(root, link, "vault")
         if why is not None:
             rel = link.relative_to(root).as_posix()
             label = "folder" if link.is_dir() else "link"
@@ -86,10 +85,9 @@ def read(path: Path, known: Known | None = None) -> Iterator[Item]:
         rel = file.relative_to(root).as_posix()
         key = f"{vault}/{rel}"
         label = "pdf" if file.suffix.lower() in FILE_SUFFIXES else "note"
-        if not inside(root, file):
-            yield Bad(
-                rel, "a link to a file outside the vault folder; not read", key=key, label=label
-            )
+        why = left_out(root, file, "vault")
+        if why is not None:
+            yield Bad(rel, why, key=key, label=label)
             continue
         if label == "pdf":
             yield Page(
@@ -111,38 +109,18 @@ def read(path: Path, known: Known | None = None) -> Iterator[Item]:
 
 
 def vault_files(root: Path) -> tuple[list[Path], list[Path]]:
-    """The notes and PDFs under `root` that are regular files, hidden folders (`.obsidian`,
-    `.trash`) left out, in path order; and the links met on the way that are not walked:
-    to folders, and those that lead nowhere. A linked folder is not walked into: one
-    inside the vault holds notes read where they are (and could lead round in a loop),
-    and one outside it is no part of the vault."""
-    found: list[Path] = []
-    linked: list[Path] = []
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        linked += [Path(folder) / d for d in dirs if (Path(folder) / d).is_symlink()]
-        for name in sorted(files):
-            if name.startswith("."):
-                continue
-            suffix = Path(name).suffix.lower()
-            file = Path(folder) / name
-            if (suffix in NOTE_SUFFIXES or suffix in FILE_SUFFIXES) and file.is_file():
-                found.append(file)
-            elif file.is_symlink() and not file.exists():  # the walk lists it as a file
-                linked.append(file)
+    """The notes and PDFs under `root` that are regular files, hidden files and folders
+    (`.obsidian`, `.trash`) left out, in path order; and the links met on the way that are
+    not walked (`folder_files`)."""
+    files, linked = folder_files(root)
+    found = [
+        file
+        for file in files
+        if not file.name.startswith(".")
+        and (file.suffix.lower() in NOTE_SUFFIXES or file.suffix.lower() in FILE_SUFFIXES)
+        and file.is_file()
+    ]
     return found, linked
-
-
-def left_out(root: Path, link: Path) -> str | None:
-    """Why the notes a link in the vault leads to are not read, or None when they are read
-    where they lie (a folder of the vault linked again)."""
-    if not link.exists():
-        return "a link that leads nowhere (its target is gone, or links loop); not read"
-    if not inside(root, link):
-        return "a link to a folder outside the vault folder; not read"
-    if any(part.startswith(".") for part in link.resolve().relative_to(root).parts):
-        return "a link to a hidden folder of the vault; not read"
-    return None
 
 
 def note(file: Path, rel: str, vault: str, names: _NameIndex, daily: MomentFormat) -> Item:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import email.utils
 import io
 import lzma
+import os
 import re
 import zipfile
 import zlib
@@ -158,6 +159,48 @@ def inside(root: Path, file: Path) -> bool:
         return file.resolve().is_relative_to(root.resolve())
     except (OSError, RuntimeError):  # a loop of links
         return False
+
+
+LEADS_NOWHERE = "a link that leads nowhere (its target is gone, or links loop); not read"
+
+
+def folder_files(root: Path) -> tuple[list[Path], list[Path]]:
+    """The files in the folder `root` and the folders under it, hidden folders left out, in
+    path order (links to files among them: the reader checks each with `left_out`); and the
+    links met on the way that are not walked: to folders, and those that lead nowhere (the
+    walk would list one as a file). No link to a folder is walked into: one inside `root`
+    holds files read where they lie (and may lead round in a loop), one outside it is no
+    part of the export. A link under a hidden name is left out as a hidden folder is."""
+    found: list[Path] = []
+    linked: list[Path] = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        linked += [Path(folder) / d for d in dirs if (Path(folder) / d).is_symlink()]
+        for name in sorted(files):
+            file = Path(folder) / name
+            if not file.is_symlink() or file.exists():
+                found.append(file)
+            elif not name.startswith("."):
+                linked.append(file)
+    return found, linked
+
+
+def left_out(root: Path, path: Path, name: str) -> str | None:
+    """Why the file or folder `path`, met in the folder `root` (named `name` in the reason:
+    'vault', 'export'), is not read, or None when it is read where it lies. Nothing outside
+    `root` is read: a link out of it would import whatever file it names. A link that
+    leads nowhere, or to a hidden folder of `root` (never walked), is said to be so, not
+    passed over: the owner learns what the import could not bring in."""
+    if not path.exists():  # False for a loop of links too
+        return LEADS_NOWHERE
+    what = "folder" if path.is_dir() else "file"
+    if not inside(root, path):
+        return f"a link to a {what} outside the {name} folder; not read"
+    if what == "folder":  # only then: a reader asks this of every file it reads
+        within = path.resolve().relative_to(root.resolve())
+        if any(part.startswith(".") for part in within.parts):
+            return f"a link to a hidden folder of the {name}; not read"
+    return None
 
 
 def head(path: Path, size: int = 4096) -> bytes:
