@@ -178,7 +178,7 @@ def samples() -> dict[str, Any]:
         "statements": StatementList((statement(), statement(0.25)), PRIVACY),
         "entities": EntityList((EntityCount("Ana", "ana", 2, "x"),), PRIVACY),
         "watches": WatchList((watch(),), PRIVACY),
-        "reminders": ReminderList((reminder(),), PRIVACY),
+        "reminders": ReminderList((reminder(),), 2, f"{T0}.r1", PRIVACY),
         "reminder": ReminderResponse(reminder(), PRIVACY),
         "ask": AskReply(
             "answer",

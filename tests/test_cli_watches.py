@@ -4,6 +4,7 @@ pages served from 127.0.0.1 by the test."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
@@ -96,6 +97,27 @@ def test_a_reminder_comes_due_and_is_listed_until_acked() -> None:
     assert acked["reminder"]["due"] is False
     assert run("reminders")["reminders"] == []
     assert len(run("reminders", "--all")["reminders"]) == 1
+
+
+def test_a_listing_cut_at_its_limit_says_how_many_more_and_how_to_list_them() -> None:
+    start = now_ms() - 10 * HOUR
+    at = to_iso(start)
+    assert at is not None
+    run("watch", "add", "remind", "Stretch", "--at", at, "--every", "1h", "--max-catchup", "20")
+    run("watch", "poll", "--now", str(to_iso(start + 4 * HOUR)))
+    cut = run("reminders", "--limit", "2")
+    assert len(cut["reminders"]) == 2 and cut["more"] == 3
+    human = runner.invoke(app, ["reminders", "--limit", "2"])
+    assert human.exit_code == 0
+    assert f"… and 3 more: privault reminders --after {cut['next']}" in human.output
+    rest = run("reminders", "--limit", "2", "--after", cut["next"])
+    assert len(rest["reminders"]) == 2 and rest["more"] == 1
+    last = run("reminders", "--after", rest["next"])
+    assert len(last["reminders"]) == 1 and (last["more"], last["next"]) == (0, None)
+    assert "more:" not in runner.invoke(app, ["reminders"]).output  # nothing left out
+    every = runner.invoke(app, ["reminders", "--all", "--limit", "4"]).output
+    assert re.search(r"\n… and 1 more: privault reminders --all --after \S+ \(or a larger", every)
+    assert isinstance(fails("reminders", "--after", "soon"), InputError)
 
 
 def test_url_watch_changes_between_polls_and_shows_the_diff(server: LocalServer) -> None:

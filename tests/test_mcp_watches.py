@@ -176,11 +176,34 @@ def test_agent_sees_redacted_reminder_text_and_acks_it(vault: Vault) -> None:
     assert "not_found" in mcp_error(vault, "bob", "ack_reminder", reminder_id="rnope")
 
 
+def test_a_listing_cut_at_its_limit_counts_only_what_the_agent_may_see(vault: Vault) -> None:
+    # bob is refused "health"; alice may read it. The rest of a cut list is counted after
+    # the same filter as the list: a count that took in health's reminders would tell bob
+    # how many it holds.
+    start = now_ms() - 100 * 3_600_000
+    for text, shelf, count in (("Take the pills", "health", 6), ("Stretch", "default", 3)):
+        added = vault.watches.add(
+            "remind", text, caller=OWNER, at=start, every="1h", shelf=shelf, max_catchup=count
+        )
+        vault.watches.poll(caller=OWNER, now=start + (count - 1) * 3_600_000)
+        vault.watches.cancel(added.watch.id, caller=OWNER)
+    cut = mcp_ok(vault, "bob", "list_reminders", limit=2)
+    assert [r["text"] for r in cut["reminders"]] == ["Stretch"] * 2
+    assert cut["more"] == 1 and cut["next"]
+    rest = mcp_ok(vault, "bob", "list_reminders", limit=2, after=cut["next"])
+    assert [r["text"] for r in rest["reminders"]] == ["Stretch"]
+    assert (rest["more"], rest["next"]) == (0, None)
+    assert mcp_ok(vault, "alice", "list_reminders", limit=2)["more"] == 7
+    newest = mcp_ok(vault, "bob", "list_reminders", include_acked=True, limit=1)
+    assert newest["more"] == 2
+    assert "invalid_input" in mcp_error(vault, "bob", "list_reminders", after="w1")
+
+
 WATCH_ARGUMENTS = {
     "watch": ["kind", "target", "every", "at", "shelf"],
     "list_watches": ["include_cancelled"],
     "cancel_watch": ["watch_id"],
-    "list_reminders": ["include_acked"],
+    "list_reminders": ["include_acked", "limit", "after"],
     "ack_reminder": ["reminder_id"],
 }
 odd_values = st.one_of(

@@ -202,6 +202,7 @@ FACADE_NAMES = {
         "search_backend",
         "show",
         "snooze",
+        "snoozed",
     ],
 }
 
@@ -223,7 +224,15 @@ MCP_REPLY_KEYS = {
     "dispute_statements": ["held_back", "mode", "policy", "statements", "withheld_sections"],
     "invalidate_statement": ["held_back", "mode", "policy", "statement", "withheld_sections"],
     "list_entities": ["entities", "held_back", "mode", "policy", "withheld_sections"],
-    "list_reminders": ["held_back", "mode", "policy", "reminders", "withheld_sections"],
+    "list_reminders": [
+        "held_back",
+        "mode",
+        "more",
+        "next",
+        "policy",
+        "reminders",
+        "withheld_sections",
+    ],
     "list_shelves": ["can_write", "shelves"],
     "list_watches": ["held_back", "mode", "policy", "watches", "withheld_sections"],
     "memory_context": [

@@ -4,8 +4,9 @@
 type had a hand-written `to_dict` and the MCP tools a pydantic mirror of each: the owner's
 `--json` form and what an agent received. The derived forms must equal them, except for the
 announced changes (CHANGELOG.md): agents now get `statements` in search and context
-replies, a statement always has `score`, an agent's record has `policy` and `paused`, and
-`doctor`'s build check has `hint` and `dispatched`.
+replies, a statement always has `score`, an agent's record has `policy` and `paused`,
+`doctor`'s build check has `hint` and `dispatched`, and a reminder listing counts the
+reminders past its limit (`more`) and gives the cursor to them (`next`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from tests.reply_samples import T0, samples
 OWNER = Caller.owner()
 BEFORE = json.loads((Path(__file__).parent / "fixtures" / "reply_json_before.json").read_text())
 AGENT_SAMPLES = sorted(set(BEFORE["agent"]) - {"docs", "shelf"})
+REST_OF_REMINDERS = {"more": 2, "next": f"{T0}.r1"}  # as `reply_samples` lists them
 
 
 def _now_ages(data: Any) -> Any:
@@ -81,6 +83,8 @@ def _announced(name: str, data: dict[str, Any]) -> dict[str, Any]:
         data["results"] = [{**item, "author": None} for item in data["results"]]
     if name == "section":
         data.update(author=None)
+    if name == "reminders":  # announced: the rest of a listing cut at its limit, and how
+        data.update(REST_OF_REMINDERS)  # to list them
     return data
 
 
@@ -100,6 +104,8 @@ def test_an_agent_gets_what_it_got_before_plus_the_statements(name: str) -> None
         statements = got.pop("statements")
         assert statements == [s.to_dict(for_agent=True) for s in value.statements]
         assert [s["id"] for s in statements] == ["s1"]
+    if name == "reminders":  # announced: an agent is told the rest as the owner is
+        before.update(REST_OF_REMINDERS)
     assert got == before
 
 

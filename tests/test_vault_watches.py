@@ -10,6 +10,7 @@ import json
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_watches_support import LocalServer, html_page, send, serve
@@ -181,6 +182,98 @@ def test_acknowledged_reminders_page_by_cursor_and_a_hidden_shelf_is_left_out(
     theirs = watches.acknowledged(caller=AGENT, limit=10).reminders
     assert len(theirs) == 5 and "Book the dentist" not in [r.text for r in theirs]
     assert watches.count_acknowledged(caller=AGENT) == 5
+
+
+def _file_hourly(watches: VaultWatches, text: str, count: int, start: int, shelf: str) -> None:
+    """`count` reminders of one hourly watch from `start`, filed by one poll; the watch is
+    cancelled then, so a later poll files no more of them."""
+    added = watches.add(
+        "remind", text, caller=OWNER, at=start, every="1h", shelf=shelf, max_catchup=count
+    )
+    watches.poll(caller=OWNER, now=start + (count - 1) * HOUR)
+    watches.cancel(added.watch.id, caller=OWNER)
+
+
+def test_a_reminder_list_cut_at_its_limit_counts_the_rest_and_lists_them_after(
+    vault: Vault,
+) -> None:
+    # `reminders` stopped at 100 without a word; the rest are counted and listed by `next`.
+    watches = _watches(vault)
+    _file_hourly(watches, "Stretch", 130, now_ms() - 200 * HOUR, "default")
+    first = watches.reminders(caller=OWNER)
+    assert (len(first.reminders), first.more) == (100, 30) and first.next is not None
+    rest = watches.reminders(caller=OWNER, after=first.next)
+    assert (len(rest.reminders), rest.more, rest.next) == (30, 0, None)
+    due = [item.due_at for item in (*first.reminders, *rest.reminders)]
+    assert due == sorted(set(due)) and len(due) == 130  # the longest due first, each once
+    watches.ack(first.reminders[0].id, caller=OWNER)
+    seen, after = [], None
+    while True:  # with the acknowledged one, the newest first, 40 at a time
+        page = watches.reminders(caller=OWNER, include_acked=True, limit=40, after=after)
+        assert page.more == 130 - len(seen) - len(page.reminders)
+        seen += [item.due_at for item in page.reminders]
+        if page.next is None:
+            break
+        after = page.next
+    assert seen == sorted(due, reverse=True)
+
+
+def test_an_agent_is_counted_only_the_reminders_on_shelves_it_may_see(vault: Vault) -> None:
+    watches = _watches(vault)
+    vault.shelves.add("health", restricted=True)
+    start = now_ms() - 200 * HOUR
+    _file_hourly(watches, "Take the pills", 120, start, "health")  # due first
+    _file_hourly(watches, "Stretch", 5, start + 150 * HOUR, "default")
+    theirs = watches.reminders(caller=AGENT)  # all five, though 120 hidden ones come first
+    assert [item.text for item in theirs.reminders] == ["Stretch"] * 5 and theirs.more == 0
+    assert watches.reminders(caller=OWNER, limit=3).more == 122
+    cut = watches.reminders(caller=AGENT, limit=3)
+    assert (len(cut.reminders), cut.more) == (3, 2)  # the hidden 120 are not counted
+    rest = watches.reminders(caller=AGENT, limit=3, after=cut.next)
+    assert [item.text for item in rest.reminders] == ["Stretch"] * 2 and rest.next is None
+    newest = watches.reminders(caller=AGENT, include_acked=True, limit=2)
+    assert {item.text for item in newest.reminders} == {"Stretch"} and newest.more == 3
+    # A cursor into the hidden shelf's part of the list finds and counts none of them.
+    hidden = watches.reminders(caller=OWNER, limit=1).reminders[0]
+    past = watches.reminders(caller=AGENT, limit=1, after=f"{hidden.due_at - 1}.{hidden.id}")
+    assert past.more == 4 and past.reminders[0].text == "Stretch"
+
+
+def test_every_snoozed_reminder_is_listed_however_many_are_due(vault: Vault) -> None:
+    watches = _watches(vault)
+    vault.shelves.add("health", restricted=True)
+    start = now_ms() - 200 * HOUR
+    _file_hourly(watches, "Stretch", 130, start, "default")
+    _file_hourly(watches, "Take the pills", 2, start - 10 * HOUR, "health")
+    oldest, pills = watches.reminders(caller=OWNER, limit=2).reminders
+    stretch = watches.reminders(caller=OWNER, limit=3).reminders[2]
+    for item in (oldest, pills, stretch):
+        watches.snooze(item.id, caller=OWNER, interval="1d")
+    assert {item.id for item in watches.snoozed(caller=OWNER).reminders} == {
+        oldest.id,
+        pills.id,
+        stretch.id,
+    }
+    assert [item.id for item in watches.snoozed(caller=AGENT).reminders] == [stretch.id]
+    assert watches.reminders(caller=OWNER).more == 29  # 129 due, none of them snoozed
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"limit": 0}, "limit must be 1-1000"),
+        ({"limit": 1001}, "limit must be 1-1000"),
+        ({"after": "r1"}, "`after` takes the `next`"),
+        ({"after": "12.".ljust(80, "x")}, "`after` takes the `next`"),
+        ({"after": "²3.r1"}, "`after` takes the `next`"),
+        ({"after": f"{2**63}.r1"}, "out of range"),
+    ],
+)
+def test_a_reminder_limit_or_cursor_out_of_shape_is_refused(
+    vault: Vault, arguments: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(InputError, match=message):
+        _watches(vault).reminders(caller=AGENT, **arguments)
 
 
 def test_a_redelivered_reminder_files_the_same_note(vault: Vault) -> None:

@@ -90,7 +90,7 @@ def test_reminder_is_due_until_acknowledged(conn: Connection, fetcher: Fetcher) 
     assert not acked.due and acked.to_dict()["acked_at"] == "2026-03-01T10:00:00Z"
     assert list_reminders(conn) == []
     assert ack_reminder(conn, due.id, now_ms=T0 + 3 * HOUR).acked_at == T0 + 2 * HOUR
-    assert [r.id for r in list_reminders(conn, include_acked=True)] == [due.id]
+    assert [r.id for r in list_reminders(conn, "all")] == [due.id]
     with pytest.raises(NotFound):
         ack_reminder(conn, "rnothere")
 

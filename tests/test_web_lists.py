@@ -185,3 +185,25 @@ def test_acknowledged_reminders_are_counted_and_paged_every_one_once(
         link = next_link(page, "acked")
     assert "41–45 of 45" in page and "« latest" in page
     assert len(seen) == 45 and set(seen) == texts
+
+
+def test_every_snoozed_reminder_is_listed_and_the_due_ones_past_the_list_are_counted(
+    client: TestClient, vault: Vault
+) -> None:
+    # "Snoozed" was picked from the newest 100 reminders of any state, so an older snoozed
+    # one was missing; the due list stopped at 100 and counted only those.
+    hour = 3_600_000
+    start = now_ms() - 200 * hour
+    vault.watches.add("remind", "Renew the passport", caller=OWNER, at=start - hour)
+    vault.watches.poll(caller=OWNER, now=start - hour)
+    added = vault.watches.add(
+        "remind", "Stretch", caller=OWNER, at=start, every="1h", max_catchup=130
+    )
+    vault.watches.poll(caller=OWNER, now=start + 129 * hour)  # 130 of them
+    vault.watches.cancel(added.watch.id, caller=OWNER)
+    [passport] = vault.watches.reminders(caller=OWNER, limit=1).reminders
+    vault.watches.snooze(passport.id, caller=OWNER, interval="1d")
+    page = client.get("/watches").text
+    assert "Snoozed (1)" in page and "Renew the passport</span>" in page
+    assert 'Due reminders <span class="muted">(130)</span>' in page
+    assert page.count('class="ack"') == 100 and "… and 30 more due after these" in page

@@ -215,44 +215,68 @@ def reminder_for_run(conn: Connection, watch_id: str, planned_at: int) -> dict[s
     )
 
 
-def reminder_rows(
-    conn: Connection, *, include_acked: bool, limit: int, now: int
-) -> list[dict[str, Any]]:
-    """Unacknowledged reminders not snoozed past `now`, oldest due first; with
-    `include_acked`, all of them, newest first."""
-    if include_acked:
-        return rows(conn, "SELECT * FROM reminders ORDER BY due_at DESC, id LIMIT ?", (limit,))
-    sql = (
-        "SELECT * FROM reminders WHERE acked_at IS NULL"
-        " AND (snoozed_until IS NULL OR snoozed_until <= ?) ORDER BY due_at, id LIMIT ?"
-    )
-    return rows(conn, sql, (now, limit))
+# Each list of reminders: which rows, the time it is ordered by (then the id), and which
+# way. Every list pages by that (time, id) pair, as the documents list pages by its
+# cursor: a page is as quick to read deep in the list as at its top, and a reminder that
+# changes state meanwhile moves none of the others to another page.
+LISTINGS = {
+    # due: not acknowledged and not snoozed past now, the longest due first
+    "due": ("acked_at IS NULL AND (snoozed_until IS NULL OR snoozed_until <= ?)", "due_at", 1),
+    # snoozed: off the due list for now, the soonest back first
+    "snoozed": ("acked_at IS NULL AND snoozed_until > ?", "snoozed_until", 1),
+    "acked": ("acked_at IS NOT NULL", "acked_at", -1),  # the latest acknowledged first
+    "all": ("1", "due_at", -1),  # the newest due first
+}
 
 
-def _acked_where(hidden: Sequence[str]) -> tuple[str, list[Any]]:
-    where = "acked_at IS NOT NULL"
+def _listing_where(
+    listing: str, *, now: int, hidden: Sequence[str], after: tuple[int, str] | None
+) -> tuple[str, list[Any], str]:
+    """The WHERE clause and its parameters for the rows of `listing` on shelves not
+    `hidden` past `after`, and the ORDER BY that lists them."""
+    condition, stamp, way = LISTINGS[listing]
+    where = condition
+    params: list[Any] = [now] if "?" in condition else []
     if hidden:
         where += f" AND shelf NOT IN ({','.join('?' * len(hidden))})"
-    return where, list(hidden)
-
-
-def acked_reminder_rows(
-    conn: Connection, *, limit: int, after: tuple[int, str] | None, hidden: Sequence[str]
-) -> list[dict[str, Any]]:
-    """Acknowledged reminders on shelves not `hidden`, the latest acknowledged first, from
-    just past `after` (an acked_at and id): a page is as quick to read deep in the list as
-    at its top, and one acknowledged meanwhile moves none of the others to another page."""
-    where, params = _acked_where(hidden)
+        params += hidden
     if after is not None:
-        where += " AND (acked_at, id) < (?, ?)"
+        where += f" AND ({stamp}, id) {'>' if way > 0 else '<'} (?, ?)"
         params += after
-    sql = f"SELECT * FROM reminders WHERE {where} ORDER BY acked_at DESC, id DESC LIMIT ?"
-    return rows(conn, sql, (*params, limit))
+    direction = "" if way > 0 else " DESC"
+    return where, params, f"{stamp}{direction}, id{direction}"
 
 
-def count_acked_reminders(conn: Connection, hidden: Sequence[str]) -> int:
-    """How many reminders on shelves not `hidden` are acknowledged."""
-    where, params = _acked_where(hidden)
+def reminder_rows(
+    conn: Connection,
+    listing: str,
+    *,
+    now: int,
+    hidden: Sequence[str],
+    after: tuple[int, str] | None = None,
+    limit: int | None = None,
+) -> list[dict[str, Any]]:
+    """The reminders of `listing` (see `LISTINGS`) on shelves not `hidden`, from just past
+    `after` (its time and id), at most `limit` of them."""
+    where, params, order = _listing_where(listing, now=now, hidden=hidden, after=after)
+    sql = f"SELECT * FROM reminders WHERE {where} ORDER BY {order}"
+    if limit is not None:
+        sql += " LIMIT ?"
+        params.append(limit)
+    return rows(conn, sql, params)
+
+
+def count_reminders(
+    conn: Connection,
+    listing: str,
+    *,
+    now: int,
+    hidden: Sequence[str],
+    after: tuple[int, str] | None = None,
+) -> int:
+    """How many reminders `reminder_rows` would list with no limit: the same rows, the
+    same shelves left out."""
+    where, params, _order = _listing_where(listing, now=now, hidden=hidden, after=after)
     (count,) = conn.execute(f"SELECT count(*) FROM reminders WHERE {where}", params).fetchone()
     return int(count)
 

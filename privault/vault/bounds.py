@@ -27,6 +27,8 @@ MAX_STORED_INT = 2**63 - 1
 MAX_QUERY_CHARS = 2000  # a search query, a question or an instruction: words, not documents
 LIST_LIMITS = (1, 200)  # documents one listing shows an agent (`memory_tree`)
 DEFAULT_LIST_LIMIT = 50  # documents a listing shows unless asked (`memory_tree`, `privault docs`)
+REMINDER_LIMITS = (1, 1000)  # reminders one listing shows (`list_reminders`, `reminders`)
+DEFAULT_REMINDER_LIMIT = 100  # the rest are counted and reached by the listing's `next`
 # The largest note the vault takes unless configured otherwise (`max_note_bytes`). The MCP
 # `remember` tool refuses a longer text up front: a character is at least one byte.
 MAX_NOTE_BYTES = 1024 * 1024

@@ -139,9 +139,17 @@ class PollResponse(JsonForm):
 
 @dataclass(frozen=True)
 class ReminderList(JsonForm):
-    """Reminders: the due ones oldest first, or all of them newest first."""
+    """One list of reminders (due, snoozed, acknowledged or all of them), in its order: at
+    most the number asked for, the rest of those the caller may see counted (`more`) and
+    reached by `next`, never cut without a word."""
 
     reminders: tuple[GatedReminder, ...]
+    more: int = field(
+        metadata=shown("How many more reminders follow these in the same order (0: none).")
+    )
+    next: str | None = field(
+        metadata=shown("Pass as `after` to list the ones that follow (null when none do).")
+    )
     privacy: Privacy = field(metadata=PRIVACY)
 
 

@@ -33,6 +33,7 @@ from privault.caller import Caller
 from privault.errors import AccessDenied, InputError, NotFound
 from privault.store import watches as watch_store
 from privault.timeutil import Time, now_ms, to_ms
+from privault.vault.bounds import DEFAULT_REMINDER_LIMIT, MAX_STORED_INT, REMINDER_LIMITS
 from privault.vault.context import VaultContext
 from privault.vault.results import Privacy
 from privault.vault.watch_filer import WatchFiler
@@ -283,29 +284,65 @@ class VaultWatches:
             raise AccessDenied("the scheduler's state is the owner's")
         return watch_store.run_times(self._conn)
 
-    def reminders(self, *, caller: Caller, include_acked: bool = False) -> ReminderList:
-        """Reminders that came due and are not acknowledged (all of them on request)."""
-        view = WatchView(self._context.privacy, caller)
-        hidden = set(self._context.hidden_shelves(caller))
-        found = reminder_store.list_reminders(self._conn, include_acked=include_acked)
-        shown = tuple(view.reminder(item) for item in found if item.shelf not in hidden)
-        return ReminderList(shown, view.privacy)
+    def reminders(
+        self,
+        *,
+        caller: Caller,
+        include_acked: bool = False,
+        limit: int = DEFAULT_REMINDER_LIMIT,
+        after: str | None = None,
+    ) -> ReminderList:
+        """Reminders that came due and are neither acknowledged nor snoozed, the longest
+        due first; with `include_acked`, all of them, the newest due first. At most `limit`:
+        the reply counts the rest (`more`), and its `next` passed back as `after` lists them."""
+        low, high = REMINDER_LIMITS
+        if not low <= limit <= high:
+            raise InputError(f"limit must be {low}-{high} reminders")
+        listing = "all" if include_acked else "due"
+        return self._listing(caller, listing, limit=limit, after=_read_cursor(after))
+
+    def snoozed(self, *, caller: Caller) -> ReminderList:
+        """Every reminder snoozed off the due list for now, the soonest back first: asked
+        for as such, so none hides behind a limit on the others."""
+        return self._listing(caller, "snoozed")
 
     def acknowledged(
         self, *, caller: Caller, limit: int = 20, after: tuple[int, str] | None = None
     ) -> ReminderList:
         """Acknowledged reminders, the latest acknowledged first, a page at a time: `after`
         is the (acked_at, id) of the last one of the page before."""
-        view = WatchView(self._context.privacy, caller)
-        hidden = self._context.hidden_shelves(caller)
-        found = reminder_store.list_acknowledged(
-            self._conn, limit=limit, after=after, hidden=hidden
-        )
-        return ReminderList(tuple(view.reminder(item) for item in found), view.privacy)
+        return self._listing(caller, "acked", limit=limit, after=after)
 
     def count_acknowledged(self, *, caller: Caller) -> int:
         """How many reminders this caller can see are acknowledged."""
-        return reminder_store.count_acknowledged(self._conn, self._context.hidden_shelves(caller))
+        hidden = self._context.hidden_shelves(caller)
+        return reminder_store.count_reminders(self._conn, "acked", hidden=hidden)
+
+    def _listing(
+        self,
+        caller: Caller,
+        listing: str,
+        *,
+        limit: int | None = None,
+        after: tuple[int, str] | None = None,
+    ) -> ReminderList:
+        """One list of reminders (see `store.watches.LISTINGS`) for `caller`. Shelves it
+        may not see are left out by the query, so the rest are counted after the same
+        filter as those listed: a count that took them in would tell an agent what they
+        hold. One clock for both reads, so a snooze ending between them moves nothing."""
+        view = WatchView(self._context.privacy, caller)  # unknown callers are refused first
+        hidden, now = self._context.hidden_shelves(caller), now_ms()
+        found = reminder_store.list_reminders(
+            self._conn, listing, now_ms=now, hidden=hidden, after=after, limit=limit
+        )
+        more, following = 0, None
+        if found and len(found) == limit:  # a full page: there may be more past it
+            last = reminder_store.cursor(found[-1], listing)
+            more = reminder_store.count_reminders(
+                self._conn, listing, now_ms=now, hidden=hidden, after=last
+            )
+            following = f"{last[0]}.{last[1]}" if more else None
+        return ReminderList(tuple(view.reminder(i) for i in found), more, following, view.privacy)
 
     def ack(self, reminder_id: str, *, caller: Caller) -> ReminderResponse:
         """Acknowledge a reminder so it is no longer due (twice changes nothing)."""
@@ -360,6 +397,19 @@ class WatchHistory:
     watches: tuple[WatchResponse, ...]  # newest first; each holds its runs, newest first
     total: int  # watches the caller can see, of which these are the newest
     privacy: Privacy
+
+
+def _read_cursor(text: str | None) -> tuple[int, str] | None:
+    """A reminder list's `next` read back as (time, id); anything else is refused, as is a
+    time past SQLite's 64-bit integers, which no stored one could be compared with."""
+    if text is None:
+        return None
+    stamp, _, reminder_id = text.partition(".")
+    if not (stamp.isascii() and stamp.isdigit() and 0 < len(reminder_id) <= 64):
+        raise InputError("`after` takes the `next` of a reminder listing (time.id)")
+    if int(stamp) > MAX_STORED_INT:
+        raise InputError("`after`: that reminder cursor's time is out of range")
+    return int(stamp), reminder_id
 
 
 AGENT_FLOOR_MS = 15 * 60_000  # an agent's watch runs at most every 15 minutes

@@ -12,25 +12,42 @@ from privault.watches.model import Reminder
 
 
 def list_reminders(
-    conn: Connection, *, include_acked: bool = False, limit: int = 100
+    conn: Connection,
+    listing: str = "due",
+    *,
+    now_ms: int | None = None,
+    hidden: Sequence[str] = (),
+    after: tuple[int, str] | None = None,
+    limit: int | None = None,
 ) -> list[Reminder]:
-    """Due reminders, oldest first (acknowledged ones too when asked for, newest first)."""
-    found = store.reminder_rows(conn, include_acked=include_acked, limit=limit, now=clock())
+    """The reminders of one list: `due` (the longest due first), `snoozed` (the soonest
+    back first), `acked` (the latest acknowledged first) or `all` (the newest due first);
+    none on `hidden` shelves, from just past `after` (see `cursor`), at most `limit`."""
+    now = clock() if now_ms is None else now_ms
+    found = store.reminder_rows(conn, listing, now=now, hidden=hidden, after=after, limit=limit)
     return [Reminder.from_row(item) for item in found]
 
 
-def list_acknowledged(
-    conn: Connection, *, limit: int, after: tuple[int, str] | None, hidden: Sequence[str]
-) -> list[Reminder]:
-    """Acknowledged reminders not on `hidden` shelves, the latest acknowledged first, from
-    just past `after` (an acked_at and id)."""
-    found = store.acked_reminder_rows(conn, limit=limit, after=after, hidden=hidden)
-    return [Reminder.from_row(item) for item in found]
+def count_reminders(
+    conn: Connection,
+    listing: str,
+    *,
+    now_ms: int | None = None,
+    hidden: Sequence[str] = (),
+    after: tuple[int, str] | None = None,
+) -> int:
+    """How many reminders `list_reminders` would give with no limit."""
+    now = clock() if now_ms is None else now_ms
+    return store.count_reminders(conn, listing, now=now, hidden=hidden, after=after)
 
 
-def count_acknowledged(conn: Connection, hidden: Sequence[str]) -> int:
-    """How many reminders not on `hidden` shelves are acknowledged."""
-    return store.count_acked_reminders(conn, hidden)
+def cursor(reminder: Reminder, listing: str) -> tuple[int, str]:
+    """Where `reminder` stands in `listing`: its time that list is ordered by, and its id;
+    pass it as `after` to list the ones past it."""
+    _condition, stamp, _way = store.LISTINGS[listing]
+    value = getattr(reminder, stamp)
+    assert isinstance(value, int), f"{reminder.id} is not in the {listing} list"
+    return value, reminder.id
 
 
 def ack_reminder(conn: Connection, reminder_id: str, *, now_ms: int | None = None) -> Reminder:

@@ -30,6 +30,7 @@ from privault.interfaces.cli.common import (
 )
 from privault.interfaces.cli.terminal import styled
 from privault.timeutil import iso_minute
+from privault.vault.bounds import DEFAULT_REMINDER_LIMIT
 from privault.vault.watches import VaultWatches
 
 WATCH_HELP = "Watches: re-read pages, run searches, file reminders, index folders on a schedule."
@@ -357,15 +358,30 @@ def reminders(
     all_reminders: Annotated[
         bool, typer.Option("--all", help="Include acknowledged ones (newest first).")
     ] = False,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", help="How many at most.", parser=number)
+    ] = DEFAULT_REMINDER_LIMIT,
+    after: Annotated[
+        str | None,
+        typer.Option("--after", help="Continue a listing: the cursor it printed for the rest."),
+    ] = None,
     as_agent: AsOption = None,
     json_out: JsonOption = False,
 ) -> None:
-    """List reminders that came due and are not acknowledged; `reminders ack ID` clears one."""
+    """List reminders that came due and are not acknowledged; `reminders ack ID` clears one.
+
+    The longest due first (with --all, the newest first). A listing that stops at --limit
+    says how many more there are and the --after that lists them.
+    """
     if ctx.invoked_subcommand is not None:
         return
     with opened() as vault:
-        watches = vault.watches
-        found = watches.reminders(caller=caller_for(as_agent, vault), include_acked=all_reminders)
+        found = vault.watches.reminders(
+            caller=caller_for(as_agent, vault),
+            include_acked=all_reminders,
+            limit=limit,
+            after=after,
+        )
     data = found.to_dict()
     if json_out:
         emit_json(data)
@@ -378,6 +394,15 @@ def reminders(
             status = styled("[bold yellow]due[/bold yellow]" if item["due"] else "acknowledged")
             table.add_row(item["id"], iso_minute(item["due_at"]), item["text"], status)
         console.print(table)
+    if found.next is not None:
+        again = " --all" if all_reminders else ""
+        agent = f" --as {as_agent}" if as_agent else ""
+        console.print(
+            f"… and {found.more} more: privault reminders{again}{agent} --after {found.next}"
+            " (or a larger --limit)",
+            highlight=False,
+            soft_wrap=True,  # the command stays one line to copy
+        )
     console.print(styled("[dim]{}[/dim]", privacy_line(data)), highlight=False)
 
 

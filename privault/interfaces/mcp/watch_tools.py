@@ -18,6 +18,7 @@ from privault.caller import Caller
 from privault.interfaces.mcp.runtime import Outcome, ToolRuntime
 from privault.interfaces.mcp.shapes import reply, shape
 from privault.vault import Vault
+from privault.vault.bounds import DEFAULT_REMINDER_LIMIT, REMINDER_LIMITS
 from privault.vault.watch_results import ReminderList, ReminderResponse, WatchList, WatchResponse
 
 WatchReply = Annotated[CallToolResult, shape(WatchResponse)]
@@ -144,14 +145,29 @@ def _list_reminders(server: MCPServer, runtime: ToolRuntime) -> None:
         include_acked: Annotated[
             bool, Field(description="Also list reminders already acknowledged.")
         ] = False,
+        limit: Annotated[
+            int,
+            Field(ge=REMINDER_LIMITS[0], le=REMINDER_LIMITS[1], description="Reminders to list."),
+        ] = DEFAULT_REMINDER_LIMIT,
+        after: Annotated[
+            str | None,
+            Field(
+                description="The `next` of a previous list_reminders reply (with the same "
+                "include_acked), to list the reminders that follow it.",
+                max_length=100,
+            ),
+        ] = None,
     ) -> RemindersReply:
         """List reminders that came due and are not yet acknowledged, oldest first (with
         include_acked, all of them, newest first). Check it at the start of a conversation
-        and tell the user what is due. Text may hold placeholders such as <PERSON_1>:
+        and tell the user what is due. At most `limit`: `more` counts the rest, and passing
+        `next` back as `after` lists them. Text may hold placeholders such as <PERSON_1>:
         personal data withheld by the vault's privacy policy; do not guess it."""
 
         def body(vault: Vault, caller: Caller) -> tuple[CallToolResult, Outcome]:
-            found = vault.watches.reminders(caller=caller, include_acked=include_acked)
+            found = vault.watches.reminders(
+                caller=caller, include_acked=include_acked, limit=limit, after=after
+            )
             ids = [item.id for item in found.reminders]
             return reply(found), Outcome(ids, found.privacy)
 

@@ -1,6 +1,7 @@
 """Watches and reminders: each watch with its recent runs (page versions and the diff of
-each change), and the reminders that are due, each with an Ack button. Acknowledged ones
-are counted and paged, the latest first, as the documents list is (by a cursor)."""
+each change), and the reminders that are due, each with an Ack button (those past one
+listing counted). Every snoozed one is listed, asked for as such. Acknowledged ones are
+counted and paged, the latest first, as the documents list is (by a cursor)."""
 
 from __future__ import annotations
 
@@ -38,7 +39,8 @@ class WatchesPage:
 
     watches: list[WatchRow]
     more: int
-    due: list[GatedReminder]
+    due: list[GatedReminder]  # the longest due first, as many as one listing shows
+    due_more: int  # due after those, shown here as those are acknowledged or snoozed
     acked: list[GatedReminder]  # one page of them, the latest acknowledged first
     acked_total: int
     acked_start: int  # 1-based position of the first one shown
@@ -62,10 +64,8 @@ def _gather(web: Web, paging: AckedPaging) -> WatchesPage:
         caller=OWNER, limit=MAX_WATCHES, runs=RUNS_PER_WATCH, include_cancelled=paging.cancelled
     )
     rows = [WatchRow(item.watch, item.runs) for item in recent.watches]
-    every = watches.reminders(caller=OWNER, include_acked=True).reminders  # newest first
-    due = list(watches.reminders(caller=OWNER).reminders)  # oldest first, not snoozed
-    listed = {item.id for item in due}
-    snoozed = [item for item in every if item.due and item.id not in listed]
+    due = watches.reminders(caller=OWNER)  # the longest due first; the rest counted
+    snoozed = list(watches.snoozed(caller=OWNER).reminders)  # every one, the soonest back first
     acked = watches.acknowledged(caller=OWNER, limit=ACKED_PAGE + 1, after=paging.after)
     shown = list(acked.reminders[:ACKED_PAGE])
     following = None
@@ -83,7 +83,8 @@ def _gather(web: Web, paging: AckedPaging) -> WatchesPage:
     return WatchesPage(
         rows,
         recent.total - len(rows),
-        due,
+        list(due.reminders),
+        due.more,
         shown,
         watches.count_acknowledged(caller=OWNER),
         paging.start,
