@@ -184,6 +184,7 @@ def test_a_linked_folder_whose_notes_cannot_be_read_is_reported(tmp_path: Path) 
     (root / "Moved.md").symlink_to(tmp_path / "gone.md")  # a note whose file went away
     (root / "Archive").symlink_to(root / ".archive")  # a hidden folder: its notes unread
     (root / "Journal" / "Up").symlink_to(root)  # a loop round the vault: notes read once
+    (root / "Plans.md").symlink_to(root / ".archive" / "Old plans.md")  # a hidden folder's note
     items = list(imports.reader("obsidian")(root))
     bad = [(i.where, i.reason, i.key, i.label) for i in items if isinstance(i, imports.Bad)]
     nowhere = "a link that leads nowhere (its target is gone, or links loop); not read"
@@ -195,6 +196,12 @@ def test_a_linked_folder_whose_notes_cannot_be_read_is_reported(tmp_path: Path) 
         ("Shared", nowhere, "V/Shared", "link"),
         ("Journal/Ring", nowhere, "V/Journal/Ring", "link"),
         ("Journal/Round", nowhere, "V/Journal/Round", "link"),
+        (
+            "Plans.md",
+            "a link to a file in a hidden folder of the vault; not read",
+            "V/Plans.md",
+            "note",
+        ),
     ]
     assert [i.key for i in items if isinstance(i, Page)] == ["V/Journal/2024-01-06.md"]
 

@@ -274,3 +274,17 @@ def test_a_sync_round_merges_rows_whose_time_has_come_with_no_new_file(
     finally:
         peer.close()
         here.close()
+
+
+def test_a_bundle_of_no_rows_merges_the_rows_whose_time_has_come(
+    vault: Vault, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `export --since` with nothing new writes a bundle of no rows: importing it still
+    # merges what waits, and the report counts what still does.
+    _, row = _note_row(tmp_path, _now() + 2 * HOUR)
+    assert _import(vault, tmp_path, [row]).ahead == 1
+    assert (_import(vault, tmp_path, []).ahead, _import(vault, tmp_path, []).waiting) == (1, 1)
+    real = vault_sync.now_ms
+    monkeypatch.setattr(vault_sync, "now_ms", lambda: real() + 3 * HOUR)
+    later = _import(vault, tmp_path, [])
+    assert later.applied == {"document": 1} and later.waiting == 0

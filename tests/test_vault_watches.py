@@ -503,3 +503,16 @@ def test_agents_read_no_detail_of_a_failed_connection(vault: Vault) -> None:
         seen = watches.show(watch_id, caller=caller)
         [run] = seen.runs
         assert seen.watch.last_error == run.error == "connect: the target could not be reached"
+
+
+def test_a_reminder_due_before_1970_pages_by_its_own_cursor(vault: Vault) -> None:
+    # Times before 1970 are kept (years 1000-9999): the cursor of such a reminder is read back.
+    watches = _watches(vault)
+    for at, text in ((-86_400_000, "Old one"), (-172_800_000, "Older one")):
+        watches.add("remind", text, caller=OWNER, at=at)
+    watches.poll(caller=OWNER, now=now_ms())
+    first = watches.reminders(caller=OWNER, limit=1)
+    assert first.more == 1 and first.next is not None and first.next.startswith("-")
+    rest = watches.reminders(caller=OWNER, limit=1, after=first.next)
+    assert rest.more == 0 and len(rest.reminders) == 1
+    assert {first.reminders[0].text, rest.reminders[0].text} == {"Old one", "Older one"}

@@ -196,11 +196,14 @@ def left_out(root: Path, path: Path, name: str) -> str | None:
     what = "folder" if path.is_dir() else "file"
     if not inside(root, path):
         return f"a link to a {what} outside the {name} folder; not read"
-    if what == "folder":  # only then: a reader asks this of every file it reads
-        within = path.resolve().relative_to(root.resolve())
-        if any(part.startswith(".") for part in within.parts):
-            return f"a link to a hidden folder of the {name}; not read"
-    return None
+    within = path.resolve().relative_to(root.resolve())
+    # A file the walk met lies in no hidden folder: only a link can lead into one (`.trash`).
+    folders = within.parts if what == "folder" else within.parts[:-1]
+    if not any(part.startswith(".") for part in folders):
+        return None
+    if what == "folder":
+        return f"a link to a hidden folder of the {name}; not read"
+    return f"a link to a file in a hidden folder of the {name}; not read"
 
 
 def head(path: Path, size: int = 4096) -> bytes:

@@ -288,6 +288,9 @@ class VaultSync:
                 total.ahead = report.ahead
                 total.stricter.extend(report.stricter)
                 total.refused.extend(report.refused)
+            if not merged:  # a bundle of no rows: the rows waiting are merged all the same
+                total = merge(self.shared.conn, [], _Derive(self.shared), now_ms)
+                self._after_merge(total)
         return _imported(str(path), opened.device, opened.count, total, opened.refused)
 
     def _merge_waiting(self) -> ImportReport | None:

@@ -405,9 +405,10 @@ def _read_cursor(text: str | None) -> tuple[int, str] | None:
     if text is None:
         return None
     stamp, _, reminder_id = text.partition(".")
-    if not (stamp.isascii() and stamp.isdigit() and 0 < len(reminder_id) <= 64):
+    digits = stamp.removeprefix("-")  # a reminder may be due before 1970
+    if not (digits.isascii() and digits.isdigit() and 0 < len(reminder_id) <= 64):
         raise InputError("`after` takes the `next` of a reminder listing (time.id)")
-    if int(stamp) > MAX_STORED_INT:
+    if abs(int(stamp)) > MAX_STORED_INT:
         raise InputError("`after`: that reminder cursor's time is out of range")
     return int(stamp), reminder_id
 
