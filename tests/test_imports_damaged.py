@@ -222,10 +222,16 @@ def test_an_mbox_folder_reports_a_link_out_of_it_and_reads_the_rest(tmp_path: Pa
     folder.mkdir()
     (folder / "Inbox").write_bytes(samples.MBOX)
     (folder / "Linked").symlink_to(outside)
+    (tmp_path / "Old").mkdir()
+    (tmp_path / "Old" / "Sent").write_bytes(samples.MBOX)
+    (folder / "Old").symlink_to(tmp_path / "Old")  # a folder of mailboxes outside
+    (folder / "Here").symlink_to(folder, target_is_directory=True)  # read where it lies
     items = list(imports.reader("mbox")(folder))
-    (bad,) = [item for item in items if isinstance(item, Bad)]
-    reason = "a link to a file outside the mailbox folder; not read"
-    assert (bad.where, bad.reason) == ("Linked", reason)
+    bad = [(item.where, item.reason) for item in items if isinstance(item, Bad)]
+    assert bad == [
+        ("Linked", "a link to a file outside the mailbox folder; not read"),
+        ("Old", "a link to a folder outside the mailbox folder; not read"),
+    ]
     assert {page.scope for page in items if isinstance(page, Page)} == {"Inbox"}
     assert len([item for item in items if isinstance(item, Page)]) == 3
 

@@ -22,7 +22,6 @@ import bisect
 import contextlib
 import dataclasses
 import hashlib
-import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -56,7 +55,13 @@ from privault.imports.mail_text import (
     label_changes,
     part_text,
 )
-from privault.imports.sources import MAX_WHOLE_FILE_BYTES, head, left_out, source_time
+from privault.imports.sources import (
+    MAX_WHOLE_FILE_BYTES,
+    folder_files,
+    head,
+    left_out,
+    source_time,
+)
 
 KIND = "mbox"
 WHAT = "an mbox mailbox (Gmail Takeout .mbox, a Thunderbird folder file)"
@@ -99,18 +104,21 @@ def mailbox_files(path: Path) -> list[Path | Bad]:
         return [path]
     if not path.is_dir():
         raise NotThisKind(f"not {WHAT}: {path} is not a file or folder")
+    files, linked = folder_files(path)
     found: list[Path | Bad] = []
-    for folder, dirs, files in os.walk(path):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(files):
-            candidate = Path(folder) / name
-            if name.startswith("."):
-                continue
-            why = left_out(path, candidate, "mailbox")
-            if why is not None:
-                found.append(Bad(candidate.relative_to(path).as_posix(), why))
-            elif looks_like(candidate):
-                found.append(candidate)
+    for candidate in files:
+        if candidate.name.startswith("."):
+            continue
+        why = left_out(path, candidate, "mailbox")
+        if why is not None:
+            found.append(Bad(candidate.relative_to(path).as_posix(), why))
+        elif looks_like(candidate):
+            found.append(candidate)
+    # Links not walked: one to a folder outside, or leading nowhere, is said to be so.
+    for link in linked:
+        why = left_out(path, link, "mailbox")
+        if why is not None:
+            found.append(Bad(link.relative_to(path).as_posix(), why))
     if not any(isinstance(file, Path) for file in found):
         raise NotThisKind(f"not {WHAT}: no mbox file in {path}")
     return found
