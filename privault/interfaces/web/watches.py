@@ -66,15 +66,14 @@ def _gather(web: Web, paging: AckedPaging) -> WatchesPage:
     rows = [WatchRow(item.watch, item.runs) for item in recent.watches]
     due = watches.reminders(caller=OWNER)  # the longest due first; the rest counted
     snoozed = list(watches.snoozed(caller=OWNER).reminders)  # every one, the soonest back first
-    acked = watches.acknowledged(caller=OWNER, limit=ACKED_PAGE + 1, after=paging.after)
-    shown = list(acked.reminders[:ACKED_PAGE])
+    acked = watches.acknowledged(caller=OWNER, limit=ACKED_PAGE, after=paging.after)
+    shown = list(acked.reminders)
     following = None
-    if len(acked.reminders) > ACKED_PAGE:
-        last = shown[-1]
+    if acked.next is not None:  # the list's own cursor: `acked_at.id` of the last shown
         following = url(
             "/watches",
             cancelled="1" if paging.cancelled else None,
-            acked_after=f"{last.acked_at}.{last.id}",
+            acked_after=acked.next,
             acked_start=str(paging.start + len(shown)),
         )
     # Who set each reminder's watch: an agent's "pay invoice to …" is not the owner's.
