@@ -456,6 +456,9 @@ def main(argv: list[str] | None = None) -> int:
         "--categories", default=None, help="with --locomo: ask these categories only (e.g. 1,3)"
     )
     parser.add_argument("--cache", type=Path, default=None, help="with --locomo: strong vectors")
+    parser.add_argument(
+        "--oracle", action="store_true", help="with --locomo: answer from the gold evidence only"
+    )
     args = parser.parse_args(argv)
     if (args.as_agent or args.after_unload) and not args.via_vault:
         parser.error("--as-agent and --after-unload ask through the vault: add --via-vault")
@@ -511,6 +514,7 @@ def _locomo(args: argparse.Namespace) -> int:
         conversations,
         args.strong_only,
         {int(c) for c in args.categories.split(",")} if args.categories else None,
+        args.oracle,
     )
     report["load_average"] = [round(x, 2) for x in os.getloadavg()]
     if args.json:

@@ -24,6 +24,10 @@ Hundreds of asks take hours on 2 cores: Ctrl-C stops the run and still reports w
 measured (`interrupted: true`, `questions_answered`), each line of progress on stderr says
 the ask's F1 and whether it contained the gold answer.
 
+`--oracle` answers each question from a vault holding only its gold evidence turns (each
+under its session's date, as the notes above): retrieval cannot miss there, so its F1 is
+what the answerer reaches when retrieval is perfect, the ceiling for the variants above.
+
 `--cache FILE` keeps the strong model's document vectors between runs (the file
 `benchmarks.retrieval --cache` writes; queries are always embedded live).
 """
@@ -42,7 +46,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from benchmarks.retrieval import CachedStrong, session_note, sessions
+from benchmarks.retrieval import EVIDENCE, CachedStrong, session_note, sessions
 from privault.caller import Caller
 from privault.models import catalog
 from privault.models.handles import local_embedder
@@ -114,6 +118,7 @@ def run(
     conversations: set[int] | None = None,
     strong_only: bool = False,
     categories: set[int] | None = None,
+    oracle: bool = False,
 ) -> dict[str, Any]:
     """Ask the sampled questions; see the module docstring for what is reported."""
     import json
@@ -122,9 +127,10 @@ def run(
     asked = sample(data, limit, conversations, categories)
     embedder = default_embedder(models_dir)
     strong = None
-    if strong_on and catalog.is_installed(models_dir, DEFAULT_STRONG_MODEL):
+    if strong_on and not oracle and catalog.is_installed(models_dir, DEFAULT_STRONG_MODEL):
         strong = CachedStrong(local_embedder(models_dir, DEFAULT_STRONG_MODEL), cache)
     owner = Caller.owner()
+    common = {"models_dir": models_dir, "embedder": embedder, "chat_model": chat_model}
     rows: list[dict[str, Any]] = []
     interrupted = False
     with contextlib.ExitStack() as stack:
@@ -134,15 +140,21 @@ def run(
             by_conversation = {
                 index: _vaults(stack, data[index], models_dir, embedder, strong, chat_model)
                 for index in sorted({item[0] for item in asked})
+                if not oracle
             }
             if strong_only and strong is not None:
                 by_conversation = {
                     index: {"strong": vaults["strong"]} for index, vaults in by_conversation.items()
                 }
-            _share_one_model(by_conversation, min(budgets))
+            chat = _share_one_model(by_conversation, min(budgets))
             for index, category, question, gold in asked:
+                vaults = by_conversation.get(index)
+                if oracle:
+                    vault = _oracle_vault(stack, data[index], question, common)
+                    chat = _share_one_model({index: {"oracle": vault}}, min(budgets), chat)
+                    vaults = {"oracle": vault}
                 for budget in budgets:
-                    for variant, vault in by_conversation[index].items():
+                    for variant, vault in (vaults or {}).items():
                         started = time.perf_counter()
                         reply = vault.ask(question, caller=owner, budget=budget)
                         seconds = time.perf_counter() - started
@@ -216,9 +228,11 @@ def _vaults(
     return vaults
 
 
-def _share_one_model(by_conversation: dict[int, dict[str, Vault]], budget: int) -> None:
-    """Load the answering model once for every vault, and warm each vault up (unscored)."""
-    chat = None
+def _share_one_model(
+    by_conversation: dict[int, dict[str, Vault]], budget: int, chat: Any = None
+) -> Any:
+    """Load the answering model once for every vault (`chat` where one is loaded already),
+    and warm each vault up (unscored); the model."""
     for vaults in by_conversation.values():
         for vault in vaults.values():
             if chat is None:
@@ -226,6 +240,30 @@ def _share_one_model(by_conversation: dict[int, dict[str, Vault]], budget: int) 
             else:
                 vault.asking._chat = chat
             vault.ask("warm up: what happened?", caller=Caller.owner(), budget=budget)
+    return chat
+
+
+def _oracle_vault(
+    stack: contextlib.ExitStack,
+    conversation: dict[str, Any],
+    question: str,
+    common: dict[str, Any],
+) -> Vault:
+    """A fresh vault holding only the gold evidence turns of `question`, each session's
+    under its date as `session_note` writes it (MiniLM + FTS; the model is shared)."""
+    qa = next(qa for qa in conversation["qa"] if qa["question"] == question)
+    wanted = set(EVIDENCE.findall(" ".join(qa.get("evidence") or [])))
+    notes = []
+    for number, when, turns in sessions(conversation["conversation"]):
+        kept = [t for t in turns if tuple(t["dia_id"][1:].split(":")) in wanted]
+        if kept:
+            notes.append(session_note(number, when, kept))
+    file = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "vault.db"
+    vault = Vault.open(file, detector_factory=FakeDetector, **common)
+    stack.callback(vault.close)
+    if notes:
+        vault.note_many(notes, caller=Caller.owner())
+    return vault
 
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}

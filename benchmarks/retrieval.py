@@ -90,7 +90,7 @@ from privault.vault.bounds import DEFAULT_CONTEXT_BUDGET
 from privault.vault.embedding import default_embedder
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
-_EVIDENCE = re.compile(r"D(\d+):(\d+)")
+EVIDENCE = re.compile(r"D(\d+):(\d+)")
 BASELINE_TURNS = 6
 
 
@@ -150,7 +150,7 @@ def questions(sample: dict[str, Any]) -> list[tuple[int, str, list[str]]]:
     for qa in sample["qa"]:
         if qa.get("category") == 5:
             continue
-        ids = [f"D{s}:{t}" for s, t in _EVIDENCE.findall(" ".join(qa.get("evidence") or []))]
+        ids = [f"D{s}:{t}" for s, t in EVIDENCE.findall(" ".join(qa.get("evidence") or []))]
         texts = [turn_text[i] for i in dict.fromkeys(ids) if i in turn_text]
         if texts:
             asked.append((int(qa["category"]), str(qa["question"]), texts))
