@@ -5,6 +5,7 @@ the audit table one row per request."""
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 import socket
 import threading
@@ -17,8 +18,8 @@ import pytest
 import uvicorn
 from starlette.testclient import TestClient
 
-from privault.interfaces.mcp.http import build_app
-from privault.interfaces.mcp.refusals import UNKNOWN, RefusalLog
+from privault.interfaces.mcp.http import SDK_SECURITY_LOG, build_app
+from privault.interfaces.mcp.refusals import UNKNOWN, LogThrottle, RefusalLog
 from privault.store import audit
 from privault.vault import Vault
 
@@ -205,3 +206,40 @@ def test_a_page_on_another_site_writes_nothing_to_the_audit(vault: Vault) -> Non
     assert [(row.tool, row.reason) for row in rows] == [
         ("POST /mcp", "access_denied: no bearer token (from 127.0.0.1)")
     ]
+
+
+def test_the_sdks_host_and_origin_warnings_are_one_line_a_minute_without_the_value() -> None:
+    now = [0.0]
+    throttle = LogThrottle(clock=lambda: now[0])
+
+    def record(origin: str) -> logging.LogRecord:
+        return logging.LogRecord(
+            "sdk", logging.WARNING, "x", 1, f"Invalid Origin header: {origin}", None, None
+        )
+
+    first = record("https://site.example/\u202eevil")
+    assert throttle.filter(first) and first.getMessage() == "Invalid Origin header"
+    assert not any(throttle.filter(record(f"https://{n}.example")) for n in range(500))
+    now[0] = 61.0
+    later = record("null")
+    assert throttle.filter(later)
+    assert later.getMessage() == "Invalid Origin header (500 more held in the 60 s before)"
+
+
+def test_a_flood_from_another_site_logs_no_header_it_chose(
+    vault: Vault, caplog: pytest.LogCaptureFixture
+) -> None:
+    body = json.dumps(HELLO)
+    headers = {**HEADERS, "Content-Type": "application/json"}
+    with (
+        serving(vault) as base,
+        httpx.Client(base_url=base, timeout=30) as client,
+        caplog.at_level(logging.WARNING, logger=SDK_SECURITY_LOG.name),
+    ):
+        for n in range(50):
+            origin = f"https://flood-{n}.example"
+            answer = client.post("/mcp", content=body, headers={**headers, "Origin": origin})
+            assert answer.status_code == 403
+    lines = [r.getMessage() for r in caplog.records if r.name == SDK_SECURITY_LOG.name]
+    assert len(lines) <= 1
+    assert not any("flood" in line for line in lines)

@@ -27,6 +27,7 @@ vault under its own lock. Neither credential opens the other side.
 from __future__ import annotations
 
 import ipaddress
+import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -41,6 +42,7 @@ from privault.interfaces.agents import authenticate
 from privault.interfaces.mcp.lanes import DEFAULT_ASK_QUEUE, DEFAULT_READERS, Activity, Lanes
 from privault.interfaces.mcp.refusals import (
     UNKNOWN,
+    LogThrottle,
     RefusalLog,
     client_address,
     request_summary,
@@ -54,6 +56,9 @@ CALLER_KEY = "privault.caller"
 MCP_PATH = "/mcp"
 RunInVault = Callable[[Callable[[], Any]], Awaitable[Any]]
 WebFactory = Callable[[RunInVault], ASGIApp]  # builds the owner's page on the shared runner
+# The SDK's Host and Origin check logs each refusal with the header's value (`refusals`).
+SDK_SECURITY_LOG = logging.getLogger(TransportSecurityMiddleware.__module__)
+SDK_SECURITY_LOG.addFilter(LogThrottle())
 
 
 def is_loopback(host: str) -> bool:

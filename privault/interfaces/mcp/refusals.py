@@ -12,11 +12,17 @@ window has closed (at the next refusal from anyone, or when the server stops); t
 summary opens the source's next window. A source thus costs at most one row per window
 however fast it knocks, and the sources tracked at once are capped (`MAX_SOURCES`);
 beyond the cap, addresses share one bucket.
+
+Requests refused before that, as a browser page on another site sends them, write no
+audit row, but the SDK's Host and Origin check logs a warning for each, the header's value
+in it: any page could fill the server's log with lines of its choosing. `LogThrottle`
+keeps that logger to one line per window, without the value, and says how many it held.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -125,3 +131,32 @@ class RefusalLog:
 
 def _row(who: str, tool: str, reason: str) -> AuditEntry:
     return AuditEntry(agent=who, tool=tool[:100], ok=False, refused=True, reason=reason[:300])
+
+
+class LogThrottle(logging.Filter):
+    """One record of a logger per `window_seconds`, its message cut before the first
+    colon (what follows is the request's own header value); the records held meanwhile
+    are counted in the next one let through."""
+
+    def __init__(
+        self, window_seconds: float = WINDOW_SECONDS, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        super().__init__()
+        self.window_seconds = window_seconds
+        self._clock = clock
+        self._last: float | None = None
+        self._held = 0
+        self._lock = threading.Lock()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        with self._lock:
+            now = self._clock()
+            if self._last is not None and now - self._last < self.window_seconds:
+                self._held += 1
+                return False
+            held, self._last, self._held = self._held, now, 0
+        message = record.getMessage().split(":", 1)[0]
+        if held:
+            message += f" ({held} more held in the {self.window_seconds:g} s before)"
+        record.msg, record.args = message, None
+        return True
