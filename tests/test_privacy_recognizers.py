@@ -16,6 +16,7 @@ from privault.privacy.names import NameLists, find_names, load_name_lists, peopl
 from privault.privacy.places import Gazetteer, find_places
 from privault.privacy.propagation import has_lower_case_form, propagate
 from privault.privacy.street_addresses import postcodes_beside_towns, regions_beside_towns
+from privault.privacy.things import may_name_a_named_day
 from privault.spans import Span, merge_spans, normalise_kind
 from tests.helpers import examples
 
@@ -243,6 +244,21 @@ def test_a_found_name_spreads_to_its_lower_case_form_where_it_is_no_word() -> No
     assert [text[s.start : s.end] for s in unlisted] == ["maria", "lopez", "lopez", "rose"]
     assert has_lower_case_form(text, lists.is_word)
     assert not has_lower_case_form("The rose. Rose met Maria Lopez today", lists.is_word)
+
+
+@pytest.mark.parametrize(
+    ("text", "may"),
+    [
+        ("Black Friday list", True),
+        ("BLACK FRIDAY deals", True),
+        ("Ash's\tWednesday", True),
+        ("see Mark Friday", False),
+        ("Black Fridays", False),
+        ("Ash on Wednesday", False),
+    ],
+)
+def test_the_texts_revision_42_could_change_are_told(text: str, may: bool) -> None:
+    assert may_name_a_named_day(text) is may
 
 
 @pytest.mark.parametrize("text", ["i'm bronagh, my number is 087", "bronagh, the number is 087"])

@@ -34,10 +34,11 @@ from privault.privacy.second_pass import second_pass_can_add
 from privault.privacy.street_addresses import postcodes_beside_towns, regions_beside_towns
 from privault.privacy.table_columns import find_column_values, header_labels
 from privault.privacy.tagger import WEIGHTS_SHA256, load_tagger
+from privault.privacy.things import may_name_a_named_day
 from privault.spans import Span
 
 # Bump when recognizer code changes in a way that changes spans: stored spans get rescanned.
-DETECTOR_REVISION = "41"
+DETECTOR_REVISION = "42"
 # Revisions that could change the spans of some texts only, each with a test that holds
 # for every text it could have changed: after such revisions alone, a text scanned before
 # them that no test holds for keeps its spans, marked as the current version's without
@@ -48,6 +49,7 @@ REVISION_SCOPES: dict[int, Callable[[str], bool]] = {
     39: lambda text: bool(header_labels(words_apart(text))),  # tables read by their headers
     40: lambda text: len(text) > PIECE_CHARS,  # long texts read in pieces
     41: lambda text: has_lower_case_form(words_apart(text), load_name_lists().is_word),
+    42: lambda text: may_name_a_named_day(text),  # "Black Friday", "Ash Wednesday"
 }
 _CACHE_CHARS = 500  # only short texts (queries, titles) are worth remembering
 _CACHE_ENTRIES = 256

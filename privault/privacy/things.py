@@ -109,6 +109,17 @@ def _is_trade_word(word: str, lists: NameLists) -> bool:
 
 _WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 _DAY_ENDS = frozenset({"day", "eve"})
+# Named days whose first word is also a given name: a weekday after a given name is
+# otherwise a person and a day ("see Mark Friday").
+NAMED_DAYS = frozenset(
+    " ".join(pair.split())
+    for pair in """black friday, ash wednesday, blue monday, holy thursday, holy saturday,
+    whit sunday, whit monday, trinity sunday, ascension thursday""".split(",")
+)
+_NAMED_DAY = re.compile(
+    rf"(?i)\b(?:{'|'.join(sorted({pair.split()[0] for pair in NAMED_DAYS}))})(?:['’]s?)?[ \t]+"
+    rf"(?:{'|'.join(sorted({pair.split()[1] for pair in NAMED_DAYS}))})\b"
+)
 _HOLIDAY_JOINERS = frozenset({"al", "ul", "el"})  # "Eid al-Fitr", "Eid ul-Adha"
 _DAY_BEFORE = re.compile(r"([^\W\d_][\w-]*)(?:['’]s?)?[ \t]+$")
 _DAY_AFTER = re.compile(r"(?:['’]s?)?[ \t]+([^\W\d_]\w*)")
@@ -142,10 +153,18 @@ def names_a_day(text: str, start: int, word: str, lists: NameLists) -> bool:
     return (day in _DAY_ENDS or day in _WEEKDAYS) and _before_a_day(word, day, lists)
 
 
+def may_name_a_named_day(text: str) -> bool:
+    """True when `text` may hold one of `NAMED_DAYS`, in any case (the texts detector
+    revision 42 could read otherwise)."""
+    return _NAMED_DAY.search(text) is not None
+
+
 def _before_a_day(word: str, day: str, lists: NameLists) -> bool:
     """True when `word`, capitalised before `day`, makes the pair a named day."""
     bare = re.sub(r"['’]s?$", "", word)
     if not bare[:1].isupper() or fold(bare) in CALENDAR:
         return False
+    if f"{fold(bare)} {day}" in NAMED_DAYS:
+        return True
     everyday = lists.is_word(bare) or load_lexicon().is_everyday(fold(bare))
     return everyday and (day in _DAY_ENDS or not lists.is_first(bare))
