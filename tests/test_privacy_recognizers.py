@@ -252,6 +252,8 @@ def test_a_found_name_spreads_to_its_lower_case_form_where_it_is_no_word() -> No
         ("Black Friday list", True),
         ("BLACK FRIDAY deals", True),
         ("Ash's\tWednesday", True),
+        ("Bláck Friday", True),  # the detector looks the words up folded
+        ("Ｂｌａｃｋ Friday", True),
         ("see Mark Friday", False),
         ("Black Fridays", False),
         ("Ash on Wednesday", False),

@@ -154,9 +154,9 @@ def names_a_day(text: str, start: int, word: str, lists: NameLists) -> bool:
 
 
 def may_name_a_named_day(text: str) -> bool:
-    """True when `text` may hold one of `NAMED_DAYS`, in any case (the texts detector
-    revision 42 could read otherwise)."""
-    return _NAMED_DAY.search(text) is not None
+    """True when `text` may hold one of `NAMED_DAYS`, in any case or accents ("Bláck
+    Friday" folds to one): the texts detector revision 42 could read otherwise."""
+    return _NAMED_DAY.search(fold(text)) is not None
 
 
 def _before_a_day(word: str, day: str, lists: NameLists) -> bool:
