@@ -149,9 +149,11 @@ def run(
             chat = _share_one_model(by_conversation, min(budgets))
             for index, category, question, gold in asked:
                 vaults = by_conversation.get(index)
-                if oracle:
+                if oracle:  # the model loaded and warmed up once, in the first such vault
                     vault = _oracle_vault(stack, data[index], question, common)
-                    chat = _share_one_model({index: {"oracle": vault}}, min(budgets), chat)
+                    if chat is None:
+                        chat = _share_one_model({index: {"oracle": vault}}, min(budgets))
+                    vault.asking._chat = chat
                     vaults = {"oracle": vault}
                 for budget in budgets:
                     for variant, vault in (vaults or {}).items():
@@ -228,11 +230,10 @@ def _vaults(
     return vaults
 
 
-def _share_one_model(
-    by_conversation: dict[int, dict[str, Vault]], budget: int, chat: Any = None
-) -> Any:
-    """Load the answering model once for every vault (`chat` where one is loaded already),
-    and warm each vault up (unscored); the model."""
+def _share_one_model(by_conversation: dict[int, dict[str, Vault]], budget: int) -> Any:
+    """Load the answering model once for every vault, and warm each vault up (unscored);
+    the model (None without a vault)."""
+    chat = None
     for vaults in by_conversation.values():
         for vault in vaults.values():
             if chat is None:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from privault.privacy import cue_words, name_forms, propagation
 from privault.privacy import recognizers as rec
 from privault.privacy.cue_words import find_context_entities
-from privault.privacy.detector import words_apart
+from privault.privacy.detector import REVISION_SCOPES, words_apart
 from privault.privacy.names import NameLists, find_names, load_name_lists, people_in_entity
 from privault.privacy.places import Gazetteer, find_places
 from privault.privacy.propagation import has_lower_case_form, propagate
@@ -261,6 +261,14 @@ def test_a_found_name_spreads_to_its_lower_case_form_where_it_is_no_word() -> No
 )
 def test_the_texts_revision_42_could_change_are_told(text: str, may: bool) -> None:
     assert may_name_a_named_day(text) is may
+
+
+@pytest.mark.parametrize(
+    "text", ["_Black Friday_ list", "__Black Friday__ list", "Black_Friday_list.md"]
+)
+def test_revision_42s_scope_reads_words_joined_by_underscores_apart(text: str) -> None:
+    # The detector reads such words apart (`words_apart`), and so finds the day in them.
+    assert REVISION_SCOPES[42](text)
 
 
 @pytest.mark.parametrize("text", ["i'm bronagh, my number is 087", "bronagh, the number is 087"])

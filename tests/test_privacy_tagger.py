@@ -209,6 +209,9 @@ def test_a_guess_is_cut_to_the_name_the_tagger_found_in_it(
         # ...and the named days whose first word is also a given name
         ("Black Friday list: an air fryer", "Black Friday list: an air fryer"),
         ("Ash Wednesday: no chocolate again", "Ash Wednesday: no chocolate again"),
+        # ...unless whom one meets or a given name stands before it
+        ("Lunch with Ash Wednesday at noon", "Lunch with <PERSON_1> Wednesday at noon"),
+        ("Dinner with Jack Black Friday night", "Dinner with <PERSON_1> Friday night"),
         # ...not a person and when, nor a singer
         ("see Mark Friday about the roof", "see <PERSON_1> Friday about the roof"),
         ("Meeting with Ash on Wednesday", "Meeting with <PERSON_1> on Wednesday"),

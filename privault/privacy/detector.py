@@ -49,7 +49,7 @@ REVISION_SCOPES: dict[int, Callable[[str], bool]] = {
     39: lambda text: bool(header_labels(words_apart(text))),  # tables read by their headers
     40: lambda text: len(text) > PIECE_CHARS,  # long texts read in pieces
     41: lambda text: has_lower_case_form(words_apart(text), load_name_lists().is_word),
-    42: lambda text: may_name_a_named_day(text),  # "Black Friday", "Ash Wednesday"
+    42: lambda text: may_name_a_named_day(words_apart(text)),  # "Black Friday", "Ash Wednesday"
 }
 _CACHE_CHARS = 500  # only short texts (queries, titles) are worth remembering
 _CACHE_ENTRIES = 256

@@ -120,6 +120,13 @@ _NAMED_DAY = re.compile(
     rf"(?i)\b(?:{'|'.join(sorted({pair.split()[0] for pair in NAMED_DAYS}))})(?:['’]s?)?[ \t]+"
     rf"(?:{'|'.join(sorted({pair.split()[1] for pair in NAMED_DAYS}))})\b"
 )
+_WORD_BEFORE = re.compile(r"([^\W\d_]+)[ \t]+$")
+# Words before a name that say whom one meets, sees or writes to ("lunch with Ash
+# Wednesday", "see Ash Wednesday"): a named day after them is a person and a day.
+_MEETING_WORDS = frozenset(
+    """with see saw seeing meet met meeting call called ring rang text texted ask asked tell
+    told visit visited hi hey dear""".split()
+)
 _HOLIDAY_JOINERS = frozenset({"al", "ul", "el"})  # "Eid al-Fitr", "Eid ul-Adha"
 _DAY_BEFORE = re.compile(r"([^\W\d_][\w-]*)(?:['’]s?)?[ \t]+$")
 _DAY_AFTER = re.compile(r"(?:['’]s?)?[ \t]+([^\W\d_]\w*)")
@@ -139,18 +146,22 @@ def names_a_day(text: str, start: int, word: str, lists: NameLists) -> bool:
     capitalised "Day", "Eve" or weekday after an everyday word ("Boxing Day", "Prime Day",
     "Valentine's Day", "Cyber Monday"), or that word before one. A weekday after a given
     name is a person and a day ("see Mark Friday"); a name no dictionary holds is a person
-    ("Doris Day")."""
+    ("Doris Day"). A named day whose first word is a given name (`NAMED_DAYS`) is a day,
+    unless a given name or a word that names whom one meets stands before it ("with Ash
+    Wednesday", "Jack Black Friday")."""
     if not word[:1].isupper():
         return False
     key = fold(word.strip(".'’"))
     if key in _DAY_ENDS or key in _WEEKDAYS:
         before = _DAY_BEFORE.search(text, max(0, start - 40), start)
-        return before is not None and _before_a_day(before.group(1), key, lists)
+        return before is not None and _before_a_day(
+            text, before.start(1), before.group(1), key, lists
+        )
     after = _DAY_AFTER.match(text, start + len(word))
     if after is None or not after.group(1)[:1].isupper():
         return False
     day = fold(after.group(1))
-    return (day in _DAY_ENDS or day in _WEEKDAYS) and _before_a_day(word, day, lists)
+    return (day in _DAY_ENDS or day in _WEEKDAYS) and _before_a_day(text, start, word, day, lists)
 
 
 def may_name_a_named_day(text: str) -> bool:
@@ -159,12 +170,16 @@ def may_name_a_named_day(text: str) -> bool:
     return _NAMED_DAY.search(fold(text)) is not None
 
 
-def _before_a_day(word: str, day: str, lists: NameLists) -> bool:
-    """True when `word`, capitalised before `day`, makes the pair a named day."""
+def _before_a_day(text: str, at: int, word: str, day: str, lists: NameLists) -> bool:
+    """True when `word`, capitalised at `at` before `day`, makes the pair a named day."""
     bare = re.sub(r"['’]s?$", "", word)
     if not bare[:1].isupper() or fold(bare) in CALENDAR:
         return False
     if f"{fold(bare)} {day}" in NAMED_DAYS:
-        return True
+        before = _WORD_BEFORE.search(text, max(0, at - 40), at)
+        return before is None or not (
+            fold(before.group(1)) in _MEETING_WORDS
+            or (before.group(1)[:1].isupper() and lists.is_first(before.group(1)))
+        )
     everyday = lists.is_word(bare) or load_lexicon().is_everyday(fold(bare))
     return everyday and (day in _DAY_ENDS or not lists.is_first(bare))
