@@ -220,6 +220,11 @@ def test_the_sdks_host_and_origin_warnings_are_one_line_a_minute_without_the_val
     first = record("https://site.example/\u202eevil")
     assert throttle.filter(first) and first.getMessage() == "Invalid Origin header"
     assert not any(throttle.filter(record(f"https://{n}.example")) for n in range(500))
+    # A flood of one kind hides no other: a misconfigured client's Host is still logged.
+    host = logging.LogRecord(
+        "sdk", logging.WARNING, "x", 1, "Invalid Host header: vault.lan", None, None
+    )
+    assert throttle.filter(host) and host.getMessage() == "Invalid Host header"
     now[0] = 61.0
     later = record("null")
     assert throttle.filter(later)

@@ -16,7 +16,8 @@ beyond the cap, addresses share one bucket.
 Requests refused before that, as a browser page on another site sends them, write no
 audit row, but the SDK's Host and Origin check logs a warning for each, the header's value
 in it: any page could fill the server's log with lines of its choosing. `LogThrottle`
-keeps that logger to one line per window, without the value, and says how many it held.
+keeps that logger to one line of each kind per window, without the value, and says how
+many it held.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ UNKNOWN = "(unknown)"  # the audit name of a caller no registered agent can be t
 WINDOW_SECONDS = 60.0
 MAX_SOURCES = 1024  # (identity, address) pairs counted at once
 OTHER_SOURCES = "(other addresses)"
+MAX_KIND = 80  # characters of a log line's kind kept
+MAX_KINDS = 8  # kinds of log line throttled apart (the SDK writes three)
 _METHODS = frozenset({"GET", "POST", "DELETE", "PUT", "PATCH", "HEAD", "OPTIONS"})
 
 
@@ -134,9 +137,12 @@ def _row(who: str, tool: str, reason: str) -> AuditEntry:
 
 
 class LogThrottle(logging.Filter):
-    """One record of a logger per `window_seconds`, its message cut before the first
-    colon (what follows is the request's own header value); the records held meanwhile
-    are counted in the next one let through."""
+    """One record of each kind a logger writes per `window_seconds`, its message cut before
+    the first colon (what follows is the request's own header value; the rest is its
+    kind: "Invalid Origin header"); the records of a kind held meanwhile are counted in
+    the next one of that kind let through. Kinds are the logger's own few messages, so a
+    flood of one kind never hides another ("Invalid Host header" from a misconfigured
+    client)."""
 
     def __init__(
         self, window_seconds: float = WINDOW_SECONDS, clock: Callable[[], float] = time.monotonic
@@ -144,19 +150,22 @@ class LogThrottle(logging.Filter):
         super().__init__()
         self.window_seconds = window_seconds
         self._clock = clock
-        self._last: float | None = None
-        self._held = 0
+        self._kinds: dict[str, _Window] = {}  # from the last record of a kind let through
         self._lock = threading.Lock()
 
     def filter(self, record: logging.LogRecord) -> bool:
+        kind = record.getMessage().split(":", 1)[0][:MAX_KIND]
         with self._lock:
             now = self._clock()
-            if self._last is not None and now - self._last < self.window_seconds:
-                self._held += 1
+            window = self._kinds.get(kind)
+            if window is not None and now - window.started < self.window_seconds:
+                window.more += 1
                 return False
-            held, self._last, self._held = self._held, now, 0
-        message = record.getMessage().split(":", 1)[0]
+            if window is None and len(self._kinds) >= MAX_KINDS:
+                return False  # a message of no kind seen before: nothing a flood may use
+            held = window.more if window else 0
+            self._kinds[kind] = _Window(now)
         if held:
-            message += f" ({held} more held in the {self.window_seconds:g} s before)"
-        record.msg, record.args = message, None
+            kind += f" ({held} more held in the {self.window_seconds:g} s before)"
+        record.msg, record.args = kind, None
         return True
