@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import os
 import random
+import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -215,3 +217,34 @@ def logged_in(vault: Vault, folder: Path) -> Any:
     client = TestClient(build_web_app(vault, links=links, hosts=["testserver"]))
     assert client.get(f"/login?token={links.issue()}").status_code == 200
     return client
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A port nothing listens on at `host` now."""
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def uvicorn_running(
+    app: Any, port: int, host: str = "127.0.0.1", wait: float = 30
+) -> Iterator[str]:
+    """`app` served by uvicorn at host:port on a thread, as `privault serve` runs it (its
+    lifespan on); yields its base URL once it is up, and stops it on leaving."""
+    import uvicorn
+
+    server = uvicorn.Server(
+        uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + wait
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=wait)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -21,6 +20,7 @@ from mcp.client.stdio import StdioServerParameters
 from privault.store import agents
 from privault.store.connection import connect
 from privault.store.migrations import migrate
+from tests.helpers import free_port
 
 pytestmark = pytest.mark.real
 
@@ -75,12 +75,6 @@ def test_stdio_server_as_launched_by_a_client() -> None:
     hits = found.structured_content["results"]
     assert hits and "boiler" in hits[0]["text"]
     assert "jane.roe@example.com" not in hits[0]["text"]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def wait_until_up(url: str, process: subprocess.Popen[bytes]) -> None:

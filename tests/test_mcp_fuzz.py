@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import json
 import logging
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +15,7 @@ import pytest
 
 from benchmarks import fuzz, fuzz_calls
 from privault.interfaces.mcp.http import build_app
-from tests.helpers import fake_vault, mcp_ok
+from tests.helpers import fake_vault, free_port, mcp_ok, uvicorn_running
 
 CALLS = 400
 
@@ -36,29 +33,15 @@ class Collect(logging.Handler):
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[str, dict[str, str], dict[str, Any], Path]]:
-    import uvicorn
-
     path = tmp_path / "vault.db"
     tokens, ids = fuzz.build_vault(path, tmp_path / "models", fake=True)
     vault = fake_vault(path)
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = int(sock.getsockname()[1])
+    port = free_port()
     app = build_app(vault, host="127.0.0.1", port=port, readers=3)
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
     try:
-        yield f"http://127.0.0.1:{port}/mcp", tokens, ids, path
+        with uvicorn_running(app, port) as url:
+            yield f"{url}/mcp", tokens, ids, path
     finally:
-        server.should_exit = True
-        thread.join(timeout=30)
         vault.close()
 
 

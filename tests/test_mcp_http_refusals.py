@@ -7,21 +7,18 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import httpx
 import pytest
-import uvicorn
 from starlette.testclient import TestClient
 
 from privault.interfaces.mcp.http import SDK_SECURITY_LOG, build_app
 from privault.interfaces.mcp.refusals import UNKNOWN, LogThrottle, RefusalLog
 from privault.store import audit
 from privault.vault import Vault
+from tests.helpers import free_port, uvicorn_running
 
 HEADERS = {"Accept": "application/json, text/event-stream"}
 HELLO = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
@@ -149,23 +146,9 @@ def test_an_unauthenticated_path_is_never_written_as_it_came(vault: Vault, path:
 def serving(vault: Vault) -> Iterator[str]:
     """`privault serve`'s app for `vault`, run by uvicorn on 127.0.0.1; its base URL. The
     server is stopped on leaving (what it only counted is written then)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = int(probe.getsockname()[1])
-    app = build_app(vault, host="127.0.0.1", port=port, readers=1)
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
+    port = free_port()
+    with uvicorn_running(build_app(vault, host="127.0.0.1", port=port, readers=1), port) as url:
+        yield url
 
 
 # What a browser sends for a page on another site (`fetch(url, {method: "POST", mode:

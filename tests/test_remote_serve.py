@@ -10,15 +10,11 @@ drives the page and MCP through it with the public Host name.
 from __future__ import annotations
 
 import json
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
 
 from privault.errors import InputError
 from privault.interfaces.cli import app
@@ -26,7 +22,7 @@ from privault.interfaces.cli.serve import public_names
 from privault.interfaces.cli.ui import announce, web_factory
 from privault.interfaces.mcp.http import allowed_hosts, build_app
 from privault.vault import Vault
-from tests.helpers import FakeEngineRunner, fake_vault
+from tests.helpers import FakeEngineRunner, fake_vault, free_port, uvicorn_running
 
 ADDRESS = "127.0.0.2"
 HEADERS = {"Accept": "application/json, text/event-stream"}
@@ -67,16 +63,10 @@ def test_serving_every_address_without_a_public_name_is_refused() -> None:
     assert "--public-url" in str(result.exception)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind((ADDRESS, 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[tuple[Vault, int, str]]:
     try:
-        port = _free_port()
+        port = free_port(ADDRESS)
     except OSError:
         pytest.fail(f"cannot bind {ADDRESS}: loopback addresses beyond 127.0.0.1 are missing")
     vault = fake_vault(tmp_path / "vault.db")
@@ -90,20 +80,11 @@ def server(tmp_path: Path) -> Iterator[tuple[Vault, int, str]]:
         readers=1,
         public=public,
     )
-    running = uvicorn.Server(
-        uvicorn.Config(asgi, host=ADDRESS, port=port, log_level="warning", lifespan="on")
-    )
-    thread = threading.Thread(target=running.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not running.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    announce(ADDRESS, port, f"http://vault.test:{port}")
     try:
-        yield vault, port, token
+        with uvicorn_running(asgi, port, host=ADDRESS):
+            announce(ADDRESS, port, f"http://vault.test:{port}")
+            yield vault, port, token
     finally:
-        running.should_exit = True
-        thread.join(timeout=30)
         vault.close()
 
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,19 +20,13 @@ from privault.interfaces.web.app import build_web_app
 from privault.interfaces.web.auth import LoginLinks
 from privault.vault import Vault
 from privault.watches.fetcher import Fetcher, FetchLimits
-from tests.helpers import fake_vault
+from tests.helpers import fake_vault, free_port, uvicorn_running
 from tests.web_site import Site, seed, shop_page
 
 CHROMIUM = "/usr/bin/chromium"
 DRIVER = "/usr/bin/chromedriver"
 DOCS = Path(__file__).parents[1] / "docs"
 WAIT = 15.0
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -46,28 +38,15 @@ def pages() -> Iterator[LocalServer]:
 @contextmanager
 def serving(vault: Vault, links: LoginLinks) -> Iterator[str]:
     """`privault serve`'s app for `vault` on a free loopback port; yields its base URL."""
-    import uvicorn
-
     port = free_port()
 
     def web(run: Any) -> Any:
         return build_web_app(vault, links=links, hosts=allowed_hosts("127.0.0.1", port), run=run)
 
-    app = build_app(vault, host="127.0.0.1", port=port, web=web)
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + WAIT
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with uvicorn_running(
+        build_app(vault, host="127.0.0.1", port=port, web=web), port, wait=WAIT
+    ) as url:
+        yield url
 
 
 @pytest.fixture
