@@ -131,6 +131,12 @@ def test_a_labelled_postcode_is_masked_and_its_label_kept(detector: Detector) ->
     assert "47801" not in out and "Postcode:" in out
 
 
+def test_a_postcode_alone_in_a_chat_reply_is_masked(detector: Detector) -> None:
+    text = "Thanks, and the billing postcode?\nMe: EH12 9DN"
+    out = Gate(STANDARD).apply(text, detector.detect(text)).text
+    assert "EH12" not in out and "9DN" not in out and out.startswith("Thanks, and the billing")
+
+
 def test_packaged_lists_load() -> None:
     from privault.privacy.names import load_name_lists
     from privault.privacy.places import load_gazetteer

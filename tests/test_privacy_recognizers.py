@@ -491,6 +491,49 @@ def test_a_number_without_a_postcode_label_is_not_one(text: str) -> None:
     assert rec.find_addresses(text) == []
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("my postcode is SW1A 1AA, thanks", "SW1A 1AA"),
+        ("Abdullahi,Lilian,Elliotbury,Oxfordshire,CV0 8NF", "CV0 8NF"),
+        ("Me: EH12 9DN", "EH12 9DN"),
+        ("drop it at M1 1AE.", "M1 1AE"),
+        ("mail goes to K1A 0B1 now", "K1A 0B1"),
+    ],
+)
+def test_a_whole_british_or_canadian_postcode_is_an_address_anywhere(
+    text: str, expected: str
+) -> None:
+    # No label, no town: the shape alone names a street or a few houses.
+    (span,) = rec.find_addresses(text)
+    assert text[span.start : span.end] == expected
+    assert REVISION_SCOPES[43](text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Selling my PS4 1TB and a PS5 2GB",  # a size after a model
+        "M2 1TB drive",
+        "SW1A1AA",  # no space: as often a code of something else
+        "sw1a 1aa",
+        "Q1 1AA",  # no British postcode starts with Q
+        "K1A 0B1X",
+        "Flight BA 123 at 9AM",
+    ],
+)
+def test_other_codes_of_a_postcodes_letters_are_not_addresses(text: str) -> None:
+    assert rec.find_addresses(text) == []
+    assert not REVISION_SCOPES[43](text)
+
+
+def test_revision_43s_scope_reads_words_joined_by_underscores_apart() -> None:
+    # The detector reads "parcel_SW1A_1AA.pdf" as "parcel SW1A 1AA.pdf", and finds it.
+    text = "parcel_SW1A_1AA.pdf"
+    assert rec.find_addresses(words_apart(text))
+    assert REVISION_SCOPES[43](text)
+
+
 def test_an_address_stops_at_the_end_of_its_sentence() -> None:
     # The full stop ends the sentence and is left in the text (it once went with the town).
     text = "Her practice: 221 Baker Street, London. Phone her."

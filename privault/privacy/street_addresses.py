@@ -159,6 +159,17 @@ _LABELLED_POSTCODE = re.compile(
     + _POSTCODE_AFTER
     + r"|\d{3,8}(?:-\d{3,4})?(?![\w-]))"
 )
+# A whole British postcode or Canadian postal code, written anywhere ("my postcode is SW1A
+# 1AA", "Oxfordshire,CV0 8NF", "K1A 0B1"): either names a street or a few houses, and its
+# shape, with the letters each position allows and the space between its halves, is rare
+# in other text. Not a size after a model ("PS5 2GB", "M2 1TB").
+_WHOLE_POSTCODE = re.compile(
+    r"(?<![\w-])(?:"
+    r"[A-PR-UWYZ](?:\d{1,2}|[A-HK-Y]\d{1,2}|\d[A-HJKPSTUW]|[A-HK-Y]\d[ABEHMNPRV-Y])"
+    r"[ \t](?!\d[GT]B(?![\w-]))\d[ABD-HJLNP-UW-Z]{2}"
+    r"|[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z][ \t]\d[ABCEGHJ-NPRSTV-Z]\d"
+    r")(?![\w-])"
+)
 _LINE_ABOVE = re.compile(r"(?m)^[ \t>*•-]*(\d{1,6}[A-Za-z]?[ \t,]+[^\n]{3,60})\n[ \t>*•-]*")
 _TAIL_LIMIT = 120
 _TAIL_STOP_WORDS = frozenset(
@@ -219,7 +230,14 @@ def find_addresses(text: str) -> list[Span]:
                 found.append(Span(start, end, "ADDRESS", 0.75, "address"))
     for match in _LABELLED_POSTCODE.finditer(text):
         found.append(Span(match.start(1), match.end(1), "ADDRESS", 0.75, "address"))
+    for match in _WHOLE_POSTCODE.finditer(text):
+        found.append(Span(match.start(), match.end(), "ADDRESS", 0.75, "address"))
     return merge_spans(found)
+
+
+def has_whole_postcode(text: str) -> bool:
+    """True when `text` holds a whole British or Canadian postcode (`find_addresses`)."""
+    return _WHOLE_POSTCODE.search(text) is not None
 
 
 # A postcode right before a town found by any recogniser ("…, 28014 Madrid", "6435 Taguig",
