@@ -42,7 +42,8 @@ from privault.errors import ModelError
 from privault.privacy import analyzer as presidio
 from privault.privacy import pieces
 from privault.privacy.names import find_names, load_name_lists, people_in_entity
-from privault.privacy.places import find_places, load_gazetteer
+from privault.privacy.places import find_places, find_tagged_places, load_gazetteer
+from privault.privacy.tagger_lexicon import lexicon
 from privault.spans import Span, normalise_kind
 
 # Tried in order: the official small English pipeline, then its PyPI re-upload.
@@ -275,7 +276,11 @@ def _gazetteer_spans(text: str, doc: Any, pos: Sequence[str]) -> list[Span]:
         # foreign to it, a nationality ("Arild Nguyen"); one capitalised word stays one.
         if entity.label_ == "ORG" or (entity.label_ == "NORP" and len(entity) > 1):
             spans.extend(people_in_entity(text, entity.start_char, entity.end_char, lists))
-    return spans + find_places(text, load_gazetteer(), lists)
+    places = load_gazetteer()
+    written = lexicon().vocabulary.__contains__
+    return (
+        spans + find_places(text, places, lists) + find_tagged_places(text, places, lists, written)
+    )
 
 
 def _only_joiners(gap: str) -> bool:

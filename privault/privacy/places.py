@@ -14,10 +14,11 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from privault.errors import ModelError
-from privault.privacy.names import NameLists, fold, package_dir
+from privault.privacy.names import NameLists, fold, load_name_lists, package_dir
 from privault.spans import Span
 
 # Capitalised (or ALL CAPS) words joined by spaces or hyphens, with the small lower case
@@ -60,6 +61,13 @@ def load_gazetteer() -> Gazetteer:
     return Gazetteer(frozenset(countries), frozenset(cities - {""}))
 
 
+# A hashtag of words joined by hyphens or underscores ("#lunch-club-manchester",
+# "#trip_lisbon"), or one word ("#budapest").
+_HASHTAG = re.compile(r"(?<![\w#&/])#([^\W_][\w-]*)")
+_TAG_PART = re.compile(r"[^\W\d_]+")
+_WORD = re.compile(r"[^ \t-]+")
+
+
 def find_places(text: str, gazetteer: Gazetteer, names: NameLists) -> list[Span]:
     """LOCATION spans for capitalised runs that name a country or a city.
 
@@ -68,21 +76,76 @@ def find_places(text: str, gazetteer: Gazetteer, names: NameLists) -> list[Span]
     """
     spans: list[Span] = []
     for match in _RUN.finditer(text):
-        words = list(re.finditer(r"[^ \t-]+", match.group(0)))
-        index = 0
-        while index < len(words):
-            for stop in range(len(words), index, -1):
-                start = match.start() + words[index].start()
-                end = match.start() + words[stop - 1].end()
-                key = fold(text[start:end])
-                single = stop - index == 1
-                if key in gazetteer.countries or (
-                    key in gazetteer.cities
-                    and not (single and (names.is_word(key) or len(key) < 4))
-                ):
-                    spans.append(Span(start, end, "LOCATION", 0.6, "places"))
-                    index = stop
-                    break
-            else:
-                index += 1
+        words = [match.span() for match in _WORD.finditer(text, *match.span())]
+        spans += _listed_runs(text, words, gazetteer, names)
+    return spans
+
+
+def find_tagged_places(
+    text: str, gazetteer: Gazetteer, names: NameLists, written: Callable[[str], bool]
+) -> list[Span]:
+    """LOCATION spans for the countries and cities a hashtag names, in any case
+    ("#lunch-club-manchester", "#new-york-trip"): a tag is written small and run
+    together, so capitals say nothing there. A listed town that is no dictionary word
+    ("manchester"; not "nice", "split") is what a tag names where it is a word English
+    text writes at all (`written`, folded): "#mongo-setup" and "#vite-config" name tools,
+    though a town in Chad and one in India bear those names. A town that is a given
+    name too ("#trip-tokyo", "#victoria-measurements") is masked as a place: a tag
+    that names a person is masked either way."""
+    spans: list[Span] = []
+    for match in _HASHTAG.finditer(text):
+        words = [match.span() for match in _TAG_PART.finditer(text, *match.span(1))]
+        spans += _listed_runs(text, words, gazetteer, names, written)
+    return spans
+
+
+def may_tag_a_place(text: str) -> bool:
+    """True when a hashtag of `text` names a place (`find_tagged_places`): the texts
+    detector revision 44 could read otherwise."""
+    from privault.privacy.tagger_lexicon import lexicon  # which reads this module's lists
+
+    if "#" not in text:
+        return False
+    written = lexicon().vocabulary.__contains__
+    return bool(find_tagged_places(text, load_gazetteer(), load_name_lists(), written))
+
+
+def _listed_runs(
+    text: str,
+    words: list[tuple[int, int]],
+    gazetteer: Gazetteer,
+    names: NameLists,
+    written: Callable[[str], bool] | None = None,
+) -> list[Span]:
+    """LOCATION spans of the listed places among consecutive `words` (start, end), the
+    longest run first. One word that is a town must be no dictionary word, of four
+    letters or more, and where `written` is given (a tag's words), a word English
+    writes; a tag's words are read joined by a space or a hyphen, as the place is
+    listed."""
+    spans: list[Span] = []
+    index = 0
+    while index < len(words):
+        for stop in range(len(words), index, -1):
+            key = fold(text[words[index][0] : words[stop - 1][1]])
+            if written is not None:  # a tag's "new-york", "new_york", "aix-en-provence"
+                spaced = " ".join(fold(text[start:end]) for start, end in words[index:stop])
+                listed = spaced in gazetteer.cities or spaced in gazetteer.countries
+                key = spaced if listed else key.replace("_", "-")
+            single = stop - index == 1
+            if key in gazetteer.countries or (
+                key in gazetteer.cities
+                and not (
+                    single
+                    and (
+                        names.is_word(key)
+                        or len(key) < 4
+                        or (written is not None and not written(key))
+                    )
+                )
+            ):
+                spans.append(Span(words[index][0], words[stop - 1][1], "LOCATION", 0.6, "places"))
+                index = stop
+                break
+        else:
+            index += 1
     return spans
