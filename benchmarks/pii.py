@@ -18,8 +18,8 @@ Reports, for the identifying kinds:
 
 * **leak-based recall** — the share of gold values that do *not* survive in the redacted
   text. A value survives when its text (whitespace-normalised, case-insensitive) can still
-  be found in the output. This is what matters for privacy: a value masked under a
-  different kind, or as part of a larger span, has not leaked.
+  be found in the output, placeholders left out. This is what matters for privacy: a
+  value masked under a different kind, or as part of a larger span, has not leaked.
 * **strict recall** — the share of gold values every letter and digit of which was masked
   (partial masking does not count), a harder number reported next to it.
 * **over-redaction** — the share of characters outside every gold PII span (of any kind)
@@ -43,6 +43,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 import time
@@ -79,6 +80,16 @@ _JUNK = {"nan", ""}
 
 def _norm(text: str) -> str:
     return " ".join(text.casefold().split())
+
+
+_PLACEHOLDER = re.compile(r"<[A-Z]+(?:_[A-Z]+)*_\d+>")
+
+
+def survives(value: str, redacted: str) -> bool:
+    """True when `value` can still be read in `redacted` (whitespace-normalised, in any
+    case). A placeholder's letters are no text of the note's: "ON" (Ontario), masked
+    inside an address, is not found again in "<PERSON_1>"."""
+    return _norm(value) in _norm(_PLACEHOLDER.sub(" ", redacted))
 
 
 def _detector(policy: Policy) -> Detector:
@@ -171,7 +182,7 @@ def run(
             if kind is None or _norm(value) in _JUNK:
                 continue
             total[kind] += 1
-            if _norm(value) not in _norm(redacted):
+            if not survives(value, redacted):
                 protected[kind] += 1
             elif len(leaked) < misses:
                 leaked.append({"kind": kind, "value": value, "text": text})

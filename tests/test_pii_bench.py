@@ -52,6 +52,13 @@ def test_the_report_has_recall_and_the_write_time_cost(
     assert set(report["engine_load"]) == {"wall_s", "cpu_s"}
 
 
+def test_a_value_survives_where_its_text_is_read_not_inside_a_placeholder() -> None:
+    assert not bench.survives("ON", "My sister <PERSON_1> bought a house at <ADDRESS_1>.")
+    assert bench.survives("on", "Ottawa, ON K1P 5J2")
+    assert bench.survives("Anna  Schmidt", "call anna schmidt")  # any case and spacing
+    assert not bench.survives("Anna", "call <PERSON_1>")
+
+
 def test_a_bad_batch_or_file_is_a_one_line_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
