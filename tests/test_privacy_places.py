@@ -1,4 +1,5 @@
-"""Places a hashtag names (`places.find_tagged_places`), and the texts revision 44 reads."""
+"""Places found by how they are written: a hashtag's, a town before its country; and the
+texts the detector revisions that find them read again."""
 
 from __future__ import annotations
 
@@ -6,10 +7,10 @@ import pytest
 
 from privault.privacy.detector import REVISION_SCOPES
 from privault.privacy.names import NameLists
-from privault.privacy.places import Gazetteer, find_tagged_places
+from privault.privacy.places import Gazetteer, find_tagged_places, find_towns_before_countries
 
 PLACES = Gazetteer(
-    countries=frozenset({"france", "czech republic"}),
+    countries=frozenset({"france", "denmark", "czech republic"}),
     cities=frozenset({"manchester", "nice", "new york", "aix-en-provence", "mongo", "ulm"}),
 )
 WORDS = NameLists(frozenset(), frozenset(), frozenset({"nice", "day", "trip", "club"}))
@@ -52,3 +53,23 @@ def test_a_hashtag_names_a_place_in_any_case(text: str, expected: list[str]) -> 
 def test_the_texts_revision_44_could_change_are_told(text: str, may: bool) -> None:
     # The real lists: the scope must hold for every text whose spans could change.
     assert REVISION_SCOPES[44](text) is may
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Inger Lassen\nTel. 90141028\nSøborg, Denmark", ["Søborg"]),  # a signature's town
+        ("We stayed in Videbæk, Denmark.", ["Videbæk"]),
+        ("from Port Annettechester, France", ["Port Annettechester"]),
+        ("Thanks, France!", []),  # a dictionary word
+        ("Ana Silva, France", []),  # a given name first: a person, not a town
+        ("France, Czech Republic", []),  # two countries
+        ("Meeting notes, France office", []),  # no capitalised run right before the comma
+    ],
+)
+def test_the_town_written_before_a_country(text: str, expected: list[str]) -> None:
+    words = NameLists(frozenset({"ana"}), frozenset({"silva"}), frozenset({"thanks"}))
+    spans = find_towns_before_countries(text, PLACES, words)
+    assert [text[s.start : s.end] for s in spans] == expected
+    assert all(s.kind == "LOCATION" for s in spans)
+    assert REVISION_SCOPES[45](text) is bool(expected)

@@ -42,7 +42,12 @@ from privault.errors import ModelError
 from privault.privacy import analyzer as presidio
 from privault.privacy import pieces
 from privault.privacy.names import find_names, load_name_lists, people_in_entity
-from privault.privacy.places import find_places, find_tagged_places, load_gazetteer
+from privault.privacy.places import (
+    find_places,
+    find_tagged_places,
+    find_towns_before_countries,
+    load_gazetteer,
+)
 from privault.privacy.tagger_lexicon import lexicon
 from privault.spans import Span, normalise_kind
 
@@ -278,9 +283,8 @@ def _gazetteer_spans(text: str, doc: Any, pos: Sequence[str]) -> list[Span]:
             spans.extend(people_in_entity(text, entity.start_char, entity.end_char, lists))
     places = load_gazetteer()
     written = lexicon().vocabulary.__contains__
-    return (
-        spans + find_places(text, places, lists) + find_tagged_places(text, places, lists, written)
-    )
+    spans += find_places(text, places, lists) + find_towns_before_countries(text, places, lists)
+    return spans + find_tagged_places(text, places, lists, written)
 
 
 def _only_joiners(gap: str) -> bool:

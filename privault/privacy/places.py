@@ -12,6 +12,7 @@ would ruin notes. Countries are always taken.
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import re
 from collections.abc import Callable
@@ -66,6 +67,7 @@ def load_gazetteer() -> Gazetteer:
 _HASHTAG = re.compile(r"(?<![\w#&/])#([^\W_][\w-]*)")
 _TAG_PART = re.compile(r"[^\W\d_]+")
 _WORD = re.compile(r"[^ \t-]+")
+_COMMA = re.compile(r"[ \t]*,[ \t]*")
 
 
 def find_places(text: str, gazetteer: Gazetteer, names: NameLists) -> list[Span]:
@@ -78,6 +80,29 @@ def find_places(text: str, gazetteer: Gazetteer, names: NameLists) -> list[Span]
     for match in _RUN.finditer(text):
         words = [match.span() for match in _WORD.finditer(text, *match.span())]
         spans += _listed_runs(text, words, gazetteer, names)
+    return spans
+
+
+def find_towns_before_countries(text: str, gazetteer: Gazetteer, names: NameLists) -> list[Span]:
+    """LOCATION spans for the capitalised run written before a country, as a town is
+    ("Søborg, Denmark", "Port Annettechester, Canada"): the gazetteer lists towns of
+    15,000 people or more, and a letter's or a signature's town is often smaller. Not a
+    dictionary word ("Thanks, Germany"), nor a run that starts with a given name ("Ana
+    Silva, Brazil": a person, whose own span says so)."""
+    spans: list[Span] = []
+    runs = list(_RUN.finditer(text))
+    for town, country in itertools.pairwise(runs):
+        if not _COMMA.fullmatch(text, town.end(), country.start()):
+            continue
+        if (
+            fold(country.group()) not in gazetteer.countries
+            or fold(town.group()) in gazetteer.countries
+        ):
+            continue
+        words = _WORD.findall(town.group())
+        if names.is_first(words[0]) or (len(words) == 1 and names.is_word(words[0])):
+            continue
+        spans.append(Span(town.start(), town.end(), "LOCATION", 0.6, "places"))
     return spans
 
 
@@ -108,6 +133,12 @@ def may_tag_a_place(text: str) -> bool:
         return False
     written = lexicon().vocabulary.__contains__
     return bool(find_tagged_places(text, load_gazetteer(), load_name_lists(), written))
+
+
+def may_place_a_town(text: str) -> bool:
+    """True when `text` holds a town before a country (`find_towns_before_countries`):
+    the texts detector revision 45 could read otherwise."""
+    return bool(find_towns_before_countries(text, load_gazetteer(), load_name_lists()))
 
 
 def _listed_runs(
