@@ -492,6 +492,21 @@ def test_a_number_without_a_postcode_label_is_not_one(text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "phone"),
+    [
+        ("can be reached at ana@example.com or on 0054 278271", "0054 278271"),
+        ("she is reachable via 0054 278271 after six", "0054 278271"),
+        ("our newsletter reached 1 000 000 readers", None),  # a count, not a person
+        ("order 0054 278271 shipped", None),
+    ],
+)
+def test_reached_at_is_a_phone_word(text: str, phone: str | None) -> None:
+    found = [text[s.start : s.end] for s in rec.find_phone_numbers(text)]
+    assert found == ([phone] if phone else [])
+    assert REVISION_SCOPES[46](text) is ("reach" in text and "readers" not in text)
+
+
+@pytest.mark.parametrize(
     ("text", "expected"),
     [
         ("my postcode is SW1A 1AA, thanks", "SW1A 1AA"),

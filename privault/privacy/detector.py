@@ -43,7 +43,7 @@ from privault.privacy.things import may_name_a_named_day
 from privault.spans import Span
 
 # Bump when recognizer code changes in a way that changes spans: stored spans get rescanned.
-DETECTOR_REVISION = "45"
+DETECTOR_REVISION = "46"
 # Revisions that could change the spans of some texts only, each with a test that holds
 # for every text it could have changed: after such revisions alone, a text scanned before
 # them that no test holds for keeps its spans, marked as the current version's without
@@ -58,6 +58,7 @@ REVISION_SCOPES: dict[int, Callable[[str], bool]] = {
     43: lambda text: has_whole_postcode(words_apart(text)),  # "SW1A 1AA", "K1A 0B1" alone
     44: lambda text: may_tag_a_place(words_apart(text)),  # "#lunch-club-manchester"
     45: lambda text: may_place_a_town(words_apart(text)),  # "Søborg, Denmark"
+    46: lambda text: rec.may_reach_by_phone(words_apart(text)),  # "can be reached on"
 }
 _CACHE_CHARS = 500  # only short texts (queries, titles) are worth remembering
 _CACHE_ENTRIES = 256
