@@ -11,10 +11,12 @@ from privault.privacy.places import Gazetteer, find_tagged_places, find_towns_be
 
 PLACES = Gazetteer(
     countries=frozenset({"france", "denmark", "czech republic"}),
-    cities=frozenset({"manchester", "nice", "new york", "aix-en-provence", "mongo", "ulm"}),
+    cities=frozenset(
+        {"manchester", "nice", "new york", "aix-en-provence", "mongo", "ulm", "victoria"}
+    ),
 )
-WORDS = NameLists(frozenset(), frozenset(), frozenset({"nice", "day", "trip", "club"}))
-WRITTEN = frozenset({"manchester", "nice", "day", "trip", "club", "ulm"})
+WORDS = NameLists(frozenset({"victoria"}), frozenset(), frozenset({"nice", "day", "trip", "club"}))
+WRITTEN = frozenset({"manchester", "nice", "day", "trip", "club", "ulm", "victoria"})
 
 
 @pytest.mark.parametrize(
@@ -29,6 +31,7 @@ WRITTEN = frozenset({"manchester", "nice", "day", "trip", "club", "ulm"})
         ("#nice-day", []),  # a town that is a dictionary word
         ("#ulm", []),  # a town of three letters
         ("#mongo-setup", []),  # a town English text does not write: a tool, here
+        ("#victoria-measurements", []),  # a given name too: a word or a person as often
         ("# Manchester", []),  # a heading, not a tag
         ("C# in Manchester", []),  # capitalised places in running text: `find_places`
         ("page.html#manchester", []),  # an anchor

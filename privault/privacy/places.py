@@ -114,9 +114,9 @@ def find_tagged_places(
     together, so capitals say nothing there. A listed town that is no dictionary word
     ("manchester"; not "nice", "split") is what a tag names where it is a word English
     text writes at all (`written`, folded): "#mongo-setup" and "#vite-config" name tools,
-    though a town in Chad and one in India bear those names. A town that is a given
-    name too ("#trip-tokyo", "#victoria-measurements") is masked as a place: a tag
-    that names a person is masked either way."""
+    though a town in Chad and one in India bear those names. Nor a town that is a given
+    name too ("#victoria-measurements", "#florence"): a tag of one means a word or a
+    person as often, and the tagger reads which."""
     spans: list[Span] = []
     for match in _HASHTAG.finditer(text):
         words = [match.span() for match in _TAG_PART.finditer(text, *match.span(1))]
@@ -151,8 +151,8 @@ def _listed_runs(
     """LOCATION spans of the listed places among consecutive `words` (start, end), the
     longest run first. One word that is a town must be no dictionary word, of four
     letters or more, and where `written` is given (a tag's words), a word English
-    writes; a tag's words are read joined by a space or a hyphen, as the place is
-    listed."""
+    writes and no given name; a tag's words are read joined by a space or a hyphen, as
+    the place is listed."""
     spans: list[Span] = []
     index = 0
     while index < len(words):
@@ -170,7 +170,7 @@ def _listed_runs(
                     and (
                         names.is_word(key)
                         or len(key) < 4
-                        or (written is not None and not written(key))
+                        or (written is not None and (not written(key) or names.is_first(key)))
                     )
                 )
             ):
