@@ -95,6 +95,25 @@ def test_a_value_clipped_off_is_neither_numbered_nor_counted() -> None:
     )
 
 
+def test_the_length_of_a_text_a_clipped_reader_sees() -> None:
+    text = "Notes for ann@example.org and the filing, cc cy@example.org"
+    spans = [Span(10, 25, "EMAIL_ADDRESS", 1.0, "x"), Span(45, 59, "EMAIL_ADDRESS", 1.0, "x")]
+    gate = Gate(STANDARD)
+    # "Notes for <EMAIL_ADDRESS_1> and the filing, cc…": the text up to "cc", not the
+    # second address, whose placeholder the cut at 60 would split.
+    read = "Notes for ann@example.org and the filing, cc"
+    assert text[: gate.shown_length(text, spans, 48)] == read
+    assert text[: gate.shown_length(text, spans, 60)] == read
+    assert gate.shown_length(text, spans, 80) == len(text)  # not cut
+    assert text[: gate.shown_length(text, spans, 15)] == "Notes for"  # before the first
+    # Nothing was numbered or counted: the next value shown is the first.
+    assert gate.apply("to bo@example.org", [Span(3, 17, "EMAIL_ADDRESS", 1.0, "x")]).text == (
+        "to <EMAIL_ADDRESS_1>"
+    )
+    assert gate.held_back().kinds == {"EMAIL_ADDRESS": 1}
+    assert Gate(STRICT).shown_length(text, spans, 20) == len(text)  # withheld whole
+
+
 def test_refuse_returns_a_stub_naming_the_kinds() -> None:
     text = "Call Ada Lovelace on +44 20 7946 0958."
     gated = Gate(STRICT).apply(text, DETECTOR.detect(text))

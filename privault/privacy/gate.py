@@ -265,6 +265,30 @@ class Gate:
         again = self.apply(text, chosen, scope=scope, window=(0, end))
         return GatedText(shown, self.policy.name, again.held_back)
 
+    def shown_length(
+        self, text: str, spans: Iterable[Span], limit: int, *, scope: str = OWNER_SCOPE
+    ) -> int:
+        """How many of `text`'s characters a reader of it gated and cut to `limit` sees
+        (`clipped`): those before the cut, a value shown only whole. Nothing is numbered or
+        counted. A text withheld whole (`refuse`) is withheld to its end."""
+        mark = self.mark()
+        try:
+            spans = list(spans)
+            whole = self.apply(text, spans, scope=scope)
+            shown = clip(whole.text, limit)
+            if shown is whole.text or whole.withheld:
+                return len(text)
+            cut = len(shown) - 1  # the ellipsis is the vault's
+            chosen = self.spans_to_mask(text, spans, deny=scope == OWNER_SCOPE)
+            cursor = at = 0  # in `text`, and in its gated form
+            for span, mask in zip(chosen, whole.text.masks, strict=True):
+                if mask.end > cut:  # a placeholder is cut whole or not at all
+                    return min(span.start, cursor + cut - at)
+                cursor, at = span.end, mask.end
+            return cursor + cut - at
+        finally:
+            self.undo(mark)
+
     def masked(self, text: str, spans: Iterable[Span], *, deny: bool = True) -> str:
         """`text` with every span this policy masks replaced by an unnumbered placeholder.
 

@@ -8,7 +8,9 @@ does not count, and that no masked stretch covers, are "detected but shown" to t
 
 The document's labels count too: its title, headings and tags are gated for the agent
 wherever it reads them (a listing, a tree, a breadcrumb), through the same `Reading` as
-its replies. Each distinct label is counted once (a note's title is its first heading).
+its replies. Each distinct label is counted once (a note's title is its first heading),
+a title as far as the agent reads it: what is cut off after gating is neither masked nor
+shown to it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from privault.caller import Caller
 from privault.spans import Span, merge_spans
 from privault.store import documents, sections
 from privault.vault.context import VaultContext
+from privault.vault.labels import clip_to
+from privault.vault.reading import TITLE_CHARS, scope_of
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,10 @@ def agent_masking(
         labels = [document.title, *(row.heading for row in seen), *document.tags]
         for label in dict.fromkeys(label for label in labels if label.strip()):
             found = reading.label_spans(doc_id, label, author=document.author)
+            if label == document.title:  # shown clipped: what is cut off is not read
+                scope = scope_of(document.author, doc_id)
+                read = gate.shown_length(label, found, TITLE_CHARS, scope=scope)
+                label, found = label[:read], clip_to(found, read)
             tally(label, found, gate.masking(label, found, deny=not document.author))
     return AgentMasking(
         agent.name,
