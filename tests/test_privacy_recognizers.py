@@ -271,6 +271,24 @@ def test_revision_42s_scope_reads_words_joined_by_underscores_apart(text: str) -
     assert REVISION_SCOPES[42](text)
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("ok so dolores and alex are coming", ["dolores"]),  # "so dolores" took "so" along
+        ("alex and dolores are coming", ["dolores"]),  # not "dolores are"
+        ("i saw alex and dolores yesterday", ["dolores"]),  # not "saw alex"
+        ("me and alex went to the pub", []),  # not "me", not "alex went"
+        ("alex, bea and carl", ["bea", "carl"]),
+    ],
+)
+def test_a_lower_case_list_mate_is_the_one_word_beside_the_join(
+    text: str, expected: list[str]
+) -> None:
+    seed = [Span(text.index("alex"), text.index("alex") + 4, "PERSON", 0.85, "ner")]
+    mates = [s for s in propagate(text, seed, load_name_lists().is_word) if s.source == "list"]
+    assert sorted(text[s.start : s.end] for s in mates) == expected
+
+
 @pytest.mark.parametrize("text", ["i'm bronagh, my number is 087", "bronagh, the number is 087"])
 def test_a_list_mate_does_not_start_with_a_function_word(text: str) -> None:
     # Lower-case text gives no capital to tell a name by: "my number" is no mate of a name.

@@ -58,6 +58,7 @@ def propagate(
         _list_mates(
             text,
             [s for s in spans if s.kind == "PERSON" and s.score >= 0.5 and s.source != "column"],
+            is_word,
         )
     )
     return added
@@ -134,8 +135,12 @@ def _is_word_char(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
-def _list_mates(text: str, people: list[Span]) -> list[Span]:
-    """Names coordinated with a detected name: "Monjeau, Graves and Reed"."""
+def _list_mates(text: str, people: list[Span], is_word: Callable[[str], bool]) -> list[Span]:
+    """Names coordinated with a detected name: "Monjeau, Graves and Reed". Beside a name
+    written in lower case, where no capital tells a name from the words around it, only
+    the one word next to the join, and only one that is no ordinary word (`is_word`):
+    "ok so dolores and alex" has "dolores", "i saw alex and dolores yesterday" neither
+    "saw" nor "yesterday"."""
     found: list[Span] = []
     seen = {(s.start, s.end) for s in people}
     queue = list(people)
@@ -160,11 +165,15 @@ def _list_mates(text: str, people: list[Span]) -> list[Span]:
             cased = [text[start + w[0]].islower() == lower for w in words]
             while not all(cased):  # drop the word farthest from the name
                 words, cased = (words[1:], cased[1:]) if before_name else (words[:-1], cased[:-1])
+            if lower:
+                words = words[-1:] if before_name else words[:1]
             if not words:
                 continue
             start, end = start + words[0][0], start + words[-1][1]
             value = text[start:end]
             if (start, end) in seen or value.split()[0].capitalize() in NOT_NAMES:
+                continue
+            if lower and is_word(value):
                 continue
             seen.add((start, end))
             mate = Span(start, end, "PERSON", 0.5, "list")
