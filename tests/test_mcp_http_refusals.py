@@ -214,6 +214,29 @@ def test_the_sdks_host_and_origin_warnings_are_one_line_a_minute_without_the_val
     assert later.getMessage() == "Invalid Origin header (500 more held in the 60 s before)"
 
 
+def test_the_warnings_held_are_counted_when_the_server_stops(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Until now the count of held lines came only with the next line of their kind, and
+    # a server stopping mid-window never wrote it.
+    logger = logging.getLogger("privault.tests.sdk")
+    throttle = LogThrottle(clock=lambda: 0.0)
+    logger.addFilter(throttle)
+    try:
+        with caplog.at_level(logging.WARNING, logger=logger.name):
+            for n in range(4):
+                logger.warning("Invalid Origin header: https://%d.example", n)
+            throttle.flush(logger)
+            logger.warning("Invalid Origin header: https://later.example")  # a new window
+    finally:
+        logger.removeFilter(throttle)
+    assert [r.getMessage() for r in caplog.records] == [
+        "Invalid Origin header",
+        "Invalid Origin header: 3 more records held since the last one written",
+        "Invalid Origin header",
+    ]
+
+
 def test_a_flood_from_another_site_logs_no_header_it_chose(
     vault: Vault, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -228,6 +251,9 @@ def test_a_flood_from_another_site_logs_no_header_it_chose(
             origin = f"https://flood-{n}.example"
             answer = client.post("/mcp", content=body, headers={**headers, "Origin": origin})
             assert answer.status_code == 403
+        during = [r.getMessage() for r in caplog.records if r.name == SDK_SECURITY_LOG.name]
     lines = [r.getMessage() for r in caplog.records if r.name == SDK_SECURITY_LOG.name]
-    assert len(lines) <= 1
+    assert len(during) <= 1
     assert not any("flood" in line for line in lines)
+    # Stopping, the server says how many it held (one line).
+    assert len(lines) == len(during) + 1 and "more records held" in lines[-1]

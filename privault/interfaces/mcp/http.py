@@ -58,7 +58,8 @@ RunInVault = Callable[[Callable[[], Any]], Awaitable[Any]]
 WebFactory = Callable[[RunInVault], ASGIApp]  # builds the owner's page on the shared runner
 # The SDK's Host and Origin check logs each refusal with the header's value (`refusals`).
 SDK_SECURITY_LOG = logging.getLogger(TransportSecurityMiddleware.__module__)
-SDK_SECURITY_LOG.addFilter(LogThrottle())
+SDK_SECURITY_THROTTLE = LogThrottle()
+SDK_SECURITY_LOG.addFilter(SDK_SECURITY_THROTTLE)
 
 
 def is_loopback(host: str) -> bool:
@@ -162,8 +163,10 @@ class BearerAuth:
         )
 
     async def stopped(self) -> None:
-        """The server stopped: write the refusals still counted, close the lanes."""
+        """The server stopped: write the refusals still counted (and the SDK's log lines
+        held), close the lanes."""
         await self._audit(self.refusals.flush())
+        SDK_SECURITY_THROTTLE.flush(SDK_SECURITY_LOG)
         self.runtime.lane.close()
 
     async def _audit(self, entries: list[AuditEntry]) -> None:

@@ -154,6 +154,8 @@ class LogThrottle(logging.Filter):
         self._lock = threading.Lock()
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if getattr(record, _HELD, False):
+            return True  # written by `flush`, already counted and cut
         kind = record.getMessage().split(":", 1)[0][:MAX_KIND]
         with self._lock:
             now = self._clock()
@@ -169,3 +171,22 @@ class LogThrottle(logging.Filter):
             kind += f" ({held} more held in the {self.window_seconds:g} s before)"
         record.msg, record.args = kind, None
         return True
+
+    def flush(self, logger: logging.Logger) -> None:
+        """Write to `logger` how many records of each kind are held since the last one let
+        through (the server is stopping: no later record of that kind will say so)."""
+        with self._lock:
+            held = {kind: window.more for kind, window in self._kinds.items() if window.more}
+            self._kinds.clear()
+        for kind, more in held.items():
+            plural = "" if more == 1 else "s"
+            logger.warning(
+                "%s: %d more record%s held since the last one written",
+                kind,
+                more,
+                plural,
+                extra={_HELD: True},
+            )
+
+
+_HELD = "privault_held"  # a record `LogThrottle.flush` writes
