@@ -112,6 +112,9 @@ def test_the_length_of_a_text_a_clipped_reader_sees() -> None:
     )
     assert gate.held_back().kinds == {"EMAIL_ADDRESS": 1}
     assert Gate(STRICT).shown_length(text, spans, 20) == len(text)  # withheld whole
+    # Under `off` nothing is masked, even of the kinds the policy names: read as written.
+    off = Policy(name="plain", mode="off", identifying=("EMAIL_ADDRESS",))
+    assert text[: Gate(off).shown_length(text, spans, 48)] == text[:47].rstrip()
 
 
 def test_refuse_returns_a_stub_naming_the_kinds() -> None:

@@ -128,17 +128,21 @@ def test_the_agent_panel_lists_what_titles_headings_and_tags_mask(vault: Vault) 
 
 def test_the_agent_panel_counts_a_title_as_far_as_the_agent_reads_it(vault: Vault) -> None:
     # Titles are clipped after gating: a value past the cut reaches the agent neither
-    # masked nor shown, and the panel counted it in the title all the same.
-    first_line = "Notes from the long planning meeting about the garden shed and the fence, " * 2
-    doc = vault.note(f"{first_line}call {PHONE}\nMore text.", caller=OWNER).doc_id
+    # masked nor shown, and the panel counted it all the same.
+    title = (
+        f"Notes from the long planning meeting about the garden shed and the fence; call {PHONE}"
+    )
+    doc = vault.note("# Shed plans\nBody.\n## Fence\nMore.", caller=OWNER, title=title).doc_id
     claude = known_caller(vault, "claude")
-    title = vault.docs(caller=claude).documents[0].title
-    assert title.endswith("…") and "PHONE" not in title
+    listed = vault.docs(caller=claude).documents[0].title
+    assert listed.endswith("…") and "PHONE" not in listed
     _, masking = vault.pii.masking_for(doc, claude, caller=OWNER)
-    # Once, in the text: the title's copy is cut off.
-    assert [(row.value, row.kind, row.count) for row in masking.masked] == [
-        (PHONE, "PHONE_NUMBER", 1)
-    ]
+    assert masking.masked == ()
+    # A title that is also a heading is read whole in the tree: there it counts (once in
+    # the text, once in the heading).
+    first = vault.note(f"{title}\nMore text.", caller=OWNER).doc_id
+    _, masking = vault.pii.masking_for(first, claude, caller=OWNER)
+    assert [(row.value, row.count) for row in masking.masked] == [(PHONE, 2)]
 
 
 def test_unmarks_stored_before_kinds_were_kept_mean_every_kind(tmp_path: Path) -> None:

@@ -42,13 +42,7 @@ from privault.errors import ModelError
 from privault.privacy import analyzer as presidio
 from privault.privacy import pieces
 from privault.privacy.names import find_names, load_name_lists, people_in_entity
-from privault.privacy.places import (
-    find_places,
-    find_tagged_places,
-    find_towns_before_countries,
-    load_gazetteer,
-)
-from privault.privacy.tagger_lexicon import lexicon
+from privault.privacy.places import find_places, find_towns_before_countries, load_gazetteer
 from privault.spans import Span, normalise_kind
 
 # Tried in order: the official small English pipeline, then its PyPI re-upload.
@@ -282,9 +276,9 @@ def _gazetteer_spans(text: str, doc: Any, pos: Sequence[str]) -> list[Span]:
         if entity.label_ == "ORG" or (entity.label_ == "NORP" and len(entity) > 1):
             spans.extend(people_in_entity(text, entity.start_char, entity.end_char, lists))
     places = load_gazetteer()
-    written = lexicon().vocabulary.__contains__
-    spans += find_places(text, places, lists) + find_towns_before_countries(text, places, lists)
-    return spans + find_tagged_places(text, places, lists, written)
+    return (
+        spans + find_places(text, places, lists) + find_towns_before_countries(text, places, lists)
+    )
 
 
 def _only_joiners(gap: str) -> bool:

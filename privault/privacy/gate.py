@@ -279,6 +279,8 @@ class Gate:
             if shown is whole.text or whole.withheld:
                 return len(text)
             cut = len(shown) - 1  # the ellipsis is the vault's
+            if not whole.text.masks:  # nothing masked (or `off`): read as written
+                return cut
             chosen = self.spans_to_mask(text, spans, deny=scope == OWNER_SCOPE)
             cursor = at = 0  # in `text`, and in its gated form
             for span, mask in zip(chosen, whole.text.masks, strict=True):

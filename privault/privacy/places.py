@@ -15,11 +15,10 @@ import functools
 import itertools
 import json
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from privault.errors import ModelError
-from privault.privacy.names import NameLists, fold, load_name_lists, package_dir
+from privault.privacy.names import NameLists, fold, package_dir
 from privault.spans import Span
 
 # Capitalised (or ALL CAPS) words joined by spaces or hyphens, with the small lower case
@@ -29,6 +28,8 @@ _PARTICLE = r"(?:de|del|la|le|les|di|da|do|dos|das|nad|pod|am|an|im|upon|sur|en|
 _RUN = re.compile(
     r"(?<![\w-])" + _CAP + r"(?:(?:[ \t]|-)(?:" + _PARTICLE + ")?" + _CAP + r"){0,3}(?![\w-])"
 )
+_WORD = re.compile(r"[^ \t-]+")
+_COMMA = re.compile(r"[ \t]*,[ \t]*")
 _NAME_FIELD = re.compile(r'"name": ("(?:[^"\\]|\\.)*")')
 _CAPITAL_FIELD = re.compile(r'"capital": ("(?:[^"\\]|\\.)*")')
 
@@ -62,12 +63,33 @@ def load_gazetteer() -> Gazetteer:
     return Gazetteer(frozenset(countries), frozenset(cities - {""}))
 
 
-# A hashtag of words joined by hyphens or underscores ("#lunch-club-manchester",
-# "#trip_lisbon"), or one word ("#budapest").
-_HASHTAG = re.compile(r"(?<![\w#&/])#([^\W_][\w-]*)")
-_TAG_PART = re.compile(r"[^\W\d_]+")
-_WORD = re.compile(r"[^ \t-]+")
-_COMMA = re.compile(r"[ \t]*,[ \t]*")
+def find_towns_before_countries(text: str, gazetteer: Gazetteer, names: NameLists) -> list[Span]:
+    """LOCATION spans for the capitalised words written before a country, as a town is
+    ("Søborg, Denmark", "Port Annettechester, Canada"): the gazetteer lists towns of
+    15,000 people or more, and a letter's or a signature's town is often smaller. Not
+    words that are all dictionary words ("Thanks, Germany", "Acme Labs, Germany"), a word
+    with a digit ("Q3, Germany"), a title or a given name first ("Dr Silva, France", "Ana
+    Silva, Brazil": a person, whose own span says so)."""
+    from privault.privacy.cue_words import NOT_NAMES  # which reads this module's lists
+
+    spans: list[Span] = []
+    runs = list(_RUN.finditer(text))
+    for town, country in itertools.pairwise(runs):
+        if not _COMMA.fullmatch(text, town.end(), country.start()):
+            continue
+        if fold(country.group()) not in gazetteer.countries:
+            continue
+        words = _WORD.findall(town.group())
+        if (
+            fold(town.group()) in gazetteer.countries
+            or any(char.isdigit() for char in town.group())
+            or all(names.is_word(word) for word in words)
+            or any(word.capitalize() in NOT_NAMES for word in words)
+            or names.is_first(words[0])
+        ):
+            continue
+        spans.append(Span(town.start(), town.end(), "LOCATION", 0.6, "places"))
+    return spans
 
 
 def find_places(text: str, gazetteer: Gazetteer, names: NameLists) -> list[Span]:
@@ -78,105 +100,21 @@ def find_places(text: str, gazetteer: Gazetteer, names: NameLists) -> list[Span]
     """
     spans: list[Span] = []
     for match in _RUN.finditer(text):
-        words = [match.span() for match in _WORD.finditer(text, *match.span())]
-        spans += _listed_runs(text, words, gazetteer, names)
-    return spans
-
-
-def find_towns_before_countries(text: str, gazetteer: Gazetteer, names: NameLists) -> list[Span]:
-    """LOCATION spans for the capitalised run written before a country, as a town is
-    ("Søborg, Denmark", "Port Annettechester, Canada"): the gazetteer lists towns of
-    15,000 people or more, and a letter's or a signature's town is often smaller. Not a
-    dictionary word ("Thanks, Germany"), nor a run that starts with a given name ("Ana
-    Silva, Brazil": a person, whose own span says so)."""
-    spans: list[Span] = []
-    runs = list(_RUN.finditer(text))
-    for town, country in itertools.pairwise(runs):
-        if not _COMMA.fullmatch(text, town.end(), country.start()):
-            continue
-        if (
-            fold(country.group()) not in gazetteer.countries
-            or fold(town.group()) in gazetteer.countries
-        ):
-            continue
-        words = _WORD.findall(town.group())
-        if names.is_first(words[0]) or (len(words) == 1 and names.is_word(words[0])):
-            continue
-        spans.append(Span(town.start(), town.end(), "LOCATION", 0.6, "places"))
-    return spans
-
-
-def find_tagged_places(
-    text: str, gazetteer: Gazetteer, names: NameLists, written: Callable[[str], bool]
-) -> list[Span]:
-    """LOCATION spans for the countries and cities a hashtag names, in any case
-    ("#lunch-club-manchester", "#new-york-trip"): a tag is written small and run
-    together, so capitals say nothing there. A listed town that is no dictionary word
-    ("manchester"; not "nice", "split") is what a tag names where it is a word English
-    text writes at all (`written`, folded): "#mongo-setup" and "#vite-config" name tools,
-    though a town in Chad and one in India bear those names. Nor a town that is a given
-    name too ("#victoria-measurements", "#florence"): a tag of one means a word or a
-    person as often, and the tagger reads which."""
-    spans: list[Span] = []
-    for match in _HASHTAG.finditer(text):
-        words = [match.span() for match in _TAG_PART.finditer(text, *match.span(1))]
-        spans += _listed_runs(text, words, gazetteer, names, written)
-    return spans
-
-
-def may_tag_a_place(text: str) -> bool:
-    """True when a hashtag of `text` names a place (`find_tagged_places`): the texts
-    detector revision 44 could read otherwise."""
-    from privault.privacy.tagger_lexicon import lexicon  # which reads this module's lists
-
-    if "#" not in text:
-        return False
-    written = lexicon().vocabulary.__contains__
-    return bool(find_tagged_places(text, load_gazetteer(), load_name_lists(), written))
-
-
-def may_place_a_town(text: str) -> bool:
-    """True when `text` holds a town before a country (`find_towns_before_countries`):
-    the texts detector revision 45 could read otherwise."""
-    return bool(find_towns_before_countries(text, load_gazetteer(), load_name_lists()))
-
-
-def _listed_runs(
-    text: str,
-    words: list[tuple[int, int]],
-    gazetteer: Gazetteer,
-    names: NameLists,
-    written: Callable[[str], bool] | None = None,
-) -> list[Span]:
-    """LOCATION spans of the listed places among consecutive `words` (start, end), the
-    longest run first. One word that is a town must be no dictionary word, of four
-    letters or more, and where `written` is given (a tag's words), a word English
-    writes and no given name; a tag's words are read joined by a space or a hyphen, as
-    the place is listed."""
-    spans: list[Span] = []
-    index = 0
-    while index < len(words):
-        for stop in range(len(words), index, -1):
-            key = fold(text[words[index][0] : words[stop - 1][1]])
-            if written is not None:  # a tag's "new-york", "new_york", "aix-en-provence"
-                spaced = " ".join(fold(text[start:end]) for start, end in words[index:stop])
-                listed = spaced in gazetteer.cities or spaced in gazetteer.countries
-                key = spaced if listed else key.replace("_", "-")
-            single = stop - index == 1
-            if key in gazetteer.countries or (
-                key in gazetteer.cities
-                and not (
-                    single
-                    and (
-                        names.is_word(key)
-                        or len(key) < 4
-                        or (written is not None and (not written(key) or names.is_first(key)))
-                    )
-                )
-            ):
-                spans.append(Span(words[index][0], words[stop - 1][1], "LOCATION", 0.6, "places"))
-                index = stop
-                break
-        else:
-            index += 1
+        words = list(re.finditer(r"[^ \t-]+", match.group(0)))
+        index = 0
+        while index < len(words):
+            for stop in range(len(words), index, -1):
+                start = match.start() + words[index].start()
+                end = match.start() + words[stop - 1].end()
+                key = fold(text[start:end])
+                single = stop - index == 1
+                if key in gazetteer.countries or (
+                    key in gazetteer.cities
+                    and not (single and (names.is_word(key) or len(key) < 4))
+                ):
+                    spans.append(Span(start, end, "LOCATION", 0.6, "places"))
+                    index = stop
+                    break
+            else:
+                index += 1
     return spans

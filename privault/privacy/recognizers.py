@@ -26,9 +26,9 @@ _PHONE = re.compile(
     r"\d{1,14}(?:(?:[ .-]|/)\d{1,8}){0,4}(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![\w/]|-\d|\.\d)"
 )
 _EXTENSION = re.compile(r"\s?(?:x|ext\.?)\s?\d{1,5}$")
-# "can be reached at/on", "reachable via": said of a person, not of a count ("reached
-# 1 000 000 users")
-_REACHED_AT = r"reach(?:ed|able)(?=[ \t]+(?:me|us|him|her|them|at|on|via|under)\b)"
+# "can be reached at/on", "reachable via": said of a person, not of a count ("sales
+# reached 1 000 000", "reached at least 1 200 000 people")
+_REACHED_AT = r"(?:be(?:en)?[ \t]+reached|reachable)"
 _PHONE_CONTEXT = re.compile(
     r"(?i)\b(?:phone|tel|telephone|mobile|cell|cellphone|call|calling|called|fax|desk|"
     r"number|contact|reach|text|whatsapp|sms|dial|answering|messages?|line|landline|"
@@ -40,7 +40,6 @@ _PHONE_CONTEXT = re.compile(
     r"telefon|telefono|tel[eé]fono|t[eé]l[eé]phone|t[eé]l|telefoon|tlf|puhelin|"
     r"m[oó]vil|cellulare|celular)\b"
 )
-_REACHED = re.compile(r"(?i)\b" + _REACHED_AT)
 # "Number" is a phone word unless it names some other number: a customer, account, order
 # or card number is an identifier of its own kind, not a way to call anyone.
 _OTHER_NUMBER = re.compile(
@@ -104,12 +103,6 @@ def find_phone_numbers(text: str) -> list[Span]:
             continue
         found.append(Span(match.start(), match.end(), "PHONE_NUMBER", score, "phone"))
     return found
-
-
-def may_reach_by_phone(text: str) -> bool:
-    """True when `text` says someone "can be reached at/on" (a phone word since detector
-    revision 46): the texts that revision could read otherwise."""
-    return _REACHED.search(text) is not None
 
 
 def _timestamp(text: str, match: re.Match[str]) -> bool:

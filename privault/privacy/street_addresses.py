@@ -162,11 +162,12 @@ _LABELLED_POSTCODE = re.compile(
 # A whole British postcode or Canadian postal code, written anywhere ("my postcode is SW1A
 # 1AA", "Oxfordshire,CV0 8NF", "K1A 0B1"): either names a street or a few houses, and its
 # shape, with the letters each position allows and the space between its halves, is rare
-# in other text. Not a size after a model ("PS5 2GB", "M2 1TB").
+# in other text. Not a size, an ordinal or a drive after a model or a room ("PS5 2GB",
+# "B2 1ST FLOOR", "A4 4WD", "N3 3DS").
 _WHOLE_POSTCODE = re.compile(
     r"(?<![\w-])(?:"
     r"[A-PR-UWYZ](?:\d{1,2}|[A-HK-Y]\d{1,2}|\d[A-HJKPSTUW]|[A-HK-Y]\d[ABEHMNPRV-Y])"
-    r"[ \t](?!\d[GT]B(?![\w-]))\d[ABD-HJLNP-UW-Z]{2}"
+    r"[ \t](?!\d(?:[GT]B|ST|ND|RD|TH|WD|DS)(?![\w-]))\d[ABD-HJLNP-UW-Z]{2}"
     r"|[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z][ \t]\d[ABCEGHJ-NPRSTV-Z]\d"
     r")(?![\w-])"
 )
@@ -233,11 +234,6 @@ def find_addresses(text: str) -> list[Span]:
     for match in _WHOLE_POSTCODE.finditer(text):
         found.append(Span(match.start(), match.end(), "ADDRESS", 0.75, "address"))
     return merge_spans(found)
-
-
-def has_whole_postcode(text: str) -> bool:
-    """True when `text` holds a whole British or Canadian postcode (`find_addresses`)."""
-    return _WHOLE_POSTCODE.search(text) is not None
 
 
 # A postcode right before a town found by any recogniser ("…, 28014 Madrid", "6435 Taguig",

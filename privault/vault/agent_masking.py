@@ -87,14 +87,18 @@ def agent_masking(
     # Labels not scanned yet reach the agent as a stub: nothing of them is masked or shown.
     if seen and document is not None and not reading.labels_pending(doc_id):
         gate = reading.gate(document.shelf)
-        labels = [document.title, *(row.heading for row in seen), *document.tags]
+        headings = {row.heading for row in seen}
+        labels = [document.title, *headings, *document.tags]
         for label in dict.fromkeys(label for label in labels if label.strip()):
             found = reading.label_spans(doc_id, label, author=document.author)
-            if label == document.title:  # shown clipped: what is cut off is not read
+            chosen = gate.masking(label, found, deny=not document.author)
+            # A title is shown clipped (a heading of the same words whole, in the tree):
+            # what is cut off is neither masked nor shown to the agent.
+            if label == document.title and label not in headings:
                 scope = scope_of(document.author, doc_id)
                 read = gate.shown_length(label, found, TITLE_CHARS, scope=scope)
-                label, found = label[:read], clip_to(found, read)
-            tally(label, found, gate.masking(label, found, deny=not document.author))
+                found, chosen = clip_to(found, read), [s for s in chosen if s.end <= read]
+            tally(label, found, chosen)
     return AgentMasking(
         agent.name,
         tuple(sorted(policies)),
