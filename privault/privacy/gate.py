@@ -29,6 +29,7 @@ owner's page draws and counts only the gate's own.
 
 from __future__ import annotations
 
+import itertools
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable
@@ -111,6 +112,13 @@ def clip(text: Gated, limit: int) -> Gated:
         if mask.start < len(cut)
     )
     return Gated(cut + "…", _SEAL, kept)
+
+
+def _values_shown(whole: Gated, shown: Gated) -> int:
+    """How many of the values masked in `whole` its clipped form `shown` holds: a
+    placeholder is cut whole or not at all (`clip`), so those ending before the ellipsis."""
+    cut = len(shown) - 1
+    return sum(1 for _ in itertools.takewhile(lambda mask: mask.end <= cut, whole.masks))
 
 
 def joined(separator: str, parts: Iterable[Gated]) -> Gated:
@@ -248,16 +256,8 @@ class Gate:
         shown = clip(whole.text, limit)
         if shown is whole.text or whole.withheld or not whole.held_back:
             return replace(whole, text=shown)
-        # A placeholder is cut whole or not at all: the values shown are those whose
-        # placeholder ends before the ellipsis.
         chosen = self.spans_to_mask(text, spans, deny=scope == OWNER_SCOPE)
-        kept = at = cursor = 0
-        for span in chosen:
-            at += span.start - cursor
-            at += len(self._placeholder(text[span.start : span.end], span.kind, scope))
-            if at > len(shown) - 1:
-                break
-            kept, cursor = kept + 1, span.end
+        kept = _values_shown(whole.text, shown)
         # Gated again up to the first value cut off: those before it take the numbers they
         # had (numbered in the same order from the same state), and only they are counted.
         self.undo(mark)
@@ -279,15 +279,15 @@ class Gate:
             if shown is whole.text or whole.withheld:
                 return len(text)
             cut = len(shown) - 1  # the ellipsis is the vault's
-            if not whole.text.masks:  # nothing masked (or `off`): read as written
+            masks = whole.text.masks
+            if not masks:  # nothing masked (or `off`): read as written
                 return cut
             chosen = self.spans_to_mask(text, spans, deny=scope == OWNER_SCOPE)
-            cursor = at = 0  # in `text`, and in its gated form
-            for span, mask in zip(chosen, whole.text.masks, strict=True):
-                if mask.end > cut:  # a placeholder is cut whole or not at all
-                    return min(span.start, cursor + cut - at)
-                cursor, at = span.end, mask.end
-            return cursor + cut - at
+            kept = _values_shown(whole.text, shown)
+            # After the last value shown, the text as written up to the cut.
+            cursor, at = (chosen[kept - 1].end, masks[kept - 1].end) if kept else (0, 0)
+            end = cursor + cut - at
+            return min(end, chosen[kept].start) if kept < len(chosen) else end
         finally:
             self.undo(mark)
 

@@ -100,7 +100,7 @@ def find_places(text: str, gazetteer: Gazetteer, names: NameLists) -> list[Span]
     """
     spans: list[Span] = []
     for match in _RUN.finditer(text):
-        words = list(re.finditer(r"[^ \t-]+", match.group(0)))
+        words = list(_WORD.finditer(match.group(0)))
         index = 0
         while index < len(words):
             for stop in range(len(words), index, -1):

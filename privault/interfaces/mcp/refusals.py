@@ -136,6 +136,9 @@ def _row(who: str, tool: str, reason: str) -> AuditEntry:
     return AuditEntry(agent=who, tool=tool[:100], ok=False, refused=True, reason=reason[:300])
 
 
+_HELD = "privault_held"  # marks a record `LogThrottle.flush` writes
+
+
 class LogThrottle(logging.Filter):
     """One record of each kind a logger writes per `window_seconds`, its message cut before
     the first colon (what follows is the request's own header value; the rest is its
@@ -187,6 +190,3 @@ class LogThrottle(logging.Filter):
                 plural,
                 extra={_HELD: True},
             )
-
-
-_HELD = "privault_held"  # a record `LogThrottle.flush` writes
